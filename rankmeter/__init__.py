@@ -1,0 +1,21 @@
+"""rankmeter: score ranked results against relevance judgments, exactly as trec_eval does.
+
+>>> import rankmeter
+>>> r = rankmeter.evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 2.0, "c": 1.0, "b": 0.5}}, ["AP", "nDCG@3"])
+>>> round(r["AP"], 4)
+0.8333
+"""
+from __future__ import annotations
+
+from .api import Results, evaluate
+from .errors import InputError, MeasureError, ParameterError, RankmeterError
+from .io import read_qrels, read_run
+from .measures import Measure, parse_measure
+from .tables import Qrels, Run
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "evaluate", "Results", "read_qrels", "read_run", "parse_measure", "Measure",
+    "Qrels", "Run", "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
+]

@@ -1,0 +1,1 @@
+"""trec_eval compatibility: names, nicknames, and its exact text output."""

@@ -1,0 +1,212 @@
+"""trec_eval 10.0's measure names, parameters, nicknames and exact text output.
+
+Each trec_eval name expands, with its parameter string (``P.5,10`` ->
+``"5,10"``), into labelled canonical measures: ``("P_5", P@5)``. Output
+follows trec_eval: ``"%-22s\\t%s\\t%6.4f\\n"`` (``%ld`` for counts), measures
+in the order of this table, per-query blocks in bytewise query order, then
+``all``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import MeasureError
+from ..measures.base import Measure, summarize
+
+__all__ = ["TrecMeasure", "TREC_MEASURES", "NICKNAMES", "expand", "format_value", "summarize"]
+
+Expanded = list[tuple[str, Measure]]
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """A trec_eval measure name and how its parameter string becomes canonical measures."""
+
+    name: str
+    expand: Callable[[str | None], Expanded]
+    per_query: bool = True      # printed in -q blocks
+    summary: bool = True        # printed in the `all` block
+
+
+def _numbers(name: str, text: str, kind=float) -> list:
+    try:
+        values = [kind(float(v)) if kind is int else float(v) for v in text.split(",") if v != ""]
+    except ValueError:
+        raise MeasureError(f"trec_eval measure {name}: cannot read parameters {text!r}; "
+                           "expected numbers separated by commas") from None
+    if not values:
+        raise MeasureError(f"trec_eval measure {name}: empty parameter list")
+    return sorted(set(values))
+
+
+def _cutoffs(name: str, family: str, default: list[int], **params) -> Callable[[str | None], Expanded]:
+    def expand(text: str | None) -> Expanded:
+        ks = default if text is None else _numbers(name, text, int)
+        return [(f"{name}_{k}", Measure.of(family, params, k)) for k in ks]
+    return expand
+
+
+def _levels(name: str, make: Callable[[float], Measure], default: list[float]) -> Callable[[str | None], Expanded]:
+    def expand(text: str | None) -> Expanded:
+        xs = default if text is None else _numbers(name, text)
+        return [(f"{name}_{x:3.2f}", make(x)) for x in xs]
+    return expand
+
+
+def _single(name: str, family: str, **params) -> Callable[[str | None], Expanded]:
+    def expand(text: str | None) -> Expanded:
+        if text is not None:
+            raise MeasureError(f"trec_eval measure {name} takes no parameters (got {text!r})")
+        return [(name, Measure.of(family, params))]
+    return expand
+
+
+def _raw(name: str, make: Callable[[str | None], Measure]) -> Callable[[str | None], Expanded]:
+    """One measure whose label carries the raw parameter string (``utility_2,-1,0,0``)."""
+    def expand(text: str | None) -> Expanded:
+        return [(name if text is None else f"{name}_{text}", make(text))]
+    return expand
+
+
+def _gain_map(name: str, text: str | None) -> dict[int, float]:
+    if text is None:
+        return {}
+    gains = {}
+    for item in text.split(","):
+        level, sep, gain = item.partition("=")
+        try:
+            gains[int(level)] = float(gain)
+        except ValueError:
+            raise MeasureError(f"trec_eval measure {name}: cannot read gain {item!r}; "
+                               "expected level=gain pairs such as 1=3,2=9") from None
+    return gains
+
+
+def _utility(text: str | None) -> Measure:
+    if text is None:
+        return Measure.of("Utility")
+    values = [float(v) for v in text.split(",")]
+    if len(values) != 4:
+        raise MeasureError(f"trec_eval measure utility takes 4 numbers, got {text!r}")
+    return Measure.of("Utility", dict(zip(("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret"), values)))
+
+
+def _rbp(family: str) -> Callable[[str | None], Measure]:
+    def make(text: str | None) -> Measure:
+        params: dict = {"p": 0.9, "gain": "trec_eval"}
+        gains = {}
+        for item in (text or "").split(","):
+            if not item:
+                continue
+            key, _, value = item.partition("=")
+            if key == "p":
+                params["p"] = float(value)
+            else:
+                gains[int(key)] = float(value)
+        if gains:
+            params["gain"] = gains
+        return Measure.of(family, params)
+    return make
+
+
+_CUTS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+_RECALLS = [round(0.1 * i, 2) for i in range(11)]
+_MULTS = [round(0.2 * i, 2) for i in range(1, 11)]
+
+#: trec_eval 10.0's measures in its print order.
+TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
+    TrecMeasure("runid", lambda text: [], per_query=False),
+    TrecMeasure("num_q", _single("num_q", "NumQ"), per_query=False),
+    TrecMeasure("num_ret", _single("num_ret", "NumRet")),
+    TrecMeasure("num_rel", _single("num_rel", "NumRel")),
+    TrecMeasure("num_rel_ret", _single("num_rel_ret", "NumRelRet")),
+    TrecMeasure("map", _single("map", "AP")),
+    TrecMeasure("gm_map", _single("gm_map", "GMAP"), per_query=False),
+    TrecMeasure("Rprec", _single("Rprec", "Rprec")),
+    TrecMeasure("bpref", _single("bpref", "Bpref")),
+    TrecMeasure("recip_rank", _single("recip_rank", "RR")),
+    TrecMeasure("iprec_at_recall", _levels("iprec_at_recall", lambda x: Measure.of("IPrec", {}, x), _RECALLS)),
+    TrecMeasure("P", _cutoffs("P", "P", _CUTS)),
+    TrecMeasure("relstring", _cutoffs("relstring", "RelString", [10]), summary=False),
+    TrecMeasure("recall", _cutoffs("recall", "R", _CUTS)),
+    TrecMeasure("infAP", _single("infAP", "infAP")),
+    TrecMeasure("gm_bpref", _single("gm_bpref", "GMBpref"), per_query=False),
+    TrecMeasure("Rprec_mult", _levels("Rprec_mult", lambda x: Measure.of("RprecMult", {"mult": x}), _MULTS)),
+    TrecMeasure("utility", _raw("utility", _utility)),
+    TrecMeasure("11pt_avg", _raw("11pt_avg", lambda t: Measure.of(
+        "IPrecAvg", {} if t is None else {"recalls": _numbers("11pt_avg", t)}))),
+    TrecMeasure("binG", _single("binG", "BinG")),
+    TrecMeasure("G", _raw("G", lambda t: Measure.of("G", {"gain": _gain_map("G", t)} if t else {}))),
+    TrecMeasure("ndcg", _raw("ndcg", lambda t: Measure.of("nDCG", {"gain": _gain_map("ndcg", t)} if t else {}))),
+    TrecMeasure("ndcg_rel", _raw("ndcg_rel", lambda t: Measure.of(
+        "nDCGRel", {"gain": _gain_map("ndcg_rel", t)} if t else {}))),
+    TrecMeasure("Rndcg", _raw("Rndcg", lambda t: Measure.of(
+        "RnDCG", {"gain": _gain_map("Rndcg", t)} if t else {}))),
+    TrecMeasure("ndcg_cut", _cutoffs("ndcg_cut", "nDCG", _CUTS)),
+    TrecMeasure("map_cut", _cutoffs("map_cut", "AP", _CUTS)),
+    TrecMeasure("relative_P", _cutoffs("relative_P", "RelativeP", _CUTS)),
+    TrecMeasure("success", _cutoffs("success", "Success", [1, 5, 10])),
+    TrecMeasure("set_P", _single("set_P", "P")),
+    TrecMeasure("set_relative_P", _single("set_relative_P", "RelativeP")),
+    TrecMeasure("set_recall", _single("set_recall", "R")),
+    TrecMeasure("set_map", _single("set_map", "SetAP")),
+    TrecMeasure("set_F", _raw("set_F", lambda t: Measure.of(
+        "F", {"beta": 1.0 if t is None else _numbers("set_F", t)[0]}))),
+    TrecMeasure("num_nonrel_judged_ret", _single("num_nonrel_judged_ret", "NumNonrelJudgedRet")),
+    TrecMeasure("rbp", _raw("rbp", _rbp("RBP"))),
+    TrecMeasure("rbp_resid", _raw("rbp_resid", _rbp("RBP_resid"))),
+    TrecMeasure("unj", _cutoffs("unj", "Unjudged", [5, 10, 20])),
+]}
+
+NICKNAMES: dict[str, list[str]] = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"],
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
+}
+NICKNAMES["all_trec"] = [name for name in TREC_MEASURES]
+
+
+def split_name(spec: str) -> tuple[str, str | None]:
+    """``"P.5,10"`` -> ``("P", "5,10")``; ``"iprec_at_recall..1"`` -> ``("iprec_at_recall", ".1")``."""
+    name, dot, params = spec.partition(".")
+    return name, (params if dot else None)
+
+
+def expand(specs: list[str]) -> list[tuple[str, TrecMeasure, Measure]]:
+    """Expand ``-m`` arguments into (label, trec measure, canonical measure) in print order."""
+    chosen: dict[str, str | None] = {}
+    for spec in specs:
+        name, params = split_name(spec)
+        if name in NICKNAMES and params is None:
+            for member in NICKNAMES[name]:
+                chosen.setdefault(member, None)
+        elif name in TREC_MEASURES:
+            if params is not None or name not in chosen:
+                chosen[name] = params
+        else:
+            import difflib
+            close = difflib.get_close_matches(name, list(TREC_MEASURES) + list(NICKNAMES), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise MeasureError(f"unknown trec_eval measure {name!r}{hint}")
+    out = []
+    for name, tm in TREC_MEASURES.items():
+        if name in chosen:
+            for label, measure in tm.expand(chosen[name]):
+                out.append((label, tm, measure))
+            if name == "runid":
+                out.append(("runid", tm, None))
+    return out
+
+
+def format_value(measure: Measure | None, value) -> str:
+    """trec_eval's text for one value."""
+    family = measure.family
+    if family.text:
+        return f"'{value}'"
+    if family.integer:
+        return "%ld" % int(value)
+    return "%6.4f" % float(value)

@@ -1,0 +1,168 @@
+"""The per-query batch every measure kernel reads.
+
+A batch holds, for ``nq`` queries in bytewise id order:
+
+* the ranking: ``offsets`` (nq + 1) into flat per-rank arrays, of which
+  ``rel`` is the grade of the doc at each rank, with trec_eval's markers
+  ``NONPOOL`` (-1, doc absent from the qrels) and ``UNJUDGED`` (-2, in the
+  qrels with a negative grade);
+* the judgments: ``judged_offsets`` (nq + 1) into ``judged_rel``, every
+  qrels grade of the query sorted in descending order (negative grades last).
+
+Kernels use the derived arrays below (computed once per batch and cached);
+they are vectorised over all queries at once and never loop in Python.
+A batch has no global state and does no I/O, so a partition of a large
+dataset can build and score its own batch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+__all__ = ["Batch", "NONPOOL", "UNJUDGED"]
+
+NONPOOL = -1
+UNJUDGED = -2
+
+
+@dataclass(eq=False)
+class Batch:
+    """Columnar ranking and judgments of a set of queries (see module docstring)."""
+
+    queries: list[bytes]
+    offsets: np.ndarray
+    rel: np.ndarray
+    judged_offsets: np.ndarray
+    judged_rel: np.ndarray
+    #: per-rank doc ids and scores, for explanations; optional for kernels
+    docs: list[bytes] | None = field(default=None, repr=False)
+    scores: np.ndarray | None = field(default=None, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def nq(self) -> int:
+        return len(self.offsets) - 1
+
+    # ----------------------------------------------------------- ranking side
+    @cached_property
+    def num_ret(self) -> np.ndarray:
+        """Number of ranked docs per query (int64)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def qidx(self) -> np.ndarray:
+        """Query index of each rank position."""
+        return np.repeat(np.arange(self.nq), self.num_ret)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of each position within its query."""
+        return np.arange(len(self.rel)) - self.offsets[self.qidx] + 1
+
+    def is_rel(self, level: int) -> np.ndarray:
+        """Boolean per rank: judged with grade >= ``level`` (trec_eval's relevance level)."""
+        key = ("is_rel", level)
+        if key not in self._cache:
+            self._cache[key] = self.rel >= max(level, 0)
+        return self._cache[key]
+
+    def rel_seen(self, level: int) -> np.ndarray:
+        """Relevant docs at or above each rank (segmented cumulative count, int64)."""
+        key = ("rel_seen", level)
+        if key not in self._cache:
+            self._cache[key] = self.segment_cumsum(self.is_rel(level))
+        return self._cache[key]
+
+    def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Cumulative sum of ``values`` restarting at every query."""
+        total = np.cumsum(values, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+        if len(total) == 0:
+            return total
+        before = np.concatenate(([0], total))[self.offsets[:-1]]
+        return total - np.repeat(before, self.num_ret)
+
+    def per_query_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of per-rank ``values`` for each query (float64)."""
+        return np.bincount(self.qidx, weights=values, minlength=self.nq).astype(np.float64)
+
+    def per_query_count(self, mask: np.ndarray) -> np.ndarray:
+        """Number of True per-rank entries for each query (int64)."""
+        return np.bincount(self.qidx[mask], minlength=self.nq)
+
+    def first_rank(self, mask: np.ndarray) -> np.ndarray:
+        """Rank of the first True entry of each query, 0 where there is none."""
+        out = np.zeros(self.nq, dtype=np.int64)
+        rows = np.flatnonzero(mask)
+        if len(rows):
+            q = self.qidx[rows]
+            first = np.ones(len(rows), dtype=bool)
+            first[1:] = q[1:] != q[:-1]
+            out[q[first]] = self.rank[rows[first]]
+        return out
+
+    def at_rank(self, values: np.ndarray, k: np.ndarray | int, fill=0) -> np.ndarray:
+        """Per query, ``values`` at rank ``k`` (1-based); ``fill`` where the query has fewer ranks or k < 1."""
+        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
+        ok = (k >= 1) & (k <= self.num_ret)
+        out = np.full(self.nq, fill, dtype=np.result_type(values.dtype, np.asarray(fill).dtype))
+        out[ok] = values[self.offsets[:-1][ok] + k[ok] - 1]
+        return out
+
+    def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+        """Per query, number of True entries among the first ``k`` ranks."""
+        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
+        cum = self.segment_cumsum(mask)
+        kk = np.minimum(k, self.num_ret)
+        return self.at_rank(cum, kk, fill=0)
+
+    # ----------------------------------------------------------- judged side
+    @cached_property
+    def judged_count(self) -> np.ndarray:
+        """Number of qrels entries per query (any grade)."""
+        return np.diff(self.judged_offsets)
+
+    @cached_property
+    def judged_qidx(self) -> np.ndarray:
+        return np.repeat(np.arange(self.nq), self.judged_count)
+
+    def num_rel(self, level: int) -> np.ndarray:
+        """R: judged docs with grade >= ``level`` per query (int64)."""
+        key = ("num_rel", level)
+        if key not in self._cache:
+            mask = self.judged_rel >= max(level, 0)
+            self._cache[key] = np.bincount(self.judged_qidx[mask], minlength=self.nq)
+        return self._cache[key]
+
+    def num_judged_nonrel(self, level: int) -> np.ndarray:
+        """Judged docs with 0 <= grade < ``level`` per query."""
+        mask = (self.judged_rel >= 0) & (self.judged_rel < level)
+        return np.bincount(self.judged_qidx[mask], minlength=self.nq)
+
+    @cached_property
+    def max_grade(self) -> np.ndarray:
+        """Highest grade judged per query (0 when the query has no non-negative grade)."""
+        out = np.zeros(self.nq, dtype=np.int64)
+        has = self.judged_count > 0
+        out[has] = np.maximum(self.judged_rel[self.judged_offsets[:-1][has]], 0)
+        return out
+
+    def judged_rank(self) -> np.ndarray:
+        """1-based position of each judged grade within its query's descending list."""
+        return np.arange(len(self.judged_rel)) - self.judged_offsets[self.judged_qidx] + 1
+
+    def judged_only(self) -> "Batch":
+        """The same batch with unjudged docs removed from every ranking (trec_eval -J).
+
+        Ranks close up; trec_eval keeps the original tie order, and so does this.
+        """
+        keep = self.rel >= 0
+        counts = np.bincount(self.qidx[keep], minlength=self.nq)
+        return Batch(
+            queries=self.queries,
+            offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            rel=self.rel[keep], judged_offsets=self.judged_offsets, judged_rel=self.judged_rel,
+            docs=None if self.docs is None else [d for d, k in zip(self.docs, keep.tolist()) if k],
+            scores=None if self.scores is None else self.scores[keep],
+        )

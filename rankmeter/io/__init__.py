@@ -1,0 +1,45 @@
+"""Readers: one module per input kind, each yielding the canonical tables."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ..errors import InputError
+from ..tables import Qrels, Run
+from .dicts import qrels_from_dict, run_from_dict
+from .frames import is_frame, qrels_from_frame, run_from_frame
+from .trec import load_bytes, read_qrels, read_run
+
+__all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run"]
+
+
+def as_qrels(obj, *, columns: dict | None = None) -> Qrels:
+    """Any accepted qrels input (path, Qrels, dict, DataFrame) -> :class:`Qrels`."""
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, Run):
+        raise InputError("got a Run where qrels were expected; check the argument order")
+    if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
+        return read_qrels(obj)
+    if isinstance(obj, Mapping):
+        return qrels_from_dict(obj)
+    if is_frame(obj):
+        return qrels_from_frame(obj, columns=columns)
+    raise InputError(f"cannot read qrels from a {type(obj).__name__}; pass a path, a dict "
+                     "{query: {doc: grade}} or a DataFrame with columns query, doc, rel")
+
+
+def as_run(obj, *, columns: dict | None = None) -> Run:
+    """Any accepted run input (path, Run, dict, ranked lists, DataFrame) -> :class:`Run`."""
+    if isinstance(obj, Run):
+        return obj
+    if isinstance(obj, Qrels):
+        raise InputError("got Qrels where a run was expected; check the argument order")
+    if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
+        return read_run(obj)
+    if isinstance(obj, Mapping):
+        return run_from_dict(obj)
+    if is_frame(obj):
+        return run_from_frame(obj, columns=columns)
+    raise InputError(f"cannot read a run from a {type(obj).__name__}; pass a path, a dict "
+                     "{query: {doc: score}} or {query: [doc, ...]}, or a DataFrame with columns query, doc, score")

@@ -1,0 +1,248 @@
+"""Measures as immutable values, measure families and the one registry.
+
+A :class:`Measure` is a family name, the parameters that differ from the
+defaults and an optional cutoff. It prints as ``Name(param=value)@k`` and the
+grammar reads that back. A :class:`Family` holds the parameters' specs, the
+kernel and how per-query values are summarised. Kernels have one signature::
+
+    kernel(batch: Batch, measure: Measure) -> np.ndarray   # one value per query
+
+and read only the batch (vectorised numpy over all queries at once).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import MeasureError
+
+__all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "summarize", "level_of"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure family.
+
+    ``kind`` is ``"int"``, ``"float"``, ``"bool"``, ``"choice"`` (one of
+    ``choices``), ``"gains"`` (a map grade -> gain), ``"floats"`` (a list of
+    numbers) or ``"choice_or_gains"``.
+    """
+
+    name: str
+    default: Any
+    doc: str
+    kind: str = "float"
+    choices: tuple = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def coerce(self, value: Any, family: str) -> Any:
+        """Return ``value`` in canonical form, or raise MeasureError saying what was expected."""
+        def bad(expected: str) -> MeasureError:
+            return MeasureError(f"{family}: parameter {self.name}={value!r} is invalid; expected {expected}")
+
+        kind = self.kind
+        if kind == "choice_or_gains":
+            kind = "gains" if isinstance(value, (dict, tuple, list)) else "choice"
+        if kind == "int":
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or float(value) != int(value):
+                raise bad("an integer")
+            out: Any = int(value)
+        elif kind == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise bad("a number")
+            out = float(value)
+        elif kind == "bool":
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                value = value.lower() == "true"
+            if not isinstance(value, (bool, np.bool_)) and value not in (0, 1):
+                raise bad("true or false")
+            return bool(value)
+        elif kind == "choice":
+            if value not in self.choices:
+                raise bad("one of " + ", ".join(map(str, self.choices)))
+            return value
+        elif kind == "gains":
+            items = value.items() if isinstance(value, dict) else value
+            try:
+                pairs = tuple(sorted((int(k), float(v)) for k, v in items))
+            except (TypeError, ValueError):
+                raise bad("a map of integer grades to numeric gains, e.g. {1: 1, 2: 3}") from None
+            if len({k for k, _ in pairs}) != len(pairs):
+                raise bad("each grade once")
+            return pairs
+        elif kind == "floats":
+            if isinstance(value, (int, float)):
+                value = (value,)
+            try:
+                return tuple(float(v) for v in value)
+            except (TypeError, ValueError):
+                raise bad("a list of numbers, e.g. [0.25, 0.5]") from None
+        else:  # pragma: no cover - a family declared a kind this module does not know
+            raise AssertionError(kind)
+        if self.minimum is not None and out < self.minimum:
+            raise bad(f"a value >= {self.minimum}")
+        if self.maximum is not None and out > self.maximum:
+            raise bad(f"a value <= {self.maximum}")
+        return out
+
+
+#: Parameters every family takes (MEASURES.md section 4, "Common parameters").
+COMMON_PARAMS = (
+    Param("rel", None, "relevance threshold: grades >= rel count as relevant (trec_eval -l); "
+          "default: evaluate's rel", kind="int"),
+    Param("judged_only", False, "drop unjudged docs from the ranking and close the gaps (trec_eval -J)",
+          kind="bool"),
+)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: name, parameters, cutoff rule, kernel and summary rule."""
+
+    name: str
+    summary: str
+    kernel: Callable = field(repr=False, compare=False)
+    params: tuple[Param, ...] = ()
+    cutoff: str = "optional"          # "none" | "optional" | "required"
+    cutoff_kind: type = int           # int, or float for recall levels
+    aggregate: str = "mean"           # "mean" | "sum" | "gmean"
+    integer: bool = False             # a count: trec_eval prints it with %ld
+    text: bool = False                # a string value (relstring)
+    trec_uses_level: bool = True      # trec_eval's -l applies (not to nDCG, G, rbp)
+
+    @property
+    def all_params(self) -> tuple[Param, ...]:
+        names = {p.name for p in self.params}
+        return self.params + tuple(p for p in COMMON_PARAMS if p.name not in names)
+
+    def param(self, name: str) -> Param:
+        for p in self.all_params:
+            if p.name == name:
+                return p
+        valid = [p.name for p in self.all_params]
+        close = difflib.get_close_matches(name, valid, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise MeasureError(f"{self.name} has no parameter {name!r}{hint} "
+                           f"(its parameters: {', '.join(valid)})")
+
+    def __call__(self, **params: Any) -> "Measure":
+        return Measure.of(self.name, params)
+
+    def __matmul__(self, cutoff: int | float) -> "Measure":
+        return Measure.of(self.name, {}, cutoff)
+
+
+REGISTRY: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Add a family to the registry (names are unique and case-sensitive)."""
+    if family.name in REGISTRY:
+        raise AssertionError(f"measure family {family.name} registered twice")
+    REGISTRY[family.name] = family
+    return family
+
+
+def family_of(name: str) -> Family:
+    """The family called ``name``; an unknown name lists the closest valid ones."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        pass
+    lowered = {n.lower(): n for n in REGISTRY}
+    close = difflib.get_close_matches(name, list(REGISTRY), n=4, cutoff=0.5)
+    if name.lower() in lowered and lowered[name.lower()] not in close:
+        close.insert(0, lowered[name.lower()])
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise MeasureError(f"unknown measure {name!r}{hint} (`rankmeter measures` lists them all)")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure: family name, non-default parameters (sorted) and cutoff.
+
+    Build with :meth:`of`, the grammar (``rankmeter.parse_measure``), or the
+    family objects: ``nDCG(gain="exp")@10``.
+    """
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    cutoff: int | float | None = None
+
+    @classmethod
+    def of(cls, name: str, params: dict[str, Any] | None = None, cutoff: int | float | None = None) -> "Measure":
+        fam = family_of(name)
+        canon = {}
+        for key, value in (params or {}).items():
+            spec = fam.param(key)
+            value = spec.coerce(value, fam.name)
+            if value != spec.default:
+                canon[key] = value
+        if cutoff is not None:
+            if fam.cutoff == "none":
+                raise MeasureError(f"{fam.name} takes no cutoff (got @{cutoff})")
+            if fam.cutoff_kind is int:
+                if isinstance(cutoff, bool) or float(cutoff) != int(cutoff) or int(cutoff) < 1:
+                    raise MeasureError(f"{fam.name}@{cutoff}: the cutoff must be a positive integer")
+                cutoff = int(cutoff)
+            else:
+                cutoff = float(cutoff)
+        elif fam.cutoff == "required":
+            raise MeasureError(f"{fam.name} needs a cutoff, e.g. {fam.name}@10")
+        order = [p.name for p in fam.all_params]
+        return cls(fam.name, tuple(sorted(canon.items(), key=lambda kv: order.index(kv[0]))), cutoff)
+
+    @property
+    def family(self) -> Family:
+        return REGISTRY[self.name]
+
+    def get(self, name: str) -> Any:
+        """Value of parameter ``name``, the family default when not set."""
+        for key, value in self.params:
+            if key == name:
+                return value
+        return self.family.param(name).default
+
+    def with_params(self, **params: Any) -> "Measure":
+        merged = dict(self.params)
+        merged.update(params)
+        return Measure.of(self.name, merged, self.cutoff)
+
+    def __call__(self, **params: Any) -> "Measure":
+        return self.with_params(**params)
+
+    def __matmul__(self, cutoff: int | float) -> "Measure":
+        return replace(Measure.of(self.name, dict(self.params), cutoff))
+
+    def __str__(self) -> str:
+        from .grammar import format_measure
+        return format_measure(self)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def level_of(batch, m: Measure) -> int:
+    """The relevance threshold a kernel uses: the measure's ``rel`` (evaluate fills it in), else 1."""
+    rel = m.get("rel")
+    return 1 if rel is None else int(rel)
+
+
+def summarize(measure: Measure, values: np.ndarray):
+    """Summary over queries: mean, sum, or geometric mean with trec_eval's 1e-5 floor."""
+    agg = measure.family.aggregate
+    if measure.family.text:
+        return None
+    if len(values) == 0:
+        return 0
+    # trec_eval adds per-query values one by one in double; cumsum does the same.
+    if agg == "sum":
+        return int(values.sum()) if measure.family.integer else float(values.sum())
+    if agg == "gmean":
+        return float(np.exp(np.cumsum(np.log(np.maximum(values, 1e-5)))[-1] / len(values)))
+    return float(np.cumsum(values, dtype=np.float64)[-1] / len(values))

@@ -1,0 +1,40 @@
+"""Counts: queries, retrieved, relevant, relevant retrieved, judged non-relevant retrieved.
+
+Summaries are sums over queries (trec_eval's ``num_*``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Family, level_of, register
+
+
+def _num_q(batch, m):
+    return np.ones(batch.nq, dtype=np.int64)
+
+
+def _num_ret(batch, m):
+    return batch.num_ret.copy()
+
+
+def _num_rel(batch, m):
+    return batch.num_rel(level_of(batch, m)).copy()
+
+
+def _num_rel_ret(batch, m):
+    return batch.per_query_count(batch.is_rel(level_of(batch, m)))
+
+
+def _num_nonrel_judged_ret(batch, m):
+    level = level_of(batch, m)
+    return batch.per_query_count((batch.rel >= 0) & (batch.rel < level))
+
+
+for _name, _summary, _kernel in [
+    ("NumQ", "number of queries evaluated", _num_q),
+    ("NumRet", "number of documents retrieved", _num_ret),
+    ("NumRel", "number of relevant documents judged (R)", _num_rel),
+    ("NumRelRet", "number of relevant documents retrieved", _num_rel_ret),
+    ("NumNonrelJudgedRet", "number of judged non-relevant documents retrieved", _num_nonrel_judged_ret),
+]:
+    register(Family(_name, _summary, _kernel, cutoff="none", aggregate="sum", integer=True))

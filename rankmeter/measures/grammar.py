@@ -1,0 +1,160 @@
+"""Read and print measure names: ``Name(param=value, ...)@cutoff``.
+
+A small hand-written recursive-descent parser (no ``eval``, no ``ast``)::
+
+    measure := NAME [ "(" [ param { "," param } ] ")" ] [ "@" NUMBER ]
+    param   := NAME "=" value
+    value   := NUMBER | NAME | STRING | "{" [ NUMBER ":" NUMBER { "," ... } ] "}"
+             | "[" [ value { "," value } ] "]"
+
+:func:`format_measure` prints the canonical form that :func:`parse_measure`
+reads back to an equal :class:`Measure`.
+
+>>> str(parse_measure("nDCG@10"))
+'nDCG@10'
+>>> str(parse_measure("AP( rel = 2 )@100"))
+'AP(rel=2)@100'
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import MeasureError
+from .base import Measure
+
+__all__ = ["parse_measure", "format_measure"]
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<number>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<string>"[^"]*"|'[^']*')
+  | (?P<punct>[()@=,{}\[\]:])
+""", re.VERBOSE)
+
+
+def _tokens(text: str) -> list[tuple[str, str, int]]:
+    out, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise MeasureError(f"cannot read measure {text!r}: unexpected {text[pos]!r} at position {pos + 1}")
+        kind = m.lastgroup
+        if kind != "ws":
+            out.append((kind, m.group(), pos))
+        pos = m.end()
+    out.append(("end", "", len(text)))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.toks[self.i]
+
+    def take(self, kind: str | None = None, value: str | None = None) -> str:
+        tk, tv, pos = self.toks[self.i]
+        if (kind and tk != kind) or (value and tv != value):
+            want = value or kind
+            got = tv or "the end"
+            raise MeasureError(f"cannot read measure {self.text!r}: expected {want} at position {pos + 1}, "
+                               f"found {got!r} (form: Name(param=value, ...)@cutoff)")
+        self.i += 1
+        return tv
+
+    def number(self) -> int | float:
+        text = self.take("number")
+        return int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
+
+    def value(self) -> Any:
+        kind, text, _ = self.peek()
+        if kind == "number":
+            return self.number()
+        if kind == "name":
+            self.take()
+            return {"true": True, "false": False}.get(text.lower(), text)
+        if kind == "string":
+            self.take()
+            return text[1:-1]
+        if text == "{":
+            self.take()
+            pairs = {}
+            while self.peek()[1] != "}":
+                key = self.number()
+                self.take("punct", ":")
+                pairs[key] = self.number()
+                if self.peek()[1] != "}":
+                    self.take("punct", ",")
+            self.take("punct", "}")
+            return pairs
+        if text == "[":
+            self.take()
+            items = []
+            while self.peek()[1] != "]":
+                items.append(self.value())
+                if self.peek()[1] != "]":
+                    self.take("punct", ",")
+            self.take("punct", "]")
+            return items
+        return self.take("value")
+
+    def measure(self) -> Measure:
+        name = self.take("name")
+        params: dict[str, Any] = {}
+        if self.peek()[1] == "(":
+            self.take()
+            while self.peek()[1] != ")":
+                key = self.take("name")
+                self.take("punct", "=")
+                if key in params:
+                    raise MeasureError(f"{self.text!r}: parameter {key} given twice")
+                params[key] = self.value()
+                if self.peek()[1] != ")":
+                    self.take("punct", ",")
+            self.take("punct", ")")
+        cutoff = None
+        if self.peek()[1] == "@":
+            self.take()
+            cutoff = self.number()
+        self.take("end")
+        return Measure.of(name, params, cutoff)
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse a canonical measure name such as ``nDCG(gain=exp)@10``."""
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str):
+        raise MeasureError(f"a measure is a name such as 'nDCG@10' or a Measure, not {type(text).__name__}")
+    return _Parser(text).measure()
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, str):
+        return value if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) else f'"{value}"'
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return "{" + ", ".join(f"{_format_value(k)}: {_format_value(v)}" for k, v in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_format_value(v) for v in value) + "]"
+    raise AssertionError(value)  # pragma: no cover
+
+
+def format_measure(measure: Measure) -> str:
+    """The canonical name of ``measure``."""
+    out = measure.name
+    if measure.params:
+        out += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in measure.params) + ")"
+    if measure.cutoff is not None:
+        out += "@" + _format_value(measure.cutoff)
+    return out

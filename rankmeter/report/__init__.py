@@ -1,0 +1,1 @@
+"""Reports: text tables, and later comparison tables, plots and HTML."""
