@@ -75,18 +75,19 @@ class Results:
     def __init__(self, queries: list[bytes], names: list[tuple[str, Measure]],
                  values: dict[Measure, np.ndarray], run_name: str = ""):
         self._queries = queries
-        self._names = names
+        self._names = list(dict(names).items())  # one entry per label, in the order asked for
         self._values = values
         self.run = run_name
 
     @property
+    def names(self) -> list[str]:
+        """The measure names as asked for (trec_eval multi-cutoff names expanded: ``P_5``)."""
+        return [label for label, _ in self._names]
+
+    @property
     def measures(self) -> list[Measure]:
-        """The measures, in the order asked for."""
-        seen = []
-        for _, m in self._names:
-            if m not in seen:
-                seen.append(m)
-        return seen
+        """The distinct measures computed, in the order asked for."""
+        return list(dict.fromkeys(m for _, m in self._names))
 
     @property
     def queries(self) -> list[str]:
@@ -122,15 +123,15 @@ class Results:
 
     @property
     def mean(self) -> dict[str, Any]:
-        """Canonical measure name -> summary value."""
-        return {str(m): summarize(m, self._values[m]) for m in self.measures}
+        """Measure name (as asked for) -> summary value."""
+        return {label: summarize(m, self._values[m]) for label, m in self._names}
 
     def to_arrow(self):
         """Per-query values as a pyarrow Table: ``query`` then one column per measure."""
         import pyarrow as pa
         cols = {"query": pa.array(self.queries, pa.string())}
-        for m in self.measures:
-            cols[str(m)] = pa.array(self._values[m])
+        for label, m in self._names:
+            cols[label] = pa.array(self._values[m])
         return pa.table(cols)
 
     @property
@@ -154,9 +155,9 @@ class Results:
             rows = []
             for i, q in enumerate(self.queries):
                 row: dict[str, Any] = {"query": q}
-                for m in self.measures:
+                for label, m in self._names:
                     v = self._values[m][i]
-                    row[str(m)] = v.item() if hasattr(v, "item") else v
+                    row[label] = v.item() if hasattr(v, "item") else v
                 rows.append(row)
             out["per_query"] = rows
         return out

@@ -6,7 +6,16 @@ CLI prints it on one line and exits with status 2.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError"]
+
+
+def _numbers(value: int | Sequence[int]) -> str:
+    if isinstance(value, int):
+        return str(value)
+    values = [str(v) for v in value]
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
 
 
 class RankmeterError(Exception):
@@ -22,17 +31,30 @@ class InputError(RankmeterError, ValueError):
         What is wrong and what to do.
     source : str, optional
         The file name (or a description such as ``"<stdin>"``).
-    line : int, optional
-        1-based line number in ``source``.
+    line : int or sequence of int, optional
+        1-based line number(s) in ``source``: ``run.txt:12 and 40: ...``.
+    row : int or sequence of int, optional
+        0-based row position(s) in a DataFrame: ``<DataFrame> row 3: ...``.
+
+    The message is always one line: line breaks in any part are escaped.
     """
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None):
+    def __init__(self, message: str, *, source: str | None = None,
+                 line: int | Sequence[int] | None = None, row: int | Sequence[int] | None = None):
         self.source = source
-        self.line = line
+        self.line = line if line is None or isinstance(line, int) else tuple(line)
+        self.row = row if row is None or isinstance(row, int) else tuple(row)
         where = ""
         if source is not None:
-            where = f"{source}:{line}: " if line is not None else f"{source}: "
-        super().__init__(where + message)
+            if line is not None:
+                where = f"{source}:{_numbers(line)}: "
+            elif row is not None:
+                plural = "" if isinstance(row, int) or len(self.row) == 1 else "s"
+                where = f"{source} row{plural} {_numbers(row)} (counting from 0): "
+            else:
+                where = f"{source}: "
+        text = where + message
+        super().__init__(text.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 class MeasureError(RankmeterError, ValueError):

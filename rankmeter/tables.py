@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute below)
 
 __all__ = ["Qrels", "Run", "decode_id", "encode_id"]
 
@@ -37,12 +38,26 @@ class _Table:
     source: str = "<memory>"
     # 1-based line (or row) number of each row, for error messages; None means row i is line i+1.
     lines: np.ndarray | None = field(default=None, repr=False)
+    # Where the rows came from: "file" (lines), "frame" (0-based rows) or "dict".
+    origin: str = field(default="file", repr=False)
 
     def __len__(self) -> int:
         return self.table.num_rows
 
     def line_of(self, row: int) -> int:
         return int(self.lines[row]) if self.lines is not None else row + 1
+
+    def locate(self, *rows: int) -> dict:
+        """Keyword arguments of :class:`~rankmeter.errors.InputError` naming ``rows``.
+
+        A file names its lines (``run.txt:12 and 40``), a DataFrame its row
+        positions; a dict only itself (its rows have no order a user knows).
+        """
+        if self.origin == "frame":
+            return {"source": self.source, "row": rows}
+        if self.origin == "dict":
+            return {"source": self.source}
+        return {"source": self.source, "line": [self.line_of(r) for r in rows]}
 
     @property
     def queries(self) -> list[str]:

@@ -88,10 +88,34 @@ def _gain_map(name: str, text: str | None) -> dict[int, float]:
 def _utility(text: str | None) -> Measure:
     if text is None:
         return Measure.of("Utility")
-    values = [float(v) for v in text.split(",")]
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise MeasureError(f"trec_eval measure utility: cannot read parameters {text!r}; "
+                           "expected 4 numbers separated by commas") from None
     if len(values) != 4:
         raise MeasureError(f"trec_eval measure utility takes 4 numbers, got {text!r}")
     return Measure.of("Utility", dict(zip(("rel_ret", "nonrel_ret", "rel_nonret", "nonrel_nonret"), values)))
+
+
+def _ordered_floats(name: str, text: str) -> list[float]:
+    """Numbers in the order given, duplicates kept (trec_eval's get_double_params)."""
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError:
+        raise MeasureError(f"trec_eval measure {name}: cannot read parameters {text!r}; "
+                           "expected numbers separated by commas") from None
+
+
+def _set_f(text: str | None) -> Measure:
+    """set_F.x: trec_eval uses only the first number, x, as beta^2 in (x+1)PR/(xP+R)."""
+    if text is None:
+        return Measure.of("F")
+    import math
+    x = _ordered_floats("set_F", text)[0]
+    if x < 0:
+        raise MeasureError(f"trec_eval measure set_F: the weight must be >= 0, got {text!r}")
+    return Measure.of("F", {"beta": math.sqrt(x)})
 
 
 def _rbp(family: str) -> Callable[[str | None], Measure]:
@@ -130,14 +154,17 @@ TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
     TrecMeasure("recip_rank", _single("recip_rank", "RR")),
     TrecMeasure("iprec_at_recall", _levels("iprec_at_recall", lambda x: Measure.of("IPrec", {}, x), _RECALLS)),
     TrecMeasure("P", _cutoffs("P", "P", _CUTS)),
-    TrecMeasure("relstring", _cutoffs("relstring", "RelString", [10]), summary=False),
+    TrecMeasure("relstring", _raw("relstring", lambda t: Measure.of(
+        "RelString", {}, 10 if t is None else int(_numbers("relstring", t.split(",")[0])[0]))), summary=False),
     TrecMeasure("recall", _cutoffs("recall", "R", _CUTS)),
     TrecMeasure("infAP", _single("infAP", "infAP")),
     TrecMeasure("gm_bpref", _single("gm_bpref", "GMBpref"), per_query=False),
     TrecMeasure("Rprec_mult", _levels("Rprec_mult", lambda x: Measure.of("RprecMult", {"mult": x}), _MULTS)),
     TrecMeasure("utility", _raw("utility", _utility)),
+    # 11pt_avg and set_F read their numbers in the order given, duplicates kept (trec_eval's
+    # get_double_params); set_F uses the first, its x, which is beta^2.
     TrecMeasure("11pt_avg", _raw("11pt_avg", lambda t: Measure.of(
-        "IPrecAvg", {} if t is None else {"recalls": _numbers("11pt_avg", t)}))),
+        "IPrecAvg", {} if t is None else {"recalls": _ordered_floats("11pt_avg", t)}))),
     TrecMeasure("binG", _single("binG", "BinG")),
     TrecMeasure("G", _raw("G", lambda t: Measure.of("G", {"gain": _gain_map("G", t)} if t else {}))),
     TrecMeasure("ndcg", _raw("ndcg", lambda t: Measure.of("nDCG", {"gain": _gain_map("ndcg", t)} if t else {}))),
@@ -153,8 +180,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
     TrecMeasure("set_relative_P", _single("set_relative_P", "RelativeP")),
     TrecMeasure("set_recall", _single("set_recall", "R")),
     TrecMeasure("set_map", _single("set_map", "SetAP")),
-    TrecMeasure("set_F", _raw("set_F", lambda t: Measure.of(
-        "F", {"beta": 1.0 if t is None else _numbers("set_F", t)[0]}))),
+    TrecMeasure("set_F", _raw("set_F", _set_f)),
     TrecMeasure("num_nonrel_judged_ret", _single("num_nonrel_judged_ret", "NumNonrelJudgedRet")),
     TrecMeasure("rbp", _raw("rbp", _rbp("RBP"))),
     TrecMeasure("rbp_resid", _raw("rbp_resid", _rbp("RBP_resid"))),

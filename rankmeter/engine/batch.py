@@ -21,10 +21,25 @@ from functools import cached_property
 
 import numpy as np
 
-__all__ = ["Batch", "NONPOOL", "UNJUDGED"]
+__all__ = ["Batch", "Hits", "NONPOOL", "UNJUDGED"]
 
 NONPOOL = -1
 UNJUDGED = -2
+
+
+@dataclass(frozen=True, eq=False)
+class Hits:
+    """The relevant docs of a batch, flat: rank position, query index, rank, relevant so far.
+
+    ``first[q]`` is the index (into these arrays) of query q's first hit; queries
+    without hits have ``first[q] == first[q + 1]``.
+    """
+
+    pos: np.ndarray
+    q: np.ndarray
+    rank: np.ndarray
+    seen: np.ndarray
+    first: np.ndarray
 
 
 @dataclass(eq=False)
@@ -87,19 +102,37 @@ class Batch:
         """Sum of per-rank ``values`` for each query (float64)."""
         return np.bincount(self.qidx, weights=values, minlength=self.nq).astype(np.float64)
 
+    def query_of(self, pos: np.ndarray) -> np.ndarray:
+        """Query index of the given rank positions (cheap for a few positions)."""
+        if "qidx" in self.__dict__ or len(pos) * 8 > len(self.rel):
+            return self.qidx[pos]
+        return np.searchsorted(self.offsets, pos, side="right") - 1
+
+    def hits(self, level: int) -> "Hits":
+        """Positions of the relevant docs (grade >= ``level``) with their query, rank and count so far."""
+        key = ("hits", level)
+        if key not in self._cache:
+            pos = np.flatnonzero(self.is_rel(level))
+            q = self.query_of(pos)
+            rank = pos - self.offsets[q] + 1
+            first = np.searchsorted(q, np.arange(self.nq))
+            seen = np.arange(len(pos)) - first[q] + 1 if len(pos) else np.zeros(0, np.int64)
+            self._cache[key] = Hits(pos, q, rank, seen, first)
+        return self._cache[key]
+
     def per_query_count(self, mask: np.ndarray) -> np.ndarray:
         """Number of True per-rank entries for each query (int64)."""
-        return np.bincount(self.qidx[mask], minlength=self.nq)
+        return np.bincount(self.query_of(np.flatnonzero(mask)), minlength=self.nq)
 
     def first_rank(self, mask: np.ndarray) -> np.ndarray:
         """Rank of the first True entry of each query, 0 where there is none."""
         out = np.zeros(self.nq, dtype=np.int64)
         rows = np.flatnonzero(mask)
         if len(rows):
-            q = self.qidx[rows]
+            q = self.query_of(rows)
             first = np.ones(len(rows), dtype=bool)
             first[1:] = q[1:] != q[:-1]
-            out[q[first]] = self.rank[rows[first]]
+            out[q[first]] = rows[first] - self.offsets[q[first]] + 1
         return out
 
     def at_rank(self, values: np.ndarray, k: np.ndarray | int, fill=0) -> np.ndarray:
@@ -111,11 +144,12 @@ class Batch:
         return out
 
     def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-        """Per query, number of True entries among the first ``k`` ranks."""
-        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
-        cum = self.segment_cumsum(mask)
-        kk = np.minimum(k, self.num_ret)
-        return self.at_rank(cum, kk, fill=0)
+        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query)."""
+        pos = np.flatnonzero(mask)
+        q = self.query_of(pos)
+        limit = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
+        inside = pos - self.offsets[q] < limit[q]
+        return np.bincount(q[inside], minlength=self.nq)
 
     # ----------------------------------------------------------- judged side
     @cached_property

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import InputError, ParameterError
 from ..tables import Qrels, Run, decode_id
 from .batch import NONPOOL, UNJUDGED, Batch
-from .keys import binary_parts, id_words, mix_hash
+from .keys import binary_parts, hash_lookup, id_words, mix_hash
+from .order import rank_order
 
 __all__ = ["build_batch", "BatchInfo", "QUERY_POLICIES", "TIE_POLICIES"]
 
@@ -43,17 +43,42 @@ class _Keyed:
         self.hash = mix_hash(self.qcode, self.words)
 
 
+def _local_queries(column: pa.ChunkedArray) -> tuple[list[bytes], np.ndarray]:
+    """Distinct query ids of one column (any order) and each row's index into them.
+
+    Rows of one query usually stand together, so only the first row of each
+    run of equal ids is looked at; ids compare as words, exactly.
+    """
+    offsets, values = binary_parts(column)
+    n = len(offsets) - 1
+    if n == 0:
+        return [], np.zeros(0, np.int64)
+    nwords = max(1, (int(np.diff(offsets).max()) + 7) // 8)
+    words = id_words(offsets, values, nwords)
+    change = np.flatnonzero((words[:, 1:] != words[:, :-1]).any(axis=0)) + 1
+    heads = np.concatenate(([0], change))
+    head_words = words[:, heads]
+    order = np.lexsort(head_words[::-1])
+    sorted_words = head_words[:, order]
+    new = np.ones(len(heads), dtype=bool)
+    new[1:] = (sorted_words[:, 1:] != sorted_words[:, :-1]).any(axis=0)
+    label_sorted = np.cumsum(new) - 1
+    head_label = np.empty(len(heads), np.int64)
+    head_label[order] = label_sorted
+    rep_heads = heads[order[new]]
+    names = column.take(pa.array(rep_heads)).to_pylist()
+    lengths = np.diff(np.concatenate((heads, [n])))
+    return names, np.repeat(head_label, lengths)
+
+
 def _query_codes(*columns: pa.ChunkedArray) -> tuple[list[bytes], list[np.ndarray]]:
     """Codes of query ids shared by several columns, numbered in bytewise order."""
-    encoded = [pc.dictionary_encode(col).combine_chunks() if isinstance(col, pa.ChunkedArray)
-               else pc.dictionary_encode(col) for col in columns]
-    dictionaries = [e.dictionary.to_pylist() for e in encoded]
-    universe = sorted(set().union(*dictionaries))
+    locals_ = [_local_queries(col) for col in columns]
+    universe = sorted(set().union(*(names for names, _ in locals_)))
     code_of = {q: i for i, q in enumerate(universe)}
     codes = []
-    for e, d in zip(encoded, dictionaries):
-        mapping = np.fromiter((code_of[q] for q in d), dtype=np.int64, count=len(d))
-        idx = e.indices.to_numpy(zero_copy_only=False)
+    for names, idx in locals_:
+        mapping = np.fromiter((code_of[q] for q in names), dtype=np.int64, count=len(names))
         codes.append(mapping[idx] if len(idx) else np.zeros(0, np.int64))
     return universe, codes
 
@@ -69,51 +94,14 @@ def _check_duplicates(keyed: _Keyed, table: Qrels | Run, universe: list[bytes], 
         if key in seen:
             first = seen[key]
             doc = table.table.column("doc")[row].as_py()
-            where = "line" if table.lines is not None or table.source != "<memory>" else "row"
+            todo = ("remove one of the lines" if table.origin == "file"
+                    else "drop one of the rows" if table.origin == "frame" else "keep one")
+            verb, whose = ("is judged", "qrels list") if kind == "qrels" else ("appears", "a run lists")
             raise InputError(
-                f"doc {decode_id(doc)!r} appears twice for query {decode_id(universe[key[0]])!r} "
-                f"({where}s {table.line_of(first)} and {table.line_of(row)}); "
-                f"a {kind} may list a doc once per query (trec_eval aborts too)",
-                source=table.source)
+                f"doc {decode_id(doc)} {verb} twice for query {decode_id(universe[key[0]])}; "
+                f"{whose} a doc only once per query (trec_eval aborts too): {todo}",
+                **table.locate(first, row))
         seen[key] = row
-
-
-def _order(run: Run, qcode: np.ndarray, words: np.ndarray, ties: str) -> np.ndarray:
-    """Row permutation: queries in code order, then score desc, docno desc."""
-    n = len(qcode)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    change = np.flatnonzero(qcode[1:] != qcode[:-1]) + 1
-    seg_starts = np.concatenate(([0], change))
-    seg_codes = qcode[seg_starts]
-    grouped = len(np.unique(seg_codes)) == len(seg_codes)
-    if ties == "input" or run.ranked:
-        return np.argsort(qcode, kind="stable")
-    score = run.table.column("score").to_numpy()
-    same_q = np.ones(n - 1, dtype=bool)
-    same_q[change - 1] = False
-    if grouped and not (score[1:][same_q] > score[:-1][same_q]).any():
-        # Already grouped and sorted by score (the usual run): fix tied groups, order the blocks.
-        tie = same_q & (score[1:] == score[:-1])
-        within = np.arange(n)
-        if tie.any():
-            in_tie = np.zeros(n, dtype=bool)
-            in_tie[1:] |= tie
-            in_tie[:-1] |= tie
-            rows = np.flatnonzero(in_tie)
-            starts = np.ones(len(rows), dtype=bool)
-            starts[1:] = ~tie[rows[1:] - 1] | (rows[1:] != rows[:-1] + 1)
-            group = np.cumsum(starts)
-            keys = tuple(~w[rows] for w in words[::-1]) + (group,)
-            within[rows] = rows[np.lexsort(keys)]
-        block_order = np.argsort(seg_codes, kind="stable")
-        seg_len = np.diff(np.concatenate((seg_starts, [n])))
-        lens = seg_len[block_order]
-        starts_sorted = seg_starts[block_order]
-        pos = np.arange(n) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(starts_sorted, lens)
-        return within[pos]
-    keys = tuple(~w for w in words[::-1]) + (-score, qcode)
-    return np.lexsort(keys)
 
 
 def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
@@ -164,9 +152,22 @@ def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
     )
     new_code = np.cumsum(selected) - 1  # universe code -> batch query index
 
+    # Join, on the run's rows: grade of each doc, through the (query, doc) hashes, verified exactly.
+    row_rel = np.full(len(rk.hash), NONPOOL, dtype=np.int64)
+    if len(qk.hash) and len(rk.hash):
+        found = hash_lookup(qk.hash, rk.hash)
+        rrow = np.flatnonzero(found >= 0)
+        qrow = found[rrow]
+        same = (qk.qcode[qrow] == rk.qcode[rrow]) & (qk.words[:, qrow] == rk.words[:, rrow]).all(axis=0)
+        grades = qrels.table.column("rel").to_numpy()[qrow[same]]
+        row_rel[rrow[same]] = np.where(grades < 0, UNJUDGED, grades)
+
     # Rank order of the run rows of selected queries.
-    order = _order(run, rk.qcode, rk.words, ties)
-    order = order[selected[rk.qcode[order]]]
+    exact = keep_docs or ties == "input" or run.ranked
+    score = None if ties == "input" or run.ranked else run.table.column("score").to_numpy()
+    order = rank_order(rk.qcode, score, rk.words, None if exact else row_rel)
+    if not selected[r_codes].all():
+        order = order[selected[rk.qcode[order]]]
     rq = new_code[rk.qcode[order]]
     nq = int(selected.sum())
     counts = np.bincount(rq, minlength=nq)
@@ -176,21 +177,7 @@ def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
         keep = rank0 < max_docs
         order, rq = order[keep], rq[keep]
         counts = np.bincount(rq, minlength=nq)
-
-    # Join: grade of each ranked doc.
-    rel = np.full(len(order), NONPOOL, dtype=np.int64)
-    if len(qk.hash) and len(order):
-        qrels_rel = qrels.table.column("rel").to_numpy()
-        by_hash = np.argsort(qk.hash)
-        sorted_hash = qk.hash[by_hash]
-        h = rk.hash[order]
-        pos = np.minimum(np.searchsorted(sorted_hash, h), len(sorted_hash) - 1)
-        cand = np.flatnonzero(sorted_hash[pos] == h)
-        qrow = by_hash[pos[cand]]
-        rrow = order[cand]
-        same = (qk.qcode[qrow] == rk.qcode[rrow]) & (qk.words[:, qrow] == rk.words[:, rrow]).all(axis=0)
-        grades = qrels_rel[qrow[same]]
-        rel[cand[same]] = np.where(grades < 0, UNJUDGED, grades)
+    rel = row_rel[order]
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     # Judged side: grades of selected queries, descending within each query.

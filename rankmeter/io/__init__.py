@@ -13,24 +13,31 @@ from .trec import load_bytes, read_qrels, read_run
 __all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run"]
 
 
-def as_qrels(obj, *, columns: dict | None = None) -> Qrels:
-    """Any accepted qrels input (path, Qrels, dict, DataFrame) -> :class:`Qrels`."""
+def as_qrels(obj, *, columns: dict | None = None, truncate_grades: bool = False) -> Qrels:
+    """Any accepted qrels input (path, Qrels, dict, DataFrame) -> :class:`Qrels`.
+
+    ``truncate_grades=True`` truncates non-integer grades toward zero as
+    trec_eval does, instead of refusing them. The input is never modified.
+    """
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, Run):
         raise InputError("got a Run where qrels were expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_qrels(obj)
+        return read_qrels(obj, truncate_grades=truncate_grades)
     if isinstance(obj, Mapping):
-        return qrels_from_dict(obj)
+        return qrels_from_dict(obj, truncate_grades=truncate_grades)
     if is_frame(obj):
-        return qrels_from_frame(obj, columns=columns)
+        return qrels_from_frame(obj, columns=columns, truncate_grades=truncate_grades)
     raise InputError(f"cannot read qrels from a {type(obj).__name__}; pass a path, a dict "
                      "{query: {doc: grade}} or a DataFrame with columns query, doc, rel")
 
 
 def as_run(obj, *, columns: dict | None = None) -> Run:
-    """Any accepted run input (path, Run, dict, ranked lists, DataFrame) -> :class:`Run`."""
+    """Any accepted run input (path, Run, dict, ranked lists, DataFrame) -> :class:`Run`.
+
+    The input is never modified.
+    """
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, Qrels):

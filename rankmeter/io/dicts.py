@@ -3,6 +3,10 @@
 * qrels: ``{query: {doc: grade}}`` with integer grades;
 * run: ``{query: {doc: score}}`` with finite numeric scores;
 * ranked run: ``{query: [doc, doc, ...]}``, the list order being the ranking.
+
+Ids may be ``str`` (compared as their UTF-8 bytes), ``bytes`` (compared as
+they are, like ids read from a file) or integers. The dicts are only read,
+never modified. Errors name the offending key: ``qrels['301']['D1']``.
 """
 from __future__ import annotations
 
@@ -18,66 +22,140 @@ from ..tables import Qrels, Run, encode_id
 __all__ = ["qrels_from_dict", "run_from_dict"]
 
 _SOURCE = "<dict>"
+_INT64 = 2 ** 63
 
 
-def _is_int(value: object) -> bool:
-    if isinstance(value, (bool, np.bool_)):
+def _id(value: object, where: str) -> bytes:
+    """A dict key or list item as id bytes, refusing what cannot be an id."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, bytes, int, np.integer)):
+        raise InputError(f"{where}: the id {value!r} is a {type(value).__name__}; ids are strings, "
+                         "bytes or integers", source=_SOURCE)
+    out = encode_id(value.item() if isinstance(value, np.integer) else value)
+    if not out or b"\x00" in out:
+        raise InputError(f"{where}: the id {value!r} is empty or holds a NUL character; "
+                         "give every query and document a non-empty id", source=_SOURCE)
+    return out
+
+
+def _query_id(q: object, seen: dict[bytes, object], name: str) -> bytes:
+    qb = _id(q, f"{name}[{q!r}]")
+    if qb in seen:
+        raise InputError(f"{name}[{seen[qb]!r}] and {name}[{q!r}] are the same query id; "
+                         "merge them into one entry", source=_SOURCE)
+    seen[qb] = q
+    return qb
+
+
+def _grade(value: object, where: str, truncate: bool) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        grade = int(value)
+    elif isinstance(value, (float, np.floating)) and math.isfinite(value) and \
+            (float(value).is_integer() or truncate):
+        grade = int(value)  # toward zero, as trec_eval's atol reads "1.7"
+    else:
+        hint = "; pass truncate_grades=True to truncate it as trec_eval does" \
+            if isinstance(value, (float, np.floating)) and math.isfinite(value) else ""
+        raise InputError(f"{where} = {value!r} is not an integer grade{hint}", source=_SOURCE)
+    if not -_INT64 <= grade < _INT64:
+        raise InputError(f"{where} = {value!r} is out of range; grades are small integers", source=_SOURCE)
+    return grade
+
+
+def _finite(score: object) -> bool:
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, (int, float, np.integer, np.floating)):
         return False
-    if isinstance(value, (int, np.integer)):
-        return True
-    return isinstance(value, (float, np.floating)) and float(value).is_integer()
+    try:
+        return math.isfinite(float(score))
+    except OverflowError:
+        return False
 
 
-def qrels_from_dict(data: Mapping) -> Qrels:
-    """``{query: {doc: grade}}`` -> :class:`Qrels` (the dict is not modified)."""
+def qrels_from_dict(data: Mapping, *, truncate_grades: bool = False) -> Qrels:
+    """``{query: {doc: grade}}`` -> :class:`Qrels` (the dict is not modified).
+
+    Parameters
+    ----------
+    data : Mapping
+        pytrec_eval's qrels shape.
+    truncate_grades : bool, default False
+        Truncate a non-integer grade such as 1.7 toward zero (trec_eval's
+        ``atol``) instead of refusing it.
+    """
     queries, docs, rels = [], [], []
+    seen: dict[bytes, object] = {}
     for q, judged in data.items():
+        qb = _query_id(q, seen, "qrels")
         if not isinstance(judged, Mapping):
             raise InputError(f"qrels[{q!r}] is a {type(judged).__name__}; expected a dict doc -> grade",
                              source=_SOURCE)
-        qb = encode_id(q)
+        doc_keys: dict[bytes, object] = {}
         for d, grade in judged.items():
-            if not _is_int(grade):
-                raise InputError(f"qrels[{q!r}][{d!r}] = {grade!r} is not an integer grade", source=_SOURCE)
+            where = f"qrels[{q!r}][{d!r}]"
+            db = _id(d, where)
+            if db in doc_keys:
+                raise InputError(f"qrels[{q!r}] judges doc {d!r} twice (keys {doc_keys[db]!r} and {d!r} "
+                                 "are the same id); keep one", source=_SOURCE)
+            doc_keys[db] = d
+            rels.append(_grade(grade, where, truncate_grades))
             queries.append(qb)
-            docs.append(encode_id(d))
-            rels.append(int(grade))
+            docs.append(db)
     if not queries:
-        raise InputError("the qrels dict holds no judgments", source=_SOURCE)
+        raise InputError("the qrels dict holds no judgments; expected {query: {doc: grade}}", source=_SOURCE)
     table = pa.table({"query": pa.array(queries, pa.binary()), "doc": pa.array(docs, pa.binary()),
                       "rel": pa.array(rels, pa.int64())})
-    return Qrels(table, _SOURCE)
+    return Qrels(table, _SOURCE, origin="dict")
+
+
+def _is_ranked_list(results: object) -> bool:
+    return isinstance(results, np.ndarray) or \
+        (isinstance(results, Sequence) and not isinstance(results, (str, bytes, bytearray)))
 
 
 def run_from_dict(data: Mapping, *, tag: str = "") -> Run:
-    """``{query: {doc: score}}`` or ``{query: [doc, ...]}`` -> :class:`Run`."""
+    """``{query: {doc: score}}`` or ``{query: [doc, ...]}`` -> :class:`Run` (the dict is not modified)."""
     queries, docs, scores = [], [], []
     ranked = None
+    seen: dict[bytes, object] = {}
     for q, results in data.items():
-        qb = encode_id(q)
+        qb = _query_id(q, seen, "run")
+        doc_keys: dict[bytes, object] = {}
         if isinstance(results, Mapping):
             kind = False
             for d, score in results.items():
-                if isinstance(score, (bool, np.bool_)) or not isinstance(score, (int, float, np.integer, np.floating)) \
-                        or not math.isfinite(score):
-                    raise InputError(f"run[{q!r}][{d!r}] = {score!r} is not a finite number", source=_SOURCE)
+                where = f"run[{q!r}][{d!r}]"
+                db = _id(d, where)
+                if not _finite(score):
+                    raise InputError(f"{where} = {score!r} is not a finite number; scores are "
+                                     "ints or floats, higher meaning better", source=_SOURCE)
+                if db in doc_keys:
+                    raise InputError(f"run[{q!r}] lists doc {d!r} twice (keys {doc_keys[db]!r} and "
+                                     f"{d!r} are the same id); keep one", source=_SOURCE)
+                doc_keys[db] = d
                 queries.append(qb)
-                docs.append(encode_id(d))
+                docs.append(db)
                 scores.append(float(score))
-        elif isinstance(results, Sequence) and not isinstance(results, (str, bytes)):
+        elif _is_ranked_list(results):
             kind = True
-            for d in results:
+            positions: dict[bytes, int] = {}
+            for i, d in enumerate(results):
+                db = _id(d, f"run[{q!r}][{i}]")
+                if db in positions:
+                    raise InputError(f"run[{q!r}] lists doc {d!r} twice (positions {positions[db]} and {i}); "
+                                     "a ranking holds each doc once", source=_SOURCE)
+                positions[db] = i
                 queries.append(qb)
-                docs.append(encode_id(d))
+                docs.append(db)
                 scores.append(0.0)
         else:
             raise InputError(f"run[{q!r}] is a {type(results).__name__}; expected a dict doc -> score "
                              "or a ranked list of docs", source=_SOURCE)
         if ranked is not None and ranked != kind:
-            raise InputError("the run dict mixes scored dicts and ranked lists; use one kind", source=_SOURCE)
+            raise InputError(f"run[{q!r}]: the run dict mixes scored dicts and ranked lists; use one kind",
+                             source=_SOURCE)
         ranked = kind
     if not queries:
-        raise InputError("the run dict holds no results", source=_SOURCE)
+        raise InputError("the run dict holds no results; expected {query: {doc: score}} or "
+                         "{query: [doc, ...]}", source=_SOURCE)
     table = pa.table({"query": pa.array(queries, pa.binary()), "doc": pa.array(docs, pa.binary()),
                       "score": pa.array(scores, pa.float64())})
-    return Run(table, _SOURCE, tag=encode_id(tag), ranked=bool(ranked))
+    return Run(table, _SOURCE, origin="dict", tag=encode_id(tag), ranked=bool(ranked))

@@ -3,6 +3,10 @@
 AP = sum over relevant docs at rank i <= k of precision at i, divided by the
 denominator: ``R`` (trec_eval, ranx), ``min`` = min(R, k) (Spark MAP@k,
 RecBole) or ``hits`` = relevant retrieved in the top k (TorchMetrics).
+
+``SetAP`` is trec_eval's unranked ``set_map``: (relevant retrieved)^2 /
+(retrieved * R), i.e. set precision times set recall; 0 when nothing was
+retrieved or R = 0.
 """
 from __future__ import annotations
 
@@ -14,10 +18,10 @@ from .base import Family, Param, level_of, register
 def average_precision(batch, m) -> np.ndarray:
     level = level_of(batch, m)
     k = m.cutoff
-    is_rel = batch.is_rel(level)
-    seen = batch.rel_seen(level)
-    take = is_rel if k is None else is_rel & (batch.rank <= k)
-    precision_sum = batch.per_query_sum(np.where(take, seen / batch.rank, 0.0))
+    hits = batch.hits(level)
+    take = slice(None) if k is None else hits.rank <= k
+    q = hits.q[take]
+    precision_sum = np.bincount(q, weights=hits.seen[take] / hits.rank[take], minlength=batch.nq)
     denom_kind = m.get("denom")
     R = batch.num_rel(level).astype(np.float64)
     if denom_kind == "R":
@@ -25,7 +29,7 @@ def average_precision(batch, m) -> np.ndarray:
     elif denom_kind == "min":
         denom = R if k is None else np.minimum(R, k)
     else:  # hits
-        denom = batch.per_query_count(take).astype(np.float64)
+        denom = np.bincount(q, minlength=batch.nq).astype(np.float64)
     out = np.zeros(batch.nq)
     np.divide(precision_sum, denom, out=out, where=denom > 0)
     return out
@@ -38,3 +42,17 @@ register(Family("AP", "average precision: mean of precision at each relevant doc
                 average_precision, params=(_DENOM,)))
 register(Family("GMAP", "geometric mean over queries of AP (trec_eval gm_map)",
                 average_precision, params=(_DENOM,), aggregate="gmean"))
+
+
+def set_average_precision(batch, m) -> np.ndarray:
+    """Relevant retrieved squared / (retrieved * R)."""
+    level = level_of(batch, m)
+    hits = batch.per_query_count(batch.is_rel(level)).astype(np.float64)
+    denom = batch.num_ret.astype(np.float64) * batch.num_rel(level).astype(np.float64)
+    out = np.zeros(batch.nq)
+    np.divide(hits * hits, denom, out=out, where=denom > 0)
+    return out
+
+
+register(Family("SetAP", "unranked AP of the retrieved set: P * R over all retrieved (trec_eval set_map)",
+                set_average_precision, cutoff="none"))

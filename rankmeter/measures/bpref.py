@@ -1,1 +1,46 @@
-"""(to be written)"""
+"""Binary preference: ``Bpref`` and ``GMBpref`` (trec_eval ``bpref``, ``gm_bpref``).
+
+Buckley and Voorhees (SIGIR 2004). Only judged docs count: a doc absent from
+the qrels or judged with a negative grade is skipped. For each retrieved
+relevant doc (grade >= ``rel``), with n = judged non-relevant docs ranked
+above it, N = judged non-relevant docs of the query (0 <= grade < ``rel``)
+and R = relevant docs of the query::
+
+    term = 1                               if n == 0
+           1 - min(n, R) / min(N, R)       otherwise
+
+Bpref = sum of terms / R (0 when R = 0). ``GMBpref`` is the same per query,
+summarised by the geometric mean with trec_eval's 1e-5 floor.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Family, level_of, register
+
+
+def bpref(batch, m) -> np.ndarray:
+    """Per-query bpref (see module docstring)."""
+    level = level_of(batch, m)
+    is_rel = batch.is_rel(level)
+    nonrel_above = batch.segment_cumsum((batch.rel >= 0) & (batch.rel < level))
+    R = batch.num_rel(level)
+    N = batch.num_judged_nonrel(level)
+    q = batch.qidx
+    seen = np.minimum(nonrel_above, R[q]).astype(np.float64)
+    pool = np.minimum(N, R)[q].astype(np.float64)
+    has_nonrel = is_rel & (nonrel_above > 0)
+    frac = np.zeros(len(seen))
+    np.divide(seen, pool, out=frac, where=has_nonrel)
+    terms = np.where(is_rel, np.where(has_nonrel, 1.0 - frac, 1.0), 0.0)
+    total = batch.per_query_sum(terms)
+    out = np.zeros(batch.nq)
+    np.divide(total, R, out=out, where=R > 0)
+    return out
+
+
+register(Family("Bpref", "binary preference: for each relevant doc, the fraction of judged non-relevant docs "
+                         "(up to R) not ranked above it, averaged over R (trec_eval bpref)",
+                bpref, cutoff="none"))
+register(Family("GMBpref", "geometric mean over queries of Bpref (trec_eval gm_bpref)",
+                bpref, cutoff="none", aggregate="gmean"))

@@ -1,1 +1,285 @@
-"""(to be written)"""
+"""Gain-based measures: ``CG``, ``DCG``, ``nDCG`` and trec_eval's ``nDCGRel``, ``RnDCG``, ``G``, ``BinG``.
+
+nDCG has three choices (MEASURES.md section 4, "nDCG: the three choices"):
+
+* ``gain``: ``linear`` (g = grade, trec_eval), ``exp`` (g = 2^grade - 1) or a
+  map ``{grade: gain}``. Grades <= 0 gain 0 under ``linear`` and ``exp``. A
+  map overrides the linear gain of the grades it lists and leaves the others
+  at their grade, as trec_eval's ``ndcg.1=3,2=9`` does; its keys are
+  trec_eval relevance values, so a map may give grade 0 a gain, and -1 / -2
+  are the markers of docs absent from the qrels / judged with a negative
+  grade. Mapped gains may be negative: they count in the DCG of a ranking,
+  never in an ideal one.
+* ``discount``: ``log2`` (gain / log2(i + 1)) or ``jk`` (Järvelin and
+  Kekäläinen with base 2: gain for i < 2, gain / log2(i) from rank 2 on).
+* ``ideal``: ``qrels`` (best ordering of every judged doc of the query,
+  trec_eval), ``run`` (best ordering of the docs the run returned) or ``topk``
+  (best ordering of the run's top k docs). A zero ideal gives nDCG 0.
+
+Under trec_eval's names, ``ndcg`` is ``nDCG`` (gain map from its parameters)
+and ``ndcg_cut_k`` is ``nDCG@k``; neither uses ``-l``. ``nDCGRel``
+(``ndcg_rel``), ``RnDCG`` (``Rndcg``), ``G`` and ``BinG`` (``binG``) follow
+trec_eval 10.0's m_*.c definitions, documented on each kernel. Sums are
+added rank by rank, as trec_eval's loops add them, so printed values agree
+to the last digit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Family, Param, level_of, register
+
+__all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
+
+
+# ----------------------------------------------------------------- helpers
+def gain_values(grades: np.ndarray, spec) -> np.ndarray:
+    """Gain of each grade under ``spec`` (``"linear"``, ``"exp"`` or ((grade, gain), ...))."""
+    g = grades.astype(np.float64)
+    if spec == "exp":
+        return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
+    out = np.where(grades > 0, g, 0.0)
+    if not isinstance(spec, str):
+        for grade, gain in spec:
+            out[grades == grade] = gain
+    return out
+
+
+def _discounted(gains: np.ndarray, ranks: np.ndarray, discount: str) -> np.ndarray:
+    """gain / discount denominator, divided (not multiplied by a reciprocal) as trec_eval does."""
+    if discount == "jk":
+        denom = np.where(ranks < 2, 1.0, np.log2(np.maximum(ranks, 2).astype(np.float64)))
+    else:
+        denom = np.log2(ranks + 1.0)
+    return gains / denom
+
+
+def seq_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Running sum of ``values`` within each segment of ``offsets``, added left to right.
+
+    A global cumsum minus each segment's start value rounds differently from
+    a C loop's running sum; this pads segments of similar length (bucketed by
+    powers of two, so padding at most doubles the work) into rows and lets
+    ``cumsum`` run along each row.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty(len(values))
+    counts = np.diff(offsets)
+    segs = np.flatnonzero(counts)
+    if len(segs) == 0:
+        return out
+    bucket = np.frexp(counts[segs] - 1)[1]  # bit length of len-1: same bucket => within 2x
+    for b in np.unique(bucket).tolist():
+        chosen = segs[bucket == b]
+        lens = counts[chosen]
+        rows = np.repeat(np.arange(len(chosen)), lens)
+        cols = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        idx = np.repeat(offsets[chosen], lens) + cols
+        pad = np.zeros((len(chosen), int(lens.max())))
+        pad[rows, cols] = values[idx]
+        np.cumsum(pad, axis=1, out=pad)
+        out[idx] = pad[rows, cols]
+    return out
+
+
+def desc_by_query(values: np.ndarray, qidx: np.ndarray, nq: int):
+    """Sort ``values`` descending within each query.
+
+    Returns (sorted values, query index of each, offsets (nq + 1), 1-based position).
+    """
+    order = np.lexsort((-values, qidx))
+    vals, q = values[order], qidx[order]
+    counts = np.bincount(q, minlength=nq)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    pos = np.arange(len(vals)) - offsets[q] + 1
+    return vals, q, offsets, pos
+
+
+def _ideal_gains(batch, spec):
+    """Positive gains of each query's judged docs (grades >= 0), best first: vals, qidx, offsets, pos."""
+    keep = batch.judged_rel > 0 if isinstance(spec, str) else batch.judged_rel >= 0
+    gains = gain_values(batch.judged_rel[keep], spec)
+    q = batch.judged_qidx[keep]
+    if isinstance(spec, str):
+        # linear and exp gains rise with the grade and judged_rel is sorted descending: already ideal
+        counts = np.bincount(q, minlength=batch.nq)
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return gains, q, offsets, np.arange(len(gains)) - offsets[q] + 1
+    pos = gains > 0
+    return desc_by_query(gains[pos], q[pos], batch.nq)
+
+
+def _gather(prefix: np.ndarray, offsets: np.ndarray, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """prefix[offsets[q] + k - 1] where k >= 1, else 0 (the running sum over the first k entries)."""
+    out = np.zeros(len(q))
+    ok = k >= 1
+    if ok.any():
+        out[ok] = prefix[offsets[q[ok]] + k[ok] - 1]
+    return out
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num))
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+# ---------------------------------------------------------- CG, DCG, nDCG
+def _top_rows(batch, k):
+    """Row indices of the top k ranks (every row without a cutoff) and their query and rank."""
+    if k is None:
+        return slice(None), batch.qidx, batch.rank
+    rows = np.flatnonzero(batch.rank <= k)
+    return rows, batch.qidx[rows], batch.rank[rows]
+
+
+def cumulative_gain(batch, m) -> np.ndarray:
+    """Sum of the gains in the top k (the whole ranking without a cutoff)."""
+    rows, q, _ = _top_rows(batch, m.cutoff)
+    g = gain_values(batch.rel[rows], m.get("gain"))
+    return np.bincount(q, weights=g, minlength=batch.nq).astype(np.float64)
+
+
+def _dcg(batch, m) -> np.ndarray:
+    rows, q, rank = _top_rows(batch, m.cutoff)
+    d = _discounted(gain_values(batch.rel[rows], m.get("gain")), rank, m.get("discount"))
+    return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
+
+
+def discounted_cumulative_gain(batch, m) -> np.ndarray:
+    """sum over ranks i <= k of gain(rel_i) discounted by rank."""
+    return _dcg(batch, m)
+
+
+def _ideal_dcg(batch, m) -> np.ndarray:
+    spec, k, ideal = m.get("gain"), m.cutoff, m.get("ideal")
+    if ideal == "qrels":
+        vals, q, _, pos = _ideal_gains(batch, spec)
+    else:
+        rows, q, _ = _top_rows(batch, k if ideal == "topk" else None)
+        g = gain_values(batch.rel[rows], spec)
+        vals, q, _, pos = desc_by_query(g[g > 0], q[g > 0], batch.nq)
+    d = _discounted(vals, pos, m.get("discount"))
+    if k is not None:
+        d = np.where(pos <= k, d, 0.0)
+    return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
+
+
+def ndcg(batch, m) -> np.ndarray:
+    """DCG@k over the DCG@k of the ideal ordering; 0 when the ideal is 0."""
+    return _safe_div(_dcg(batch, m), _ideal_dcg(batch, m))
+
+
+# ----------------------------------------------------- trec_eval variants
+def _run_and_ideal(batch, spec):
+    """Per rank: gain, running DCG; judged side: ideal gains, their running DCG, offsets; per query Npos."""
+    g = gain_values(batch.rel, spec)
+    run_dcg = seq_cumsum(_discounted(g, batch.rank, "log2"), batch.offsets)
+    vals, q, offsets, pos = _ideal_gains(batch, spec)
+    ideal_dcg = seq_cumsum(_discounted(vals, pos, "log2"), offsets)
+    npos = np.diff(offsets)
+    return g, run_dcg, vals, ideal_dcg, offsets, npos
+
+
+def ndcg_rel(batch, m) -> np.ndarray:
+    """trec_eval ``ndcg_rel``: nDCG averaged over the relevant (positive-gain) docs.
+
+    At each retrieved doc with gain > 0 at rank i: DCG(i) / IDCG(min(i, Npos)),
+    Npos = judged docs with positive gain; each such doc not retrieved adds
+    DCG(all) / IDCG(all). The sum is divided by Npos (0 when the sum is 0).
+    """
+    g, run_dcg, _, ideal_dcg, offsets, npos = _run_and_ideal(batch, m.get("gain"))
+    q = batch.qidx
+    rel = g > 0
+    at = _gather(ideal_dcg, offsets, q, np.minimum(batch.rank, npos[q]))
+    ok = rel & (at > 0)
+    terms = batch.per_query_sum(np.where(ok, run_dcg / np.where(ok, at, 1.0), 0.0))
+    full_run = batch.at_rank(run_dcg, batch.num_ret, fill=0.0)
+    full_ideal = _gather(ideal_dcg, offsets, np.arange(batch.nq), npos)
+    missing = (npos - batch.per_query_count(rel)).astype(np.float64)
+    terms = terms + _safe_div(missing * full_run, full_ideal)
+    out = np.zeros(batch.nq)
+    np.divide(terms, npos, out=out, where=terms > 0)
+    return out
+
+
+def r_ndcg(batch, m) -> np.ndarray:
+    """trec_eval ``Rndcg``: nDCG averaged at the points where the ideal gain changes.
+
+    With I_j the j-th best positive judged gain, a change point is each j in
+    1..Npos with I_{j+1} != I_j (j = Npos always is); it scores DCG over the
+    first min(j, retrieved) ranks / IDCG over the first j. When more than
+    Npos + 1 docs are retrieved, DCG(all) / IDCG(all) is averaged in too
+    (trec_eval's loop skips it at exactly Npos + 1). 0 when R (at ``rel``) is 0.
+    """
+    g, run_dcg, vals, ideal_dcg, offsets, npos = _run_and_ideal(batch, m.get("gain"))
+    q = np.repeat(np.arange(batch.nq), npos)
+    j = np.arange(len(vals)) - offsets[q] + 1
+    nxt = np.append(vals[1:], 0.0)
+    change = (j == npos[q]) | (nxt != vals)
+    run_at = _gather(run_dcg, batch.offsets, q, np.minimum(j, batch.num_ret[q]))
+    ratio = np.where(change, run_at / np.where(change, ideal_dcg, 1.0), 0.0)
+    total = np.bincount(q, weights=ratio, minlength=batch.nq).astype(np.float64)
+    count = np.bincount(q[change], minlength=batch.nq).astype(np.float64)
+    tail = (batch.num_ret > npos + 1) & (npos > 0)
+    full_run = batch.at_rank(run_dcg, batch.num_ret, fill=0.0)
+    full_ideal = _gather(ideal_dcg, offsets, np.arange(batch.nq), npos)
+    total = total + np.where(tail, _safe_div(full_run, full_ideal), 0.0)
+    count = count + tail
+    out = _safe_div(total, count)  # trec_eval divides 0 by 0 when no change point exists
+    out[batch.num_rel(level_of(batch, m)) == 0] = 0.0
+    return out
+
+
+def g_measure(batch, m) -> np.ndarray:
+    """trec_eval ``G``: sum of gain_i / log2(2 + cost_i - got_i) over the ideal gain total.
+
+    got_i = gains retrieved at ranks <= i; cost_i = sum over ranks <= i of
+    max(I_j, 1) with I_j the j-th best positive judged gain (0 past the last).
+    """
+    g, _, vals, _, offsets, npos = _run_and_ideal(batch, m.get("gain"))
+    q = batch.qidx
+    ideal_here = _gather(vals, offsets, q, np.where(batch.rank <= npos[q], batch.rank, 0))
+    cost = seq_cumsum(np.maximum(ideal_here, 1.0), batch.offsets)
+    got = seq_cumsum(g, batch.offsets)
+    terms = np.where(g != 0, g / np.log2((2.0 + cost) - got), 0.0)
+    total_ideal = np.bincount(np.repeat(np.arange(batch.nq), npos), weights=vals,
+                              minlength=batch.nq).astype(np.float64)
+    return _safe_div(batch.per_query_sum(terms), total_ideal)
+
+
+def bin_g(batch, m) -> np.ndarray:
+    """trec_eval ``binG``: mean over the R relevant docs of 1 / log2(2 + nonrelevant retrieved above it)."""
+    level = level_of(batch, m)
+    is_rel = batch.is_rel(level)
+    above = (2 + batch.rank - batch.rel_seen(level)).astype(np.float64)
+    terms = batch.per_query_sum(np.where(is_rel, 1.0 / np.log2(above), 0.0))
+    out = _safe_div(terms, batch.num_rel(level).astype(np.float64))
+    out[batch.per_query_count(is_rel) == 0] = 0.0
+    return out
+
+
+# ---------------------------------------------------------------- registry
+_GAIN = Param("gain", "linear", "gain of a grade: linear (= grade), exp (2^grade - 1) or a map {grade: gain} "
+              "overriding the linear gain of the grades it lists", kind="choice_or_gains",
+              choices=("linear", "exp"))
+_DISCOUNT = Param("discount", "log2", "rank discount: log2 = 1/log2(i+1); jk = 1 for i < 2, 1/log2(i) after "
+                  "(Järvelin & Kekäläinen, base 2)", kind="choice", choices=("log2", "jk"))
+_IDEAL = Param("ideal", "qrels", "ideal ranking: best ordering of the query's judged docs (qrels), of the docs "
+               "the run returned (run), or of the run's top k docs (topk)", kind="choice",
+               choices=("qrels", "run", "topk"))
+
+register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,
+                params=(_GAIN,), trec_uses_level=False))
+register(Family("DCG", "discounted cumulative gain: sum of gain(rel_i) * discount(i) over the top k",
+                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), trec_uses_level=False))
+register(Family("nDCG", "normalised DCG: DCG@k / DCG@k of the ideal ranking (trec_eval ndcg, ndcg_cut_k)",
+                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), trec_uses_level=False))
+register(Family("nDCGRel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", ndcg_rel,
+                params=(_GAIN,), cutoff="none", trec_uses_level=False))
+register(Family("RnDCG", "nDCG averaged where the ideal gain level changes (trec_eval Rndcg)", r_ndcg,
+                params=(_GAIN,), cutoff="none"))
+register(Family("G", "trec_eval's normalised gain G: gain / log2(2 + ideal cost - gain so far)", g_measure,
+                params=(_GAIN,), cutoff="none", trec_uses_level=False))
+register(Family("BinG", "binary G: mean over relevant docs of 1 / log2(2 + nonrelevant above) (trec_eval binG)",
+                bin_g, cutoff="none"))

@@ -1,1 +1,47 @@
-"""(to be written)"""
+"""Inferred average precision: ``infAP`` (trec_eval ``infAP``; Yilmaz and Aslam, CIKM 2006).
+
+For judgments made on a random sample of the pool: qrels entries with a
+negative grade are pooled but not judged. Docs absent from the qrels are
+outside the pool. At the relevant doc (grade >= ``rel``) at rank k > 1, with
+r = relevant docs above it, n = judged non-relevant docs above it, u = pooled
+but unjudged docs above it and eps = 1e-5::
+
+    term = 1/k + ((k-1)/k) * ((r + n + u) / (k-1)) * ((r + eps) / (r + n + 2 eps))
+
+and 1 at rank 1. infAP = sum of terms / R (0 when R = 0). Docs outside the
+pool count in k - 1 but in none of r, n, u, so they pull the estimate down
+like non-relevant docs; pooled unjudged docs are assumed relevant in the
+proportion r / (r + n). When every retrieved doc is judged, infAP equals AP
+up to eps.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.batch import UNJUDGED
+from .base import Family, level_of, register
+
+_EPS = 0.00001  # trec_eval's INFAP_EPSILON
+
+
+def inferred_ap(batch, m) -> np.ndarray:
+    """Per-query infAP (see module docstring)."""
+    level = level_of(batch, m)
+    is_rel = batch.is_rel(level)
+    r = (batch.rel_seen(level) - 1).astype(np.float64)            # relevant strictly above
+    n = batch.segment_cumsum((batch.rel >= 0) & (batch.rel < level)).astype(np.float64)
+    u = batch.segment_cumsum(batch.rel == UNJUDGED).astype(np.float64)
+    j = (batch.rank - 1).astype(np.float64)                        # docs above, any kind
+    later = is_rel & (j > 0)
+    js = np.where(later, j, 1.0)
+    # Same operation order as trec_eval's m_infap.c, so the last digit agrees.
+    term = 1.0 / (js + 1.0) + (js / (js + 1.0)) * ((r + n + u) / js) * ((r + _EPS) / (r + n + 2 * _EPS))
+    terms = np.where(later, term, np.where(is_rel, 1.0, 0.0))
+    R = batch.num_rel(level)
+    out = np.zeros(batch.nq)
+    np.divide(batch.per_query_sum(terms), R, out=out, where=R > 0)
+    return out
+
+
+register(Family("infAP", "inferred AP for sampled judgments (trec_eval infAP; Yilmaz & Aslam 2006)",
+                inferred_ap, cutoff="none"))

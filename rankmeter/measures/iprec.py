@@ -1,1 +1,88 @@
-"""(to be written)"""
+"""Interpolated precision: ``IPrec@r`` and ``IPrecAvg(recalls=[...])``.
+
+``IPrec@r`` is trec_eval's ``iprec_at_recall_r``: the interpolated precision
+at recall level r, the points of the standard recall-precision graph. With
+P(y) the precision at rank y, interpolated precision at rank x is
+max over y >= x of P(y). The level r becomes a count of relevant docs
+
+    c = lround(r * R)        (round half away from zero: trec_eval 10.0;
+                              9.x used floor(r * R + 0.9))
+
+and IPrec@r is the interpolated precision at the rank of the c-th relevant
+retrieved doc; 0 when fewer than c relevant docs are retrieved; the
+maximum precision over the whole ranking when c <= 0 (r = 0, or R = 0).
+
+``IPrecAvg`` is trec_eval's ``11pt_avg``: the mean of IPrec over the given
+recall levels (default the eleven 0.0, 0.1, ..., 1.0). A level given twice
+counts twice, as in trec_eval. trec_eval 10.0 processes the levels in the
+order given and so gives order-dependent results for an unsorted list; here
+the levels are sorted first, which is what trec_eval computes for sorted ones.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import MeasureError
+from .base import Family, Param, level_of, register
+
+_ELEVEN = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C ``lround``: nearest integer, halves away from zero (np.rint rounds halves to even)."""
+    a = np.abs(x)
+    whole = np.floor(a)
+    return (np.sign(x) * (whole + (a - whole >= 0.5))).astype(np.int64)
+
+
+def _interpolated(batch, level: int) -> np.ndarray:
+    """Per rank, max precision at this rank or any lower one of the same query.
+
+    A segmented suffix maximum, done exactly: precisions are replaced by their
+    integer order among all distinct values and offset per query so that
+    one running maximum over the reversed array restarts at each query.
+    """
+    cached = batch._cache.get(("iprec_interpolated", level))
+    if cached is not None:
+        return cached
+    precision = batch.rel_seen(level) / batch.rank
+    distinct, code = np.unique(precision, return_inverse=True)
+    base = (batch.nq - 1 - batch.qidx) * np.int64(len(distinct))
+    running = np.maximum.accumulate((base + code)[::-1])[::-1]
+    out = distinct[running - base] if len(distinct) else precision
+    batch._cache[("iprec_interpolated", level)] = out
+    return out
+
+
+def _iprec_at(batch, level: int, recall_level: float) -> np.ndarray:
+    is_rel = batch.is_rel(level)
+    count = _lround(recall_level * batch.num_rel(level).astype(np.float64))
+    seen = batch.rel_seen(level)
+    # rank of the count-th relevant retrieved doc (0 when there are fewer)
+    rank = batch.first_rank(is_rel & (seen == count[batch.qidx]))
+    rank[count <= 0] = 1
+    return batch.at_rank(_interpolated(batch, level), rank, fill=0.0)
+
+
+def iprec_at_recall(batch, m) -> np.ndarray:
+    """Interpolated precision at recall level ``m.cutoff`` (trec_eval iprec_at_recall)."""
+    return _iprec_at(batch, level_of(batch, m), float(m.cutoff))
+
+
+def iprec_average(batch, m) -> np.ndarray:
+    """Mean interpolated precision over the recall levels (trec_eval 11pt_avg)."""
+    recalls = sorted(m.get("recalls"))
+    if not recalls:
+        raise MeasureError("IPrecAvg: recalls must hold at least one recall level")
+    level = level_of(batch, m)
+    total = np.zeros(batch.nq)
+    for r in reversed(recalls):  # trec_eval adds from the highest level down
+        total += _iprec_at(batch, level, r)
+    return total / len(recalls)
+
+
+register(Family("IPrec", "interpolated precision at recall level r (trec_eval iprec_at_recall_r)",
+                iprec_at_recall, cutoff="required", cutoff_kind=float))
+register(Family("IPrecAvg", "mean interpolated precision over recall levels (trec_eval 11pt_avg)",
+                iprec_average, cutoff="none",
+                params=(Param("recalls", _ELEVEN, "recall levels to average over", kind="floats"),)))

@@ -1,22 +1,77 @@
 """Precision: ``P@k`` (trec_eval ``P_k``) and ``P`` without cutoff (trec_eval ``set_P``).
 
 P@k divides by k even when fewer than k docs were retrieved (trec_eval).
+
+Also the precision variants of trec_eval:
+
+* ``RelativeP@k`` (``relative_P_k``): relevant in the top k / min(k, R), the
+  fraction of the best possible precision at k; ``RelativeP`` without a
+  cutoff (``set_relative_P``): relevant retrieved / min(retrieved, R).
+  Both are 0 when R = 0.
+* ``Rprec`` (``Rprec``): relevant in the top R / R.
+* ``RprecMult(mult=m)`` (``Rprec_mult_m``): precision at rank
+  c = floor(m * R + 0.9) (trec_eval's ``(long)(m*R+0.9)``, kept in 10.0),
+  missing ranks counting as non-relevant; 0 when c = 0.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, level_of, register
+from .base import Family, Param, level_of, register
 
 
 def precision(batch, m) -> np.ndarray:
-    is_rel = batch.is_rel(level_of(batch, m))
+    hits = batch.hits(level_of(batch, m))
     if m.cutoff is None:
-        hits = batch.per_query_count(is_rel)
+        found = np.bincount(hits.q, minlength=batch.nq)
         out = np.zeros(batch.nq)
-        np.divide(hits, batch.num_ret, out=out, where=batch.num_ret > 0)
+        np.divide(found, batch.num_ret, out=out, where=batch.num_ret > 0)
         return out
-    return batch.count_upto(is_rel, m.cutoff) / m.cutoff
+    return np.bincount(hits.q[hits.rank <= m.cutoff], minlength=batch.nq) / m.cutoff
 
 
 register(Family("P", "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)", precision))
+
+
+def relative_precision(batch, m) -> np.ndarray:
+    """Relevant in the top k / min(k, R) (no k: relevant retrieved / min(retrieved, R)); 0 when R = 0."""
+    level = level_of(batch, m)
+    is_rel = batch.is_rel(level)
+    num_rel = batch.num_rel(level)
+    if m.cutoff is None:
+        hits = batch.per_query_count(is_rel)
+        best = np.minimum(batch.num_ret, num_rel)
+    else:
+        hits = batch.count_upto(is_rel, m.cutoff)
+        best = np.minimum(m.cutoff, num_rel)
+    out = np.zeros(batch.nq)
+    np.divide(hits, best, out=out, where=best > 0)
+    return out
+
+
+def _precision_at(batch, is_rel, k: np.ndarray) -> np.ndarray:
+    """Per query, relevant in the top k / k for a per-query k; 0 where k = 0."""
+    out = np.zeros(batch.nq)
+    np.divide(batch.count_upto(is_rel, k), k, out=out, where=k > 0)
+    return out
+
+
+def r_precision(batch, m) -> np.ndarray:
+    """Relevant in the top R / R; 0 when R = 0."""
+    level = level_of(batch, m)
+    return _precision_at(batch, batch.is_rel(level), batch.num_rel(level))
+
+
+def r_precision_mult(batch, m) -> np.ndarray:
+    """Precision at rank floor(mult * R + 0.9), as trec_eval's Rprec_mult."""
+    level = level_of(batch, m)
+    k = np.trunc(m.get("mult") * batch.num_rel(level) + 0.9).astype(np.int64)
+    return _precision_at(batch, batch.is_rel(level), k)
+
+
+register(Family("RelativeP", "relevant in the top k / min(k, R) (no k: relevant retrieved / min(retrieved, R))",
+                relative_precision))
+register(Family("Rprec", "R-precision: relevant in the top R / R", r_precision, cutoff="none"))
+register(Family("RprecMult", "precision at rank floor(mult * R + 0.9) (trec_eval Rprec_mult)", r_precision_mult,
+                params=(Param("mult", 1.0, "multiple of R at which precision is taken", minimum=0.0),),
+                cutoff="none"))

@@ -1,1 +1,110 @@
-"""(to be written)"""
+"""Rank-biased precision: ``RBP`` and its residual ``RBP_resid`` (Moffat and Zobel, TOIS 2008).
+
+``RBP(p) = (1 - p) * sum_i g_i * p^(i-1)``: a user reads rank 1 and goes on
+from each rank to the next with probability ``p`` (default 0.8; trec_eval's
+``rbp`` keeps 0.9). The gain g_i of the doc at rank i (``gain``):
+
+* ``binary`` (default): 1 when its grade is >= ``rel``, else 0;
+* ``graded``: grade / the query's highest judged grade (grades <= 0 gain 0);
+* ``trec_eval``: trec_eval's intended per-query rule (MEASURES.md section 5):
+  the gain table holds every level from 0 to the query's highest judged
+  grade, with gain = level; if a gain in the table lies outside [0, 1],
+  every gain becomes (g - min) / (max - min) over the table. Docs absent
+  from the qrels or judged with a negative grade gain 0. (trec_eval 10.0
+  reads min and max uninitialised, so its graded rbp is garbage.)
+* a map ``{grade: gain}``: the ``trec_eval`` rule with these gains for the
+  listed levels, which join the table (trec_eval's ``rbp.p=0.8,2=1``).
+
+``RBP_resid`` is the width of the uncertainty band: ``p^n + (1 - p) *
+sum over unjudged ranks i of p^(i-1)``, n = docs retrieved, i.e. how much
+RBP could still rise if every unjudged retrieved doc and every doc past the
+ranking had gain 1. Under the ``trec_eval`` gain (or a map) it is 0 when no
+unjudged doc was retrieved, as trec_eval prints. Powers of p are built by
+repeated multiplication, as trec_eval does, so printed values agree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Family, Param, level_of, register
+
+
+def _powers(p: float, n: int) -> np.ndarray:
+    """1, p, p*p, ... (n + 1 values), each the previous times p."""
+    return np.cumprod(np.concatenate(([1.0], np.full(n, p))))
+
+
+def _table_gains(batch, pairs: tuple) -> np.ndarray:
+    """Per-rank gain under trec_eval's intended table rule with gain overrides ``pairs``."""
+    rel = batch.rel
+    q = batch.qidx
+    keys = np.array([k for k, _ in pairs], dtype=np.int64)
+    vals = np.array([v for _, v in pairs], dtype=np.float64)
+    # Table levels: 0..L-1 (L = highest judged grade + 1, 0 without judged grades >= 0) plus the keys.
+    L = np.where(batch.num_rel(0) > 0, batch.max_grade + 1, 0)
+    low = 0
+    while low in set(keys.tolist()):
+        low += 1
+    high = L - 1
+    for _ in range(len(keys)):
+        high = np.where(np.isin(high, keys), high - 1, high)
+    has_plain = (low < L) & (high >= 0)
+    tmin = np.where(has_plain, float(low), np.inf)
+    tmax = np.where(has_plain, high.astype(np.float64), -np.inf)
+    if len(keys):
+        tmin = np.minimum(tmin, vals.min())
+        tmax = np.maximum(tmax, vals.max())
+    g = np.where(rel > 0, rel.astype(np.float64), 0.0)
+    in_table = rel >= 0
+    for k, v in pairs:
+        g[rel == k] = v
+        in_table |= rel == k
+    rescale = ((tmin < 0) | (tmax > 1)) & (tmax > tmin)
+    lo = np.where(rescale, tmin, 0.0)[q]
+    span = np.where(rescale, tmax - tmin, 1.0)[q]
+    return np.where(in_table, (g - lo) / span, 0.0)
+
+
+def _gains(batch, m) -> np.ndarray:
+    spec = m.get("gain")
+    if spec == "binary":
+        return batch.is_rel(level_of(batch, m)).astype(np.float64)
+    if spec == "graded":
+        top = batch.max_grade[batch.qidx].astype(np.float64)
+        out = np.zeros(len(batch.rel))
+        np.divide(batch.rel, top, out=out, where=(batch.rel > 0) & (top > 0))
+        return out
+    return _table_gains(batch, () if spec == "trec_eval" else spec)
+
+
+def rbp(batch, m) -> np.ndarray:
+    """(1 - p) * sum_i g_i p^(i-1) per query."""
+    p = m.get("p")
+    powers = _powers(p, int(batch.num_ret.max(initial=0)))
+    g = _gains(batch, m)
+    return (1.0 - p) * batch.per_query_sum(g * powers[batch.rank - 1])
+
+
+def rbp_resid(batch, m) -> np.ndarray:
+    """p^n + (1 - p) * sum over unjudged ranks of p^(i-1); trec_eval's 0 without unjudged docs."""
+    p = m.get("p")
+    powers = _powers(p, int(batch.num_ret.max(initial=0)))
+    unjudged = batch.rel < 0
+    out = powers[batch.num_ret] + (1.0 - p) * batch.per_query_sum(np.where(unjudged, powers[batch.rank - 1], 0.0))
+    if m.get("gain") not in ("binary", "graded"):
+        out[batch.per_query_count(unjudged) == 0] = 0.0
+    return out
+
+
+_PARAMS = (
+    Param("p", 0.8, "persistence: probability of going on to the next rank", minimum=0.0, maximum=1.0),
+    Param("gain", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest grade), trec_eval "
+          "(trec_eval's per-query table rule) or a map {grade: gain} for that rule", kind="choice_or_gains",
+          choices=("binary", "graded", "trec_eval")),
+)
+
+register(Family("RBP", "rank-biased precision: (1 - p) sum_i g_i p^(i-1) (Moffat & Zobel 2008; trec_eval rbp)",
+                rbp, params=_PARAMS, cutoff="none", trec_uses_level=False))
+register(Family("RBP_resid", "RBP residual: how much RBP could rise if unjudged docs had gain 1 "
+                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none",
+                trec_uses_level=False))

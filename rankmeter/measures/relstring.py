@@ -1,1 +1,41 @@
-"""(to be written)"""
+"""The grades of the top ranks as text: ``RelString@k`` (trec_eval ``relstring``).
+
+One character per rank of the top k (the whole ranking without a cutoff):
+the grade when it is 0-9, ``>`` above 9, ``-`` for a doc absent from the
+qrels, ``.`` for a doc judged with a negative grade (pooled, not judged).
+A ranking shorter than k gives a shorter string. trec_eval prints it per
+query only, between single quotes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.batch import NONPOOL, UNJUDGED
+from .base import Family, register
+
+
+def _chars(rel: np.ndarray) -> np.ndarray:
+    """ASCII code of each rank's character."""
+    out = np.full(len(rel), ord("<"), dtype=np.uint8)
+    digit = (rel >= 0) & (rel <= 9)
+    out[digit] = ord("0") + rel[digit]
+    out[rel > 9] = ord(">")
+    out[rel == NONPOOL] = ord("-")
+    out[rel == UNJUDGED] = ord(".")
+    return out
+
+
+def relstring(batch, m) -> np.ndarray:
+    """Object array of one str per query."""
+    k = m.cutoff
+    take = np.ones(len(batch.rel), dtype=bool) if k is None else batch.rank <= k
+    width = int(np.minimum(batch.num_ret, k if k is not None else batch.num_ret).max(initial=0))
+    # Rows of NUL-padded bytes viewed as fixed-width strings; numpy drops trailing NULs.
+    rows = np.zeros((batch.nq, max(width, 1)), dtype=np.uint8)
+    rows[batch.qidx[take], batch.rank[take] - 1] = _chars(batch.rel[take])
+    text = rows.view(f"S{rows.shape[1]}").ravel()
+    return text.astype(str).astype(object)
+
+
+register(Family("RelString", "the grades of the top k docs as a string (trec_eval relstring)", relstring,
+                text=True, trec_uses_level=False))

@@ -1,1 +1,36 @@
-"""(to be written)"""
+"""Reciprocal rank and success: ``RR``, ``RR@k`` and ``Success@k``.
+
+``RR`` is trec_eval's ``recip_rank``: 1 / rank of the first relevant doc, 0
+when none is retrieved; with a cutoff (``RR@10``, MS MARCO's MRR@10) a first
+relevant doc below rank k also scores 0. ``Success@k`` is trec_eval's
+``success_k``: 1 when a relevant doc is in the top k, else 0; without a
+cutoff, 1 when any relevant doc is retrieved.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Family, level_of, register
+
+
+def reciprocal_rank(batch, m) -> np.ndarray:
+    """1 / rank of the first relevant doc (within the cutoff), else 0."""
+    first = batch.first_rank(batch.is_rel(level_of(batch, m)))
+    hit = first > 0
+    if m.cutoff is not None:
+        hit &= first <= m.cutoff
+    out = np.zeros(batch.nq)
+    np.divide(1.0, first, out=out, where=hit)
+    return out
+
+
+def success(batch, m) -> np.ndarray:
+    """1.0 when a relevant doc is in the top k (anywhere without a cutoff), else 0.0."""
+    is_rel = batch.is_rel(level_of(batch, m))
+    hits = batch.per_query_count(is_rel) if m.cutoff is None else batch.count_upto(is_rel, m.cutoff)
+    return (hits > 0).astype(np.float64)
+
+
+register(Family("RR", "reciprocal rank of the first relevant doc (within k), 0 if none (trec_eval recip_rank)",
+                reciprocal_rank))
+register(Family("Success", "1 if a relevant doc is in the top k, else 0 (trec_eval success_k)", success))

@@ -14,14 +14,16 @@ def _fmt(value) -> str:
 
 
 def _rows(results_list, names, per_query):
-    header = ["run", "query"] + [str(m) for m in results_list[0].measures]
+    measure_names = results_list[0].names
+    header = ["run", "query"] + measure_names
     rows = []
     for res, name in zip(results_list, names):
         label = res.run or name
         if per_query:
+            columns = [res.values(m) for m in measure_names]
             for i, q in enumerate(res.queries):
-                rows.append([label, q] + [res._values[m][i] for m in res.measures])
-        rows.append([label, "all"] + [res[m] for m in res.measures])
+                rows.append([label, q] + [col[i] for col in columns])
+        rows.append([label, "all"] + list(res.mean.values()))
     return header, rows
 
 

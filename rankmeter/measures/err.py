@@ -1,0 +1,98 @@
+"""Expected reciprocal rank: ``ERR@k`` and ``nERR@k`` (Chapelle et al. 2009).
+
+The user scans down the ranking; the doc at rank i satisfies them with
+probability R_i = (2^g_i - 1) / 2^g_max, and after a doc that did not satisfy
+they go on with probability ``p``::
+
+    ERR@k = sum_{i<=k} (1/i) * R_i * prod_{j<i} ((1 - R_j) * p)
+
+Grades below the relevance threshold ``rel`` (so unjudged docs and negative
+grades) count as 0; a grade above ``max_grade`` counts as ``max_grade`` (so
+R_i < 1 always). ``nERR@k`` divides by the ERR@k of the ideal ordering of the
+query's judged docs (0 when that is 0). gdeval (TREC Web track) is ERR@k with
+``max_grade=4``, ``p=1``.
+
+``max_grade`` defaults to the highest grade judged in the batch. The kernel
+sees only its batch, so a caller that wants the highest grade of the whole
+qrels (queries without results included) sets ``max_grade`` explicitly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Family, Param, level_of, register
+from ..engine.batch import Batch
+
+
+def _grades(rel: np.ndarray, level: int, top: int) -> np.ndarray:
+    """Grades as ERR reads them: < level (and unjudged markers) -> 0, capped at ``top``."""
+    return np.where(rel >= max(level, 1), np.minimum(rel, top), 0)
+
+
+def _max_grade(batch: Batch, m) -> int:
+    given = m.get("max_grade")
+    if given is not None:
+        return int(given)
+    return int(max(batch.judged_rel.max(initial=0), 0))
+
+
+def _err(batch: Batch, grades: np.ndarray, top: int, p: float, k: int | None) -> np.ndarray:
+    """ERR over the rankings of ``batch`` with per-rank ``grades`` (already mapped to 0..top).
+
+    Grades are small integers, so the probability of reaching rank i factors
+    by grade: p^(i-1) * prod_L (1 - R_L)^(docs of grade L above i). The exact
+    integer counts keep this free of the rounding a running product of many
+    factors would accumulate.
+    """
+    rank = batch.rank
+    inside = np.ones(len(grades), dtype=bool) if k is None else rank <= k
+    denom = 2.0 ** top
+    reach = np.power(p, rank - 1.0)
+    for level in np.unique(grades[inside & (grades > 0)]).tolist():
+        is_level = grades == level
+        above = batch.segment_cumsum(is_level) - is_level  # docs of this grade strictly above
+        reach = reach * np.power(1.0 - (2.0 ** level - 1.0) / denom, above)
+    satisfy = (np.power(2.0, grades) - 1.0) / denom
+    return batch.per_query_sum(np.where(inside & (grades > 0), satisfy * reach / rank, 0.0))
+
+
+def _ideal_batch(batch: Batch, grades: np.ndarray) -> Batch:
+    """A batch whose rankings are the judged ``grades`` of each query, best first.
+
+    ``judged_rel`` is sorted descending per query and the grade mapping of
+    :func:`_grades` never reverses two grades, so ``grades`` is already ideal.
+    """
+    return Batch(queries=batch.queries, offsets=batch.judged_offsets, rel=grades,
+                 judged_offsets=batch.judged_offsets, judged_rel=batch.judged_rel)
+
+
+def err(batch: Batch, m) -> np.ndarray:
+    """ERR@k per query (the whole ranking without a cutoff)."""
+    top = _max_grade(batch, m)
+    grades = _grades(batch.rel, level_of(batch, m), top)
+    return _err(batch, grades, top, m.get("p"), m.cutoff)
+
+
+def nerr(batch: Batch, m) -> np.ndarray:
+    """ERR@k divided by the ERR@k of the best ordering of the query's judged docs; 0 when that is 0."""
+    top = _max_grade(batch, m)
+    level = level_of(batch, m)
+    found = _err(batch, _grades(batch.rel, level, top), top, m.get("p"), m.cutoff)
+    judged = _grades(batch.judged_rel, level, top)
+    ideal = _err(_ideal_batch(batch, judged), judged, top, m.get("p"), m.cutoff)
+    out = np.zeros(batch.nq)
+    np.divide(found, ideal, out=out, where=ideal > 0)
+    return out
+
+
+_PARAMS = (
+    Param("max_grade", None, "g_max of R_i = (2^g - 1) / 2^g_max (gdeval: 4); default: the highest grade "
+          "judged in the evaluated queries", kind="int", minimum=0),
+    Param("p", 1.0, "probability of going on after a doc that did not satisfy", minimum=0.0, maximum=1.0),
+)
+
+register(Family("ERR", "expected reciprocal rank: sum of (1/i) R_i prod_{j<i} (1 - R_j) p, "
+                       "R_i = (2^g - 1) / 2^g_max (Chapelle et al. 2009)", err, params=_PARAMS,
+                trec_uses_level=False))
+register(Family("nERR", "ERR@k over the ERR@k of the ideal ordering of the judged docs", nerr, params=_PARAMS,
+                trec_uses_level=False))
