@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .api import Results, evaluate
+from .explain import Explanation, explain
 from .errors import InputError, MeasureError, ParameterError, RankmeterError
 from .io import read_qrels, read_run
 from .measures import Measure, parse_measure
@@ -16,6 +17,6 @@ from .tables import Qrels, Run
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "Results", "read_qrels", "read_run", "parse_measure", "Measure",
+    "evaluate", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
     "Qrels", "Run", "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]

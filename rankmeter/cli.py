@@ -34,6 +34,25 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from .explain import explain
+    result = explain(args.qrels, args.run, args.measure, args.query, rel=args.rel,
+                     judged_only=args.judged_only, ties=args.ties)
+    if args.format == "csv":
+        import csv
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(result.columns)
+        w.writerows(result.rows)
+    elif args.format == "json":
+        json.dump({"measure": str(result.measure), "query": result.query, "value": result.value,
+                   "columns": result.columns, "rows": result.rows, "ideal_columns": result.ideal_columns,
+                   "ideal_rows": result.ideal_rows, "formula": result.formula}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(result)
+    return 0
+
+
 def _measures(args: argparse.Namespace) -> int:
     from .report.text import print_measures
     print_measures()
@@ -55,6 +74,16 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--rel", type=int, default=1, help="relevance threshold (default 1)")
     e.add_argument("--judged-only", action="store_true", help="drop unjudged docs before scoring")
     e.set_defaults(func=_eval)
+    x = sub.add_parser("explain", help="show one measure's computation for one query, step by step")
+    x.add_argument("qrels")
+    x.add_argument("run")
+    x.add_argument("--measure", "-m", required=True, help="one measure, e.g. 'nDCG(gain=exp)@5'")
+    x.add_argument("--query", "-Q", required=True, help="the query id")
+    x.add_argument("--rel", type=int, default=1)
+    x.add_argument("--judged-only", action="store_true")
+    x.add_argument("--ties", choices=("trec_eval", "input"), default="trec_eval")
+    x.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    x.set_defaults(func=_explain)
     m = sub.add_parser("measures", help="list every measure with its parameters")
     m.set_defaults(func=_measures)
     sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)

@@ -23,7 +23,6 @@ import shlex
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import rankmeter

@@ -73,10 +73,11 @@ def _tie_permutation(tie: np.ndarray, words: np.ndarray, rel: np.ndarray | None)
         return None
     # The group of a tied pair p runs from the row after the last untied pair before p
     # to the row of the first untied pair after p.
-    breaks = np.flatnonzero(~tie)
+    # Sentinels -1 and n-1 stand for the untied "pairs" before the first and after the last row.
+    breaks = np.concatenate(([-1], np.flatnonzero(~tie), [n - 1]))
     b = np.searchsorted(breaks, tie_pairs)
-    first = np.where(b > 0, breaks[np.maximum(b - 1, 0)] + 1, 0)
-    last = np.where(b < len(breaks), breaks[np.minimum(b, len(breaks) - 1)], n - 1)
+    first = breaks[b - 1] + 1
+    last = breaks[b]
     first, idx = np.unique(first, return_index=True)
     last = last[idx]
     sizes = last - first + 1

@@ -75,6 +75,11 @@ def _roles(columns: dict | None, roles: tuple[str, ...], source: str) -> dict[st
     return {role: str(columns.get(role, role)) for role in roles}
 
 
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or \
+        getattr(pa.types, "is_string_view", lambda _: False)(t)
+
+
 def _first_null(col: pa.ChunkedArray) -> int:
     return int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
 
@@ -119,7 +124,8 @@ def _numbers(col: pa.ChunkedArray, name: str, what: str, source: str) -> np.ndar
     if pa.types.is_dictionary(col.type):
         col = col.cast(col.type.value_type)
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_decimal(col.type)):
-        raise InputError(f"column {name!r} has type {col.type}; it must hold {what} as numbers "
+        has = "holds strings" if _is_text(col.type) else f"has type {col.type}"
+        raise InputError(f"column {name!r} {has}; it must hold {what} as numbers "
                          "(convert it with .astype(float) or .astype(int))", source=source)
     if pa.types.is_decimal(col.type) or pa.types.is_float16(col.type):
         col = col.cast(pa.float64())
@@ -149,7 +155,7 @@ def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: boo
             row = int(np.flatnonzero(bad)[0])
             hint = "" if truncate_grades or not np.isfinite(values[row]) else \
                 "; pass truncate_grades=True to truncate it as trec_eval does"
-            raise InputError(f"column {roles['rel']!r}: {values[row]!r} is not an integer grade{hint}",
+            raise InputError(f"column {roles['rel']!r}: {values[row].item()!r} is not an integer grade{hint}",
                              source=source, row=row)
         if np.abs(values).max(initial=0) >= 2.0 ** 63:
             raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
@@ -175,7 +181,7 @@ def run_from_frame(frame, *, columns: dict | None = None, tag: str = "") -> Run:
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"column {roles['score']!r}: {values[row]!r} is not a finite number",
+            raise InputError(f"column {roles['score']!r}: {values[row].item()!r} is not a finite number",
                              source=source, row=row)
         ranked = False
     elif roles["rel"] in table.column_names:
