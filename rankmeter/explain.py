@@ -210,7 +210,7 @@ def _explain_err(batch: Batch, m: Measure, name: str):
     level = level_of(batch, m)
     rel = batch.rel if k is None else batch.rel[:k]
     max_grade = m.get("max_grade")
-    top = int(max_grade) if max_grade is not None else int(max(batch.judged_rel.max(initial=0), 0))
+    top = int(max_grade) if max_grade is not None else batch.qrels_max_grade
     g = np.clip(np.where(rel >= max(level, 0), rel, 0), 0, top).astype(float) if top > 0 else np.zeros(len(rel))
     R = (np.exp2(g) - 1) / np.exp2(top) if top > 0 else np.zeros(len(rel))
     reach = np.concatenate(([1.0], np.cumprod((1 - R) * p)[:-1])) if len(R) else R
@@ -299,8 +299,9 @@ def explain(qrels, run, measure: str | Measure, query, *, rel: int = 1, judged_o
     qt, rt = _one_query(q, qid), _one_query(r, qid)
     if qt.num_rows == 0:
         raise InputError(f"query {decode_id(qid)!r} has no judgments in the qrels", source=q.source)
+    top = max(int(q.table.column("rel").to_numpy().max(initial=0)), 0)
     batch, _ = build_batch(Qrels(qt, q.source), Run(rt, r.source, tag=r.tag, ranked=r.ranked),
-                           queries="qrels", ties=ties, keep_docs=True)
+                           queries="qrels", ties=ties, keep_docs=True, qrels_max_grade=top)
     if judged_only or m.get("judged_only"):
         batch = batch.judged_only()
     effective = m if m.get("rel") is not None else m.with_params(rel=rel)

@@ -51,6 +51,9 @@ class Batch:
     rel: np.ndarray
     judged_offsets: np.ndarray
     judged_rel: np.ndarray
+    #: highest grade in the whole qrels (not just this batch's queries): ERR's default g_max.
+    #: Carried so that a partition of the data scores exactly as the whole does.
+    qrels_max_grade: int = 0
     #: per-rank doc ids and scores, for explanations; optional for kernels
     docs: list[bytes] | None = field(default=None, repr=False)
     scores: np.ndarray | None = field(default=None, repr=False)
@@ -197,6 +200,7 @@ class Batch:
             queries=self.queries,
             offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
             rel=self.rel[keep], judged_offsets=self.judged_offsets, judged_rel=self.judged_rel,
+            qrels_max_grade=self.qrels_max_grade,
             docs=None if self.docs is None else [d for d, k in zip(self.docs, keep.tolist()) if k],
             scores=None if self.scores is None else self.scores[keep],
         )

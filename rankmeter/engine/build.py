@@ -106,7 +106,7 @@ def _check_duplicates(keyed: _Keyed, table: Qrels | Run, universe: list[bytes], 
 
 def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
                 max_docs: int | None = None, ties: str = "trec_eval",
-                keep_docs: bool = False) -> tuple[Batch, BatchInfo]:
+                keep_docs: bool = False, qrels_max_grade: int | None = None) -> tuple[Batch, BatchInfo]:
     """Order ``run``, join ``qrels`` and return the per-query batch plus what was left out.
 
     Parameters
@@ -122,6 +122,9 @@ def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
         ``"input"``: keep the order given within each query.
     keep_docs : bool
         Keep doc ids and scores in rank order on the batch (for explanations).
+    qrels_max_grade : int, optional
+        Highest grade of the whole qrels when ``qrels`` is only a part of it
+        (a partition, or one query); default: the highest grade in ``qrels``.
     """
     if queries not in QUERY_POLICIES:
         raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
@@ -194,6 +197,8 @@ def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
         scores = run.table.column("score").to_numpy()[order]
     batch = Batch(
         queries=[universe[i] for i in np.flatnonzero(selected)],
+        qrels_max_grade=int(qrels_max_grade if qrels_max_grade is not None
+                            else max(int(qrels.table.column("rel").to_numpy().max(initial=0)), 0)),
         offsets=offsets, rel=rel, judged_offsets=judged_offsets, judged_rel=judged_rel,
         docs=docs, scores=scores,
     )

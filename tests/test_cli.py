@@ -1,0 +1,77 @@
+"""`rankmeter eval` and `rankmeter measures` through a real subprocess."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import rankmeter
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+QRELS = os.path.join(EXAMPLES, "qrels.txt")
+RUN1 = os.path.join(EXAMPLES, "run.txt")
+RUN2 = os.path.join(EXAMPLES, "run2.txt")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rankmeter", *args], capture_output=True, text=True)
+
+
+def test_eval_json_one_run_matches_the_api():
+    out = cli("eval", QRELS, RUN1, "-m", "AP", "-m", "nDCG@10", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    obj = json.loads(out.stdout)
+    assert set(obj) == {"run", "mean"}
+    assert obj["run"] == "bm25"
+    r = rankmeter.evaluate(QRELS, RUN1, ["AP", "nDCG@10"])
+    assert obj["mean"] == {"AP": r["AP"], "nDCG@10": r["nDCG@10"]}
+
+
+def test_eval_json_several_runs_with_per_query():
+    out = cli("eval", QRELS, RUN1, RUN2, "-m", "P@5", "-q", "--format", "json")
+    objs = json.loads(out.stdout)
+    assert [o["run"] for o in objs] == ["bm25", "neural"]
+    for o in objs:
+        assert set(o) == {"run", "mean", "per_query"}
+        assert len(o["per_query"]) == 8
+        assert set(o["per_query"][0]) == {"query", "P@5"}
+        assert o["mean"]["P@5"] == pytest.approx(sum(row["P@5"] for row in o["per_query"]) / 8)
+
+
+def test_eval_csv_and_text():
+    out = cli("eval", QRELS, RUN1, "-m", "map", "-m", "P.5,10", "--format", "csv")
+    rows = list(csv.reader(io.StringIO(out.stdout)))
+    assert rows[0] == ["run", "query", "map", "P_5", "P_10"]
+    assert rows[1][:2] == ["bm25", "all"]
+    out = cli("eval", QRELS, RUN1, RUN2, "-m", "AP")
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["run", "query", "AP"]
+    assert lines[1].split()[0] == "bm25" and lines[2].split()[0] == "neural"
+
+
+def test_eval_errors_are_one_line():
+    out = cli("eval", QRELS, RUN1, "-m", "nDGC@10")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "did you mean nDCG" in out.stderr
+    out = cli("eval", QRELS, "missing.txt", "-m", "AP")
+    assert out.returncode == 2 and "missing.txt" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_measures_lists_every_family():
+    out = cli("measures")
+    assert out.returncode == 0
+    from rankmeter.measures import REGISTRY
+    for name in REGISTRY:
+        assert name in out.stdout
+
+
+def test_trec_eval_default_measures_on_the_example():
+    out = cli("trec_eval", QRELS, RUN1)
+    labels = [line.split("\t")[0].strip() for line in out.stdout.splitlines()]
+    assert labels[:6] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
+    assert out.stdout.splitlines()[0] == "runid                 \tall\tbm25"
