@@ -18,9 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-import rankmeter.measures.auc  # noqa: F401  (registration, until measures/__init__ imports them)
-import rankmeter.measures.err  # noqa: F401
-import rankmeter.measures.kendall  # noqa: F401
 from rankmeter.measures import Measure
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -93,8 +90,8 @@ def _expected(spec, qrels, run, as_lists, policy) -> dict[str, float]:
     ref_params = dict(params)
     ref_params["k"] = cutoff
     if family in ("ERR", "nERR") and "max_grade" not in params:
-        # the documented default: the highest grade judged in the evaluated queries
-        ref_params["max_grade"] = max([max(g, 0) for q in queries for g in qrels[q].values()], default=0)
+        # MEASURES.md: the highest grade in the whole qrels, including queries left out of the mean
+        ref_params["max_grade"] = max([max(g, 0) for judged in qrels.values() for g in judged.values()], default=0)
     if family == "RBP_resid" and params.get("gain") == "trec_eval":
         ref_params["trec_eval"] = True
     fn = reference.REFERENCE[family]

@@ -12,9 +12,9 @@ R_i < 1 always). ``nERR@k`` divides by the ERR@k of the ideal ordering of the
 query's judged docs (0 when that is 0). gdeval (TREC Web track) is ERR@k with
 ``max_grade=4``, ``p=1``.
 
-``max_grade`` defaults to the highest grade judged in the batch. The kernel
-sees only its batch, so a caller that wants the highest grade of the whole
-qrels (queries without results included) sets ``max_grade`` explicitly.
+``max_grade`` left unset means the highest grade of the whole qrels
+(MEASURES.md), which the batch carries as ``qrels_max_grade``: a query left
+out of the mean, or a partition of a large dataset, does not change it.
 """
 from __future__ import annotations
 
@@ -33,7 +33,14 @@ def _max_grade(batch: Batch, m) -> int:
     given = m.get("max_grade")
     if given is not None:
         return int(given)
-    return int(max(batch.judged_rel.max(initial=0), 0))
+    # MEASURES.md: g_max is the highest grade in the whole qrels, which the batch carries
+    # (it may hold only some of the queries: a partition, or those the run answered).
+    return int(batch.qrels_max_grade)
+
+
+def _satisfy(grade, top: int):
+    """R = (2^g - 1) / 2^top, written so that large grades do not overflow."""
+    return np.exp2(np.asarray(grade, dtype=np.float64) - top) - np.exp2(-float(top))
 
 
 def _err(batch: Batch, grades: np.ndarray, top: int, p: float, k: int | None) -> np.ndarray:
@@ -46,13 +53,14 @@ def _err(batch: Batch, grades: np.ndarray, top: int, p: float, k: int | None) ->
     """
     rank = batch.rank
     inside = np.ones(len(grades), dtype=bool) if k is None else rank <= k
-    denom = 2.0 ** top
     reach = np.power(p, rank - 1.0)
     for level in np.unique(grades[inside & (grades > 0)]).tolist():
         is_level = grades == level
         above = batch.segment_cumsum(is_level) - is_level  # docs of this grade strictly above
-        reach = reach * np.power(1.0 - (2.0 ** level - 1.0) / denom, above)
-    satisfy = (np.power(2.0, grades) - 1.0) / denom
+        # 1 - R_L, exact even when R_L is within an ulp of 1
+        miss = (1.0 - np.exp2(float(level - top))) + np.exp2(-float(top))
+        reach = reach * np.power(miss, above)
+    satisfy = _satisfy(grades, top)
     return batch.per_query_sum(np.where(inside & (grades > 0), satisfy * reach / rank, 0.0))
 
 
