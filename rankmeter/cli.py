@@ -53,9 +53,47 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from .report.tables import write_comparison
+    from .stats import compare
+    cmp = compare(args.qrels, args.runs, args.measure, baseline=args.baseline, test=args.test,
+                  correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
+                  queries=args.queries, rel=args.rel, judged_only=args.judged_only)
+    write_comparison(cmp, args.format)
+    return 0
+
+
 def _measures(args: argparse.Namespace) -> int:
     from .report.text import print_measures
     print_measures()
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from .errors import ParameterError
+    from .report import plots
+
+    options = {"queries": args.queries, "rel": args.rel, "judged_only": args.judged_only}
+    if args.kind == "pr":
+        fig = plots.plot_pr(args.qrels, args.runs, **options)
+    elif not args.measure:
+        raise ParameterError(f"--kind {args.kind} needs a measure: -m MEASURE")
+    elif args.kind == "diff":
+        fig = plots.plot_diff(args.qrels, args.runs, args.measure, pair=args.pair, **options)
+    else:
+        fig = plots.plot_distribution(args.qrels, args.runs, args.measure, kind=args.style, **options)
+    print(plots.save(fig, args.output), file=sys.stderr)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report.html import write_report
+
+    path = write_report(args.qrels, args.runs, args.measure, args.output, baseline=args.baseline,
+                        title=args.title, test=args.test, correction=args.correction, alpha=args.alpha,
+                        queries=args.queries, rel=args.rel, judged_only=args.judged_only,
+                        max_ranks=args.max_ranks, max_explained=args.explain_queries or None)
+    print(path, file=sys.stderr)
     return 0
 
 
@@ -84,8 +122,57 @@ def _parser() -> argparse.ArgumentParser:
     x.add_argument("--ties", choices=("trec_eval", "input"), default="trec_eval")
     x.add_argument("--format", choices=("text", "json", "csv"), default="text")
     x.set_defaults(func=_explain)
+    c = sub.add_parser("compare", help="compare runs with significance tests (tables for papers)")
+    c.add_argument("qrels", help="TREC qrels file")
+    c.add_argument("runs", nargs="+", help="two or more TREC run files (named by run tag, else file name)")
+    c.add_argument("-m", "--measure", action="append", required=True, help="measure (repeatable)")
+    c.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey"), default="t",
+                   help="paired two-sided test (default t)")
+    c.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
+                   help="multiple-comparison correction per measure (default none)")
+    c.add_argument("--baseline", help="run name the others are compared with in csv/json (default the first)")
+    c.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    c.add_argument("--permutations", type=int, default=10000,
+                   help="permutations / resamples of the random tests (default 10000)")
+    c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    c.add_argument("--queries", choices=("both", "qrels"), default="both")
+    c.add_argument("--rel", type=int, default=1, help="relevance threshold (default 1)")
+    c.add_argument("--judged-only", action="store_true", help="drop unjudged docs before scoring")
+    c.add_argument("--format", choices=("text", "markdown", "latex", "csv", "json"), default="text")
+    c.set_defaults(func=_compare)
     m = sub.add_parser("measures", help="list every measure with its parameters")
     m.set_defaults(func=_measures)
+    pl = sub.add_parser("plot", help="plot runs: per-query differences, precision-recall, distributions")
+    pl.add_argument("qrels")
+    pl.add_argument("runs", nargs="+", help="TREC run file(s), named by run tag")
+    pl.add_argument("--kind", choices=("diff", "pr", "dist"), required=True,
+                    help="diff: sorted per-query differences of two runs; pr: interpolated precision-recall; "
+                         "dist: per-query values per run")
+    pl.add_argument("-m", "--measure", help="the measure (diff and dist), e.g. nDCG@10")
+    pl.add_argument("-o", "--output", required=True, help="output file, .png or .svg")
+    pl.add_argument("--pair", nargs=2, metavar=("BASELINE", "SYSTEM"), help="diff: the two runs (SYSTEM - BASELINE)")
+    pl.add_argument("--style", choices=("box", "violin", "strip"), default="box", help="dist: how to draw")
+    pl.add_argument("--queries", choices=("both", "qrels"), default="both")
+    pl.add_argument("--rel", type=int, default=1)
+    pl.add_argument("--judged-only", action="store_true")
+    pl.set_defaults(func=_plot)
+    rp = sub.add_parser("report", help="write one self-contained HTML report comparing runs")
+    rp.add_argument("qrels")
+    rp.add_argument("runs", nargs="+", help="TREC run file(s), named by run tag")
+    rp.add_argument("-m", "--measure", action="append", required=True, help="measure (repeatable)")
+    rp.add_argument("-o", "--output", required=True, help="the .html file to write")
+    rp.add_argument("--baseline", help="run tag of the baseline (default: the first run)")
+    rp.add_argument("--test", default="t", help="significance test (default t)")
+    rp.add_argument("--correction", default="none", help="multiple-comparison correction (default none)")
+    rp.add_argument("--alpha", type=float, default=0.05)
+    rp.add_argument("--title")
+    rp.add_argument("--max-ranks", type=int, default=20, help="ranks shown per explanation (default 20)")
+    rp.add_argument("--explain-queries", type=int, default=100,
+                    help="explain the first N queries (default 100; 0 for all)")
+    rp.add_argument("--queries", choices=("both", "qrels"), default="both")
+    rp.add_argument("--rel", type=int, default=1)
+    rp.add_argument("--judged-only", action="store_true")
+    rp.set_defaults(func=_report)
     sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)
     return p
 

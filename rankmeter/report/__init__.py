@@ -1,1 +1,1 @@
-"""Reports: text tables, and later comparison tables, plots and HTML."""
+"""Reports: result and comparison tables, plots and the HTML report."""

@@ -1,0 +1,211 @@
+"""Comparison tables as IR papers print them: text, Markdown, LaTeX, CSV and JSON.
+
+Text, Markdown and LaTeX show one row per system (lettered a, b, c, ... in
+the order given) and one column per measure. Each value carries, as a
+superscript, the letters of the systems it is significantly better than
+(:meth:`Comparison.beats`: all pairs, after the chosen correction); the best
+value of each measure is bold in Markdown and LaTeX (and in the terminal).
+A legend line names the letters and the test. CSV and JSON give the full
+statistics of :attr:`Comparison.table` (JSON also the pairwise rows).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from typing import Any
+
+__all__ = ["letters", "escape_latex", "escape_markdown", "format_comparison", "write_comparison", "FORMATS"]
+
+FORMATS = ("text", "markdown", "latex", "csv", "json")
+
+_TESTS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test",
+          "bootstrap": "bootstrap test", "tukey": "randomised Tukey HSD test"}
+_CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg"}
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+          "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+_MARKDOWN = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
+             "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " "}
+
+
+def letters(n: int) -> list[str]:
+    """Labels of n systems: a ... z, then aa, ab, ...
+
+    >>> letters(3), letters(28)[-2:]
+    (['a', 'b', 'c'], ['aa', 'ab'])
+    """
+    out = []
+    for i in range(n):
+        label = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            label = chr(ord("a") + r) + label
+        out.append(label)
+    return out
+
+
+def escape_latex(text: str) -> str:
+    r"""Make text safe in LaTeX text mode.
+
+    >>> print(escape_latex("bm25_k1=0.9 & 50%"))
+    bm25\_k1=0.9 \& 50\%
+    """
+    return "".join(_LATEX.get(ch, ch) for ch in text).replace("\n", " ").replace("\r", " ")
+
+
+def escape_markdown(text: str) -> str:
+    r"""Make text safe in a Markdown table cell (pipes, emphasis, HTML).
+
+    >>> print(escape_markdown("a|b_c"))
+    a\|b\_c
+    """
+    return "".join(_MARKDOWN.get(ch, ch) for ch in text)
+
+
+def _value(x: float, digits: int) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+
+
+def _grid(cmp, digits: int) -> tuple[list[str], list[list[tuple[str, str, bool]]]]:
+    """Per system: per measure (value text, superscript letters, bold)."""
+    tag = dict(zip(cmp.systems, letters(len(cmp.systems))))
+    rows: list[list[tuple[str, str, bool]]] = [[] for _ in cmp.systems]
+    for measure in cmp.measures:
+        texts = [_value(cmp.mean(measure, s), digits) for s in cmp.systems]
+        known = [cmp.mean(measure, s) for s in cmp.systems if not math.isnan(cmp.mean(measure, s))]
+        best = _value(max(known), digits) if known else None
+        for i, system in enumerate(cmp.systems):
+            sup = "".join(tag[o] for o in cmp.beats(measure, system))
+            rows[i].append((texts[i], sup, texts[i] == best))
+    return list(tag.values()), rows
+
+
+def legend(cmp) -> str:
+    """One line naming the letters, the test, the correction and alpha."""
+    test = _TESTS[cmp.test]
+    if cmp.test in ("randomization", "bootstrap", "tukey"):
+        test += f", B={cmp.permutations}"
+    corr = ("no correction" if cmp.correction == "none"
+            else f"{_CORRECTIONS[cmp.correction]} correction over all pairs")
+    names = ", ".join(f"{t} = {s}" for t, s in zip(letters(len(cmp.systems)), cmp.systems))
+    return (f"Superscripts: the systems a value is significantly better than "
+            f"({test}, two-sided, {corr}, alpha={cmp.alpha:g}): {names}.")
+
+
+def _plain(cmp, digits: int) -> str:
+    tags, rows = _grid(cmp, digits)
+    header = ["", "system", *cmp.measures]
+    body = [[t, s, *(v + (f"^{sup}" if sup else "") for v, sup, _ in r)]
+            for t, s, r in zip(tags, cmp.systems, rows)]
+    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
+    lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+             for line in [header, *body]]
+    return "\n".join(lines + ["", legend(cmp)]) + "\n"
+
+
+def _markdown(cmp, digits: int) -> str:
+    tags, rows = _grid(cmp, digits)
+    out = ["|  | System | " + " | ".join(escape_markdown(m) for m in cmp.measures) + " |",
+           "|---|---|" + "---:|" * len(cmp.measures)]
+    for t, s, r in zip(tags, cmp.systems, rows):
+        cells = [(f"**{v}**" if bold else v) + (f"<sup>{sup}</sup>" if sup else "") for v, sup, bold in r]
+        out.append(f"| {t} | {escape_markdown(s)} | " + " | ".join(cells) + " |")
+    return "\n".join(out + ["", escape_markdown(legend(cmp))]) + "\n"
+
+
+def _latex(cmp, digits: int) -> str:
+    tags, rows = _grid(cmp, digits)
+    ncol = 2 + len(cmp.measures)
+    out = [r"\begin{tabular}{ll" + "r" * len(cmp.measures) + "}", r"\hline",
+           " & System & " + " & ".join(escape_latex(m) for m in cmp.measures) + r" \\", r"\hline"]
+    for t, s, r in zip(tags, cmp.systems, rows):
+        cells = [(rf"\textbf{{{v}}}" if bold else v) + (f"$^{{{sup}}}$" if sup else "") for v, sup, bold in r]
+        out.append(f"{t} & {escape_latex(s)} & " + " & ".join(cells) + r" \\")
+    out += [r"\hline", rf"\multicolumn{{{ncol}}}{{l}}{{\footnotesize {escape_latex(legend(cmp))}}} \\",
+            r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def _csv(cmp) -> str:
+    from ..stats.comparison import TABLE_COLUMNS
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(TABLE_COLUMNS)
+    for row in cmp.table_records():
+        w.writerow(["" if (v := _clean(row[c])) is None else repr(v) if isinstance(v, float) else v
+                    for c in TABLE_COLUMNS])
+    return buf.getvalue()
+
+
+def _json(cmp) -> str:
+    obj = {"test": cmp.test, "correction": cmp.correction, "alpha": cmp.alpha, "permutations": cmp.permutations,
+           "seed": cmp.seed, "baseline": cmp.baseline, "systems": cmp.systems,
+           "letters": dict(zip(letters(len(cmp.systems)), cmp.systems)), "measures": cmp.measures,
+           "table": [{k: _clean(v) for k, v in r.items()} for r in cmp.table_records()],
+           "pairwise": [{k: _clean(v) for k, v in r.items()} for r in cmp.pair_records()]}
+    return json.dumps(obj, indent=2, allow_nan=False) + "\n"
+
+
+def format_comparison(cmp, fmt: str = "text", *, digits: int = 4) -> str:
+    """A :class:`~rankmeter.Comparison` as text.
+
+    Parameters
+    ----------
+    cmp : Comparison
+    fmt : {"text", "markdown", "latex", "csv", "json"}
+        ``"text"`` is plain aligned text with ``^bc`` superscripts.
+    digits : int
+        Decimals of the means in text, Markdown and LaTeX.
+    """
+    if fmt == "text":
+        return _plain(cmp, digits)
+    if fmt == "markdown":
+        return _markdown(cmp, digits)
+    if fmt == "latex":
+        return _latex(cmp, digits)
+    if fmt == "csv":
+        return _csv(cmp)
+    if fmt == "json":
+        return _json(cmp)
+    from ..errors import ParameterError
+    raise ParameterError(f"fmt={fmt!r}: expected one of {', '.join(FORMATS)}")
+
+
+def write_comparison(cmp, fmt: str = "text", *, out=None, digits: int = 4) -> None:
+    """Write a comparison to ``out`` (default stdout); text uses rich when ``out`` is a terminal."""
+    out = out or sys.stdout
+    if fmt == "text":
+        try:
+            if not out.isatty():
+                raise ImportError
+            from rich.console import Console
+            from rich.table import Table
+            from rich.text import Text
+        except (ImportError, AttributeError, ValueError):
+            pass
+        else:
+            tags, rows = _grid(cmp, digits)
+            table = Table()
+            table.add_column("")
+            table.add_column("system")
+            for m in cmp.measures:
+                table.add_column(Text(m), justify="right")
+            for t, s, r in zip(tags, cmp.systems, rows):
+                cells = [Text(v, style="bold" if bold else "") + Text(f"^{sup}" if sup else "", style="cyan")
+                         for v, sup, bold in r]
+                table.add_row(t, Text(s), *cells)
+            console = Console(file=out)
+            console.print(table)
+            console.print(Text(legend(cmp)))
+            return
+    out.write(format_comparison(cmp, fmt, digits=digits))

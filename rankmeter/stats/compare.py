@@ -1,0 +1,304 @@
+"""Compare systems: :func:`compare` scores several runs and tests their differences.
+
+The statistics are over per-query values: a system's ``mean`` is the
+arithmetic mean of its per-query values over the queries of the comparison,
+also for measures trec_eval sums (counts) or averages geometrically (GM_AP).
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections import Counter
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..api import compute_all, resolve_measures
+from ..engine import QUERY_POLICIES, build_batch
+from ..errors import ParameterError
+from ..io import as_qrels, as_run
+from ..measures import Measure
+from ..tables import Run, decode_id
+from . import significance as sig
+from .comparison import Comparison
+from .corrections import CORRECTIONS, adjust
+from .progress import progress_bar
+
+__all__ = ["compare", "TESTS"]
+
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
+_SAMPLED = ("randomization", "bootstrap", "tukey")
+
+
+def _check(test, correction, alpha, permutations, seed, queries, rel) -> None:
+    if test not in TESTS:
+        raise ParameterError(f"test={test!r}: expected one of {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise ParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
+    if test == "tukey" and correction != "none":
+        raise ParameterError("test='tukey' already controls the family-wise error over all pairs; "
+                             "use correction='none' with it")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ParameterError(f"alpha={alpha!r}: expected a number between 0 and 1, e.g. 0.05")
+    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
+        raise ParameterError(f"permutations={permutations!r}: expected a positive integer, e.g. 10000")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ParameterError(f"seed={seed!r}: expected a non-negative integer (or None for a fresh one)")
+    if queries not in QUERY_POLICIES:
+        raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
+        raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
+    if test in ("t", "wilcoxon"):
+        sig._scipy_stats()
+
+
+def _is_path(obj) -> bool:
+    return isinstance(obj, (str, bytes, os.PathLike))
+
+
+def _auto_names(loaded: list[Run], given: list) -> list[str]:
+    """Run tag when non-empty and unique, else the file name, else the path, else run<i>."""
+    tags = Counter(r.name for r in loaded)
+    choices = []
+    for i, (run, obj) in enumerate(zip(loaded, given)):
+        names = [run.name] if run.name and tags[run.name] == 1 else []
+        if _is_path(obj):
+            path = os.fsdecode(obj)
+            names += [os.path.basename(path) or path, path]
+        elif not run.source.startswith("<"):
+            names.append(run.source)
+        names.append(f"run{i + 1}")
+        choices.append(list(dict.fromkeys(names)))
+    level = [0] * len(loaded)
+    while True:
+        names = [c[min(lv, len(c) - 1)] for c, lv in zip(choices, level)]
+        count = Counter(names)
+        clash = [i for i, n in enumerate(names) if count[n] > 1]
+        if not clash:
+            return names
+        if all(level[i] >= len(choices[i]) - 1 for i in clash):
+            return [f"{n} ({i + 1})" if count[n] > 1 else n for i, n in enumerate(names)]
+        for i in clash:
+            level[i] += 1
+
+
+def _named_runs(runs) -> list[tuple[str, Run]]:
+    if isinstance(runs, Mapping):
+        items = [(str(name), as_run(run)) for name, run in runs.items()]
+        if any(not name for name, _ in items):
+            raise ParameterError("runs: every run needs a non-empty name")
+    elif _is_path(runs) or isinstance(runs, Run) or not hasattr(runs, "__iter__"):
+        raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
+    else:
+        given = list(runs)
+        loaded = [as_run(run) for run in given]
+        items = list(zip(_auto_names(loaded, given), loaded))
+    if len(items) < 2:
+        raise ParameterError(f"runs: got {len(items)} run; a comparison needs at least two")
+    return items
+
+
+def _scores(qrels, systems, measures: list[Measure], queries, rel, judged_only):
+    """Per measure, a (queries x systems) matrix of per-query values, NaN where a run lacks a query."""
+    q = as_qrels(qrels)
+    per_run, missing = [], []
+    for name, run in systems:
+        batch, info = build_batch(q, run, queries=queries)
+        if queries == "both" and info.missing_from_run:
+            count = len(info.missing_from_run)
+            missing.append(f"{name} ({count} quer{'y' if count == 1 else 'ies'})")
+        per_run.append((batch.queries, compute_all(batch, measures, rel=int(rel), judged_only=judged_only)))
+    if missing:
+        warnings.warn(f"runs without results for some judged queries are compared only on the queries they "
+                      f"answered (queries='qrels' scores the missing ones as 0): {', '.join(missing)}", stacklevel=3)
+    universe = sorted(set().union(*(qs for qs, _ in per_run)))
+    where = {qid: i for i, qid in enumerate(universe)}
+    matrices = {}
+    for m in measures:
+        x = np.full((len(universe), len(systems)), np.nan)
+        for j, (qs, values) in enumerate(per_run):
+            x[[where[qid] for qid in qs], j] = values[m]
+        matrices[m] = x
+    return [decode_id(qid) for qid in universe], matrices
+
+
+def _pair_stats(a: np.ndarray, b: np.ndarray) -> dict:
+    """Means, difference, effect size and wins/ties/losses of a over b on the queries both have."""
+    both = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[both], b[both]
+    d = a - b
+    close = np.abs(d) <= 1e-12 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    n = len(d)
+    return {"mean_a": float(a.mean()) if n else math.nan, "mean_b": float(b.mean()) if n else math.nan,
+            "delta": float(d.mean()) if n else math.nan, "effect_size": sig.effect_size(d),
+            "wins": int(((d > 0) & ~close).sum()), "ties": int(close.sum()),
+            "losses": int(((d < 0) & ~close).sum()), "queries": n}
+
+
+def _test_pairs(x, pairs, test, alpha, permutations, seed, advance):
+    """p, ci_low, ci_high of every pair (i, j) for the difference column i - column j."""
+    diffs = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)
+    opts = {"permutations": permutations, "seed": seed, "alpha": alpha, "progress": advance}
+    if test == "randomization":
+        return sig.randomization(diffs, **opts)
+    p, low, high = (np.full(len(pairs), np.nan) for _ in range(3))
+    if test == "bootstrap":
+        groups: dict[bytes, list[int]] = {}
+        for col in range(len(pairs)):  # pairs over the same queries share the resamples
+            groups.setdefault(np.packbits(~np.isnan(diffs[:, col])).tobytes(), []).append(col)
+        for cols in groups.values():
+            rows = ~np.isnan(diffs[:, cols[0]])
+            p[cols], low[cols], high[cols] = sig.bootstrap(diffs[rows][:, cols], **opts)
+        return p, low, high
+    fn = sig.paired_t if test == "t" else sig.wilcoxon
+    for col in range(len(pairs)):
+        d = diffs[:, col]
+        p[col], low[col], high[col] = fn(d[~np.isnan(d)], alpha=alpha)
+    return p, low, high
+
+
+def _analyse(label, x, systems, base, test, correction, alpha, permutations, seed, advance):
+    """Pairwise records (all pairs, i < j) and table records (each system against the baseline)."""
+    k = x.shape[1]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    if test == "tukey":
+        x = x[~np.isnan(x).any(axis=1)]
+        pmat, hsd = sig.tukey_hsd(x, permutations=permutations, seed=seed, alpha=alpha, progress=advance)
+        stats = [_pair_stats(x[:, i], x[:, j]) for i, j in pairs]
+        p = np.array([pmat[i, j] for i, j in pairs])
+        low = np.array([s["delta"] - hsd for s in stats])
+        high = np.array([s["delta"] + hsd for s in stats])
+    else:
+        stats = [_pair_stats(x[:, i], x[:, j]) for i, j in pairs]
+        p, low, high = _test_pairs(x, pairs, test, alpha, permutations, seed, advance)
+    p_all = adjust(p, correction)
+    pair_rows = []
+    for n, (i, j) in enumerate(pairs):
+        s = stats[n]
+        pair_rows.append({"measure": label, "system_a": systems[i], "system_b": systems[j],
+                          "mean_a": s["mean_a"], "mean_b": s["mean_b"], "delta": s["delta"],
+                          "p_value": float(p[n]), "p_adjusted": float(p_all[n]),
+                          "ci_low": float(low[n]), "ci_high": float(high[n]), "effect_size": s["effect_size"],
+                          "wins": s["wins"], "ties": s["ties"], "losses": s["losses"], "queries": s["queries"]})
+    rows = []
+    for i in range(k):
+        if i == base:
+            col = x[:, i][~np.isnan(x[:, i])]
+            mean = float(col.mean()) if len(col) else math.nan
+            rows.append({"measure": label, "system": systems[i], "baseline": systems[base], "mean": mean,
+                         "baseline_mean": mean, "delta": 0.0, "p_value": math.nan, "p_adjusted": math.nan,
+                         "ci_low": math.nan, "ci_high": math.nan, "effect_size": math.nan,
+                         "wins": 0, "ties": len(col), "losses": 0, "queries": len(col)})
+            continue
+        r = pair_rows[pairs.index((min(i, base), max(i, base)))]
+        flip = i > base  # the pair row holds the lower index minus the higher one
+        rows.append({"measure": label, "system": systems[i], "baseline": systems[base],
+                     "mean": r["mean_b"] if flip else r["mean_a"],
+                     "baseline_mean": r["mean_a"] if flip else r["mean_b"],
+                     "delta": 0.0 - r["delta"] if flip else r["delta"],
+                     "p_value": r["p_value"], "p_adjusted": math.nan,
+                     "ci_low": 0.0 - r["ci_high"] if flip else r["ci_low"],
+                     "ci_high": 0.0 - r["ci_low"] if flip else r["ci_high"],
+                     "effect_size": 0.0 - r["effect_size"] if flip else r["effect_size"],
+                     "wins": r["losses"] if flip else r["wins"], "ties": r["ties"],
+                     "losses": r["wins"] if flip else r["losses"], "queries": r["queries"]})
+    others = [n for n in range(k) if n != base]
+    family = [rows[n]["p_value"] for n in others]
+    adjusted = family if test == "tukey" else adjust(family, correction)
+    for n, value in zip(others, adjusted):
+        rows[n]["p_adjusted"] = float(value)
+    return rows, pair_rows
+
+
+def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "t", correction: str = "none",
+            alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0, queries: str = "both",
+            rel: int = 1, judged_only: bool = False) -> Comparison:
+    """Score several runs and test whether their differences are significant.
+
+    Parameters
+    ----------
+    qrels : path, Qrels, dict or DataFrame
+        Judgments, as for :func:`rankmeter.evaluate`.
+    runs : dict or list
+        ``{name: run}`` (a run is a path, Run, dict or DataFrame), or a list of
+        runs named by their run tag, or by file name when tags are empty or
+        shared (then by path, then ``run<i>``).
+    measures : str, Measure or list of them
+        As for :func:`rankmeter.evaluate`.
+    baseline : str, optional
+        The name of the run the others are compared with in :attr:`Comparison.table`;
+        default the first run.
+    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, default "t"
+        Two-sided paired tests (see :mod:`rankmeter.stats.significance`): Student's
+        t, Wilcoxon signed-rank (both need scipy: ``pip install 'rankmeter[stats]'``),
+        sign-flip randomization, studentised bootstrap, or Sakai's randomised
+        Tukey HSD across all systems (these three are pure numpy).
+    correction : {"none", "bonferroni", "holm", "bh"}, default "none"
+        Multiple-comparison correction, applied per measure: across the
+        comparisons with the baseline for ``.table``, across all pairs for
+        ``.pairwise``. Tukey's p-values already control the error over all
+        pairs, so it takes ``"none"`` only.
+    alpha : float, default 0.05
+        Significance level; intervals are at ``1 - alpha``.
+    permutations : int, default 10000
+        Random sign flips, bootstrap resamples or Tukey trials.
+    seed : int or None, default 0
+        Seed of the random tests (numpy ``PCG64``); the same seed gives the
+        same p-values. Each measure starts from the seed afresh.
+    queries : {"both", "qrels"}, default "both"
+        ``"both"``: each pair is compared on the judged queries both runs
+        answered (Tukey: the queries every run answered). ``"qrels"``: on every
+        qrels query, a query a run lacks scoring 0 (trec_eval ``-c``).
+    rel : int, default 1
+        Relevance threshold for measures that do not set their own ``rel``.
+    judged_only : bool, default False
+        Drop unjudged docs before scoring (trec_eval ``-J``).
+
+    Returns
+    -------
+    Comparison
+        ``.table`` (one row per measure and system, baseline included),
+        ``.pairwise`` (every pair of systems), ``.per_query``, ``.significant()``.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    >>> runs = {"good": {"q1": ["a", "x"], "q2": ["b", "x"], "q3": ["c", "x"]},
+    ...         "bad": {"q1": ["x", "a"], "q2": ["x", "b"], "q3": ["x", "c"]}}
+    >>> c = compare(qrels, runs, "RR", test="randomization", baseline="bad")
+    >>> row = c.table.set_index("system").loc["good"]
+    >>> float(row["delta"]), int(row["wins"]), c.significant("RR", "good", "bad")
+    (0.5, 3, False)
+    """
+    _check(test, correction, alpha, permutations, seed, queries, rel)
+    names = list(dict(resolve_measures(measures)).items())
+    for label, m in names:
+        if m.family.text:
+            raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
+    systems = _named_runs(runs)
+    labels = [name for name, _ in systems]
+    if baseline is None:
+        base = 0
+    elif baseline in labels:
+        base = labels.index(baseline)
+    else:
+        raise ParameterError(f"baseline={baseline!r} is not one of the runs: {', '.join(labels)}")
+    unique = list(dict.fromkeys(m for _, m in names))
+    query_ids, matrices = _scores(qrels, systems, unique, queries, rel, judged_only)
+    k = len(systems)
+    width = k if test == "tukey" else k * (k - 1) // 2
+    sampled = test in _SAMPLED
+    table, pairwise = [], []
+    with progress_bar(permutations * len(names) if sampled else 0,
+                      work=permutations * len(query_ids) * width * len(names) if sampled else 0,
+                      label=f"{test} test") as advance:
+        for label, m in names:
+            rows, pair_rows = _analyse(label, matrices[m], labels, base, test, correction, alpha,
+                                       int(permutations), seed, advance)
+            table += rows
+            pairwise += pair_rows
+    return Comparison(systems=labels, baseline=labels[base], measures=names, queries=query_ids,
+                      scores={label: matrices[m] for label, m in names}, table=table, pairwise=pairwise,
+                      test=test, correction=correction, alpha=float(alpha), permutations=int(permutations),
+                      seed=seed)
