@@ -65,7 +65,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _measures(args: argparse.Namespace) -> int:
     from .report.text import print_measures
-    print_measures()
+    print_measures(fmt=args.format)
     return 0
 
 
@@ -141,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("text", "markdown", "latex", "csv", "json"), default="text")
     c.set_defaults(func=_compare)
     m = sub.add_parser("measures", help="list every measure with its parameters")
+    m.add_argument("--format", choices=("text", "json"), default="text")
     m.set_defaults(func=_measures)
     pl = sub.add_parser("plot", help="plot runs: per-query differences, precision-recall, distributions")
     pl.add_argument("qrels")

@@ -36,7 +36,7 @@ class Explanation:
 
     measure: Measure
     query: str
-    value: float
+    value: float | int | str
     columns: list[str]
     rows: list[list[Any]]
     formula: list[str]
@@ -305,7 +305,8 @@ def explain(qrels, run, measure: str | Measure, query, *, rel: int = 1, judged_o
     if judged_only or m.get("judged_only"):
         batch = batch.judged_only()
     effective = m if m.get("rel") is not None else m.with_params(rel=rel)
-    kernel_value = float(m.family.kernel(batch, effective)[0]) if not m.family.text else None
+    raw = m.family.kernel(batch, effective)[0]
+    kernel_value = None if m.family.text else (int(raw) if m.family.integer else float(raw))
     explainer = _EXPLAINERS.get(m.name)
     parts = explainer(batch, effective, str(m)) if explainer else None
     depth = len(batch.rel) if m.cutoff is None or not isinstance(m.cutoff, int) else min(m.cutoff, len(batch.rel))
@@ -318,8 +319,13 @@ def explain(qrels, run, measure: str | Measure, query, *, rel: int = 1, judged_o
         base = [[i + 1, docs[i], float(batch.scores[i]), _grade_text(int(batch.rel[i]))] for i in range(len(docs))]
     if parts is None:
         rows = base
-        formula = [f"{m} = {kernel_value:.4f}" if kernel_value is not None else f"{m}"]
-        return Explanation(m, decode_id(qid), kernel_value, base_cols, rows, formula)
+        if m.family.text:
+            formula = [f"{m} = '{raw}'"]
+        elif m.family.integer:
+            formula = [f"{m} = {kernel_value}"]
+        else:
+            formula = [f"{m} = {kernel_value:.4f}"]
+        return Explanation(m, decode_id(qid), raw if m.family.text else kernel_value, base_cols, rows, formula)
     extra, per_rank, ideal_cols, ideal_rows, formula, value = parts
     if kernel_value is not None and not np.isclose(value, kernel_value, rtol=1e-9, atol=1e-12):
         formula.append(f"(the kernel computes {kernel_value:.6f}; this explanation is approximate)")

@@ -7,6 +7,26 @@ RecBole) or ``hits`` = relevant retrieved in the top k (TorchMetrics).
 ``SetAP`` is trec_eval's unranked ``set_map``: (relevant retrieved)^2 /
 (retrieved * R), i.e. set precision times set recall; 0 when nothing was
 retrieved or R = 0.
+
+Examples
+--------
+MEASURES.md S1: topic 1 has 4 relevant docs, retrieved at ranks 1, 2, 4, 7;
+topic 2 has 5, retrieved at ranks 1, 3, 5. AP = (1/1 + 2/2 + 3/4 + 4/7) / 4 =
+0.8304 and (1/1 + 2/3 + 3/5) / 5 = 0.4533; at k = 3 the denominators are 4 and
+5 (R), 3 and 3 (min), 2 and 2 (hits).
+
+>>> import rankmeter
+>>> qrels = {"1": {"d1": 1, "d2": 1, "d4": 1, "d7": 1}, "2": {"e1": 1, "e3": 1, "e5": 1, "x1": 1, "x2": 1}}
+>>> run = {"1": [f"d{i}" for i in range(1, 8)], "2": [f"e{i}" for i in range(1, 6)]}
+>>> r = rankmeter.evaluate(qrels, run, ["AP", "GMAP", "AP@3", "AP(denom=min)@3", "AP(denom=hits)@3", "SetAP"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<18}{value:.4f}")
+AP                0.6418
+GMAP              0.6135
+AP@3              0.4167
+AP(denom=min)@3   0.6111
+AP(denom=hits)@3  0.9167
+SetAP             0.4657
 """
 from __future__ import annotations
 

@@ -7,6 +7,16 @@ a tie counting 1/2. Relevant means grade >= ``rel``; unjudged retrieved docs
 count as non-relevant, unjudged docs that were not retrieved (docs with a
 negative grade in the qrels) are left out. A query with no relevant or no
 non-relevant doc scores 0. The summary is the plain mean over queries.
+
+Examples
+--------
+>>> import rankmeter
+>>> qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 0, "f": 1}}
+>>> round(rankmeter.evaluate(qrels, {"q": ["a", "b", "x", "c"]}, "AUC")["AUC"], 4)
+0.5833
+
+Relevant a, c, f against non-relevant b, x (unjudged), d, e: a beats 4, c beats
+d and e, f ties d and e below the ranking (2 x 1/2): 7 of 12 pairs.
 """
 from __future__ import annotations
 

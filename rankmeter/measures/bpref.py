@@ -11,6 +11,18 @@ and R = relevant docs of the query::
 
 Bpref = sum of terms / R (0 when R = 0). ``GMBpref`` is the same per query,
 summarised by the geometric mean with trec_eval's 1e-5 floor.
+
+Examples
+--------
+a, c relevant, b, d, e judged non-relevant (R = 2, N = 3); the run ranks
+b, a, x, d, c and x is unjudged. a has n = 1 above it: 1 - 1/2; c has n = 2:
+1 - 2/2. Bpref = (0.5 + 0) / 2.
+
+>>> import rankmeter
+>>> qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 0}}
+>>> r = rankmeter.evaluate(qrels, {"q": ["b", "a", "x", "d", "c"]}, ["Bpref", "AP"])
+>>> round(r["Bpref"], 4), round(r["AP"], 4)
+(0.25, 0.45)
 """
 from __future__ import annotations
 

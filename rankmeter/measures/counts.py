@@ -1,6 +1,20 @@
 """Counts: queries, retrieved, relevant, relevant retrieved, judged non-relevant retrieved.
 
 Summaries are sums over queries (trec_eval's ``num_*``).
+
+Examples
+--------
+>>> import rankmeter
+>>> qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}
+>>> run = {"q1": ["a", "b", "x"], "q2": ["y", "d"]}
+>>> rankmeter.evaluate(qrels, run, ["NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonrelJudgedRet"]).mean
+{'NumQ': 2, 'NumRet': 5, 'NumRel': 3, 'NumRelRet': 2, 'NumNonrelJudgedRet': 1}
+
+At ``rel=2`` only c is relevant, and a and d (grade 1) join b as judged
+non-relevant:
+
+>>> rankmeter.evaluate(qrels, run, ["NumRel", "NumRelRet", "NumNonrelJudgedRet"], rel=2).mean
+{'NumRel': 1, 'NumRelRet': 0, 'NumNonrelJudgedRet': 3}
 """
 from __future__ import annotations
 

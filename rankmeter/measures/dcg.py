@@ -22,6 +22,26 @@ and ``ndcg_cut_k`` is ``nDCG@k``; neither uses ``-l``. ``nDCGRel``
 trec_eval 10.0's m_*.c definitions, documented on each kernel. Sums are
 added rank by rank, as trec_eval's loops add them, so printed values agree
 to the last digit.
+
+Examples
+--------
+MEASURES.md S3: top-5 grades 5, 3, 2, 1, 2; the query's judged grades 5, 3,
+2, 1, 2, 4, 0. DCG(gain=exp)@5 = 31/1 + 7/1.585 + 3/2 + 1/2.322 + 3/2.585,
+its ideal (5, 4, 3, 2, 2) 31/1 + 15/1.585 + 7/2 + 3/2.322 + 3/2.585 = 46.4165.
+
+>>> import rankmeter
+>>> qrels = {"1": {"d1": 5, "d2": 3, "d3": 2, "d4": 1, "d5": 2, "d6": 4, "d7": 0}}
+>>> run = {"1": ["d1", "d2", "d3", "d4", "d5"]}
+>>> r = rankmeter.evaluate(qrels, run, ["CG@5", "DCG(gain=exp)@5", "nDCG(gain=exp)@5", "nDCG@5",
+...                                     "nDCG(gain=exp, ideal=topk)@5", "DCG(gain=exp, discount=jk)@5"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<30}{value:.4f}")
+CG@5                          13.0000
+DCG(gain=exp)@5               38.5077
+nDCG(gain=exp)@5              0.8296
+nDCG@5                        0.8535
+nDCG(gain=exp, ideal=topk)@5  0.9977
+DCG(gain=exp, discount=jk)@5  41.6848
 """
 from __future__ import annotations
 

@@ -15,6 +15,16 @@ query's judged docs (0 when that is 0). gdeval (TREC Web track) is ERR@k with
 ``max_grade`` left unset means the highest grade of the whole qrels
 (MEASURES.md), which the batch carries as ``qrels_max_grade``: a query left
 out of the mean, or a partition of a large dataset, does not change it.
+
+Examples
+--------
+>>> import rankmeter
+>>> r = rankmeter.evaluate({"q": {"a": 2, "b": 0, "c": 1, "d": 2}}, {"q": ["a", "b", "c"]},
+...                        ["ERR@3", "ERR(max_grade=4)@3", "nERR@3"])
+>>> {k: round(v, 4) for k, v in r.mean.items()}
+{'ERR@3': 0.7708, 'ERR(max_grade=4)@3': 0.2044, 'nERR@3': 0.908}
+
+With g_max = 2: R = 3/4, 0, 1/4, so ERR@3 = 3/4 + 0 + (1/4)(1/4)/3 = 0.7708.
 """
 from __future__ import annotations
 

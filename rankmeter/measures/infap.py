@@ -13,6 +13,19 @@ pool count in k - 1 but in none of r, n, u, so they pull the estimate down
 like non-relevant docs; pooled unjudged docs are assumed relevant in the
 proportion r / (r + n). When every retrieved doc is judged, infAP equals AP
 up to eps.
+
+Examples
+--------
+a, c relevant, b judged non-relevant, u pooled but not judged (grade -1); the
+run ranks a, u, b, c. At c (rank 4): r = n = u = 1, so the term is
+1/4 + (3/4) * (3/3) * ((1 + eps) / (2 + 2 eps)) = 0.625, and infAP =
+(1 + 0.625) / 2. AP counts u as non-relevant: (1 + 2/4) / 2.
+
+>>> import rankmeter
+>>> qrels = {"q": {"a": 1, "b": 0, "c": 1, "u": -1}}
+>>> r = rankmeter.evaluate(qrels, {"q": ["a", "u", "b", "c"]}, ["infAP", "AP"])
+>>> round(r["infAP"], 4), round(r["AP"], 4)
+(0.8125, 0.75)
 """
 from __future__ import annotations
 

@@ -17,6 +17,24 @@ recall levels (default the eleven 0.0, 0.1, ..., 1.0). A level given twice
 counts twice, as in trec_eval. trec_eval 10.0 processes the levels in the
 order given and so gives order-dependent results for an unsorted list; here
 the levels are sorted first, which is what trec_eval computes for sorted ones.
+
+Examples
+--------
+a, c relevant (R = 2); the run ranks a, b, c, d. Precision at ranks 1..4 is
+1, 1/2, 2/3, 1/2, interpolated 1, 2/3, 2/3, 1/2. Recall 0.5 needs
+lround(0.5 * 2) = 1 relevant doc (rank 1), recall 1 needs 2 (rank 3). Of the
+eleven levels, 0 .. 0.7 give 1 and 0.8, 0.9, 1 give 2/3: (8 + 2) / 11.
+
+>>> import rankmeter
+>>> qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 0}}
+>>> r = rankmeter.evaluate(qrels, {"q": ["a", "b", "c", "d"]},
+...                        ["IPrec@0.5", "IPrec@1", "IPrecAvg", "IPrecAvg(recalls=[0.5, 1])"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<27}{value:.4f}")
+IPrec@0.5                  1.0000
+IPrec@1                    0.6667
+IPrecAvg                   0.9091
+IPrecAvg(recalls=[0.5, 1]) 0.8333
 """
 from __future__ import annotations
 

@@ -9,6 +9,16 @@ with unjudged docs, negative grades and grades below ``rel`` read as 0:
   (C - D) / sqrt(n0 * (n0 - T)) with C, D the concordant and discordant
   (inverted) pairs, n0 = n(n-1)/2 and T the pairs of equal grade (ranks never
   tie); 0 when every grade is equal or fewer than two docs are retrieved.
+
+Examples
+--------
+>>> import rankmeter
+>>> qrels = {"q": dict(zip("abcde", [5, 3, 2, 1, 2]))}
+>>> r = rankmeter.evaluate(qrels, {"q": list("abcde")}, ["Inversions@5", "KendallTau@5"])
+>>> r["Inversions@5"], round(r["KendallTau@5"], 4)
+(1.0, 0.7379)
+
+Grades 5, 3, 2, 1, 2 hold one inverted pair (1 above 2); tau-b = 7 / sqrt(10 * 9).
 """
 from __future__ import annotations
 

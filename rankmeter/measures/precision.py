@@ -12,6 +12,25 @@ Also the precision variants of trec_eval:
 * ``RprecMult(mult=m)`` (``Rprec_mult_m``): precision at rank
   c = floor(m * R + 0.9) (trec_eval's ``(long)(m*R+0.9)``, kept in 10.0),
   missing ranks counting as non-relevant; 0 when c = 0.
+
+Examples
+--------
+MEASURES.md S5: A, C, F, G relevant; the run ranks A, B, C, D, G, E, F.
+P@5 = 3/5, P@10 = 4/10, P = 4/7, RelativeP@5 = 3/min(5, 4), Rprec = 2/4,
+RprecMult(mult=0.5) = 1/2 at rank floor(0.5 * 4 + 0.9) = 2.
+
+>>> import rankmeter
+>>> qrels = {"q": {"A": 1, "B": 0, "C": 1, "D": 0, "E": 0, "F": 1, "G": 1}}
+>>> run = {"q": ["A", "B", "C", "D", "G", "E", "F"]}
+>>> r = rankmeter.evaluate(qrels, run, ["P@5", "P@10", "P", "RelativeP@5", "Rprec", "RprecMult(mult=0.5)"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<21}{value:.4f}")
+P@5                  0.6000
+P@10                 0.4000
+P                    0.5714
+RelativeP@5          0.7500
+Rprec                0.5000
+RprecMult(mult=0.5)  0.5000
 """
 from __future__ import annotations
 

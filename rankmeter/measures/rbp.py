@@ -21,6 +21,24 @@ RBP could still rise if every unjudged retrieved doc and every doc past the
 ranking had gain 1. Under the ``trec_eval`` gain (or a map) it is 0 when no
 unjudged doc was retrieved, as trec_eval prints. Powers of p are built by
 repeated multiplication, as trec_eval does, so printed values agree.
+
+Examples
+--------
+Grades a = 2, b = 0, c = 1; the run ranks a, b, c, d (d unjudged).
+RBP(p=0.5) = 0.5 * (1 + 0.5^2) with a, c relevant; at p = 0.8:
+0.2 * (1 + 0.8^2); graded gains 1, 0, 1/2: 0.5 * (1 + 0.5 * 0.25);
+RBP_resid(p=0.5) = 0.5^4 + 0.5 * 0.5^3 (d at rank 4).
+
+>>> import rankmeter
+>>> qrels = {"q": {"a": 2, "b": 0, "c": 1}}
+>>> r = rankmeter.evaluate(qrels, {"q": ["a", "b", "c", "d"]},
+...                        ["RBP(p=0.5)", "RBP", "RBP(p=0.5, gain=graded)", "RBP_resid(p=0.5)"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<25}{value:.4f}")
+RBP(p=0.5)               0.6250
+RBP                      0.3280
+RBP(p=0.5, gain=graded)  0.5625
+RBP_resid(p=0.5)         0.1250
 """
 from __future__ import annotations
 

@@ -14,6 +14,25 @@ so ``beta`` is the usual F-beta weight: beta > 1 favours recall. trec_eval's
 ``set_F.x`` computes ``(x + 1) * P * R / (x * P + R)`` (m_set_F.c), i.e. its
 parameter x is beta squared; ``rankmeter trec_eval -m set_F.x`` maps it to
 ``F(beta=sqrt(x))``. ``F1`` is ``F`` with beta = 1.
+
+Examples
+--------
+MEASURES.md S5: A, C, F, G relevant; the run ranks A, B, C, D, G, E, F.
+R@5 = 3/4; F1@5 = 2 * 0.6 * 0.75 / 1.35; F(beta=2)@5 = 5 * 0.6 * 0.75 /
+(4 * 0.6 + 0.75); trec_eval's ``set_F.4`` is F(beta=2) over the retrieved set:
+5 * (4/7) * 1 / (4 * 4/7 + 1) = 20/23.
+
+>>> import rankmeter
+>>> qrels = {"q": {"A": 1, "B": 0, "C": 1, "D": 0, "E": 0, "F": 1, "G": 1}}
+>>> run = {"q": ["A", "B", "C", "D", "G", "E", "F"]}
+>>> r = rankmeter.evaluate(qrels, run, ["R@5", "R", "F1@5", "F(beta=2)@5", "set_F.4"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<13}{value:.4f}")
+R@5          0.7500
+R            1.0000
+F1@5         0.6667
+F(beta=2)@5  0.7143
+set_F.4      0.8696
 """
 from __future__ import annotations
 

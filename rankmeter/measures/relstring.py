@@ -5,6 +5,18 @@ the grade when it is 0-9, ``>`` above 9, ``-`` for a doc absent from the
 qrels, ``.`` for a doc judged with a negative grade (pooled, not judged).
 A ranking shorter than k gives a shorter string. trec_eval prints it per
 query only, between single quotes.
+
+Examples
+--------
+Grades a = 2, b = 0, u = -1; the run ranks a, x, b, u and x is not in the qrels.
+
+>>> import rankmeter
+>>> qrels = {"q": {"a": 2, "b": 0, "u": -1}}
+>>> r = rankmeter.evaluate(qrels, {"q": ["a", "x", "b", "u"]}, ["RelString@2", "RelString@5"])
+>>> r.values("RelString@2")[0], r.values("RelString@5")[0]
+('2-', '2-0.')
+>>> print(r["RelString@5"])  # per query only: no summary
+None
 """
 from __future__ import annotations
 

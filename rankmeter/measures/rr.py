@@ -5,6 +5,21 @@ when none is retrieved; with a cutoff (``RR@10``, MS MARCO's MRR@10) a first
 relevant doc below rank k also scores 0. ``Success@k`` is trec_eval's
 ``success_k``: 1 when a relevant doc is in the top k, else 0; without a
 cutoff, 1 when any relevant doc is retrieved.
+
+Examples
+--------
+MEASURES.md S2: first relevant doc at ranks 3, 2, 1; MRR = (1/3 + 1/2 + 1) / 3.
+
+>>> import rankmeter
+>>> qrels = {"q1": {"r": 1}, "q2": {"r": 1}, "q3": {"r": 1}}
+>>> run = {"q1": ["a", "b", "r"], "q2": ["a", "r", "b"], "q3": ["r", "a", "b"]}
+>>> r = rankmeter.evaluate(qrels, run, ["RR", "RR@2", "Success@1", "Success@2"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<11}{value:.4f}")
+RR         0.6111
+RR@2       0.5000
+Success@1  0.3333
+Success@2  0.6667
 """
 from __future__ import annotations
 

@@ -13,6 +13,18 @@ Unjudged retrieved docs count as non-relevant. ``num_docs`` is the
 collection size (trec_eval's ``-N``, default 0), only needed when
 ``nonrel_nonret`` is not 0. The summary is the mean over queries, as in
 trec_eval.
+
+Examples
+--------
+a, b, c relevant; the run returns a, x, b, y (x, y unjudged): 2 relevant
+retrieved, 2 non-relevant retrieved, 1 relevant missed. Defaults:
+2 - 2 = 0; with weights 2, -1, -1: 4 - 2 - 1 = 1.
+
+>>> import rankmeter
+>>> qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+>>> run = {"q": ["a", "x", "b", "y"]}
+>>> rankmeter.evaluate(qrels, run, ["Utility", "Utility(rel_ret=2, nonrel_ret=-1, rel_nonret=-1)"]).mean
+{'Utility': 0.0, 'Utility(rel_ret=2, nonrel_ret=-1, rel_nonret=-1)': 1.0}
 """
 from __future__ import annotations
 
