@@ -1,7 +1,9 @@
 """The ``rankmeter`` command: a thin layer over the Python API.
 
 Subcommands: ``eval`` (tables for people, JSON, CSV), ``trec_eval``
-(trec_eval 10.0's exact output) and ``measures`` (the measure list).
+(trec_eval 10.0's exact output), ``explain`` (one measure on one query, step
+by step), ``compare`` (significance tests, paper tables), ``plot``,
+``report`` (a self-contained HTML file) and ``measures`` (the measure list).
 Errors print on one line and exit with status 2.
 """
 from __future__ import annotations

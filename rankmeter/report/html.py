@@ -1,0 +1,427 @@
+"""One self-contained HTML report comparing runs.
+
+:func:`write_report` writes a single file that works offline: the
+stylesheet, the script and the plots (as SVG) are inline, nothing is fetched.
+The page holds the comparison table, the plots, a per-query table that sorts
+on a header click and filters by query id, and per query the
+:func:`rankmeter.explain` breakdown of every measure for every run.
+
+Everything taken from the data (run tags, query ids, docnos, file names) is
+escaped; the per-query values are also embedded as JSON in a
+``<script type="application/json" id="rankmeter-data">`` block for tools, with
+``<``, ``>``, ``&`` and U+2028/U+2029 escaped so that it cannot close the
+block. A Content-Security-Policy lets only the report's own script run (by
+its hash), as a second line of defence.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import math
+from html import escape
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..errors import ParameterError, RankmeterError
+from .assets import CSS, SCRIPT
+from .plots import PerQueryTable, _align, diff_figure, distribution_figure, named_runs, pr_figure, svg_text
+
+__all__ = ["write_report", "render_report", "comparison_table", "script_json"]
+
+DASH = "\u2013"
+_COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value", "p_adjusted",
+            "ci_low", "ci_high", "effect_size", "wins", "ties", "losses"]
+
+
+def esc(value: object) -> str:
+    """Text for HTML content or a quoted attribute."""
+    return escape(str(value), quote=True)
+
+
+def script_json(obj: object) -> str:
+    """JSON safe inside ``<script>``: no ``<``, ``>``, ``&``, U+2028/2029 left raw; NaN becomes null.
+
+    >>> script_json({"tag": "</script><b>&"})
+    '{"tag": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
+    """
+    text = json.dumps(_jsonable(obj), ensure_ascii=False, allow_nan=False)
+    for raw, safe in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                      ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(raw, safe)
+    return text
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.generic,)):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+# ------------------------------------------------------------------ comparison
+
+def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict[str, PerQueryTable],
+                     options: dict, **stats):
+    """The comparison DataFrame and whether significance was tested.
+
+    Uses :func:`rankmeter.compare` when ``rankmeter.stats.compare`` exists
+    (checked at call time) and there are two runs or more; otherwise a table of
+    paired means, differences and wins/ties/losses with the test columns empty.
+    """
+    if len(runs) > 1 and importlib.util.find_spec("rankmeter.stats.compare") is not None:
+        compare = importlib.import_module("rankmeter.stats.compare").compare
+        params = inspect.signature(compare).parameters
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        kwargs = {k: v for k, v in {**stats, **options, "baseline": baseline}.items() if takes_any or k in params}
+        return compare(qrels, runs, measures, **kwargs).table, True
+    import pandas as pd
+
+    rows = []
+    for label, table in tables.items():
+        base = table.column(baseline)
+        for system in table.systems:
+            values = table.column(system)
+            both = ~(np.isnan(base) | np.isnan(values))
+            d = values[both] - base[both]
+            rows.append({"measure": label, "system": system, "baseline": baseline,
+                         "mean": values[both].mean() if both.any() else np.nan,
+                         "baseline_mean": base[both].mean() if both.any() else np.nan,
+                         "delta": d.mean() if both.any() else np.nan,
+                         "p_value": np.nan, "p_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                         "effect_size": np.nan, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()),
+                         "losses": int((d < 0).sum())})
+    return pd.DataFrame(rows, columns=_COLUMNS), False
+
+
+def _num(v, digits: int = 4) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "\u2013"
+    if isinstance(v, (bool, np.bool_)):
+        return "\u2713" if v else ""
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.{digits}f}"
+    return str(v)
+
+
+def _p(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "\u2013"
+    return "<0.001" if v < 0.001 else f"{v:.3f}"
+
+
+def _dv(v) -> str:
+    """A sortable data-v attribute value: '' for a missing number."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return ""
+    return repr(f) if math.isfinite(f) else ""
+
+
+def _comparison_html(frame, *, alpha: float, tested: bool) -> str:
+    cols = [("measure", "measure", True), ("system", "system", True), ("baseline", "baseline", True),
+            ("mean", "mean", False), ("delta", "\u0394", False), ("p_value", "p", False),
+            ("p_adjusted", "p (adjusted)", False), ("ci", "CI of \u0394", False),
+            ("effect_size", "effect size", False), ("wtl", "wins / ties / losses", False)]
+    head = "".join(f'<th class="{"text" if t else "num"}">{esc(h)}</th>' for _, h, t in cols)
+    best = frame.groupby("measure", sort=False)["mean"].transform("max") if len(frame) else frame.get("mean")
+    body = []
+    for i, row in enumerate(frame.to_dict("records")):
+        p = row.get("p_adjusted")
+        sig = tested and p is not None and not _isnan(p) and p < alpha and row.get("system") != row.get("baseline")
+        delta = row.get("delta")
+        cells = []
+        is_base = row.get("system") == row.get("baseline")
+        for key, _, text in cols:
+            if is_base and key in ("delta", "wtl", "ci"):
+                cells.append(f'<td data-v="">{DASH}</td>')
+            elif key == "ci":
+                lo, hi = row.get("ci_low"), row.get("ci_high")
+                shown = DASH if _isnan(lo) else f"[{_num(lo)}, {_num(hi)}]"
+                cells.append(f'<td data-v="{_dv(lo)}">{shown}</td>')
+            elif key == "wtl":
+                cells.append(f'<td data-v="{_dv(row.get("wins"))}">{_num(row.get("wins"))} / '
+                             f'{_num(row.get("ties"))} / {_num(row.get("losses"))}</td>')
+            elif text:
+                cells.append(f'<td class="text">{esc(row.get(key, ""))}</td>')
+            else:
+                v = row.get(key)
+                classes = []
+                if key == "mean" and best is not None and not _isnan(v) and v == best.iloc[i]:
+                    classes.append("best")
+                if key == "delta" and not _isnan(delta) and delta:
+                    classes.append("up" if delta > 0 else "down")
+                if key == "p_adjusted" and sig:
+                    classes.append("sig")
+                shown = _p(v) if key.startswith("p_") else _num(v)
+                cls = f' class="{" ".join(classes)}"' if classes else ""
+                cells.append(f'<td data-v="{_dv(v)}"{cls}>{shown}</td>')
+        base_cls = ' class="base"' if is_base else ""
+        body.append(f"<tr{base_cls}>{''.join(cells)}</tr>")
+    note = (f"Bold: best mean per measure. * : adjusted p &lt; {esc(alpha)}. A system's mean and \u0394 are "
+            "over the queries it shares with the baseline." if tested else
+            "Significance tests were not run (they need two runs or more); "
+            "means are paired over the queries both runs answered.")
+    return (f'<div class="scroll"><table class="sortable" id="comparison"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div><p class="note">{note}</p>')
+
+
+def _isnan(v) -> bool:
+    try:
+        return v is None or math.isnan(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+# ------------------------------------------------------------------ per-query table
+
+def _per_query_html(tables: dict[str, PerQueryTable], baseline: str, explained: set[str]) -> str:
+    first = next(iter(tables.values()))
+    heads = ['<th class="text">query</th>']
+    columns = []
+    for label, t in tables.items():
+        for s in t.systems:
+            heads.append(f'<th>{esc(label)}<span class="sys">{esc(s)}</span></th>')
+            columns.append(t.column(s))
+        for s in t.systems:
+            if s != baseline:
+                heads.append(f'<th>\u0394 {esc(label)}<span class="sys">{esc(s)} \u2212 {esc(baseline)}</span></th>')
+                columns.append(t.column(s) - t.column(baseline))
+    rows = []
+    for i, q in enumerate(first.queries):
+        link = f'<a href="#q-{i}">{esc(q)}</a>' if q in explained else esc(q)
+        cells = [f'<td class="text qid">{link}</td>']
+        for col, head in zip(columns, heads[1:]):
+            v = col[i]
+            cls = ""
+            if head.startswith("<th>\u0394") and not np.isnan(v) and v:
+                cls = ' class="up"' if v > 0 else ' class="down"'
+            cells.append(f'<td data-v="{_dv(v)}"{cls}>{_num(float(v))}</td>')
+        rows.append(f'<tr data-q="{esc(q)}">{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table class="sortable" id="per-query"><thead><tr>{"".join(heads)}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+# ------------------------------------------------------------------ explanations
+
+def _split_by_query(obj, make) -> dict[bytes, object]:
+    """One small table per query (row order kept), so each explain call reads only its query."""
+    import pyarrow.compute as pc
+
+    t = obj.table
+    order = pc.sort_indices(t.column("query"))  # stable: rows of a query keep their order
+    t = t.take(order)
+    counts = pc.value_counts(t.column("query"))
+    out, start = {}, 0
+    for q, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()):
+        out[q] = make(t.slice(start, n))
+        start += n
+    return out
+
+
+def _rank_table(columns, rows, limit: int, kind: str = "ranks") -> str:
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(_cell(v))}</td>" for v in r) + "</tr>" for r in rows[:limit])
+    more = f'<p class="note">Ranks 1\u2013{limit} of {len(rows)} shown.</p>' if len(rows) > limit else ""
+    return (f'<div class="scroll"><table class="{kind}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>{more}")
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (bool, np.bool_)):
+        return "\u2713" if v else ""
+    if isinstance(v, float):
+        return f"{v:.4f}".rstrip("0").rstrip(".") if v != round(v) else str(int(v))
+    return str(v)
+
+
+def _explain_html(q, runs, labels, tables, queries: list[str], *, max_ranks: int, options: dict) -> str:
+    from ..explain import explain
+    from ..tables import Qrels, Run, decode_id
+
+    by_q = _split_by_query(q, lambda t: Qrels(t, q.source))
+    split_runs = {name: (run, _split_by_query(run, lambda t, r=run: Run(t, r.source, tag=r.tag, ranked=r.ranked)))
+                  for name, run in runs}
+    explain_opts = {k: v for k, v in options.items() if k in ("rel", "judged_only", "ties")}
+    out = []
+    first = next(iter(tables.values()))
+    index = {qid: i for i, qid in enumerate(first.queries)}
+    raw = {decode_id(k): k for _, parts in split_runs.values() for k in parts}
+    raw.update({decode_id(k): k for k in by_q})
+    for qid in queries:
+        i, key = index[qid], raw.get(qid)
+        summary = " \u00b7 ".join(
+            f"{esc(label)}: " + ", ".join(f"{esc(s)} {_num(float(t.values[i, j]))}" for j, s in enumerate(t.systems))
+            for label, t in tables.items())
+        blocks = []
+        for label, measure in labels:
+            for name, (run, parts) in split_runs.items():
+                head = f"<h4>{esc(label)} \u00b7 {esc(name)}</h4>"
+                if key not in parts:
+                    blocks.append(f'{head}<p class="note">{esc(name)} retrieved nothing for this query.</p>')
+                    continue
+                try:
+                    ex = explain(by_q.get(key, Qrels(q.table.slice(0, 0), q.source)), parts[key], measure, qid,
+                                 **explain_opts)
+                except RankmeterError as exc:
+                    blocks.append(f'{head}<p class="note">{esc(exc)}</p>')
+                    continue
+                cut = measure.cutoff if isinstance(measure.cutoff, int) else None
+                limit = min(cut, max_ranks) if cut else max_ranks
+                ideal = ""
+                if ex.ideal_rows:
+                    ideal = (f"<details><summary>ideal ranking</summary>"
+                             f"{_rank_table(ex.ideal_columns, ex.ideal_rows, limit, 'ranks ideal')}</details>")
+                formula = esc("\n".join(ex.formula))
+                blocks.append(f'{head}<pre class="formula">{formula}</pre>'
+                              f"{_rank_table(ex.columns, ex.rows, limit)}{ideal}")
+        out.append(f'<details class="explain" id="q-{i}" data-q="{esc(qid)}"><summary><span class="qid">'
+                   f'{esc(qid)}</span> <span class="muted">{summary}</span></summary>{"".join(blocks)}</details>')
+    return "".join(out)
+
+
+def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: dict) -> str:
+    """Per measure a difference plot per system and a distribution plot; then the PR curves; as inline SVG."""
+    from .plots import pr_curves
+
+    figures = []
+    for label, t in tables.items():
+        for s in t.systems:
+            if s != baseline:
+                figures.append((diff_figure(t, baseline, s), f"{label}: {s} \u2212 {baseline}, per query"))
+        figures.append((distribution_figure(t, kind="box"), f"{label}: per-query values"))
+    figures.append((pr_figure(pr_curves(q, dict(named), **options)),
+                    "Interpolated precision at the eleven recall levels, averaged over queries"))
+    return "".join(f'<figure>{svg_text(fig, id_prefix=f"fig{k}-")}<figcaption>{esc(caption)}</figcaption></figure>'
+                   for k, (fig, caption) in enumerate(figures))
+
+
+# ------------------------------------------------------------------ page
+
+def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
+                  test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
+                  seed: int = 0, queries: str = "both", rel: int = 1, judged_only: bool = False,
+                  max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True) -> str:
+    """The report as one HTML string; see :func:`write_report` for the parameters."""
+    from ..api import evaluate, resolve_measures
+    from ..io import as_qrels
+
+    if max_ranks < 1:
+        raise ParameterError(f"max_ranks={max_ranks}: show at least one rank")
+    q = as_qrels(qrels)
+    named = named_runs(runs)
+    names = [n for n, _ in named]
+    baseline = names[0] if baseline is None else str(baseline)
+    if baseline not in names:
+        raise ParameterError(f"baseline={baseline!r} is not one of the runs: {', '.join(names)}")
+    labels = list(dict(resolve_measures(measures)).items())
+    text = [label for label, m in labels if m.family.text]
+    if text:
+        raise ParameterError(f"{', '.join(text)}: text measures cannot be compared or plotted")
+    options = {"queries": queries, "rel": rel, "judged_only": judged_only}
+    results = [(name, evaluate(q, run, [m for _, m in labels], **options)) for name, run in named]
+    tables = {label: _align(str(m), results) for label, m in labels}
+    for label, t in tables.items():
+        t.measure = label
+    frame, tested = comparison_table(q, dict(named), [label for label, _ in labels], baseline=baseline,
+                                     tables=tables, options=options, test=test, correction=correction,
+                                     alpha=alpha, permutations=permutations, seed=seed)
+    first = next(iter(tables.values()))
+    chosen = first.queries if max_explained is None else first.queries[:max_explained]
+
+    figures = _figures_html(q, named, tables, baseline, options) if plots else ""
+    data = {"version": __version__, "qrels": q.source, "baseline": baseline, "measures": [lb for lb, _ in labels],
+            "runs": [{"name": n, "tag": r.name, "file": r.source} for n, r in named],
+            "queries": first.queries,
+            "per_query": {lb: {s: t.column(s) for s in t.systems} for lb, t in tables.items()}}
+    script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+           f"script-src 'sha256-{script_hash}'; base-uri 'none'; form-action 'none'")
+    title = title or "rankmeter report: " + ", ".join(names)
+    run_items = "".join(f'<li><b>{esc(n)}</b> <span class="muted">tag</span> <code>{esc(r.name)}</code> '
+                        f'<span class="muted">from</span> <code>{esc(r.source)}</code></li>' for n, r in named)
+    n_queries = len(first.queries)
+    cap = (f"all {n_queries} queries" if len(chosen) == n_queries
+           else f"the first {len(chosen)} of {n_queries} queries (raise max_explained / --explain-queries)")
+    policy = "every judged query" if queries == "qrels" else "queries in both qrels and run"
+    meta = [("qrels", f"<code>{esc(q.source)}</code>"), ("runs", f"<ul>{run_items}</ul>"),
+            ("baseline", esc(baseline)), ("measures", ", ".join(f"<code>{esc(lb)}</code>" for lb, _ in labels)),
+            ("queries", f"{n_queries} ({policy})"),
+            ("test", f"{esc(test)}, correction {esc(correction)}, alpha {esc(alpha)}" if tested else "not run"),
+            ("settings", f"rel &ge; {esc(rel)}{', judged docs only' if judged_only else ''}")]
+    nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
+                  [("comparison", "comparison"), ("plots", "plots"), ("per-query", "per query"),
+                   ("explain", "explanations")] if plots or k != "plots")
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+        f'<header><h1>{esc(title)}</h1><dl class="meta">'
+        + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + f"</dl><nav>{nav}</nav></header>",
+        '<section id="sec-comparison"><h2>Comparison</h2>'
+        + _comparison_html(frame, alpha=alpha, tested=tested) + "</section>",
+        f'<section id="sec-plots"><h2>Plots</h2><div class="plots">{figures}</div></section>' if plots else "",
+        '<section id="sec-per-query"><h2>Per query</h2><p class="note">Click a header to sort; click a query '
+        'id for its explanation.</p><div class="filter"><label>Filter by query id: <input id="filter" '
+        'type="search" autocomplete="off" placeholder="query id contains\u2026"></label> <span id="filter-count" '
+        'class="muted"></span></div>' + _per_query_html(tables, baseline, set(chosen)) + "</section>",
+        f'<section id="sec-explain"><h2>Explanations</h2><p class="note">Step by step, per query, measure and run, '
+        f'for {cap}. At most {max_ranks} ranks are shown per table (fewer when the measure has a smaller cutoff); '
+        f'the formulas use every rank.</p>'
+        + _explain_html(q, named, labels, tables, chosen, max_ranks=max_ranks, options=options) + "</section>",
+        f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
+        f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
+        f"<script>{SCRIPT}</script></body></html>",
+    ]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+def write_report(qrels, runs, measures, path, **options) -> Path:
+    """Write a self-contained HTML report comparing ``runs``.
+
+    Parameters
+    ----------
+    qrels : as for :func:`rankmeter.evaluate`
+    runs : dict name -> run, or a sequence of runs/paths (named by run tag or file)
+    measures : str or list of str
+        Measures for the tables, plots and explanations.
+    path : str or Path
+        The ``.html`` file to write.
+    baseline : str, optional
+        The run the others are compared with (default: the first).
+    title : str, optional
+    test, correction, alpha, permutations, seed
+        Passed to :func:`rankmeter.compare` when it is available.
+    queries, rel, judged_only
+        As for :func:`rankmeter.evaluate`.
+    max_ranks : int, default 20
+        Ranks shown per explanation table (fewer when the measure's cutoff is smaller).
+    max_explained : int or None, default 100
+        Explain the first this many queries (None: all), to keep the file small.
+    plots : bool, default True
+        Include the plots (needs matplotlib: ``pip install 'rankmeter[plot]'``).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    path = Path(path)
+    page = render_report(qrels, runs, measures, **options)
+    path.write_text(page, encoding="utf-8")
+    return path

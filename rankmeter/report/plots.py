@@ -1,0 +1,381 @@
+"""Plots for comparing runs: per-query differences, precision-recall, distributions.
+
+matplotlib is an optional extra (``pip install 'rankmeter[plot]'``), imported
+only when a plot is drawn. Figures are built with the object-oriented API on
+the Agg canvas, never through ``pyplot``, so drawing a plot does not change
+the caller's backend or open a window. Every function returns the
+:class:`matplotlib.figure.Figure`; :func:`save` writes it as PNG or SVG.
+
+Runs are named by their run tag (or file name when the tag is empty or
+repeated); ``runs`` may also be a dict name -> run. Labels taken from the data
+(run tags, query ids) are drawn literally: a ``$`` never starts mathtext.
+
+>>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+>>> runs = {"base": {"q1": ["x", "a"], "q2": ["b"]}, "new": {"q1": ["a"], "q2": ["x", "b"]}}
+>>> table = per_query_table(qrels, runs, "RR")
+>>> table.queries, table.systems
+(['q1', 'q2'], ['base', 'new'])
+>>> table.values.tolist()
+[[0.5, 1.0], [1.0, 0.5]]
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "named_runs",
+           "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
+
+#: The eleven recall levels of the standard recall-precision graph.
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+_INSTALL = "pip install 'rankmeter[plot]'"
+_UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
+
+
+def _figure(width: float, height: float):
+    """A new Figure on an Agg canvas (no pyplot, no global backend change)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ParameterError(f"plots need matplotlib; install it with: {_INSTALL}") from None
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _label(text: object, limit: int = 32) -> str:
+    """Text from the data, shortened to ``limit`` characters and made literal for
+    matplotlib (``$`` would start mathtext)."""
+    text = str(text)
+    if len(text) > limit:
+        text = text[:limit - 1] + "\u2026"
+    return text.replace("$", r"\$")
+
+
+# ------------------------------------------------------------------ data
+
+def named_runs(runs) -> list[tuple[str, object]]:
+    """Normalise ``runs`` to a list of (name, :class:`~rankmeter.Run`).
+
+    Parameters
+    ----------
+    runs : dict, Run, path or sequence of runs/paths
+        A dict is taken as name -> run. Anything else is named by its run
+        tag, or its file name when the tag is empty or already used; a name
+        still repeated gets ``#2``, ``#3`` ...
+
+    Returns
+    -------
+    list of (str, Run)
+    """
+    from ..io import as_run
+
+    if isinstance(runs, Mapping) and not _looks_like_one_run(runs):
+        return [(str(name), as_run(run)) for name, run in runs.items()]
+    if isinstance(runs, (str, bytes, os.PathLike, Mapping)) or not isinstance(runs, Sequence):
+        runs = [runs]
+    out: list[tuple[str, object]] = []
+    for item in runs:
+        run = as_run(item)
+        name = run.name or Path(run.source).name
+        if any(name == n for n, _ in out):
+            name = Path(run.source).name if run.source not in ("", "<memory>") else name
+        base, k = name, 2
+        while any(name == n for n, _ in out):
+            name, k = f"{base}#{k}", k + 1
+        out.append((name, run))
+    if not out:
+        raise ParameterError("runs: give at least one run")
+    return out
+
+
+def _looks_like_one_run(obj: Mapping) -> bool:
+    """A dict whose values are rankings ({query: {doc: score}} or {query: [docs]}) is one run."""
+    for value in obj.values():
+        if isinstance(value, Mapping):
+            return all(not isinstance(v, (Mapping, list, tuple)) for v in value.values())
+        return isinstance(value, (list, tuple))
+    return False
+
+
+@dataclass
+class PerQueryTable:
+    """Per-query values of one measure: ``values[i, j]`` is system j on query i.
+
+    ``values`` is NaN where a system has no value for a query (with the
+    default query policy, a query the run did not answer).
+    """
+
+    measure: str
+    queries: list[str]
+    systems: list[str]
+    values: np.ndarray
+
+    @classmethod
+    def from_frame(cls, measure: str, frame) -> "PerQueryTable":
+        """From a pandas DataFrame of queries (index) x systems (columns)."""
+        return cls(str(measure), [str(q) for q in frame.index], [str(c) for c in frame.columns],
+                   frame.to_numpy(dtype=float, na_value=np.nan))
+
+    def column(self, system: str) -> np.ndarray:
+        """Values of one system (NaN where it has none)."""
+        try:
+            return self.values[:, self.systems.index(system)]
+        except ValueError:
+            raise ParameterError(f"no system named {system!r}; systems: {', '.join(self.systems)}") from None
+
+
+def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
+    """Union of the systems' queries (bytewise order, as evaluate sorts), NaN where absent."""
+    from ..tables import encode_id
+
+    queries = sorted({q for _, r in results for q in r.queries}, key=encode_id)
+    index = {q: i for i, q in enumerate(queries)}
+    values = np.full((len(queries), len(results)), np.nan)
+    for j, (_, r) in enumerate(results):
+        rows = np.fromiter((index[q] for q in r.queries), dtype=np.int64, count=len(r.queries))
+        values[rows, j] = r.values(measure).astype(float)
+    return PerQueryTable(measure, queries, [n for n, _ in results], values)
+
+
+def evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
+    """(name, :class:`~rankmeter.Results`) for every run, qrels read once."""
+    from ..api import evaluate
+    from ..io import as_qrels
+
+    q = as_qrels(qrels)
+    return [(name, evaluate(q, run, measures, **options)) for name, run in named_runs(runs)]
+
+
+def per_query_table(qrels, runs, measure: str, **options) -> PerQueryTable:
+    """Evaluate ``measure`` on every run; queries x systems values.
+
+    ``options`` (queries, rel, judged_only, ...) go to :func:`rankmeter.evaluate`.
+    """
+    results = evaluate_runs(qrels, runs, [measure], **options)
+    return _align(results[0][1].names[0], results)
+
+
+# ------------------------------------------------------------------ drawing (from tables)
+
+def diff_figure(table: PerQueryTable, baseline: str, system: str):
+    """Sorted per-query differences ``system - baseline`` over the queries both have."""
+    a, b = table.column(baseline), table.column(system)
+    both = ~(np.isnan(a) | np.isnan(b))
+    delta = (b - a)[both]
+    queries = np.asarray(table.queries, dtype=object)[both]
+    order = np.argsort(-delta, kind="stable")
+    delta, queries = delta[order], queries[order]
+    n = len(delta)
+    fig = _figure(6.5, 3.8)
+    ax = fig.add_subplot()
+    x = np.arange(n)
+    colors = np.where(delta > 0, _UP, np.where(delta < 0, _DOWN, _NEUTRAL))
+    if n <= 300:
+        ax.bar(x, delta, width=0.85, color=colors, linewidth=0)
+    else:  # one filled path instead of thousands of bars keeps the SVG small
+        ax.fill_between(x, 0, delta, where=delta >= 0, step="mid", color=_UP, linewidth=0)
+        ax.fill_between(x, 0, delta, where=delta <= 0, step="mid", color=_DOWN, linewidth=0)
+    ax.axhline(0, color="black", linewidth=0.8)
+    if n:
+        mean = float(delta.mean())
+        ax.axhline(mean, color="black", linestyle="--", linewidth=1,
+                   label=f"mean \u0394 = {mean:+.4f}")
+        wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
+        ax.legend(loc="upper right", frameon=False,
+                  title=f"{wins} better, {n - wins - losses} tied, {losses} worse")
+    if 0 < n <= 40:
+        ax.set_xticks(x, [_label(q, 16) for q in queries], rotation=90, fontsize=7)
+    else:
+        ax.set_xticks([])
+    ax.set_xlim(-0.6, max(n, 1) - 0.4)
+    ax.set_xlabel(f"queries, sorted by difference (n = {n})")
+    ax.set_ylabel(f"\u0394 {_label(table.measure)}")
+    ax.set_title(f"{_label(table.measure)}: {_label(system, 24)} \u2212 {_label(baseline, 24)} per query")
+    return fig
+
+
+def distribution_figure(table: PerQueryTable, *, kind: str = "box"):
+    """Per-query values per system: box (with points), violin or strip."""
+    if kind not in ("box", "violin", "strip"):
+        raise ParameterError(f"kind={kind!r}: expected 'box', 'violin' or 'strip'")
+    data = [col[~np.isnan(col)] for col in table.values.T]
+    k = len(data)
+    fig = _figure(max(3.6, 1.1 * k + 1.6), 3.8)
+    ax = fig.add_subplot()
+    pos = np.arange(1, k + 1)
+    if kind == "box":
+        ax.boxplot(data, positions=pos, widths=0.5, showmeans=True, showfliers=False,
+                   medianprops={"color": "black"},
+                   meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
+    elif kind == "violin":
+        shown = [i for i, d in enumerate(data) if len(d) > 1]
+        if shown:
+            parts = ax.violinplot([data[i] for i in shown], positions=pos[shown], widths=0.7,
+                                  showmeans=True, showextrema=True)
+            for body in parts["bodies"]:
+                body.set_alpha(0.35)
+    rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
+    for p, d in zip(pos, data):
+        jitter = rng.uniform(-0.12, 0.12, len(d)) if kind != "strip" else rng.uniform(-0.2, 0.2, len(d))
+        ax.scatter(p + jitter, d, s=10, alpha=0.7, color=_UP if kind == "strip" else _NEUTRAL, linewidths=0, zorder=3)
+        if kind == "strip" and len(d):
+            ax.hlines(d.mean(), p - 0.3, p + 0.3, color="black", linewidth=1.5, zorder=4)
+    ax.set_xticks(pos, [_label(s, 16) for s in table.systems], rotation=20 if k > 3 else 0)
+    ax.set_xlim(0.4, k + 0.6)
+    ax.set_ylabel(_label(table.measure))
+    ax.set_title(f"{_label(table.measure)} per query ({kind})")
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def pr_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]]):
+    """Interpolated precision-recall curves from (system, recall levels, mean precisions)."""
+    fig = _figure(5.6, 4.2)
+    ax = fig.add_subplot()
+    for name, recall, precision in curves:
+        ax.plot(recall, precision, marker="o", markersize=4, linewidth=1.5, label=_label(name, 24))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision (mean over queries)")
+    ax.set_title("Interpolated precision-recall")
+    ax.grid(alpha=0.3)
+    if curves:
+        ax.legend(loc="upper right", frameon=False)
+    return fig
+
+
+def pr_curves(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **options):
+    """(system, recalls, mean IPrec at each recall) for every run."""
+    levels = sorted(float(r) for r in recalls)
+    if not levels or any(not 0.0 <= r <= 1.0 for r in levels):
+        raise ParameterError(f"recalls={list(recalls)!r}: give levels between 0 and 1")
+    names = [f"IPrec@{r:g}" for r in levels]
+    return [(name, levels, [float(res[n]) for n in names])
+            for name, res in evaluate_runs(qrels, runs, names, **options)]
+
+
+# ------------------------------------------------------------------ public plots
+
+def plot_diff(qrels, runs, measure: str, *, pair: Sequence[str] | None = None, **options):
+    """Sorted per-query differences between two systems, with zero and mean lines.
+
+    Parameters
+    ----------
+    qrels : as for :func:`rankmeter.evaluate`
+    runs : dict name -> run, or a sequence of runs/paths (at least two)
+    measure : str
+        One measure, e.g. ``"nDCG@10"``.
+    pair : (baseline, system), optional
+        Names of the two systems; the difference is ``system - baseline``.
+        Default: the first two runs.
+    **options
+        queries, rel, judged_only ... as for :func:`rankmeter.evaluate`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = per_query_table(qrels, runs, measure, **options)
+    if pair is None:
+        if len(table.systems) < 2:
+            raise ParameterError("a difference plot needs two runs")
+        pair = table.systems[:2]
+    if len(pair) != 2:
+        raise ParameterError(f"pair={pair!r}: name exactly two systems (baseline, system)")
+    return diff_figure(table, str(pair[0]), str(pair[1]))
+
+
+def plot_pr(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **options):
+    """Interpolated precision-recall curves, one per run (``IPrec@r`` averaged over queries).
+
+    Parameters
+    ----------
+    qrels, runs : as for :func:`plot_diff`
+    recalls : sequence of float, default the eleven levels 0.0, 0.1, ..., 1.0
+    **options
+        As for :func:`rankmeter.evaluate`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    return pr_figure(pr_curves(qrels, runs, recalls=recalls, **options))
+
+
+def plot_distribution(qrels, runs, measure: str, *, kind: str = "box", **options):
+    """Per-query values of ``measure`` for each run: ``kind`` is "box", "violin" or "strip".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    return distribution_figure(per_query_table(qrels, runs, measure, **options), kind=kind)
+
+
+# ------------------------------------------------------------------ output
+
+def _svg_rc(salt: str) -> dict:
+    # fonttype "none": labels stay <text> (escaped by matplotlib) rather than glyph paths;
+    # a fixed hash salt makes ids reproducible, and distinct per figure when inlined together.
+    return {"svg.fonttype": "none", "svg.hashsalt": salt}
+
+
+def save(fig, path, *, dpi: int = 150) -> Path:
+    """Write ``fig`` to ``path``: PNG or SVG, chosen by the extension.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    import matplotlib
+
+    path = Path(path)
+    ext = path.suffix.lower().lstrip(".")
+    if ext not in ("png", "svg"):
+        raise ParameterError(f"{path}: the file name must end in .png or .svg")
+    with matplotlib.rc_context(_svg_rc("rankmeter")):
+        metadata = {"Date": None} if ext == "svg" else {"Software": "rankmeter"}
+        fig.savefig(path, format=ext, dpi=dpi, metadata=metadata)
+    return path
+
+
+_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
+
+
+def svg_text(fig, *, id_prefix: str = "") -> str:
+    """The figure as an ``<svg>`` element to inline in HTML.
+
+    The XML prolog, DOCTYPE, comments and metadata are removed; text is kept
+    as ``<text>`` elements, which matplotlib escapes. Give each figure of one
+    page its own ``id_prefix``: element ids and the references to them are
+    prefixed, so that several figures never share an id.
+    """
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context(_svg_rc("rankmeter")):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = _PROLOG.sub("", buf.getvalue(), count=1)
+    text = _METADATA.sub("", _COMMENT.sub("", text)).strip()
+    if id_prefix:
+        # Only inside tags: matplotlib escapes < and > in text and attributes, so <...> is a real tag.
+        text = _TAG.sub(lambda m: _REF.sub(lambda r: r.group(1) + id_prefix, m.group(0)), text)
+    return text
+
+
+_TAG = re.compile(r"<[^>]*>")
+_REF = re.compile(r"""(\sid=["']|href=["']#|url\(#)""")

@@ -1,0 +1,385 @@
+"""The HTML report: content checked in Python, then rendered and driven in a real headless Chromium.
+
+The browser tests use Debian's ``/usr/bin/chromium`` (``.ci/run`` installs it): directly with
+``--dump-dom`` / ``--screenshot``, and through playwright (``executable_path`` set; playwright's
+own browser downloads are never used). They are skipped, with the reason, when either is missing.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import os
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rankmeter import ParameterError
+from rankmeter.cli import main
+from rankmeter.report.html import render_report, script_json, write_report
+
+pytest.importorskip("matplotlib", reason="the report's plots need matplotlib: pip install 'rankmeter[plot]'")
+pytest.importorskip("pandas", reason="the comparison table is a pandas DataFrame")
+
+CHROMIUM = "/usr/bin/chromium"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+# RR by hand. base: q1 rank 2 (0.5), q2 rank 1 (1), q3 rank 1 (1). new: q1 1, q2 1/2, q3 1/3.
+QRELS = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+RUNS = {"base": {"q1": ["x", "a"], "q2": ["b"], "q3": ["c"]},
+        "new": {"q1": ["a"], "q2": ["x", "b"], "q3": ["y", "z", "c"]}}
+RR = {"base": [0.5, 1.0, 1.0], "new": [1.0, 0.5, 1 / 3]}
+
+# Payloads without spaces (TREC ids are single tokens): each would mark the page if it ran.
+PWN = "document.documentElement.dataset.pwned"
+HOSTILE_TAG = f"<img/src=x/onerror={PWN}=1>"
+HOSTILE_TAG2 = f"<script>{PWN}=2</script>"
+HOSTILE_QUERIES = [f"</script><script>{PWN}=3</script>", f"\"><svg/onload={PWN}=4>", f"'><img/src=x/onerror={PWN}=5>"]
+HOSTILE_DOC = f"<svg/onload={PWN}=6>"
+HOSTILE_FILE = f"<img src=x onerror={PWN}=7>.txt"
+
+
+class _Tables(HTMLParser):
+    """Rows of cell texts of every <table id=...> in a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self._id, self._row, self._cell = None, None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and dict(attrs).get("id"):
+            self._id = dict(attrs)["id"]
+            self.tables[self._id] = []
+        elif tag == "tr" and self._id:
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.tables[self._id].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._id = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def tables_of(page: str) -> dict[str, list[list[str]]]:
+    parser = _Tables()
+    parser.feed(page)
+    return parser.tables
+
+
+def embedded_data(page: str) -> dict:
+    m = re.search(r'<script type="application/json" id="rankmeter-data">(.*?)</script>', page, re.S)
+    return json.loads(m.group(1))
+
+
+@pytest.fixture(scope="module")
+def hostile_files(tmp_path_factory) -> tuple[str, list[str]]:
+    d = tmp_path_factory.mktemp("hostile")
+    qids = HOSTILE_QUERIES + ["q$x$"]
+    (d / "qrels.txt").write_text("".join(f"{q} 0 {HOSTILE_DOC} 1\n{q} 0 d2 0\n" for q in qids))
+    run1, run2 = d / HOSTILE_FILE, d / "run2.txt"
+    run1.write_text("".join(f"{q} Q0 {doc} {i + 1} {9 - i} {HOSTILE_TAG}\n"
+                            for q in qids for i, doc in enumerate([HOSTILE_DOC, "d1", "d2"])))
+    run2.write_text("".join(f"{q} Q0 {doc} {i + 1} {9 - i} {HOSTILE_TAG2}\n"
+                            for q in qids for i, doc in enumerate(["d1", HOSTILE_DOC, "d2"])))
+    return str(d / "qrels.txt"), [str(run1), str(run2)]
+
+
+@pytest.fixture(scope="module")
+def hostile_report(hostile_files, tmp_path_factory) -> Path:
+    qrels, runs = hostile_files
+    return write_report(qrels, runs, ["AP", "nDCG@2"], tmp_path_factory.mktemp("out") / "hostile.html",
+                        test="randomization", permutations=200)
+
+
+@pytest.fixture(scope="module")
+def rr_report(tmp_path_factory) -> Path:
+    return write_report(QRELS, RUNS, ["RR"], tmp_path_factory.mktemp("rr") / "rr.html", test="randomization",
+                        permutations=200)
+
+
+# ------------------------------------------------------------------ page content (no browser)
+
+def test_report_is_one_self_contained_file(tmp_path):
+    runs = [str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")]
+    page = write_report(str(EXAMPLES / "qrels.txt"), runs, ["AP", "nDCG@10"], tmp_path / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r"<link\b|<iframe\b|<object\b|<embed\b|<img\b|@import|@font-face", page)
+    links = re.findall(r"""[\s:](?:src|href|action)\s*=\s*["']?([^"'\s>]*)""", page)
+    assert links and all(link.startswith("#") for link in links)  # only in-page links
+    assert [u for u in re.findall(r"url\(([^)]*)\)", page) if not u.startswith("#")] == []
+    assert page.count("<script") == 2 and page.count("<svg") == 5  # 2 diff + 2 box + PR
+    assert "<?xml" not in page and "<!-- " not in page
+
+
+def test_csp_allows_exactly_the_inline_script(rr_report):
+    page = rr_report.read_text()
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    csp = html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page).group(1))
+    assert f"script-src 'sha256-{digest}'" in csp and "default-src 'none'" in csp and "unsafe-inline'; img" in csp
+
+
+def test_comparison_and_per_query_tables_hold_hand_computed_values(rr_report):
+    page = rr_report.read_text()
+    tables = tables_of(page)
+    comparison = {row[1]: row for row in tables["comparison"][1:]}
+    assert comparison["base"][3] == f"{2.5 / 3:.4f}"
+    assert comparison["new"][3] == f"{(1 + 0.5 + 1 / 3) / 3:.4f}"
+    assert comparison["new"][4] == f"{(1 + 0.5 + 1 / 3) / 3 - 2.5 / 3:.4f}"
+    assert comparison["new"][-1] == "1 / 0 / 2"
+    per_query = tables["per-query"]
+    assert per_query[0] == ["query", "RR base", "RR new", "\u0394 RR new \u2212 base"]
+    assert per_query[1:] == [["q1", "0.5000", "1.0000", "0.5000"], ["q2", "1.0000", "0.5000", "-0.5000"],
+                             ["q3", "1.0000", "0.3333", "-0.6667"]]
+    data = embedded_data(page)
+    assert data["queries"] == ["q1", "q2", "q3"] and data["baseline"] == "base"
+    for system, values in RR.items():
+        np.testing.assert_allclose(data["per_query"]["RR"][system], values)
+
+
+def test_explanations_cap_the_ranks_shown(tmp_path):
+    qrels = {"q1": {f"d{i}": 1 for i in range(0, 30, 3)}}
+    run = {"q1": [f"d{i}" for i in range(30)]}
+    page = render_report(qrels, {"a": run, "b": run}, ["AP", "nDCG@5"], plots=False, test="randomization",
+                         permutations=50)
+    rank_tables = re.findall(r'<table class="ranks[^"]*">(.*?)</table>', page, re.S)
+    rows = [t.count("<tr>") - 1 for t in rank_tables]
+    # AP: 20 of 30 ranks per run; nDCG@5: 5 ranks, and its ideal ranking 5 rows, per run.
+    assert rows == [20, 20, 5, 5, 5, 5]
+    assert page.count("Ranks 1\u201320 of 30 shown.") == 2
+    assert "DCG@5 = 1/1 + 0/1.585 + 0/2 + 1/2.322 + 0/2.585" in page  # the formula of rankmeter.explain
+    small = render_report(qrels, {"a": run, "b": run}, ["AP"], plots=False, max_ranks=3, test="randomization",
+                          permutations=50)
+    assert [t.count("<tr>") - 1 for t in re.findall(r'<table class="ranks[^"]*">(.*?)</table>', small, re.S)] == [3, 3]
+
+
+def test_explained_queries_can_be_capped():
+    page = render_report(QRELS, RUNS, ["RR"], plots=False, max_explained=2, test="randomization", permutations=50)
+    assert re.findall(r'<details class="explain" id="(q-\d)"', page) == ["q-0", "q-1"]
+    assert "the first 2 of 3 queries" in page
+    assert '<a href="#q-1">q2</a>' in page and '<a href="#q-2">' not in page
+
+
+def test_baseline_and_single_run():
+    page = render_report(QRELS, RUNS, ["RR"], baseline="new", plots=False, test="randomization", permutations=50)
+    assert tables_of(page)["per-query"][0][-1] == "\u0394 RR base \u2212 new"
+    with pytest.raises(ParameterError, match="baseline='other' is not one of the runs"):
+        render_report(QRELS, RUNS, ["RR"], baseline="other")
+    one = render_report(QRELS, {"base": RUNS["base"]}, ["RR"])
+    assert one.count("<svg") == 2  # distribution + PR, no difference plot
+    assert "Significance tests were not run" in one
+
+
+def test_hostile_ids_are_escaped_everywhere(hostile_report):
+    page = hostile_report.read_text()
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    for raw in [HOSTILE_TAG, HOSTILE_TAG2, HOSTILE_DOC, HOSTILE_FILE, *HOSTILE_QUERIES]:
+        assert raw not in page
+    assert "&lt;img/src=x/onerror=document.documentElement.dataset.pwned=1&gt;" in page
+    assert not re.search(r"<(img|svg/|iframe)", page)
+    assert 'data-q="&quot;&gt;&lt;svg/onload=' in page
+    data = embedded_data(page)
+    assert HOSTILE_QUERIES[0] in data["queries"] and data["runs"][0]["tag"] == HOSTILE_TAG
+
+
+def test_script_json_cannot_close_the_block():
+    text = script_json({"a": "</script><!--&\u2028\u2029", "n": float("nan"), "v": np.float64(0.5)})
+    assert not re.search("[<>&\u2028\u2029]", text)
+    assert json.loads(text) == {"a": "</script><!--&\u2028\u2029", "n": None, "v": 0.5}
+
+
+def test_cli_report(tmp_path, capsys):
+    out = tmp_path / "cli.html"
+    code = main(["report", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt"),
+                 "-m", "AP", "-m", "P@5", "-o", str(out), "--test", "randomization", "--baseline", "neural",
+                 "--explain-queries", "3", "--title", "<i>T</i>"])
+    assert code == 0 and str(out) in capsys.readouterr().err
+    page = out.read_text()
+    assert "<title>&lt;i&gt;T&lt;/i&gt;</title>" in page
+    assert len(re.findall(r'<details class="explain"', page)) == 3
+    assert main(["report", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), "-m", "AP",
+                 "-o", str(out), "--baseline", "nope"]) == 2
+
+
+# ------------------------------------------------------------------ real browser: chromium directly
+
+needs_chromium = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                                    reason=f"{CHROMIUM} not installed (apt-get install chromium; .ci/run does)")
+
+
+def _chromium(tmp_path, *args: str) -> str:
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+           f"--user-data-dir={tmp_path / 'profile'}", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@needs_chromium
+def test_dump_dom_sort_and_filter_hooks(rr_report, tmp_path):
+    # ?sort=-2: column 2 (RR new) descending; ?filter=q: every row; then only q2 and q3 remain for "q" + digit.
+    dom = _chromium(tmp_path, "--dump-dom", rr_report.as_uri() + "?sort=-2")
+    assert 'data-ready="1"' in dom
+    assert re.findall(r'<tr data-q="([^"]*)"', dom) == ["q1", "q2", "q3"]  # 1, 0.5, 0.333
+    dom = _chromium(tmp_path, "--dump-dom", rr_report.as_uri() + "?sort=3&filter=Q2")
+    assert re.findall(r'<tr data-q="([^"]*)"', dom) == ["q3", "q2", "q1"]  # delta -0.667, -0.5, 0.5
+    assert re.findall(r'<tr data-q="([^"]*)" hidden', dom) == ["q3", "q1"]
+    assert "1 of 3 queries shown" in dom
+
+
+@needs_chromium
+def test_dump_dom_hostile_ids_stay_inert(hostile_report, tmp_path):
+    dom = _chromium(tmp_path, "--dump-dom", hostile_report.as_uri())
+    assert 'data-ready="1"' in dom and "data-pwned" not in dom
+    assert "&lt;img/src=x/onerror=document.documentElement.dataset.pwned=1&gt;" in dom
+
+
+@needs_chromium
+def test_screenshot_renders_something(rr_report, tmp_path):
+    shot = tmp_path / "shot.png"
+    _chromium(tmp_path, "--hide-scrollbars", "--window-size=1200,1600", f"--screenshot={shot}", rr_report.as_uri())
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[:2] == (1600, 1200)
+    ink = (pixels[..., :3] < 0.9).any(axis=-1).mean()  # share of pixels that are not (near) white
+    assert 0.02 < ink < 0.6  # text, tables and plots drawn; neither blank nor an error colour
+
+
+# ------------------------------------------------------------------ real browser: playwright on the same chromium
+
+@pytest.fixture(scope="module")
+def page_of():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium; .ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed (pip install playwright)")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+
+        def open_page(path: Path, query: str = ""):
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.requests, page.errors = [], []
+            page.on("request", lambda r: page.requests.append(r.url))
+            page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: page.errors.append(str(e)))
+            page.goto(path.as_uri() + query)
+            page.wait_for_selector("html[data-ready='1']", timeout=10000)
+            return page
+
+        yield open_page
+        browser.close()
+
+
+def _query_order(page) -> list[str]:
+    return page.eval_on_selector_all("#per-query tbody tr", "rows => rows.map(r => r.dataset.q)")
+
+
+def _visible(page) -> list[str]:
+    return page.eval_on_selector_all("#per-query tbody tr", "rows => rows.filter(r => !r.hidden).map(r => r.dataset.q)")
+
+
+def test_tables_and_plots_render(page_of, tmp_path):
+    runs = [str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")]
+    path = write_report(str(EXAMPLES / "qrels.txt"), runs, ["AP", "nDCG@10"], tmp_path / "examples.html")
+    page = page_of(path)
+    assert page.locator("#comparison tbody tr").count() == 4
+    assert page.locator("#per-query tbody tr").count() == 8
+    boxes = page.eval_on_selector_all("figure svg", "els => els.map(e => e.getBoundingClientRect().width)")
+    assert len(boxes) == 5 and min(boxes) > 200
+    assert page.locator("figure svg text", has_text="Interpolated precision-recall").count() == 1
+    assert page.requests == [path.as_uri()] and page.errors == []  # nothing fetched, no CSP violation
+    page.close()
+
+
+def test_clicking_headers_sorts(page_of, rr_report):
+    page = page_of(rr_report)
+    header = page.locator("#per-query thead th").nth(2)  # RR new: 1, 0.5, 0.333
+    header.click()
+    assert _query_order(page) == ["q3", "q2", "q1"] and header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    assert _query_order(page) == ["q1", "q2", "q3"] and header.get_attribute("aria-sort") == "descending"
+    header.click()
+    page.locator("#per-query thead th").nth(1).click()  # RR base: 0.5, 1, 1 (tied q3, q2 keep their order)
+    assert _query_order(page) == ["q1", "q3", "q2"] and header.get_attribute("aria-sort") == "none"
+    page.locator("#per-query thead th").nth(0).click()
+    assert _query_order(page) == ["q1", "q2", "q3"]
+    page.locator("#comparison thead th").nth(3).click()  # comparison table sorts too: mean ascending
+    assert page.eval_on_selector_all("#comparison tbody tr", "rs => rs.map(r => r.cells[1].textContent)") == [
+        "new", "base"]
+    page.close()
+
+
+def test_filter_box_filters_rows_and_explanations(page_of, rr_report):
+    page = page_of(rr_report)
+    page.fill("#filter", "2")
+    assert _visible(page) == ["q2"] and page.inner_text("#filter-count") == "1 of 3 queries shown"
+    assert page.eval_on_selector_all("details.explain", "ds => ds.filter(d => !d.hidden).map(d => d.id)") == ["q-1"]
+    page.fill("#filter", "Q")
+    assert _visible(page) == ["q1", "q2", "q3"]
+    page.fill("#filter", "nothing")
+    assert _visible(page) == [] and page.inner_text("#filter-count") == "0 of 3 queries shown"
+    page.close()
+
+
+def test_query_link_opens_its_explanation(page_of, rr_report):
+    page = page_of(rr_report)
+    assert not page.eval_on_selector("#q-2", "d => d.open")
+    page.click("#per-query a[href='#q-2']")
+    for _ in range(50):  # (wait_for_function evaluates a string, which the page's CSP forbids)
+        if page.eval_on_selector("#q-2", "d => d.open"):
+            break
+        page.wait_for_timeout(50)
+    assert page.eval_on_selector("#q-2", "d => d.open")
+    assert "RR = 1/3" in page.inner_text("#q-2")
+    page.close()
+
+
+@pytest.mark.parametrize("strip_csp", [False, True], ids=["with-csp", "escaping-alone"])
+def test_hostile_ids_do_not_execute(page_of, hostile_report, tmp_path, strip_csp):
+    path = hostile_report
+    if strip_csp:  # the escaping must hold on its own, without the Content-Security-Policy behind it
+        path = tmp_path / "no_csp.html"
+        path.write_text(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", hostile_report.read_text()))
+    page = page_of(path)
+    page.locator("details.explain > summary").first.click()
+    for d in page.query_selector_all("details"):
+        d.evaluate("d => d.open = true")
+    page.fill("#filter", "script")
+    page.wait_for_timeout(200)
+    assert page.evaluate(f"{PWN} === undefined")
+    assert page.title().startswith(f"rankmeter report: {HOSTILE_TAG}")
+    shown = page.inner_text("body")
+    for text in [HOSTILE_TAG, HOSTILE_TAG2, HOSTILE_DOC, HOSTILE_QUERIES[0], HOSTILE_FILE, "q$x$"]:
+        assert text in shown
+    assert page.locator("body img, body iframe, body script:not([type])").count() == 1  # only the report's script
+    assert page.errors == [] and all(u.startswith("file:") for u in page.requests)
+    page.close()
+
+
+def test_example_screenshot(page_of, tmp_path):
+    """Leaves a full-page screenshot of the examples' report for a person to look at (RANKMETER_SHOT=path)."""
+    runs = [str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")]
+    path = write_report(str(EXAMPLES / "qrels.txt"), runs, ["AP", "nDCG@10"], tmp_path / "examples.html")
+    page = page_of(path)
+    page.click("details.explain > summary")
+    target = Path(os.environ.get("RANKMETER_SHOT", tmp_path / "report.png"))
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 50_000
+    page.close()
