@@ -197,22 +197,30 @@ def benchmark(repeat: int, data: Path) -> int:
 # -- --profile: rankmeter in this process, phase by phase ---------------------------------------------
 
 class _Timer:
+    """Exclusive time per phase: a timed call inside another is not counted twice."""
+
     def __init__(self):
         self.spent: dict[str, float] = {}
+        self._inner: list[float] = []  # time of timed calls nested in each open call
 
     def wrap(self, module, name: str, phase: str) -> None:
         """Time every call of ``module.name`` under ``phase`` (skipped when the name is gone)."""
-        original = getattr(module, name, None)
+        original = getattr(module, name, None) if module is not None else None
         if original is None:
             return
         timer = self
 
         def timed(*args, **kwargs):
+            timer._inner.append(0.0)
             start = time.perf_counter()
             try:
                 return original(*args, **kwargs)
             finally:
-                timer.spent[phase] = timer.spent.get(phase, 0.0) + time.perf_counter() - start
+                elapsed = time.perf_counter() - start
+                nested = timer._inner.pop()
+                timer.spent[phase] = timer.spent.get(phase, 0.0) + elapsed - nested
+                if timer._inner:
+                    timer._inner[-1] += elapsed
 
         setattr(module, name, timed)
 
@@ -225,32 +233,47 @@ def _rss_mib() -> float:
 def profile(data: Path) -> int:
     qrels_path, run_path = ensure_data(data)
     import rankmeter.engine.build as build
+    import rankmeter.io.trec as trec
     from rankmeter.api import compute_all
     from rankmeter.compat.trec_eval import expand, format_value, summarize
     from rankmeter.io import read_qrels, read_run
 
+    try:
+        import rankmeter.io.arrow_path as arrow_path
+    except ImportError:
+        arrow_path = None
     timer = _Timer()
-    for name, phase in [("_query_codes", "query ids -> codes"), ("binary_parts", "doc ids: arrow buffers"),
-                        ("id_words", "doc ids -> words"), ("mix_hash", "(query, doc) hashes"),
-                        ("_check_duplicates", "duplicate check"), ("hash_lookup", "join qrels (hash lookup)"),
-                        ("rank_order", "rank order (score, docno)")]:
-        timer.wrap(build, name, phase)
+    for module, name, phase in [
+            (trec, "load_bytes", "load file bytes"), (trec, "_check_text", "text checks"),
+            (trec, "_arrow_columns", "Arrow fast path: layout checks"),
+            (arrow_path, "_parse", "Arrow fast path: CSV parse"),
+            (trec, "_fast_grades", "grades"), (arrow_path, "_fast_grades", "grades"),
+            (build, "_query_codes", "query ids -> codes"), (build, "binary_parts", "doc ids: arrow buffers"),
+            (build, "id_words", "ids -> words"), (build, "mix_hash", "(query, doc) hashes"),
+            (build, "_check_duplicates", "duplicate check"), (build, "hash_lookup", "join qrels (hash lookup)"),
+            (build, "rank_order", "rank order (score, docno)")]:
+        timer.wrap(module, name, phase)
 
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float | None]] = []
 
     def step(label, fn):
+        timer.spent.clear()
         start = time.perf_counter()
         value = fn()
-        rows.append((label, time.perf_counter() - start, _rss_mib()))
+        spent = time.perf_counter() - start
+        rows.append((label, spent, _rss_mib()))
+        phases = sorted(timer.spent.items(), key=lambda kv: -kv[1])
+        if phases:
+            for phase, s in phases:
+                rows.append((f"&nbsp;&nbsp;{phase}", s, None))
+            rows.append(("&nbsp;&nbsp;rest", spent - sum(s for _, s in phases), None))
         return value
 
     t0 = time.perf_counter()
     entries = step("parse measure names", lambda: [(lbl, m) for lbl, _, m in expand([a for _, a, _, _ in MEASURES])])
     qrels = step("read qrels", lambda: read_qrels(str(qrels_path), truncate_grades=False))
     run = step("read run", lambda: read_run(str(run_path)))
-    batch, _ = step("build batch (total)", lambda: build.build_batch(qrels, run, queries="both"))
-    build_total = rows[-1][1]
-    phases = sorted(timer.spent.items(), key=lambda kv: -kv[1])
+    batch, _ = step("build batch", lambda: build.build_batch(qrels, run, queries="both"))
     measures = [m.with_params(rel=1) if m.get("rel") is None else m for _, m in entries]
     values = {}
     for (label, _), m in zip(entries, measures):
@@ -265,16 +288,12 @@ def profile(data: Path) -> int:
     text = step("summaries + output", output)
     total = time.perf_counter() - t0
 
-    print(f"rankmeter in-process, {len(batch.queries)} queries, {len(batch.rel)} ranked rows\n")
+    print(f"rankmeter in-process ({len(batch.queries)} queries, {len(batch.rel)} ranked rows); "
+          "imports not included\n")
     print("| step | s | share | peak RSS MiB after |")
     print("|---|---:|---:|---:|")
     for label, spent, rss in rows:
-        print(f"| {label} | {spent:.3f} | {spent / total:.0%} | {rss:.0f} |")
-        if label == "build batch (total)":
-            for phase, s in phases:
-                print(f"| &nbsp;&nbsp;{phase} | {s:.3f} | {s / total:.0%} | |")
-            print(f"| &nbsp;&nbsp;rest of build_batch | {build_total - sum(s for _, s in phases):.3f} | "
-                  f"{(build_total - sum(s for _, s in phases)) / total:.0%} | |")
+        print(f"| {label} | {spent:.3f} | {spent / total:.0%} | {'' if rss is None else f'{rss:.0f}'} |")
     print(f"| **total** | {total:.3f} | 100% | {_rss_mib():.0f} |\n")
     sys.stdout.write(text.decode())
     return 0
