@@ -180,10 +180,26 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+_WITHOUT_PANDAS = {"trec_eval", "eval", "explain", "measures"}
+
+
+class _NoPandas:
+    """An import finder under which ``import pandas`` fails, as if pandas were not installed."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     from .errors import RankmeterError
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _WITHOUT_PANDAS and "pandas" not in sys.modules:
+        # pyarrow imports pandas (0.3-0.5 s) on its first numpy conversion only to check whether an
+        # object is a pandas one; these commands never use pandas, so tell pyarrow it is absent.
+        sys.meta_path.insert(0, _NoPandas())
     warnings.simplefilter("default")
     warnings.showwarning = lambda msg, *a, **k: print(f"rankmeter: warning: {msg}", file=sys.stderr)
     try:
