@@ -168,7 +168,7 @@ class Results:
 
 
 def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judged_only: bool = False,
-             max_docs: int | None = None, ties: str = "trec_eval") -> Results:
+             max_docs: int | None = None, ties: str = "trec_eval", truncate_grades: bool = False) -> Results:
     """Score a run against judgments.
 
     Parameters
@@ -193,6 +193,9 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
         Score only the first ``max_docs`` docs of each ranking (trec_eval ``-M``).
     ties : {"trec_eval", "input"}, default "trec_eval"
         How a ranking is ordered: score then docno descending, or as given.
+    truncate_grades : bool, default False
+        Read a non-integer grade such as 1.7 as 1, as trec_eval's ``atol`` does
+        (by default it is an error naming the file and line).
 
     Returns
     -------
@@ -209,7 +212,7 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
         raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
     names = resolve_measures(measures)
-    q = as_qrels(qrels)
+    q = as_qrels(qrels, truncate_grades=truncate_grades)
     r = as_run(run)
     batch, info = build_batch(q, r, queries=queries, max_docs=max_docs, ties=ties)
     warn_missing(info, queries)

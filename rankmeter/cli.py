@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 
@@ -21,7 +22,7 @@ def _eval(args: argparse.Namespace) -> int:
     from .io import read_qrels, read_run
     from .report.text import print_results
 
-    qrels = read_qrels(args.qrels)
+    qrels = read_qrels(args.qrels, truncate_grades=args.truncate_grades)
     all_results = []
     for path in args.runs:
         run = read_run(path)
@@ -113,6 +114,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="average over queries in both inputs (default) or every qrels query")
     e.add_argument("--rel", type=int, default=1, help="relevance threshold (default 1)")
     e.add_argument("--judged-only", action="store_true", help="drop unjudged docs before scoring")
+    e.add_argument("--truncate-grades", action="store_true",
+                   help="read a grade such as 1.7 as 1, as trec_eval does (default: refuse it)")
     e.set_defaults(func=_eval)
     x = sub.add_parser("explain", help="show one measure's computation for one query, step by step")
     x.add_argument("qrels")
@@ -220,5 +223,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def entry() -> None:
+    """Console entry point: run, flush, and leave without interpreter teardown.
+
+    pyarrow's thread pool can abort at interpreter shutdown ("terminate called
+    without an active exception") after all output was written; exiting at once
+    after flushing keeps the exit status and stderr clean.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

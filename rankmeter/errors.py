@@ -36,7 +36,8 @@ class InputError(RankmeterError, ValueError):
     row : int or sequence of int, optional
         0-based row position(s) in a DataFrame: ``<DataFrame> row 3: ...``.
 
-    The message is always one line: line breaks in any part are escaped.
+    The message is always one printable line: line breaks and other control
+    characters in any part (an id, a file name) are shown escaped.
     """
 
     def __init__(self, message: str, *, source: str | None = None,
@@ -54,7 +55,9 @@ class InputError(RankmeterError, ValueError):
             else:
                 where = f"{source}: "
         text = where + message
-        super().__init__(text.replace("\r", "\\r").replace("\n", "\\n"))
+        if not text.isprintable():  # escape line breaks and other controls: one line, always
+            text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        super().__init__(text)
 
 
 class MeasureError(RankmeterError, ValueError):

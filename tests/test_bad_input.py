@@ -8,9 +8,11 @@ than accept it, and both paths must report the same error.
 """
 from __future__ import annotations
 
+import bz2
 import copy
 import gzip
 import io
+import lzma
 import os
 import pathlib
 import random
@@ -89,6 +91,8 @@ FILE_CASES = [
     ("utf16-bom", "qrels", (DATA / "utf16.qrels").read_bytes(), "UTF-16"),
     ("utf16-no-bom", "qrels", QRELS.decode().encode("utf-16-le"), "UTF-16"),
     ("zip", "run", b"PK\x03\x04" + b"\x14" * 40, "zip archive"),
+    ("bzip2", "run", bz2.compress(RUN), "bzip2-compressed"),
+    ("xz", "qrels", lzma.compress(QRELS), "xz-compressed"),
     ("missing", "run", None, "no such file"),
     ("directory", "qrels", None, "is a directory"),
 ]
@@ -224,6 +228,15 @@ def test_duplicates_through_the_cli(tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_bytes(QRELS + QRELS.splitlines(keepends=True)[0])
     _check_cli("qrels", qrels, f"{qrels}:1 and 6: ", "doc D1 is judged twice for query 301", tmp_path)
+
+
+def test_messages_stay_on_one_printable_line(tmp_path):
+    p = tmp_path / "run.txt"
+    p.write_bytes(b"1 Q0 D\x85 1 2 t\n1 Q0 D\x85 2 1 t\n")  # \x85 is NEL once decoded as Latin-1
+    with pytest.raises(InputError) as err:
+        rankmeter.evaluate({"1": {"a": 1}}, p, ["AP"])
+    assert str(err.value).isprintable() and "doc D\\x85 appears twice" in str(err.value)
+    assert str(InputError("a\nb\u2028c", source="f\rg", line=3)) == "f\\rg:3: a\\nb\\u2028c"
 
 
 def test_duplicate_rows_in_a_frame():

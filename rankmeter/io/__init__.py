@@ -1,4 +1,13 @@
-"""Readers: one module per input kind, each yielding the canonical tables."""
+"""Readers: one module per input kind, each yielding the canonical tables.
+
+* :mod:`.trec` -- TREC qrels and run files (with :mod:`.source`, the bytes of
+  a path, stdin or file object, and :mod:`.arrow_path`, the Arrow parsers);
+* :mod:`.dicts` -- pytrec_eval-style dicts and ranked lists;
+* :mod:`.frames` -- pandas / polars DataFrames and Arrow tables.
+
+Every problem is a :class:`~rankmeter.errors.InputError` naming the file and
+line, the dict key or the frame row. Inputs are only read, never modified.
+"""
 from __future__ import annotations
 
 import os
