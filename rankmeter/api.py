@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .engine import Batch, build_batch, warn_missing
+from .engine import QUERY_POLICIES, Batch, build_batch, warn_missing
+from .engine.pieces import score_run_file
 from .errors import MeasureError, ParameterError
 from .io import as_qrels, as_run
 from .measures import Measure, parse_measure
@@ -213,9 +214,17 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
         raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
     names = resolve_measures(measures)
     q = as_qrels(qrels, truncate_grades=truncate_grades)
+    unique = list(dict.fromkeys(m for _, m in names))
+    if queries not in QUERY_POLICIES:
+        raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
+    # A large run file is scored in query-aligned pieces on every core (same values, less memory).
+    scored = score_run_file(q, run, unique, queries=queries, rel=int(rel), judged_only=judged_only,
+                            max_docs=max_docs, ties=ties) if ties == "trec_eval" else None
+    if scored is not None:
+        warn_missing(scored.info, queries)
+        return Results(scored.queries, names, scored.values, run_name=decode_id(scored.tag) or scored.source)
     r = as_run(run)
     batch, info = build_batch(q, r, queries=queries, max_docs=max_docs, ties=ties)
     warn_missing(info, queries)
-    unique = list(dict.fromkeys(m for _, m in names))
     values = compute_all(batch, unique, rel=int(rel), judged_only=judged_only)
     return Results(batch.queries, names, values, run_name=r.name or r.source)

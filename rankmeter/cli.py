@@ -19,14 +19,13 @@ __all__ = ["main"]
 
 def _eval(args: argparse.Namespace) -> int:
     from .api import evaluate
-    from .io import read_qrels, read_run
+    from .io import read_qrels
     from .report.text import print_results
 
     qrels = read_qrels(args.qrels, truncate_grades=args.truncate_grades)
     all_results = []
     for path in args.runs:
-        run = read_run(path)
-        all_results.append(evaluate(qrels, run, args.measure, queries=args.queries, rel=args.rel,
+        all_results.append(evaluate(qrels, path, args.measure, queries=args.queries, rel=args.rel,
                                     judged_only=args.judged_only))
     if args.format == "json":
         objs = [r.to_dict(per_query=args.per_query) for r in all_results]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..api import compute_all
 from ..engine import build_batch
+from ..engine.pieces import score_run_file
 from ..errors import ParameterError
 from ..io import read_qrels, read_run
 from ..measures.base import summarize
@@ -104,29 +105,35 @@ def run(argv: list[str], out=None, err=None) -> int:
     err = err if err is not None else sys.stderr
     args = parse_args(argv)
     rows = expand(args.measures)
-    qrels = read_qrels(args.qrels, truncate_grades=False)
-    results = read_run(args.run)
-    queries = "qrels" if args.complete else "both"
-    batch, info = build_batch(qrels, results, queries=queries, max_docs=args.max_docs)
-    if not args.complete and info.missing_from_run and not args.no_warnings:
-        print(f"rankmeter trec_eval: warning: {len(info.missing_from_run)} judged topic(s) have no results "
-              "and are not evaluated (trec_eval 10.0 would abort; -c scores them as 0)", file=err)
     entries = []  # (label, trec measure, measure with trec_eval's -l applied); runid has no measure
     for label, tm, m in rows:
         if m is not None and m.get("rel") is None:
             m = m.with_params(rel=args.level if m.family.trec_uses_level else 1)
         entries.append((label, tm, m))
     measures = [m for _, _, m in entries if m is not None]
-    values = compute_all(batch, measures, judged_only=args.judged_only)
+    qrels = read_qrels(args.qrels, truncate_grades=False)
+    queries = "qrels" if args.complete else "both"
+    scored = score_run_file(qrels, args.run, measures, queries=queries, judged_only=args.judged_only,
+                            max_docs=args.max_docs)
+    if scored is not None:
+        query_ids, values, info, tag = scored.queries, scored.values, scored.info, scored.tag
+    else:
+        results = read_run(args.run)
+        batch, info = build_batch(qrels, results, queries=queries, max_docs=args.max_docs)
+        values = compute_all(batch, measures, judged_only=args.judged_only)
+        query_ids, tag = batch.queries, results.tag
+    if not args.complete and info.missing_from_run and not args.no_warnings:
+        print(f"rankmeter trec_eval: warning: {len(info.missing_from_run)} judged topic(s) have no results "
+              "and are not evaluated (trec_eval 10.0 would abort; -c scores them as 0)", file=err)
     chunks = []
     if args.per_query:
-        for qi, q in enumerate(batch.queries):
+        for qi, q in enumerate(query_ids):
             for label, tm, m in entries:
                 if m is not None and tm.per_query:
                     chunks.append(_line(label, q, format_value(m, values[m][qi])))
     for label, tm, m in entries:
         if m is None:
-            chunks.append(b"%-22s\tall\t%s\n" % (b"runid", results.tag))
+            chunks.append(b"%-22s\tall\t%s\n" % (b"runid", tag))
         elif tm.summary:
             chunks.append(_line(label, b"all", format_value(m, summarize(m, values[m]))))
     out.write(b"".join(chunks))
