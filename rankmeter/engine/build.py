@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import InputError, ParameterError
 from ..tables import Qrels, Run, decode_id
@@ -44,31 +45,26 @@ class _Keyed:
 
 
 def _local_queries(column: pa.ChunkedArray) -> tuple[list[bytes], np.ndarray]:
-    """Distinct query ids of one column (any order) and each row's index into them.
+    """Distinct query ids of one column and each row's index into them.
 
     Rows of one query usually stand together, so only the first row of each
-    run of equal ids is looked at; ids compare as words, exactly.
+    run of equal ids is looked at (Arrow compares the binary ids exactly).
     """
-    offsets, values = binary_parts(column)
-    n = len(offsets) - 1
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    n = len(col)
     if n == 0:
         return [], np.zeros(0, np.int64)
-    nwords = max(1, (int(np.diff(offsets).max()) + 7) // 8)
-    words = id_words(offsets, values, nwords)
-    change = np.flatnonzero((words[:, 1:] != words[:, :-1]).any(axis=0)) + 1
+    differs = pc.not_equal(col.slice(1), col.slice(0, n - 1))
+    change = np.flatnonzero(np.frombuffer(pc.cast(differs, pa.uint8()).buffers()[1], np.uint8)[:n - 1]) + 1
     heads = np.concatenate(([0], change))
-    head_words = words[:, heads]
-    order = np.lexsort(head_words[::-1])
-    sorted_words = head_words[:, order]
-    new = np.ones(len(heads), dtype=bool)
-    new[1:] = (sorted_words[:, 1:] != sorted_words[:, :-1]).any(axis=0)
-    label_sorted = np.cumsum(new) - 1
-    head_label = np.empty(len(heads), np.int64)
-    head_label[order] = label_sorted
-    rep_heads = heads[order[new]]
-    names = column.take(pa.array(rep_heads)).to_pylist()
+    if len(heads) > 50_000 and len(heads) * 8 > n:  # not grouped by query: hash them all in Arrow
+        encoded = pc.dictionary_encode(col)
+        return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    head_ids = col.take(pa.array(heads)).to_pylist()
+    label_of: dict[bytes, int] = {}
+    head_label = np.fromiter((label_of.setdefault(q, len(label_of)) for q in head_ids), np.int64, len(head_ids))
     lengths = np.diff(np.concatenate((heads, [n])))
-    return names, np.repeat(head_label, lengths)
+    return list(label_of), np.repeat(head_label, lengths)
 
 
 def _query_codes(*columns: pa.ChunkedArray) -> tuple[list[bytes], list[np.ndarray]]:
