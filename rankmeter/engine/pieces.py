@@ -14,6 +14,7 @@ file and line.
 from __future__ import annotations
 
 import io
+import mmap
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -101,22 +102,30 @@ def score_run_file(qrels: Qrels, path, measures, *, queries: str = "both", rel: 
     try:
         if os.path.getsize(path) < MIN_BYTES:
             return None
-        data, name = load_bytes(path)
-    except (OSError, RankmeterError):
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                data, name = load_bytes(path)  # gzip: decompressed whole
+            else:
+                # Mapped, not read: each piece is copied out once, so the whole text never sits in memory twice.
+                data, name = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), os.fspath(path)
+    except (OSError, ValueError, RankmeterError):
         return None
     cuts = query_aligned_cuts(data, piece_bytes)
     if len(cuts) < 3:
         return None
     top = max(int(np.max(qrels.table.column("rel").to_numpy(), initial=0)), 0)
-    pieces = [data[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
-    del data
+    spans = list(zip(cuts[:-1], cuts[1:]))
     workers = threads or min(2, os.cpu_count() or 1)
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(lambda p: _score_piece(p, qrels, measures, max_docs=max_docs, ties=ties,
-                                                         rel=rel, judged_only=judged_only, top=top), pieces))
+            parts = list(pool.map(lambda span: _score_piece(data[span[0]:span[1]], qrels, measures,
+                                                            max_docs=max_docs, ties=ties, rel=rel,
+                                                            judged_only=judged_only, top=top), spans))
     except RankmeterError:
         return None
+    finally:
+        if isinstance(data, mmap.mmap):
+            data.close()
     seen: set[bytes] = set()
     for _, _, _, piece_queries in parts:
         if seen & piece_queries:
