@@ -210,6 +210,11 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
     >>> round(r["AP"], 4), r["P@2"], r["RR"]
     (0.8333, 0.5, 1.0)
     """
+    from .io.spark import is_spark_frame  # Spark DataFrames are scored on the cluster (pyspark loads there)
+    if is_spark_frame(qrels) or is_spark_frame(run):
+        from .spark import evaluate as evaluate_spark
+        return evaluate_spark(qrels, run, measures, queries=queries, rel=rel, judged_only=judged_only,
+                              max_docs=max_docs, ties=ties, truncate_grades=truncate_grades)
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
         raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
     names = resolve_measures(measures)

@@ -25,8 +25,13 @@ def _eval(args: argparse.Namespace) -> int:
     qrels = read_qrels(args.qrels, truncate_grades=args.truncate_grades)
     all_results = []
     for path in args.runs:
-        all_results.append(evaluate(qrels, path, args.measure, queries=args.queries, rel=args.rel,
-                                    judged_only=args.judged_only))
+        if args.chunked:
+            from .chunked import evaluate_file
+            all_results.append(evaluate_file(qrels, path, args.measure, queries=args.queries, rel=args.rel,
+                                             judged_only=args.judged_only))
+        else:
+            all_results.append(evaluate(qrels, path, args.measure, queries=args.queries, rel=args.rel,
+                                        judged_only=args.judged_only))
     if args.format == "json":
         objs = [r.to_dict(per_query=args.per_query) for r in all_results]
         json.dump(objs[0] if len(objs) == 1 else objs, sys.stdout, indent=2)
@@ -115,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--judged-only", action="store_true", help="drop unjudged docs before scoring")
     e.add_argument("--truncate-grades", action="store_true",
                    help="read a grade such as 1.7 as 1, as trec_eval does (default: refuse it)")
+    e.add_argument("--chunked", action="store_true",
+                   help="stream each run file in blocks of whole queries (bounded memory; the file must be "
+                        "grouped by query)")
     e.set_defaults(func=_eval)
     x = sub.add_parser("explain", help="show one measure's computation for one query, step by step")
     x.add_argument("qrels")

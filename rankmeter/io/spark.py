@@ -1,0 +1,242 @@
+"""Spark DataFrames as inputs: column checks on the driver, canonical tables inside the tasks.
+
+The driver side (:func:`grouped_frame`) checks the named columns and their
+types, groups each input by query and joins the two, so that every query is
+one row holding its ranked docs and scores and its judged docs and grades as
+lists. Whole queries thus reach each task, whatever their rows' partitions
+were. The task side (:func:`tables_from_arrow`) turns the Arrow data a task
+receives back into :class:`~rankmeter.tables.Qrels` and
+:class:`~rankmeter.tables.Run`, through the same checks as any DataFrame
+(missing or empty ids, non-integer grades, non-finite scores).
+
+Nothing here imports pyspark at module import time: the caller hands in
+Spark objects, and ``pyspark.sql.functions`` is imported when first needed.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..tables import Qrels, Run, decode_id
+from .frames import qrels_from_frame, run_from_frame
+
+__all__ = ["is_spark_frame", "grouped_frame", "tables_from_arrow"]
+_WHERE = re.compile(r"^<pyarrow Table>(?: rows? [0-9, and]+ \(counting from 0\))?: ")
+
+
+def is_spark_frame(obj: object) -> bool:
+    """True for a Spark DataFrame (classic or Spark Connect), without importing pyspark."""
+    cls = type(obj)
+    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
+
+
+def _spark_column(frame, name: str, role: str, what: str) -> str:
+    """The column of ``frame`` playing ``role``, or an error listing the columns there are."""
+    if name in frame.columns:
+        return name
+    hint = ""
+    if role == "rel":
+        hint = ("; for implicit feedback (user, item) pairs use rankmeter.recsys.implicit_qrels, "
+                "which adds grade 1")
+    elif role == "score":
+        hint = ("; Spark rows have no order, so a ranked list needs a score: "
+                "rankmeter.recsys.topk_run turns top-k lists into scored rows")
+    raise InputError(f"no column {name!r} (columns: {', '.join(frame.columns)}); name it with "
+                     f"columns={{{role!r}: ...}}{hint}", source=f"<Spark {what} DataFrame>")
+
+
+def _kind_of(dtype, name: str, what: str) -> str:
+    """``"string"``, ``"binary"`` or ``"integer"`` for an id column; an error otherwise."""
+    type_name = type(dtype).__name__
+    if type_name in ("StringType", "VarcharType", "CharType"):
+        return "string"
+    if type_name == "BinaryType":
+        return "binary"
+    if type_name in ("ByteType", "ShortType", "IntegerType", "LongType"):
+        return "integer"
+    hint = " (cast it with .cast('long') or .cast('string'))" if type_name in ("FloatType", "DoubleType") else ""
+    raise InputError(f"column {name!r} has type {dtype.simpleString()}; ids are strings, bytes or integers{hint}",
+                     source=f"<Spark {what} DataFrame>")
+
+
+def _check_number(dtype, name: str, what: str, role: str) -> None:
+    type_name = type(dtype).__name__
+    if type_name not in ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType",
+                         "DecimalType"):
+        need = "integer grades" if role == "rel" else "scores"
+        raise InputError(f"column {name!r} has type {dtype.simpleString()}; it must hold {need} as numbers "
+                         f"(cast it with .cast('double'))", source=f"<Spark {what} DataFrame>")
+
+
+def _id_expr(F, frame, name: str, kinds: set[str], own: str):
+    """``frame[name]`` cast to the id type both inputs share.
+
+    Integer ids on both sides stay integers (cheaper to shuffle; the task
+    turns them into their decimal text, as for pandas frames). Otherwise
+    integers become their decimal text, and when one side holds bytes, text
+    becomes its UTF-8 bytes, so ids compare as the local engine compares them.
+    """
+    col = F.col(f"`{name}`")
+    if kinds == {"integer"}:
+        return col.cast("long")
+    if "binary" in kinds:
+        return col if own == "binary" else col.cast("string").cast("binary")
+    return col if own == "string" else col.cast("string")
+
+
+def _roles(columns: dict | None) -> dict[str, str]:
+    columns = dict(columns or {})
+    unknown = [k for k in columns if k not in ("query", "doc", "rel", "score")]
+    if unknown:
+        raise InputError(f"columns={columns!r}: unknown role {unknown[0]!r}; the keys are roles "
+                         "(query, doc, rel, score) and the values your column names, e.g. columns={'query': 'user'}")
+    return {role: str(columns.get(role, role)) for role in ("query", "doc", "rel", "score")}
+
+
+def grouped_frame(qrels, run, qrels_columns: dict | None = None, run_columns: dict | None = None,
+                  partitions: int | None = None):
+    """One row per query: the run's docs and scores and the qrels' docs and grades, as lists.
+
+    Each input is grouped by query (``collect_list``, combined map-side)
+    and the two are joined with a full outer join, so a query on one side
+    only keeps its row, with nulls for the other side. Columns::
+
+        query, run_doc, run_score, run_n, qrels_doc, qrels_rel, qrels_n
+
+    ``*_n`` counts the rows of the group: ``collect_list`` skips nulls, and
+    a list shorter than its count shows a missing doc, score or grade.
+
+    Parameters
+    ----------
+    qrels, run : pyspark.sql.DataFrame
+        Columns query, doc, rel and query, doc, score (other columns are ignored).
+    qrels_columns, run_columns : dict, optional
+        Role -> column name of each frame, e.g. ``{"query": "user", "doc": "item", "score": "prediction"}``.
+    partitions : int, optional
+        Hash-partition both inputs by query into this many partitions
+        first; default: Spark's shuffle partitions (coalesced by adaptive execution).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+    """
+    from pyspark.sql import functions as F
+
+    picked = {}
+    for frame, what, value_role, columns in ((qrels, "qrels", "rel", qrels_columns),
+                                             (run, "run", "score", run_columns)):
+        roles = _roles(columns)
+        if what == "run" and roles["rel"] in frame.columns and roles["score"] not in frame.columns:
+            raise InputError(f"this frame has a {roles['rel']!r} column but no {roles['score']!r} column: it "
+                             "looks like qrels; check the argument order (qrels first, then the run)",
+                             source="<Spark run DataFrame>")
+        types = {f.name: f.dataType for f in frame.schema.fields}
+        names = {r: _spark_column(frame, roles[r], r, what) for r in ("query", "doc", value_role)}
+        _check_number(types[names[value_role]], names[value_role], what, value_role)
+        picked[what] = (frame, names, {r: _kind_of(types[names[r]], names[r], what) for r in ("query", "doc")},
+                        value_role)
+    sides = []
+    for what in ("run", "qrels"):
+        frame, names, id_kinds, value_role = picked[what]
+        cols = []
+        for role in ("query", "doc"):
+            shared = {picked["qrels"][2][role], picked["run"][2][role]}
+            cols.append(_id_expr(F, frame, names[role], shared, id_kinds[role]).alias(role))
+        cols.append(F.col(f"`{names[value_role]}`").cast("double").alias(value_role))
+        side = frame.select(*cols)
+        if partitions:
+            side = side.repartition(int(partitions), "query")
+        sides.append(side.groupBy("query").agg(F.collect_list("doc").alias(f"{what}_doc"),
+                                               F.collect_list(value_role).alias(f"{what}_{value_role}"),
+                                               F.count(F.lit(1)).alias(f"{what}_n")))
+    return sides[0].join(sides[1], "query", "full")
+
+
+def _reword(exc: InputError, what: str) -> InputError:
+    """The same error, naming the Spark input instead of the task's Arrow table and its row numbers."""
+    return InputError(_WHERE.sub("", str(exc)), source=f"<Spark {what} DataFrame>")
+
+
+def _flat(table: pa.Table, what: str, value_role: str) -> pa.Table:
+    """(query, doc, value) rows of one side of the grouped rows; the rows of a query stay together."""
+    docs = table.column(f"{what}_doc").combine_chunks()
+    values = table.column(f"{what}_{value_role}").combine_chunks()
+    lengths = pc.list_value_length(docs).fill_null(0).to_numpy(zero_copy_only=False)
+    rows = table.column(f"{what}_n").combine_chunks().fill_null(0).to_numpy(zero_copy_only=False)
+    short = np.flatnonzero(lengths != rows)
+    if len(short) or not np.array_equal(lengths, pc.list_value_length(values).fill_null(0)
+                                        .to_numpy(zero_copy_only=False)):
+        query = table.column("query")[int(short[0]) if len(short) else 0].as_py()
+        query = decode_id(query) if isinstance(query, bytes) else query
+        raise InputError(f"query {query} has rows with a missing (null) doc or {value_role}; every row "
+                         f"needs both (drop or fill them first)", source=f"<Spark {what} DataFrame>")
+    owner = np.repeat(np.arange(table.num_rows), lengths)
+    return pa.table({"query": table.column("query").take(pa.array(owner)), "doc": docs.flatten(),
+                     value_role: values.flatten()})
+
+
+def _by_score(run: Run) -> Run:
+    """The run with each query's rows (contiguous) ordered by score, descending.
+
+    Each query's scores go into a row of a padded matrix (queries of similar
+    length together, so padding at most doubles the work) and are sorted
+    along the rows; the engine then finds the run in rank order and only
+    breaks ties. Sorting every query at once costs several times more.
+    """
+    n = len(run)
+    if n < 2:
+        return run
+    query = run.table.column("query")
+    change = pc.not_equal(query.slice(1), query.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+    counts = np.diff(np.append(starts, n))
+    neg = -run.table.column("score").to_numpy()
+    perm = np.arange(n)
+    bucket = np.frexp(counts - 1)[1]
+    for b in np.unique(bucket[counts > 1]).tolist():
+        chosen = np.flatnonzero(bucket == b)
+        lens = counts[chosen]
+        width = int(lens.max())
+        cols = np.arange(width)
+        inside = cols[None, :] < lens[:, None]
+        idx = np.where(inside, starts[chosen][:, None] + cols[None, :], 0)
+        pad = np.where(inside, neg[idx], np.inf)
+        order = np.argsort(pad, axis=1)
+        perm[idx[inside]] = np.take_along_axis(idx, order, axis=1)[inside]
+    return Run(run.table.take(pa.array(perm)), run.source, origin=run.origin, tag=run.tag)
+
+
+def tables_from_arrow(table: pa.Table, *, truncate_grades: bool = False) -> tuple[Qrels, Run]:
+    """Grouped rows of one task (see :func:`grouped_frame`) back into Qrels and Run.
+
+    Runs inside a Spark task. The checks are those of
+    :func:`rankmeter.io.frames.qrels_from_frame` / ``run_from_frame``; each
+    query's rows come out together, the run's ordered by score.
+    """
+    if table.column("query").null_count:
+        raise InputError("the query column has missing (null) values; every row needs a query id",
+                         source="<Spark DataFrame>")
+    parts = {}
+    for what, value_role in (("qrels", "rel"), ("run", "score")):
+        try:
+            flat = _flat(table, what, value_role)
+            read = qrels_from_frame(flat, truncate_grades=truncate_grades) if what == "qrels" \
+                else run_from_frame(flat)
+        except InputError as exc:
+            raise _reword(exc, what) from None
+        # rows of a task mean nothing to the user: later errors (a doc twice) name the input only
+        parts[what] = type(read)(read.table, f"<Spark {what} DataFrame>", origin="dict")
+    return parts["qrels"], _by_score(parts["run"])
+
+
+def highest_grade(qrels, columns: dict | None = None) -> int:
+    """The highest grade of a Spark qrels frame (0 if none is positive): one aggregation job."""
+    from pyspark.sql import functions as F
+
+    name = _spark_column(qrels, _roles(columns)["rel"], "rel", "qrels")
+    top = qrels.agg(F.max(F.col(f"`{name}`").cast("double"))).collect()[0][0]
+    return max(int(top), 0) if top is not None and np.isfinite(top) else 0

@@ -1,0 +1,151 @@
+"""Chunked scoring of a run file: identical to the whole file, errors naming the right line.
+
+The reference is :func:`rankmeter.evaluate` on the whole file (itself checked
+against trec_eval's golden outputs); chunks are made tiny so that every file
+is cut into many of them, at and between query boundaries.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter import InputError, ParameterError
+from rankmeter.chunked import evaluate_file
+from rankmeter.compat.trec_eval import NICKNAMES, expand
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+ALL_TREC = [m for _, _, m in expand(NICKNAMES["all_trec"]) if m is not None]
+NAMES = list(dict.fromkeys(str(m) for m in ALL_TREC))
+
+
+def identical(a, b, names=NAMES):
+    assert a.queries == b.queries
+    assert a.run == b.run
+    for name in names:
+        assert a.values(name).tolist() == b.values(name).tolist(), name
+        assert a[name] == b[name], name  # same values summed in the same order: the same bits
+
+
+def both(qrels, run, measures, chunk_bytes=1000, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (rankmeter.evaluate(qrels, run, measures, **options),
+                evaluate_file(qrels, run, measures, chunk_bytes=chunk_bytes, **options))
+
+
+def make_files(tmp_path, seed=4, nq=60):
+    """A grouped synthetic run in a shuffled query order, with ties, comments and extra queries."""
+    rng = np.random.default_rng(seed)
+    lines, qlines = ["# a comment line first\n"], []
+    for i in rng.permutation(nq):
+        q = f"Q{i:03d}"
+        n = int(rng.integers(1, 40))
+        docs = rng.choice(500, size=n, replace=False)
+        for rank, (d, s) in enumerate(zip(docs, np.round(rng.normal(3, 1, n), 1))):
+            lines.append(f"{q} Q0 D{d} {rank + 1} {s} tag{seed}\n")
+        if i % 7 == 0:
+            lines.append("\n")
+    for i in range(nq + 5):  # five judged queries the run lacks
+        for d in rng.choice(500, size=int(rng.integers(1, 30)), replace=False):
+            qlines.append(f"Q{i:03d} 0 D{d} {rng.choice([-1, 0, 0, 1, 2, 3])}\n")
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("".join(lines))
+    qrels.write_text("".join(qlines))
+    return qrels, run
+
+
+@pytest.mark.parametrize("chunk", [1, 700, 4096, 1 << 20])
+@pytest.mark.parametrize("queries", ["both", "qrels"])
+def test_golden_files_chunked_equal_whole(chunk, queries, tmp_path):
+    whole, chunked = both(GOLDEN / "qrels.test", GOLDEN / "results.test", ALL_TREC, queries=queries,
+                          chunk_bytes=chunk)
+    identical(whole, chunked)
+    # results.trunc interleaves its queries: grouped (stably, as sort -s -k1,1 does) it scores the same
+    lines = (GOLDEN / "results.trunc").read_bytes().splitlines(keepends=True)
+    grouped = tmp_path / "grouped.trunc"
+    grouped.write_bytes(b"".join(sorted(lines, key=lambda line: line.split()[0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = rankmeter.evaluate(GOLDEN / "qrels.test", GOLDEN / "results.trunc", ALL_TREC, queries=queries,
+                                   max_docs=100)
+        chunked = evaluate_file(GOLDEN / "qrels.test", grouped, ALL_TREC, queries=queries, max_docs=100,
+                                chunk_bytes=chunk)
+    identical(whole, chunked)
+
+
+def test_many_queries_options_and_policies(tmp_path):
+    qrels, run = make_files(tmp_path)
+    names = ["AP", "nDCG@10", "P@5", "ERR@10", "RelString@6", "NumRet", "GMAP", "Bpref"]
+    for opts in ({}, {"queries": "qrels"}, {"rel": 2}, {"judged_only": True}, {"max_docs": 4},
+                 {"ties": "input"}, {"queries": "qrels", "rel": 3, "max_docs": 9}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            whole = rankmeter.evaluate(qrels, run, names, **opts)
+            for chunk in (300, 5000):
+                identical(whole, evaluate_file(qrels, run, names, chunk_bytes=chunk, **opts), names)
+
+
+def test_missing_queries_warn_like_the_whole_file(tmp_path):
+    qrels, run = make_files(tmp_path)
+    with pytest.warns(UserWarning, match=r"5 judged queries have no results in the run .*Q060, Q061"):
+        evaluate_file(qrels, run, ["AP"], chunk_bytes=1000)
+
+
+def test_gzip_ranked_lists_crlf_and_file_objects(tmp_path):
+    text = (GOLDEN / "results.test").read_bytes()
+    gz = tmp_path / "run.gz"
+    gz.write_bytes(gzip.compress(text))
+    whole, chunked = both(GOLDEN / "qrels.test", GOLDEN / "results.test", ["AP", "nDCG@10"])
+    identical(whole, evaluate_file(GOLDEN / "qrels.test", gz, ["AP", "nDCG@10"], chunk_bytes=3000),
+              ["AP", "nDCG@10"])
+    identical(whole, evaluate_file(GOLDEN / "qrels.test", io.BytesIO(text), ["AP", "nDCG@10"], chunk_bytes=3000),
+              ["AP", "nDCG@10"])
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(text.replace(b"\n", b"\r\n"))
+    identical(whole, evaluate_file(GOLDEN / "qrels.test", crlf, ["AP", "nDCG@10"], chunk_bytes=2000),
+              ["AP", "nDCG@10"])
+    ranked = tmp_path / "ranked.txt"
+    ranked.write_text("".join(f"{q} {d}\n" for q in ("1", "2", "3") for d in ("c", "a", "b", "z")))
+    qrels = {"1": {"a": 1}, "2": {"z": 1, "c": 1}, "3": {"q": 1}}
+    whole, chunked = both(qrels, ranked, ["AP", "RR"], chunk_bytes=5)
+    identical(whole, chunked, ["AP", "RR"])
+    assert chunked.values("RR").tolist() == [0.5, 1.0, 0.0]
+
+
+def test_a_run_not_grouped_by_query_is_refused_with_the_fix(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n2 Q0 a 1 3 t\n1 Q0 c 3 1 t\n")
+    for chunk in (1, 1 << 20):  # across chunks, and inside one
+        with pytest.raises(InputError, match=r"run.txt:4: query 1 appears again after other queries.*sort -s -k1,1"):
+            evaluate_file({"1": {"a": 1}}, run, ["AP"], chunk_bytes=chunk)
+    with pytest.raises(InputError, match=r"results.trunc:3: query 301 appears again"):
+        evaluate_file(GOLDEN / "qrels.test", GOLDEN / "results.trunc", ["AP"])
+
+
+def test_errors_name_the_line_in_the_whole_file(tmp_path):
+    lines = [f"{q} Q0 D{d} {d} {10 - d} t\n" for q in range(1, 40) for d in range(8)]
+    lines[250] = "20 Q0 D9 9 nan t\n"
+    run = tmp_path / "run.txt"
+    run.write_text("".join(lines))
+    with pytest.raises(InputError, match=r"run.txt:251: score 'nan'"):
+        rankmeter.evaluate({"1": {"D1": 1}}, run, ["AP"])
+    with pytest.raises(InputError, match=r"run.txt:251: score 'nan'"):
+        evaluate_file({"1": {"D1": 1}}, run, ["AP"], chunk_bytes=500)
+    with pytest.raises(InputError, match="no such file"):
+        evaluate_file({"1": {"D1": 1}}, tmp_path / "nope.txt", ["AP"])
+    with pytest.raises(ParameterError, match="chunk_bytes"):
+        evaluate_file({"1": {"D1": 1}}, run, ["AP"], chunk_bytes=0)
+
+
+def test_progress_bar_goes_to_stderr(tmp_path, capsys):
+    pytest.importorskip("rich")
+    qrels, run = make_files(tmp_path)
+    evaluate_file(qrels, run, ["AP"], chunk_bytes=2000, progress=True, queries="qrels")
+    err = capsys.readouterr().err
+    assert "run.txt" in err and "60 queries" in err
