@@ -29,7 +29,7 @@ import rankmeter.io.trec as trec
 from rankmeter.io import as_qrels, as_run, read_qrels, read_run
 
 DATA = pathlib.Path(__file__).parent / "data"
-GOLDEN = pathlib.Path("/work/shared/trec_eval_tests")
+GOLDEN = pathlib.Path(__file__).parent / "golden"
 AP_BASIC = {"301": (1 + 2 / 3) / 2, "302": 0.5}
 
 
