@@ -169,7 +169,8 @@ class Results:
 
 
 def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judged_only: bool = False,
-             max_docs: int | None = None, ties: str = "trec_eval", truncate_grades: bool = False) -> Results:
+             max_docs: int | None = None, ties: str = "trec_eval", truncate_grades: bool = False,
+             columns: dict | None = None) -> Results:
     """Score a run against judgments.
 
     Parameters
@@ -194,6 +195,9 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
         Score only the first ``max_docs`` docs of each ranking (trec_eval ``-M``).
     ties : {"trec_eval", "input"}, default "trec_eval"
         How a ranking is ordered: score then docno descending, or as given.
+    columns : dict, optional
+        Column names of DataFrame inputs when they are not query, doc, rel /
+        score, e.g. ``{"query": "user", "doc": "item", "score": "prediction"}``.
     truncate_grades : bool, default False
         Read a non-integer grade such as 1.7 as 1, as trec_eval's ``atol`` does
         (by default it is an error naming the file and line).
@@ -214,11 +218,11 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
     if is_spark_frame(qrels) or is_spark_frame(run):
         from .spark import evaluate as evaluate_spark
         return evaluate_spark(qrels, run, measures, queries=queries, rel=rel, judged_only=judged_only,
-                              max_docs=max_docs, ties=ties, truncate_grades=truncate_grades)
+                              max_docs=max_docs, ties=ties, truncate_grades=truncate_grades, columns=columns)
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
         raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
     names = resolve_measures(measures)
-    q = as_qrels(qrels, truncate_grades=truncate_grades)
+    q = as_qrels(qrels, truncate_grades=truncate_grades, columns=columns)
     unique = list(dict.fromkeys(m for _, m in names))
     if queries not in QUERY_POLICIES:
         raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
@@ -228,7 +232,7 @@ def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judge
     if scored is not None:
         warn_missing(scored.info, queries)
         return Results(scored.queries, names, scored.values, run_name=decode_id(scored.tag) or scored.source)
-    r = as_run(run)
+    r = as_run(run, columns=columns)
     batch, info = build_batch(q, r, queries=queries, max_docs=max_docs, ties=ties)
     warn_missing(info, queries)
     values = compute_all(batch, unique, rel=int(rel), judged_only=judged_only)

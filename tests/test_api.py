@@ -152,3 +152,13 @@ def test_measure_values_are_vectorised_over_many_queries():
     for name in ["AP", "nDCG@10", "RR", "P@5", "R@10", "Bpref"]:
         v = r.values(name)
         assert ((v >= 0) & (v <= 1)).all()
+
+
+def test_frames_with_other_column_names():
+    pd = pytest.importorskip("pandas")
+    qrels = pd.DataFrame({"user": ["u1", "u1", "u2"], "item": ["a", "b", "c"], "rel": [1, 0, 1]})
+    run = pd.DataFrame({"user": ["u1", "u1", "u2"], "item": ["b", "a", "c"], "prediction": [0.9, 0.5, 0.1]})
+    r = evaluate(qrels, run, ["RR", "P@1"], columns={"query": "user", "doc": "item", "score": "prediction"})
+    assert r.queries == ["u1", "u2"]
+    assert r.values("RR").tolist() == [0.5, 1.0]
+    assert r["P@1"] == 0.5
