@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from .engine import NONPOOL, UNJUDGED, Batch, build_batch
 from .errors import InputError
 from .io import as_qrels, as_run
-from .measures import Measure, parse_measure
+from .measures import Measure
 from .measures.base import level_of
 from .measures.dcg import gain_values
 from .tables import Qrels, Run, decode_id, encode_id

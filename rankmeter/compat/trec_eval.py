@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
 from ..errors import MeasureError
 from ..measures.base import Measure, summarize
 

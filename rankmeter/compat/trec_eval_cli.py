@@ -16,7 +16,7 @@ from ..engine.pieces import score_run_file
 from ..errors import ParameterError
 from ..io import read_qrels, read_run
 from ..measures.base import summarize
-from .trec_eval import TREC_MEASURES, expand, format_value
+from .trec_eval import expand, format_value
 
 __all__ = ["TrecEvalArgs", "parse_args", "run"]
 

@@ -37,8 +37,8 @@ class BatchInfo:
 class _Keyed:
     """A table's ids as numbers: query codes (shared across tables) and doc words."""
 
-    def __init__(self, table: pa.Table, query_lookup, nwords: int, doc_parts):
-        self.qcode = query_lookup
+    def __init__(self, qcode: np.ndarray, nwords: int, doc_parts):
+        self.qcode = qcode
         offsets, values = doc_parts
         self.words = id_words(offsets, values, nwords)
         self.hash = mix_hash(self.qcode, self.words)
@@ -134,8 +134,8 @@ def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
     r_parts = binary_parts(run.table.column("doc"))
     longest = max(int(np.diff(q_parts[0]).max(initial=0)), int(np.diff(r_parts[0]).max(initial=0)), 1)
     nwords = (longest + 7) // 8
-    qk = _Keyed(qrels.table, q_codes, nwords, q_parts)
-    rk = _Keyed(run.table, r_codes, nwords, r_parts)
+    qk = _Keyed(q_codes, nwords, q_parts)
+    rk = _Keyed(r_codes, nwords, r_parts)
     _check_duplicates(qk, qrels, universe, "qrels")
     _check_duplicates(rk, run, universe, "run")
 
