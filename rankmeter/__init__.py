@@ -8,17 +8,18 @@
 from __future__ import annotations
 
 from .api import Results, evaluate
+from .engine import Evaluator
 from .explain import Explanation, explain
 from .errors import InputError, MeasureError, ParameterError, RankmeterError
 from .io import read_qrels, read_run
 from .measures import Measure, parse_measure
 from .stats import Comparison, compare
-from .tables import Qrels, Run
+from .io.canonical import Qrels, Run
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
+    "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
     "Qrels", "Run", "compare", "Comparison",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]

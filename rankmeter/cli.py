@@ -14,24 +14,22 @@ import os
 import sys
 import warnings
 
+from .engine.options import add_option_flags, options_from_args
+
 __all__ = ["main"]
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .api import evaluate
-    from .io import read_qrels
+    from .engine import Evaluator
+    from .executors.streamed import evaluate_streamed
     from .report.text import print_results
 
-    qrels = read_qrels(args.qrels, truncate_grades=args.truncate_grades)
-    all_results = []
-    for path in args.runs:
-        if args.chunked:
-            from .chunked import evaluate_file
-            all_results.append(evaluate_file(qrels, path, args.measure, queries=args.queries, rel=args.rel,
-                                             judged_only=args.judged_only))
-        else:
-            all_results.append(evaluate(qrels, path, args.measure, queries=args.queries, rel=args.rel,
-                                        judged_only=args.judged_only))
+    options = options_from_args(args)
+    if args.chunked:
+        options["executor"] = "streamed"
+    evaluator = Evaluator(args.qrels, args.measure, **options)
+    all_results = [evaluate_streamed(evaluator, path) if evaluator.options.executor == "streamed"
+                   else evaluator.evaluate(path) for path in args.runs]
     if args.format == "json":
         objs = [r.to_dict(per_query=args.per_query) for r in all_results]
         json.dump(objs[0] if len(objs) == 1 else objs, sys.stdout, indent=2)
@@ -43,8 +41,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from .explain import explain
-    result = explain(args.qrels, args.run, args.measure, args.query, rel=args.rel,
-                     judged_only=args.judged_only, ties=args.ties)
+    result = explain(args.qrels, args.run, args.measure, args.query, **options_from_args(args))
     if args.format == "csv":
         import csv
         w = csv.writer(sys.stdout, lineterminator="\n")
@@ -65,7 +62,7 @@ def _compare(args: argparse.Namespace) -> int:
     from .stats import compare
     cmp = compare(args.qrels, args.runs, args.measure, baseline=args.baseline, test=args.test,
                   correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
-                  queries=args.queries, rel=args.rel, judged_only=args.judged_only)
+                  **options_from_args(args))
     write_comparison(cmp, args.format)
     return 0
 
@@ -80,7 +77,7 @@ def _plot(args: argparse.Namespace) -> int:
     from .errors import ParameterError
     from .report import plots
 
-    options = {"queries": args.queries, "rel": args.rel, "judged_only": args.judged_only}
+    options = options_from_args(args)
     if args.kind == "pr":
         fig = plots.plot_pr(args.qrels, args.runs, **options)
     elif not args.measure:
@@ -98,10 +95,14 @@ def _report(args: argparse.Namespace) -> int:
 
     path = write_report(args.qrels, args.runs, args.measure, args.output, baseline=args.baseline,
                         title=args.title, test=args.test, correction=args.correction, alpha=args.alpha,
-                        queries=args.queries, rel=args.rel, judged_only=args.judged_only,
-                        max_ranks=args.max_ranks, max_explained=args.explain_queries or None)
+                        max_ranks=args.max_ranks, max_explained=args.explain_queries or None,
+                        **options_from_args(args))
     print(path, file=sys.stderr)
     return 0
+
+
+#: the evaluation options of commands that read whole runs in memory (all but --executor)
+_RUN_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "truncate_grades", "columns")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,25 +115,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)")
     e.add_argument("-q", "--per-query", action="store_true", help="also show per-query values")
     e.add_argument("--format", choices=("text", "json", "csv"), default="text")
-    e.add_argument("--queries", choices=("both", "qrels"), default="both",
-                   help="average over queries in both inputs (default) or every qrels query")
-    e.add_argument("--rel", type=int, default=1, help="relevance threshold (default 1)")
-    e.add_argument("--judged-only", action="store_true", help="drop unjudged docs before scoring")
-    e.add_argument("--truncate-grades", action="store_true",
-                   help="read a grade such as 1.7 as 1, as trec_eval does (default: refuse it)")
-    e.add_argument("--chunked", action="store_true",
-                   help="stream each run file in blocks of whole queries (bounded memory; the file must be "
-                        "grouped by query)")
+    add_option_flags(e)
+    e.add_argument("--chunked", action="store_true", help="the same as --executor streamed")
     e.set_defaults(func=_eval)
     x = sub.add_parser("explain", help="show one measure's computation for one query, step by step")
     x.add_argument("qrels")
     x.add_argument("run")
     x.add_argument("--measure", "-m", required=True, help="one measure, e.g. 'nDCG(gain=exp)@5'")
     x.add_argument("--query", "-Q", required=True, help="the query id")
-    x.add_argument("--rel", type=int, default=1)
-    x.add_argument("--judged-only", action="store_true")
-    x.add_argument("--ties", choices=("trec_eval", "input"), default="trec_eval")
     x.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    add_option_flags(x, only=_RUN_OPTIONS)
     x.set_defaults(func=_explain)
     c = sub.add_parser("compare", help="compare runs with significance tests (tables for papers)")
     c.add_argument("qrels", help="TREC qrels file")
@@ -147,9 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--permutations", type=int, default=10000,
                    help="permutations / resamples of the random tests (default 10000)")
     c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    c.add_argument("--queries", choices=("both", "qrels"), default="both")
-    c.add_argument("--rel", type=int, default=1, help="relevance threshold (default 1)")
-    c.add_argument("--judged-only", action="store_true", help="drop unjudged docs before scoring")
+    add_option_flags(c, only=_RUN_OPTIONS)
     c.add_argument("--format", choices=("text", "markdown", "latex", "csv", "json"), default="text")
     c.set_defaults(func=_compare)
     m = sub.add_parser("measures", help="list every measure with its parameters")
@@ -165,9 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("-o", "--output", required=True, help="output file, .png or .svg")
     pl.add_argument("--pair", nargs=2, metavar=("BASELINE", "SYSTEM"), help="diff: the two runs (SYSTEM - BASELINE)")
     pl.add_argument("--style", choices=("box", "violin", "strip"), default="box", help="dist: how to draw")
-    pl.add_argument("--queries", choices=("both", "qrels"), default="both")
-    pl.add_argument("--rel", type=int, default=1)
-    pl.add_argument("--judged-only", action="store_true")
+    add_option_flags(pl, only=_RUN_OPTIONS)
     pl.set_defaults(func=_plot)
     rp = sub.add_parser("report", help="write one self-contained HTML report comparing runs")
     rp.add_argument("qrels")
@@ -182,9 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--max-ranks", type=int, default=20, help="ranks shown per explanation (default 20)")
     rp.add_argument("--explain-queries", type=int, default=100,
                     help="explain the first N queries (default 100; 0 for all)")
-    rp.add_argument("--queries", choices=("both", "qrels"), default="both")
-    rp.add_argument("--rel", type=int, default=1)
-    rp.add_argument("--judged-only", action="store_true")
+    add_option_flags(rp, only=_RUN_OPTIONS)
     rp.set_defaults(func=_report)
     sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)
     return p

@@ -35,13 +35,20 @@ class InputError(RankmeterError, ValueError):
         1-based line number(s) in ``source``: ``run.txt:12 and 40: ...``.
     row : int or sequence of int, optional
         0-based row position(s) in a DataFrame: ``<DataFrame> row 3: ...``.
+    hint : str, optional
+        What to do, when the message does not already say it.
 
-    The message is always one printable line: line breaks and other control
-    characters in any part (an id, a file name) are shown escaped.
+    Each part stays available as an attribute (``message``, ``source``,
+    ``line``, ``row``, ``hint``). The text is always one printable line: line
+    breaks and other control characters in any part (an id, a file name) are
+    shown escaped.
     """
 
     def __init__(self, message: str, *, source: str | None = None,
-                 line: int | Sequence[int] | None = None, row: int | Sequence[int] | None = None):
+                 line: int | Sequence[int] | None = None, row: int | Sequence[int] | None = None,
+                 hint: str | None = None):
+        self.message = message
+        self.hint = hint
         self.source = source
         self.line = line if line is None or isinstance(line, int) else tuple(line)
         self.row = row if row is None or isinstance(row, int) else tuple(row)
@@ -54,7 +61,7 @@ class InputError(RankmeterError, ValueError):
                 where = f"{source} row{plural} {_numbers(row)} (counting from 0): "
             else:
                 where = f"{source}: "
-        text = where + message
+        text = where + message + (f"; {hint}" if hint else "")
         if not text.isprintable():  # escape line breaks and other controls: one line, always
             text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
         super().__init__(text)

@@ -40,8 +40,9 @@ from .errors import InputError, ParameterError
 from .io import as_qrels, as_run
 from .io.dicts import qrels_from_dict
 from .io.frames import is_frame
-from .io.spark import is_spark_frame
-from .tables import Run, decode_id
+from .engine.build import query_starts, ranked_rows
+from .executors.spark import is_spark_frame
+from .io.canonical import Run, decode_id
 
 __all__ = ["implicit_qrels", "topk_run", "truncate", "coverage", "Coverage", "evaluate"]
 
@@ -194,7 +195,7 @@ def topk_run(predictions, *, user: str = "user", item: str = "item", score: str 
         run = as_run({u: list(v) for u, v in predictions.items()})
         # a ranked dict keeps its order; make the order explicit as scores, as for frames
         table = run.table
-        starts = _query_starts(table.column("query"))
+        starts = query_starts(table.column("query"))
         counts = np.diff(np.append(starts, table.num_rows))
         position = np.arange(table.num_rows) - np.repeat(starts, counts)
         run = Run(table.set_column(2, "score", pa.array((-position).astype(np.float64))), run.source,
@@ -212,20 +213,50 @@ def topk_run(predictions, *, user: str = "user", item: str = "item", score: str 
     return run if k is None else truncate(run, k)
 
 
-def _query_starts(query: pa.ChunkedArray) -> np.ndarray:
-    """First row of every block of equal consecutive query ids."""
-    n = len(query)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    change = pc.not_equal(query.slice(1), query.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    return np.concatenate(([0], np.flatnonzero(change) + 1))
+def _spark_truncate(run, k: int):
+    """truncate() on Spark: rows of a query meet in one partition, ordered there by the engine's own rule."""
+    import pyspark.sql.types as T
+
+    for name in ("query", "doc", "score"):
+        if name not in run.columns:
+            raise InputError(f"no column {name!r} (columns: {', '.join(run.columns)}); "
+                             "topk_run(...) gives query, doc, score", source="<Spark run DataFrame>")
+    schema = run.select("query", "doc", "score").schema
+    kinds = {f.name: f.dataType for f in schema.fields}
+    if not isinstance(kinds["score"], T.NumericType):
+        raise InputError("the score column must be numeric", source="<Spark run DataFrame>")
+
+    def cut(batches):
+        tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+        if not tables:
+            return
+        table = pa.concat_tables(tables)
+        canonical = Run(pa.table({"query": table.column("query").cast(pa.binary()),
+                                  "doc": table.column("doc").cast(pa.binary()),
+                                  "score": table.column("score").cast(pa.float64())}))
+        keep = _first_k(canonical, k)
+        yield from table.take(pa.array(keep)).to_batches()
+
+    return run.select("query", "doc", "score").repartition("query").mapInArrow(cut, schema)
+
+
+def _first_k(run: Run, k: int) -> np.ndarray:
+    """Rows of each query's first ``k`` in rank order, in the input's row order."""
+    order = ranked_rows(run)
+    query = run.table.column("query").take(pa.array(order))
+    starts = query_starts(query)
+    counts = np.diff(np.append(starts, len(order)))
+    position = np.arange(len(order)) - np.repeat(starts, counts)
+    keep = order[position < k]
+    keep.sort()  # back to the input's row order: line numbers in messages stay meaningful
+    return keep
 
 
 def truncate(run, k: int):
     """Each query's (user's) first ``k`` docs, in the order the engine ranks them.
 
-    The order is trec_eval's: score descending, then doc id descending
-    (bytewise); a ranked run without scores keeps its given order.
+    The order is the engine's (trec_eval's): score descending, then doc id
+    descending (bytewise); a ranked run without scores keeps its given order.
     ``evaluate(..., max_docs=k)`` gives the same scores without building
     the truncated run; this helper is for when the run itself is wanted.
 
@@ -248,36 +279,11 @@ def truncate(run, k: int):
     """
     k = _check_k(k)
     if is_spark_frame(run):
-        from pyspark.sql import Window
-        from pyspark.sql import functions as F
-        for name in ("query", "doc", "score"):
-            if name not in run.columns:
-                raise InputError(f"no column {name!r} (columns: {', '.join(run.columns)}); "
-                                 "topk_run(...) gives query, doc, score", source="<Spark run DataFrame>")
-        # docno order is bytewise on the id's text, as the engine compares ids (not numerically)
-        doc_text = F.col("doc") if type(run.schema["doc"].dataType).__name__ == "BinaryType" \
-            else F.col("doc").cast("string")
-        window = Window.partitionBy("query").orderBy(F.desc("score"), doc_text.desc())
-        return run.withColumn("_rank", F.row_number().over(window)).filter(F.col("_rank") <= k).drop("_rank")
+        return _spark_truncate(run, k)
     run = as_run(run)
-    table = run.table
-    if run.ranked:
-        keys = [("_query_first", "ascending"), ("_row", "ascending")]
-    else:
-        keys = [("query", "ascending"), ("score", "descending"), ("doc", "descending")]
-    work = table.append_column("_row", pa.array(np.arange(table.num_rows)))
-    if run.ranked:  # keep the given order within each query, wherever its rows are
-        codes = pc.dictionary_encode(table.column("query")).combine_chunks().indices
-        work = work.append_column("_query_first", codes)
-    order = pc.sort_indices(work, sort_keys=keys).to_numpy()
-    query = table.column("query").take(pa.array(order))
-    starts = _query_starts(query)
-    counts = np.diff(np.append(starts, len(order)))
-    position = np.arange(len(order)) - np.repeat(starts, counts)
-    keep = order[position < k]
-    keep.sort()  # back to the input's row order: line numbers in messages stay meaningful
+    keep = _first_k(run, k)
     lines = None if run.lines is None else run.lines[keep]
-    return Run(table.take(pa.array(keep)), run.source, lines, origin=run.origin, tag=run.tag, ranked=run.ranked)
+    return Run(run.table.take(pa.array(keep)), run.source, lines, origin=run.origin, tag=run.tag, ranked=run.ranked)
 
 
 # ------------------------------------------------------------------ who counts
@@ -316,7 +322,7 @@ def coverage(truth, predictions) -> Coverage:
     return Coverage(len(q) - len(q_only), len(q_only), len(r_only), first(q_only), first(r_only))
 
 
-def evaluate(truth, predictions, measures, *, k: int | None = None, queries: str = "both", **options):
+def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     """Score top-k recommendations against implicit (or graded) truth.
 
     Parameters
@@ -337,7 +343,8 @@ def evaluate(truth, predictions, measures, *, k: int | None = None, queries: str
         without predictions scores 0. Users with predictions only never
         count and are reported in a warning.
     **options
-        Passed to :func:`rankmeter.evaluate` (``rel``, ``judged_only``, ...).
+        The evaluation options of :func:`rankmeter.evaluate` (``queries``,
+        ``rel``, ``judged_only``, ``max_docs``, ``columns``, ...).
 
     Returns
     -------
@@ -362,7 +369,7 @@ def evaluate(truth, predictions, measures, *, k: int | None = None, queries: str
     if not spark:
         truth, predictions = as_qrels(truth), as_run(predictions)
         cov = coverage(truth, predictions)
-    results = api.evaluate(truth, predictions, measures, queries=queries, **options)
+    results = api.evaluate(truth, predictions, measures, **options)
     n_only = results.counts["only_in_run"] if spark else cov.predictions_only_count
     if n_only:
         named = "" if spark else ": " + ", ".join(cov.predictions_only) + (" ..." if n_only > 10 else "")

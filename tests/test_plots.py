@@ -41,15 +41,22 @@ def test_per_query_table_values_and_alignment():
         t.column("nope")
 
 
-def test_named_runs_by_tag_then_file(tmp_path):
+def test_runs_named_by_unique_tag_then_file(tmp_path):
+    """One naming rule for compare, report and plots: a tag shared by two runs names neither of them."""
+    from rankmeter.io.naming import name_runs
+
     a, b, c = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "c.txt"
     a.write_text("q1 Q0 d1 1 2.0 same\n")
     b.write_text("q1 Q0 d1 1 2.0 same\n")
     c.write_text("q1 Q0 d1 1 2.0 other\n")
-    assert [n for n, _ in plots.named_runs([a, b, c])] == ["same", "b.txt", "other"]
-    assert [n for n, _ in plots.named_runs({"x": a, "y": b})] == ["x", "y"]
-    (one,) = plots.named_runs(RUNS["base"])  # a single run given as a dict is one run, not a dict of runs
+    assert [n for n, _ in name_runs([a, b, c])] == ["a.txt", "b.txt", "other"]
+    assert [n for n, _ in name_runs({"x": a, "y": b})] == ["x", "y"]
+    (one,) = name_runs(RUNS["base"])  # a single run given as a dict is one run, not a dict of runs
     assert one[1].queries == ["q1", "q2", "q3"]
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "a.txt").write_text("q1 Q0 d1 1 2.0 same\n")
+    assert [n for n, _ in name_runs([a, sub / "a.txt", c])] == [str(a), str(sub / "a.txt"), "other"]
 
 
 # ------------------------------------------------------------------ figures

@@ -48,7 +48,8 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import rankmeter  # noqa: E402
-from rankmeter.api import resolve_measures  # noqa: E402
+from rankmeter.compat.trec_eval import uses_level  # noqa: E402
+from rankmeter.engine import resolve_measures  # noqa: E402
 
 MAX_EXAMPLES = 25          # per measure
 ALL_AT_ONCE_EXAMPLES = 150
@@ -153,7 +154,7 @@ def _rankmeter(qrels, run, specs, level, judged_only, queries="qrels"):
     resolved = {spec: resolve_measures(spec) for spec in specs}
     by_rel: dict[int, list[str]] = {}
     for spec, labelled in resolved.items():
-        by_rel.setdefault(level if labelled[0][1].family.trec_uses_level else 1, []).append(spec)
+        by_rel.setdefault(level if uses_level(labelled[0][1]) else 1, []).append(spec)
     out = {}
     for rel, group in by_rel.items():
         with warnings.catch_warnings():

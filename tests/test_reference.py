@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
@@ -78,6 +78,7 @@ def datasets(draw):
                                min_size=1, max_size=4))
     as_lists = draw(st.booleans())
     policy = draw(st.sampled_from(["both", "qrels"]))
+    assume(set(qrels) & set(run))  # no query in common is an error (tests/test_evaluator.py)
     return qrels, run, as_lists, policy
 
 
@@ -178,6 +179,7 @@ def numeric_datasets(draw):
                                  min_size=1, max_size=3))
     run = draw(st.dictionaries(qids, st.dictionaries(st.sampled_from(DOCS), st.integers(0, 3).map(float),
                                                      min_size=1, max_size=10), min_size=1, max_size=3))
+    assume(set(qrels) & set(run))  # no query in common is an error
     return qrels, run
 
 

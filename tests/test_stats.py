@@ -9,7 +9,7 @@ import pytest
 
 from rankmeter.errors import ParameterError
 from rankmeter.stats import adjust, bootstrap, effect_size, paired_t, randomization, tukey_hsd, wilcoxon
-from rankmeter.stats.progress import progress_bar
+from rankmeter.progress import progress_bar
 
 stats = pytest.importorskip("scipy.stats")
 

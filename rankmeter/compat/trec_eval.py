@@ -12,9 +12,20 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import MeasureError
-from ..measures.base import Measure, summarize
+from ..measures.aggregation import COUNT, TEXT
+from ..measures.base import Measure
 
-__all__ = ["TrecMeasure", "TREC_MEASURES", "NICKNAMES", "expand", "format_value", "summarize"]
+__all__ = ["TrecMeasure", "TREC_MEASURES", "NICKNAMES", "expand", "format_value", "LEVEL_FREE", "uses_level"]
+
+#: Families trec_eval computes without its -l relevance level (m_ndcg.c, m_G.c, m_rbp.c ... read the
+#: grades themselves); every other family gets rel=-l.
+LEVEL_FREE = frozenset({"CG", "DCG", "nDCG", "nDCGRel", "G", "ERR", "nERR", "RBP", "RBP_resid",
+                        "RelString", "Unjudged", "Inversions", "KendallTau"})
+
+
+def uses_level(measure: Measure) -> bool:
+    """Whether trec_eval's ``-l`` applies to ``measure``'s family."""
+    return measure.name not in LEVEL_FREE
 
 Expanded = list[tuple[str, Measure]]
 
@@ -228,9 +239,9 @@ def expand(specs: list[str]) -> list[tuple[str, TrecMeasure, Measure]]:
 
 def format_value(measure: Measure | None, value) -> str:
     """trec_eval's text for one value."""
-    family = measure.family
-    if family.text:
+    value_type = measure.family.value_type
+    if value_type is TEXT:
         return f"'{value}'"
-    if family.integer:
+    if value_type is COUNT:
         return "%ld" % int(value)
     return "%6.4f" % float(value)

@@ -10,13 +10,10 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from ..api import compute_all
-from ..engine import build_batch
-from ..engine.pieces import score_run_file
+from ..engine import Evaluator
 from ..errors import ParameterError
-from ..io import read_qrels, read_run
-from ..measures.base import summarize
-from .trec_eval import expand, format_value
+from ..io import read_qrels
+from .trec_eval import expand, format_value, uses_level
 
 __all__ = ["TrecEvalArgs", "parse_args", "run"]
 
@@ -108,22 +105,20 @@ def run(argv: list[str], out=None, err=None) -> int:
     entries = []  # (label, trec measure, measure with trec_eval's -l applied); runid has no measure
     for label, tm, m in rows:
         if m is not None and m.get("rel") is None:
-            m = m.with_params(rel=args.level if m.family.trec_uses_level else 1)
+            m = m.with_params(rel=args.level if uses_level(m) else 1)
         entries.append((label, tm, m))
     measures = [m for _, _, m in entries if m is not None]
     qrels = read_qrels(args.qrels, truncate_grades=False)
     queries = "qrels" if args.complete else "both"
-    scored = score_run_file(qrels, args.run, measures, queries=queries, judged_only=args.judged_only,
-                            max_docs=args.max_docs)
-    if scored is not None:
-        query_ids, values, info, tag = scored.queries, scored.values, scored.info, scored.tag
-    else:
-        results = read_run(args.run)
-        batch, info = build_batch(qrels, results, queries=queries, max_docs=args.max_docs)
-        values = compute_all(batch, measures, judged_only=args.judged_only)
-        query_ids, tag = batch.queries, results.tag
-    if not args.complete and info.missing_from_run and not args.no_warnings:
-        print(f"rankmeter trec_eval: warning: {len(info.missing_from_run)} judged topic(s) have no results "
+    evaluator = Evaluator(qrels, measures, queries=queries, judged_only=args.judged_only, max_docs=args.max_docs)
+    from ..executors.memory import evaluate_in_memory
+    from ..io import read_run
+    run_table = read_run(args.run)
+    results = evaluate_in_memory(evaluator, run_table, warn=False)
+    query_ids, tag = results.ids, run_table.tag
+    values = {m: results.values(m) for m in measures}
+    if not args.complete and results.missing and not args.no_warnings:
+        print(f"rankmeter trec_eval: warning: {len(results.missing)} judged topic(s) have no results "
               "and are not evaluated (trec_eval 10.0 would abort; -c scores them as 0)", file=err)
     chunks = []
     if args.per_query:
@@ -135,7 +130,7 @@ def run(argv: list[str], out=None, err=None) -> int:
         if m is None:
             chunks.append(b"%-22s\tall\t%s\n" % (b"runid", tag))
         elif tm.summary:
-            chunks.append(_line(label, b"all", format_value(m, summarize(m, values[m]))))
+            chunks.append(_line(label, b"all", format_value(m, m.summarize(values[m]))))
     out.write(b"".join(chunks))
     out.flush()
     return 0

@@ -16,8 +16,10 @@ dataset can build and score its own batch.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -29,17 +31,11 @@ UNJUDGED = -2
 
 @dataclass(frozen=True, eq=False)
 class Hits:
-    """The relevant docs of a batch, flat: rank position, query index, rank, relevant so far.
+    """The relevant docs of a batch, flat, in rank order: query index, rank, relevant so far."""
 
-    ``first[q]`` is the index (into these arrays) of query q's first hit; queries
-    without hits have ``first[q] == first[q + 1]``.
-    """
-
-    pos: np.ndarray
     q: np.ndarray
     rank: np.ndarray
     seen: np.ndarray
-    first: np.ndarray
 
 
 @dataclass(eq=False)
@@ -51,9 +47,11 @@ class Batch:
     rel: np.ndarray
     judged_offsets: np.ndarray
     judged_rel: np.ndarray
-    #: highest grade in the whole qrels (not just this batch's queries): ERR's default g_max.
-    #: Carried so that a partition of the data scores exactly as the whole does.
-    qrels_max_grade: int = 0
+    #: qrels-wide statistics the families declared they need (name -> value), computed once
+    #: from the whole qrels by :mod:`rankmeter.engine.needs`, so a part scores as the whole does.
+    needs: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    #: the queries' codes in the prepared judgments (their bytewise order), for putting parts together
+    codes: np.ndarray | None = field(default=None, repr=False)
     #: per-rank doc ids and scores, for explanations; optional for kernels
     docs: list[bytes] | None = field(default=None, repr=False)
     scores: np.ndarray | None = field(default=None, repr=False)
@@ -120,7 +118,7 @@ class Batch:
             rank = pos - self.offsets[q] + 1
             first = np.searchsorted(q, np.arange(self.nq))
             seen = np.arange(len(pos)) - first[q] + 1 if len(pos) else np.zeros(0, np.int64)
-            self._cache[key] = Hits(pos, q, rank, seen, first)
+            self._cache[key] = Hits(q, rank, seen)
         return self._cache[key]
 
     def per_query_count(self, mask: np.ndarray) -> np.ndarray:
@@ -185,10 +183,6 @@ class Batch:
         out[has] = np.maximum(self.judged_rel[self.judged_offsets[:-1][has]], 0)
         return out
 
-    def judged_rank(self) -> np.ndarray:
-        """1-based position of each judged grade within its query's descending list."""
-        return np.arange(len(self.judged_rel)) - self.judged_offsets[self.judged_qidx] + 1
-
     def judged_only(self) -> "Batch":
         """The same batch with unjudged docs removed from every ranking (trec_eval -J).
 
@@ -200,7 +194,7 @@ class Batch:
             queries=self.queries,
             offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
             rel=self.rel[keep], judged_offsets=self.judged_offsets, judged_rel=self.judged_rel,
-            qrels_max_grade=self.qrels_max_grade,
+            needs=self.needs, codes=self.codes,
             docs=None if self.docs is None else [d for d, k in zip(self.docs, keep.tolist()) if k],
             scores=None if self.scores is None else self.scores[keep],
         )

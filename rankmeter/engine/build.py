@@ -1,211 +1,152 @@
-"""Ordering and join, done once: canonical tables -> :class:`Batch`.
+"""Ordering and join, done once per part: a run's rows -> the per-query :class:`Batch`.
 
 Order (MEASURES.md section 2, trec_eval's ``comp_sim_docno``): score
 descending, then docno descending compared bytewise. Relevance of a ranked
 doc: its qrels grade, ``NONPOOL`` when the qrels do not list it, ``UNJUDGED``
 when they list it with a negative grade (trec_eval's ``form_res_rels``).
+This module is the only place that orders a run or joins it to judgments.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError, ParameterError
-from ..tables import Qrels, Run, decode_id
-from .batch import NONPOOL, UNJUDGED, Batch
-from .keys import binary_parts, hash_lookup, id_words, mix_hash
+from ..errors import InputError
+from ..io.canonical import Run, decode_id
+from .batch import Batch
+from .judgments import Judgments, duplicate_rows, segment_offsets
+from .keys import binary_parts, id_hash, pair_hash
 from .order import rank_order
 
-__all__ = ["build_batch", "BatchInfo", "QUERY_POLICIES", "TIE_POLICIES"]
-
-QUERY_POLICIES = ("both", "qrels")
-TIE_POLICIES = ("trec_eval", "input")
+__all__ = ["build_batch", "empty_batch", "PartInfo", "query_starts", "ranked_rows"]
 
 
 @dataclass(frozen=True)
-class BatchInfo:
-    """What the builder decided: queries left out and why."""
+class PartInfo:
+    """What a part of a run held besides its scored queries."""
 
-    missing_from_run: tuple[bytes, ...]
-    only_in_run: tuple[bytes, ...]
-
-
-class _Keyed:
-    """A table's ids as numbers: query codes (shared across tables) and doc words."""
-
-    def __init__(self, qcode: np.ndarray, nwords: int, doc_parts):
-        self.qcode = qcode
-        offsets, values = doc_parts
-        self.words = id_words(offsets, values, nwords)
-        self.hash = mix_hash(self.qcode, self.words)
+    only_in_run: tuple[bytes, ...]   # query ids the run ranks but the qrels do not judge
+    tag: bytes
 
 
-def _local_queries(column: pa.ChunkedArray) -> tuple[list[bytes], np.ndarray]:
+def query_starts(column) -> np.ndarray:
+    """First row of every block of equal consecutive ids (Arrow compares the binary ids exactly)."""
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    n = len(col)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    differs = pc.not_equal(col.slice(1), col.slice(0, n - 1))
+    change = np.flatnonzero(np.frombuffer(pc.cast(differs, pa.uint8()).buffers()[1], np.uint8)[:n - 1]) + 1
+    return np.concatenate(([0], change)).astype(np.int64)
+
+
+def _local_queries(column) -> tuple[pa.Array, np.ndarray]:
     """Distinct query ids of one column and each row's index into them.
 
     Rows of one query usually stand together, so only the first row of each
-    run of equal ids is looked at (Arrow compares the binary ids exactly).
+    run of equal ids is looked at; an ungrouped column is hashed whole.
     """
     col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     n = len(col)
     if n == 0:
-        return [], np.zeros(0, np.int64)
-    differs = pc.not_equal(col.slice(1), col.slice(0, n - 1))
-    change = np.flatnonzero(np.frombuffer(pc.cast(differs, pa.uint8()).buffers()[1], np.uint8)[:n - 1]) + 1
-    heads = np.concatenate(([0], change))
+        return pa.array([], pa.binary()), np.zeros(0, np.int64)
+    heads = query_starts(col)
     if len(heads) > 50_000 and len(heads) * 8 > n:  # not grouped by query: hash them all in Arrow
         encoded = pc.dictionary_encode(col)
-        return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    head_ids = col.take(pa.array(heads)).to_pylist()
-    label_of: dict[bytes, int] = {}
-    head_label = np.fromiter((label_of.setdefault(q, len(label_of)) for q in head_ids), np.int64, len(head_ids))
-    lengths = np.diff(np.concatenate((heads, [n])))
-    return list(label_of), np.repeat(head_label, lengths)
+        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    encoded = pc.dictionary_encode(col.take(pa.array(heads)))
+    head_label = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return encoded.dictionary, np.repeat(head_label, np.diff(np.append(heads, n)))
 
 
-def _query_codes(*columns: pa.ChunkedArray) -> tuple[list[bytes], list[np.ndarray]]:
-    """Codes of query ids shared by several columns, numbered in bytewise order."""
-    locals_ = [_local_queries(col) for col in columns]
-    universe = sorted(set().union(*(names for names, _ in locals_)))
-    code_of = {q: i for i, q in enumerate(universe)}
-    codes = []
-    for names, idx in locals_:
-        mapping = np.fromiter((code_of[q] for q in names), dtype=np.int64, count=len(names))
-        codes.append(mapping[idx] if len(idx) else np.zeros(0, np.int64))
-    return universe, codes
+def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+    """Per run row, a query code: the qrels code for judged queries, nq + i for the i-th other one."""
+    names, local = _local_queries(run.table.column("query"))
+    code = judgments.query_codes(names)
+    unjudged = np.flatnonzero(code < 0)
+    code[unjudged] = judgments.nq + np.arange(len(unjudged))
+    return code[local], names.take(pa.array(unjudged)), code
 
 
-def _check_duplicates(keyed: _Keyed, table: Qrels | Run, universe: list[bytes], kind: str) -> None:
-    hashes = np.sort(keyed.hash)
-    if len(hashes) < 2 or not (hashes[1:] == hashes[:-1]).any():
-        return
-    suspects = np.flatnonzero(np.isin(keyed.hash, hashes[1:][hashes[1:] == hashes[:-1]]))
-    seen: dict[tuple, int] = {}
-    for row in suspects.tolist():
-        key = (int(keyed.qcode[row]), tuple(int(w) for w in keyed.words[:, row]))
-        if key in seen:
-            first = seen[key]
-            doc = table.table.column("doc")[row].as_py()
-            todo = ("remove one of the lines" if table.origin == "file"
-                    else "drop one of the rows" if table.origin == "frame" else "keep one")
-            verb, whose = ("is judged", "qrels list") if kind == "qrels" else ("appears", "a run lists")
-            raise InputError(
-                f"doc {decode_id(doc)} {verb} twice for query {decode_id(universe[key[0]])}; "
-                f"{whose} a doc only once per query (trec_eval aborts too): {todo}",
-                **table.locate(first, row))
-        seen[key] = row
+def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
+    """Row permutation putting ``run`` in rank order (queries in byte order), without any qrels."""
+    names, local = _local_queries(run.table.column("query"))
+    order = pc.sort_indices(names).to_numpy()
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    docs = run.table.column("doc").combine_chunks()
+    score = None if ties == "input" or run.ranked else run.table.column("score").to_numpy()
+    return rank_order(rank[local], score, docs)
 
 
-def build_batch(qrels: Qrels, run: Run, *, queries: str = "both",
-                max_docs: int | None = None, ties: str = "trec_eval",
-                keep_docs: bool = False, qrels_max_grade: int | None = None) -> tuple[Batch, BatchInfo]:
-    """Order ``run``, join ``qrels`` and return the per-query batch plus what was left out.
+def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
+                needs=None, keep_docs: bool = False) -> tuple[Batch, PartInfo]:
+    """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
     ----------
-    qrels, run : Qrels, Run
-    queries : {"both", "qrels"}
-        ``"both"``: queries in both inputs. ``"qrels"`` (trec_eval ``-c``): every
-        qrels query; one the run lacks has an empty ranking.
+    judgments : Judgments
+        The qrels, prepared once.
+    run : Run
+        Whole queries (a query's rows may not continue in another part).
     max_docs : int, optional
         trec_eval ``-M``: keep only the first ``max_docs`` of each ranking.
     ties : {"trec_eval", "input"}
         ``"trec_eval"``: score descending then docno descending.
         ``"input"``: keep the order given within each query.
+    needs : mapping, optional
+        The qrels-wide statistics the batch carries for the kernels.
     keep_docs : bool
         Keep doc ids and scores in rank order on the batch (for explanations).
-    qrels_max_grade : int, optional
-        Highest grade of the whole qrels when ``qrels`` is only a part of it
-        (a partition, or one query); default: the highest grade in ``qrels``.
     """
-    if queries not in QUERY_POLICIES:
-        raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
-    if ties not in TIE_POLICIES:
-        raise ParameterError(f"ties={ties!r}: expected one of {TIE_POLICIES}")
-    if max_docs is not None and max_docs < 0:
-        raise ParameterError(f"max_docs={max_docs!r}: expected a non-negative integer")
+    table = run.table
+    docs = table.column("doc").combine_chunks()
+    docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
+    code, unjudged_names, _ = _run_codes(judgments, run)
+    doc_hash = id_hash(*binary_parts(docs))
+    keys = pair_hash(code, doc_hash)
+    dup = duplicate_rows(keys, code, docs)
+    if dup is not None:
+        q = run.table.column("query")[dup[0]].as_py()
+        todo = ("remove one of the lines" if run.origin == "file"
+                else "drop one of the rows" if run.origin == "frame" else "keep one")
+        raise InputError(f"doc {decode_id(docs[dup[0]].as_py())} appears twice for query {decode_id(q)}; "
+                         f"a run lists a doc only once per query (trec_eval aborts too): {todo}", **run.locate(*dup))
 
-    universe, (q_codes, r_codes) = _query_codes(qrels.table.column("query"), run.table.column("query"))
-    q_parts = binary_parts(qrels.table.column("doc"))
-    r_parts = binary_parts(run.table.column("doc"))
-    longest = max(int(np.diff(q_parts[0]).max(initial=0)), int(np.diff(r_parts[0]).max(initial=0)), 1)
-    nwords = (longest + 7) // 8
-    qk = _Keyed(q_codes, nwords, q_parts)
-    rk = _Keyed(r_codes, nwords, r_parts)
-    _check_duplicates(qk, qrels, universe, "qrels")
-    _check_duplicates(rk, run, universe, "run")
+    judged = np.flatnonzero(code < judgments.nq)
+    if len(judged) < len(code):  # queries the qrels do not judge are never scored
+        code, docs, doc_hash = code[judged], docs.take(pa.array(judged)), doc_hash[judged]
+    row_rel = judgments.grades(code, docs, doc_hash)
 
-    # Which queries count.
-    in_qrels = np.zeros(len(universe), dtype=bool)
-    in_qrels[q_codes] = True
-    in_run = np.zeros(len(universe), dtype=bool)
-    in_run[r_codes] = True
-    selected = in_qrels & in_run if queries == "both" else in_qrels
-    info = BatchInfo(
-        missing_from_run=tuple(universe[i] for i in np.flatnonzero(in_qrels & ~in_run)),
-        only_in_run=tuple(universe[i] for i in np.flatnonzero(in_run & ~in_qrels)),
-    )
-    new_code = np.cumsum(selected) - 1  # universe code -> batch query index
-
-    # Join, on the run's rows: grade of each doc, through the (query, doc) hashes, verified exactly.
-    row_rel = np.full(len(rk.hash), NONPOOL, dtype=np.int64)
-    if len(qk.hash) and len(rk.hash):
-        found = hash_lookup(qk.hash, rk.hash)
-        rrow = np.flatnonzero(found >= 0)
-        qrow = found[rrow]
-        same = (qk.qcode[qrow] == rk.qcode[rrow]) & (qk.words[:, qrow] == rk.words[:, rrow]).all(axis=0)
-        grades = qrels.table.column("rel").to_numpy()[qrow[same]]
-        row_rel[rrow[same]] = np.where(grades < 0, UNJUDGED, grades)
-
-    # Rank order of the run rows of selected queries.
     exact = keep_docs or ties == "input" or run.ranked
-    score = None if ties == "input" or run.ranked else run.table.column("score").to_numpy()
-    order = rank_order(rk.qcode, score, rk.words, None if exact else row_rel)
-    if not selected[r_codes].all():
-        order = order[selected[rk.qcode[order]]]
-    rq = new_code[rk.qcode[order]]
-    nq = int(selected.sum())
-    counts = np.bincount(rq, minlength=nq)
+    score = None
+    if not (ties == "input" or run.ranked):
+        score = table.column("score").to_numpy()
+        score = score if len(judged) == len(score) else score[judged]
+    order = rank_order(code, score, docs, None if exact else row_rel)
+    per_code = np.bincount(code, minlength=judgments.nq)
+    codes = np.flatnonzero(per_code)
+    counts = per_code[codes]
     if max_docs is not None:
-        first = np.concatenate(([0], np.cumsum(counts)))[:-1]
-        rank0 = np.arange(len(order)) - np.repeat(first, counts)
-        keep = rank0 < max_docs
-        order, rq = order[keep], rq[keep]
-        counts = np.bincount(rq, minlength=nq)
-    rel = row_rel[order]
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-
-    # Judged side: grades of selected queries, descending within each query.
-    q_sel = selected[qk.qcode]
-    jq = new_code[qk.qcode[q_sel]]
-    jrel = qrels.table.column("rel").to_numpy()[q_sel]
-    jorder = np.lexsort((-jrel, jq))
-    judged_rel = jrel[jorder]
-    judged_offsets = np.concatenate(([0], np.cumsum(np.bincount(jq, minlength=nq)))).astype(np.int64)
-
-    docs = scores = None
-    if keep_docs:
-        docs = run.table.column("doc").take(pa.array(order)).to_pylist()
-        scores = run.table.column("score").to_numpy()[order]
+        rank0 = np.arange(len(order)) - np.repeat(segment_offsets(counts)[:-1], counts)
+        order = order[rank0 < max_docs]
+        counts = np.minimum(counts, max_docs)
+    judged_rel, judged_offsets = judgments.judged_side(codes)
     batch = Batch(
-        queries=[universe[i] for i in np.flatnonzero(selected)],
-        qrels_max_grade=int(qrels_max_grade if qrels_max_grade is not None
-                            else max(int(qrels.table.column("rel").to_numpy().max(initial=0)), 0)),
-        offsets=offsets, rel=rel, judged_offsets=judged_offsets, judged_rel=judged_rel,
-        docs=docs, scores=scores,
+        queries=judgments.names(codes), offsets=segment_offsets(counts), rel=row_rel[order],
+        judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
+        docs=docs.take(pa.array(order)).to_pylist() if keep_docs else None,
+        scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
     )
-    return batch, info
+    return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag)
 
 
-def warn_missing(info: BatchInfo, queries: str) -> None:
-    """Warn (once per call) about qrels queries the run did not answer, under queries="both"."""
-    if queries == "both" and info.missing_from_run:
-        names = ", ".join(decode_id(q) for q in info.missing_from_run[:10])
-        more = f" and {len(info.missing_from_run) - 10} more" if len(info.missing_from_run) > 10 else ""
-        warnings.warn(f"{len(info.missing_from_run)} judged queries have no results in the run and are "
-                      f"left out of the means: {names}{more} (queries='qrels' scores them as 0)",
-                      stacklevel=3)
+def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None) -> Batch:
+    """Empty rankings for the judged queries ``codes`` (trec_eval -c: judged queries the run lacks)."""
+    judged_rel, judged_offsets = judgments.judged_side(codes)
+    return Batch(queries=judgments.names(codes), offsets=np.zeros(len(codes) + 1, np.int64),
+                 rel=np.zeros(0, np.int64), judged_offsets=judged_offsets, judged_rel=judged_rel,
+                 needs=needs or {}, codes=codes)

@@ -1,16 +1,21 @@
 """Numeric keys for byte-string ids, so ordering and joins run as numpy array code.
 
-An id becomes ``ceil(max_len / 8)`` big-endian uint64 words, zero padded.
-Comparing the word tuples compares the ids exactly as C ``strcmp`` does
-(ids never hold NUL bytes: readers reject them), so sorting by words is
-trec_eval's docno order, and equal words mean equal ids.
+* Joins use :func:`id_hash`: a 64-bit hash of each id computed over its own
+  bytes only, so memory grows with the total id bytes (never rows x the
+  longest id) and a table's hashes do not depend on any other table: the
+  qrels are hashed once and probed by every run. Matches are verified
+  exactly by the caller.
+* Ordering uses :func:`id_words` on the few rows that need it (tied scores):
+  an id becomes ``ceil(max_len / 8)`` big-endian uint64 words, zero padded.
+  Comparing the word tuples compares the ids exactly as C ``strcmp`` does
+  (ids never hold NUL bytes: readers reject them).
 """
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["binary_parts", "id_words", "mix_hash", "order_codes", "hash_lookup"]
+__all__ = ["binary_parts", "id_words", "id_hash", "pair_hash", "order_codes", "HashIndex"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -71,17 +76,46 @@ def id_words(offsets: np.ndarray, values: np.ndarray, nwords: int) -> np.ndarray
     return words
 
 
-def mix_hash(qcode: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (query code, id words); equal pairs hash equal."""
-    h = qcode.astype(np.uint64) * _GOLDEN
-    for w in words:
-        h = h ^ w
-        h ^= h >> np.uint64(30)
-        h *= _MIX1
-        h ^= h >> np.uint64(27)
-        h *= _MIX2
-        h ^= h >> np.uint64(31)
-    return h
+def _fmix(h: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijection of uint64 that spreads every input bit."""
+    h = h ^ (h >> np.uint64(30))
+    h *= _MIX1
+    h ^= h >> np.uint64(27)
+    h *= _MIX2
+    return h ^ (h >> np.uint64(31))
+
+
+def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each binary id from its own bytes; equal ids hash equal.
+
+    Each id is read as its ``ceil(len / 8)`` big-endian words (the last one
+    masked to the id's bytes); word j is mixed with its position and the
+    mixed words are summed per id, then mixed with the id's length. Work and
+    memory are proportional to the total bytes.
+    """
+    n = len(offsets) - 1
+    if n == 0:
+        return np.zeros(0, np.uint64)
+    lengths = np.diff(offsets)
+    per_id = np.maximum((lengths + 7) // 8, 1)
+    first = np.cumsum(per_id) - per_id
+    owner = np.repeat(np.arange(n), per_id)
+    position = np.arange(int(per_id.sum())) - np.repeat(first, per_id)
+    start = offsets[:-1][owner] + 8 * position
+    keep = np.clip(lengths[owner] - 8 * position, 0, 8)
+    padded = np.zeros(len(values) + 8, np.uint8)
+    padded[:len(values)] = values
+    view = np.ndarray(shape=(len(values) + 1,), dtype=">u8", buffer=padded, strides=(1,))
+    mask = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
+    words = view[start].astype(np.uint64) & mask[keep]
+    mixed = _fmix(words ^ (position.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
+    summed = np.add.reduceat(mixed, first) if len(mixed) else mixed
+    return _fmix(summed ^ _fmix(lengths.astype(np.uint64) + _GOLDEN))
+
+
+def pair_hash(qcode: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (query code, doc id hash)."""
+    return _fmix(doc_hash ^ _fmix(qcode.astype(np.uint64) * _GOLDEN + np.uint64(1)))
 
 
 def order_codes(words: np.ndarray, descending: bool = False) -> np.ndarray:
@@ -100,37 +134,43 @@ def order_codes(words: np.ndarray, descending: bool = False) -> np.ndarray:
     return rank
 
 
-def hash_lookup(table: np.ndarray, probes: np.ndarray) -> np.ndarray:
-    """Index in ``table`` (uint64 hashes) of each probe, -1 where absent.
+class HashIndex:
+    """uint64 keys sorted once into buckets, probed many times (:meth:`lookup`).
 
     A bucketed direct-address scheme on the top bits: hashes are uniform, so
     buckets hold about one key and a handful of vectorised passes resolve all
     probes (several times faster than ``searchsorted`` on large inputs).
     """
-    out = np.full(len(probes), -1, dtype=np.int64)
-    if len(table) == 0 or len(probes) == 0:
+
+    def __init__(self, keys: np.ndarray):
+        self.size = len(keys)
+        self.bits = int(min(24, max(4, np.ceil(np.log2(max(len(keys), 1))) + 2)))
+        self.shift = np.uint64(64 - self.bits)
+        self.order = np.argsort(keys, kind="stable")
+        self.keys = keys[self.order]
+        bucket = (self.keys >> self.shift).astype(np.int64)
+        self.occupied = np.zeros(1 << self.bits, dtype=bool)
+        self.occupied[bucket] = True
+        self.counts = np.bincount(bucket, minlength=1 << self.bits)
+        self.start = np.concatenate(([0], np.cumsum(self.counts)))
+
+    def lookup(self, probes: np.ndarray) -> np.ndarray:
+        """Index (into the keys as given) of each probe, -1 where absent."""
+        out = np.full(len(probes), -1, dtype=np.int64)
+        if self.size == 0 or len(probes) == 0:
+            return out
+        bucket = probes >> self.shift
+        rows = np.flatnonzero(self.occupied[bucket])  # most probes stop here: a small bitmap
+        bucket = bucket[rows]
+        lo = self.start[bucket]
+        width = self.counts[bucket]
+        probe = probes[rows]
+        j = 0
+        while len(rows):
+            idx = lo + j
+            hit = self.keys[idx] == probe
+            out[rows[hit]] = self.order[idx[hit]]
+            j += 1
+            more = ~hit & (width > j)
+            rows, lo, width, probe = rows[more], lo[more], width[more], probe[more]
         return out
-    bits = int(min(24, max(4, np.ceil(np.log2(len(table))) + 2)))
-    shift = np.uint64(64 - bits)
-    order = np.argsort(table, kind="stable")
-    keys = table[order]
-    key_bucket = keys >> shift
-    occupied = np.zeros(1 << bits, dtype=bool)
-    occupied[key_bucket] = True
-    counts = np.bincount(key_bucket.astype(np.int64), minlength=1 << bits)
-    start = np.concatenate(([0], np.cumsum(counts)))
-    bucket = probes >> shift
-    rows = np.flatnonzero(occupied[bucket])  # most probes stop here: a small, cache-resident bitmap
-    bucket = bucket[rows]
-    lo = start[bucket]
-    width = counts[bucket]
-    probe = probes[rows]
-    j = 0
-    while len(rows):
-        idx = lo + j
-        hit = keys[idx] == probe
-        out[rows[hit]] = order[idx[hit]]
-        j += 1
-        more = ~hit & (width > j)
-        rows, lo, width, probe = rows[more], lo[more], width[more], probe[more]
-    return out

@@ -8,13 +8,21 @@ recognised in one pass and only its blocks and tied groups move.
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 
-from .keys import order_codes
+from .keys import binary_parts, id_words, order_codes
 
 __all__ = ["rank_order"]
 
 
-def rank_order(qcode: np.ndarray, score: np.ndarray | None, words: np.ndarray,
+def _doc_ranks(docs: pa.Array, rows: np.ndarray) -> np.ndarray:
+    """Rank of each of ``rows``' doc ids in descending bytewise order (words built for these rows only)."""
+    offsets, values = binary_parts(docs.take(pa.array(rows)))
+    nwords = max(int(np.diff(offsets).max(initial=0)) + 7, 8) // 8
+    return order_codes(id_words(offsets, values, nwords), descending=True)
+
+
+def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
                rel: np.ndarray | None = None) -> np.ndarray:
     """Row permutation putting a run in rank order.
 
@@ -25,8 +33,8 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, words: np.ndarray,
     score : float64 array or None
         Score of each row; None keeps the given order within each query
         (``ties="input"``).
-    words : uint64 array, shape (nwords, n)
-        Doc ids as order-preserving words (see :mod:`.keys`).
+    docs : binary Array
+        The doc id of each row (only rows in tied groups are looked at).
     rel : int64 array, optional
         Grade of each row. When given, a tied group is reordered only if its
         grades differ: kernels see nothing but grades, so the order inside a
@@ -47,7 +55,7 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, words: np.ndarray,
     if grouped and not (score[1:][same_q] > score[:-1][same_q]).any():
         # Each query is one block already sorted by score: fix ties in place, then move the blocks.
         tie = same_q & (score[1:] == score[:-1])
-        within = _tie_permutation(tie, words, None if rel is None else rel)
+        within = _tie_permutation(tie, docs, None, None if rel is None else rel)
         block_order = np.argsort(seg_codes, kind="stable")
         lens = np.diff(np.concatenate((seg_starts, [n])))[block_order]
         blocks = np.arange(n) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(seg_starts[block_order], lens)
@@ -60,13 +68,15 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, words: np.ndarray,
                              kind="stable")]
     q, s = qcode[order], score[order]
     tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-    within = _tie_permutation(tie, words[:, order], None if rel is None else rel[order])
+    within = _tie_permutation(tie, docs, order, None if rel is None else rel[order])
     return order if within is None else order[within]
 
 
-def _tie_permutation(tie: np.ndarray, words: np.ndarray, rel: np.ndarray | None) -> np.ndarray | None:
+def _tie_permutation(tie: np.ndarray, docs: pa.Array, row_of: np.ndarray | None,
+                     rel: np.ndarray | None) -> np.ndarray | None:
     """Permutation sorting each tied group (rows i, i+1 tied where ``tie[i]``) by docno descending.
 
+    Position i holds table row ``row_of[i]`` (i itself when ``row_of`` is None).
     None when nothing needs to move.
     """
     n = len(tie) + 1
@@ -88,7 +98,7 @@ def _tie_permutation(tie: np.ndarray, words: np.ndarray, rel: np.ndarray | None)
     sizes = last - first + 1
     group = np.repeat(np.arange(len(first)), sizes)
     rows = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(first, sizes)
-    doc_rank = order_codes(words[:, rows], descending=True)
+    doc_rank = _doc_ranks(docs, rows if row_of is None else row_of[rows])
     bits = max(1, int(len(rows)).bit_length())
     if int(len(first)).bit_length() + bits <= 63:
         within = np.argsort((group << bits) | doc_rank)

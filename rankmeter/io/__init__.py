@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 
 from ..errors import InputError
-from ..tables import Qrels, Run
+from .canonical import Qrels, Run
 from .dicts import qrels_from_dict, run_from_dict
 from .frames import is_frame, qrels_from_frame, run_from_frame
 from .trec import load_bytes, read_qrels, read_run

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from ..tables import Qrels, Run, encode_id
+from .canonical import Qrels, Run, encode_id
 
 __all__ = ["qrels_from_dict", "run_from_dict"]
 

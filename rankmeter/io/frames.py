@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from ..tables import Qrels, Run, encode_id
+from .canonical import Qrels, Run, encode_id
 
 __all__ = ["qrels_from_frame", "run_from_frame", "is_frame"]
 

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from ..tables import Qrels, Run, decode_id
+from .canonical import Qrels, Run, decode_id
 from .arrow_path import arrow_columns as _arrow_columns
 from .arrow_path import first_data_line as _first_data_line
 from .source import PathOrFile, load_bytes

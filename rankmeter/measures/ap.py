@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from .aggregation import GMEAN
+from .base import ExplainParts, Family, Param, level_of, register
+from .explaining import relevant_in_top
 
 
 def average_precision(batch, m) -> np.ndarray:
@@ -55,13 +57,32 @@ def average_precision(batch, m) -> np.ndarray:
     return out
 
 
+def _explain_ap(batch, m, label: str) -> ExplainParts:
+    """Precision at each relevant rank, their running sum and the denominator the kernel uses."""
+    level, k = level_of(batch, m), m.cutoff
+    is_rel = relevant_in_top(batch, m, level)
+    seen = np.cumsum(is_rel)
+    ranks = np.arange(1, len(is_rel) + 1)
+    running = np.cumsum(np.where(is_rel, seen / ranks, 0.0))
+    R = int(batch.num_rel(level)[0])
+    denom = {"R": R, "min": R if k is None else min(R, k), "hits": int(is_rel.sum())}[m.get("denom")]
+    what = {"R": "R (relevant judged)", "min": "min(R, k)", "hits": "relevant retrieved"}[m.get("denom")]
+    terms = " + ".join(f"{s}/{r}" for s, r in zip(seen[is_rel], ranks[is_rel])) or "0"
+    total = float(running[-1]) if len(running) else 0.0
+    value = total / denom if denom else 0.0
+    rows = [[bool(r), int(s) if r else None, s / i if r else None, t]
+            for r, s, i, t in zip(is_rel, seen, ranks, running)]
+    return ExplainParts(["relevant", "relevant so far", "precision", "running sum"], rows,
+                        [f"{label} = ({terms}) / {denom} = {value:.4f}    [divided by {what}]"])
+
+
 _DENOM = Param("denom", "R", "divide by R (trec_eval), min(R, k) or the relevant retrieved in the top k",
                kind="choice", choices=("R", "min", "hits"))
 
 register(Family("AP", "average precision: mean of precision at each relevant doc (over R)",
-                average_precision, params=(_DENOM,)))
+                average_precision, params=(_DENOM,), explain=_explain_ap))
 register(Family("GMAP", "geometric mean over queries of AP (trec_eval gm_map)",
-                average_precision, params=(_DENOM,), aggregate="gmean"))
+                average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap))
 
 
 def set_average_precision(batch, m) -> np.ndarray:

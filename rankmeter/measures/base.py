@@ -18,8 +18,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import MeasureError
+from .aggregation import COUNT, FLOAT, MEAN, NO_SUMMARY, SUM, TEXT, Aggregation, ValueType
 
-__all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "summarize", "level_of"]
+__all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of",
+           "Aggregation", "ValueType", "MEAN", "SUM", "FLOAT", "COUNT", "TEXT", "ExplainParts"]
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,31 @@ COMMON_PARAMS = (
 
 
 @dataclass(frozen=True)
+class ExplainParts:
+    """What a family's explain hook returns for one query: its own per-rank columns and the formula.
+
+    ``per_rank`` has one row of values per explained rank (the top ``cutoff``
+    ranks, or all); ``ideal_columns``/``ideal_rows`` show an ideal ranking where
+    the measure has one. The value shown beside it is always the kernel's.
+    """
+
+    columns: list[str]
+    per_rank: list[list[Any]]
+    formula: list[str]
+    ideal_columns: list[str] = field(default_factory=list)
+    ideal_rows: list[list[Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Family:
-    """A measure family: name, parameters, cutoff rule, kernel and summary rule."""
+    """A measure family: name, parameters, cutoff rule, kernel, and its own rules.
+
+    ``aggregation`` and ``value_type`` say how per-query values are summarised
+    and typed; ``needs`` names qrels-wide statistics the kernel reads from
+    ``batch.needs`` (computed once per qrels, see :mod:`rankmeter.engine.needs`);
+    ``explain``, when given, is ``explain(batch, measure, label) -> ExplainParts``
+    for a one-query batch.
+    """
 
     name: str
     summary: str
@@ -110,10 +135,10 @@ class Family:
     params: tuple[Param, ...] = ()
     cutoff: str = "optional"          # "none" | "optional" | "required"
     cutoff_kind: type = int           # int, or float for recall levels
-    aggregate: str = "mean"           # "mean" | "sum" | "gmean"
-    integer: bool = False             # a count: trec_eval prints it with %ld
-    text: bool = False                # a string value (relstring)
-    trec_uses_level: bool = True      # trec_eval's -l applies (not to nDCG, G, rbp)
+    aggregation: Aggregation = MEAN
+    value_type: ValueType = FLOAT
+    needs: tuple[str, ...] = ()
+    explain: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -219,6 +244,10 @@ class Measure:
     def __matmul__(self, cutoff: int | float) -> "Measure":
         return replace(Measure.of(self.name, dict(self.params), cutoff))
 
+    def summarize(self, values: np.ndarray) -> Any:
+        """The summary over queries of this measure's per-query ``values``."""
+        return self.family.aggregation.reduce(values, self.family.value_type)
+
     def __str__(self) -> str:
         from .grammar import format_measure
         return format_measure(self)
@@ -231,18 +260,3 @@ def level_of(batch, m: Measure) -> int:
     """The relevance threshold a kernel uses: the measure's ``rel`` (evaluate fills it in), else 1."""
     rel = m.get("rel")
     return 1 if rel is None else int(rel)
-
-
-def summarize(measure: Measure, values: np.ndarray):
-    """Summary over queries: mean, sum, or geometric mean with trec_eval's 1e-5 floor."""
-    agg = measure.family.aggregate
-    if measure.family.text:
-        return None
-    if len(values) == 0:
-        return 0
-    # trec_eval adds per-query values one by one in double; cumsum does the same.
-    if agg == "sum":
-        return int(values.sum()) if measure.family.integer else float(values.sum())
-    if agg == "gmean":
-        return float(np.exp(np.cumsum(np.log(np.maximum(values, 1e-5)))[-1] / len(values)))
-    return float(np.cumsum(values, dtype=np.float64)[-1] / len(values))

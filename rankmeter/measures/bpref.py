@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .aggregation import GMEAN
 from .base import Family, level_of, register
 
 
@@ -55,4 +56,4 @@ register(Family("Bpref", "binary preference: for each relevant doc, the fraction
                          "(up to R) not ranked above it, averaged over R (trec_eval bpref)",
                 bpref, cutoff="none"))
 register(Family("GMBpref", "geometric mean over queries of Bpref (trec_eval gm_bpref)",
-                bpref, cutoff="none", aggregate="gmean"))
+                bpref, cutoff="none", aggregation=GMEAN))

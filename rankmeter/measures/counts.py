@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .aggregation import COUNT, SUM
 from .base import Family, level_of, register
 
 
@@ -51,4 +52,4 @@ for _name, _summary, _kernel in [
     ("NumRelRet", "number of relevant documents retrieved", _num_rel_ret),
     ("NumNonrelJudgedRet", "number of judged non-relevant documents retrieved", _num_nonrel_judged_ret),
 ]:
-    register(Family(_name, _summary, _kernel, cutoff="none", aggregate="sum", integer=True))
+    register(Family(_name, _summary, _kernel, cutoff="none", aggregation=SUM, value_type=COUNT))

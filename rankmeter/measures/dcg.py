@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from .base import ExplainParts, Family, Param, level_of, register
+from .explaining import explained_depth, fmt_number
 
 __all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
 
@@ -65,13 +66,16 @@ def gain_values(grades: np.ndarray, spec) -> np.ndarray:
     return out
 
 
+def _denominators(ranks: np.ndarray, discount: str) -> np.ndarray:
+    """The discount's denominator at each rank: log2(i + 1), or for jk 1 below rank 2 and log2(i) after."""
+    if discount == "jk":
+        return np.where(ranks < 2, 1.0, np.log2(np.maximum(ranks, 2).astype(np.float64)))
+    return np.log2(ranks + 1.0)
+
+
 def _discounted(gains: np.ndarray, ranks: np.ndarray, discount: str) -> np.ndarray:
     """gain / discount denominator, divided (not multiplied by a reciprocal) as trec_eval does."""
-    if discount == "jk":
-        denom = np.where(ranks < 2, 1.0, np.log2(np.maximum(ranks, 2).astype(np.float64)))
-    else:
-        denom = np.log2(ranks + 1.0)
-    return gains / denom
+    return gains / _denominators(ranks, discount)
 
 
 def seq_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -171,7 +175,8 @@ def discounted_cumulative_gain(batch, m) -> np.ndarray:
     return _dcg(batch, m)
 
 
-def _ideal_dcg(batch, m) -> np.ndarray:
+def _ideal_list(batch, m):
+    """The ideal ranking's positive gains per query, best first: values, query index, 1-based position."""
     spec, k, ideal = m.get("gain"), m.cutoff, m.get("ideal")
     if ideal == "qrels":
         vals, q, _, pos = _ideal_gains(batch, spec)
@@ -179,6 +184,12 @@ def _ideal_dcg(batch, m) -> np.ndarray:
         rows, q, _ = _top_rows(batch, k if ideal == "topk" else None)
         g = gain_values(batch.rel[rows], spec)
         vals, q, _, pos = desc_by_query(g[g > 0], q[g > 0], batch.nq)
+    return vals, q, pos
+
+
+def _ideal_dcg(batch, m) -> np.ndarray:
+    k = m.cutoff
+    vals, q, pos = _ideal_list(batch, m)
     d = _discounted(vals, pos, m.get("discount"))
     if k is not None:
         d = np.where(pos <= k, d, 0.0)
@@ -280,6 +291,43 @@ def bin_g(batch, m) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- registry
+def _explain_gain(batch, m, label: str) -> ExplainParts:
+    """CG, DCG, nDCG: gain, discount and contribution per rank; the ideal ranking for nDCG."""
+    depth = explained_depth(batch, m)
+    gains = gain_values(batch.rel[:depth], m.get("gain"))
+    ranks = np.arange(1, depth + 1)
+    name = m.name if m.cutoff is None else f"{m.name}@{m.cutoff}"
+    if m.name == "CG":
+        total = float(gains.sum())
+        return ExplainParts(["gain", "running total"], [list(r) for r in zip(gains, np.cumsum(gains))],
+                            [f"{name} = {' + '.join(fmt_number(g) for g in gains) or '0'} = {fmt_number(total)}"])
+    discount = m.get("discount")
+    denominators = _denominators(ranks, discount)
+    contribution = _discounted(gains, ranks, discount)
+    running = np.cumsum(contribution)
+    dcg = float(running[-1]) if depth else 0.0
+    terms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(gains, denominators)) or "0"
+    dcg_name = name.replace("nDCG", "DCG")
+    parts = ExplainParts(["gain", "discount", "contribution", "running total"],
+                         [list(r) for r in zip(gains, denominators, contribution, running)],
+                         [f"{dcg_name} = {terms} = {fmt_number(dcg)}"])
+    if m.name != "nDCG":
+        return parts
+    vals, _, pos = _ideal_list(batch, m)
+    if m.cutoff is not None:
+        vals, pos = vals[pos <= m.cutoff], pos[pos <= m.cutoff]
+    icontribution = _discounted(vals, pos, discount)
+    idenominators = _denominators(pos, discount)
+    idcg = float(icontribution.sum())
+    iterms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(vals, idenominators)) or "0"
+    parts.formula.append(f"ideal {dcg_name} ({m.get('ideal')}) = {iterms} = {fmt_number(idcg)}")
+    parts.formula.append(f"{label} = {fmt_number(dcg)} / {fmt_number(idcg)} = {dcg / idcg if idcg > 0 else 0.0:.4f}")
+    parts.ideal_columns.extend(["rank", "gain", "discount", "contribution", "running total"])
+    parts.ideal_rows.extend([int(r), float(g), float(d), float(c), float(t)] for r, g, d, c, t in
+                            zip(pos, vals, idenominators, icontribution, np.cumsum(icontribution)))
+    return parts
+
+
 _GAIN = Param("gain", "linear", "gain of a grade: linear (= grade), exp (2^grade - 1) or a map {grade: gain} "
               "overriding the linear gain of the grades it lists", kind="choice_or_gains",
               choices=("linear", "exp"))
@@ -290,16 +338,16 @@ _IDEAL = Param("ideal", "qrels", "ideal ranking: best ordering of the query's ju
                choices=("qrels", "run", "topk"))
 
 register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,
-                params=(_GAIN,), trec_uses_level=False))
+                params=(_GAIN,), explain=_explain_gain))
 register(Family("DCG", "discounted cumulative gain: sum of gain(rel_i) * discount(i) over the top k",
-                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), trec_uses_level=False))
+                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), explain=_explain_gain))
 register(Family("nDCG", "normalised DCG: DCG@k / DCG@k of the ideal ranking (trec_eval ndcg, ndcg_cut_k)",
-                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), trec_uses_level=False))
+                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), explain=_explain_gain))
 register(Family("nDCGRel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", ndcg_rel,
-                params=(_GAIN,), cutoff="none", trec_uses_level=False))
+                params=(_GAIN,), cutoff="none"))
 register(Family("RnDCG", "nDCG averaged where the ideal gain level changes (trec_eval Rndcg)", r_ndcg,
                 params=(_GAIN,), cutoff="none"))
 register(Family("G", "trec_eval's normalised gain G: gain / log2(2 + ideal cost - gain so far)", g_measure,
-                params=(_GAIN,), cutoff="none", trec_uses_level=False))
+                params=(_GAIN,), cutoff="none"))
 register(Family("BinG", "binary G: mean over relevant docs of 1 / log2(2 + nonrelevant above) (trec_eval binG)",
                 bin_g, cutoff="none"))

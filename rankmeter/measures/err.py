@@ -13,7 +13,7 @@ query's judged docs (0 when that is 0). gdeval (TREC Web track) is ERR@k with
 ``max_grade=4``, ``p=1``.
 
 ``max_grade`` left unset means the highest grade of the whole qrels
-(MEASURES.md), which the batch carries as ``qrels_max_grade``: a query left
+(MEASURES.md), a qrels-wide need the engine computes once: a query left
 out of the mean, or a partition of a large dataset, does not change it.
 
 Examples
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from .base import ExplainParts, Family, Param, level_of, register
+from .explaining import fmt_number
 from ..engine.batch import Batch
 
 
@@ -43,9 +44,9 @@ def _max_grade(batch: Batch, m) -> int:
     given = m.get("max_grade")
     if given is not None:
         return int(given)
-    # MEASURES.md: g_max is the highest grade in the whole qrels, which the batch carries
-    # (it may hold only some of the queries: a partition, or those the run answered).
-    return int(batch.qrels_max_grade)
+    # MEASURES.md: g_max is the highest grade in the whole qrels, computed once by the engine
+    # (the batch may hold only some of the queries: a partition, or those the run answered).
+    return int(batch.needs["qrels_max_grade"])
 
 
 def _satisfy(grade, top: int):
@@ -81,7 +82,7 @@ def _ideal_batch(batch: Batch, grades: np.ndarray) -> Batch:
     :func:`_grades` never reverses two grades, so ``grades`` is already ideal.
     """
     return Batch(queries=batch.queries, offsets=batch.judged_offsets, rel=grades,
-                 judged_offsets=batch.judged_offsets, judged_rel=batch.judged_rel)
+                 judged_offsets=batch.judged_offsets, judged_rel=batch.judged_rel, needs=batch.needs)
 
 
 def err(batch: Batch, m) -> np.ndarray:
@@ -105,12 +106,37 @@ def nerr(batch: Batch, m) -> np.ndarray:
 
 _PARAMS = (
     Param("max_grade", None, "g_max of R_i = (2^g - 1) / 2^g_max (gdeval: 4); default: the highest grade "
-          "judged in the evaluated queries", kind="int", minimum=0),
+          "in the whole qrels", kind="int", minimum=1),
     Param("p", 1.0, "probability of going on after a doc that did not satisfy", minimum=0.0, maximum=1.0),
 )
 
+
+
+def _explain_err(batch: Batch, m, label: str) -> ExplainParts:
+    """Per rank: R_i, the probability of reaching rank i, and its contribution R_i * reach / i."""
+    top = _max_grade(batch, m)
+    level = level_of(batch, m)
+    k = m.cutoff
+    grades = _grades(batch.rel if k is None else batch.rel[:k], level, top)
+    satisfy = _satisfy(grades, top) * (grades > 0)
+    reach = np.concatenate(([1.0], np.cumprod((1.0 - satisfy) * m.get("p"))[:-1])) if len(grades) else satisfy
+    ranks = np.arange(1, len(grades) + 1)
+    contribution = satisfy * reach / ranks
+    terms = " + ".join(f"{fmt_number(r, 4)}*{fmt_number(c, 4)}/{i}"
+                       for r, c, i in zip(reach, satisfy, ranks) if c > 0) or "0"
+    err_label = "ERR" if k is None else f"ERR@{k}"
+    found = float(contribution.sum())
+    formula = [f"{err_label} = {terms} = {found:.4f}   [R_i = (2^g - 1) / 2^{top}, g_max = {top}]"]
+    if m.name == "nERR":
+        judged = _grades(batch.judged_rel, level, top)
+        ideal = float(_err(_ideal_batch(batch, judged), judged, top, m.get("p"), k)[0])
+        formula.append(f"{label} = {found:.4f} / {ideal:.4f} (ideal) = {found / ideal if ideal > 0 else 0.0:.4f}")
+    return ExplainParts(["R_i", "P(reach i)", "contribution"],
+                        [list(row) for row in zip(satisfy, reach, contribution)], formula)
+
+
 register(Family("ERR", "expected reciprocal rank: sum of (1/i) R_i prod_{j<i} (1 - R_j) p, "
                        "R_i = (2^g - 1) / 2^g_max (Chapelle et al. 2009)", err, params=_PARAMS,
-                trec_uses_level=False))
+                needs=("qrels_max_grade",), explain=_explain_err))
 register(Family("nERR", "ERR@k over the ERR@k of the ideal ordering of the judged docs", nerr, params=_PARAMS,
-                trec_uses_level=False))
+                needs=("qrels_max_grade",), explain=_explain_err))

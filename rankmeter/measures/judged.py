@@ -35,4 +35,4 @@ def unjudged(batch, m) -> np.ndarray:
 
 
 register(Family("Unjudged", "fraction of the top k that is unjudged (not in the qrels or a negative grade; "
-                            "trec_eval unj_k)", unjudged, trec_uses_level=False))
+                            "trec_eval unj_k)", unjudged))

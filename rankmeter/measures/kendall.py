@@ -74,6 +74,5 @@ def kendall_tau(batch, m) -> np.ndarray:
 
 
 register(Family("Inversions", "pairs in the top k with a lower grade ranked above a higher one "
-                              "(Kendall tau distance; lower is better)", inversions, trec_uses_level=False))
-register(Family("KendallTau", "Kendall tau-b between rank order and grades over the top k", kendall_tau,
-                trec_uses_level=False))
+                              "(Kendall tau distance; lower is better)", inversions))
+register(Family("KendallTau", "Kendall tau-b between rank order and grades over the top k", kendall_tau))

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from .base import ExplainParts, Family, Param, level_of, register
+from .explaining import relevant_in_top
 
 
 def precision(batch, m) -> np.ndarray:
@@ -49,7 +50,17 @@ def precision(batch, m) -> np.ndarray:
     return np.bincount(hits.q[hits.rank <= m.cutoff], minlength=batch.nq) / m.cutoff
 
 
-register(Family("P", "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)", precision))
+def _explain_precision(batch, m, label: str) -> ExplainParts:
+    is_rel = relevant_in_top(batch, m, level_of(batch, m))
+    found = int(is_rel.sum())
+    denom, what = (m.cutoff, "(k)") if m.cutoff is not None else (len(is_rel), "retrieved")
+    value = found / denom if denom else 0.0
+    return ExplainParts(["relevant", "relevant so far"], [[bool(r), int(s)] for r, s in zip(is_rel, np.cumsum(is_rel))],
+                        [f"{label} = {found} relevant / {denom} {what} = {value:.4f}"])
+
+
+register(Family("P", "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)", precision,
+                explain=_explain_precision))
 
 
 def relative_precision(batch, m) -> np.ndarray:

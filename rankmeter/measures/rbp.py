@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from .base import ExplainParts, Family, Param, level_of, register
+from .explaining import fmt_number
 
 
 def _powers(p: float, n: int) -> np.ndarray:
@@ -114,6 +115,17 @@ def rbp_resid(batch, m) -> np.ndarray:
     return out
 
 
+def _explain_rbp(batch, m, label: str) -> ExplainParts:
+    """Per rank the kernel's own gain, the weight (1 - p) p^(i-1) and their product."""
+    p = m.get("p")
+    gains = _gains(batch, m)
+    weights = (1.0 - p) * _powers(p, len(gains))[:len(gains)]
+    contribution = gains * weights
+    terms = " + ".join(f"{fmt_number(g)}*{fmt_number(w, 4)}" for g, w in zip(gains, weights) if g != 0) or "0"
+    return ExplainParts(["gain", "weight", "contribution"], [list(r) for r in zip(gains, weights, contribution)],
+                        [f"{label} = sum g_i (1-p) p^(i-1) = {terms} = {float(contribution.sum()):.4f}"])
+
+
 _PARAMS = (
     Param("p", 0.8, "persistence: probability of going on to the next rank", minimum=0.0, maximum=1.0),
     Param("gain", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest grade), trec_eval "
@@ -122,7 +134,6 @@ _PARAMS = (
 )
 
 register(Family("RBP", "rank-biased precision: (1 - p) sum_i g_i p^(i-1) (Moffat & Zobel 2008; trec_eval rbp)",
-                rbp, params=_PARAMS, cutoff="none", trec_uses_level=False))
+                rbp, params=_PARAMS, cutoff="none", explain=_explain_rbp))
 register(Family("RBP_resid", "RBP residual: how much RBP could rise if unjudged docs had gain 1 "
-                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none",
-                trec_uses_level=False))
+                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none"))

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from .base import ExplainParts, Family, Param, level_of, register
+from .explaining import relevant_in_top
 
 
 def recall(batch, m) -> np.ndarray:
@@ -83,8 +84,17 @@ def f1(batch, m) -> np.ndarray:
     return _f_measure(batch, m, 1.0)
 
 
+def _explain_recall(batch, m, label: str) -> ExplainParts:
+    level = level_of(batch, m)
+    is_rel = relevant_in_top(batch, m, level)
+    found, R = int(is_rel.sum()), int(batch.num_rel(level)[0])
+    value = found / R if R else 0.0
+    return ExplainParts(["relevant", "relevant so far"], [[bool(r), int(s)] for r, s in zip(is_rel, np.cumsum(is_rel))],
+                        [f"{label} = {found} relevant retrieved / R = {R} = {value:.4f}"])
+
+
 register(Family("R", "recall: relevant in the top k / R (no k: relevant retrieved / R); 0 when R = 0",
-                recall))
+                recall, explain=_explain_recall))
 register(Family("F", "F-beta: (1+beta^2)PR / (beta^2 P + R) of P and R in the top k (no k: trec_eval set_F "
                      "with x = beta^2)", f_measure,
                 params=(Param("beta", 1.0, "weight of recall relative to precision (trec_eval set_F's x is "

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.batch import NONPOOL, UNJUDGED
+from .aggregation import NO_SUMMARY, TEXT
 from .base import Family, register
 
 
@@ -50,4 +51,4 @@ def relstring(batch, m) -> np.ndarray:
 
 
 register(Family("RelString", "the grades of the top k docs as a string (trec_eval relstring)", relstring,
-                text=True, trec_uses_level=False))
+                value_type=TEXT, aggregation=NO_SUMMARY))

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, level_of, register
+from .base import ExplainParts, Family, level_of, register
+from .explaining import relevant_in_top
 
 
 def reciprocal_rank(batch, m) -> np.ndarray:
@@ -46,6 +47,24 @@ def success(batch, m) -> np.ndarray:
     return (hits > 0).astype(np.float64)
 
 
+def _explain_rr(batch, m, label: str) -> ExplainParts:
+    is_rel = relevant_in_top(batch, m, level_of(batch, m))
+    hit = np.flatnonzero(is_rel)
+    where = "" if m.cutoff is None else f" in the top {m.cutoff}"
+    formula = (f"{label} = 1/{hit[0] + 1} = {1.0 / (hit[0] + 1):.4f}  (first relevant doc at rank {hit[0] + 1})"
+               if len(hit) else f"{label} = 0  (no relevant doc{where})")
+    return ExplainParts(["relevant"], [[bool(r)] for r in is_rel], [formula])
+
+
+def _explain_success(batch, m, label: str) -> ExplainParts:
+    is_rel = relevant_in_top(batch, m, level_of(batch, m))
+    found = int(is_rel.sum())
+    where = "retrieved" if m.cutoff is None else f"in the top {m.cutoff}"
+    return ExplainParts(["relevant", "relevant so far"], [[bool(r), int(s)] for r, s in zip(is_rel, np.cumsum(is_rel))],
+                        [f"{label} = {int(found > 0)}  ({found} relevant {where})"])
+
+
 register(Family("RR", "reciprocal rank of the first relevant doc (within k), 0 if none (trec_eval recip_rank)",
-                reciprocal_rank))
-register(Family("Success", "1 if a relevant doc is in the top k, else 0 (trec_eval success_k)", success))
+                reciprocal_rank, explain=_explain_rr))
+register(Family("Success", "1 if a relevant doc is in the top k, else 0 (trec_eval success_k)", success,
+                explain=_explain_success))

@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib
-import importlib.util
-import inspect
 import json
 import math
 from html import escape
@@ -30,7 +27,8 @@ import numpy as np
 from .. import __version__
 from ..errors import ParameterError, RankmeterError
 from .assets import CSS, SCRIPT
-from .plots import PerQueryTable, _align, diff_figure, distribution_figure, named_runs, pr_figure, svg_text
+from ..measures.aggregation import TEXT
+from .plots import PerQueryTable, _align, diff_figure, distribution_figure, pr_figure, svg_text
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
@@ -75,16 +73,12 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
                      options: dict, **stats):
     """The comparison DataFrame and whether significance was tested.
 
-    Uses :func:`rankmeter.compare` when ``rankmeter.stats.compare`` exists
-    (checked at call time) and there are two runs or more; otherwise a table of
-    paired means, differences and wins/ties/losses with the test columns empty.
+    Two runs or more go through :func:`rankmeter.compare`; one run gets a
+    table of its means with the test columns empty.
     """
-    if len(runs) > 1 and importlib.util.find_spec("rankmeter.stats.compare") is not None:
-        compare = importlib.import_module("rankmeter.stats.compare").compare
-        params = inspect.signature(compare).parameters
-        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        kwargs = {k: v for k, v in {**stats, **options, "baseline": baseline}.items() if takes_any or k in params}
-        return compare(qrels, runs, measures, **kwargs).table, True
+    if len(runs) > 1:
+        from ..stats.compare import compare
+        return compare(qrels, runs, measures, baseline=baseline, **stats, **options).table, True
     import pandas as pd
 
     rows = []
@@ -217,17 +211,21 @@ def _per_query_html(tables: dict[str, PerQueryTable], baseline: str, explained: 
 
 # ------------------------------------------------------------------ explanations
 
-def _split_by_query(obj, make) -> dict[bytes, object]:
-    """One small table per query (row order kept), so each explain call reads only its query."""
+def _split_by_query(run) -> dict[bytes, object]:
+    """One small run per query (row order and line numbers kept), so each explanation reads only its query."""
+    import pyarrow as pa
     import pyarrow.compute as pc
+    from ..io.canonical import Run
 
-    t = obj.table
-    order = pc.sort_indices(t.column("query"))  # stable: rows of a query keep their order
-    t = t.take(order)
+    t = run.table
+    order = pc.sort_indices(t.column("query")).to_numpy()  # stable: rows of a query keep their order
+    t = t.take(pa.array(order))
+    lines = (order + 1) if run.lines is None else run.lines[order]
     counts = pc.value_counts(t.column("query"))
     out, start = {}, 0
     for q, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()):
-        out[q] = make(t.slice(start, n))
+        out[q] = Run(t.slice(start, n), run.source, lines[start:start + n], origin=run.origin, tag=run.tag,
+                     ranked=run.ranked)
         start += n
     return out
 
@@ -250,19 +248,17 @@ def _cell(v) -> str:
     return str(v)
 
 
-def _explain_html(q, runs, labels, tables, queries: list[str], *, max_ranks: int, options: dict) -> str:
-    from ..explain import explain
-    from ..tables import Qrels, Run, decode_id
+def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ranks: int) -> str:
+    """Explanations through the report's one Evaluator: every value uses the whole qrels' statistics."""
+    from ..explain import explain_query
+    from ..io.canonical import decode_id
 
-    by_q = _split_by_query(q, lambda t: Qrels(t, q.source))
-    split_runs = {name: (run, _split_by_query(run, lambda t, r=run: Run(t, r.source, tag=r.tag, ranked=r.ranked)))
-                  for name, run in runs}
-    explain_opts = {k: v for k, v in options.items() if k in ("rel", "judged_only", "ties")}
+    split_runs = {name: (run, _split_by_query(run)) for name, run in runs}
     out = []
     first = next(iter(tables.values()))
     index = {qid: i for i, qid in enumerate(first.queries)}
     raw = {decode_id(k): k for _, parts in split_runs.values() for k in parts}
-    raw.update({decode_id(k): k for k in by_q})
+    raw.update({decode_id(k): k for k in evaluator.judgments.ids.to_pylist()})
     for qid in queries:
         i, key = index[qid], raw.get(qid)
         summary = " \u00b7 ".join(
@@ -276,8 +272,7 @@ def _explain_html(q, runs, labels, tables, queries: list[str], *, max_ranks: int
                     blocks.append(f'{head}<p class="note">{esc(name)} retrieved nothing for this query.</p>')
                     continue
                 try:
-                    ex = explain(by_q.get(key, Qrels(q.table.slice(0, 0), q.source)), parts[key], measure, qid,
-                                 **explain_opts)
+                    ex = explain_query(evaluator, parts[key], key, measure, label)
                 except RankmeterError as exc:
                     blocks.append(f'{head}<p class="note">{esc(exc)}</p>')
                     continue
@@ -295,7 +290,7 @@ def _explain_html(q, runs, labels, tables, queries: list[str], *, max_ranks: int
     return "".join(out)
 
 
-def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: dict) -> str:
+def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: dict) -> str:  # noqa: D401
     """Per measure a difference plot per system and a distribution plot; then the PR curves; as inline SVG."""
     from .plots import pr_curves
 
@@ -315,26 +310,28 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
 
 def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
-                  seed: int = 0, queries: str = "both", rel: int = 1, judged_only: bool = False,
-                  max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True) -> str:
+                  seed: int = 0, max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True,
+                  **options) -> str:
     """The report as one HTML string; see :func:`write_report` for the parameters."""
-    from ..api import evaluate, resolve_measures
-    from ..io import as_qrels
+    from ..engine import Evaluator, validate_options
+    from ..io.naming import name_runs
 
     if max_ranks < 1:
         raise ParameterError(f"max_ranks={max_ranks}: show at least one rank")
-    q = as_qrels(qrels)
-    named = named_runs(runs)
+    opts = validate_options(**options)
+    evaluator = Evaluator(qrels, measures, options=opts)
+    q = evaluator.qrels
+    named = name_runs(runs, columns=opts.columns)
     names = [n for n, _ in named]
     baseline = names[0] if baseline is None else str(baseline)
     if baseline not in names:
         raise ParameterError(f"baseline={baseline!r} is not one of the runs: {', '.join(names)}")
-    labels = list(dict(resolve_measures(measures)).items())
-    text = [label for label, m in labels if m.family.text]
+    labels = list(dict(evaluator.names).items())
+    text = [label for label, m in labels if m.family.value_type is TEXT]
     if text:
         raise ParameterError(f"{', '.join(text)}: text measures cannot be compared or plotted")
-    options = {"queries": queries, "rel": rel, "judged_only": judged_only}
-    results = [(name, evaluate(q, run, [m for _, m in labels], **options)) for name, run in named]
+    options = {k: v for k, v in options.items() if k != "columns"}
+    results = [(name, evaluator.evaluate(run)) for name, run in named]
     tables = {label: _align(str(m), results) for label, m in labels}
     for label, t in tables.items():
         t.measure = label
@@ -358,12 +355,12 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     n_queries = len(first.queries)
     cap = (f"all {n_queries} queries" if len(chosen) == n_queries
            else f"the first {len(chosen)} of {n_queries} queries (raise max_explained / --explain-queries)")
-    policy = "every judged query" if queries == "qrels" else "queries in both qrels and run"
+    policy = "every judged query" if opts.queries == "qrels" else "queries in both qrels and run"
     meta = [("qrels", f"<code>{esc(q.source)}</code>"), ("runs", f"<ul>{run_items}</ul>"),
             ("baseline", esc(baseline)), ("measures", ", ".join(f"<code>{esc(lb)}</code>" for lb, _ in labels)),
             ("queries", f"{n_queries} ({policy})"),
             ("test", f"{esc(test)}, correction {esc(correction)}, alpha {esc(alpha)}" if tested else "not run"),
-            ("settings", f"rel &ge; {esc(rel)}{', judged docs only' if judged_only else ''}")]
+            ("settings", f"rel &ge; {esc(opts.rel)}{', judged docs only' if opts.judged_only else ''}")]
     nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
                   [("comparison", "comparison"), ("plots", "plots"), ("per-query", "per query"),
                    ("explain", "explanations")] if plots or k != "plots")
@@ -384,7 +381,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         f'<section id="sec-explain"><h2>Explanations</h2><p class="note">Step by step, per query, measure and run, '
         f'for {cap}. At most {max_ranks} ranks are shown per table (fewer when the measure has a smaller cutoff); '
         f'the formulas use every rank.</p>'
-        + _explain_html(q, named, labels, tables, chosen, max_ranks=max_ranks, options=options) + "</section>",
+        + _explain_html(evaluator, named, labels, tables, chosen, max_ranks=max_ranks) + "</section>",
         f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
         f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
         f"<script>{SCRIPT}</script></body></html>",

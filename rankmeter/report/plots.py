@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "named_runs",
+__all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
            "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
 
 #: The eleven recall levels of the standard recall-precision graph.
@@ -64,50 +64,6 @@ def _label(text: object, limit: int = 32) -> str:
 
 # ------------------------------------------------------------------ data
 
-def named_runs(runs) -> list[tuple[str, object]]:
-    """Normalise ``runs`` to a list of (name, :class:`~rankmeter.Run`).
-
-    Parameters
-    ----------
-    runs : dict, Run, path or sequence of runs/paths
-        A dict is taken as name -> run. Anything else is named by its run
-        tag, or its file name when the tag is empty or already used; a name
-        still repeated gets ``#2``, ``#3`` ...
-
-    Returns
-    -------
-    list of (str, Run)
-    """
-    from ..io import as_run
-
-    if isinstance(runs, Mapping) and not _looks_like_one_run(runs):
-        return [(str(name), as_run(run)) for name, run in runs.items()]
-    if isinstance(runs, (str, bytes, os.PathLike, Mapping)) or not isinstance(runs, Sequence):
-        runs = [runs]
-    out: list[tuple[str, object]] = []
-    for item in runs:
-        run = as_run(item)
-        name = run.name or Path(run.source).name
-        if any(name == n for n, _ in out):
-            name = Path(run.source).name if run.source not in ("", "<memory>") else name
-        base, k = name, 2
-        while any(name == n for n, _ in out):
-            name, k = f"{base}#{k}", k + 1
-        out.append((name, run))
-    if not out:
-        raise ParameterError("runs: give at least one run")
-    return out
-
-
-def _looks_like_one_run(obj: Mapping) -> bool:
-    """A dict whose values are rankings ({query: {doc: score}} or {query: [docs]}) is one run."""
-    for value in obj.values():
-        if isinstance(value, Mapping):
-            return all(not isinstance(v, (Mapping, list, tuple)) for v in value.values())
-        return isinstance(value, (list, tuple))
-    return False
-
-
 @dataclass
 class PerQueryTable:
     """Per-query values of one measure: ``values[i, j]`` is system j on query i.
@@ -137,7 +93,7 @@ class PerQueryTable:
 
 def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
     """Union of the systems' queries (bytewise order, as evaluate sorts), NaN where absent."""
-    from ..tables import encode_id
+    from ..io.canonical import encode_id
 
     queries = sorted({q for _, r in results for q in r.queries}, key=encode_id)
     index = {q: i for i, q in enumerate(queries)}
@@ -149,12 +105,12 @@ def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
 
 
 def evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
-    """(name, :class:`~rankmeter.Results`) for every run, qrels read once."""
-    from ..api import evaluate
-    from ..io import as_qrels
+    """(name, :class:`~rankmeter.Results`) for every run, the qrels prepared once."""
+    from ..engine import Evaluator
+    from ..io.naming import name_runs
 
-    q = as_qrels(qrels)
-    return [(name, evaluate(q, run, measures, **options)) for name, run in named_runs(runs)]
+    evaluator = Evaluator(qrels, measures, **options)
+    return [(name, evaluator.evaluate(run)) for name, run in name_runs(runs, columns=evaluator.options.columns)]
 
 
 def per_query_table(qrels, runs, measure: str, **options) -> PerQueryTable:

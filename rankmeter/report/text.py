@@ -64,7 +64,7 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> 
         Where to write (default stdout).
     fmt : {"text", "json"}, default "text"
         ``text`` for a terminal; ``json`` for ``{"common_params": [...], "measures": [...]}``,
-        one object per family as :func:`rankmeter.docs.family_facts` gives it.
+        one object per family as :func:`rankmeter.measures.facts.family_facts` gives it.
     width : int, optional
         Wrap text at this many columns (default: the terminal's width, 100 when not a terminal).
     """
@@ -72,7 +72,7 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> 
     import shutil
     import textwrap
 
-    from ..docs import allowed_values, families_by_module, family_facts, trec_eval_names, value_text
+    from ..measures.facts import allowed_values, families_by_module, family_facts, trec_eval_names, value_text
     from ..measures import COMMON_PARAMS
 
     out = out or sys.stdout

@@ -9,21 +9,18 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections import Counter
-from collections.abc import Mapping
 
 import numpy as np
 
-from ..api import compute_all, resolve_measures
-from ..engine import QUERY_POLICIES, build_batch
+from ..engine import Evaluator, validate_options
 from ..errors import ParameterError
-from ..io import as_qrels, as_run
-from ..measures import Measure
-from ..tables import Run, decode_id
+from ..io.canonical import Run, decode_id
+from ..io.naming import name_runs
+from ..measures.aggregation import TEXT
 from . import significance as sig
 from .comparison import Comparison
 from .corrections import CORRECTIONS, adjust
-from .progress import progress_bar
+from ..progress import progress_bar
 
 __all__ = ["compare", "TESTS"]
 
@@ -31,7 +28,7 @@ TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
 _SAMPLED = ("randomization", "bootstrap", "tukey")
 
 
-def _check(test, correction, alpha, permutations, seed, queries, rel) -> None:
+def _check(test, correction, alpha, permutations, seed) -> None:
     if test not in TESTS:
         raise ParameterError(f"test={test!r}: expected one of {', '.join(TESTS)}")
     if correction not in CORRECTIONS:
@@ -45,80 +42,40 @@ def _check(test, correction, alpha, permutations, seed, queries, rel) -> None:
         raise ParameterError(f"permutations={permutations!r}: expected a positive integer, e.g. 10000")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ParameterError(f"seed={seed!r}: expected a non-negative integer (or None for a fresh one)")
-    if queries not in QUERY_POLICIES:
-        raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
-        raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
     if test in ("t", "wilcoxon"):
         sig._scipy_stats()
 
 
-def _is_path(obj) -> bool:
-    return isinstance(obj, (str, bytes, os.PathLike))
-
-
-def _auto_names(loaded: list[Run], given: list) -> list[str]:
-    """Run tag when non-empty and unique, else the file name, else the path, else run<i>."""
-    tags = Counter(r.name for r in loaded)
-    choices = []
-    for i, (run, obj) in enumerate(zip(loaded, given)):
-        names = [run.name] if run.name and tags[run.name] == 1 else []
-        if _is_path(obj):
-            path = os.fsdecode(obj)
-            names += [os.path.basename(path) or path, path]
-        elif not run.source.startswith("<"):
-            names.append(run.source)
-        names.append(f"run{i + 1}")
-        choices.append(list(dict.fromkeys(names)))
-    level = [0] * len(loaded)
-    while True:
-        names = [c[min(lv, len(c) - 1)] for c, lv in zip(choices, level)]
-        count = Counter(names)
-        clash = [i for i, n in enumerate(names) if count[n] > 1]
-        if not clash:
-            return names
-        if all(level[i] >= len(choices[i]) - 1 for i in clash):
-            return [f"{n} ({i + 1})" if count[n] > 1 else n for i, n in enumerate(names)]
-        for i in clash:
-            level[i] += 1
-
-
-def _named_runs(runs) -> list[tuple[str, Run]]:
-    if isinstance(runs, Mapping):
-        items = [(str(name), as_run(run)) for name, run in runs.items()]
-        if any(not name for name, _ in items):
-            raise ParameterError("runs: every run needs a non-empty name")
-    elif _is_path(runs) or isinstance(runs, Run) or not hasattr(runs, "__iter__"):
+def _named_runs(runs, columns) -> list[tuple[str, Run]]:
+    if isinstance(runs, (str, bytes, os.PathLike, Run)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
-    else:
-        given = list(runs)
-        loaded = [as_run(run) for run in given]
-        items = list(zip(_auto_names(loaded, given), loaded))
+    items = name_runs(runs, columns=columns)
     if len(items) < 2:
         raise ParameterError(f"runs: got {len(items)} run; a comparison needs at least two")
     return items
 
 
-def _scores(qrels, systems, measures: list[Measure], queries, rel, judged_only):
+def _scores(evaluator: Evaluator, systems):
     """Per measure, a (queries x systems) matrix of per-query values, NaN where a run lacks a query."""
-    q = as_qrels(qrels)
     per_run, missing = [], []
-    for name, run in systems:
-        batch, info = build_batch(q, run, queries=queries)
-        if queries == "both" and info.missing_from_run:
-            count = len(info.missing_from_run)
-            missing.append(f"{name} ({count} quer{'y' if count == 1 else 'ies'})")
-        per_run.append((batch.queries, compute_all(batch, measures, rel=int(rel), judged_only=judged_only)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one warning below names every run that lacks queries
+        for name, run in systems:
+            results = evaluator.evaluate(run)
+            if results.missing:
+                count = len(results.missing)
+                missing.append(f"{name} ({count} quer{'y' if count == 1 else 'ies'})")
+            per_run.append(results)
     if missing:
         warnings.warn(f"runs without results for some judged queries are compared only on the queries they "
                       f"answered (queries='qrels' scores the missing ones as 0): {', '.join(missing)}", stacklevel=3)
-    universe = sorted(set().union(*(qs for qs, _ in per_run)))
+    universe = sorted(set().union(*(r.ids for r in per_run)))
     where = {qid: i for i, qid in enumerate(universe)}
     matrices = {}
-    for m in measures:
+    for m in evaluator.measures:
         x = np.full((len(universe), len(systems)), np.nan)
-        for j, (qs, values) in enumerate(per_run):
-            x[[where[qid] for qid in qs], j] = values[m]
+        for j, results in enumerate(per_run):
+            x[[where[qid] for qid in results.ids], j] = results.values(m)
         matrices[m] = x
     return [decode_id(qid) for qid in universe], matrices
 
@@ -212,8 +169,7 @@ def _analyse(label, x, systems, base, test, correction, alpha, permutations, see
 
 
 def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "t", correction: str = "none",
-            alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0, queries: str = "both",
-            rel: int = 1, judged_only: bool = False) -> Comparison:
+            alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0, **options) -> Comparison:
     """Score several runs and test whether their differences are significant.
 
     Parameters
@@ -246,14 +202,12 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
     seed : int or None, default 0
         Seed of the random tests (numpy ``PCG64``); the same seed gives the
         same p-values. Each measure starts from the seed afresh.
-    queries : {"both", "qrels"}, default "both"
-        ``"both"``: each pair is compared on the judged queries both runs
-        answered (Tukey: the queries every run answered). ``"qrels"``: on every
-        qrels query, a query a run lacks scoring 0 (trec_eval ``-c``).
-    rel : int, default 1
-        Relevance threshold for measures that do not set their own ``rel``.
-    judged_only : bool, default False
-        Drop unjudged docs before scoring (trec_eval ``-J``).
+    **options
+        The evaluation options of :func:`rankmeter.evaluate` (``queries``,
+        ``rel``, ``judged_only``, ``max_docs``, ``ties``, ``columns`` ...).
+        With ``queries="both"`` each pair is compared on the judged queries
+        both runs answered (Tukey: the queries every run answered); with
+        ``"qrels"`` on every qrels query, a query a run lacks scoring 0.
 
     Returns
     -------
@@ -271,12 +225,14 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
     >>> float(row["delta"]), int(row["wins"]), c.significant("RR", "good", "bad")
     (0.5, 3, False)
     """
-    _check(test, correction, alpha, permutations, seed, queries, rel)
-    names = list(dict(resolve_measures(measures)).items())
+    _check(test, correction, alpha, permutations, seed)
+    opts = validate_options(**options)
+    evaluator = Evaluator(qrels, measures, options=opts)
+    names = list(dict(evaluator.names).items())
     for label, m in names:
-        if m.family.text:
+        if m.family.value_type is TEXT:
             raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
-    systems = _named_runs(runs)
+    systems = _named_runs(runs, opts.columns)
     labels = [name for name, _ in systems]
     if baseline is None:
         base = 0
@@ -284,8 +240,7 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
         base = labels.index(baseline)
     else:
         raise ParameterError(f"baseline={baseline!r} is not one of the runs: {', '.join(labels)}")
-    unique = list(dict.fromkeys(m for _, m in names))
-    query_ids, matrices = _scores(qrels, systems, unique, queries, rel, judged_only)
+    query_ids, matrices = _scores(evaluator, systems)
     k = len(systems)
     width = k if test == "tukey" else k * (k - 1) // 2
     sampled = test in _SAMPLED

@@ -120,7 +120,7 @@ class Comparison:
         if isinstance(measure, str) and measure in labels:
             return measure
         try:
-            from ..api import resolve_measures
+            from ..engine.resolve import resolve_measures
             wanted = resolve_measures(measure)[0][1]
         except (MeasureError, ParameterError):
             wanted = None

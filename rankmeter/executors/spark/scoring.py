@@ -1,8 +1,8 @@
 """Evaluate Spark DataFrames on the cluster, with the same kernels as on one machine.
 
 ``rankmeter.evaluate(qrels, run, measures)`` lands here when either input is
-a Spark DataFrame; :func:`evaluate` is the same with Spark options
-(``columns=``, ``partitions=``).
+a Spark DataFrame (or with ``executor="spark"``); the options are evaluate's
+(``columns=`` names the Spark columns, ``partitions=`` the scoring tasks).
 
 How the work is split
 ---------------------
@@ -15,18 +15,18 @@ How the work is split
    flattens chunks of them (about ``chunk_rows`` qrels and run rows) into
    the same canonical tables as any DataFrame, builds the same
    :class:`~rankmeter.engine.Batch` as the local engine and runs the same
-   kernels (:func:`rankmeter.api.compute_all`). It emits one row per scored
+   kernels (:meth:`rankmeter.engine.Evaluator.score`). It emits one row per scored
    query, ``query`` and one column per measure, plus a few rows counting
    (and naming) queries left out.
-3. Spark aggregates those rows as each measure family says (mean, sum or
-   geometric mean), in the same job. The per-query rows stay a Spark
+3. Spark aggregates those rows with each family's aggregation object (its
+   Spark form of mean, sum or geometric mean), in the same job. The per-query rows stay a Spark
    DataFrame (:attr:`SparkResults.per_query_spark`, recomputed when used:
    ``.cache()`` it to use it often) until :meth:`SparkResults.collect`
    brings them to the driver.
 
-The only statistic that crosses queries, the highest grade of the whole
-qrels (ERR's default g_max), is computed first, when a measure needs it, and
-given to every task, so a query scores exactly as it does locally. Means are
+The qrels-wide statistics the families declare (:mod:`rankmeter.engine.needs`,
+e.g. ERR's g_max) are computed first, on Spark, and given to every task, so a
+query scores exactly as it does locally. Means are
 sums in Spark's order, not the local engine's query order: they agree up to
 rounding (integer sums exactly).
 
@@ -42,24 +42,24 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .api import Results, compute_all, resolve_measures
-from .engine import QUERY_POLICIES, build_batch
-from .errors import InputError, MeasureError, ParameterError
-from .io import as_qrels, as_run
-from .io.spark import grouped_frame, highest_grade, is_spark_frame, tables_from_arrow
-from .measures import Measure
-from .tables import Qrels, Run, decode_id, encode_id
+from ...engine import Evaluator
+from ...engine.needs import compute_needs, needs_of
+from ...engine.options import Options
+from ...engine.resolve import resolve_measures
+from ...errors import InputError, MeasureError, ParameterError
+from ...io import as_qrels, as_run
+from ...io.canonical import Run, decode_id, encode_id
+from ...measures import Measure
+from ...results import Results
+from . import is_spark_frame
+from .frames import canonical_qrels, grouped_frame, tables_from_arrow
 
-__all__ = ["evaluate", "SparkResults", "is_spark_frame"]
+__all__ = ["evaluate_on_spark", "SparkResults"]
 
 SCORED, MISSING_FROM_RUN, ONLY_IN_RUN = 0, 1, 2
 _ERRORS = {"InputError": InputError, "ParameterError": ParameterError, "MeasureError": MeasureError}
 _NAMES = 10  # queries named in the warning about judged queries the run lacks
 _RAISED = re.compile(r"rankmeter\.errors\.(InputError|ParameterError|MeasureError): ([^\n]+)")
-
-
-def _kind(m: Measure) -> str:
-    return "text" if m.family.text else "integer" if m.family.integer else "float"
 
 
 class _Scorer:
@@ -72,21 +72,16 @@ class _Scorer:
     ``n`` column of the first such row holds the chunk's count.
     """
 
-    def __init__(self, measures: list[Measure], queries: str, rel: int, judged_only: bool,
-                 max_docs: int | None, max_grade: int, chunk_rows: int, truncate_grades: bool = False):
+    def __init__(self, measures: list[Measure], options: Options, needs: dict, chunk_rows: int):
         self.measures = measures
-        self.queries = queries
-        self.rel = rel
-        self.judged_only = judged_only
-        self.max_docs = max_docs
-        self.max_grade = max_grade
+        self.options = options
+        self.needs = needs
         self.chunk_rows = chunk_rows
-        self.truncate_grades = truncate_grades
 
     def schema(self) -> pa.Schema:
-        types = {"text": pa.string(), "integer": pa.int64(), "float": pa.float64()}
         fields = [pa.field("query", pa.string()), pa.field("status", pa.int8()), pa.field("n", pa.int64())]
-        fields += [pa.field(f"m{i}", types[_kind(m)]) for i, m in enumerate(self.measures)]
+        fields += [pa.field(f"m{i}", getattr(pa, m.family.value_type.arrow_type)())
+                   for i, m in enumerate(self.measures)]
         return pa.schema(fields)
 
     def _rows(self, queries: list[bytes], status: int, values: dict | None) -> pa.RecordBatch:
@@ -103,23 +98,24 @@ class _Scorer:
             type_ = schema.field(f"m{i}").type
             if values is None:
                 cols.append(pa.nulls(len(queries), type_))
-            elif type_ == pa.string():
-                cols.append(pa.array([None if v is None else str(v) for v in values[m]], type_))
             else:
-                cols.append(pa.array(np.asarray(values[m]), type_))
+                cols.append(pa.array([m.family.value_type.python(v) for v in values[m]], type_)
+                            if type_ == pa.string() else pa.array(np.asarray(values[m]), type_))
         return pa.RecordBatch.from_arrays(cols, schema=schema)
 
     def _score(self, table: pa.Table):
-        qrels, run = tables_from_arrow(table, truncate_grades=self.truncate_grades)
-        batch, info = build_batch(qrels, run, queries=self.queries, max_docs=self.max_docs,
-                                  qrels_max_grade=self.max_grade)
-        if batch.nq:
-            values = compute_all(batch, self.measures, rel=self.rel, judged_only=self.judged_only)
-            yield self._rows(batch.queries, SCORED, values)
-        if self.queries == "both" and info.missing_from_run:
-            yield self._rows(list(info.missing_from_run), MISSING_FROM_RUN, None)
-        if info.only_in_run:
-            yield self._rows(list(info.only_in_run), ONLY_IN_RUN, None)
+        qrels, run = tables_from_arrow(table, truncate_grades=self.options.truncate_grades)
+        evaluator = Evaluator(qrels, self.measures, needs=self.needs, options=self.options)
+        part = evaluator.score(run)
+        # a task may hold only queries the qrels lack: the driver checks "no query in common" once
+        done = evaluator.finish([part], warn=False, check_common=False)
+        if done.ids:
+            yield self._rows(done.ids, SCORED,
+                             {m: done.values(m) for m in self.measures})
+        if done.missing:
+            yield self._rows(list(done.missing), MISSING_FROM_RUN, None)
+        if part.only_in_run:
+            yield self._rows(list(part.only_in_run), ONLY_IN_RUN, None)
 
     def __call__(self, batches):
         pending: list[pa.RecordBatch] = []
@@ -136,28 +132,7 @@ class _Scorer:
             yield from self._score(pa.Table.from_batches(pending))
 
 
-def _needs_max_grade(measures: list[Measure], rel: int, judged_only: bool) -> bool:
-    """Whether any kernel reads the highest grade of the whole qrels (ERR's default g_max).
-
-    Scores a tiny graded query twice, with two different whole-qrels maxima:
-    only kernels that read it can tell the two apart. This spares a pass over
-    the qrels when no measure needs it.
-    """
-    qrels = Qrels(pa.table({"query": pa.array([b"q"] * 4), "doc": pa.array([b"a", b"b", b"c", b"d"]),
-                            "rel": pa.array([3, 0, 1, 2], pa.int64())}))
-    run = Run(pa.table({"query": pa.array([b"q"] * 5), "doc": pa.array([b"d", b"x", b"a", b"b", b"c"]),
-                        "score": pa.array([5.0, 4.0, 3.0, 2.0, 1.0])}))
-    seen = []
-    try:
-        for top in (3, 7):
-            batch, _ = build_batch(qrels, run, qrels_max_grade=top)
-            seen.append(compute_all(batch, measures, rel=rel, judged_only=judged_only))
-    except Exception:  # a kernel the probe does not suit: take the pass over the qrels to be safe
-        return True
-    return any(not np.array_equal(seen[0][m], seen[1][m]) for m in measures)
-
-
-def _to_spark(obj, what: str, session, columns: dict | None, truncate_grades: bool = False):
+def _to_spark(obj, what: str, session, columns, truncate_grades: bool = False):
     """A local input (path, dict, pandas/polars frame) as a Spark DataFrame with canonical columns."""
     if what == "qrels":
         table = as_qrels(obj, columns=columns, truncate_grades=truncate_grades).table
@@ -184,115 +159,77 @@ def _spark_call(action):
         raise
 
 
-def evaluate(qrels, run, measures, *, queries: str = "both", rel: int = 1, judged_only: bool = False,
-             max_docs: int | None = None, ties: str = "trec_eval", truncate_grades: bool = False,
-             columns: dict | None = None, partitions: int | None = None,
-             chunk_rows: int = 1 << 20) -> "SparkResults":
+#: qrels and run rows a task scores at a time (whole queries; bounds a task's memory together with
+#: ``spark.sql.execution.arrow.maxRecordsPerBatch``, the number of queries per Arrow batch)
+CHUNK_ROWS = 1 << 20
+
+
+def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
     """Score a run held in Spark against judgments, on the cluster.
 
-    Parameters
-    ----------
-    qrels : pyspark.sql.DataFrame, or any local qrels input
-        Columns query, doc, rel (integer grades).
-    run : pyspark.sql.DataFrame, or any local run input
-        Columns query, doc, score. Spark rows have no order, so a score is
-        required (:func:`rankmeter.recsys.topk_run` turns top-k lists into scores).
-    measures : str, Measure or list of them
-        As for :func:`rankmeter.evaluate`.
-    queries, rel, judged_only, max_docs, truncate_grades
-        As for :func:`rankmeter.evaluate`; the same query policy applies.
-    ties : {"trec_eval"}
-        Only trec_eval's order (score descending, then docno descending): a
-        Spark DataFrame keeps no row order to follow.
-    columns : dict, optional
-        Role -> column name for the Spark inputs, e.g.
-        ``{"query": "user", "doc": "item", "rel": "rating", "score": "prediction"}``.
-    partitions : int, optional
-        Hash-partition both inputs by query into this many partitions (the
-        number of scoring tasks); default: Spark's shuffle partitions,
-        coalesced by adaptive execution.
-    chunk_rows : int, default 2**20
-        Qrels and run rows a task scores at a time (whole queries; bounds a
-        task's memory together with ``spark.sql.execution.arrow.maxRecordsPerBatch``,
-        the number of queries per Arrow batch).
-
-    Returns
-    -------
-    SparkResults
-        ``results["AP"]`` is the mean; ``results.per_query_spark`` the
-        per-query values as a Spark DataFrame; ``results.collect()`` a
-        local :class:`~rankmeter.Results`.
+    ``qrels`` and ``run`` are Spark DataFrames (or one of them any local
+    input), with columns query, doc, rel / score or the names ``options.columns``
+    gives for them. Spark rows have no order, so a score is required
+    (:func:`rankmeter.recsys.topk_run` turns top-k lists into scores) and only
+    ``ties="trec_eval"`` is possible. Returns :class:`SparkResults`:
+    ``results["AP"]`` is the mean, ``results.per_query_spark`` the per-query
+    values as a Spark DataFrame, ``results.collect()`` a local Results.
     """
     from pyspark.sql import functions as F
-    from pyspark.sql.types import ByteType, DoubleType, LongType, StringType, StructField, StructType
+    from pyspark.sql import types as T
 
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
-        raise ParameterError(f"rel={rel!r}: expected an integer relevance threshold")
-    if queries not in QUERY_POLICIES:
-        raise ParameterError(f"queries={queries!r}: expected one of {QUERY_POLICIES}")
-    if ties != "trec_eval":
-        raise ParameterError(f"ties={ties!r}: Spark DataFrames keep no row order, so only ties='trec_eval' "
-                             "(score descending, then docno descending) is possible; give ranks as scores")
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
-                                 or max_docs < 0):
-        raise ParameterError(f"max_docs={max_docs!r}: expected a non-negative integer")
-    if partitions is not None and (not isinstance(partitions, (int, np.integer)) or partitions < 1):
-        raise ParameterError(f"partitions={partitions!r}: expected a positive integer")
+    if options.ties != "trec_eval":
+        raise ParameterError(f"ties={options.ties!r}: Spark DataFrames keep no row order, so only "
+                             "ties='trec_eval' (score descending, then docno descending) is possible; "
+                             "give ranks as scores")
+    if not (is_spark_frame(qrels) or is_spark_frame(run)):
+        raise ParameterError("executor='spark': neither input is a Spark DataFrame")
     names = resolve_measures(measures)
     unique = list(dict.fromkeys(m for _, m in names))
+    columns = dict(options.columns) if options.columns else None
 
     session = next(f.sparkSession for f in (qrels, run) if is_spark_frame(f))
     qrels_cols = columns if is_spark_frame(qrels) else None
     run_cols = columns if is_spark_frame(run) else None
-    qrels_df = qrels if is_spark_frame(qrels) else _to_spark(qrels, "qrels", session, columns, truncate_grades)
+    qrels_df = qrels if is_spark_frame(qrels) else _to_spark(qrels, "qrels", session, columns,
+                                                             options.truncate_grades)
     run_df = run if is_spark_frame(run) else _to_spark(run, "run", session, columns)
-    grouped = grouped_frame(qrels_df, run_df, qrels_cols, run_cols, partitions)
+    grouped = grouped_frame(qrels_df, run_df, qrels_cols, run_cols, options.partitions)
 
-    max_grade = 0
-    if _needs_max_grade(unique, int(rel), judged_only):
-        max_grade = _spark_call(lambda: highest_grade(qrels_df, qrels_cols))
-    scorer = _Scorer(unique, queries, int(rel), judged_only, max_docs, max_grade, max(int(chunk_rows), 1),
-                     truncate_grades=bool(truncate_grades))
-    spark_type = {"text": StringType(), "integer": LongType(), "float": DoubleType()}
-    schema = StructType([StructField("query", StringType()), StructField("status", ByteType()),
-                         StructField("n", LongType())] +
-                        [StructField(f"m{i}", spark_type[_kind(m)]) for i, m in enumerate(unique)])
+    wanted = needs_of(unique)
+    needs = _spark_call(lambda: compute_needs(wanted, canonical_qrels(qrels_df, qrels_cols), spark=True)) \
+        if wanted else {}
+    scorer = _Scorer(unique, options, needs, CHUNK_ROWS)
+    schema = T.StructType([T.StructField("query", T.StringType()), T.StructField("status", T.ByteType()),
+                           T.StructField("n", T.LongType())] +
+                          [T.StructField(f"m{i}", getattr(T, m.family.value_type.spark_type)())
+                           for i, m in enumerate(unique)])
     out = grouped.mapInArrow(scorer, schema)
 
-    # One job: counts, the first names of queries left out, and every mean.
+    # One job: counts, the first names of queries left out, and every summary.
     status = F.col("status")
     aggs = [F.sum(F.when(status == code, F.col("n"))).alias(f"n{code}")
             for code in (SCORED, MISSING_FROM_RUN, ONLY_IN_RUN)]
-    aggs.append(F.array_sort(F.collect_list(F.when(status == MISSING_FROM_RUN, F.col("query")))).alias("missing"))
+    for code, label in ((MISSING_FROM_RUN, "missing"), (ONLY_IN_RUN, "only")):
+        aggs.append(F.array_sort(F.collect_list(F.when(status == code, F.col("query")))).alias(label))
     for i, m in enumerate(unique):
-        col = F.col(f"m{i}")
-        value = F.when(status == SCORED, col)  # null elsewhere: left out of sums and averages
-        if m.family.text:
-            continue
-        if m.family.aggregate == "sum":
-            aggs.append(F.sum(value).alias(f"m{i}"))
-        elif m.family.aggregate == "gmean":  # trec_eval's floor of 1e-5 before the log
-            logs = F.when(status == SCORED, F.log(F.greatest(col, F.lit(1e-5))))
-            aggs.append(F.exp(F.avg(logs)).alias(f"m{i}"))
-        else:
-            aggs.append(F.avg(value).alias(f"m{i}"))
+        column = m.family.aggregation.spark_column(F, F.col(f"m{i}"), status == SCORED)
+        if column is not None:
+            aggs.append(column.alias(f"m{i}"))
     row = _spark_call(lambda: out.agg(*aggs).collect()[0]).asDict()
     counts = {"scored": row["n0"] or 0, "missing_from_run": row["n1"] or 0, "only_in_run": row["n2"] or 0}
-    means: dict[Measure, Any] = {}
-    for i, m in enumerate(unique):
-        value = row.get(f"m{i}")
-        if m.family.text:
-            means[m] = None
-        elif value is None:  # no query scored: the local engine's summary of nothing
-            means[m] = 0
-        else:
-            means[m] = int(value) if m.family.integer and m.family.aggregate == "sum" else float(value)
-    if queries == "both" and counts["missing_from_run"]:
+    if counts["scored"] == 0 and counts["only_in_run"]:
+        only = sorted(row["only"], key=encode_id)[:_NAMES]
+        raise InputError(f"no query of the run is judged in the qrels: the run has {', '.join(only)} ...; "
+                         "check that both use the same query ids", source="<Spark DataFrame>")
+    means = {m: m.family.aggregation.finish_spark(row.get(f"m{i}"), m.family.value_type)
+             for i, m in enumerate(unique)}
+    if options.queries == "both" and counts["missing_from_run"]:
         n = counts["missing_from_run"]
         names_ = sorted(row["missing"], key=encode_id)[:_NAMES]
         more = f" and {n - len(names_)} more" if n > len(names_) else ""
         warnings.warn(f"{n} judged queries have no results in the run and are left out of the means: "
-                      f"{', '.join(names_)}{more} (queries='qrels' scores them as 0)", stacklevel=2)
+                      f"{', '.join(names_)}{more} (queries='qrels' scores them as 0)", stacklevel=3)
     return SparkResults(names, unique, means, out.filter(status == SCORED).drop("status", "n"), counts)
 
 
@@ -333,11 +270,7 @@ class SparkResults(Results):
             order = sorted(range(len(queries)), key=queries.__getitem__)
             values = {}
             for i, m in enumerate(self._unique):
-                col = table.column(f"m{i}")
-                if m.family.text:
-                    arr = np.array(col.to_pylist(), dtype=object)
-                else:
-                    arr = col.to_numpy().astype(np.int64 if m.family.integer else np.float64)
+                arr = m.family.value_type.array(table.column(f"m{i}").to_pylist())
                 values[m] = arr[order] if len(order) else arr
             self._local = Results([queries[i] for i in order], self._names, values, run_name=self.run)
         return self._local

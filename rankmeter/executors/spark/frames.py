@@ -5,8 +5,8 @@ types, groups each input by query and joins the two, so that every query is
 one row holding its ranked docs and scores and its judged docs and grades as
 lists. Whole queries thus reach each task, whatever their rows' partitions
 were. The task side (:func:`tables_from_arrow`) turns the Arrow data a task
-receives back into :class:`~rankmeter.tables.Qrels` and
-:class:`~rankmeter.tables.Run`, through the same checks as any DataFrame
+receives back into :class:`~rankmeter.io.canonical.Qrels` and
+:class:`~rankmeter.io.canonical.Run`, through the same checks as any DataFrame
 (missing or empty ids, non-integer grades, non-finite scores).
 
 Nothing here imports pyspark at module import time: the caller hands in
@@ -20,18 +20,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
-from ..tables import Qrels, Run, decode_id
-from .frames import qrels_from_frame, run_from_frame
+from ...errors import InputError
+from ...io.canonical import Qrels, Run, decode_id
+from ...io.frames import qrels_from_frame, run_from_frame
 
-__all__ = ["is_spark_frame", "grouped_frame", "tables_from_arrow"]
+__all__ = ["grouped_frame", "tables_from_arrow", "canonical_qrels"]
 _WHERE = re.compile(r"^<pyarrow Table>(?: rows? [0-9, and]+ \(counting from 0\))?: ")
 
-
-def is_spark_frame(obj: object) -> bool:
-    """True for a Spark DataFrame (classic or Spark Connect), without importing pyspark."""
-    cls = type(obj)
-    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
 
 
 def _spark_column(frame, name: str, role: str, what: str) -> str:
@@ -233,10 +228,9 @@ def tables_from_arrow(table: pa.Table, *, truncate_grades: bool = False) -> tupl
     return parts["qrels"], _by_score(parts["run"])
 
 
-def highest_grade(qrels, columns: dict | None = None) -> int:
-    """The highest grade of a Spark qrels frame (0 if none is positive): one aggregation job."""
+def canonical_qrels(qrels, columns: dict | None = None):
+    """The qrels frame's grade column as ``rel`` (double): what the Spark form of a qrels-wide need reads."""
     from pyspark.sql import functions as F
 
     name = _spark_column(qrels, _roles(columns)["rel"], "rel", "qrels")
-    top = qrels.agg(F.max(F.col(f"`{name}`").cast("double"))).collect()[0][0]
-    return max(int(top), 0) if top is not None and np.isfinite(top) else 0
+    return qrels.select(F.col(f"`{name}`").cast("double").alias("rel"))

@@ -16,10 +16,14 @@ import pytest
 
 import rankmeter
 from rankmeter import InputError, ParameterError
-from rankmeter.chunked import evaluate_file
 from rankmeter.compat.trec_eval import NICKNAMES, expand
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+
+def evaluate_file(qrels, run, measures, **options):
+    """The streamed executor through the one public entry point."""
+    return rankmeter.evaluate(qrels, run, measures, executor="streamed", **options)
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 ALL_TREC = [m for _, _, m in expand(NICKNAMES["all_trec"]) if m is not None]
 NAMES = list(dict.fromkeys(str(m) for m in ALL_TREC))
 

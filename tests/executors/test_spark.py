@@ -24,7 +24,8 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
     pytest.skip("Spark needs Java (java on PATH or JAVA_HOME); none found", allow_module_level=True)
 
-import rankmeter.spark as rspark  # noqa: E402
+import rankmeter.executors.spark.scoring as rspark  # noqa: E402
+from rankmeter.engine.needs import needs_of  # noqa: E402
 from rankmeter import recsys  # noqa: E402
 from rankmeter.compat.trec_eval import NICKNAMES, expand  # noqa: E402
 
@@ -110,13 +111,14 @@ def test_every_trec_eval_measure_matches_the_local_engine(spark, queries):
                              "only_in_run": 2}
 
 
-def test_options_pass_through(spark):
+def test_options_pass_through(spark, monkeypatch):
+    monkeypatch.setattr(rspark, "CHUNK_ROWS", 50)  # tasks score many small chunks
     q, r = frames(spark)
     names = ["AP", "P@5", "nDCG@10", "Bpref", "NumRet", "RelString@8", "ERR@5"]
     for opts in ({"rel": 2}, {"judged_only": True}, {"max_docs": 3}, {"rel": 2, "max_docs": 7, "queries": "qrels"}):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            same(rspark.evaluate(q, r, names, partitions=3, chunk_rows=50, **opts),
+            same(rankmeter.evaluate(q, r, names, partitions=3, **opts),
                  rankmeter.evaluate(QRELS, RUN, names, **opts), names)
 
 
@@ -157,8 +159,8 @@ def test_err_uses_the_highest_grade_of_the_whole_qrels(spark):
         capped = rankmeter.evaluate(QRELS, RUN, ["ERR(max_grade=3)@10"])
     assert remote.values("ERR@10").tolist() == local.values("ERR@10").tolist()
     assert remote["ERR@10"] != pytest.approx(capped["ERR(max_grade=3)@10"])
-    assert rspark._needs_max_grade([rankmeter.parse_measure("ERR@10")], 1, False)
-    assert not rspark._needs_max_grade([rankmeter.parse_measure(m) for m in ("AP", "nDCG@10", "P@5")], 1, False)
+    assert needs_of([rankmeter.parse_measure("ERR@10")]) == ["qrels_max_grade"]
+    assert needs_of([rankmeter.parse_measure(m) for m in ("AP", "nDCG@10", "P@5")]) == []
 
 
 def test_column_names_integer_ids_and_mixed_inputs(spark):
@@ -170,17 +172,17 @@ def test_column_names_integer_ids_and_mixed_inputs(spark):
     cols = {"query": "user", "doc": "item", "rel": "rating", "score": "prediction"}
     local = rankmeter.evaluate(rankmeter.io.as_qrels(truth, columns=cols), rankmeter.io.as_run(preds, columns=cols),
                                ["AP", "nDCG@5", "RR"])
-    remote = rspark.evaluate(spark.createDataFrame(truth), spark.createDataFrame(preds), ["AP", "nDCG@5", "RR"],
+    remote = rankmeter.evaluate(spark.createDataFrame(truth), spark.createDataFrame(preds), ["AP", "nDCG@5", "RR"],
                              columns=cols)
     same(remote, local, ["AP", "nDCG@5", "RR"])
     # ids as text on one side and integers on the other compare as text, as everywhere
     as_text = truth.set_column(0, "user", truth.column("user").cast(pa.string()))
-    mixed = rspark.evaluate(spark.createDataFrame(as_text), spark.createDataFrame(preds), ["AP", "nDCG@5", "RR"],
+    mixed = rankmeter.evaluate(spark.createDataFrame(as_text), spark.createDataFrame(preds), ["AP", "nDCG@5", "RR"],
                             columns=cols)
     same(mixed, local, ["AP", "nDCG@5", "RR"])
     # ids as bytes on one side compare as the UTF-8 bytes of the other side's text
     as_bytes = truth.set_column(0, "user", truth.column("user").cast(pa.string()).cast(pa.binary()))
-    same(rspark.evaluate(spark.createDataFrame(as_bytes), spark.createDataFrame(preds), ["AP", "RR"], columns=cols),
+    same(rankmeter.evaluate(spark.createDataFrame(as_bytes), spark.createDataFrame(preds), ["AP", "RR"], columns=cols),
          local, ["AP", "RR"])
     # a local qrels dict with a Spark run
     qdict = {str(u): {} for u in range(20)}
@@ -204,7 +206,7 @@ def test_errors_come_back_as_rankmeter_errors(spark):
     with pytest.raises(InputError, match="looks like qrels"):
         rankmeter.evaluate(q, q, "AP")
     with pytest.raises(InputError, match=r"no column 'qid'"):
-        rspark.evaluate(q, r, "AP", columns={"query": "qid"})
+        rankmeter.evaluate(q, r, "AP", columns={"query": "qid"})
     with pytest.raises(InputError, match="ids are strings, bytes or integers"):
         rankmeter.evaluate(q, r.withColumn("doc", r.score), "AP")
     half = spark.createDataFrame([("q00", "d001", 1.5)], "query string, doc string, rel double")
@@ -248,6 +250,6 @@ def test_als_style_struct_lists(spark):
 
 
 def test_rankmeter_import_does_not_load_pyspark():
-    code = "import sys, rankmeter, rankmeter.api, rankmeter.recsys, rankmeter.spark; print('pyspark' in sys.modules)"
+    code = "import sys, rankmeter, rankmeter.api, rankmeter.recsys, rankmeter.executors.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

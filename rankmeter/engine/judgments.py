@@ -1,0 +1,123 @@
+"""The qrels keyed once: query codes, per-query judged grades and a hash index of (query, doc).
+
+Preparing is the only pass over the qrels; every run (and every part of a
+run) then only probes: :meth:`Judgments.query_codes` maps a run's query ids to
+codes, :meth:`Judgments.grades` joins its (query, doc) rows to grades, and
+:meth:`Judgments.judged_side` gathers the judged grades of some queries.
+
+Query codes number the judged queries in bytewise id order (C ``strcmp``),
+so sorting by code is trec_eval's query order.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..io.canonical import Qrels, decode_id
+from .batch import NONPOOL, UNJUDGED
+from .keys import HashIndex, binary_parts, id_hash, pair_hash
+
+__all__ = ["Judgments", "segment_offsets", "gather_segments"]
+
+
+def segment_offsets(counts: np.ndarray) -> np.ndarray:
+    """Offsets (n + 1, int64) of consecutive segments with these lengths."""
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+
+def gather_segments(offsets: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of segments ``which`` (in that order) and their new offsets."""
+    lo = offsets[which]
+    counts = offsets[which + 1] - lo
+    new = segment_offsets(counts)
+    rows = np.repeat(lo - new[:-1], counts) + np.arange(int(new[-1]))
+    return rows, new
+
+
+def _binary(column) -> pa.Array:
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return array.cast(pa.binary()) if array.type != pa.binary() else array
+
+
+def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array) -> tuple[int, int] | None:
+    """The first pair of rows with the same (query code, doc), verified exactly, or None."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if len(same) == 0:
+        return None
+    first, second = order[same], order[same + 1]
+    equal = (code[first] == code[second]) & pc.equal(docs.take(pa.array(first)),
+                                                     docs.take(pa.array(second))).to_numpy(zero_copy_only=False)
+    if not equal.any():
+        return None
+    pairs = np.sort(np.stack([first[equal], second[equal]]), axis=0)
+    pick = int(np.argmin(pairs[1]))
+    return int(pairs[0, pick]), int(pairs[1, pick])
+
+
+class Judgments:
+    """A :class:`Qrels` prepared for scoring many runs (see module docstring)."""
+
+    def __init__(self, qrels: Qrels):
+        self.qrels = qrels
+        table = qrels.table
+        query = _binary(table.column("query"))
+        self.docs = _binary(table.column("doc"))
+        grades = table.column("rel").to_numpy()
+        encoded = pc.dictionary_encode(query)
+        order = pc.sort_indices(encoded.dictionary).to_numpy()
+        self.ids: pa.Array = encoded.dictionary.take(pa.array(order))
+        rank = np.empty(len(order), np.int64)
+        rank[order] = np.arange(len(order))
+        code = rank[encoded.indices.to_numpy(zero_copy_only=False)] if len(query) else np.zeros(0, np.int64)
+        self.nq = len(self.ids)
+        self.row_code = code
+        self.row_grade = grades
+        id_offsets, id_values = binary_parts(self.ids)
+        self.id_index = HashIndex(id_hash(id_offsets, id_values))
+        keys = pair_hash(code, id_hash(*binary_parts(self.docs)))
+        dup = duplicate_rows(keys, code, self.docs)
+        if dup is not None:
+            doc, q = self.docs[dup[0]].as_py(), self.ids[int(code[dup[0]])].as_py()
+            todo = ("remove one of the lines" if qrels.origin == "file"
+                    else "drop one of the rows" if qrels.origin == "frame" else "keep one")
+            raise InputError(f"doc {decode_id(doc)} is judged twice for query {decode_id(q)}; a qrels list a doc "
+                             f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
+        self.pair_index = HashIndex(keys)
+        judged = np.lexsort((-grades, code))
+        self.judged_rel = grades[judged]
+        self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
+
+    def query_codes(self, names: pa.Array) -> np.ndarray:
+        """Code of each query id in ``names`` (binary), -1 for ids the qrels do not judge."""
+        names = _binary(names)
+        found = self.id_index.lookup(id_hash(*binary_parts(names)))
+        hit = np.flatnonzero(found >= 0)
+        if len(hit):
+            same = pc.equal(names.take(pa.array(hit)), self.ids.take(pa.array(found[hit])))
+            found[hit[~same.to_numpy(zero_copy_only=False)]] = -1
+        return found
+
+    def grades(self, code: np.ndarray, docs: pa.Array, doc_hash: np.ndarray) -> np.ndarray:
+        """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0."""
+        out = np.full(len(code), NONPOOL, dtype=np.int64)
+        found = self.pair_index.lookup(pair_hash(code, doc_hash))
+        rows = np.flatnonzero(found >= 0)
+        if len(rows):
+            qrow = found[rows]
+            same = (self.row_code[qrow] == code[rows]) & pc.equal(
+                docs.take(pa.array(rows)), self.docs.take(pa.array(qrow))).to_numpy(zero_copy_only=False)
+            grades = self.row_grade[qrow[same]]
+            out[rows[same]] = np.where(grades < 0, UNJUDGED, grades)
+        return out
+
+    def judged_side(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Judged grades (descending per query) and offsets for the queries ``codes``, in that order."""
+        rows, offsets = gather_segments(self.judged_offsets, codes)
+        return self.judged_rel[rows], offsets
+
+    def names(self, codes: np.ndarray) -> list[bytes]:
+        return self.ids.take(pa.array(codes, pa.int64())).to_pylist() if len(codes) else []

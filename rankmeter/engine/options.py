@@ -1,0 +1,174 @@
+"""The evaluation options every entry point takes, declared once and validated once.
+
+``evaluate``, ``compare``, ``explain``, the report, ``recsys``, Spark and the
+command line all take these options with the same names and meaning. Each is
+declared in :data:`OPTIONS` with its default, what it accepts and its help
+text; :func:`validate_options` checks a set of them in one pass and every bad
+value gets the same message shape::
+
+    rel='2': expected an integer relevance threshold (grades >= rel are relevant)
+
+The CLI builds its flags from the same table (:func:`add_option_flags`), so a
+flag and its keyword can never drift apart.
+
+>>> validate_options(rel=2, judged_only=True).rel
+2
+>>> validate_options(queries="all")
+Traceback (most recent call last):
+...
+rankmeter.errors.ParameterError: queries='all': expected one of 'both', 'qrels'
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["Options", "OPTIONS", "OptionSpec", "validate_options", "add_option_flags", "options_from_args",
+           "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS"]
+
+QUERY_POLICIES = ("both", "qrels")
+TIE_POLICIES = ("trec_eval", "input")
+EXECUTORS = ("auto", "memory", "streamed", "spark")
+
+
+def _is_int(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
+def _positive_int_or_none(value: Any) -> bool:
+    return value is None or (_is_int(value) and value >= 1)
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option: default, acceptance test, what it expects (for messages) and CLI help."""
+
+    name: str
+    default: Any
+    accepts: Callable[[Any], bool]
+    expected: str
+    help: str
+    choices: tuple = ()
+    flag: str | None = None        # the CLI flag, when the option has one
+    cli: bool = True               # offered on the evaluation commands
+
+    def check(self, value: Any) -> Any:
+        if self.choices:
+            if not isinstance(value, str) or value not in self.choices:
+                raise ParameterError(f"{self.name}={value!r}: expected one of "
+                                     + ", ".join(repr(c) for c in self.choices))
+        elif not self.accepts(value):
+            raise ParameterError(f"{self.name}={value!r}: expected {self.expected}")
+        return int(value) if _is_int(value) else value
+
+
+OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
+    OptionSpec("queries", "both", lambda v: True, "", choices=QUERY_POLICIES,
+               help="which queries are averaged: those in both inputs (judged queries the run lacks are named "
+                    "in a warning), or every qrels query, a missing one scoring as an empty ranking "
+                    "(trec_eval -c)"),
+    OptionSpec("rel", 1, _is_int, "an integer relevance threshold (grades >= rel are relevant)",
+               help="relevance threshold for measures that do not set their own rel= (trec_eval -l)"),
+    OptionSpec("judged_only", False, lambda v: isinstance(v, (bool, np.bool_)), "True or False",
+               help="drop unjudged docs from rankings before scoring, closing the gaps (trec_eval -J)"),
+    OptionSpec("max_docs", None, lambda v: v is None or (_is_int(v) and v >= 0),
+               "a non-negative integer or None",
+               help="score only the first N docs of each ranking (trec_eval -M)"),
+    OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
+               help="order within a query: score descending then docno descending (trec_eval), or as given"),
+    OptionSpec("truncate_grades", False, lambda v: isinstance(v, (bool, np.bool_)), "True or False",
+               help="read a non-integer grade such as 1.7 as 1, as trec_eval does (default: refuse it)"),
+    OptionSpec("columns", None, lambda v: v is None or (isinstance(v, Mapping) and all(
+        isinstance(k, str) and isinstance(c, str) for k, c in v.items())),
+               "None or a dict role -> column name, e.g. {'query': 'user', 'doc': 'item'}",
+               help="column names of DataFrame inputs: role=name pairs, e.g. query=user,doc=item"),
+    OptionSpec("executor", "auto", lambda v: True, "", choices=EXECUTORS,
+               help="how a run is scored: auto (Spark for Spark DataFrames, else in memory), memory, "
+                    "streamed (a file read in blocks of whole queries: bounded memory; the file must be "
+                    "grouped by query), spark"),
+    OptionSpec("threads", None, _positive_int_or_none, "a positive integer or None",
+               help="parts scored at once (default: 2, or 1 on a one-core machine)", cli=False),
+    OptionSpec("chunk_bytes", None, _positive_int_or_none, "a positive number of bytes or None",
+               help="streamed executor: bytes of the file read at a time (default 32 MiB)", cli=False),
+    OptionSpec("progress", None, lambda v: v is None or isinstance(v, bool), "True, False or None",
+               help="show a progress bar on stderr (default: when stderr is a terminal)", cli=False),
+    OptionSpec("partitions", None, _positive_int_or_none, "a positive integer or None",
+               help="Spark: hash-partition both inputs by query into this many partitions", cli=False),
+)}
+
+
+@dataclass(frozen=True)
+class Options:
+    """A validated set of evaluation options (see :data:`OPTIONS` for each one's meaning)."""
+
+    queries: str = "both"
+    rel: int = 1
+    judged_only: bool = False
+    max_docs: int | None = None
+    ties: str = "trec_eval"
+    truncate_grades: bool = False
+    columns: Mapping[str, str] | None = None
+    executor: str = "auto"
+    threads: int | None = None
+    chunk_bytes: int | None = None
+    progress: bool | None = None
+    partitions: int | None = None
+
+    def replace(self, **changes: Any) -> "Options":
+        return validate_options(**{**self.as_dict(), **changes})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def validate_options(options: Options | None = None, **given: Any) -> Options:
+    """Check ``given`` options against :data:`OPTIONS` (on top of ``options``) and return them validated."""
+    unknown = sorted(set(given) - set(OPTIONS))
+    if unknown:
+        import difflib
+        hints = [difflib.get_close_matches(u, list(OPTIONS), n=1) for u in unknown]
+        hint = "; did you mean " + ", ".join(h[0] for h in hints if h) + "?" if any(hints) else ""
+        raise ParameterError(f"unknown option {', '.join(unknown)}{hint} (options: {', '.join(OPTIONS)})")
+    base = options.as_dict() if options is not None else {}
+    values = {name: OPTIONS[name].check(value) for name, value in given.items()}
+    return Options(**{**base, **values})
+
+
+def _columns_flag(text: str) -> dict[str, str]:
+    pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
+    if not pairs or any(len(p) != 2 or not p[0].strip() or not p[1].strip() for p in pairs):
+        raise ParameterError(f"--columns {text!r}: expected role=name pairs, e.g. query=user,doc=item,score=pred")
+    return {role.strip(): name.strip() for role, name in pairs}
+
+
+def add_option_flags(parser, *, only: tuple[str, ...] | None = None) -> None:
+    """Add the evaluation options as flags (``--queries``, ``--rel``, ``--judged-only`` ...) to an argparse parser."""
+    for spec in OPTIONS.values():
+        if not spec.cli or (only is not None and spec.name not in only):
+            continue
+        flag = spec.flag or "--" + spec.name.replace("_", "-")
+        if isinstance(spec.default, bool):
+            parser.add_argument(flag, dest=spec.name, action="store_true", help=spec.help)
+        elif spec.choices:
+            parser.add_argument(flag, dest=spec.name, choices=spec.choices, default=spec.default,
+                                help=f"{spec.help} (default {spec.default})")
+        elif spec.name == "columns":
+            parser.add_argument(flag, dest=spec.name, default=None, metavar="ROLE=NAME,...", help=spec.help)
+        else:
+            parser.add_argument(flag, dest=spec.name, type=int, default=spec.default, metavar="N",
+                                help=spec.help + ("" if spec.default is None else f" (default {spec.default})"))
+
+
+def options_from_args(args) -> dict[str, Any]:
+    """The evaluation options an argparse namespace holds, as keyword arguments."""
+    out = {}
+    for spec in OPTIONS.values():
+        if hasattr(args, spec.name):
+            value = getattr(args, spec.name)
+            out[spec.name] = _columns_flag(value) if spec.name == "columns" and value is not None else value
+    return out

@@ -1,0 +1,221 @@
+"""The streamed executor: a run file too big for memory, scored a block of whole queries at a time.
+
+:func:`evaluate_streamed` reads the run file in blocks of about
+``chunk_bytes`` (gzip is read as a stream), parses each block as the TREC
+reader does, holds back the rows of the block's last query (it may go on in
+the next block) and hands the rest to :meth:`Evaluator.score
+<rankmeter.engine.Evaluator.score>` on a pool of threads (Arrow's parser and
+numpy release the GIL, so both cores work); :meth:`~rankmeter.engine.Evaluator.finish`
+puts the parts together in query order, so the result is the one the whole
+file gives, to the last bit. Memory is the qrels, the blocks in flight and the
+per-query values: a 100-million-line run needs a few GB instead of tens.
+Errors name the line in the whole file.
+
+The run file must be grouped by query (each query's lines together, in
+any query order), as every run written query by query is. A query met again
+after another one is an error that says how to group the file:
+``LC_ALL=C sort -s -k1,1 run.txt`` (stable, so each query keeps its line
+order, which matters for ties and for ranked lists).
+"""
+from __future__ import annotations
+
+import gzip
+import zlib
+import io
+import os
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..io import read_run
+from ..io.canonical import Run, decode_id
+from ..engine.build import query_starts
+from ..progress import Progress
+
+__all__ = ["evaluate_streamed"]
+
+
+
+class _Blocks:
+    """Whole lines of a (possibly gzipped) file, about ``size`` bytes at a time, with progress."""
+
+    def __init__(self, source: str | os.PathLike | BinaryIO, size: int):
+        if hasattr(source, "read"):
+            self.name = str(getattr(source, "name", "<stream>"))
+            self.raw = source
+            self.total = None
+        else:
+            self.name = os.fsdecode(source)
+            try:
+                self.raw = open(source, "rb")
+            except FileNotFoundError:
+                raise InputError("no such file; check the path", source=self.name) from None
+            except IsADirectoryError:
+                raise InputError("is a directory; pass the run file inside it", source=self.name) from None
+            except OSError as exc:
+                raise InputError(f"cannot be read ({exc.strerror or exc})", source=self.name) from None
+            self.total = os.fstat(self.raw.fileno()).st_size
+        head = self.raw.peek(2)[:2] if hasattr(self.raw, "peek") else b""
+        self.stream = gzip.GzipFile(fileobj=self.raw) if head == b"\x1f\x8b" else self.raw
+        self.size = size
+
+    def position(self) -> int:
+        try:
+            return self.raw.tell()
+        except (OSError, ValueError):
+            return 0
+
+    def __iter__(self):
+        rest = b""
+        first = True
+        while True:
+            try:
+                data = self.stream.read(self.size)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise InputError(f"broken or truncated gzip data ({exc}); re-create the file",
+                                 source=self.name) from None
+            if first and data[:3] == b"\xef\xbb\xbf":
+                data = data[3:]
+            first = False
+            if not data:
+                if rest:
+                    yield rest
+                return
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # no line end yet: read on
+                rest = data
+                continue
+            rest = data[cut:]
+            yield data[:cut]
+
+
+def _parse(block: bytes, name: str, line0: int) -> Run | None:
+    """One block of whole lines as a Run; errors name the line in the whole file."""
+    if not any(line.strip() and not line.lstrip().startswith(b"#") for line in block.split(b"\n")):
+        return None  # only comments or blank lines: nothing to score in this block
+    try:
+        run = read_run(io.BytesIO(block))
+    except InputError as exc:
+        lines = None if exc.line is None else [line0 + n for n in ([exc.line] if isinstance(exc.line, int)
+                                                                    else exc.line)]
+        raise InputError(exc.message, source=name, line=lines, hint=exc.hint) from None
+    lines = run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)
+    return Run(run.table, name, lines + line0, tag=run.tag, ranked=run.ranked)
+
+
+def _ungrouped(name: str, query: bytes, line: int | None) -> InputError:
+    return InputError(f"query {decode_id(query)} appears again after other queries; scoring in chunks needs "
+                      "each query's lines together: group the file by query first, e.g. "
+                      "LC_ALL=C sort -s -k1,1 run.txt > grouped.txt (stable: ties keep their order)",
+                      source=name, line=line)
+
+
+def evaluate_streamed(evaluator, run) -> "Results":  # noqa: F821
+    """Score the TREC run file ``run`` (a path or binary file object, grouped by query) block by block.
+
+    The values are those of :meth:`Evaluator.evaluate <rankmeter.engine.Evaluator.evaluate>`;
+    ``evaluator.options`` gives ``chunk_bytes`` (default 32 MiB: memory grows
+    with it, about 8x per block in flight), ``threads`` (blocks scored at once
+    while the next is read; default 2, or 1 on a one-core machine) and
+    ``progress`` (a bar on stderr; default when stderr is a terminal).
+
+    Raises
+    ------
+    InputError
+        For the same problems as :func:`rankmeter.read_run` (naming the line
+        in the whole file), and when a query's lines are not together.
+    """
+    options = evaluator.options
+    if not isinstance(run, (str, bytes, os.PathLike)) and not hasattr(run, "read"):
+        raise InputError("the streamed executor reads a run file: pass its path (or executor='memory' for "
+                         f"a {type(run).__name__})")
+    threads = options.threads or min(2, os.cpu_count() or 1)
+    blocks = _Blocks(run, options.chunk_bytes or (32 << 20))
+    bar = Progress(blocks.total, os.path.basename(blocks.name), enabled=options.progress, bytes_=True,
+                   transient=False, count_label="queries")
+    done_ids: list[pa.Array] = []   # query ids met so far, one array per block
+    parts = []
+    pending: deque[Future] = deque()
+    held: Run | None = None
+    ranked = None
+    tag = b""
+    line0 = 0
+    scored = 0
+
+    def collect(limit: int) -> None:
+        nonlocal scored
+        while len(pending) > limit:  # bounds the blocks in memory
+            parts.append(pending.popleft().result())
+            scored += len(parts[-1].codes)
+        bar.update(completed=blocks.position(), count=scored)
+
+    pool = ThreadPoolExecutor(max_workers=int(threads))
+    try:
+        for block in blocks:
+            parsed = _parse(block, blocks.name, line0)
+            line0 += block.count(b"\n")
+            if parsed is None:
+                continue
+            if ranked is not None and parsed.ranked != ranked:
+                raise InputError("the file mixes scored lines (6 fields) and ranked lines (2 fields)",
+                                 source=blocks.name, line=int(parsed.line_of(0)))
+            ranked, tag = parsed.ranked, parsed.tag or tag
+            if held is not None:
+                parsed = Run(pa.concat_tables([held.table, parsed.table]), blocks.name,
+                             np.concatenate([held.lines, parsed.lines]), tag=tag, ranked=ranked)
+            held, ready = _whole_queries(parsed, done_ids, last=False)
+            if ready is not None:
+                pending.append(pool.submit(evaluator.score, ready))
+                collect(int(threads) - 1)
+        if held is not None:
+            _, ready = _whole_queries(held, done_ids, last=True)
+            pending.append(pool.submit(evaluator.score, ready))
+        collect(0)
+    finally:
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True)
+        bar.close()
+        if not hasattr(run, "read"):
+            blocks.raw.close()
+    if ranked is None:
+        raise InputError("the file is empty (only comments or blank lines); pass a run file with "
+                         "'query Q0 doc rank score tag' lines", source=blocks.name)
+    return evaluator.finish(parts, run_name=decode_id(tag) or blocks.name)
+
+
+def _whole_queries(run: Run, done_ids: list, *, last: bool):
+    """Split off the rows of ``run``'s last query unless ``last``; check grouping.
+
+    Returns (rows held back or None, the rows of whole queries or None).
+    """
+    query = run.table.column("query")
+    starts = query_starts(query)
+    held = None
+    if not last:
+        if len(starts) < 2:
+            return run, None  # one query so far: it may go on
+        cut = int(starts[-1])
+        held = Run(run.table.slice(cut), run.source, run.lines[cut:], tag=run.tag, ranked=run.ranked)
+        run = Run(run.table.slice(0, cut), run.source, run.lines[:cut], tag=run.tag, ranked=run.ranked)
+        starts = starts[:-1]
+        query = run.table.column("query")
+    heads = query.take(pa.array(starts)).combine_chunks()
+    if len(pc.unique(heads)) != len(heads):  # a query in two places within this block
+        counts = pc.value_counts(heads)
+        twice = counts.filter(pc.greater(counts.field("counts"), 1)).field("values")[0].as_py()
+        where = np.flatnonzero(pc.equal(heads, twice).to_numpy(zero_copy_only=False))[1]
+        raise _ungrouped(run.source, twice, int(run.line_of(int(starts[where]))))
+    if done_ids:
+        again = pc.is_in(heads, value_set=pa.concat_arrays(done_ids)).to_numpy(zero_copy_only=False)
+        if again.any():
+            first = int(np.flatnonzero(again)[0])
+            raise _ungrouped(run.source, heads[first].as_py(), int(run.line_of(int(starts[first]))))
+    done_ids.append(heads)
+    return held, run
