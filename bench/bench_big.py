@@ -9,7 +9,7 @@ query and sorted by score within each query, as a retrieval system writes
 it; scores have 3 decimals, so ties occur. About 10 judgments per query,
 grades 0-3, mostly on the run's top ranks.
 
-Then scores it with :func:`rankmeter.chunked.evaluate_file` in a child
+Then scores it with ``rankmeter.evaluate(..., executor="streamed")`` in a child
 process and prints the time and the child's peak resident memory
 (``ru_maxrss``). ``--whole`` does the same with :func:`rankmeter.evaluate`
 on the whole file for comparison (and checks that the means are the same
@@ -85,11 +85,11 @@ CHILD = """
 import json, resource, sys, time, warnings
 warnings.simplefilter("ignore")
 import rankmeter
-from rankmeter.chunked import evaluate_file
+from rankmeter import evaluate
 qrels, run, chunk, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 t = time.perf_counter()
 if mode == "chunked":
-    r = evaluate_file(qrels, run, {measures!r}, chunk_bytes=chunk)
+    r = evaluate(qrels, run, {measures!r}, executor="streamed", chunk_bytes=chunk)
 else:
     r = rankmeter.evaluate(qrels, run, {measures!r})
 elapsed = time.perf_counter() - t
@@ -145,7 +145,7 @@ def main(argv=None) -> int:
     if args.check:
         import warnings
         import rankmeter
-        from rankmeter.chunked import evaluate_file
+        from rankmeter import evaluate
         prefix = DATA / "prefix.txt"
         with open(run_path, "rb") as src, open(prefix, "wb") as dst:
             for _, line in zip(range(200_000), src):
@@ -154,7 +154,7 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore")
             qrels = rankmeter.read_qrels(qrels_path)
             whole = rankmeter.evaluate(qrels, prefix, MEASURES)
-            chunked = evaluate_file(qrels, prefix, MEASURES, chunk_bytes=1 << 20)
+            chunked = evaluate(qrels, prefix, MEASURES, executor="streamed", chunk_bytes=1 << 20)
         same = whole.queries == chunked.queries and all(
             whole.values(m).tolist() == chunked.values(m).tolist() and whole[m] == chunked[m] for m in MEASURES)
         print(f"check on the first 200,000 lines: whole and chunked identical: {same}")

@@ -5,11 +5,12 @@ from typing import Any
 
 from .engine import Evaluator, validate_options
 from .results import Results
+from .types import MeasuresLike, QrelsLike, RunLike
 
 __all__ = ["evaluate", "Results"]
 
 
-def evaluate(qrels, run, measures, **options: Any) -> Results:
+def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: Any) -> Results:
     """Score a run against judgments.
 
     Parameters

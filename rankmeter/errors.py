@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError"]
+__all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError", "MissingExtra", "require"]
 
 
 def _numbers(value: int | Sequence[int]) -> str:
@@ -73,3 +73,24 @@ class MeasureError(RankmeterError, ValueError):
 
 class ParameterError(RankmeterError, ValueError):
     """A keyword argument of a public function has an invalid value."""
+
+
+class MissingExtra(RankmeterError, ImportError):
+    """An optional dependency is not installed; the message names the extra that brings it.
+
+    It is an :class:`ImportError` (what Python code expects of a missing
+    module) and a :class:`RankmeterError` (the CLI prints it on one line).
+    """
+
+    def __init__(self, module: str, extra: str, needed_for: str):
+        self.module, self.extra = module, extra
+        super().__init__(f"{needed_for} needs {module}: pip install 'rankmeter[{extra}]'", name=module)
+
+
+def require(module: str, extra: str, needed_for: str):
+    """Import ``module`` (an optional dependency) or raise :class:`MissingExtra` naming ``extra``."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(module.split(".")[0], extra, needed_for) from None

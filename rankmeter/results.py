@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MeasureError, ParameterError
+from .errors import MeasureError, require
 from .io.canonical import decode_id
 from .measures import Measure
 
@@ -96,11 +96,7 @@ class Results:
     @property
     def per_query(self):
         """Per-query values as a pandas DataFrame (needs pandas: pip install rankmeter[pandas])."""
-        try:
-            import pandas  # noqa: F401
-        except ImportError:
-            raise ParameterError("per_query needs pandas (pip install 'rankmeter[pandas]'); "
-                                 "to_arrow() and to_polars() work without it") from None
+        require("pandas", "pandas", "per_query (to_arrow() and to_polars() work without it)")
         return self.to_arrow().to_pandas()
 
     def to_polars(self):

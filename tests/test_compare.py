@@ -240,7 +240,7 @@ def test_scipy_is_optional(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_scipy)
     for test in ("t", "wilcoxon"):
-        with pytest.raises(ParameterError, match=r"pip install 'rankmeter\[stats\]'"):
+        with pytest.raises(ImportError, match=r"pip install 'rankmeter\[stats\]'"):
             compare(qrels, runs, "AP", test=test)
     for test in ("randomization", "bootstrap", "tukey"):
         assert len(compare(qrels, runs, "AP", test=test, permutations=200).table) == 3

@@ -111,3 +111,32 @@ def test_cli_explain_text_and_json(tmp_path):
     obj = json.loads(out.stdout)
     assert obj["columns"][:4] == ["rank", "doc", "score", "grade"]
     assert np.isclose(obj["value"], 1.0 * (1 + 1 + 1 + 1 + 1) / 6)
+
+
+# ------------------------------------------------ explanations agree with evaluate by construction
+def test_rbp_explained_at_rel_0_is_the_evaluated_value():
+    """Grade-0 docs are relevant at rel=0: 0.5 * (1 + 0.5 + 0.25) = 0.875 (the old explain showed 0.25)."""
+    qrels, run = {"q": {"a": 0, "b": 1, "c": 0}}, {"q": ["a", "b", "c"]}
+    ex = explain(qrels, run, "RBP(p=0.5)", "q", rel=0)
+    assert ex.value == 0.875 == rankmeter.evaluate(qrels, run, "RBP(p=0.5)", rel=0)["RBP(p=0.5)"]
+    assert [row[-3] for row in ex.rows] == [1.0, 1.0, 1.0]  # the gain column: every doc relevant at rel=0
+    assert ex.formula[-1].endswith("= 0.8750")
+
+
+def test_err_in_the_report_uses_the_whole_qrels_top_grade(tmp_path):
+    """q2's own top grade is 1, the qrels' is 2: its explanation divides by 2^2 as its table value does."""
+    from rankmeter.report.html import render_report
+
+    qrels = {"q1": {"a": 2, "b": 0}, "q2": {"c": 1, "d": 0}}
+    runs = {"s1": {"q1": ["a", "b"], "q2": ["c", "d"]}, "s2": {"q1": ["b", "a"], "q2": ["d", "c"]}}
+    value = rankmeter.evaluate(qrels, runs["s1"], "ERR").values("ERR")[1]
+    assert value == 0.25  # (2^1 - 1) / 2^2
+    page = render_report(qrels, runs, ["ERR"], plots=False, test="randomization", permutations=100)
+    assert "ERR = 1*0.25/1 = 0.2500" in page and "g_max = 2" in page
+    assert "0.0625" not in page
+
+
+def test_success_without_a_cutoff_reads_the_whole_ranking():
+    ex = explain({"q": {"b": 1}}, {"q": ["a", "b"]}, "Success", "q")
+    assert ex.value == 1.0
+    assert ex.formula == ["Success = 1  (1 relevant retrieved)"]

@@ -10,10 +10,7 @@ from collections.abc import Iterable
 from ..errors import MeasureError, ParameterError
 from ..measures import Measure, parse_measure
 
-__all__ = ["resolve_measures", "MeasureSpec"]
-
-#: What a measures argument may be: one name or Measure, or several.
-MeasureSpec = "str | Measure | Iterable[str | Measure]"
+__all__ = ["resolve_measures"]
 
 
 def resolve_measures(measures) -> list[tuple[str, Measure]]:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, require
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
            "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
@@ -37,17 +37,13 @@ __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
 #: The eleven recall levels of the standard recall-precision graph.
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
-_INSTALL = "pip install 'rankmeter[plot]'"
 _UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
 
 
 def _figure(width: float, height: float):
     """A new Figure on an Agg canvas (no pyplot, no global backend change)."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ParameterError(f"plots need matplotlib; install it with: {_INSTALL}") from None
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg", "plot", "plots").FigureCanvasAgg
+    from matplotlib.figure import Figure
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MeasureError, ParameterError
+from ..errors import MeasureError, ParameterError, require
 from ..measures import Measure
 
 __all__ = ["Comparison", "TABLE_COLUMNS", "PAIR_COLUMNS"]
@@ -18,12 +18,8 @@ PAIR_COLUMNS = ["measure", "system_a", "system_b", "mean_a", "mean_b", "delta", 
 
 
 def _pandas():
-    try:
-        import pandas
-    except ImportError:
-        raise ParameterError("Comparison tables are pandas DataFrames: pip install 'rankmeter[pandas]' "
-                             "(table_records() and pair_records() work without it)") from None
-    return pandas
+    return require("pandas", "pandas", "Comparison tables (pandas DataFrames; table_records() and "
+                                       "pair_records() work without it)")
 
 
 class Comparison:

@@ -34,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, require
 
 __all__ = ["paired_t", "wilcoxon", "randomization", "bootstrap", "tukey_hsd", "effect_size"]
 
@@ -44,12 +44,8 @@ _BLOCK = 1 << 22  # numbers per block of random draws
 
 
 def _scipy_stats():
-    try:
-        from scipy import stats
-    except ImportError:
-        raise ParameterError("the t and wilcoxon tests need scipy: pip install 'rankmeter[stats]' "
-                             "(randomization, bootstrap and tukey work without it)") from None
-    return stats
+    return require("scipy.stats", "stats", "the t and wilcoxon tests (randomization, bootstrap and tukey "
+                                           "work without it)")
 
 
 def _rng(seed: int | None) -> np.random.Generator:

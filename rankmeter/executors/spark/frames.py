@@ -14,7 +14,6 @@ Spark objects, and ``pyspark.sql.functions`` is imported when first needed.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pyarrow as pa
@@ -25,7 +24,6 @@ from ...io.canonical import Qrels, Run, decode_id
 from ...io.frames import qrels_from_frame, run_from_frame
 
 __all__ = ["grouped_frame", "tables_from_arrow", "canonical_qrels"]
-_WHERE = re.compile(r"^<pyarrow Table>(?: rows? [0-9, and]+ \(counting from 0\))?: ")
 
 
 
@@ -153,7 +151,7 @@ def grouped_frame(qrels, run, qrels_columns: dict | None = None, run_columns: di
 
 def _reword(exc: InputError, what: str) -> InputError:
     """The same error, naming the Spark input instead of the task's Arrow table and its row numbers."""
-    return InputError(_WHERE.sub("", str(exc)), source=f"<Spark {what} DataFrame>")
+    return InputError(exc.message, source=f"<Spark {what} DataFrame>", hint=exc.hint)
 
 
 def _flat(table: pa.Table, what: str, value_role: str) -> pa.Table:

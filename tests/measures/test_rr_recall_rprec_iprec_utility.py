@@ -26,7 +26,7 @@ from rankmeter import MeasureError, parse_measure
 from rankmeter.compat.trec_eval import expand
 from rankmeter.compat.trec_eval_cli import run
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 # --------------------------------------------------------------------------- hand-computed cases
 #

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.measures import Measure
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
 import reference  # noqa: E402
 
 DOCS = ["a", "b", "c", "d", "e", "f", "g", "B", "a1", "d10", "d9", "z"]

@@ -575,7 +575,7 @@ def _ours(golden: str, case: str) -> dict:
     return {tuple(line.split("\t")[:2]): line for line in buf.getvalue().decode().splitlines()}
 
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 
 def _expected(case: str, family: str) -> list[str]:
