@@ -1,7 +1,7 @@
 """rankmeter.compare, its Comparison and the `rankmeter compare` command."""
 from __future__ import annotations
 
-import builtins
+import sys
 import csv
 import io
 import json
@@ -231,14 +231,8 @@ def test_parameter_errors():
 
 def test_scipy_is_optional(monkeypatch):
     qrels, runs = _data(10)
-    real_import = builtins.__import__
-
-    def no_scipy(name, *args, **kwargs):
-        if name == "scipy" or name.startswith("scipy."):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_scipy)
+    monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
     for test in ("t", "wilcoxon"):
         with pytest.raises(ImportError, match=r"pip install 'rankmeter\[stats\]'"):
             compare(qrels, runs, "AP", test=test)

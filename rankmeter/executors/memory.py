@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..results import Results
 from ..io.canonical import Run
 from ..engine.build import query_starts
 
@@ -40,7 +41,7 @@ def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
     return out
 
 
-def evaluate_in_memory(evaluator, run, *, warn: bool = True) -> "Results":  # noqa: F821
+def evaluate_in_memory(evaluator, run, *, warn: bool = True) -> Results:
     """Score ``run`` (any run input) with ``evaluator``; the same values however it is cut."""
     from ..io import as_run
 

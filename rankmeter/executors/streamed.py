@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..io import read_run
+from ..results import Results
 from ..io.canonical import Run, decode_id
 from ..engine.build import query_starts
 from ..progress import Progress
@@ -116,7 +117,7 @@ def _ungrouped(name: str, query: bytes, line: int | None) -> InputError:
                       source=name, line=line)
 
 
-def evaluate_streamed(evaluator, run) -> "Results":  # noqa: F821
+def evaluate_streamed(evaluator, run) -> Results:
     """Score the TREC run file ``run`` (a path or binary file object, grouped by query) block by block.
 
     The values are those of :meth:`Evaluator.evaluate <rankmeter.engine.Evaluator.evaluate>`;

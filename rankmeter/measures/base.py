@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import MeasureError
-from .aggregation import COUNT, FLOAT, MEAN, NO_SUMMARY, SUM, TEXT, Aggregation, ValueType
+from .aggregation import COUNT, FLOAT, MEAN, SUM, TEXT, Aggregation, ValueType
 
 __all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of",
            "Aggregation", "ValueType", "MEAN", "SUM", "FLOAT", "COUNT", "TEXT", "ExplainParts"]

@@ -21,7 +21,6 @@ repeated); ``runs`` may also be a dict name -> run. Labels taken from the data
 from __future__ import annotations
 
 import io
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ _UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
 def _figure(width: float, height: float):
     """A new Figure on an Agg canvas (no pyplot, no global backend change)."""
     FigureCanvasAgg = require("matplotlib.backends.backend_agg", "plot", "plots").FigureCanvasAgg
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "plot", "plots").Figure
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig

@@ -34,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ..errors import ParameterError, require
+from ..errors import require
 
 __all__ = ["paired_t", "wilcoxon", "randomization", "bootstrap", "tukey_hsd", "effect_size"]
 

@@ -20,6 +20,7 @@ import math
 import random
 import re
 import shlex
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +28,10 @@ import pytest
 
 import rankmeter
 from rankmeter.compat.trec_eval_cli import run as trec_eval_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import reference  # noqa: E402
+from reference import REFERENCE  # noqa: E402
 
 LOG2_3 = math.log2(3)
 
@@ -340,155 +345,7 @@ def test_relstring():
         assert r["RelString"] is None   # no summary
 
 
-# ------------------------------------------------ plain reference of trec_eval
-def _ranked_rels(qrels_q: dict, run_q: dict) -> list[int]:
-    order = sorted(run_q.items(), key=lambda kv: (kv[1], kv[0].encode()), reverse=True)
-    out = []
-    for doc, _ in order:
-        g = qrels_q.get(doc)
-        out.append(-1 if g is None else (-2 if g < 0 else g))
-    return out
-
-
-def _levels(qrels_q: dict) -> list[int]:
-    """Docs per level 0..highest judged level."""
-    grades = [g for g in qrels_q.values() if g >= 0]
-    counts = [0] * (max(grades) + 1 if grades else 0)
-    for g in grades:
-        counts[g] += 1
-    return counts
-
-
-def _ideal_list(qrels_q: dict, gmap: dict) -> list[float]:
-    gains = []
-    for level, n in enumerate(_levels(qrels_q)):
-        gains += [gmap.get(level, float(level))] * n
-    return sorted((g for g in gains if g > 0), reverse=True)
-
-
-def _gain(rel: int, gmap: dict) -> float:
-    if rel in gmap:
-        return gmap[rel]
-    return float(rel) if rel > 0 else 0.0
-
-
-def ref_ndcg(rels, qrels_q, gmap, k=None):
-    ideal = _ideal_list(qrels_q, gmap)
-    top = rels if k is None else rels[:k]
-    dcg = sum(_gain(r, gmap) / math.log2(i + 2) for i, r in enumerate(top))
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal if k is None else ideal[:k]))
-    return dcg / idcg if idcg > 0 else 0.0
-
-
-def ref_ndcg_rel(rels, qrels_q, gmap):
-    ideal = _ideal_list(qrels_q, gmap)
-    if not ideal:
-        return 0.0
-    total, dcg, found = 0.0, 0.0, 0
-    for i, r in enumerate(rels):
-        g = _gain(r, gmap)
-        dcg += g / math.log2(i + 2)
-        if g > 0:
-            idcg = sum(x / math.log2(j + 2) for j, x in enumerate(ideal[:i + 1]))
-            total += dcg / idcg
-            found += 1
-    idcg = sum(x / math.log2(j + 2) for j, x in enumerate(ideal))
-    total += (len(ideal) - found) * dcg / idcg
-    return total / len(ideal) if total > 0 else 0.0
-
-
-def ref_rndcg(rels, qrels_q, gmap, level):
-    if sum(n for lv, n in enumerate(_levels(qrels_q)) if lv >= level) == 0:
-        return 0.0
-    ideal = _ideal_list(qrels_q, gmap)
-    npos = len(ideal)
-    dcg = [0.0]
-    for i, r in enumerate(rels):
-        dcg.append(dcg[-1] + _gain(r, gmap) / math.log2(i + 2))
-    idcg = [0.0]
-    for j, x in enumerate(ideal):
-        idcg.append(idcg[-1] + x / math.log2(j + 2))
-    points = []
-    for j in range(1, npos + 1):
-        if j == npos or ideal[j] != ideal[j - 1]:
-            points.append(dcg[min(j, len(rels))] / idcg[j])
-    if npos and len(rels) > npos + 1:
-        points.append(dcg[-1] / idcg[-1])
-    return sum(points) / len(points) if points else 0.0
-
-
-def ref_g(rels, qrels_q, gmap):
-    ideal = _ideal_list(qrels_q, gmap)
-    cost = got = total = 0.0
-    for i, r in enumerate(rels):
-        g = _gain(r, gmap)
-        got += g
-        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
-        if g != 0:
-            total += g / math.log2(2 + cost - got)
-    s = sum(ideal)
-    return total / s if s > 0 else 0.0
-
-
-def ref_bing(rels, qrels_q, level):
-    R = sum(1 for g in qrels_q.values() if g >= max(level, 0))
-    total, nonrel = 0.0, 0
-    for r in rels:
-        if r >= max(level, 0):
-            total += 1 / math.log2(2 + nonrel)
-        else:
-            nonrel += 1
-    return total / R if total else 0.0
-
-
-def ref_bpref(rels, qrels_q, level):
-    R = sum(1 for g in qrels_q.values() if g >= level)
-    N = sum(1 for g in qrels_q.values() if 0 <= g < level)
-    total, nonrel = 0.0, 0
-    for r in rels:
-        if r < 0:
-            continue
-        if r < level:
-            nonrel += 1
-        else:
-            total += 1.0 if nonrel == 0 else 1 - min(nonrel, R) / min(N, R)
-    return total / R if R else 0.0
-
-
-def ref_infap(rels, qrels_q, level):
-    R = sum(1 for g in qrels_q.values() if g >= level)
-    total, rel, nonrel, unj = 0.0, 0, 0, 0
-    for j, r in enumerate(rels):
-        if r == -1:
-            continue
-        if r == -2:
-            unj += 1
-        elif r < level:
-            nonrel += 1
-        else:
-            if j == 0:
-                total += 1
-            else:
-                total += 1 / (j + 1) + (j / (j + 1)) * ((rel + nonrel + unj) / j) * \
-                    ((rel + 1e-5) / (rel + nonrel + 2e-5))
-            rel += 1
-    return total / R if R else 0.0
-
-
-def ref_rbp_table(rels, qrels_q, gmap, p):
-    table = {lv: float(lv) for lv in range(len(_levels(qrels_q)))}
-    table.update(gmap)
-    if table and (min(table.values()) < 0 or max(table.values()) > 1):
-        lo, hi = min(table.values()), max(table.values())
-        table = {lv: (g - lo) / (hi - lo) for lv, g in table.items()}
-    return (1 - p) * sum(table.get(r, 0.0) * p ** i for i, r in enumerate(rels))
-
-
-def ref_rbp_resid(rels, p):
-    unj = [i for i, r in enumerate(rels) if r < 0]
-    return p ** len(rels) + (1 - p) * sum(p ** i for i in unj) if unj else 0.0
-
-
+# ------------------------------------------------ against the plain references (tests/reference)
 def _random_case(seed: int):
     rng = random.Random(seed)
     qrels, run = {}, {}
@@ -518,27 +375,35 @@ def test_against_plain_reference(seed):
              f"RBP(p=0.7, gain={gm if gmap else 'trec_eval'})", "RBP_resid(p=0.7, gain=trec_eval)",
              "Unjudged@5", "RelString@6"]
     r = ev(qrels, run, names, queries="qrels", rel=level)
+    for name in names:
+        m = rankmeter.parse_measure(name)
+        params = {p.name: m.get(p.name) for p in m.family.all_params}
+        params.update(k=m.cutoff, rel=level)
+        if m.name == "RBP" or m.name == "RBP_resid":
+            continue  # trec_eval's table gain: checked below against the table rule
+        for qi, q in enumerate(r.queries):
+            want = REFERENCE[m.name](qrels[q], reference.rank(qrels[q], reference.order_run(run.get(q, {}))), params)
+            got = r.values(name)[qi]
+            assert got == want if isinstance(want, str) else got == pytest.approx(want, rel=1e-12, abs=1e-12), \
+                (name, q)
     for qi, q in enumerate(r.queries):
-        rels = _ranked_rels(qrels[q], run.get(q, {}))
-        qq = qrels[q]
-        want = {
-            names[0]: ref_ndcg(rels, qq, gmap),
-            names[1]: ref_ndcg(rels, qq, gmap, 5) if not gmap else None,
-            names[2]: ref_ndcg_rel(rels, qq, gmap),
-            names[3]: ref_rndcg(rels, qq, gmap, level),
-            names[4]: ref_g(rels, qq, gmap),
-            "BinG": ref_bing(rels, qq, level),
-            "Bpref": ref_bpref(rels, qq, level),
-            "infAP": ref_infap(rels, qq, level),
-            names[8]: ref_rbp_table(rels, qq, gmap, 0.7),
-            names[9]: ref_rbp_resid(rels, 0.7),
-            "Unjudged@5": sum(1 for x in rels[:5] if x < 0) / 5,
-        }
-        for name, value in want.items():
-            if value is not None:
-                assert r.values(name)[qi] == pytest.approx(value, rel=1e-12, abs=1e-12), (name, q)
-        chars = "".join("-" if x == -1 else "." if x == -2 else ">" if x > 9 else str(x) for x in rels[:6])
-        assert r.values("RelString@6")[qi] == chars
+        rels = [qrels[q].get(d) for d in reference.order_run(run.get(q, {}))]
+        rels = [-1 if g is None else (-2 if g < 0 else g) for g in rels]
+        assert r.values(names[8])[qi] == pytest.approx(_rbp_table(rels, qrels[q], gmap, 0.7), rel=1e-12, abs=1e-12)
+        unjudged = [i for i, x in enumerate(rels) if x < 0]
+        want = 0.7 ** len(rels) + 0.3 * sum(0.7 ** i for i in unjudged) if unjudged else 0.0
+        assert r.values(names[9])[qi] == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def _rbp_table(rels, qrels_q, gmap, p):
+    """trec_eval's intended rbp table: levels 0..top (gain = level) plus the map, rescaled to [0, 1] if outside."""
+    grades = [g for g in qrels_q.values() if g >= 0]
+    table = {lv: float(lv) for lv in range(max(grades) + 1 if grades else 0)}
+    table.update(gmap)
+    if table and (min(table.values()) < 0 or max(table.values()) > 1):
+        lo, hi = min(table.values()), max(table.values())
+        table = {lv: (g - lo) / (hi - lo) for lv, g in table.items()}
+    return (1 - p) * sum(table.get(r, 0.0) * p ** i for i, r in enumerate(rels))
 
 
 # ---------------------------------------------------------- golden trec_eval

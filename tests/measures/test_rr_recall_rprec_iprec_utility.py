@@ -11,10 +11,10 @@ Three kinds of checks:
 """
 from __future__ import annotations
 
-import math
 import random
 import re
 import shlex
+import sys
 from functools import lru_cache
 from io import BytesIO, StringIO
 from pathlib import Path
@@ -25,6 +25,10 @@ import rankmeter
 from rankmeter import MeasureError, parse_measure
 from rankmeter.compat.trec_eval import expand
 from rankmeter.compat.trec_eval_cli import run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import reference  # noqa: E402
+from reference import REFERENCE  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -202,66 +206,7 @@ def test_trec_names_map_to_families():
 
 
 # --------------------------------------------------------------------------- plain reference
-# Written from trec_eval 10.0's definitions, one query at a time, no numpy.
-
-def _lround(x):
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
-
-
-def _ref(name, grades, R, level, param=None, cutoff=None):
-    """grades: grade of each ranked doc (None = not in the qrels); R: relevant judged."""
-    rel = [g is not None and g >= level for g in grades]
-    ret, hits = len(rel), sum(rel)
-    upto = (lambda k: sum(rel[:k]))
-    if name == "RR":
-        for i, r in enumerate(rel[:cutoff] if cutoff else rel):
-            if r:
-                return 1.0 / (i + 1)
-        return 0.0
-    if name == "Success":
-        return 1.0 if upto(cutoff) else 0.0
-    if name == "R":
-        return (upto(cutoff) if cutoff else hits) / R if R else 0.0
-    if name == "F":
-        h, n = (upto(cutoff), cutoff) if cutoff else (hits, ret)
-        if not h:
-            return 0.0
-        p, r, x = h / n, h / R, param
-        return (x + 1.0) * p * r / (x * p + r)
-    if name == "SetAP":
-        return hits * hits / (ret * R) if ret and R else 0.0
-    if name == "RelativeP":
-        if not R:
-            return 0.0
-        return upto(cutoff) / min(cutoff, R) if cutoff else (hits / min(ret, R) if ret else 0.0)
-    if name == "Rprec":
-        return upto(R) / R if R else 0.0
-    if name == "RprecMult":
-        k = int(param * R + 0.9)
-        return upto(k) / k if k else 0.0
-    if name in ("IPrec", "IPrecAvg"):
-        levels = [cutoff] if name == "IPrec" else param
-        total = 0.0
-        for x in sorted(levels)[::-1]:
-            need = _lround(x * R)
-            if need > hits or ret == 0:
-                continue
-            best, seen, value = 0.0, hits, None
-            for i in range(ret, 0, -1):     # walk up from the bottom of the ranking
-                best = max(best, seen / i)
-                if rel[i - 1]:
-                    if seen == need:
-                        value = best
-                    seen -= 1
-                if seen == 0 and value is None:
-                    value = best            # need <= 0: the best precision anywhere
-            total += value if value is not None else best
-        return total / len(levels)
-    if name == "Utility":
-        a, b, c, d, n = param
-        return a * hits + b * (ret - hits) + c * (R - hits) + d * (n + hits - ret - R)
-    raise AssertionError(name)
-
+# The plain reference implementations live in tests/reference (one oracle for every property test).
 
 def _random_case(rng):
     qrels, run_ = {}, {}
@@ -279,20 +224,11 @@ def _random_case(rng):
 
 
 REF_MEASURES = [
-    ("RR", "RR", None, None), ("RR@3", "RR", None, 3), ("Success@1", "Success", None, 1),
-    ("Success@4", "Success", None, 4), ("R@5", "R", None, 5), ("R", "R", None, None),
-    ("F", "F", 1.0, None), ("F(beta=0.5)", "F", 0.25, None), ("F1@6", "F", 1.0, 6),
-    ("F(beta=3)@10", "F", 9.0, 10), ("SetAP", "SetAP", None, None), ("RelativeP@4", "RelativeP", None, 4),
-    ("RelativeP", "RelativeP", None, None), ("Rprec", "Rprec", None, None),
-    ("RprecMult(mult=0.2)", "RprecMult", 0.2, None), ("RprecMult(mult=0.6)", "RprecMult", 0.6, None),
-    ("RprecMult(mult=1.8)", "RprecMult", 1.8, None),
-    ("IPrec@0", "IPrec", None, 0.0), ("IPrec@0.1", "IPrec", None, 0.1), ("IPrec@0.25", "IPrec", None, 0.25),
-    ("IPrec@0.5", "IPrec", None, 0.5), ("IPrec@0.7", "IPrec", None, 0.7), ("IPrec@1", "IPrec", None, 1.0),
-    ("IPrecAvg", "IPrecAvg", [i / 10 for i in range(11)], None),
-    ("IPrecAvg(recalls=[0.75, 0.25, 0.5, 0.25])", "IPrecAvg", [0.75, 0.25, 0.5, 0.25], None),
-    ("Utility", "Utility", (1.0, -1.0, 0.0, 0.0, 0), None),
-    ("Utility(rel_ret=3, nonrel_ret=-0.5, rel_nonret=-1, nonrel_nonret=0.01, num_docs=500)", "Utility",
-     (3.0, -0.5, -1.0, 0.01, 500), None),
+    "RR", "RR@3", "Success@1", "Success@4", "R@5", "R", "F", "F(beta=0.5)", "F1@6", "F(beta=3)@10", "SetAP",
+    "RelativeP@4", "RelativeP", "Rprec", "RprecMult(mult=0.2)", "RprecMult(mult=0.6)", "RprecMult(mult=1.8)",
+    "IPrec@0", "IPrec@0.1", "IPrec@0.25", "IPrec@0.5", "IPrec@0.7", "IPrec@1", "IPrecAvg",
+    "IPrecAvg(recalls=[0.75, 0.25, 0.5, 0.25])", "Utility",
+    "Utility(rel_ret=3, nonrel_ret=-0.5, rel_nonret=-1, nonrel_nonret=0.01, num_docs=500)",
 ]
 
 
@@ -301,17 +237,15 @@ REF_MEASURES = [
 def test_against_plain_reference(seed, level):
     rng = random.Random(seed)
     qrels, run_ = _random_case(rng)
-    names = [n for n, *_ in REF_MEASURES]
-    res = rankmeter.evaluate(qrels, run_, names, queries="qrels", rel=level)
-    for name, family, param, cutoff in REF_MEASURES:
+    res = rankmeter.evaluate(qrels, run_, REF_MEASURES, queries="qrels", rel=level)
+    for name in REF_MEASURES:
+        m = rankmeter.parse_measure(name)
+        params = {p.name: m.get(p.name) for p in m.family.all_params}
+        params.update(k=m.cutoff, rel=level)
         got = res.values(name)
         for i, q in enumerate(res.queries):
-            judged = qrels[q]
-            grades = [judged.get(d) for d in run_.get(q, [])]
-            grades = [None if g is not None and g < 0 else g for g in grades]
-            R = sum(1 for g in judged.values() if g >= level)
-            want = _ref(family, grades, R, level, param, cutoff)
-            assert got[i] == pytest.approx(want, abs=1e-12), (name, q, grades, R)
+            want = REFERENCE[m.name](qrels[q], reference.rank(qrels[q], run_.get(q, [])), params)
+            assert got[i] == pytest.approx(want, abs=1e-12), (name, q)
 
 
 # --------------------------------------------------------------------------- golden lines

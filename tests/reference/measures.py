@@ -187,7 +187,12 @@ def bpref(qrels, ranking, params) -> float:
 
 # --------------------------------------------------------------------------- gain-based measures
 def _gain(grade, gain) -> float:
-    """Gain of a grade: linear g, exp 2^g - 1, or a map {grade: gain} (other grades: g). Grades <= 0 gain 0."""
+    """Gain of a grade: linear g, exp 2^g - 1, or a map {grade: gain} (other grades: g); grades <= 0 gain 0.
+
+    A map names judged grades (0 included: trec_eval's gain table has a level 0), whose gain it sets.
+    """
+    if gain not in (None, "linear", "exp") and grade is not None and grade >= 0 and grade in dict(gain):
+        return float(dict(gain)[grade])
     g = _grade0(grade)
     if g == 0:
         return 0.0
@@ -243,7 +248,8 @@ def ndcg(qrels, ranking, params) -> float:
     else:
         pool = [g for _, g in _top(ranking, params)]
     key = lambda g: _gain(g, params.get("gain"))  # noqa: E731
-    ideal = _dcg_of(sorted(pool, key=key, reverse=True), params)
+    # the ideal ranking holds the docs that gain something (a gain map may give a grade a negative gain)
+    ideal = _dcg_of(sorted((g for g in pool if key(g) > 0), key=key, reverse=True), params)
     found = _dcg_of([g for _, g in ranking], params)
     return found / ideal if ideal > 0 else 0.0
 

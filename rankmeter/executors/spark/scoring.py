@@ -48,7 +48,7 @@ from ...engine.options import Options
 from ...engine.resolve import resolve_measures
 from ...errors import InputError, MeasureError, ParameterError
 from ...io import as_qrels, as_run
-from ...io.canonical import Run, decode_id, encode_id
+from ...io.canonical import decode_id, encode_id
 from ...measures import Measure
 from ...results import Results
 from . import is_spark_frame
