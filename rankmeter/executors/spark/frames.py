@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import InputError
+from ...engine.build import query_starts
 from ...io.canonical import Qrels, Run, decode_id
 from ...io.frames import qrels_from_frame, run_from_frame
 
@@ -183,9 +184,7 @@ def _by_score(run: Run) -> Run:
     n = len(run)
     if n < 2:
         return run
-    query = run.table.column("query")
-    change = pc.not_equal(query.slice(1), query.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+    starts = query_starts(run.table.column("query"))
     counts = np.diff(np.append(starts, n))
     neg = -run.table.column("score").to_numpy()
     perm = np.arange(n)
