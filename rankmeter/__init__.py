@@ -16,7 +16,7 @@ from .measures import Measure, parse_measure
 from .stats import Comparison, compare
 from .io.canonical import Qrels, Run
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",

@@ -15,6 +15,7 @@ import sys
 import warnings
 
 from .engine.options import add_option_flags, options_from_args
+from .output import printable
 
 __all__ = ["main"]
 
@@ -31,11 +32,12 @@ def _eval(args: argparse.Namespace) -> int:
     all_results = [evaluate_streamed(evaluator, path) if evaluator.options.executor == "streamed"
                    else evaluator.evaluate(path) for path in args.runs]
     if args.format == "json":
-        objs = [r.to_dict(per_query=args.per_query) for r in all_results]
-        json.dump(objs[0] if len(objs) == 1 else objs, sys.stdout, indent=2)
+        # one shape whatever the number of runs
+        json.dump({"measures": all_results[0].names, "options": {k: v for k, v in options.items() if v is not None},
+                   "runs": [r.to_dict(per_query=args.per_query) for r in all_results]}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print_results(all_results, args.runs, fmt=args.format, per_query=args.per_query)
+        print_results(all_results, args.runs, fmt=args.format, per_query=args.per_query, decimals=args.decimals)
     return 0
 
 
@@ -77,6 +79,10 @@ def _plot(args: argparse.Namespace) -> int:
     from .errors import ParameterError
     from .report import plots
 
+    from .output import check_output
+
+    inputs = [args.qrels, *args.runs]
+    check_output(args.output, inputs=inputs, suffixes=(".png", ".svg"))  # before any work is spent
     options = options_from_args(args)
     if args.kind == "pr":
         fig = plots.plot_pr(args.qrels, args.runs, **options)
@@ -86,7 +92,7 @@ def _plot(args: argparse.Namespace) -> int:
         fig = plots.plot_diff(args.qrels, args.runs, args.measure, pair=args.pair, **options)
     else:
         fig = plots.plot_distribution(args.qrels, args.runs, args.measure, kind=args.style, **options)
-    print(plots.save(fig, args.output), file=sys.stderr)
+    print(plots.save(fig, args.output, inputs=inputs), file=sys.stderr)
     return 0
 
 
@@ -106,15 +112,21 @@ _RUN_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "truncate_g
 
 
 def _parser() -> argparse.ArgumentParser:
+    from ._version import __version__
+
     p = argparse.ArgumentParser(prog="rankmeter", description="Score ranked results against relevance judgments.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="version", version=f"rankmeter {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     e = sub.add_parser("eval", help="score runs with chosen measures")
     e.add_argument("qrels", help="TREC qrels file (- for stdin)")
     e.add_argument("runs", nargs="+", help="TREC run file(s)")
     e.add_argument("-m", "--measure", action="append", required=True,
                    help="measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)")
     e.add_argument("-q", "--per-query", action="store_true", help="also show per-query values")
-    e.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    e.add_argument("--format", choices=("text", "json", "csv"), default="text",
+                   help="text: a table fitted to the terminal; json: {measures, options, runs: [...]}; csv")
+    e.add_argument("--decimals", type=int, default=4, metavar="N", help="digits after the point in text tables "
+                   "(default 4)")
     add_option_flags(e)
     e.add_argument("--chunked", action="store_true", help="the same as --executor streamed")
     e.set_defaults(func=_eval)
@@ -173,6 +185,8 @@ def _parser() -> argparse.ArgumentParser:
     add_option_flags(rp, only=_RUN_OPTIONS)
     rp.set_defaults(func=_report)
     sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)
+    for name, command in sub.choices.items():
+        command.set_defaults(subparser=command)
     return p
 
 
@@ -188,6 +202,20 @@ class _NoPandas:
         return None
 
 
+def _cli_words(message: str) -> str:
+    """A warning written for Python (``queries='qrels'``) in the CLI's words (``--queries qrels``)."""
+    import re
+
+    from .engine.options import OPTIONS
+
+    def flag(match):
+        name, value = match.group(1), match.group(2)
+        if name not in OPTIONS:
+            return match.group(0)
+        return "--" + name.replace("_", "-") + ("" if value == "True" else f" {value}")
+    return re.sub(r"\b([a-z_]+)='?([\w.-]+)'?", flag, message)
+
+
 def main(argv: list[str] | None = None) -> int:
     from .errors import RankmeterError
 
@@ -197,20 +225,27 @@ def main(argv: list[str] | None = None) -> int:
         # object is a pandas one; these commands never use pandas, so tell pyarrow it is absent.
         sys.meta_path.insert(0, _NoPandas())
     warnings.simplefilter("default")
-    warnings.showwarning = lambda msg, *a, **k: print(f"rankmeter: warning: {msg}", file=sys.stderr)
+    warnings.showwarning = lambda msg, *a, **k: print(f"rankmeter: warning: {printable(_cli_words(str(msg)))}",
+                                                      file=sys.stderr)
     try:
         if argv and argv[0] == "trec_eval":
             from .compat.trec_eval_cli import run
             return run(argv[1:])
-        args = _parser().parse_args(argv)
-        return args.func(args)
+        parser = _parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # an unknown flag: the subcommand's own usage, not the top-level one
+            getattr(args, "subparser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
     except RankmeterError as exc:
-        print(f"rankmeter: error: {exc}", file=sys.stderr)
+        print(f"rankmeter: error: {printable(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except OSError as exc:  # writing standard output failed: a full disk, a closed terminal
+        print(f"rankmeter: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        return 2
     except MemoryError:
         print("rankmeter: error: out of memory", file=sys.stderr)
         return 2
@@ -219,17 +254,50 @@ def main(argv: list[str] | None = None) -> int:
 def entry() -> None:
     """Console entry point: run, flush, and leave without interpreter teardown.
 
-    pyarrow's thread pool can abort at interpreter shutdown ("terminate called
-    without an active exception") after all output was written; exiting at once
-    after flushing keeps the exit status and stderr clean.
+    Ctrl-C at any moment (even while modules load) ends with one line and
+    status 130; outputs are written through temporary files, so none is left
+    half-written. pyarrow's thread pool can abort at interpreter shutdown
+    ("terminate called without an active exception") after all output was
+    written; exiting at once after flushing keeps the exit status and stderr clean.
     """
-    code = main()
+    import signal
+
+    code = 130
+    signal.signal(signal.SIGINT, _on_interrupt)
     try:
+        code = main()
         sys.stdout.flush()
         sys.stderr.flush()
+    except KeyboardInterrupt:
+        _interrupted()
     except BrokenPipeError:
-        pass
+        code = 0
+    except OSError as exc:
+        print(f"rankmeter: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
+        code = 2
+    except BaseException:  # noqa: BLE001 - an interrupt inside C code can surface as another error
+        if not _INTERRUPTED:
+            raise
+        _interrupted()
     os._exit(code)
+
+
+_INTERRUPTED = False
+
+
+def _on_interrupt(signum, frame) -> None:
+    global _INTERRUPTED
+    _INTERRUPTED = True
+    raise KeyboardInterrupt
+
+
+def _interrupted() -> None:
+    try:
+        sys.stderr.write("rankmeter: interrupted\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(130)
 
 
 if __name__ == "__main__":

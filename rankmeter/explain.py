@@ -52,6 +52,15 @@ class Explanation:
         """The per-rank table as a pandas DataFrame (needs pandas)."""
         return self.to_arrow().to_pandas()
 
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        from .report.notebook import html_table
+        formula = "<pre>" + escape("\n".join(self.formula)) + "</pre>"
+        ideal = html_table(self.ideal_columns, self.ideal_rows, caption="ideal ranking") if self.ideal_rows else ""
+        return (html_table(self.columns, self.rows, caption=f"{self.measure} for query {self.query}")
+                + ideal + formula)
+
     def __str__(self) -> str:
         out = [f"{self.measure} for query {self.query}", ""]
         out += _render(self.columns, self.rows)

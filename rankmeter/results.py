@@ -117,6 +117,14 @@ class Results:
             out["per_query"] = rows
         return out
 
+    def _repr_html_(self) -> str:
+        from .report.notebook import html_table
+        names = self.names
+        columns = [self._values[m] for _, m in self._names]
+        rows = [["mean"] + [v for v in self.mean.values()]]
+        rows += [[q] + [col[i] for col in columns] for i, q in enumerate(self.queries)]
+        return html_table(["query"] + names, rows, caption=f"{self.run or 'run'}: {len(self.queries)} queries")
+
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in self.mean.items())
         return f"Results({len(self._queries)} queries: {means})"

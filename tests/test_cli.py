@@ -27,6 +27,8 @@ def test_eval_json_one_run_matches_the_api():
     out = cli("eval", QRELS, RUN1, "-m", "AP", "-m", "nDCG@10", "--format", "json")
     assert out.returncode == 0, out.stderr
     obj = json.loads(out.stdout)
+    assert set(obj) == {"measures", "options", "runs"} and obj["measures"] == ["AP", "nDCG@10"]
+    (obj,) = obj["runs"]  # one shape whatever the number of runs
     assert set(obj) == {"run", "mean"}
     assert obj["run"] == "bm25"
     r = rankmeter.evaluate(QRELS, RUN1, ["AP", "nDCG@10"])
@@ -35,7 +37,7 @@ def test_eval_json_one_run_matches_the_api():
 
 def test_eval_json_several_runs_with_per_query():
     out = cli("eval", QRELS, RUN1, RUN2, "-m", "P@5", "-q", "--format", "json")
-    objs = json.loads(out.stdout)
+    objs = json.loads(out.stdout)["runs"]
     assert [o["run"] for o in objs] == ["bm25", "neural"]
     for o in objs:
         assert set(o) == {"run", "mean", "per_query"}

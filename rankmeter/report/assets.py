@@ -119,7 +119,8 @@ SCRIPT = r"""
     if (count) count.textContent = shown + " of " + total + " queries shown";
   }
   function openTarget() {
-    var id = decodeURIComponent(location.hash.slice(1));
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }  // a malformed fragment
     var el = id && document.getElementById(id);
     if (el && el.tagName === "DETAILS") el.open = true;
   }

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import ParameterError, RankmeterError
+from ..output import check_output, printable
 from .assets import CSS, SCRIPT
 from ..measures.aggregation import TEXT
 from .plots import PerQueryTable, _align, diff_figure, distribution_figure, pr_figure, svg_text
@@ -38,8 +39,12 @@ _COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "
 
 
 def esc(value: object) -> str:
-    """Text for HTML content or a quoted attribute."""
-    return escape(str(value), quote=True)
+    """Text for HTML content or a quoted attribute; bidirectional controls shown escaped, never obeyed.
+
+    >>> esc("run\u202e<b>")
+    'run\\\\u202e&lt;b&gt;'
+    """
+    return escape(printable(value), quote=True)
 
 
 def script_json(obj: object) -> str:
@@ -418,7 +423,12 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
     -------
     pathlib.Path
     """
-    path = Path(path)
+    from ..output import output_file
+
+    inputs = [qrels] + (list(runs.values()) if isinstance(runs, dict) else
+                        [runs] if isinstance(runs, (str, Path)) else list(runs))
+    path = check_output(path, inputs=inputs, suffixes=(".html", ".htm"))
     page = render_report(qrels, runs, measures, **options)
-    path.write_text(page, encoding="utf-8")
+    with output_file(path, inputs=inputs, suffixes=(".html", ".htm")) as fh:
+        fh.write(page)
     return path

@@ -283,8 +283,8 @@ def _svg_rc(salt: str) -> dict:
     return {"svg.fonttype": "none", "svg.hashsalt": salt}
 
 
-def save(fig, path, *, dpi: int = 150) -> Path:
-    """Write ``fig`` to ``path``: PNG or SVG, chosen by the extension.
+def save(fig, path, *, dpi: int = 150, inputs=()) -> Path:
+    """Write ``fig`` to ``path``: PNG or SVG, chosen by the extension (never over one of ``inputs``).
 
     Returns
     -------
@@ -292,13 +292,14 @@ def save(fig, path, *, dpi: int = 150) -> Path:
     """
     import matplotlib
 
+    from ..output import output_file
+
     path = Path(path)
     ext = path.suffix.lower().lstrip(".")
-    if ext not in ("png", "svg"):
-        raise ParameterError(f"{path}: the file name must end in .png or .svg")
-    with matplotlib.rc_context(_svg_rc("rankmeter")):
+    with output_file(path, inputs=inputs, suffixes=(".png", ".svg"), mode="wb") as fh, \
+            matplotlib.rc_context(_svg_rc("rankmeter")):
         metadata = {"Date": None} if ext == "svg" else {"Software": "rankmeter"}
-        fig.savefig(path, format=ext, dpi=dpi, metadata=metadata)
+        fig.savefig(fh, format=ext, dpi=dpi, metadata=metadata)
     return path
 
 

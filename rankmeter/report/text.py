@@ -1,16 +1,32 @@
-"""Tables for people: rich when installed and writing to a terminal, plain text otherwise; CSV."""
+"""Tables for people and for files: aligned text that fits the terminal without cutting a digit, CSV.
+
+The same command prints the same text whichever optional packages are installed.
+"""
 from __future__ import annotations
 
 import csv
+import re
+import shutil
 import sys
 
-__all__ = ["print_results", "print_measures"]
+import numpy as np
+
+from ..output import printable
+
+__all__ = ["print_results", "print_measures", "render_table", "natural_key"]
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
+def _fmt(value, decimals: int = 4) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.{decimals}f}"
+    if value is None:
+        return ""
+    return printable(value)
+
+
+def natural_key(text: str):
+    """Sort key putting q2 before q10: digit runs compare as numbers, the rest as text."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def _rows(results_list, names, per_query):
@@ -21,13 +37,55 @@ def _rows(results_list, names, per_query):
         label = res.run or name
         if per_query:
             columns = [res.values(m) for m in measure_names]
-            for i, q in enumerate(res.queries):
-                rows.append([label, q] + [col[i] for col in columns])
+            order = sorted(range(len(res.queries)), key=lambda i: natural_key(res.queries[i]))
+            for i in order:
+                rows.append([label, res.queries[i]] + [col[i] for col in columns])
         rows.append([label, "all"] + list(res.mean.values()))
     return header, rows
 
 
-def print_results(results_list, names, *, fmt="text", per_query=False, out=None) -> None:
+def _width(out) -> int | None:
+    """The terminal's width when writing to one; None (no limit) otherwise."""
+    try:
+        if out.isatty():
+            return shutil.get_terminal_size().columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return None
+
+
+def render_table(header: list[str], rows: list[list], *, keys: int = 2, decimals: int = 4,
+                 width: int | None = None) -> str:
+    """Aligned text; when wider than ``width``, the value columns go into blocks that fit (every digit kept).
+
+    The first ``keys`` columns are repeated in every block; numbers are right-aligned.
+    """
+    cells = [[_fmt(v, decimals) for v in row] for row in rows]
+    heads = [printable(h) for h in header]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(heads)]
+    blocks, current = [], []
+    key_width = sum(widths[:keys]) + 2 * keys
+    for i in range(keys, len(heads)):
+        if current and width is not None and key_width + sum(widths[c] + 2 for c in current) + widths[i] > width:
+            blocks.append(current)
+            current = []
+        current.append(i)
+    blocks.append(current)
+    lines = []
+    for b, block in enumerate(blocks):
+        columns = list(range(keys)) + block
+        if b:
+            lines.append("")
+        lines.append("  ".join(heads[c].ljust(widths[c]) if c < keys else heads[c].rjust(widths[c])
+                               for c in columns).rstrip())
+        for r in cells:
+            lines.append("  ".join(r[c].ljust(widths[c]) if c < keys else r[c].rjust(widths[c])
+                                   for c in columns).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def print_results(results_list, names, *, fmt="text", per_query=False, out=None, decimals: int = 4) -> None:
+    """Results of one or more runs as a text table (fits the terminal, never cuts a number), CSV or Markdown."""
     out = out or sys.stdout
     header, rows = _rows(results_list, names, per_query)
     if fmt == "csv":
@@ -36,23 +94,7 @@ def print_results(results_list, names, *, fmt="text", per_query=False, out=None)
         for row in rows:
             w.writerow([v.item() if hasattr(v, "item") else v for v in row])
         return
-    try:
-        if not out.isatty():
-            raise ImportError
-        from rich.console import Console
-        from rich.table import Table
-    except (ImportError, AttributeError):
-        widths = [max(len(str(h)), *(len(_fmt(r[i])) for r in rows)) for i, h in enumerate(header)]
-        out.write("  ".join(str(h).ljust(w) for h, w in zip(header, widths)).rstrip() + "\n")
-        for r in rows:
-            out.write("  ".join(_fmt(v).ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
-        return
-    table = Table()
-    for i, h in enumerate(header):
-        table.add_column(h, justify="left" if i < 2 else "right")
-    for r in rows:
-        table.add_row(*(_fmt(v) for v in r))
-    Console(file=out).print(table)
+    out.write(render_table(header, rows, decimals=decimals, width=_width(out)))
 
 
 def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> None:

@@ -170,6 +170,14 @@ class Comparison:
         col = col[~np.isnan(col)]
         return float(col.mean()) if len(col) else math.nan
 
+    def _repr_html_(self) -> str:
+        from ..report.notebook import html_table
+        columns = ["measure", "system", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high",
+                   "effect_size", "wins", "ties", "losses"]
+        rows = [[r.get(c) for c in columns] for r in self.table_records()]
+        return html_table(columns, rows, caption=f"{self.test} test, correction {self.correction}, "
+                                                 f"baseline {self.baseline}")
+
     def __repr__(self) -> str:
         return (f"Comparison({len(self.systems)} systems, baseline={self.baseline!r}, "
                 f"measures={self.measures}, test={self.test!r}, correction={self.correction!r}, "
