@@ -192,7 +192,7 @@ def test_print_measures_lists_every_family_with_its_parameters():
     assert "IPrec@r" in text
     assert "  rel=unset  (an integer)" in text and "  judged_only=false  (true, false)" in text
     assert "trec_eval: map = AP; map_cut_k = AP@k (k: 5, 10, 15, 20, 30, 100, 200, 500, 1000)" in text
-    assert "  p=0.8  (a number in [0, 1])" in text
+    assert "  p=0.8  (a number in [0, 1))" in text
 
 
 def test_print_measures_wraps_to_the_width():

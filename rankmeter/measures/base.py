@@ -40,6 +40,7 @@ class Param:
     choices: tuple = ()
     minimum: float | None = None
     maximum: float | None = None
+    below: float | None = None        # an exclusive upper bound (RBP's p < 1)
 
     def coerce(self, value: Any, family: str) -> Any:
         """Return ``value`` in canonical form, or raise MeasureError saying what was expected."""
@@ -51,12 +52,13 @@ class Param:
             kind = "gains" if isinstance(value, (dict, tuple, list)) else "choice"
         if kind == "int":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or float(value) != int(value):
+                    or not _finite(value) or float(value) != int(value) or abs(int(value)) >= 2 ** 62:
                 raise bad("an integer")
             out: Any = int(value)
         elif kind == "float":
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise bad("a number")
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not _finite(value):
+                raise bad("a finite number")
             out = float(value)
         elif kind == "bool":
             if isinstance(value, str) and value.lower() in ("true", "false"):
@@ -72,8 +74,10 @@ class Param:
             items = value.items() if isinstance(value, dict) else value
             try:
                 pairs = tuple(sorted((int(k), float(v)) for k, v in items))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise bad("a map of integer grades to numeric gains, e.g. {1: 1, 2: 3}") from None
+            if any(not abs(v) <= 1e150 for _, v in pairs):  # sums of such gains stay finite
+                raise bad("finite gains between -1e150 and 1e150")
             if len({k for k, _ in pairs}) != len(pairs):
                 raise bad("each grade once")
             return pairs
@@ -90,7 +94,23 @@ class Param:
             raise bad(f"a value >= {self.minimum}")
         if self.maximum is not None and out > self.maximum:
             raise bad(f"a value <= {self.maximum}")
+        if self.below is not None and not out < self.below:
+            raise bad(f"a value below {self.below}")
         return out
+
+
+def _short(value) -> str:
+    """A value for a message, however large."""
+    if isinstance(value, int) and abs(value) >= 10 ** 18:
+        return f"<an integer of about {int(value.bit_length() * 0.30103)} digits>"
+    return repr(value)[:20]
+
+
+def _finite(value) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:  # an int too large for a double
+        return False
 
 
 #: Parameters every family takes (MEASURES.md section 4, "Common parameters").
@@ -212,10 +232,14 @@ class Measure:
             if fam.cutoff == "none":
                 raise MeasureError(f"{fam.name} takes no cutoff (got @{cutoff})")
             if fam.cutoff_kind is int:
-                if isinstance(cutoff, bool) or float(cutoff) != int(cutoff) or int(cutoff) < 1:
-                    raise MeasureError(f"{fam.name}@{cutoff}: the cutoff must be a positive integer")
+                if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.integer, np.floating)) \
+                        or not _finite(cutoff) or float(cutoff) != int(cutoff) or not 1 <= int(cutoff) < 2 ** 62:
+                    raise MeasureError(f"{fam.name}@{_short(cutoff)}: the cutoff must be a positive integer")
                 cutoff = int(cutoff)
             else:
+                if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.integer, np.floating)) \
+                        or not _finite(cutoff):
+                    raise MeasureError(f"{fam.name}@{_short(cutoff)}: the cutoff must be a finite number")
                 cutoff = float(cutoff)
         elif fam.cutoff == "required":
             raise MeasureError(f"{fam.name} needs a cutoff, e.g. {fam.name}@10")

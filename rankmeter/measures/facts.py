@@ -44,7 +44,9 @@ def value_text(value: Any) -> str:
 
 def allowed_values(p: Param) -> str:
     """What a parameter accepts, in words."""
-    if p.minimum is not None and p.maximum is not None:
+    if p.minimum is not None and p.below is not None:
+        limit = f" in [{value_text(p.minimum)}, {value_text(p.below)})"
+    elif p.minimum is not None and p.maximum is not None:
         limit = f" in [{value_text(p.minimum)}, {value_text(p.maximum)}]"
     elif p.minimum is not None:
         limit = f" >= {value_text(p.minimum)}"

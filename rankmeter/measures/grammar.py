@@ -17,6 +17,7 @@ reads back to an equal :class:`Measure`.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -31,7 +32,10 @@ _TOKEN = re.compile(r"""
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<string>"[^"]*"|'[^']*')
   | (?P<punct>[()@=,{}\[\]:])
-""", re.VERBOSE)
+""", re.VERBOSE | re.ASCII)  # ASCII: digits are 0-9 only (not other scripts' digits)
+
+#: more digits than a 64-bit integer holds is never a meaningful cutoff or parameter
+_MAX_DIGITS = 18
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
@@ -46,6 +50,13 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         pos = m.end()
     out.append(("end", "", len(text)))
     return out
+
+
+def _integer_cutoff(name: str) -> bool:
+    """Whether a family's cutoff is a rank (written as a whole number) rather than a recall level."""
+    from .base import REGISTRY
+    family = REGISTRY.get(name)
+    return family is not None and family.cutoff_kind is int
 
 
 class _Parser:
@@ -67,9 +78,22 @@ class _Parser:
         self.i += 1
         return tv
 
-    def number(self) -> int | float:
+    def number(self, *, integer: bool = False) -> int | float:
+        pos = self.peek()[2]
         text = self.take("number")
-        return int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
+        if re.fullmatch(r"[+-]?[0-9]+", text):
+            if len(text.lstrip("+-")) > _MAX_DIGITS:
+                raise MeasureError(f"cannot read measure {self.text[:40]!r}...: the number at position {pos + 1} "
+                                   f"has {len(text)} digits; numbers here have at most {_MAX_DIGITS}")
+            return int(text)
+        if integer:
+            raise MeasureError(f"cannot read measure {self.text!r}: the cutoff at position {pos + 1} must be "
+                               f"a positive integer written as a whole number such as 10, not {text!r}")
+        value = float(text)
+        if not math.isfinite(value):
+            raise MeasureError(f"cannot read measure {self.text!r}: {text!r} at position {pos + 1} is not a "
+                               "finite number")
+        return value
 
     def value(self) -> Any:
         kind, text, _ = self.peek()
@@ -120,7 +144,7 @@ class _Parser:
         cutoff = None
         if self.peek()[1] == "@":
             self.take()
-            cutoff = self.number()
+            cutoff = self.number(integer=_integer_cutoff(name))
         self.take("end")
         return Measure.of(name, params, cutoff)
 

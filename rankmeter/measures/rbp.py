@@ -127,7 +127,8 @@ def _explain_rbp(batch, m, label: str) -> ExplainParts:
 
 
 _PARAMS = (
-    Param("p", 0.8, "persistence: probability of going on to the next rank", minimum=0.0, maximum=1.0),
+    Param("p", 0.8, "persistence: probability of going on to the next rank (p = 1 would give every ranking 0)",
+          minimum=0.0, below=1.0),
     Param("gain", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest grade), trec_eval "
           "(trec_eval's per-query table rule) or a map {grade: gain} for that rule", kind="choice_or_gains",
           choices=("binary", "graded", "trec_eval")),

@@ -1,6 +1,8 @@
 """The measure grammar: parsing, printing, round trips and helpful errors."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -131,3 +133,26 @@ def test_print_then_parse_round_trips(m):
     text = format_measure(m)
     assert parse_measure(text) == m
     assert format_measure(parse_measure(text)) == text
+
+
+@pytest.mark.parametrize("text, message", [
+    ("P@" + "9" * 5000, "has 5000 digits"),
+    ("P@1e3", "a positive integer written as a whole number"),
+    ("P@\u0661\u0660", "unexpected"),                       # Arabic-Indic digits are not cutoffs
+    ("nDCG(gain={1:1e400})@5", "not a finite number"),
+    ("nDCG(gain={1:1e300})@5", "finite gains between"),
+    ("RBP(p=1)", "below 1"),
+    ("ERR(max_grade=0)", ">= 1"),
+])
+def test_hostile_numbers_are_refused_with_the_valid_range(text, message):
+    with pytest.raises(MeasureError, match=re.escape(message)):
+        parse_measure(text)
+
+
+def test_huge_python_numbers_are_refused_not_crashed():
+    from rankmeter.measures import Measure
+    for cutoff in (10 ** 5000, float("nan"), float("inf")):
+        with pytest.raises(MeasureError):
+            Measure.of("P", cutoff=cutoff)
+    with pytest.raises(MeasureError):
+        Measure.of("RBP", {"p": 10 ** 400})
