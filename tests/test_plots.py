@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rankmeter import ParameterError
+from rankmeter.output import OutputError
 from rankmeter.cli import main
 from rankmeter.report import plots
 
@@ -147,8 +148,21 @@ def test_save_png_and_svg(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = plots.save(fig, tmp_path / "pr.SVG").read_text()
     assert "<svg" in svg and "Interpolated precision-recall" in svg  # text kept as text
-    with pytest.raises(ParameterError, match=r"\.png or \.svg"):
+    with pytest.raises(OutputError, match=r"\.png or \.svg"):
         plots.save(fig, tmp_path / "pr.pdf")
+    assert not (tmp_path / "pr.pdf").exists()
+
+
+def test_plot_details_people_misread():
+    """No diff plot of nothing, no "-0.0000" or red bar for a tie, a legend for the box plot's marks."""
+    tied = {"a": {"q1": ["d1"], "q2": ["d2"]}, "b": {"q1": ["d1"], "q2": ["d2"]}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    svg = plots.svg_text(plots.plot_diff(qrels, tied, "AP"))
+    assert "-0.0000" not in svg and "+0.0000" in svg and "#d6604d" not in svg.lower()
+    with pytest.raises(ParameterError, match="no query in common"):
+        plots.plot_diff(qrels, {"a": {"q1": ["d1"]}, "b": {"q2": ["d2"]}}, "AP")
+    box = plots.svg_text(plots.plot_distribution(qrels, tied, "AP", kind="box"))
+    assert "median" in box and "mean" in box
 
 
 def test_svg_text_is_inline_ready_and_escaped():

@@ -41,7 +41,7 @@ td.down { color: var(--down); }
 td.sig::after { content: "*"; }
 tr.base td { background: #fafbfc; }
 .scroll { overflow-x: auto; max-width: 100%; }
-.plots { display: flex; flex-wrap: wrap; gap: 1rem; }
+.plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
 figure { margin: 0; border: 1px solid var(--line); padding: .4rem; background: #fff; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: .85rem; margin-top: .2rem; overflow-wrap: anywhere; }

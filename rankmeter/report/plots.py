@@ -123,7 +123,12 @@ def diff_figure(table: PerQueryTable, baseline: str, system: str):
     """Sorted per-query differences ``system - baseline`` over the queries both have."""
     a, b = table.column(baseline), table.column(system)
     both = ~(np.isnan(a) | np.isnan(b))
+    if not both.any():
+        raise ParameterError(f"{system} and {baseline} have no query in common: there is no difference to plot")
     delta = (b - a)[both]
+    # a difference within rounding of 0 is a tie (drawn grey, not as a tiny loss)
+    tied = np.abs(delta) <= 1e-12 * np.maximum(1.0, np.maximum(np.abs(a[both]), np.abs(b[both])))
+    delta = np.where(tied, 0.0, delta)
     queries = np.asarray(table.queries, dtype=object)[both]
     order = np.argsort(-delta, kind="stable")
     delta, queries = delta[order], queries[order]
@@ -140,8 +145,9 @@ def diff_figure(table: PerQueryTable, baseline: str, system: str):
     ax.axhline(0, color="black", linewidth=0.8)
     if n:
         mean = float(delta.mean())
+        shown = 0.0 if abs(mean) < 5e-5 else mean  # never "-0.0000"
         ax.axhline(mean, color="black", linestyle="--", linewidth=1,
-                   label=f"mean \u0394 = {mean:+.4f}")
+                   label=f"mean \u0394 = {shown:+.4f}")
         wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
         ax.legend(loc="upper right", frameon=False,
                   title=f"{wins} better, {n - wins - losses} tied, {losses} worse")
@@ -152,7 +158,8 @@ def diff_figure(table: PerQueryTable, baseline: str, system: str):
     ax.set_xlim(-0.6, max(n, 1) - 0.4)
     ax.set_xlabel(f"queries, sorted by difference (n = {n})")
     ax.set_ylabel(f"\u0394 {_label(table.measure)}")
-    ax.set_title(f"{_label(table.measure)}: {_label(system, 24)} \u2212 {_label(baseline, 24)} per query")
+    ax.set_title(f"{_label(table.measure)}, per query\n{_label(system, 28)} \u2212 {_label(baseline, 28)}",
+                 fontsize=10)
     return fig
 
 
@@ -169,6 +176,11 @@ def distribution_figure(table: PerQueryTable, *, kind: str = "box"):
         ax.boxplot(data, positions=pos, widths=0.5, showmeans=True, showfliers=False,
                    medianprops={"color": "black"},
                    meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
+        from matplotlib.lines import Line2D
+        ax.legend(handles=[Line2D([], [], color="black", label="median"),
+                           Line2D([], [], marker="D", linestyle="", markerfacecolor="white",
+                                  markeredgecolor="black", label="mean")],
+                  loc="upper right", frameon=False, fontsize=8)
     elif kind == "violin":
         shown = [i for i, d in enumerate(data) if len(d) > 1]
         if shown:
@@ -185,7 +197,7 @@ def distribution_figure(table: PerQueryTable, *, kind: str = "box"):
     ax.set_xticks(pos, [_label(s, 16) for s in table.systems], rotation=20 if k > 3 else 0)
     ax.set_xlim(0.4, k + 0.6)
     ax.set_ylabel(_label(table.measure))
-    ax.set_title(f"{_label(table.measure)} per query ({kind})")
+    ax.set_title(f"{_label(table.measure)} per query ({kind})", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
