@@ -163,8 +163,10 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
                                  f"{len(names) - 1}", source=name, line=skipped + 1)
             columns = {k: names[v] for k, v in columns.items()}
     body = data[body_start:]
-    table, lines = _parse(body, style, names, name, body_first_line)
     what = "judgments" if kind == "qrels" else "results"
+    if not body.strip():
+        raise InputError(f"no {what}: only a header line", source=name)
+    table, lines = _parse(body, style, names, name, body_first_line)
     if table is None or table.num_rows == 0:
         raise InputError(f"no {what}: only a header line", source=name)
     roles = resolve_columns(names, kind, columns, name)

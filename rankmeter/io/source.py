@@ -226,7 +226,7 @@ def _read_decompressed(stream: BinaryIO, name: str) -> bytes:
     while True:
         block = _read(stream, name, BLOCK_BYTES)
         if not block:
-            return b"\n" * blank_lines  # blank throughout: the caller reports an empty file
+            return b""  # blank throughout: the caller reports an empty file
         if pending_cr and block.startswith(b"\n"):
             blank_lines -= 1  # a CRLF cut between two blocks is one line break
         if not block.isspace():
