@@ -34,8 +34,10 @@ _BY_SUFFIX = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet"
               ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 _COMPRESSED = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_QUERY_NAMES = {c[1] for c in CONVENTIONS}
-_DOC_NAMES = {c[2] for c in CONVENTIONS}
+# Names that make a first line a header; the last few are not conventions (the header then needs
+# columns=), but a header that names them is still no data line.
+_QUERY_NAMES = {c[1] for c in CONVENTIONS} | {"topic", "topic_id", "query_no"}
+_DOC_NAMES = {c[2] for c in CONVENTIONS} | {"docid", "pid", "passage_id", "corpus_id", "document"}
 
 
 def _suffix_format(name: str) -> str | None:

@@ -66,7 +66,9 @@ def compression_of(head: bytes) -> str | None:
     ('gzip', None)
     """
     for magic, kind in _COMPRESSIONS:
-        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit()):
+        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9")
+        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and
+                                       head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
             return kind
     return None
 
@@ -116,11 +118,10 @@ class _CheckedStream(io.RawIOBase):
     def read(self, size: int = -1) -> bytes:
         try:
             return self.inner.read(size) if size is not None and size >= 0 else self.inner.read()
-        except _DECOMPRESS_ERRORS as exc:
-            if type(exc).__module__.startswith("pyarrow") or not isinstance(exc, ValueError) \
-                    or "compress" in str(exc).lower():
-                raise _broken(self.kind, exc, self.name) from None
+        except InputError:
             raise
+        except _DECOMPRESS_ERRORS as exc:
+            raise _broken(self.kind, exc, self.name) from None
 
     def readinto(self, buffer) -> int:
         data = self.read(len(buffer))
@@ -295,10 +296,10 @@ def _rest(raw: BinaryIO, head: bytes, name: str) -> bytes:
 
 
 def _peek(raw: BinaryIO, name: str) -> bytes:
-    """The first bytes (up to 8) of a stream, without losing them."""
+    """The first bytes (up to 10) of a stream, without losing them."""
     out = b""
-    while len(out) < 8:
-        chunk = _read(raw, name, 8 - len(out))
+    while len(out) < 10:
+        chunk = _read(raw, name, 10 - len(out))
         if not chunk:
             break
         out += chunk
