@@ -58,11 +58,14 @@ def split_header(line: bytes, style: str) -> list[str]:
 
 def _nonblank_lines(body: bytes, first_line: int) -> np.ndarray | None:
     """File line numbers of the non-empty lines of ``body`` (None: every line is one row)."""
+    end = len(body)
+    while end and body[end - 1] in b"\r\n":
+        end -= 1
+    if body.find(b"\r", 0, end) < 0 and body.find(b"\n\n", 0, end) < 0 and not body.startswith(b"\n"):
+        return None
     if b"\r" in body:
         body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     body = body.rstrip(b"\n")
-    if b"\n\n" not in body and not body.startswith(b"\n"):
-        return None
     arr = np.frombuffer(body, dtype=np.uint8)
     breaks = np.flatnonzero(arr == ord("\n"))
     starts = np.concatenate(([0], breaks + 1))
@@ -81,55 +84,68 @@ def _bad_row_line(body: bytes, style: str, nfields: int, first_line: int) -> tup
     return first_line, nfields
 
 
-def _parse(body: bytes, style: str, names: list[str], name: str, first_line: int):
-    """(Arrow table of binary columns, line numbers) of the rows of ``body``."""
+def _read_csv(buf: pa.Buffer, style: str, names: list[str], types: dict[str, pa.DataType]) -> pa.Table:
     import pyarrow.csv as pacsv
 
+    delimiter, quoting = (" ", False) if style == "whitespace" else (_SEPARATOR[style], '"')
+    fields = [f"f{i}" for i in range(len(names))]
+    field_of = dict(zip(names, fields))
+    return pacsv.read_csv(
+        pa.BufferReader(buf),
+        read_options=pacsv.ReadOptions(column_names=fields, block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quoting,
+                                          newlines_in_values=False, ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(column_types={field_of[c]: t for c, t in types.items()},
+                                             include_columns=[field_of[c] for c in types],
+                                             null_values=[], strings_can_be_null=False),
+    ).rename_columns(list(types))
+
+
+def _parse(body: bytes, style: str, names: list[str], name: str, first_line: int,
+           ids: list[str], numeric: list[str]):
+    """(Arrow table of the ``ids`` (binary) and ``numeric`` (float64) columns, line numbers).
+
+    Numbers are parsed by Arrow; when one is not a number, the columns are
+    read again as bytes so that the first bad value can be named by its line.
+    """
     if style == "whitespace":
         layout = normalised_layout(body, "any")
         if layout is None:
             return None, None
         buf, _, _, kept, _ = layout
         lines = kept.astype(np.int64) + first_line - 1
-        delimiter, quoting = " ", False
     else:
         buf = pa.py_buffer(body)
         lines = _nonblank_lines(body, first_line)
-        delimiter, quoting = _SEPARATOR[style], '"'
-    columns = [f"f{i}" for i in range(len(names))]
+    wanted = list(dict.fromkeys(ids + numeric))
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(buf),
-            read_options=pacsv.ReadOptions(column_names=columns, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quoting,
-                                              newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types={c: pa.binary() for c in columns},
-                                                 null_values=[], strings_can_be_null=False))
+        table = _read_csv(buf, style, names, {c: pa.float64() if c in numeric else pa.binary() for c in wanted})
     except (pa.ArrowInvalid, ValueError):
-        line, count = _bad_row_line(body, style, len(names), first_line)
-        raise InputError(f"{count} field{'s' * (count != 1)} where the header line has {len(names)} "
-                         f"({', '.join(names)}); fix or remove the line", source=name, line=line) from None
+        try:
+            table = _read_csv(buf, style, names, {c: pa.binary() for c in wanted})
+        except (pa.ArrowInvalid, ValueError):
+            line, count = _bad_row_line(body, style, len(names), first_line)
+            raise InputError(f"{count} field{'s' * (count != 1)} where the header line has {len(names)} "
+                             f"({', '.join(names)}); fix or remove the line", source=name, line=line) from None
+        if lines is None:
+            lines = np.arange(first_line, first_line + table.num_rows, dtype=np.int64)
+        for c in numeric:
+            table = table.set_column(table.column_names.index(c), c, _to_number(table.column(c), c, name, lines))
     if lines is None:
         lines = np.arange(first_line, first_line + table.num_rows, dtype=np.int64)
-    return table.rename_columns(names), lines
+    return table, lines
 
 
-def _to_number(col: pa.ChunkedArray, column: str, what: str, name: str, lines: np.ndarray) -> pa.Array:
-    """A binary column of numbers as int64 (when every value is an integer) or float64."""
+def _to_number(col: pa.ChunkedArray, column: str, name: str, lines: np.ndarray) -> pa.Array:
+    """A binary column of numbers as float64 (spaces around them allowed), or the line of the first non-number."""
     try:
-        text = pc.utf8_trim_whitespace(col.cast(pa.string()))
-    except pa.ArrowInvalid:
-        text = None
-    if text is not None:
-        for target in (pa.int64(), pa.float64()):
-            try:
-                return text.cast(target)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                continue
+        return pc.utf8_trim_whitespace(col.cast(pa.string())).cast(pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
     values = col.to_pylist()
     row = next(i for i, v in enumerate(values) if not _NUMBER.fullmatch(v))
     shown = values[row].decode("utf-8", "replace")
-    raise InputError(f"column {column!r}: {shown!r} is not a number; every row needs {what}",
+    raise InputError(f"column {column!r}: {shown!r} is not a number; every row needs a number there",
                      source=name, line=int(lines[row]))
 
 
@@ -164,23 +180,18 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
             columns = {k: names[v] for k, v in columns.items()}
     body = data[body_start:]
     what = "judgments" if kind == "qrels" else "results"
-    if not body.strip():
-        raise InputError(f"no {what}: only a header line", source=name)
-    table, lines = _parse(body, style, names, name, body_first_line)
-    if table is None or table.num_rows == 0:
+    if not body or body.isspace():
         raise InputError(f"no {what}: only a header line", source=name)
     roles = resolve_columns(names, kind, columns, name)
-    locate = lambda row: {"source": name, "line": int(lines[row])}  # noqa: E731
     value_role = "rel" if kind == "qrels" else "score"
-    numeric = {r: roles[r] for r in (value_role, "rank") if roles.get(r) is not None}
-    converted = {c: _to_number(table.column(c), c, "a number", name, lines) for c in set(numeric.values())}
-    full, table = table, pa.table({c: converted.get(c, table.column(c)) for c in dict.fromkeys(
-        v for v in roles.values() if v is not None)})
+    numeric = list(dict.fromkeys(roles[r] for r in (value_role, "rank") if roles.get(r) is not None))
+    tags = [c for c in _TAGS if c in names and c not in roles.values()][:1]
+    table, lines = _parse(body, style, names, name, body_first_line, [roles["query"], roles["doc"]] + tags, numeric)
+    if table is None or table.num_rows == 0:
+        raise InputError(f"no {what}: only a header line", source=name)
+    locate = lambda row: {"source": name, "line": int(lines[row])}  # noqa: E731
     if kind == "qrels":
         return qrels_from_table(table, roles, name, locate, truncate_grades=truncate_grades,
                                 origin="file", lines=lines)
-    tag = b""
-    tags = [c for c in _TAGS if c in names and c not in roles.values()]
-    if tags:
-        tag = full.column(tags[0])[-1].as_py()  # the last line's, as trec_eval prints
+    tag = table.column(tags[0])[-1].as_py() if tags else b""  # the last line's, as trec_eval prints
     return run_from_table(table, roles, name, locate, tag=tag, origin="file", lines=lines)
