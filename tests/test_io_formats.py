@@ -110,6 +110,7 @@ RUN_CASES = [
                                                     "rank": [r[2] - 1 for r in RUN]})),
     ("jsonl", "run.jsonl", _text(RUN, lambda q, d, k, s: (json.dumps({"query_id": q, "doc_id": d, "score": s}),))),
     ("jsonl-zstd", "run.jsonl.zst", _zstd(_text(RUN, lambda q, d, k, s: (json.dumps({"query": q, "doc": d, "score": s}),)))),
+    ("json-records", "run.json", json.dumps([{"qid": q, "docno": d, "score": s} for q, d, _, s in RUN]).encode()),
     ("jsonl-ids-mixed", "run.ndjson", _text(RUN, lambda q, d, k, s: (json.dumps({"qid": q, "docno": d, "score": s}),))
      .replace(b'"score": 5.0}', b'"score": 5}')),
 ]

@@ -5,7 +5,8 @@ Arrow parses well-typed files; anything it refuses (an id that is a number
 on one line and a string on another, a line that is not JSON) is read line
 by line, and a line that is not a JSON object is named by file and line.
 A whole JSON document in pytrec_eval's shape, ``{query: {doc: grade}}``,
-is read as that dict.
+is read as that dict, and an array of records (``[{"qid": ...}, ...]``)
+as a table whose errors name the record, counting from 0.
 """
 from __future__ import annotations
 
@@ -41,18 +42,23 @@ def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
                              source=name, line=number)
         rows.append(obj)
         lines.append(number)
+    return _records(rows), np.asarray(lines, dtype=np.int64)
+
+
+def _records(rows: list[dict]) -> pa.Table:
+    """Objects -> a table: ids (text or integers) as bytes, numbers as numbers, anything else as JSON text."""
     keys = list(dict.fromkeys(k for obj in rows for k in obj))
     columns = {}
     for key in keys:
         values = [obj.get(key) for obj in rows]
         kinds = {type(v) for v in values if v is not None}
-        if kinds <= {int, float} and kinds and not kinds & {bool}:
+        if kinds <= {int, float} and kinds:
             columns[key] = pa.array(values, pa.float64() if float in kinds else pa.int64())
         elif kinds <= {str, int}:
             columns[key] = pa.array([None if v is None else encode_id(v) for v in values], pa.binary())
         else:
             columns[key] = pa.array([None if v is None else json.dumps(v) for v in values], pa.string())
-    return pa.table(columns), np.asarray(lines, dtype=np.int64)
+    return pa.table(columns)
 
 
 def _document(data: bytes, name: str, kind: str, truncate_grades: bool):
@@ -61,6 +67,8 @@ def _document(data: bytes, name: str, kind: str, truncate_grades: bool):
         obj = json.loads(data)
     except ValueError:
         return None
+    if isinstance(obj, list) and obj and all(isinstance(v, dict) for v in obj):
+        return _records(obj)  # an array of records (pandas' to_json(orient="records")): rows counted from 0
     if not isinstance(obj, dict) or not obj or not all(isinstance(v, (dict, list)) for v in obj.values()):
         return None
     from .dicts import qrels_from_dict, run_from_dict
@@ -78,7 +86,13 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
     import pyarrow.json as pajson
 
     first = data.lstrip()[:1]
-    document = _document(data, name, kind, truncate_grades) if first == b"{" else None
+    document = _document(data, name, kind, truncate_grades) if first in (b"{", b"[") else None
+    if isinstance(document, pa.Table):
+        roles = resolve_columns(document.column_names, kind, columns, name)
+        locate_row = lambda row: {"source": name, "row": row}  # noqa: E731
+        if kind == "qrels":
+            return qrels_from_table(document, roles, name, locate_row, truncate_grades=truncate_grades)
+        return run_from_table(document, roles, name, locate_row)
     if document is not None:
         return document
     try:
