@@ -28,7 +28,17 @@ def _eval(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     if args.chunked:
         options["executor"] = "streamed"
-    evaluator = Evaluator(args.qrels, args.measure, **options)
+    measures = args.measure
+    if args.profile:  # the dataset's official measures and relevance level (ir_datasets profiles)
+        from .io.irds import profile, relevance_level
+        measures = (measures or []) + profile(args.qrels)
+        if "--rel" not in sys.argv[1:]:
+            options["rel"] = relevance_level(args.qrels)
+    if not measures:
+        from .errors import ParameterError
+        raise ParameterError("give at least one measure with -m (e.g. -m AP -m nDCG@10), or --profile for an "
+                             "ir_datasets qrels")
+    evaluator = Evaluator(args.qrels, measures, **options)
     all_results = [evaluate_streamed(evaluator, path) if evaluator.options.executor == "streamed"
                    else evaluator.evaluate(path) for path in args.runs]
     if args.format == "json":
@@ -120,8 +130,11 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="score runs with chosen measures")
     e.add_argument("qrels", help="TREC qrels file (- for stdin)")
     e.add_argument("runs", nargs="+", help="TREC run file(s)")
-    e.add_argument("-m", "--measure", action="append", required=True,
+    e.add_argument("-m", "--measure", action="append",
                    help="measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)")
+    e.add_argument("--profile", action="store_true",
+                   help="add the official measures (and relevance level) of the ir_datasets qrels given, e.g. "
+                        "msmarco-passage/trec-dl-2019/judged (needs rankmeter[irds])")
     e.add_argument("-q", "--per-query", action="store_true", help="also show per-query values")
     e.add_argument("--format", choices=("text", "json", "csv"), default="text",
                    help="text: a table fitted to the terminal; json: {measures, options, runs: [...]}; csv")
@@ -243,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except ImportError as exc:  # an optional dependency missing where no friendlier message was given
+        print(f"rankmeter: error: {printable(exc)}; install the extra that provides it, e.g. "
+              "pip install 'rankmeter[all]'", file=sys.stderr)
+        return 2
     except OSError as exc:  # writing standard output failed: a full disk, a closed terminal
         print(f"rankmeter: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
         return 2

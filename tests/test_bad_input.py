@@ -52,7 +52,7 @@ LINE_CASES = [
     ("qrels-5-fields", "qrels", _with("qrels", 9, b"401 0 D9 1 extra"), 9, "5 fields where a qrels line has exactly 4"),
     ("qrels-empty-field", "qrels", _with("qrels", 4, b"400  D4 1"), 4, "3 fields"),
     ("qrels-is-a-run", "qrels", RUN, 1, "looks like a run line"),
-    ("qrels-csv", "qrels", b"query,doc,rel\n1,a,1\n", 1, "comma-separated"),
+    ("qrels-csv-no-commas", "qrels", b"q1;a;1\n", 1, "comma-separated"),
     ("grade-float", "qrels", _with("qrels", 30, b"402 0 D30 1.7"), 30, "truncate_grades=True"),
     ("grade-hex", "qrels", _with("qrels", 11, b"401 0 D11 0x10"), 11, "grade '0x10' is not an integer"),
     ("grade-word", "qrels", _with("qrels", 12, b"401 0 D12 high"), 12, "grade 'high' is not an integer"),
@@ -91,8 +91,9 @@ FILE_CASES = [
     ("utf16-bom", "qrels", (DATA / "utf16.qrels").read_bytes(), "UTF-16"),
     ("utf16-no-bom", "qrels", QRELS.decode().encode("utf-16-le"), "UTF-16"),
     ("zip", "run", b"PK\x03\x04" + b"\x14" * 40, "zip archive"),
-    ("bzip2", "run", bz2.compress(RUN), "bzip2-compressed"),
-    ("xz", "qrels", lzma.compress(QRELS), "xz-compressed"),
+    ("corrupt-bzip2", "run", bz2.compress(RUN * 5)[:40] + b"\xff" * 8 + bz2.compress(RUN * 5)[48:],
+     "broken bz2 data"),
+    ("truncated-xz", "qrels", lzma.compress(QRELS)[:-20], "xz data is truncated"),
     ("missing", "run", None, "no such file"),
     ("directory", "qrels", None, "is a directory"),
 ]
@@ -183,7 +184,7 @@ def test_text_passed_instead_of_a_path():
 def test_empty_stdin_through_the_cli(tmp_path):
     got = subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "-", str(DATA / "basic.run")],
                          input=b"", capture_output=True, timeout=120)
-    assert got.returncode != 0 and got.stderr == b"rankmeter: error: <stdin>: the file is empty; expected TREC lines\n"
+    assert got.returncode != 0 and got.stderr == b"rankmeter: error: <stdin>: the file is empty; expected qrels or run lines\n"
 
 
 # ---------------------------------------------------------------- duplicates
@@ -288,9 +289,9 @@ def test_bad_frames_name_the_row():
         (good_q, good_r.assign(doc=["a", None]), r"row 1 \(counting from 0\): column 'doc' has 1 missing"),
         (good_q, good_r.assign(doc=["a", ""]), r"row 1 \(counting from 0\): column 'doc' has an empty id"),
         (good_q, good_r.assign(query=[1.0, 1.0]), r"column 'query' has type double"),
-        (good_q.rename(columns={"rel": "grade"}), good_r, r"no column 'rel' \(columns: query, doc, grade\)"),
+        (good_q.rename(columns={"rel": "points"}), good_r, r"no grade column \(columns: query, doc, points\)"),
         (good_q, good_q, r"looks like qrels; check the argument order"),
-        (good_q.set_index("query"), good_r, r"no column 'query'.*reset_index"),
+        (good_q.set_index("query"), good_r, r"cannot tell which columns hold the query.*reset_index"),
         (good_q, good_r.assign(query=["1", 2]), r"the columns cannot be read"),
     ]
     for qrels, run, pattern in cases:

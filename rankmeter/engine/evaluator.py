@@ -85,7 +85,7 @@ class Evaluator:
         self.names = resolve_measures(measures)
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
         self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns,
-                                     truncate_grades=self.options.truncate_grades)
+                                     truncate_grades=self.options.truncate_grades, format=self.options.input_format)
         self.judgments = Judgments(self.qrels)
         wanted = needs_of(self.measures)
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)

@@ -87,6 +87,9 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
         isinstance(k, str) and isinstance(c, str) for k, c in v.items())),
                "None or a dict role -> column name, e.g. {'query': 'user', 'doc': 'item'}",
                help="column names of DataFrame inputs: role=name pairs, e.g. query=user,doc=item"),
+    OptionSpec("input_format", "auto", lambda v: True, "", flag="--format-in",
+               choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
+               help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
     OptionSpec("executor", "auto", lambda v: True, "", choices=EXECUTORS,
                help="how a run is scored: auto (Spark for Spark DataFrames, else in memory), memory, "
                     "streamed (a file read in blocks of whole queries: bounded memory; the file must be "
@@ -119,6 +122,7 @@ class Options:
     ties: str = "trec_eval"
     truncate_grades: bool = False
     columns: Mapping[str, str] | None = None
+    input_format: str = "auto"
     executor: str = "auto"
     threads: int | None = None
     chunk_bytes: int | None = None

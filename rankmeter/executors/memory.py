@@ -45,7 +45,7 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True) -> Results:
     """Score ``run`` (any run input) with ``evaluator``; the same values however it is cut."""
     from ..io import as_run
 
-    run = as_run(run, columns=evaluator.options.columns)
+    run = as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
     threads = evaluator.options.threads or min(2, os.cpu_count() or 1)
     pieces = None
     if threads > 1 and run.table.num_rows >= PARALLEL_ROWS:

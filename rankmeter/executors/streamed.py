@@ -19,8 +19,6 @@ order, which matters for ties and for ranked lists).
 """
 from __future__ import annotations
 
-import gzip
-import zlib
 import io
 import os
 from collections import deque
@@ -33,6 +31,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..io import read_run
+from ..io.source import compression_of, open_stream
 from ..results import Results
 from ..io.canonical import Run, decode_id
 from ..engine.build import query_starts
@@ -46,40 +45,33 @@ class _Blocks:
     """Whole lines of a (possibly gzipped) file, about ``size`` bytes at a time, with progress."""
 
     def __init__(self, source: str | os.PathLike | BinaryIO, size: int):
-        if hasattr(source, "read"):
-            self.name = str(getattr(source, "name", "<stream>"))
-            self.raw = source
-            self.total = None
-        else:
-            self.name = os.fsdecode(source)
+        # the readers' own opening: paths, "-", file objects; gzip, bzip2, xz, zstd by magic bytes;
+        # a broken archive is a one-line InputError wherever it is met
+        self.stream, self.name = open_stream(source)
+        self.total = None  # bytes to read, for the progress bar: known for a plain file only
+        if isinstance(source, (str, os.PathLike)) and os.fsdecode(source) != "-":
             try:
-                self.raw = open(source, "rb")
-            except FileNotFoundError:
-                raise InputError("no such file; check the path", source=self.name) from None
-            except IsADirectoryError:
-                raise InputError("is a directory; pass the run file inside it", source=self.name) from None
-            except OSError as exc:
-                raise InputError(f"cannot be read ({exc.strerror or exc})", source=self.name) from None
-            self.total = os.fstat(self.raw.fileno()).st_size
-        head = self.raw.peek(2)[:2] if hasattr(self.raw, "peek") else b""
-        self.stream = gzip.GzipFile(fileobj=self.raw) if head == b"\x1f\x8b" else self.raw
+                with open(source, "rb") as fh:
+                    if compression_of(fh.read(8)) is None:
+                        self.total = os.fstat(fh.fileno()).st_size
+            except OSError:
+                pass
         self.size = size
 
     def position(self) -> int:
         try:
-            return self.raw.tell()
+            return self.stream.tell() if self.total is not None else 0
         except (OSError, ValueError):
             return 0
+
+    def close(self) -> None:
+        self.stream.close()
 
     def __iter__(self):
         rest = b""
         first = True
         while True:
-            try:
-                data = self.stream.read(self.size)
-            except (OSError, EOFError, zlib.error) as exc:
-                raise InputError(f"broken or truncated gzip data ({exc}); re-create the file",
-                                 source=self.name) from None
+            data = self.stream.read(self.size)
             if first and data[:3] == b"\xef\xbb\xbf":
                 data = data[3:]
             first = False
@@ -101,7 +93,7 @@ def _parse(block: bytes, name: str, line0: int) -> Run | None:
     if not any(line.strip() and not line.lstrip().startswith(b"#") for line in block.split(b"\n")):
         return None  # only comments or blank lines: nothing to score in this block
     try:
-        run = read_run(io.BytesIO(block))
+        run = read_run(io.BytesIO(block), format="trec")  # every block as the TREC text it is
     except InputError as exc:
         lines = None if exc.line is None else [line0 + n for n in ([exc.line] if isinstance(exc.line, int)
                                                                     else exc.line)]
@@ -184,7 +176,7 @@ def evaluate_streamed(evaluator, run) -> Results:
         pool.shutdown(wait=True)
         bar.close()
         if not hasattr(run, "read"):
-            blocks.raw.close()
+            blocks.close()
     if ranked is None:
         raise InputError("the file is empty (only comments or blank lines); pass a run file with "
                          "'query Q0 doc rank score tag' lines", source=blocks.name)

@@ -1,12 +1,19 @@
 """Readers: one module per input kind, each yielding the canonical tables.
 
 * :mod:`.trec` -- TREC qrels and run files (with :mod:`.source`, the bytes of
-  a path, stdin or file object, and :mod:`.arrow_path`, the Arrow parsers);
+  a path, stdin or file object, decompressed, and :mod:`.arrow_path`, the
+  Arrow parsers);
+* :mod:`.delimited` -- CSV, TSV and whitespace-separated files with a header;
+* :mod:`.parquet` -- Parquet files;
+* :mod:`.jsonl` -- JSON Lines;
 * :mod:`.dicts` -- pytrec_eval-style dicts and ranked lists;
-* :mod:`.frames` -- pandas / polars DataFrames and Arrow tables.
+* :mod:`.frames` -- pandas / polars DataFrames and Arrow tables (column names
+  found by :mod:`.columns`);
+* :mod:`.irds` -- qrels of an ir_datasets dataset and its evaluation profile.
 
-Every problem is a :class:`~rankmeter.errors.InputError` naming the file and
-line, the dict key or the frame row. Inputs are only read, never modified.
+:mod:`.detect` picks the reader of a file. Every problem is a
+:class:`~rankmeter.errors.InputError` naming the file and line, the dict key
+or the frame row. Inputs are only read, never modified.
 """
 from __future__ import annotations
 
@@ -15,15 +22,135 @@ from collections.abc import Mapping
 
 from ..errors import InputError
 from .canonical import Qrels, Run
+from .detect import FORMATS, detect
 from .dicts import qrels_from_dict, run_from_dict
 from .frames import is_frame, qrels_from_frame, run_from_frame
-from .trec import load_bytes, read_qrels, read_run
+from .parquet import is_parquet
+from .source import PathOrFile, check_text, load_bytes
+from . import trec as _trec
 
-__all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run"]
+__all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run", "FORMATS"]
+
+_IRDS_PREFIX = "irds:"
 
 
-def as_qrels(obj, *, columns: dict | None = None, truncate_grades: bool = False) -> Qrels:
-    """Any accepted qrels input (path, Qrels, dict, DataFrame) -> :class:`Qrels`.
+def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, truncate_grades: bool):
+    if format not in FORMATS:
+        detect(b"", "", format)  # raises the ParameterError
+    if kind == "qrels":
+        from .irds import looks_like_dataset
+        if looks_like_dataset(source):
+            return _dataset_qrels(source)
+    data, name = load_bytes(source)
+    if format == "parquet" or is_parquet(data):
+        if not data:
+            check_text(data, name)
+    else:
+        check_text(data, name)
+    style, header = detect(data, name, format)
+    if style in ("trec", "csv", "tsv") and not header:
+        # A file without a header is read by position: only positions (0, 1, ...) apply to it;
+        # names in columns= are for tables and headers (evaluate passes one dict to every input).
+        columns = {k: v for k, v in (columns or {}).items() if isinstance(v, int) and not isinstance(v, bool)}
+    if style == "trec" and not columns:
+        if kind == "qrels":
+            return _trec.qrels_from_bytes(data, name, truncate_grades=truncate_grades)
+        return _trec.run_from_bytes(data, name)
+    if style == "parquet":
+        from .parquet import read_parquet
+        return read_parquet(data, name, kind, columns=columns, truncate_grades=truncate_grades)
+    if style == "jsonl":
+        from .jsonl import read_jsonl
+        return read_jsonl(data, name, kind, columns=columns, truncate_grades=truncate_grades)
+    from .delimited import read_delimited
+    return read_delimited(data, name, kind, "whitespace" if style == "trec" else style, header=header,
+                          columns=columns, truncate_grades=truncate_grades)
+
+
+def _dataset_qrels(name: str) -> Qrels:
+    """``irds:name`` always means ir_datasets; a bare ``family/sub`` id only when ir_datasets has it."""
+    from .irds import irds_qrels
+    if name.startswith(_IRDS_PREFIX):
+        return irds_qrels(name)
+    try:
+        return irds_qrels(name)
+    except ImportError:
+        raise InputError('no such file; check the path (for an ir_datasets dataset of this id, '
+                         'pip install "rankmeter[irds]")', source=name) from None
+
+
+def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None = None,
+               truncate_grades: bool = False) -> Qrels:
+    """Read judgments from a file: TREC qrels, CSV/TSV, Parquet or JSON Lines, maybe compressed.
+
+    Parameters
+    ----------
+    source : path, ``"-"`` (stdin), binary file object, or an ir_datasets id
+        gzip, bzip2, xz and zstd are recognised by their magic bytes.
+        ``"irds:msmarco-passage/trec-dl-2019/judged"`` (or the bare id when
+        no such file exists) takes the judgments from ir_datasets
+        (:mod:`rankmeter.io.irds`, the ``irds`` extra).
+    format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
+        ``auto`` looks at the content, then the file name (:mod:`rankmeter.io.detect`);
+        ``trec`` is ``query iter doc rel`` per line, with no header line.
+    columns : dict, optional
+        Which columns hold what, when a header or table uses other names:
+        ``{"query": "topic", "doc": "pid", "rel": "grade"}``; positions (0, 1...)
+        for files without a header.
+    truncate_grades : bool, default False
+        trec_eval reads grades with ``atol``, so ``1.7`` silently becomes 1.
+        By default such a grade is an error; True truncates like trec_eval.
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    InputError
+        Naming the file and line (or row) of the first problem.
+
+    Examples
+    --------
+    >>> import io
+    >>> len(read_qrels(io.BytesIO(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n")))
+    1
+    """
+    return _read(source, "qrels", format, columns, truncate_grades)
+
+
+def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None = None) -> Run:
+    """Read a run from a file: TREC, ``query doc score``, CSV/TSV, Parquet or JSON Lines.
+
+    A TREC run is ``query Q0 doc rank score tag`` per line (the rank is
+    ignored: documents are ordered by score); three fields are ``query doc
+    score``; two fields ``query doc`` are a ranked list whose line order is
+    the ranking. Tables and files with a header find their columns by name
+    (:mod:`rankmeter.io.columns`).
+
+    Parameters
+    ----------
+    source : path, ``"-"`` (stdin) or binary file object
+    format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
+    columns : dict, optional
+        e.g. ``{"query": "qid", "doc": "docno", "score": "similarity"}``.
+
+    Returns
+    -------
+    Run
+
+    Examples
+    --------
+    >>> import io
+    >>> read_run(io.BytesIO(b"q1 d1 2.5\\nq1 d2 1.0\\n"))
+    Run('<stream>', tag='', 2 rows)
+    """
+    return _read(source, "run", format, columns, False)
+
+
+def as_qrels(obj, *, columns: dict | None = None, truncate_grades: bool = False,
+             format: str = "auto") -> Qrels:
+    """Any accepted qrels input (path, ``irds:`` name, Qrels, dict, DataFrame) -> :class:`Qrels`.
 
     ``truncate_grades=True`` truncates non-integer grades toward zero as
     trec_eval does, instead of refusing them. The input is never modified.
@@ -33,7 +160,7 @@ def as_qrels(obj, *, columns: dict | None = None, truncate_grades: bool = False)
     if isinstance(obj, Run):
         raise InputError("got a Run where qrels were expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_qrels(obj, truncate_grades=truncate_grades)
+        return read_qrels(obj, format=format, columns=columns, truncate_grades=truncate_grades)
     if isinstance(obj, Mapping):
         return qrels_from_dict(obj, truncate_grades=truncate_grades)
     if is_frame(obj):
@@ -42,7 +169,7 @@ def as_qrels(obj, *, columns: dict | None = None, truncate_grades: bool = False)
                      "{query: {doc: grade}} or a DataFrame with columns query, doc, rel")
 
 
-def as_run(obj, *, columns: dict | None = None) -> Run:
+def as_run(obj, *, columns: dict | None = None, format: str = "auto") -> Run:
     """Any accepted run input (path, Run, dict, ranked lists, DataFrame) -> :class:`Run`.
 
     The input is never modified.
@@ -52,7 +179,7 @@ def as_run(obj, *, columns: dict | None = None) -> Run:
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_run(obj)
+        return read_run(obj, format=format, columns=columns)
     if isinstance(obj, Mapping):
         return run_from_dict(obj)
     if is_frame(obj):

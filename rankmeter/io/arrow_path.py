@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["arrow_columns", "first_data_line"]
+__all__ = ["arrow_columns", "first_data_line", "normalised_layout"]
 
 _SPACE = b" \t\n\r\x0b\x0c"
 _THREADED_BYTES = 4 << 20
@@ -63,14 +63,16 @@ def arrow_columns(data: bytes, kind: str):
         parsed = _parse(*layout, kind)
         if parsed is not None:
             return parsed or None  # False: the layout is right but a value is bad
-    layout = _normalised_layout(data, kind)
+    layout = normalised_layout(data, kind)
     if layout is not None:
         return _parse(*layout, kind) or None
     return None
 
 
 def _fields_fit(kind: str, nfields: int) -> bool:
-    return nfields == 4 if kind == "qrels" else nfields >= 6 or nfields == 2
+    if kind == "any":
+        return True
+    return nfields == 4 if kind == "qrels" else nfields >= 6 or nfields in (2, 3)
 
 
 def _regular_layout(data: bytes, kind: str):
@@ -97,7 +99,7 @@ def _regular_layout(data: bytes, kind: str):
     return pa.py_buffer(data).slice(start, end - start), delimiter, nfields, skipped + 1, has_hash
 
 
-def _normalised_layout(data: bytes, kind: str):
+def normalised_layout(data: bytes, kind: str):
     """The same for a normalised copy of ``data`` (whole-buffer operations only), or None."""
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # splitlines' line ends
@@ -152,6 +154,8 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
     types = {name: pa.binary() for name in names}
     if kind == "run" and nfields >= 6:
         types["c4"] = pa.float64()
+    elif kind == "run" and nfields == 3:
+        types["c2"] = pa.float64()
     try:
         table = pacsv.read_csv(
             pa.BufferReader(buf),
@@ -174,7 +178,7 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
         return None
     if any(_empty_field(table.column(name)) for name, t in types.items() if t == pa.binary()):
         return None
-    used = (0, 1) if nfields == 2 else (0, 2, 3) if kind == "qrels" else (0, 2, 4)
+    used = (0, 1) if nfields == 2 else (0, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
     cols = {i: table.column(names[i]).combine_chunks() for i in used}
     if has_hash and len(cols[0]):  # comment lines after the first data line
         qcol = cols[0]
@@ -185,6 +189,9 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
     if kind == "qrels":
         cols[3] = _fast_grades(cols[3])
         if cols[3] is None:
+            return False
+    elif nfields == 3:
+        if not np.isfinite(cols[2].to_numpy(zero_copy_only=False)).all():
             return False
     elif nfields >= 6:
         if not np.isfinite(cols[4].to_numpy(zero_copy_only=False)).all():

@@ -1,21 +1,34 @@
-"""pandas and polars DataFrames (and Arrow tables) with columns query, doc, rel / score.
+"""pandas and polars DataFrames (and Arrow tables): one row per judgment or result.
 
-Column names can be overridden: ``columns={"query": "qid", "doc": "docno"}``.
-Ids may be strings, bytes or integers; strings are compared as UTF-8 bytes.
-A run frame without a score column is a ranked list: its row order within a
-query is the ranking. Only the named columns are read; the frame itself is
-never modified. Errors name the first offending row by its position,
+Columns are found by the names other tools use (:mod:`rankmeter.io.columns`):
+``query``/``doc``/``rel``/``score``, ir_measures' ``query_id``/``doc_id``/
+``relevance``, PyTerrier's ``qid``/``docno``/``label``, Recommenders'
+``userID``/``itemID``/``rating``/``prediction``, ``user``/``item``; or named
+with ``columns={"query": "qid", "doc": "docno"}``. Ids may be strings, bytes
+or integers; strings are compared as UTF-8 bytes. A run frame without a score
+column is a ranked list: its row order within a query is the ranking (or its
+``rank`` column's order). Only the needed columns are read; the frame itself
+is never modified. Errors name the first offending row by its position,
 counting from 0 (``df.iloc[row]``).
+
+The same checks serve tables read from files (CSV, TSV, Parquet, JSON
+Lines), whose errors name the file and line instead.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
 from .canonical import Qrels, Run, encode_id
+from .columns import resolve_columns
 
-__all__ = ["qrels_from_frame", "run_from_frame", "is_frame"]
+__all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "qrels_from_table", "run_from_table"]
+
+#: row -> keyword arguments of InputError naming it (file:line or frame row)
+Locate = Callable[[int], dict]
 
 
 def is_frame(obj: object) -> bool:
@@ -28,8 +41,7 @@ def _source(frame) -> str:
     return f"<{type(frame).__module__.split('.')[0]} {type(frame).__name__}>"
 
 
-def _select(frame, roles: dict[str, str], optional: set[str], source: str) -> pa.Table:
-    """The named columns of ``frame`` as an Arrow table (missing optional ones left out)."""
+def _names(frame, source: str):
     if hasattr(frame, "collect") and not hasattr(frame, "to_arrow"):
         frame = frame.collect()  # a polars LazyFrame
     if isinstance(frame, pa.RecordBatch):
@@ -39,39 +51,32 @@ def _select(frame, roles: dict[str, str], optional: set[str], source: str) -> pa
         names = getattr(frame, "columns", None)
     if names is None or not hasattr(frame, "__getitem__") or type(frame).__name__ == "Series":
         raise InputError(f"a {type(frame).__name__} is not a table; pass a DataFrame with columns "
-                         f"{', '.join(roles.values())}", source=source)
+                         "query, doc and rel (qrels) or score (run)", source=source)
+    return frame, list(names)
+
+
+def _select(frame, names: list, wanted: list[str], source: str) -> pa.Table:
+    """The named columns of ``frame`` as an Arrow table."""
     label_of = {str(n): n for n in names}
-    names = list(label_of)
-    wanted = []
-    for role, name in roles.items():
-        if name in label_of:
-            wanted.append(label_of[name])
-        elif role not in optional:
-            index = getattr(frame, "index", None)
-            hint = "; call reset_index() first" if index is not None and name in [str(n) for n in getattr(index, "names", [])] else ""
-            raise InputError(f"no column {name!r} (columns: {', '.join(names)}); name it with "
-                             f"columns={{{role!r}: ...}}{hint}", source=source)
+    labels = [label_of[w] for w in dict.fromkeys(wanted)]
     try:
         if isinstance(frame, pa.Table):
-            return frame.select(wanted)
-        sub = frame.select(wanted) if type(frame).__module__.split(".")[0] == "polars" else frame[wanted]
-        if hasattr(sub, "to_arrow"):
-            return sub.to_arrow()
-        return pa.Table.from_pandas(sub, preserve_index=False)
+            sub = frame.select(labels)
+        elif type(frame).__module__.split(".")[0] == "polars":
+            sub = frame.select(labels).to_arrow()
+        else:
+            sub = pa.Table.from_pandas(frame[labels], preserve_index=False)
     except (pa.ArrowException, TypeError, ValueError, KeyError) as exc:
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"the columns cannot be read ({detail}); give each column one type: "
                          "strings or integers for ids, numbers for grades and scores", source=source) from None
+    return sub.rename_columns([str(n) for n in sub.column_names])
 
 
-def _roles(columns: dict | None, roles: tuple[str, ...], source: str) -> dict[str, str]:
-    columns = dict(columns or {})
-    unknown = [k for k in columns if k not in roles and k not in ("query", "doc", "rel", "score")]
-    if unknown:
-        raise InputError(f"columns={columns!r}: unknown role {unknown[0]!r}; the keys are roles "
-                         f"({', '.join(roles)}) and the values your column names, e.g. "
-                         "columns={'query': 'qid'}", source=source)
-    return {role: str(columns.get(role, role)) for role in roles}
+def _index_hint(frame, names: list) -> str:
+    index = getattr(frame, "index", None)
+    levels = [str(n) for n in getattr(index, "names", []) or [] if n is not None]
+    return f"; the index holds {', '.join(levels)}: call reset_index() first" if levels else ""
 
 
 def _is_text(t: pa.DataType) -> bool:
@@ -83,10 +88,11 @@ def _first_null(col: pa.ChunkedArray) -> int:
     return int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
 
 
-def _ids(col: pa.ChunkedArray, name: str, source: str) -> pa.Array:
+def ids(col: pa.ChunkedArray, name: str, source: str, locate: Locate) -> pa.Array:
+    """An id column as Arrow binary, refusing missing, empty and NUL-holding ids."""
     if col.null_count:
         raise InputError(f"column {name!r} has {col.null_count} missing value(s); every row needs an id",
-                         source=source, row=_first_null(col))
+                         **locate(_first_null(col)))
     if pa.types.is_dictionary(col.type):
         col = col.cast(col.type.value_type)
     if pa.types.is_integer(col.type):
@@ -107,19 +113,20 @@ def _ids(col: pa.ChunkedArray, name: str, source: str) -> pa.Array:
         empty = np.flatnonzero(offsets[1:] == offsets[:-1])
         if len(empty):
             raise InputError(f"column {name!r} has an empty id; every row needs a non-empty id",
-                             source=source, row=int(empty[0]))
+                             **locate(int(empty[0])))
         values = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0]: offsets[-1]]
         nul = np.flatnonzero(values == 0)
         if len(nul):
             row = int(np.searchsorted(offsets, nul[0] + offsets[0], side="right") - 1)
-            raise InputError(f"column {name!r} holds an id with a NUL character", source=source, row=row)
+            raise InputError(f"column {name!r} holds an id with a NUL character", **locate(row))
     return arr
 
 
-def _numbers(col: pa.ChunkedArray, name: str, what: str, source: str) -> np.ndarray:
+def numbers(col: pa.ChunkedArray, name: str, what: str, source: str, locate: Locate) -> np.ndarray:
+    """A numeric column as numpy, refusing missing values and non-numbers."""
     if col.null_count:
         raise InputError(f"column {name!r} has {col.null_count} missing value(s) (NaN or None); "
-                         f"every row needs {what}", source=source, row=_first_null(col))
+                         f"every row needs {what}", **locate(_first_null(col)))
     if pa.types.is_dictionary(col.type):
         col = col.cast(col.type.value_type)
     if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_decimal(col.type)):
@@ -131,23 +138,18 @@ def _numbers(col: pa.ChunkedArray, name: str, what: str, source: str) -> np.ndar
     return col.to_numpy()
 
 
-def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: bool = False) -> Qrels:
-    """A frame with columns query, doc, rel -> :class:`Qrels`.
+def _frame_rows(source: str) -> Locate:
+    return lambda row: {"source": source, "row": row}
 
-    Parameters
-    ----------
-    frame : pandas.DataFrame, polars.DataFrame or pyarrow.Table
-    columns : dict, optional
-        Other column names, e.g. ``{"query": "qid", "rel": "grade"}``.
-    truncate_grades : bool, default False
-        Truncate non-integer grades toward zero (trec_eval) instead of refusing them.
-    """
-    source = _source(frame)
-    roles = _roles(columns, ("query", "doc", "rel"), source)
-    table = _select(frame, roles, set(), source)
-    query = _ids(table.column(roles["query"]), roles["query"], source)
-    doc = _ids(table.column(roles["doc"]), roles["doc"], source)
-    values = _numbers(table.column(roles["rel"]), roles["rel"], "an integer grade", source)
+
+def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *,
+                     truncate_grades: bool = False, origin: str = "frame", lines=None) -> Qrels:
+    """Checked :class:`Qrels` from the ``roles`` columns of an Arrow table."""
+    if table.num_rows == 0:
+        raise InputError("no judgments: the table has no rows", source=source)
+    query = ids(table.column(roles["query"]), roles["query"], source, locate)
+    doc = ids(table.column(roles["doc"]), roles["doc"], source, locate)
+    values = numbers(table.column(roles["rel"]), roles["rel"], "an integer grade", source, locate)
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values) if truncate_grades else values != np.trunc(values)
         if bad.any():
@@ -155,39 +157,88 @@ def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: boo
             hint = "" if truncate_grades or not np.isfinite(values[row]) else \
                 "; pass truncate_grades=True to truncate it as trec_eval does"
             raise InputError(f"column {roles['rel']!r}: {values[row].item()!r} is not an integer grade{hint}",
-                             source=source, row=row)
+                             **locate(row))
         if np.abs(values).max(initial=0) >= 2.0 ** 63:
             raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
     elif values.dtype.kind == "u" and len(values) and values.max() >= 2 ** 63:
         raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
     out = pa.table({"query": query, "doc": doc, "rel": pa.array(values.astype(np.int64))})
-    return Qrels(out, source, origin="frame")
+    return Qrels(out, source, lines, origin=origin)
 
 
-def run_from_frame(frame, *, columns: dict | None = None, tag: str = "") -> Run:
-    """A frame with columns query, doc, score -> :class:`Run`.
-
-    Without a score column the rows are a ranked list: their order within
-    a query is the ranking.
-    """
-    source = _source(frame)
-    roles = _roles(columns, ("query", "doc", "score", "rel"), source)
-    table = _select(frame, roles, {"score", "rel"}, source)
-    query = _ids(table.column(roles["query"]), roles["query"], source)
-    doc = _ids(table.column(roles["doc"]), roles["doc"], source)
-    if roles["score"] in table.column_names:
-        values = _numbers(table.column(roles["score"]), roles["score"], "a score", source).astype(np.float64)
+def run_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *, tag: bytes = b"",
+                   origin: str = "frame", lines=None) -> Run:
+    """Checked :class:`Run` from the ``roles`` columns of an Arrow table."""
+    if table.num_rows == 0:
+        raise InputError("no results: the table has no rows", source=source)
+    query = ids(table.column(roles["query"]), roles["query"], source, locate)
+    doc = ids(table.column(roles["doc"]), roles["doc"], source, locate)
+    ranked = False
+    if roles.get("score") is not None:
+        values = numbers(table.column(roles["score"]), roles["score"], "a score", source, locate)
+        values = values.astype(np.float64)
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"column {roles['score']!r}: {values[row].item()!r} is not a finite number",
-                             source=source, row=row)
-        ranked = False
-    elif roles["rel"] in table.column_names:
-        raise InputError(f"this frame has a {roles['rel']!r} column but no {roles['score']!r} column: it "
-                         "looks like qrels; check the argument order (qrels first, then the run)",
-                         source=source)
+                             **locate(row))
+    elif roles.get("rank") is not None:
+        ranks = numbers(table.column(roles["rank"]), roles["rank"], "a rank", source, locate)
+        values = -ranks.astype(np.float64)  # rank 1 first: the ranking is the rank column's order
     else:
         values, ranked = np.zeros(table.num_rows), True
     out = pa.table({"query": query, "doc": doc, "score": pa.array(values)})
-    return Run(out, source, origin="frame", tag=encode_id(tag), ranked=ranked)
+    return Run(out, source, lines, origin=origin, tag=tag, ranked=ranked)
+
+
+def _from_frame(frame, kind: str, columns: dict | None):
+    source = _source(frame)
+    frame, names = _names(frame, source)
+    try:
+        roles = resolve_columns(names, kind, columns, source)
+    except InputError as exc:
+        hint = _index_hint(frame, names)
+        if hint and "cannot tell" in str(exc):
+            raise InputError(str(exc)[len(source) + 2:] + hint, source=source) from None
+        raise
+    wanted = [v for v in roles.values() if v is not None]
+    return _select(frame, names, wanted, source), roles, source
+
+
+def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: bool = False) -> Qrels:
+    """A frame of judgments -> :class:`Qrels`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+        Columns found by name (query/doc/rel, query_id/doc_id/relevance,
+        qid/docno/label, userID/itemID/rating, user/item/rating).
+    columns : dict, optional
+        Other column names, e.g. ``{"query": "qid", "rel": "grade"}``.
+    truncate_grades : bool, default False
+        Truncate non-integer grades toward zero (trec_eval) instead of refusing them.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> len(qrels_from_frame(pa.table({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})))
+    1
+    """
+    table, roles, source = _from_frame(frame, "qrels", columns)
+    return qrels_from_table(table, roles, source, _frame_rows(source), truncate_grades=truncate_grades)
+
+
+def run_from_frame(frame, *, columns: dict | None = None, tag: str = "") -> Run:
+    """A frame of results -> :class:`Run`.
+
+    Without a score column the rows are a ranked list: their order within
+    a query is the ranking (or the order of a ``rank`` column).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> run_from_frame(pa.table({"qid": ["q1"], "docno": ["d1"], "score": [2.5], "rank": [0]})).ranked
+    False
+    """
+    table, roles, source = _from_frame(frame, "run", columns)
+    return run_from_table(table, roles, source, _frame_rows(source), tag=encode_id(tag))

@@ -58,12 +58,12 @@ def _auto_names(loaded: list[Run], given: list) -> list[str]:
             level[i] += 1
 
 
-def name_runs(runs, *, columns: Mapping[str, str] | None = None) -> list[tuple[str, Run]]:
+def name_runs(runs, *, columns: Mapping[str, str] | None = None, format: str = "auto") -> list[tuple[str, Run]]:
     """Runs (a dict name -> run, a list of runs/paths, or one run) as (unique name, :class:`Run`) pairs."""
     from . import as_run
 
     if isinstance(runs, Mapping) and not looks_like_one_run(runs):
-        items = [(str(name), as_run(run, columns=columns)) for name, run in runs.items()]
+        items = [(str(name), as_run(run, columns=columns, format=format)) for name, run in runs.items()]
         if any(not name for name, _ in items):
             raise ParameterError("runs: every run needs a non-empty name")
     else:
@@ -71,7 +71,7 @@ def name_runs(runs, *, columns: Mapping[str, str] | None = None) -> list[tuple[s
                 and not hasattr(runs, "__iter__"):
             runs = [runs]
         given = list(runs)
-        loaded = [as_run(run, columns=columns) for run in given]
+        loaded = [as_run(run, columns=columns, format=format) for run in given]
         items = list(zip(_auto_names(loaded, given), loaded))
     if not items:
         raise ParameterError("runs: give at least one run")

@@ -1,35 +1,55 @@
-"""The bytes of an input: from a path, ``-`` (stdin) or a file object, un-gzipped and checked.
+"""The bytes of an input: from a path, ``-`` (stdin) or a file object, decompressed and checked.
 
-Gzip is recognised by its magic bytes whatever the file is called. Input
-that is not text at all (empty, binary, another compression or archive
-format, UTF-16) is refused here, before any parsing, with a message that
-says what the file is and what to do.
+gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the
+file is called, and decompressed as a stream: leading blank space is counted
+and dropped as it arrives, so a small archive of gigabytes of newlines is
+found empty without ever holding them. Input that is not text at all (empty,
+binary, an archive, UTF-16) is refused before any parsing, with a message
+that says what the file is and what to do.
+
+A path that is not a regular file (a named pipe, a terminal) may block until
+something writes to it; after a second without data a note on stderr says
+rankmeter is waiting, instead of hanging silently. Pipes are accepted rather
+than refused because ``<(zcat run.gz)`` and ``mkfifo`` are everyday habits.
 """
 from __future__ import annotations
 
+import bz2
 import gzip
+import io
+import lzma
 import os
+import stat
 import sys
+import threading
 import zlib
+from contextlib import contextmanager
 from typing import BinaryIO, Union
 
 import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["load_bytes", "check_text", "PathOrFile"]
+__all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "PathOrFile"]
 
 PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
+#: Decompressed bytes read at a time from a compressed stream.
+BLOCK_BYTES = 16 << 20
+#: Seconds without data from a pipe or terminal before the "waiting" note.
+WAIT_NOTE_SECONDS = 1.0
+
+_COMPRESSIONS = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
 # Signatures of files that are not text: (start, must also contain, what it is, what to do).
-# The second part keeps a text file whose first id merely starts like one ("PAR1 0 d 1").
+# The second part keeps a text file whose first id merely starts like one ("PK.. 0 d 1").
 _MAGIC = (
     (b"PK\x03\x04", b"", "a zip archive", "unzip it and pass the text file inside"),
-    (b"BZh", b"1AY&SY", "bzip2-compressed", "decompress it first (bunzip2), or re-compress it with gzip"),
-    (b"\xfd7zXZ\x00", b"", "xz-compressed", "decompress it first (unxz), or re-compress it with gzip"),
-    (b"\x28\xb5\x2f\xfd", b"", "zstd-compressed", "decompress it first (unzstd), or re-compress it with gzip"),
     (b"7z\xbc\xaf\x27\x1c", b"", "a 7-zip archive", "extract the text file inside"),
-    (b"PAR1", b"\x00", "a Parquet file", "load it with pandas/polars and pass the DataFrame"),
     (b"\xff\xfe", b"\x00", "UTF-16 text", "save it as UTF-8 or ASCII"),
     (b"\xfe\xff", b"\x00", "UTF-16 text", "save it as UTF-8 or ASCII"),
     (b"%PDF-", b" obj", "a PDF document", "pass the TREC text file instead"),
@@ -39,74 +59,304 @@ _CONTROL = np.zeros(256, dtype=bool)
 _CONTROL[[*range(1, 9), *range(14, 32), 127]] = True
 
 
-def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
-    """Read a whole input (path, ``-`` for stdin, or binary file object), un-gzipped.
+def compression_of(head: bytes) -> str | None:
+    """The compression whose magic bytes ``head`` starts with, or None.
 
-    Returns the bytes and a name for messages. Gzip is recognised by its
-    magic bytes, whatever the file is called; a UTF-8 byte-order mark is dropped.
+    >>> compression_of(b"\\x1f\\x8b\\x08"), compression_of(b"301 0 d 1")
+    ('gzip', None)
     """
+    for magic, kind in _COMPRESSIONS:
+        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9")
+        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and
+                                       head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+            return kind
+    return None
+
+
+def _zstd_reader(raw: BinaryIO) -> BinaryIO:
+    import pyarrow as pa
+    if pa.Codec.is_available("zstd"):
+        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
+    try:
+        import zstandard
+    except ImportError:
+        raise ImportError('reading zstd needs pyarrow built with zstd or the zstandard package: '
+                          'pip install "rankmeter[zstd]"') from None
+    return zstandard.ZstdDecompressor().stream_reader(raw)
+
+
+def _decompressing(raw: BinaryIO, kind: str) -> BinaryIO:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == "bz2":
+        return bz2.BZ2File(raw, mode="rb")
+    if kind == "xz":
+        return lzma.LZMAFile(raw, mode="rb")
+    return _zstd_reader(raw)
+
+
+def _broken(kind: str, exc: BaseException, name: str) -> InputError:
+    if isinstance(exc, EOFError):
+        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
+                          "the file", source=name)
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
+
+
+_DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
+
+
+class _CheckedStream(io.RawIOBase):
+    """A decompressing stream whose errors are one-line :class:`InputError` naming the file."""
+
+    def __init__(self, inner: BinaryIO, kind: str, name: str):
+        self.inner, self.kind, self.name = inner, kind, name
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self.inner.read(size) if size is not None and size >= 0 else self.inner.read()
+        except InputError:
+            raise
+        except _DECOMPRESS_ERRORS as exc:
+            raise _broken(self.kind, exc, self.name) from None
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+@contextmanager
+def _waiting_note(name: str, regular: bool):
+    """Print a note on stderr if a pipe or terminal gives nothing within a second."""
+    if regular or sys.stderr is None:
+        yield
+        return
+    def note() -> None:
+        print(f"rankmeter: waiting for input from {name} (nothing written to it yet; Ctrl-C to stop)",
+              file=sys.stderr, flush=True)
+    timer = threading.Timer(WAIT_NOTE_SECONDS, note)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _is_regular(fd_or_path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(fd_or_path).st_mode)
+    except (OSError, ValueError):
+        return True  # cannot tell: say nothing
+
+
+def _regular_stream(raw: BinaryIO) -> bool:
+    try:
+        return _is_regular(raw.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return True
+
+
+def _name_of(source: PathOrFile) -> str:
     if hasattr(source, "read"):
-        name = str(getattr(source, "name", "<stream>"))
-        try:
-            data = source.read()
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot be read ({exc})", source=name) from None
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogateescape")
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise InputError(f"read() returned a {type(data).__name__}; pass a binary file object",
-                             source=name)
-        data = bytes(data)
-    else:
-        try:
-            name = os.fsdecode(source)
-        except TypeError:
-            raise InputError(f"cannot read from a {type(source).__name__}; pass a path, '-' for "
-                             "standard input, or a binary file object") from None
-        if name == "-":
-            name = "<stdin>"
-            if sys.stdin is None:
-                raise InputError("there is no standard input to read; pass a file name", source=name)
-            stream = getattr(sys.stdin, "buffer", sys.stdin)
-            data = stream.read()
-            if isinstance(data, str):
-                data = data.encode("utf-8", "surrogateescape")
-        elif isinstance(source, str) and ("\n" in source or len(source) > 4096):
-            raise InputError("got text, not a file name; pass the path of the file, or the text "
-                             "as io.BytesIO(text.encode())", source="<str>")
+        return str(getattr(source, "name", "<stream>"))
+    try:
+        name = os.fsdecode(source)
+    except TypeError:
+        raise InputError(f"cannot read from a {type(source).__name__}; pass a path, '-' for "
+                         "standard input, or a binary file object") from None
+    if name == "-":
+        return "<stdin>"
+    if isinstance(source, str) and ("\n" in source or len(source) > 4096):
+        raise InputError("got text, not a file name; pass the path of the file, or the text "
+                         "as io.BytesIO(text.encode())", source="<str>")
+    return name
+
+
+def _open_raw(source: PathOrFile, name: str) -> tuple[BinaryIO, bool]:
+    """(binary stream, whether rankmeter opened it and must close it)."""
+    if hasattr(source, "read"):
+        return source, False
+    if name == "<stdin>":
+        if sys.stdin is None:
+            raise InputError("there is no standard input to read; pass a file name", source=name)
+        return getattr(sys.stdin, "buffer", sys.stdin), False
+    try:
+        with _waiting_note(name, _is_regular(source)):
+            return open(source, "rb", buffering=0), True  # unbuffered: the whole read is one allocation
+    except FileNotFoundError:
+        raise InputError("no such file; check the path", source=name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory; pass the qrels or run file inside it", source=name) from None
+    except PermissionError:
+        raise InputError("permission denied; check the file's permissions", source=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
+
+
+def _as_bytes(data, name: str) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8", "surrogateescape")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InputError(f"read() returned a {type(data).__name__}; pass a binary file object", source=name)
+    return bytes(data)
+
+
+def _read(stream: BinaryIO, name: str, size: int = -1) -> bytes:
+    try:
+        return _as_bytes(stream.read(size), name)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot be read ({exc})", source=name) from None
+
+
+def _line_breaks(data: bytes) -> int:
+    """Line breaks as ``bytes.splitlines`` counts them (LF, CR, CRLF)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def _read_decompressed(stream: BinaryIO, name: str) -> bytes:
+    """All of a decompressing stream; leading blank space is only counted, never held."""
+    blank_lines = 0
+    pending_cr = False
+    while True:
+        block = _read(stream, name, BLOCK_BYTES)
+        if not block:
+            return b""  # blank throughout: the caller reports an empty file
+        if pending_cr and block.startswith(b"\n"):
+            blank_lines -= 1  # a CRLF cut between two blocks is one line break
+        if not block.isspace():
+            break
+        blank_lines += _line_breaks(block)
+        pending_cr = block.endswith(b"\r")
+    rest = _read(stream, name)
+    # Blank lines kept as LFs so that line numbers stay those of the file.
+    return b"".join((b"\n" * blank_lines, block, rest)) if blank_lines or rest else block
+
+
+def _gunzip(compressed: bytes, name: str) -> bytes:
+    """gzip in one call (much faster than a stream) unless its first block is blank: then streamed."""
+    try:
+        first = zlib.decompressobj(wbits=31).decompress(compressed, 1 << 16)
+        if first and not first.isspace():
+            return gzip.decompress(compressed)
+    except _DECOMPRESS_ERRORS as exc:
+        raise _broken("gzip", exc, name) from None
+    stream = _CheckedStream(_decompressing(io.BytesIO(compressed), "gzip"), "gzip", name)
+    return _read_decompressed(stream, name)
+
+
+def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
+    """Read a whole input (path, ``-`` for stdin, or binary file object), decompressed.
+
+    Returns the bytes and a name for messages. gzip, bzip2, xz and zstd are
+    recognised by their magic bytes, whatever the file is called; a UTF-8
+    byte-order mark is dropped.
+
+    >>> import io
+    >>> load_bytes(io.BytesIO(b"q 0 d 1\\n"))
+    (b'q 0 d 1\\n', '<stream>')
+    """
+    name = _name_of(source)
+    raw, owned = _open_raw(source, name)
+    try:
+        with _waiting_note(name, not (owned or name == "<stdin>") or _regular_stream(raw)):
+            head = _peek(raw, name)
+        kind = compression_of(head)
+        if kind is None:
+            data = _rest(raw, head, name)
+        elif kind == "gzip":
+            data = _gunzip(_rest(raw, head, name), name)
         else:
-            try:
-                with open(source, "rb") as fh:
-                    data = fh.read()
-            except FileNotFoundError:
-                raise InputError("no such file; check the path", source=name) from None
-            except IsADirectoryError:
-                raise InputError("is a directory; pass the qrels or run file inside it", source=name) from None
-            except PermissionError:
-                raise InputError("permission denied; check the file's permissions", source=name) from None
-            except OSError as exc:
-                raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except EOFError:
-            raise InputError("the gzip data is truncated (the file ends early); re-create or "
-                             "re-download the file", source=name) from None
-        except (OSError, zlib.error) as exc:
-            raise InputError(f"broken gzip data ({exc}); re-create or re-download the file",
-                             source=name) from None
+            stream = _CheckedStream(_decompressing(_Prefixed(head, raw), kind), kind, name)
+            data = _read_decompressed(stream, name)
+    finally:
+        if owned:
+            raw.close()
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     return data, name
 
 
+def _rest(raw: BinaryIO, head: bytes, name: str) -> bytes:
+    """``head`` and the rest of ``raw``: re-read from the start when it can seek (no copy of the whole)."""
+    try:
+        if len(head) and raw.seekable() and raw.tell() == len(head):
+            raw.seek(0)
+            return _read(raw, name)
+    except (OSError, ValueError, AttributeError):
+        pass
+    rest = _read(raw, name)
+    return head + rest if rest else head
+
+
+def _peek(raw: BinaryIO, name: str) -> bytes:
+    """The first bytes (up to 10) of a stream, without losing them."""
+    out = b""
+    while len(out) < 10:
+        chunk = _read(raw, name, 10 - len(out))
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` then the rest of ``raw``: a stream whose first bytes were already read."""
+
+    def __init__(self, head: bytes, raw: BinaryIO):
+        self.head, self.raw = head, raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        data = self.raw.read(len(buffer))
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
+    """A binary stream of the decompressed text of ``source`` and its name, for streamed readers.
+
+    Compression is recognised by magic bytes as in :func:`load_bytes`, and a
+    broken or truncated archive raises a one-line :class:`InputError` from
+    ``read`` wherever it is met. The caller closes the stream.
+
+    >>> import gzip, io
+    >>> stream, name = open_stream(io.BytesIO(gzip.compress(b"q Q0 d 1 2.5 t\\n")))
+    >>> stream.read()
+    b'q Q0 d 1 2.5 t\\n'
+    """
+    name = _name_of(source)
+    raw, _ = _open_raw(source, name)
+    head = _peek(raw, name)
+    kind = compression_of(head)
+    if kind is None:
+        return io.BufferedReader(_Prefixed(head, raw), BLOCK_BYTES), name
+    return io.BufferedReader(_CheckedStream(_decompressing(_Prefixed(head, raw), kind), kind, name),
+                             BLOCK_BYTES), name
+
+
 def check_text(data: bytes, name: str) -> None:
-    """Refuse empty input and input that is not text at all (both paths run this)."""
+    """Refuse empty input and input that is not text at all (every text reader runs this)."""
     if not data or data.isspace():
-        raise InputError("the file is empty; expected TREC lines", source=name)
+        raise InputError("the file is empty; expected qrels or run lines", source=name)
     for magic, also, what, todo in _MAGIC:
         if data.startswith(magic) and also in data[:4096]:
-            raise InputError(f"this is {what}, not a TREC text file; {todo}", source=name)
+            raise InputError(f"this is {what}, not a text file of qrels or a run; {todo}", source=name)
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
@@ -115,12 +365,12 @@ def check_text(data: bytes, name: str) -> None:
             if zeros.count(0) * 2 > len(zeros) and other.count(0) == 0:
                 raise InputError("looks like UTF-16 text (every other byte is NUL); save it as UTF-8 "
                                  "or ASCII", source=name)
-        raise InputError("binary data (a NUL byte), not a TREC text file; check that this is the "
-                         "right file", source=name, line=line)
+        raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
+                         "is the right file", source=name, line=line)
     sample = np.frombuffer(data, dtype=np.uint8, count=min(len(data), 1 << 16))
     control = _CONTROL[sample]
     if control.sum() * 100 > len(sample):  # over 1%: no text file looks like this
         first = int(np.argmax(control))
-        raise InputError(f"binary data (control byte 0x{sample[first]:02x} and many more), not a TREC "
-                         "text file; check that this is the right file",
+        raise InputError(f"binary data (control byte 0x{sample[first]:02x} and many more), not a text "
+                         "file of qrels or a run; check that this is the right file",
                          source=name, line=data.count(b"\n", 0, first) + 1)

@@ -26,13 +26,14 @@ from .arrow_path import first_data_line as _first_data_line
 from .source import PathOrFile, load_bytes
 from .source import check_text as _check_text
 
-__all__ = ["read_qrels", "read_run", "load_bytes"]
+__all__ = ["read_qrels", "read_run", "qrels_from_bytes", "run_from_bytes", "load_bytes"]
 
 _INT = re.compile(rb"[+-]?[0-9]+")
 _INT_PREFIX = re.compile(rb"[+-]?[0-9]*")
 _FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INT64 = 2 ** 63
-_LAYOUT = {"qrels": "query iter doc rel", "run": "query Q0 doc rank score tag", "ranked-list": "query doc"}
+_LAYOUT = {"qrels": "query iter doc rel", "run": "query Q0 doc rank score tag", "ranked-list": "query doc",
+           "scored-list": "query doc score"}
 
 
 def _excerpt(raw: bytes) -> str:
@@ -50,6 +51,8 @@ def _split_lines(data: bytes, name: str, nfields: int, exact: bool, what: str):
             continue
         if len(fields) < nfields or (exact and len(fields) > nfields):
             need = f"exactly {nfields}" if exact else f"at least {nfields}"
+            if what == "run" and len(fields) < nfields:
+                need += " (or 3: query doc score, or 2: query doc)"
             raise InputError(f"{len(fields)} field{'s' * (len(fields) != 1)} where a {what} line has "
                              f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields)}",
                              source=name, line=number)
@@ -61,7 +64,7 @@ def _hint(what: str, fields: list[bytes]) -> str:
         return "this looks comma-separated; TREC files separate fields with spaces or tabs"
     if what == "qrels" and len(fields) >= 6:
         return "this looks like a run line; check the argument order (qrels first, then the run)"
-    if what == "run" and len(fields) == 4:
+    if what in ("run", "scored-list") and len(fields) == 4:
         return "this looks like a qrels line; check the argument order (qrels first, then the run)"
     return "fix or remove the line"
 
@@ -113,6 +116,11 @@ def read_qrels(source: PathOrFile, *, truncate_grades: bool = False) -> Qrels:
     """
     data, name = load_bytes(source)
     _check_text(data, name)
+    return qrels_from_bytes(data, name, truncate_grades=truncate_grades)
+
+
+def qrels_from_bytes(data: bytes, name: str, *, truncate_grades: bool = False) -> Qrels:
+    """:func:`read_qrels` of bytes already read and checked."""
     parsed = _arrow_columns(data, "qrels")
     if parsed is not None:
         cols, lines = parsed
@@ -135,7 +143,8 @@ def read_run(source: PathOrFile) -> Run:
     """Read a TREC run: ``query Q0 doc rank score tag`` per line (extra fields ignored).
 
     The rank column is ignored; documents are ordered by score (see
-    :func:`rankmeter.engine.build_batch`). A file of two fields per line,
+    :func:`rankmeter.engine.build_batch`). A file of three fields per line is
+    ``query doc score`` (no tag). A file of two fields per line,
     ``query doc``, is a ranked list without scores: its line order is the
     ranking.
 
@@ -154,14 +163,24 @@ def read_run(source: PathOrFile) -> Run:
     """
     data, name = load_bytes(source)
     _check_text(data, name)
+    return run_from_bytes(data, name)
+
+
+def run_from_bytes(data: bytes, name: str) -> Run:
+    """:func:`read_run` of bytes already read and checked."""
     parsed = _arrow_columns(data, "run")
     if parsed is not None:
         cols, lines = parsed
         if len(cols) == 2:
             return _ranked(cols[0], cols[1], name, lines)
+        if 2 in cols and 4 not in cols:  # query doc score
+            table = pa.table({"query": cols[0], "doc": cols[1], "score": cols[2]})
+            return Run(table, name, lines, tag=b"")
         table = pa.table({"query": cols[0], "doc": cols[2], "score": cols[4]})
         return Run(table, name, lines, tag=cols[5][-1].as_py())
     first = _first_data_line(data)[2].split()
+    if len(first) == 3:
+        return _scored_list(data, name)
     if len(first) == 2:
         queries, docs, lines = [], [], []
         for number, fields in _split_lines(data, name, 2, True, "ranked-list"):
@@ -172,11 +191,7 @@ def read_run(source: PathOrFile) -> Run:
     queries, docs, scores, lines = [], [], [], []
     tag = b""
     for number, fields in _split_lines(data, name, 6, False, "run"):
-        text = fields[4]
-        value = float(text) if _FLOAT.fullmatch(text) else None
-        if value is None or not np.isfinite(value):
-            raise InputError(f"score {decode_id(text)!r} is not a finite number (field 5 of "
-                             f"{_LAYOUT['run']}); fix the score", source=name, line=number)
+        value = _score(fields[4], name, number, f"field 5 of {_LAYOUT['run']}")
         queries.append(fields[0])
         docs.append(fields[2])
         scores.append(value)
@@ -187,6 +202,27 @@ def read_run(source: PathOrFile) -> Run:
     table = pa.table({"query": _binary(queries), "doc": _binary(docs),
                       "score": pa.array(scores, type=pa.float64())})
     return Run(table, name, np.asarray(lines, dtype=np.int64), tag=tag)
+
+
+def _score(text: bytes, name: str, number: int, field: str) -> float:
+    value = float(text) if _FLOAT.fullmatch(text) else None
+    if value is None or not np.isfinite(value):
+        raise InputError(f"score {decode_id(text)!r} is not a finite number ({field}); fix the score",
+                         source=name, line=number)
+    return value
+
+
+def _scored_list(data: bytes, name: str) -> Run:
+    """``query doc score`` per line, the line-by-line way."""
+    queries, docs, scores, lines = [], [], [], []
+    for number, fields in _split_lines(data, name, 3, True, "scored-list"):
+        scores.append(_score(fields[2], name, number, f"field 3 of {_LAYOUT['scored-list']}"))
+        queries.append(fields[0])
+        docs.append(fields[1])
+        lines.append(number)
+    table = pa.table({"query": _binary(queries), "doc": _binary(docs),
+                      "score": pa.array(scores, type=pa.float64())})
+    return Run(table, name, np.asarray(lines, dtype=np.int64), tag=b"")
 
 
 def _ranked(queries: pa.Array, docs: pa.Array, name: str, lines: np.ndarray | None) -> Run:

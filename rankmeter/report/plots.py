@@ -105,7 +105,9 @@ def evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
     from ..io.naming import name_runs
 
     evaluator = Evaluator(qrels, measures, **options)
-    return [(name, evaluator.evaluate(run)) for name, run in name_runs(runs, columns=evaluator.options.columns)]
+    opts = evaluator.options
+    return [(name, evaluator.evaluate(run)) for name, run in name_runs(runs, columns=opts.columns,
+                                                                        format=opts.input_format)]
 
 
 def per_query_table(qrels, runs, measure: str, **options) -> PerQueryTable:

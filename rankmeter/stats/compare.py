@@ -46,10 +46,10 @@ def _check(test, correction, alpha, permutations, seed) -> None:
         sig._scipy_stats()
 
 
-def _named_runs(runs, columns) -> list[tuple[str, Run]]:
+def _named_runs(runs, columns, format="auto") -> list[tuple[str, Run]]:
     if isinstance(runs, (str, bytes, os.PathLike, Run)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
-    items = name_runs(runs, columns=columns)
+    items = name_runs(runs, columns=columns, format=format)
     if len(items) < 2:
         raise ParameterError(f"runs: got {len(items)} run; a comparison needs at least two")
     return items
@@ -232,7 +232,7 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
     for label, m in names:
         if m.family.value_type is TEXT:
             raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
-    systems = _named_runs(runs, opts.columns)
+    systems = _named_runs(runs, opts.columns, opts.input_format)
     labels = [name for name, _ in systems]
     if baseline is None:
         base = 0

@@ -1,0 +1,115 @@
+"""JSON Lines: one object per line, ``{"query_id": "q1", "doc_id": "d3", "relevance": 1}``.
+
+Keys are found as DataFrame columns are (:mod:`rankmeter.io.columns`).
+Arrow parses well-typed files; anything it refuses (an id that is a number
+on one line and a string on another, a line that is not JSON) is read line
+by line, and a line that is not a JSON object is named by file and line.
+A whole JSON document in pytrec_eval's shape, ``{query: {doc: grade}}``,
+is read as that dict, and an array of records (``[{"qid": ...}, ...]``)
+as a table whose errors name the record, counting from 0.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import InputError
+from .canonical import Qrels, Run, encode_id
+from .columns import resolve_columns
+from .delimited import _nonblank_lines
+from .frames import qrels_from_table, run_from_table
+
+__all__ = ["read_jsonl"]
+
+
+def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
+    """Line by line: every object's keys, ids as text, numbers as they are."""
+    rows, lines = [], []
+    for number, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            detail = f"{exc.msg} at column {exc.colno}" if hasattr(exc, "colno") else "not UTF-8 text"
+            raise InputError(f"not valid JSON ({detail}); every line must be one "
+                             "JSON object", source=name, line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"a JSON {type(obj).__name__}, not an object; every line must be one JSON "
+                             "object such as {\"query_id\": ..., \"doc_id\": ..., \"score\": ...}",
+                             source=name, line=number)
+        rows.append(obj)
+        lines.append(number)
+    return _records(rows), np.asarray(lines, dtype=np.int64)
+
+
+def _records(rows: list[dict]) -> pa.Table:
+    """Objects -> a table: ids (text or integers) as bytes, numbers as numbers, anything else as JSON text."""
+    keys = list(dict.fromkeys(k for obj in rows for k in obj))
+    columns = {}
+    for key in keys:
+        values = [obj.get(key) for obj in rows]
+        kinds = {type(v) for v in values if v is not None}
+        if kinds <= {int, float} and kinds:
+            columns[key] = pa.array(values, pa.float64() if float in kinds else pa.int64())
+        elif kinds <= {str, int}:
+            columns[key] = pa.array([None if v is None else encode_id(v) for v in values], pa.binary())
+        else:
+            columns[key] = pa.array([None if v is None else json.dumps(v) for v in values], pa.string())
+    return pa.table(columns)
+
+
+def _document(data: bytes, name: str, kind: str, truncate_grades: bool):
+    """A whole JSON document in pytrec_eval's dict shape, or None."""
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return None
+    if isinstance(obj, list) and obj and all(isinstance(v, dict) for v in obj):
+        return _records(obj)  # an array of records (pandas' to_json(orient="records")): rows counted from 0
+    if not isinstance(obj, dict) or not obj or not all(isinstance(v, (dict, list)) for v in obj.values()):
+        return None
+    from .dicts import qrels_from_dict, run_from_dict
+    try:
+        if kind == "qrels":
+            return qrels_from_dict(obj, truncate_grades=truncate_grades)
+        return run_from_dict(obj)
+    except InputError as exc:
+        raise InputError(str(exc).replace("<dict>: ", "", 1), source=name) from None
+
+
+def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None,
+               truncate_grades: bool = False) -> Qrels | Run:
+    """Qrels or a run from JSON Lines text (or a JSON document ``{query: {doc: value}}``)."""
+    import pyarrow.json as pajson
+
+    first = data.lstrip()[:1]
+    document = _document(data, name, kind, truncate_grades) if first in (b"{", b"[") else None
+    if isinstance(document, pa.Table):
+        roles = resolve_columns(document.column_names, kind, columns, name)
+        locate_row = lambda row: {"source": name, "row": row}  # noqa: E731
+        if kind == "qrels":
+            return qrels_from_table(document, roles, name, locate_row, truncate_grades=truncate_grades)
+        return run_from_table(document, roles, name, locate_row)
+    if document is not None:
+        return document
+    try:
+        table = pajson.read_json(pa.BufferReader(data))
+        lines = _nonblank_lines(data, 1)
+        if lines is None:
+            lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
+        if len(lines) != table.num_rows:
+            raise pa.ArrowInvalid("rows and lines differ")
+    except (pa.ArrowInvalid, ValueError):
+        table, lines = _python_table(data, name)
+    if table.num_rows == 0:
+        raise InputError("no objects: only blank lines", source=name)
+    roles = resolve_columns(table.column_names, kind, columns, name)
+    table = table.select(list(dict.fromkeys(v for v in roles.values() if v is not None)))
+    locate = lambda row: {"source": name, "line": int(lines[row])}  # noqa: E731
+    if kind == "qrels":
+        return qrels_from_table(table, roles, name, locate, truncate_grades=truncate_grades,
+                                origin="file", lines=lines)
+    return run_from_table(table, roles, name, locate, origin="file", lines=lines)

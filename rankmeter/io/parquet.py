@@ -1,0 +1,46 @@
+"""Parquet files: a table of judgments or results, columns found by name as for DataFrames.
+
+Recognised by the ``PAR1`` magic at both ends of the file (or ``format="parquet"``).
+Errors name the row, counting from 0, as for DataFrames.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ..errors import InputError
+from .canonical import Qrels, Run
+from .columns import resolve_columns
+from .frames import qrels_from_table, run_from_table
+
+__all__ = ["read_parquet", "is_parquet"]
+
+
+def is_parquet(data: bytes) -> bool:
+    """True when ``data`` starts and ends with Parquet's magic bytes.
+
+    >>> is_parquet(b"PAR1 0 d 1\\n")
+    False
+    """
+    return len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"
+
+
+def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = None,
+                 truncate_grades: bool = False) -> Qrels | Run:
+    """Qrels or a run from the bytes of a Parquet file."""
+    import pyarrow.parquet as pq
+
+    if not is_parquet(data):
+        raise InputError("is not a Parquet file (no PAR1 magic at both ends); pass format='auto' or the "
+                         "right file", source=name)
+    try:
+        schema = pq.read_schema(pa.BufferReader(data))
+        roles = resolve_columns(schema.names, kind, columns, name)
+        wanted = list(dict.fromkeys(v for v in roles.values() if v is not None))
+        table = pq.read_table(pa.BufferReader(data), columns=wanted)
+    except (pa.ArrowException, OSError) as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"broken Parquet file ({detail}); re-create the file", source=name) from None
+    locate = lambda row: {"source": name, "row": row}  # noqa: E731
+    if kind == "qrels":
+        return qrels_from_table(table, roles, name, locate, truncate_grades=truncate_grades)
+    return run_from_table(table, roles, name, locate)
