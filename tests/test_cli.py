@@ -81,3 +81,17 @@ def test_trec_eval_default_measures_on_the_example():
     labels = [line.split("\t")[0].strip() for line in out.stdout.splitlines()]
     assert labels[:6] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"]
     assert out.stdout.splitlines()[0] == "runid                 \tall\tbm25"
+
+
+def test_every_argument_of_every_subcommand_has_help():
+    import argparse
+    from rankmeter.cli import _parser
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        if name == "trec_eval":
+            continue  # trec_eval's own help (rankmeter trec_eval -h)
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"rankmeter {name} {action.option_strings or action.dest}: no help text"
