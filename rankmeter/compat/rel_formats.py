@@ -99,11 +99,11 @@ def read_qrels_jg(path: str) -> dict[bytes, list[tuple[np.ndarray, np.ndarray]]]
     return out
 
 
-def ranked_docs(run, *, max_docs: int | None) -> dict[bytes, np.ndarray]:
-    """Each query's documents in the order form_prefs_counts.c / form_res_rels_jg.c give them.
+def ranked_docs(run, *, max_docs: int | None, ties_descending: bool) -> dict[bytes, np.ndarray]:
+    """Each query's documents by score descending, then cut to ``max_docs``.
 
-    Score descending, ties by docno ASCENDING (their comp_sim_docno; the qrels path breaks
-    ties the other way), then cut to ``max_docs``.
+    Ties: form_res_rels_jg.c (qrels_jg) orders them by docno descending like the qrels path,
+    form_prefs_counts.c (prefs) by docno ASCENDING (its comp_sim_docno compares p1 to p2).
     """
     table = run.table
     if table.num_rows == 0:
@@ -112,6 +112,12 @@ def ranked_docs(run, *, max_docs: int | None) -> dict[bytes, np.ndarray]:
     doc = np.array(table.column("doc").to_pylist(), dtype=object).astype(bytes)
     score = table.column("score").to_numpy()
     order = np.lexsort((doc, -score, query))
+    if ties_descending:
+        # reverse each (query, score) run of ties: same key order, docno descending
+        q, sc = query[order], score[order]
+        key_start = np.r_[True, (q[1:] != q[:-1]) | (sc[1:] != sc[:-1])]
+        group = np.cumsum(key_start)
+        order = order[np.lexsort((-np.arange(len(order)), group))]
     query, doc = query[order], doc[order]
     starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
     ends = np.r_[starts[1:], len(query)]

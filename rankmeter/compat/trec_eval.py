@@ -150,6 +150,42 @@ def _set_f(text: str | None) -> "Derived":
     return Derived("set_F", (Measure.of("NumRelRet"), Measure.of("NumRet"), Measure.of("NumRel")), compute)
 
 
+def _eleven_point(text: str | None):
+    """11pt_avg: the canonical IPrecAvg for sorted levels; m_11pt_avg.c's order-dependent walk otherwise.
+
+    m_11pt_avg.c scans the levels from the last one down, matching each level's cutoff
+    c = lround(x * R) against the relevant count as it falls: trailing levels with c above
+    the relevant retrieved count score 0; a level reached gets its interpolated precision;
+    once a level cannot be reached any more (c of 0, or above one already passed) it and all
+    before it get the final interpolated precision (that of recall 0).
+    """
+    if text is None:
+        return Measure.of("IPrecAvg")
+    levels = _ordered_floats("11pt_avg", text)
+    if levels == sorted(levels):
+        return Measure.of("IPrecAvg", {"recalls": levels})
+    needs = tuple(Measure.of("IPrec", {}, x) for x in levels) + (
+        Measure.of("IPrec", {}, 0.0), Measure.of("NumRel"), Measure.of("NumRelRet"))
+
+    def compute(*arrays):
+        iprec, final, num_rel, rel_ret = arrays[:len(levels)], arrays[-3], arrays[-2], arrays[-1]
+        total = np.zeros(len(final))
+        skipping = np.ones(len(final), dtype=bool)
+        blocked = np.zeros(len(final), dtype=bool)
+        reachable = rel_ret.copy()
+        for i in range(len(levels) - 1, -1, -1):
+            cut = np.floor(levels[i] * num_rel + 0.5)
+            skip = skipping & (cut > rel_ret)
+            skipping &= skip
+            live = ~skip
+            blocked |= live & ((cut < 1) | (cut > reachable))
+            hit = live & ~blocked
+            total += np.where(hit, iprec[i], np.where(live & blocked, final, 0.0))
+            reachable = np.where(hit, cut, reachable)
+        return total / len(levels)
+    return Derived("11pt_avg", needs, compute)
+
+
 def _yaap(text: str | None) -> "Derived":
     """m_yaap.c: log((1 + S) / (1 + R - S)), S the sum of the precisions at the relevant ranks."""
     if text is not None:
@@ -233,8 +269,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
     TrecMeasure("utility", _raw("utility", _utility)),
     # 11pt_avg and set_F read their numbers in the order given, duplicates kept (trec_eval's
     # get_double_params); set_F uses the first, its x, which is beta^2.
-    TrecMeasure("11pt_avg", _raw("11pt_avg", lambda t: Measure.of(
-        "IPrecAvg", {} if t is None else {"recalls": _ordered_floats("11pt_avg", t)}))),
+    TrecMeasure("11pt_avg", _raw("11pt_avg", _eleven_point)),
     TrecMeasure("binG", _single("binG", "BinG")),
     TrecMeasure("G", _raw("G", lambda t: Measure.of("G", {"gain": _gain_map("G", t)} if t else {}))),
     TrecMeasure("dcg", _raw("dcg", lambda t: Measure.of("DCG", {"gain": _gain_map("dcg", t)} if t else {}))),

@@ -88,16 +88,22 @@ def _zero_leftovers(columns: list[Column], bogus: np.ndarray) -> None:
 
 
 def _iprec_nan(columns, rows, num_ret: np.ndarray, num_rel: np.ndarray) -> None:
-    """m_iprec_at_recall.c: with nothing retrieved (-J, -M0), precision 0/0 is NaN and lands on every
-    recall level whose cutoff lround(x * num_rel) is 0."""
+    """m_iprec_at_recall.c / m_11pt_avg.c: with nothing retrieved (-J, -M0) the starting precision
+    0/0 is NaN; it lands on every recall level whose cutoff lround(x * num_rel) is 0 (and so
+    11pt_avg, their mean, is NaN as soon as one such level is asked for)."""
     empty = num_ret == 0
     if not empty.any():
         return
     for col, (label, tm, m) in zip(columns, rows):
         if tm.name == "iprec_at_recall":
-            x = float(m.cutoff)
-            cut_zero = np.floor(x * num_rel + 0.5) == 0
-            col.values = np.where(empty & cut_zero, np.nan, col.values)
+            cut_zero = np.floor(float(m.cutoff) * num_rel + 0.5) == 0
+        elif tm.name == "11pt_avg":
+            levels = ([float(n.cutoff) for n in m.needs[:-3]] if isinstance(m, Derived)
+                      else m.get("recalls") or [i / 10 for i in range(11)])
+            cut_zero = np.any(np.floor(np.outer(num_rel, levels) + 0.5) == 0, axis=1)
+        else:
+            continue
+        col.values = np.where(empty & cut_zero, np.nan, col.values)
 
 
 def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
@@ -170,8 +176,8 @@ def _other_columns(args: TrecEvalArgs, rows, run_table, err):
     from .prefs import PREFS_MEASURES, query_prefs_values
     from .rel_formats import ranked_docs, read_prefs, read_qrels_jg
 
-    ranked = ranked_docs(run_table, max_docs=args.max_docs)
     jg_mode = args.rel_format == "qrels_jg"
+    ranked = ranked_docs(run_table, max_docs=args.max_docs, ties_descending=jg_mode)
     judgments = read_qrels_jg(args.qrels) if jg_mode else read_prefs(
         args.qrels, form="prefs" if args.rel_format == "prefs" else "qrels_prefs")
     ids = []
