@@ -18,7 +18,7 @@ from ..measures.aggregation import COUNT, TEXT
 from ..measures.base import Measure
 from .prefs import PREFS_MEASURES
 
-__all__ = ["TrecMeasure", "TREC_MEASURES", "NICKNAMES", "expand", "format_value", "LEVEL_FREE", "uses_level"]
+__all__ = ["TrecMeasure", "TREC_MEASURES", "NICKNAMES", "expand", "expand_exact", "Derived", "format_value", "LEVEL_FREE", "uses_level"]
 
 #: Families trec_eval computes without its -l relevance level (m_ndcg.c, m_G.c, m_rbp.c ... read the
 #: grades themselves); every other family gets rel=-l.
@@ -54,6 +54,10 @@ class TrecMeasure:
     per_query: bool = True      # printed in -q blocks
     summary: bool = True        # printed in the `all` block
     mode: str = "qrels"         # the -R format it needs ("qrels", "prefs", "qrels_jg"); runid/num_q: any
+    # What `rankmeter trec_eval` computes when it differs from the canonical measures `expand`
+    # gives the API: trec_eval's exact arithmetic (set_F, unsorted 11pt_avg) or a value outside
+    # the canonical engine (prefs, judgment groups, yaap, ideal_dcg). None: the canonical one.
+    exact: Callable[[str | None], Expanded] | None = None
 
 
 def _numbers(name: str, text: str, kind=float) -> list:
@@ -130,6 +134,17 @@ def _ordered_floats(name: str, text: str) -> list[float]:
     except ValueError:
         raise MeasureError(f"trec_eval measure {name}: cannot read parameters {text!r}; "
                            "expected numbers separated by commas") from None
+
+
+def _set_f_canonical(text: str | None) -> Measure:
+    """set_F.x as the canonical F with beta = sqrt(x) (the API's well-defined form)."""
+    if text is None:
+        return Measure.of("F")
+    import math
+    x = _ordered_floats("set_F", text)[0]
+    if x < 0:
+        raise MeasureError(f"trec_eval measure set_F: the weight must be >= 0, got {text!r}")
+    return Measure.of("F", {"beta": math.sqrt(x)})
 
 
 def _set_f(text: str | None) -> "Derived":
@@ -215,6 +230,11 @@ def _rbp(family: str) -> Callable[[str | None], Measure]:
     return make
 
 
+def _none(text: str | None) -> Expanded:
+    """No canonical measure (only `rankmeter trec_eval` computes it, see TrecMeasure.exact)."""
+    return []
+
+
 def _other(name: str, mode: str) -> Callable[[str | None], Expanded]:
     """A measure computed outside the canonical engine (-R prefs / qrels_jg): label and name."""
     def expand(text: str | None) -> Expanded:
@@ -269,10 +289,15 @@ TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
     TrecMeasure("utility", _raw("utility", _utility)),
     # 11pt_avg and set_F read their numbers in the order given, duplicates kept (trec_eval's
     # get_double_params); set_F uses the first, its x, which is beta^2.
-    TrecMeasure("11pt_avg", _raw("11pt_avg", _eleven_point)),
+    TrecMeasure("11pt_avg", _raw("11pt_avg", lambda t: Measure.of(
+        "IPrecAvg", {} if t is None else {"recalls": _ordered_floats("11pt_avg", t)})),
+        exact=_raw("11pt_avg", _eleven_point)),
     TrecMeasure("binG", _single("binG", "BinG")),
     TrecMeasure("G", _raw("G", lambda t: Measure.of("G", {"gain": _gain_map("G", t)} if t else {}))),
     TrecMeasure("dcg", _raw("dcg", lambda t: Measure.of("DCG", {"gain": _gain_map("dcg", t)} if t else {}))),
+    # m_ndcg.c: registered in 10.0 but in no nickname; `-m dcg -m ideal_dcg` together crashes 10.0
+    # (both free the same parameter block), either alone works
+    TrecMeasure("ideal_dcg", _none, exact=_raw("ideal_dcg", lambda t: ("ideal_dcg", _gain_map("ideal_dcg", t)))),
     TrecMeasure("ndcg", _raw("ndcg", lambda t: Measure.of("nDCG", {"gain": _gain_map("ndcg", t)} if t else {}))),
     TrecMeasure("ndcg_rel", _raw("ndcg_rel", lambda t: Measure.of(
         "nDCGRel", {"gain": _gain_map("ndcg_rel", t)} if t else {}))),
@@ -286,13 +311,13 @@ TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
     TrecMeasure("set_relative_P", _single("set_relative_P", "RelativeP")),
     TrecMeasure("set_recall", _single("set_recall", "R")),
     TrecMeasure("set_map", _single("set_map", "SetAP")),
-    TrecMeasure("set_F", _raw("set_F", _set_f)),
+    TrecMeasure("set_F", _raw("set_F", _set_f_canonical), exact=_raw("set_F", _set_f)),
     TrecMeasure("num_nonrel_judged_ret", _single("num_nonrel_judged_ret", "NumNonrelJudgedRet")),
-    *[TrecMeasure(name, _other(name, "prefs"), mode="prefs") for name in PREFS_MEASURES],
-    TrecMeasure("map_avgjg", _other("map_avgjg", "qrels_jg"), mode="qrels_jg"),
-    TrecMeasure("P_avgjg", _jg_cutoffs("P_avgjg", _CUTS), mode="qrels_jg"),
-    TrecMeasure("Rprec_mult_avgjg", _jg_levels("Rprec_mult_avgjg", _MULTS), mode="qrels_jg"),
-    TrecMeasure("yaap", _yaap_expand),
+    *[TrecMeasure(name, _none, mode="prefs", exact=_other(name, "prefs")) for name in PREFS_MEASURES],
+    TrecMeasure("map_avgjg", _none, mode="qrels_jg", exact=_other("map_avgjg", "qrels_jg")),
+    TrecMeasure("P_avgjg", _none, mode="qrels_jg", exact=_jg_cutoffs("P_avgjg", _CUTS)),
+    TrecMeasure("Rprec_mult_avgjg", _none, mode="qrels_jg", exact=_jg_levels("Rprec_mult_avgjg", _MULTS)),
+    TrecMeasure("yaap", _none, exact=_yaap_expand),
     TrecMeasure("rbp", _raw("rbp", _rbp("RBP"))),
     TrecMeasure("rbp_resid", _raw("rbp_resid", _rbp("RBP_resid"))),
     TrecMeasure("unj", _cutoffs("unj", "Unjudged", [5, 10, 20])),
@@ -322,8 +347,7 @@ def split_name(spec: str) -> tuple[str, str | None]:
     return name, (params if dot else None)
 
 
-def expand(specs: list[str]) -> list[tuple[str, TrecMeasure, Measure]]:
-    """Expand ``-m`` arguments into (label, trec measure, canonical measure) in print order."""
+def _chosen(specs: list[str]) -> dict[str, str | None]:
     chosen: dict[str, str | None] = {}
     for spec in specs:
         name, params = split_name(spec)
@@ -340,11 +364,34 @@ def expand(specs: list[str]) -> list[tuple[str, TrecMeasure, Measure]]:
             close = difflib.get_close_matches(name, list(TREC_MEASURES) + list(NICKNAMES), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise MeasureError(f"unknown trec_eval measure {name!r}{hint}")
+    return chosen
+
+
+def expand(specs: list[str]) -> list[tuple[str, TrecMeasure, Measure]]:
+    """Expand ``-m`` arguments into (label, trec measure, canonical measure) in print order.
+
+    Measures with no canonical counterpart (prefs, judgment groups, yaap, ideal_dcg) expand
+    to nothing here; :func:`expand_exact` gives what ``rankmeter trec_eval`` computes.
+    """
+    chosen = _chosen(specs)
     out = []
     for name, tm in TREC_MEASURES.items():
         if name in chosen:
             for label, measure in tm.expand(chosen[name]):
                 out.append((label, tm, measure))
+            if name == "runid":
+                out.append(("runid", tm, None))
+    return out
+
+
+def expand_exact(specs: list[str]) -> list[tuple[str, TrecMeasure, object]]:
+    """As :func:`expand`, with trec_eval's own computation where it differs (TrecMeasure.exact)."""
+    chosen = _chosen(specs)
+    out = []
+    for name, tm in TREC_MEASURES.items():
+        if name in chosen:
+            for label, payload in (tm.exact or tm.expand)(chosen[name]):
+                out.append((label, tm, payload))
             if name == "runid":
                 out.append(("runid", tm, None))
     return out

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..errors import MeasureError, ParameterError
 from ..measures.aggregation import COUNT, FLOAT, TEXT
-from .trec_eval import Derived, expand, uses_level
+from .trec_eval import Derived, expand_exact, uses_level
 from .trec_eval_args import USAGE, TrecEvalArgs, parse_args
 
 __all__ = ["run", "parse_args", "TrecEvalArgs"]
@@ -124,13 +124,13 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     for label, tm, payload in rows:
         if isinstance(payload, Derived):
             payload = Derived(payload.name, tuple(_prepare(m, args) for m in payload.needs), payload.compute)
-        elif payload is not None:
+        elif payload is not None and not isinstance(payload, tuple):
             payload = _prepare(payload, args)
         prepared.append((label, tm, payload))
     counts = (_prepare(Measure.of("NumRet"), args), _prepare(Measure.of("NumRel"), args))
     needed = list(counts)
     for _, _, p in prepared:
-        needed.extend(p.needs if isinstance(p, Derived) else ([p] if p is not None else []))
+        needed.extend(p.needs if isinstance(p, Derived) else ([p] if p is not None and not isinstance(p, tuple) else []))
     needed = list(dict.fromkeys(needed))
     evaluator = Evaluator(qrels, needed, queries="qrels" if args.complete else "both",
                           judged_only=args.judged_only, max_docs=args.max_docs)
@@ -142,6 +142,12 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     columns = []
     for label, tm, p in prepared:
         if p is None:
+            continue
+        if isinstance(p, tuple):     # ideal_dcg: from the judgments alone
+            from .ideal_dcg import ideal_dcg
+            judged_q = np.array(qrels.table.column("query").to_pylist(), dtype=object).astype(bytes)
+            values = ideal_dcg(judged_q, qrels.table.column("rel").to_numpy(), ids, p[1])
+            columns.append(Column(label, values, "float", tm.per_query, tm.summary, _reduce_mean))
             continue
         if isinstance(p, Derived):
             values = p.compute(*[np.asarray(results.values(m), dtype=np.float64) for m in p.needs])
@@ -288,7 +294,7 @@ def run(argv: list[str], out=None, err=None) -> int:
         raise ParameterError(f"trec_eval: unknown -R format {args.rel_format!r}; use one of {', '.join(_FORMATS)}")
     if args.results_format != "trec_results":
         raise ParameterError(f"trec_eval: unknown -T format {args.results_format!r}; only trec_results exists")
-    rows = expand(args.measures or ["official"])
+    rows = expand_exact(args.measures or ["official"])
     mode = "prefs" if args.rel_format in ("prefs", "qrels_prefs") else args.rel_format
     for label, tm, _ in rows:
         if tm.name not in ("runid", "num_q") and tm.mode != mode:
