@@ -13,7 +13,8 @@ Two parts:
 
 At scale: ``python tests/test_trec_eval_diff.py --cases 500`` prints the counts.
 trec_eval's rbp reads uninitialised memory on graded judgments (golden/README.md),
-so rbp lines are left out of the comparison when a grade above 1 occurs.
+so rbp lines are left out of the random comparison (the held-out cases keep them where
+their judgments are binary and the binary printed the intended value).
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ HELDOUT = Path(__file__).resolve().parent / "golden" / "heldout"
 TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")
 
 QRELS_MEASURES = ["official", "all_trec", "set", "P.5,10", "P.3", "set_F.0.5", "set_F.2", "set_F",
-                  "utility.2,-1,0,0", "utility", "yaap", "dcg", "dcg.1=2,2=5", "ndcg.1=3,2=9",
+                  "utility.2,-1,0,0", "utility", "yaap", "dcg", "dcg.1=2,2=5", "ideal_dcg", "ideal_dcg.1=3,2=9",
+                  "ndcg.1=3,2=9",
                   "iprec_at_recall", "iprec_at_recall..25,.5", "11pt_avg", "11pt_avg..5,.25", "relstring",
                   "relstring.5", "num_rel", "num_ret", "map", "bpref", "infAP", "Rprec_mult.0.5,1.5",
                   "recall.5", "success.1,3", "ndcg_cut.3,5", "map_cut.5", "relative_P.5", "unj.5",
@@ -63,8 +65,12 @@ def _run_text(rng: random.Random, qids: list[str]) -> str:
 def _qrels_rows(rng: random.Random, qids: list[str], grades: list[int]) -> list[tuple[str, str, int]]:
     rows = []
     for q in qids:
-        for d in sorted(set(_docs(rng, rng.randrange(1, 12)))):
-            rows.append((q, d, rng.choice(grades)))
+        topic = [(q, d, rng.choice(grades)) for d in sorted(set(_docs(rng, rng.randrange(1, 12))))]
+        if all(g < 0 for _, _, g in topic):
+            # a topic judged only with negative grades makes 10.0 read stale per-topic state
+            # (form_res_rels.c), see docs/trec_eval.md
+            topic[0] = (q, topic[0][1], 0)
+        rows.extend(topic)
     return rows
 
 
@@ -150,6 +156,8 @@ def _theirs(binary: str, folder: str, args: list[str]) -> tuple[int, bytes]:
 
 
 def _comparable(text: bytes, rbp_ok: bool) -> bytes:
+    """The lines to compare: rbp's only when defined (m_rbp.c reads its uninitialised min/max, which
+    random binary judgments showed can flip too, so the random comparison passes rbp_ok=False)."""
     if rbp_ok:
         return text
     return b"".join(x for x in text.splitlines(keepends=True)
@@ -165,7 +173,7 @@ def compare(binary: str, seed: int) -> str:
         if status != 0:
             return "skipped"
         _, got = _ours(folder, args)
-    return "same" if _comparable(got, rbp_ok) == _comparable(want, rbp_ok) else "different"
+    return "same" if _comparable(got, False) == _comparable(want, False) else "different"
 
 
 @pytest.mark.skipif(not TREC_EVAL_BIN, reason="set TREC_EVAL_BIN to a trec_eval 10.0 binary "
@@ -180,7 +188,7 @@ def test_random_against_binary(seed: int):
             pytest.skip(f"trec_eval 10.0 itself fails on this case (exit {status})")
         ours_status, got = _ours(folder, args)
     assert ours_status == 0
-    assert _comparable(got, rbp_ok) == _comparable(want, rbp_ok), (args, files)
+    assert _comparable(got, False) == _comparable(want, False), (args, files)
 
 
 def _heldout_cases() -> list[str]:
