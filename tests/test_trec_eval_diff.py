@@ -232,6 +232,35 @@ def _make_heldout(binary: str, seeds: list[int]) -> None:
             (folder / "rbp_ok").write_text("")
 
 
+GOLDEN = Path(__file__).resolve().parent / "golden"
+#: real TREC inputs of the golden folder: (rel file, run file, -R format, measures to draw from)
+REAL = [("qrels.test", "results.test", "qrels", QRELS_MEASURES), ("qrels.rel_level", "results.test", "qrels",
+         QRELS_MEASURES), ("qrels.test", "results.trunc", "qrels", QRELS_MEASURES),
+        ("prefs.test", "prefs.results.test", "prefs", PREFS_MEASURES),
+        ("qrels.test", "results.test", "qrels_prefs", PREFS_MEASURES),
+        ("qrels.123", "results.test", "qrels_jg", JG_MEASURES)]
+
+
+def compare_real(binary: str, seed: int) -> str:
+    """Random flags on the real TREC files of golden/: 'same', 'different' or 'skipped'."""
+    rng = random.Random(seed)
+    rel, res, form, pool = rng.choice(REAL)
+    args = ["-R", form] + sum((["-m", m] for m in rng.sample(pool, rng.randrange(1, 4))), [])
+    for flag, p in (("-q", 0.5), ("-c", 0.4), ("-J", 0.25), ("-n", 0.1)):
+        if rng.random() < p:
+            args.append(flag)
+    if rng.random() < 0.3:
+        args += ["-M", str(rng.choice([0, 1, 10, 100]))]
+    if rng.random() < 0.3 and form != "prefs":
+        args += [f"-l{rng.choice([0, 1, 2])}"]
+    proc = subprocess.run([binary, *args, rel, res], cwd=GOLDEN, capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        return "skipped"
+    out, err = BytesIO(), StringIO()
+    run(args + [str(GOLDEN / rel), str(GOLDEN / res)], out=out, err=err)
+    return "same" if _comparable(out.getvalue(), False) == _comparable(proc.stdout, False) else "different"
+
+
 if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -239,11 +268,12 @@ if __name__ == "__main__":
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--start", type=int, default=1000)
     ap.add_argument("--make-heldout", nargs="*", type=int)
+    ap.add_argument("--real", action="store_true", help="random flags on the real TREC files of golden/")
     a = ap.parse_args()
     if a.make_heldout is not None:
         _make_heldout(a.binary, a.make_heldout)
         sys.exit(0)
     tally: dict[str, list[int]] = {"same": [], "different": [], "skipped": []}
     for seed in range(a.start, a.start + a.cases):
-        tally[compare(a.binary, seed)].append(seed)
+        tally[(compare_real if a.real else compare)(a.binary, seed)].append(seed)
     print({k: len(v) for k, v in tally.items()}, "first different seeds:", tally["different"][:20])

@@ -295,8 +295,8 @@ TREC_MEASURES: dict[str, TrecMeasure] = {t.name: t for t in [
     TrecMeasure("binG", _single("binG", "BinG")),
     TrecMeasure("G", _raw("G", lambda t: Measure.of("G", {"gain": _gain_map("G", t)} if t else {}))),
     TrecMeasure("dcg", _raw("dcg", lambda t: Measure.of("DCG", {"gain": _gain_map("dcg", t)} if t else {}))),
-    # m_ndcg.c: registered in 10.0 but in no nickname; `-m dcg -m ideal_dcg` together crashes 10.0
-    # (both free the same parameter block), either alone works
+    # m_ndcg.c: registered in 10.0 but in no nickname; two of dcg/ideal_dcg/ndcg together often
+    # crash 10.0 (they share one parameter block, freed twice); each alone works
     TrecMeasure("ideal_dcg", _none, exact=_raw("ideal_dcg", lambda t: ("ideal_dcg", _gain_map("ideal_dcg", t)))),
     TrecMeasure("ndcg", _raw("ndcg", lambda t: Measure.of("nDCG", {"gain": _gain_map("ndcg", t)} if t else {}))),
     TrecMeasure("ndcg_rel", _raw("ndcg_rel", lambda t: Measure.of(
