@@ -203,23 +203,21 @@ def _pa_group(ids: np.ndarray, jsg: np.ndarray, level: np.ndarray, n: int, njr: 
     return jg
 
 
-def _pair(counts: np.ndarray, njr: int, n: int, area: str) -> float:
-    """m_prefs_pair*.c: mean over document pairs with any preference of the share fulfilled."""
-    upper = np.triu(np.ones((n, n), dtype=bool), 1)
-    any_pref = (counts > 0) | (counts.T > 0)
-    ret = np.arange(n) < njr
-    both_ret = upper & ret[:, None] & ret[None, :]
-    one_ret = ret[:, None] & ~ret[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = counts / (counts + counts.T)
-    pairs = any_pref & both_ret
-    total, num = float(share[pairs].sum()), int(pairs.sum())
-    if area in ("all", "imp"):
-        pairs = any_pref & one_ret
-        total, num = total + float(share[pairs].sum()), num + int(pairs.sum())
-    if area == "all":
-        num += int((any_pref & upper & ~ret[:, None] & ~ret[None, :]).sum())
-    return total / num if num else 0.0
+def _pairs(counts: np.ndarray, njr: int) -> dict[str, float]:
+    """m_prefs_pair*.c: mean over document pairs with any preference of the share of JGs it agrees with.
+
+    Retrieved pairs (i < j < njr) and, for pair/pair_imp, retrieved-unretrieved pairs add their
+    share; prefs_pair also counts (with share 0) the pairs of two unretrieved documents.
+    """
+    i, j = np.nonzero(np.triu((counts > 0) | (counts.T > 0), 1))
+    forward, backward = counts[i, j].astype(np.float64), counts[j, i].astype(np.float64)
+    share_ij = forward / (forward + backward)           # i has the lower internal id
+    both_ret, one_ret = j < njr, (i < njr) & (j >= njr)
+    ret_sum, ret_n = float(share_ij[both_ret].sum()), int(both_ret.sum())
+    imp_sum, imp_n = ret_sum + float(share_ij[one_ret].sum()), ret_n + int(one_ret.sum())
+    all_n = len(i)
+    return {"ret": ret_sum / ret_n if ret_n else 0.0, "imp": imp_sum / imp_n if imp_n else 0.0,
+            "all": imp_sum / all_n if all_n else 0.0}
 
 
 def _avg(ful: np.ndarray, poss: np.ndarray, num_jgs: int) -> float:
@@ -262,7 +260,7 @@ def query_prefs_values(ranked_docs: np.ndarray, judgments: PrefJudgments) -> dic
     n = len(judged)
     ids_of_judged, njr = _internal_ids(ranked_docs, judged)
     entry_ids = ids_of_judged[np.searchsorted(judged, judgments.doc)]
-    counts = np.zeros((n, n), dtype=np.int64)
+    counts = np.zeros((n, n), dtype=np.int32)   # C: unsigned short per pair
     groups = []
     jg_names, jg_index = np.unique(judgments.jg, return_inverse=True)
     for g in range(len(jg_names)):
@@ -282,6 +280,7 @@ def query_prefs_values(ranked_docs: np.ndarray, judgments: PrefJudgments) -> dic
     def simp(f: np.ndarray, p: np.ndarray) -> float:
         return float(f.sum()) / float(p.sum()) if p.sum() else 0.0
 
+    pair = _pairs(counts, njr)
     rnonrel, rnonrel_ret = [], []
     for g in groups:
         R, N = g.num_rel, g.num_nonrel
@@ -300,14 +299,14 @@ def query_prefs_values(ranked_docs: np.ndarray, judgments: PrefJudgments) -> dic
         "prefs_num_prefs_ful": float(ful_all.sum()),
         "prefs_num_prefs_ful_ret": float(col["ful_ret"].sum()),
         "prefs_simp": simp(ful_all, poss_all),
-        "prefs_pair": _pair(counts, njr, n, "all"),
+        "prefs_pair": pair["all"],
         "prefs_avgjg": _avg(ful_all, poss_all, num_jgs),
         "prefs_avgjg_Rnonrel": _avg_rnonrel(rnonrel, num_jgs),
         "prefs_simp_ret": simp(col["ful_ret"], col["poss_ret"]),
-        "prefs_pair_ret": _pair(counts, njr, n, "ret"),
+        "prefs_pair_ret": pair["ret"],
         "prefs_avgjg_ret": _avg(col["ful_ret"], col["poss_ret"], num_jgs),
         "prefs_avgjg_Rnonrel_ret": _avg_rnonrel(rnonrel_ret, num_jgs),
         "prefs_simp_imp": simp(ful_all, poss_imp),
-        "prefs_pair_imp": _pair(counts, njr, n, "imp"),
+        "prefs_pair_imp": pair["imp"],
         "prefs_avgjg_imp": _avg(ful_all, poss_imp, num_jgs),
     }
