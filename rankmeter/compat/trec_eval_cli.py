@@ -172,12 +172,10 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
         values = results.values(p)
         if kind == "text":
             values = list(values)
-        col = Column(label, values, kind, tm.per_query, tm.summary, p.summarize,
+        # -Z turns counts into floats: summarise them as floats then
+        reduce = (lambda v, agg=p.family.aggregation, vt=vt: agg.reduce(v, FLOAT if v.dtype.kind == "f" else vt))
+        col = Column(label, values, kind, tm.per_query, tm.summary, reduce,
                      zscore=kind != "text" and label != "num_q")
-        if kind != "text":
-            agg = p.family.aggregation
-            col.reduce = (lambda v, agg=agg, p=p: agg.reduce(v, FLOAT) if v.dtype.kind == "f" and
-                          p.family.value_type is COUNT else p.summarize(v))
         if label == "num_rel" and args.complete:
             # m_num_rel.c te_calc_avg_num_rel: with -c the summary counts every judged grade > 0
             # of every topic, whatever -l says
