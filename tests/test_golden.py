@@ -40,6 +40,12 @@ CASES = [
     ("out.test.aql", "out.test.aql", "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test"),
     ("out.test.meas_params", "out.test.meas_params", MEAS_PARAMS),
     ("out.test-302.aq", "out.test-302.aq", "-q -m all_trec qrels-302.test results-302.test"),
+    ("out.test.prefs", "out.test.prefs", "-m all_prefs -q -R prefs prefs.test prefs.results.test"),
+    ("out.test.prefs-with-comments", "out.test.prefs", "-m all_prefs -q -R prefs prefs.comment.test prefs.results.test"),
+    ("out.test.qrels_prefs", "out.test.qrels_prefs", "-m all_prefs -q -R qrels_prefs qrels.test results.test"),
+    ("out.test.qrels_jg", "out.test.qrels_jg", "-m qrels_jg -q -R qrels_jg qrels.123 results.test"),
+    ("out.test.qrels_jg-with-comments", "out.test.qrels_jg", "-m qrels_jg -q -R qrels_jg qrels.comments.123 results.test"),
+    ("out.test.aqZ", "out.test.aqZ", "-q -m all_trec -Z zscores_file qrels.test results.test"),
 ]
 
 #: Cases whose rbp lines come from trec_eval 10.0's uninitialised-memory defect.
@@ -48,8 +54,9 @@ RBP_LABELS = {b"rbp", b"rbp_resid"}
 
 
 def _argv(args: str) -> list[str]:
-    """The arguments with the two file names made absolute (they are the last two)."""
+    """The arguments with the file names made absolute (the last two, and -Z's)."""
     argv = shlex.split(args)
+    argv = [str(GOLDEN / a) if prev == "-Z" else a for prev, a in zip([""] + argv, argv)]
     return argv[:-2] + [str(GOLDEN / argv[-2]), str(GOLDEN / argv[-1])]
 
 
