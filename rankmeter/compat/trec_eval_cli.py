@@ -126,7 +126,7 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     from ..io import read_qrels
     from ..measures.base import Measure
 
-    qrels = read_qrels(args.qrels, truncate_grades=False)
+    qrels = read_qrels(args.qrels, truncate_grades=False, format="trec")  # trec_eval reads every line as data
     bogus_ids: set[bytes] = set()
     if args.complete:
         judged = set(qrels.table.column("query").to_pylist())
@@ -316,7 +316,7 @@ def run(argv: list[str], out=None, err=None) -> int:
                     "qrels_jg": "-R qrels_jg"}[tm.mode]
             raise MeasureError(f"trec_eval measure {tm.name} needs {need}; got -R {args.rel_format}")
     from ..io import read_run
-    run_table = read_run(args.run)
+    run_table = read_run(args.run, format="trec")
     if mode == "qrels":
         ids, columns = _qrels_columns(args, rows, run_table, err)
     else:

@@ -37,11 +37,14 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
             from ..compat.trec_eval import TREC_MEASURES, expand, split_name
             if split_name(item)[0] not in TREC_MEASURES or split_name(item)[0] == "runid":
                 raise canonical_error from None
-            expanded = expand([item])
+            expanded = [(label, m) for label, _, m in expand([item]) if m is not None]
+            if not expanded:  # prefs, judgment groups, yaap ...: no canonical measure to compute
+                raise MeasureError(f"{item!r} is a trec_eval measure with no canonical form here; compute it "
+                                   f"with `rankmeter trec_eval -m {item}` (see docs/trec_eval.md)") from None
             if len(expanded) == 1:
-                out.append((item, expanded[0][2]))
+                out.append((item, expanded[0][1]))
             else:
-                out.extend((label, m) for label, _, m in expanded if m is not None)
+                out.extend(expanded)
     if not out:
         raise ParameterError("measures: give at least one measure, e.g. ['AP', 'nDCG@10']")
     return out
