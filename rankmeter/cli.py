@@ -52,7 +52,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from .explain import explain
+    from .explanations import explain
     result = explain(args.qrels, args.run, args.measure, args.query, **options_from_args(args))
     if args.format == "csv":
         import csv

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-import numpy as np
+from numbers import Integral
 
 from ..errors import ParameterError
 
@@ -37,7 +37,12 @@ EXECUTORS = ("auto", "memory", "streamed", "spark")
 
 
 def _is_int(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+    return isinstance(value, Integral) and not _is_bool(value)
+
+
+def _is_bool(value: Any) -> bool:
+    """A bool, numpy's included (without importing numpy: the CLI starts faster)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
 
 
 def _positive_int_or_none(value: Any) -> bool:
@@ -74,14 +79,14 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
                     "(trec_eval -c)"),
     OptionSpec("rel", 1, _is_int, "an integer relevance threshold (grades >= rel are relevant)",
                help="relevance threshold for measures that do not set their own rel= (trec_eval -l)"),
-    OptionSpec("judged_only", False, lambda v: isinstance(v, (bool, np.bool_)), "True or False",
+    OptionSpec("judged_only", False, _is_bool, "True or False",
                help="drop unjudged docs from rankings before scoring, closing the gaps (trec_eval -J)"),
     OptionSpec("max_docs", None, lambda v: v is None or (_is_int(v) and v >= 0),
                "a non-negative integer or None",
                help="score only the first N docs of each ranking (trec_eval -M)"),
     OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
                help="order within a query: score descending then docno descending (trec_eval), or as given"),
-    OptionSpec("truncate_grades", False, lambda v: isinstance(v, (bool, np.bool_)), "True or False",
+    OptionSpec("truncate_grades", False, _is_bool, "True or False",
                help="read a non-integer grade such as 1.7 as 1, as trec_eval does (default: refuse it)"),
     OptionSpec("columns", None, lambda v: v is None or (isinstance(v, Mapping) and all(
         isinstance(k, str) and isinstance(c, str) for k, c in v.items())),

@@ -255,7 +255,7 @@ def _cell(v) -> str:
 
 def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ranks: int) -> str:
     """Explanations through the report's one Evaluator: every value uses the whole qrels' statistics."""
-    from ..explain import explain_query
+    from ..explanations import explain_query
     from ..io.canonical import decode_id
 
     split_runs = {name: (run, _split_by_query(run)) for name, run in runs}
