@@ -41,10 +41,14 @@ def _binary(column) -> pa.Array:
     return array.cast(pa.binary()) if array.type != pa.binary() else array
 
 
-def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array) -> tuple[int, int] | None:
-    """The first pair of rows with the same (query code, doc), verified exactly, or None."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
+def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
+                   index: "HashIndex | None" = None) -> tuple[int, int] | None:
+    """The first pair of rows with the same (query code, doc), verified exactly, or None.
+
+    ``index``, a :class:`HashIndex` of ``keys`` already built, saves sorting them again.
+    """
+    order = index.order if index is not None else np.argsort(keys)
+    sorted_keys = index.keys if index is not None else keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     if len(same) == 0:
         return None
@@ -79,15 +83,20 @@ class Judgments:
         id_offsets, id_values = binary_parts(self.ids)
         self.id_index = HashIndex(id_hash(id_offsets, id_values))
         keys = pair_hash(code, id_hash(*binary_parts(self.docs)))
-        dup = duplicate_rows(keys, code, self.docs)
+        self.pair_index = HashIndex(keys)
+        dup = duplicate_rows(keys, code, self.docs, self.pair_index)
         if dup is not None:
             doc, q = self.docs[dup[0]].as_py(), self.ids[int(code[dup[0]])].as_py()
             todo = ("remove one of the lines" if qrels.origin == "file"
                     else "drop one of the rows" if qrels.origin == "frame" else "keep one")
             raise InputError(f"doc {decode_id(doc)} is judged twice for query {decode_id(q)}; a qrels list a doc "
                              f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
-        self.pair_index = HashIndex(keys)
-        judged = np.lexsort((-grades, code))
+        # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key
+        if len(grades):
+            low, high = int(grades.min()), int(grades.max())
+            judged = np.argsort(code * (high - low + 1) + (high - grades), kind="stable")
+        else:
+            judged = np.zeros(0, np.int64)
         self.judged_rel = grades[judged]
         self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
 

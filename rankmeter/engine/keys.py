@@ -97,16 +97,30 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros(0, np.uint64)
     lengths = np.diff(offsets)
+    longest = int(lengths.max())
+    padded = np.zeros(len(values) + 8, np.uint8)
+    padded[:len(values)] = values
+    view = np.ndarray(shape=(len(values) + 1,), dtype=">u8", buffer=padded, strides=(1,))
+    mask = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
+    if longest <= 64:
+        # short ids (the usual case): one pass per word position over all ids, no per-word index arrays;
+        # the same sum as below (a word j < an id's word count adds fmix(word ^ (j + 1) * golden))
+        starts = offsets[:-1]
+        summed = np.zeros(n, np.uint64)
+        for j in range(max((longest + 7) // 8, 1)):
+            at = np.minimum(starts + 8 * j, len(values))  # past an id's end: masked to 0 below
+            words = view[at].astype(np.uint64) & mask[np.clip(lengths - 8 * j, 0, 8)]
+            mixed = _fmix(words ^ np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF))
+            if j:
+                mixed[lengths <= 8 * j] = 0  # past the id's last word: nothing to add
+            summed += mixed
+        return _fmix(summed ^ _fmix(lengths.astype(np.uint64) + _GOLDEN))
     per_id = np.maximum((lengths + 7) // 8, 1)
     first = np.cumsum(per_id) - per_id
     owner = np.repeat(np.arange(n), per_id)
     position = np.arange(int(per_id.sum())) - np.repeat(first, per_id)
     start = offsets[:-1][owner] + 8 * position
     keep = np.clip(lengths[owner] - 8 * position, 0, 8)
-    padded = np.zeros(len(values) + 8, np.uint8)
-    padded[:len(values)] = values
-    view = np.ndarray(shape=(len(values) + 1,), dtype=">u8", buffer=padded, strides=(1,))
-    mask = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
     words = view[start].astype(np.uint64) & mask[keep]
     mixed = _fmix(words ^ (position.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
     summed = np.add.reduceat(mixed, first) if len(mixed) else mixed
@@ -146,7 +160,7 @@ class HashIndex:
         self.size = len(keys)
         self.bits = int(min(24, max(4, np.ceil(np.log2(max(len(keys), 1))) + 2)))
         self.shift = np.uint64(64 - self.bits)
-        self.order = np.argsort(keys, kind="stable")
+        self.order = np.argsort(keys)
         self.keys = keys[self.order]
         bucket = (self.keys >> self.shift).astype(np.int64)
         self.occupied = np.zeros(1 << self.bits, dtype=bool)
