@@ -1,0 +1,206 @@
+"""Every spelling people copy from other tools, read as rankmeter measures.
+
+:func:`resolve_name` reads one name, in this order, keeping the label as typed:
+
+1. rankmeter's own grammar (``nDCG(gain=exp)@10``);
+2. trec_eval's ``-m`` names (``ndcg_cut.10``, ``P.5,10``) and nicknames (``official``, ``all_trec``, ``set``);
+3. trec_eval's printed names (``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``, ``recall_1000``);
+4. ir_measures' names and parameters (``MAP``, ``NDCG@10``, ``RPrec``, ``BPref``, ``SetF(beta=1)``,
+   ``nDCG(dcg='exp-log2')@10``, ``IPrec(recall=0.5)``), and its measure objects;
+5. ranx's names (``map@100``, ``ndcg_burges@10``, ``r-precision``, ``rbp.95``, ``ndcg@10-l2``);
+6. a name that differs only in case, when only one measure fits (``map``, ``Ndcg@10``);
+7. otherwise an error suggesting the closest measure, the cutoff kept (``ndgc@10`` -> ``nDCG@10``).
+
+:func:`split_names` cuts ``"AP nDCG@10"`` or ``"AP,nDCG@10"`` into names.
+
+>>> [(label, str(m)) for label, m in resolve_name("ndcg_burges@10-l2")]
+[('ndcg_burges@10-l2', 'nDCG(gain=exp, rel=2)@10')]
+>>> [str(m) for _, m in resolve_name("P_10")]
+['P@10']
+"""
+from __future__ import annotations
+
+import difflib
+import re
+
+from ..errors import MeasureError
+from .base import REGISTRY, Measure
+from .grammar import parse_measure
+
+__all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASURES", "TORCHMETRICS", "SKLEARN",
+           "mapping_table"]
+
+#: ir_measures family names that are spelled differently here (same measure)
+FOREIGN_FAMILIES = {
+    "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "RPrec": "Rprec",
+    "BPref": "Bpref", "SetP": "P", "SetR": "R", "SetF": "F", "SetRelP": "RelativeP",
+}
+
+#: ranx metric name -> (canonical family, fixed parameters)
+RANX = {
+    "map": ("AP", {}), "mrr": ("RR", {}), "ndcg": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exp"}),
+    "precision": ("P", {}), "recall": ("R", {}), "f1": ("F1", {}), "hit_rate": ("Success", {}),
+    "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}), "bpref": ("Bpref", {}), "dcg": ("DCG", {}),
+    "dcg_burges": ("DCG", {"gain": "exp"}), "rbp": ("RBP", {}),
+}
+#: ir_measures names (its registry) that are spelled the same here
+IR_MEASURES = {"AP", "ERR", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
+               "Bpref", "SetAP", "Success", "infAP", "nDCG"}
+
+#: TorchMetrics retrieval classes and scikit-learn functions that compute the same measure
+TORCHMETRICS = {"AP": "RetrievalMAP", "nDCG": "RetrievalNormalizedDCG", "P": "RetrievalPrecision",
+                "R": "RetrievalRecall", "RR": "RetrievalMRR", "Success": "RetrievalHitRate",
+                "Rprec": "RetrievalRPrecision", "AUC": "RetrievalAUROC"}
+SKLEARN = {"nDCG": "ndcg_score (ideal=run)", "DCG": "dcg_score", "AP": "average_precision_score (one query)",
+           "AUC": "roc_auc_score (one query)"}
+
+_RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:\.(?P<p>\d+))?(?:@(?P<k>\d+))?(?:-l(?P<rel>\d+))?$")
+_FOREIGN = re.compile(r"^(?P<name>[A-Za-z_\u03b1][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9.]+))?$")
+
+
+def split_names(text: str) -> list[str]:
+    """Names separated by spaces or commas outside parentheses and braces."""
+    out, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                out.append(current)
+            current = ""
+        else:
+            current += ch
+    if current:
+        out.append(current)
+    return out
+
+
+def _canonical(text: str) -> list[tuple[str, Measure]] | None:
+    try:
+        return [(text, parse_measure(text))]
+    except MeasureError:
+        return None
+
+
+def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
+    from ..compat.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
+    name = split_name(text)[0]
+    candidates = [text] if (name in TREC_MEASURES or text in NICKNAMES) and name != "runid" else []
+    # a printed name: "P_10", "ndcg_cut_10", "iprec_at_recall_0.50" -> the -m form "P.10", ...
+    for i in [m.start() for m in re.finditer("_", text)][::-1]:
+        if text[:i] in TREC_MEASURES and text[:i] != "runid" and re.fullmatch(r"[0-9.]+", text[i + 1:]):
+            candidates.append(f"{text[:i]}.{text[i + 1:]}")
+    for spec in candidates:
+        try:
+            expanded = [(label, m) for label, _, m in expand([spec]) if m is not None]
+        except (MeasureError, ValueError):  # not a trec_eval spelling after all ("rbp.95" is ranx's)
+            continue
+        if not expanded:
+            raise MeasureError(f"{text!r} is a trec_eval measure with no canonical form here; compute it with "
+                               f"`rankmeter trec_eval -m {spec}` (see docs/trec_eval.md)")
+        if len(expanded) == 1:
+            return [(text, expanded[0][1])]
+        return expanded
+    return None
+
+
+def _ir_measures(text: str) -> list[tuple[str, Measure]] | None:
+    match = _FOREIGN.match(text.replace("\u03b1", "alpha"))
+    if not match or match["name"] not in FOREIGN_FAMILIES and match["name"] not in REGISTRY:
+        return None
+    family = FOREIGN_FAMILIES.get(match["name"], match["name"])
+    params, cutoff = match["params"] or "", match["cutoff"]
+    # ir_measures' parameter spellings
+    params = re.sub(r"\bdcg\s*=\s*['\"]?log2['\"]?", "gain=linear", params)
+    params = re.sub(r"\bdcg\s*=\s*['\"]?exp-log2['\"]?", "gain=exp", params)
+    params = re.sub(r"\bgains\s*=", "gain=", params)
+    recall = re.search(r"\brecall\s*=\s*([0-9.]+)", params)
+    if family == "IPrec" and recall:
+        cutoff = recall.group(1)
+        params = re.sub(r",?\s*\brecall\s*=\s*[0-9.]+", "", params).strip(", ")
+    if match["name"] in ("SetP", "SetR", "SetF", "SetRelP") and cutoff:
+        return None  # the set measures have no cutoff
+    canonical = family + (f"({params})" if params.strip() else "") + (f"@{cutoff}" if cutoff else "")
+    try:
+        return [(text, parse_measure(canonical))]
+    except MeasureError:
+        return None
+
+
+def _ranx(text: str) -> list[tuple[str, Measure]] | None:
+    match = _RANX.match(text)
+    if not match or match["name"] not in RANX:
+        return None
+    family, fixed = RANX[match["name"]]
+    params = dict(fixed)
+    if match["p"]:
+        if family != "RBP":
+            return None
+        params["p"] = float("0." + match["p"])
+    if match["rel"]:
+        params["rel"] = int(match["rel"])
+    k = int(match["k"]) if match["k"] else None
+    try:
+        return [(text, Measure.of(family, params, k))]
+    except MeasureError:
+        return None
+
+
+def _names_by_case() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for name in list(REGISTRY) + list(FOREIGN_FAMILIES):
+        out.setdefault(name.lower(), set()).add(FOREIGN_FAMILIES.get(name, name))
+    return out
+
+
+def _head(text: str) -> tuple[str, str]:
+    """The leading name of ``text`` and the rest (parameters, cutoff)."""
+    match = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    return (match.group(), text[match.end():]) if match else ("", text)
+
+
+def resolve_name(text: str) -> list[tuple[str, Measure]]:
+    """One name as typed -> [(label, Measure)] (several for trec_eval names with several parameters)."""
+    text = text.strip()
+    for reader in (_canonical, _trec_eval, _ir_measures, _ranx):
+        found = reader(text)
+        if found is not None:
+            return found
+    head, rest = _head(text)
+    fits = _names_by_case().get(head.lower(), set())
+    if len(fits) == 1:
+        found = resolve_name(next(iter(fits)) + rest) if next(iter(fits)) != head else None
+        if found:
+            return [(text, m) for _, m in found]
+    if len(fits) > 1:
+        raise MeasureError(f"{text!r} could mean {', '.join(sorted(f + rest for f in fits))}; write one of them")
+    pool = sorted(set(REGISTRY) | set(FOREIGN_FAMILIES))
+    close = difflib.get_close_matches(head, pool, n=1, cutoff=0.6) or \
+        difflib.get_close_matches(head.lower(), [p.lower() for p in pool], n=1, cutoff=0.6)
+    if close:
+        guess = next((p for p in pool if p == close[0] or p.lower() == close[0]), close[0])
+        suggestion = FOREIGN_FAMILIES.get(guess, guess) + rest
+        raise MeasureError(f"unknown measure {text!r}; did you mean {suggestion}? "
+                           "(`rankmeter measures` lists them all)")
+    raise MeasureError(f"unknown measure {text!r} (`rankmeter measures` lists them all)")
+
+
+def mapping_table() -> str:
+    """The names table of docs/names.md, generated from the registry and the tables above."""
+    from .facts import trec_eval_names
+    trec = trec_eval_names()
+    ir = {family: sorted({name for name, fam in FOREIGN_FAMILIES.items() if fam == family}
+                         | ({family} if family in IR_MEASURES else set())) for family in REGISTRY}
+    ranx: dict[str, list[str]] = {}
+    for name, (family, params) in RANX.items():
+        ranx.setdefault(family, []).append(name + ("@k" if REGISTRY[family].cutoff != "none" else "")
+                                           + (" (gain=exp)" if params.get("gain") == "exp" else ""))
+    lines = ["| rankmeter | trec_eval / pytrec_eval | ir_measures | ranx | TorchMetrics | scikit-learn |",
+             "|---|---|---|---|---|---|"]
+    for family in REGISTRY:
+        cells = ["<br>".join(f"`{t.split(' = ')[0]}`" for t in trec.get(family, [])),
+                 "<br>".join(f"`{n}`" for n in ir[family]), "<br>".join(f"`{n}`" for n in ranx.get(family, [])),
+                 f"`{TORCHMETRICS[family]}`" if family in TORCHMETRICS else "",
+                 f"`{SKLEARN[family]}`" if family in SKLEARN else ""]
+        lines.append(f"| `{family}` | " + " | ".join(c or "—" for c in cells) + " |")
+    return "\n".join(lines) + "\n"
