@@ -233,25 +233,20 @@ def _rss_mib() -> float:
 def profile(data: Path) -> int:
     qrels_path, run_path = ensure_data(data)
     import rankmeter.engine.build as build
-    import rankmeter.io.trec as trec
-    from rankmeter.api import compute_all
-    from rankmeter.compat.trec_eval import expand, format_value, summarize
+    import rankmeter.engine.judgments as judgments
+    import rankmeter.engine.keys as keys
+    import rankmeter.io.arrow_path as arrow_path
+    import rankmeter.io.source as source
+    from rankmeter.compat.trec_eval import expand, format_value
+    from rankmeter.engine import Evaluator
     from rankmeter.io import read_qrels, read_run
 
-    try:
-        import rankmeter.io.arrow_path as arrow_path
-    except ImportError:
-        arrow_path = None
     timer = _Timer()
     for module, name, phase in [
-            (trec, "load_bytes", "load file bytes"), (trec, "_check_text", "text checks"),
-            (trec, "_arrow_columns", "Arrow fast path: layout checks"),
-            (arrow_path, "_parse", "Arrow fast path: CSV parse"),
-            (trec, "_fast_grades", "grades"), (arrow_path, "_fast_grades", "grades"),
-            (build, "_query_codes", "query ids -> codes"), (build, "binary_parts", "doc ids: arrow buffers"),
-            (build, "id_words", "ids -> words"), (build, "mix_hash", "(query, doc) hashes"),
-            (build, "_check_duplicates", "duplicate check"), (build, "hash_lookup", "join qrels (hash lookup)"),
-            (build, "rank_order", "rank order (score, docno)")]:
+            (source, "load_bytes", "load file bytes"), (arrow_path, "_parse", "Arrow CSV parse"),
+            (keys, "id_hash", "ids -> hashes"), (keys, "HashIndex", "hash index (sort)"),
+            (judgments, "duplicate_rows", "duplicate check"), (build, "rank_order", "rank order (score, docno)"),
+            (build, "_local_queries", "query ids -> codes")]:
         timer.wrap(module, name, phase)
 
     rows: list[tuple[str, float, float | None]] = []
@@ -271,18 +266,19 @@ def profile(data: Path) -> int:
 
     t0 = time.perf_counter()
     entries = step("parse measure names", lambda: [(lbl, m) for lbl, _, m in expand([a for _, a, _, _ in MEASURES])])
-    qrels = step("read qrels", lambda: read_qrels(str(qrels_path), truncate_grades=False))
-    run = step("read run", lambda: read_run(str(run_path)))
-    batch, _ = step("build batch", lambda: build.build_batch(qrels, run, queries="both"))
+    qrels = step("read qrels", lambda: read_qrels(str(qrels_path), format="trec"))
+    run = step("read run", lambda: read_run(str(run_path), format="trec"))
     measures = [m.with_params(rel=1) if m.get("rel") is None else m for _, m in entries]
+    evaluator = step("prepare qrels (Evaluator)", lambda: Evaluator(qrels, measures))
+    batch = step("order + join (build batch)", lambda: evaluator.batch(run))
     values = {}
     for (label, _), m in zip(entries, measures):
-        values.update(step(f"kernel {label}", lambda m=m: compute_all(batch, [m])))
+        values.update(step(f"kernel {label}", lambda m=m: evaluator.kernels(batch, [m])))
 
     def output():
         buf = io.BytesIO()
         for label, m in zip((lbl for lbl, _ in entries), measures):
-            buf.write(b"%-22s\tall\t%s\n" % (label.encode(), format_value(m, summarize(m, values[m])).encode()))
+            buf.write(b"%-22s\tall\t%s\n" % (label.encode(), format_value(m, m.summarize(values[m])).encode()))
         return buf.getvalue()
 
     text = step("summaries + output", output)

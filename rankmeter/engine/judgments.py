@@ -47,6 +47,11 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
 
     ``index``, a :class:`HashIndex` of ``keys`` already built, saves sorting them again.
     """
+    if index is None:
+        # a plain sort (several times faster than argsort) answers the usual case: no duplicates
+        plain = np.sort(keys)
+        if not (plain[1:] == plain[:-1]).any():
+            return None
     order = index.order if index is not None else np.argsort(keys)
     sorted_keys = index.keys if index is not None else keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])

@@ -77,18 +77,23 @@ def id_words(offsets: np.ndarray, values: np.ndarray, nwords: int) -> np.ndarray
 
 
 def _fmix(h: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: a bijection of uint64 that spreads every input bit."""
-    h = h ^ (h >> np.uint64(30))
+    """SplitMix64's finaliser: a bijection of uint64 that spreads every input bit (in place on ``h``)."""
+    h ^= h >> np.uint64(30)
     h *= _MIX1
     h ^= h >> np.uint64(27)
     h *= _MIX2
-    return h ^ (h >> np.uint64(31))
+    h ^= h >> np.uint64(31)
+    return h
+
+
+#: _LOW[k] keeps the first k bytes of a little-endian word
+_LOW = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 9)], dtype=np.uint64)
 
 
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each binary id from its own bytes; equal ids hash equal.
 
-    Each id is read as its ``ceil(len / 8)`` big-endian words (the last one
+    Each id is read as its ``ceil(len / 8)`` little-endian words (the last one
     masked to the id's bytes); word j is mixed with its position and the
     mixed words are summed per id, then mixed with the id's length. Work and
     memory are proportional to the total bytes.
@@ -100,8 +105,7 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     longest = int(lengths.max())
     padded = np.zeros(len(values) + 8, np.uint8)
     padded[:len(values)] = values
-    view = np.ndarray(shape=(len(values) + 1,), dtype=">u8", buffer=padded, strides=(1,))
-    mask = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
+    view = np.ndarray(shape=(len(values) + 1,), dtype="<u8", buffer=padded, strides=(1,))
     if longest <= 64:
         # short ids (the usual case): one pass per word position over all ids, no per-word index arrays;
         # the same sum as below (a word j < an id's word count adds fmix(word ^ (j + 1) * golden))
@@ -109,8 +113,10 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
         summed = np.zeros(n, np.uint64)
         for j in range(max((longest + 7) // 8, 1)):
             at = np.minimum(starts + 8 * j, len(values))  # past an id's end: masked to 0 below
-            words = view[at].astype(np.uint64) & mask[np.clip(lengths - 8 * j, 0, 8)]
-            mixed = _fmix(words ^ np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF))
+            words = view[at]
+            words &= _LOW[np.clip(lengths - 8 * j, 0, 8)]
+            words ^= np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
+            mixed = _fmix(words)
             if j:
                 mixed[lengths <= 8 * j] = 0  # past the id's last word: nothing to add
             summed += mixed
@@ -121,7 +127,7 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     position = np.arange(int(per_id.sum())) - np.repeat(first, per_id)
     start = offsets[:-1][owner] + 8 * position
     keep = np.clip(lengths[owner] - 8 * position, 0, 8)
-    words = view[start].astype(np.uint64) & mask[keep]
+    words = view[start] & _LOW[keep]
     mixed = _fmix(words ^ (position.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
     summed = np.add.reduceat(mixed, first) if len(mixed) else mixed
     return _fmix(summed ^ _fmix(lengths.astype(np.uint64) + _GOLDEN))

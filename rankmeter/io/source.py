@@ -115,6 +115,12 @@ class _CheckedStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def close(self) -> None:
+        try:
+            self.inner.close()  # the decompressor, and through it the file
+        finally:
+            super().close()
+
     def read(self, size: int = -1) -> bytes:
         try:
             return self.inner.read(size) if size is not None and size >= 0 else self.inner.read()
@@ -309,11 +315,16 @@ def _peek(raw: BinaryIO, name: str) -> bytes:
 class _Prefixed(io.RawIOBase):
     """``head`` then the rest of ``raw``: a stream whose first bytes were already read."""
 
-    def __init__(self, head: bytes, raw: BinaryIO):
-        self.head, self.raw = head, raw
+    def __init__(self, head: bytes, raw: BinaryIO, owned: bool = False):
+        self.head, self.raw, self.owned = head, raw, owned
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        if self.owned and not self.raw.closed:  # a file we opened: closed with the stream
+            self.raw.close()
+        super().close()
 
     def readinto(self, buffer) -> int:
         if self.head:
@@ -341,12 +352,12 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     b'q Q0 d 1 2.5 t\\n'
     """
     name = _name_of(source)
-    raw, _ = _open_raw(source, name)
+    raw, owned = _open_raw(source, name)
     head = _peek(raw, name)
     kind = compression_of(head)
     if kind is None:
-        return io.BufferedReader(_Prefixed(head, raw), BLOCK_BYTES), name
-    return io.BufferedReader(_CheckedStream(_decompressing(_Prefixed(head, raw), kind), kind, name),
+        return io.BufferedReader(_Prefixed(head, raw, owned), BLOCK_BYTES), name
+    return io.BufferedReader(_CheckedStream(_decompressing(_Prefixed(head, raw, owned), kind), kind, name),
                              BLOCK_BYTES), name
 
 
