@@ -76,6 +76,9 @@ def _compare(args: argparse.Namespace) -> int:
                   correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
                   **options_from_args(args))
     write_comparison(cmp, args.format)
+    if args.per_query and args.format in ("text", "markdown"):
+        from .report.tables import per_query_text
+        sys.stdout.write("\nPer query:\n" + per_query_text(cmp))
     return 0
 
 
@@ -168,6 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     add_option_flags(c, only=_RUN_OPTIONS)
     c.add_argument("--format", choices=("text", "markdown", "latex", "csv", "json"), default="text",
                    help="table format (default text)")
+    c.add_argument("-q", "--per-query", action="store_true", help="also print every query's values (text)")
     c.set_defaults(func=_compare)
     m = sub.add_parser("measures", help="list every measure with its parameters")
     m.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")

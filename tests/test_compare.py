@@ -323,8 +323,15 @@ def test_cli_errors(cli_files, capsys):
     assert main(["compare", q, paths[0], "-m", "AP"]) == 2
 
 
-def test_format_comparison_bolds_every_tie(cli_files):
+def test_format_comparison_bolds_no_tie_and_shows_deltas(cli_files):
+    """A tie at the printed precision is not a best value; the table under it gives delta, p and the interval."""
     q, paths, _ = cli_files
-    c = compare(q, [paths[0], paths[0]], "AP")  # the same run twice: tied best, nothing significant
+    c = compare(q, [paths[0], paths[0]], "AP")  # the same run twice: tied, nothing significant
     out = format_comparison(c, "markdown")
-    assert out.count("**") == 4 and "<sup>" not in out
+    assert "**" not in out and "<sup>" not in out
+    assert "| delta | p | p adjusted | 95% CI |" in out and "+0.0000" in out and "-0.0000" not in out
+    two = compare(q, paths[:2], "AP", test="randomization", permutations=500)
+    text = format_comparison(two, "text")
+    row = two.table_records()[1]
+    assert f"{row['delta']:+.4f}" in text and f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
+    assert format_comparison(two, "markdown").count("**") == 2  # one best value, bold (opened and closed)

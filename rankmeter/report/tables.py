@@ -78,9 +78,10 @@ def _grid(cmp, digits: int) -> tuple[list[str], list[list[tuple[str, str, bool]]
         texts = [_value(cmp.mean(measure, s), digits) for s in cmp.systems]
         known = [cmp.mean(measure, s) for s in cmp.systems if not math.isnan(cmp.mean(measure, s))]
         best = _value(max(known), digits) if known else None
+        unique_best = texts.count(best) == 1  # a tie at the printed precision: nothing is bold
         for i, system in enumerate(cmp.systems):
             sup = "".join(tag[o] for o in cmp.beats(measure, system))
-            rows[i].append((texts[i], sup, texts[i] == best))
+            rows[i].append((texts[i], sup, unique_best and texts[i] == best))
     return list(tag.values()), rows
 
 
@@ -96,6 +97,29 @@ def legend(cmp) -> str:
             f"({test}, two-sided, {corr}, alpha={cmp.alpha:g}): {names}.")
 
 
+def _against_baseline(cmp, digits: int) -> tuple[list[str], list[list[str]]]:
+    """Per measure and system: mean, the difference to the baseline, its p-value (adjusted) and interval."""
+    level = f"{1 - cmp.alpha:.0%} CI"
+    header = ["measure", "system", "mean", "delta", "p", "p adjusted", level, "W/T/L"]
+    rows = []
+    for r in cmp.table_records():
+        if r["system"] == cmp.baseline:
+            continue
+        delta = r["delta"]
+        shown = 0.0 if delta is not None and abs(delta) < 0.5 * 10 ** -digits else delta  # never "-0.0000"
+        rows.append([r["measure"], r["system"], _value(r["mean"], digits), "n/a" if shown is None else
+                     f"{shown:+.{digits}f}", _p_text(r["p_value"]), _p_text(r["p_adjusted"]),
+                     f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
+                     f"{r['wins']}/{r['ties']}/{r['losses']}"])
+    return header, rows
+
+
+def _p_text(p) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
 def _plain(cmp, digits: int) -> str:
     tags, rows = _grid(cmp, digits)
     header = ["", "system", *cmp.measures]
@@ -104,7 +128,10 @@ def _plain(cmp, digits: int) -> str:
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
              for line in [header, *body]]
-    return "\n".join(lines + ["", legend(cmp)]) + "\n"
+    from .text import render_table
+    head2, rows2 = _against_baseline(cmp, digits)
+    return "\n".join(lines + ["", legend(cmp), "", f"Against the baseline {cmp.baseline}:"]) + "\n" + \
+        render_table(head2, rows2, keys=2)
 
 
 def _markdown(cmp, digits: int) -> str:
@@ -114,7 +141,11 @@ def _markdown(cmp, digits: int) -> str:
     for t, s, r in zip(tags, cmp.systems, rows):
         cells = [(f"**{v}**" if bold else v) + (f"<sup>{sup}</sup>" if sup else "") for v, sup, bold in r]
         out.append(f"| {t} | {escape_markdown(s)} | " + " | ".join(cells) + " |")
-    return "\n".join(out + ["", escape_markdown(legend(cmp))]) + "\n"
+    head2, rows2 = _against_baseline(cmp, digits)
+    out += ["", escape_markdown(legend(cmp)), "", f"Against the baseline {escape_markdown(cmp.baseline)}:", "",
+            "| " + " | ".join(head2) + " |", "|---|---|" + "---:|" * (len(head2) - 2)]
+    out += ["| " + " | ".join(escape_markdown(c) for c in row) + " |" for row in rows2]
+    return "\n".join(out) + "\n"
 
 
 def _latex(cmp, digits: int) -> str:
@@ -182,30 +213,18 @@ def format_comparison(cmp, fmt: str = "text", *, digits: int = 4) -> str:
 
 
 def write_comparison(cmp, fmt: str = "text", *, out=None, digits: int = 4) -> None:
-    """Write a comparison to ``out`` (default stdout); text uses rich when ``out`` is a terminal."""
+    """Write a comparison to ``out`` (default stdout): the same text whichever extras are installed."""
     out = out or sys.stdout
-    if fmt == "text":
-        try:
-            if not out.isatty():
-                raise ImportError
-            from rich.console import Console
-            from rich.table import Table
-            from rich.text import Text
-        except (ImportError, AttributeError, ValueError):
-            pass
-        else:
-            tags, rows = _grid(cmp, digits)
-            table = Table()
-            table.add_column("")
-            table.add_column("system")
-            for m in cmp.measures:
-                table.add_column(Text(m), justify="right")
-            for t, s, r in zip(tags, cmp.systems, rows):
-                cells = [Text(v, style="bold" if bold else "") + Text(f"^{sup}" if sup else "", style="cyan")
-                         for v, sup, bold in r]
-                table.add_row(t, Text(s), *cells)
-            console = Console(file=out)
-            console.print(table)
-            console.print(Text(legend(cmp)))
-            return
     out.write(format_comparison(cmp, fmt, digits=digits))
+
+
+def per_query_text(cmp, digits: int = 4) -> str:
+    """Per-query values of every system, one block per measure, queries in natural order."""
+    from .text import natural_key, render_table
+    order = sorted(range(len(cmp.queries)), key=lambda i: natural_key(cmp.queries[i]))
+    blocks = []
+    for label in cmp.measures:
+        values = cmp.scores[label]
+        rows = [[label, cmp.queries[i]] + [None if math.isnan(v) else float(v) for v in values[i]] for i in order]
+        blocks.append(render_table(["measure", "query", *cmp.systems], rows, decimals=digits))
+    return "\n".join(blocks)

@@ -101,6 +101,11 @@ class Comparison:
         return _pandas().DataFrame(self._pairwise, columns=PAIR_COLUMNS)
 
     @property
+    def scores(self) -> dict[str, np.ndarray]:
+        """Measure name -> (queries x systems) per-query values, NaN where a run lacks a query."""
+        return dict(self._scores)
+
+    @property
     def per_query(self) -> dict[str, Any]:
         """Measure name -> DataFrame of per-query values (index ``query``, one column per system).
 
