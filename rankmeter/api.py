@@ -7,6 +7,28 @@ from .engine import Evaluator, validate_options
 from .results import Results
 from .types import MeasuresLike, QrelsLike, RunLike
 
+_GLOB = set("*?[")
+
+
+def _several_runs(run):
+    """Several runs (a dict name -> run, a list of runs, or a glob such as "runs/*.txt"), else None."""
+    import glob
+    import os
+    from collections.abc import Mapping
+
+    from .io.naming import looks_like_one_run
+    if isinstance(run, (str, os.PathLike)) and _GLOB & set(os.fsdecode(run)) and not os.path.exists(run):
+        paths = sorted(glob.glob(os.fsdecode(run)))
+        if not paths:
+            from .errors import InputError
+            raise InputError("no file matches this pattern; check the path", source=os.fsdecode(run))
+        return paths
+    if isinstance(run, Mapping) and run and not looks_like_one_run(run):
+        return run
+    if isinstance(run, (list, tuple)) and run:
+        return list(run)
+    return None
+
 __all__ = ["evaluate", "Results"]
 
 
@@ -18,9 +40,11 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     qrels : path, Qrels, dict or DataFrame
         Judgments: a TREC qrels file, ``{query: {doc: grade}}``, or a frame with
         columns query, doc, rel.
-    run : path, Run, dict or DataFrame
-        Results: a TREC run file, ``{query: {doc: score}}``, ``{query: [doc, ...]}``
-        (ranked, no scores), or a frame with columns query, doc, score.
+    run : path, Run, dict or DataFrame, or several of them
+        Results: a run file (any input format), ``{query: {doc: score}}``, ``{query: [doc, ...]}``
+        (ranked, no scores), or a frame with columns query, doc, score. Several runs
+        (``{"bm25": path, "dense": frame}``, a list, or a glob such as ``"runs/*.txt"``)
+        give a :class:`~rankmeter.results.RunsResults`: one table, the qrels prepared once.
     measures : str, Measure or list of them
         Canonical names (``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``) or trec_eval
         names (``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"``).
@@ -62,6 +86,13 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     (0.8333, 0.5, 1.0)
     """
     opts = validate_options(**options)
+    several = _several_runs(run)
+    if several is not None:  # one qrels, several runs: prepared once, one table
+        from .io.naming import name_runs
+        from .results import RunsResults
+        evaluator = Evaluator(qrels, measures, options=opts)
+        named = name_runs(several, columns=opts.columns, format=opts.input_format)
+        return RunsResults([(name, evaluator.evaluate(r)) for name, r in named])
     from .executors.spark import is_spark_frame  # pyspark itself loads only for Spark inputs
     if opts.executor == "spark" or (opts.executor == "auto" and (is_spark_frame(qrels) or is_spark_frame(run))):
         from .executors.spark import evaluate_on_spark

@@ -9,7 +9,7 @@ from .errors import MeasureError, require
 from .io.canonical import decode_id
 from .measures import Measure
 
-__all__ = ["Results"]
+__all__ = ["Results", "RunsResults"]
 
 
 class Results:
@@ -128,3 +128,65 @@ class Results:
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in self.mean.items())
         return f"Results({len(self._queries)} queries: {means})"
+
+
+class RunsResults:
+    """Scores of several runs against one qrels (from :func:`rankmeter.evaluate` given several runs).
+
+    ``table`` is one row per run, one column per measure (PyTerrier's Experiment
+    shape); ``per_query`` the tidy long form (run, query, measure, value);
+    ``results["bm25"]`` the :class:`Results` of one run. Run names are unique,
+    by the same rule as compare and report (:func:`rankmeter.io.naming.name_runs`).
+    """
+
+    def __init__(self, named: list[tuple[str, Results]]):
+        self._named = list(named)
+        self.runs = [name for name, _ in named]
+        self.names = named[0][1].names if named else []
+
+    def __getitem__(self, run: str) -> Results:
+        for name, results in self._named:
+            if name == run:
+                return results
+        raise KeyError(f"no run named {run!r}; runs: {', '.join(self.runs)}")
+
+    def __iter__(self):
+        return iter(self._named)
+
+    def __len__(self) -> int:
+        return len(self._named)
+
+    def to_arrow(self):
+        """The wide table: ``run`` then one column per measure (the means)."""
+        import pyarrow as pa
+        cols = {"run": pa.array(self.runs, pa.string())}
+        for label in self.names:
+            cols[label] = pa.array([results.mean[label] for _, results in self._named])
+        return pa.table(cols)
+
+    @property
+    def table(self):
+        """The wide table as a pandas DataFrame (needs pandas)."""
+        require("pandas", "pandas", "RunsResults.table (to_arrow() works without it)")
+        return self.to_arrow().to_pandas()
+
+    @property
+    def per_query(self):
+        """Tidy per-query values: run, query, measure, value (a pandas DataFrame; needs pandas)."""
+        pd = require("pandas", "pandas", "RunsResults.per_query")
+        rows = [(name, q, label, v.item() if hasattr(v, "item") else v)
+                for name, results in self._named for label in results.names
+                for q, v in zip(results.queries, results.values(label))]
+        return pd.DataFrame(rows, columns=["run", "query", "measure", "value"])
+
+    def to_dict(self, per_query: bool = False) -> dict[str, Any]:
+        return {"measures": self.names, "runs": [dict(results.to_dict(per_query), run=name)
+                                                 for name, results in self._named]}
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import html_table
+        rows = [[name] + list(results.mean.values()) for name, results in self._named]
+        return html_table(["run"] + self.names, rows, caption=f"{len(self.runs)} runs")
+
+    def __repr__(self) -> str:
+        return f"RunsResults({', '.join(self.runs)}: {', '.join(self.names)})"

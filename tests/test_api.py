@@ -171,3 +171,25 @@ def test_frames_with_other_column_names():
     assert r.queries == ["u1", "u2"]
     assert r.values("RR").tolist() == [0.5, 1.0]
     assert r["P@1"] == 0.5
+
+
+def test_several_runs_at_once_give_one_table(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "x"], "score": [0.1, 0.9, 1.0]})
+    runs = {"bm25": RUN, "dense": frame}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = evaluate(QRELS, runs, ["AP", "P@2"])
+        alone = evaluate(QRELS, frame, ["AP", "P@2"])
+    assert both.runs == ["bm25", "dense"]
+    assert both.table.set_index("run").loc["dense", "AP"] == alone["AP"]
+    tidy = both.per_query
+    assert set(tidy.columns) == {"run", "query", "measure", "value"}
+    assert tidy[(tidy.run == "dense") & (tidy.measure == "P@2")].value.tolist() == alone.values("P@2").tolist()
+    for i, text in enumerate(["q1 Q0 a 1 2.0 same\n", "q1 Q0 b 1 2.0 same\n"]):
+        (tmp_path / f"r{i}.txt").write_text(text)
+    globbed = evaluate({"q1": {"a": 1}}, str(tmp_path / "r*.txt"), "AP")
+    assert globbed.runs == ["r0.txt", "r1.txt"]  # a tag shared by two runs names neither: same rule as compare
+    assert globbed.table["AP"].tolist() == [1.0, 0.0]
+    with pytest.raises(InputError, match="no file matches"):
+        evaluate(QRELS, str(tmp_path / "nothing*.txt"), "AP")
