@@ -10,6 +10,21 @@ from .types import MeasuresLike, QrelsLike, RunLike
 _GLOB = set("*?[")
 
 
+def _a_run(value) -> bool:
+    """Whether a dict value is a whole run (so the dict names several runs), not a query's results."""
+    import os
+    from collections.abc import Mapping
+
+    from .io.canonical import Run
+    from .io.frames import is_frame
+    from .io.naming import looks_like_one_run
+    if isinstance(value, Run) or is_frame(value):
+        return True
+    if isinstance(value, (str, os.PathLike)):
+        return os.path.exists(value) or os.fsdecode(value) == "-" or os.fsdecode(value).startswith("irds:")
+    return isinstance(value, Mapping) and bool(value) and looks_like_one_run(value)
+
+
 def _several_runs(run):
     """Several runs (a dict name -> run, a list of runs, or a glob such as "runs/*.txt"), else None."""
     import glob
@@ -23,7 +38,7 @@ def _several_runs(run):
             from .errors import InputError
             raise InputError("no file matches this pattern; check the path", source=os.fsdecode(run))
         return paths
-    if isinstance(run, Mapping) and run and not looks_like_one_run(run):
+    if isinstance(run, Mapping) and run and not looks_like_one_run(run) and all(map(_a_run, run.values())):
         return run
     if isinstance(run, (list, tuple)) and run:
         return list(run)

@@ -1,0 +1,104 @@
+"""System-ranking correlations against scipy, the rbo package and the worked examples of the papers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankmeter import ParameterError
+from rankmeter.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
+
+scores = st.lists(st.integers(0, 6).map(lambda v: v / 6), min_size=3, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_tau_b_and_spearman_equal_scipy(data):
+    stats = pytest.importorskip("scipy.stats")
+    x = data.draw(scores)
+    y = data.draw(st.lists(st.integers(0, 6).map(lambda v: v / 6), min_size=len(x), max_size=len(x)))
+    want_tau = stats.kendalltau(x, y).statistic
+    want_rho = stats.spearmanr(x, y).statistic
+    for got, want in ((kendall_tau(x, y), want_tau), (spearman(x, y), want_rho)):
+        if np.isnan(want):
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_tau_a_counts_every_pair():
+    # 4 systems, one discordant pair of 6: (5 - 1) / 6
+    assert kendall_tau([4, 3, 2, 1], [4, 3, 1, 2], variant="a") == pytest.approx(4 / 6)
+    assert kendall_tau([1, 1, 2], [1, 2, 3], variant="a") == pytest.approx(2 / 3)  # a tie counts 0
+
+
+def test_tau_ap_weighs_the_top_more_than_the_bottom():
+    """Yilmaz, Aslam and Robertson (2008): one swap at the top costs more than one at the bottom; tau the same."""
+    truth = [4, 3, 2, 1]                     # systems 0 > 1 > 2 > 3
+    top_swapped = [3, 4, 2, 1]               # 1 > 0 > 2 > 3
+    bottom_swapped = [4, 3, 1, 2]            # 0 > 1 > 3 > 2
+    assert kendall_tau(top_swapped, truth) == kendall_tau(bottom_swapped, truth) == pytest.approx(2 / 3)
+    # by hand: C = (0, 2, 3) -> 2/3 (0/1 + 2/2 + 3/3) - 1 = 1/3; C = (1, 2, 2) -> 2/3 (1 + 1 + 2/3) - 1 = 7/9
+    assert tau_ap(top_swapped, truth) == pytest.approx(1 / 3)
+    assert tau_ap(bottom_swapped, truth) == pytest.approx(7 / 9)
+    assert tau_ap(truth, truth) == 1.0 and tau_ap(truth[::-1], truth) == -1.0
+    assert tau_ap(top_swapped, truth, symmetric=True) == pytest.approx(
+        (tau_ap(top_swapped, truth) + tau_ap(truth, top_swapped)) / 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(list(range(12))), st.integers(3, 12), st.integers(3, 12),
+       st.sampled_from([0.5, 0.8, 0.9, 0.98]))
+def test_rbo_extrapolated_equals_the_rbo_package(order, n, m, p):
+    rbo_package = pytest.importorskip("rbo")
+    a, b = order[:n], list(reversed(order))[:m]
+    want = rbo_package.RankingSimilarity(a, b).rbo_ext(p=p)
+    assert rbo(a, b, p=p) == pytest.approx(want, abs=1e-12)
+    if n == m:  # the bounds: min <= ext <= min + residual
+        low, res = rbo(a, b, p=p, kind="min"), rbo(a, b, p=p, kind="res")
+        assert low - 1e-12 <= rbo(a, b, p=p) <= low + res + 1e-12
+
+
+def test_rbo_of_identical_and_disjoint_lists():
+    assert rbo(list("abcde"), list("abcde"), p=0.9) == pytest.approx(1.0)
+    assert rbo(list("abc"), list("xyz"), p=0.9) == 0.0
+    assert rbo(list("abc"), list("abc"), p=0.9, kind="min") + rbo(list("abc"), list("abc"), p=0.9, kind="res") \
+        == pytest.approx(1.0)
+
+
+def test_inputs_checked_and_dicts_matched_by_name():
+    assert kendall_tau({"x": 1, "y": 2, "z": 3}, {"z": 9, "y": 5, "x": 1}) == pytest.approx(1.0)
+    assert system_ranking({"x": 0.2, "y": 0.5, "z": 0.1}) == ["y", "x", "z"]
+    with pytest.raises(ParameterError, match="different systems"):
+        kendall_tau({"x": 1, "y": 2}, {"x": 1, "q": 2})
+    with pytest.raises(ParameterError, match="at least two"):
+        spearman([1], [2])
+    with pytest.raises(ParameterError, match="persistence"):
+        rbo(["a"], ["a"], p=1.0)
+
+
+def test_cli_correlates_two_measures_over_runs(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import rankmeter
+    rng = np.random.default_rng(4)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {int(rng.integers(0, 3))}\n" for q in range(10) for d in range(20)))
+    runs = []
+    for s in range(5):
+        path = tmp_path / f"s{s}.txt"
+        path.write_text("".join(f"q{q} Q0 d{d} {r + 1} {20 - r + rng.random():.3f} s{s}\n"
+                                for q in range(10) for r, d in enumerate(rng.permutation(20))))
+        runs.append(path)
+    out = subprocess.run([sys.executable, "-m", "rankmeter", "meta", "correlate", str(qrels), *map(str, runs),
+                          "-m", "AP", "-m", "P@5", "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    table = rankmeter.evaluate(str(qrels), [str(p) for p in runs], ["AP", "P@5"])
+    a = {r: table[r]["AP"] for r in table.runs}
+    b = {r: table[r]["P@5"] for r in table.runs}
+    assert got["systems"] == 5 and got["kendall_tau_b"] == pytest.approx(kendall_tau(a, b))
+    assert got["tau_ap"] == pytest.approx(tau_ap(a, b))
