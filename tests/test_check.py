@@ -1,0 +1,84 @@
+"""rankmeter check: each finding on a small hand-made case, the exit codes, and --dedupe."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import rankmeter
+from rankmeter.check import check, dedupe
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "rankmeter", *map(str, args)], capture_output=True, text=True)
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 d 1\nq3 0 e 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 x 2 2.0 t\nq1 Q0 a 3 1.0 t\n"      # a twice (lines 1 and 3)
+                   "q2 Q0 d 1 5.0 t\nq2 Q0 y 2 5.0 t\n"                          # a tie
+                   "q9 Q0 d 1 1.0 t\n")                                          # a query nobody judged
+    return qrels, run
+
+
+def test_findings_on_a_hand_made_case(files):
+    qrels, run = files
+    found = {f.code: f for f in check(qrels, [run])}
+    assert found["duplicates"].details["duplicates"] == [("q1", "a", [1, 3])]
+    assert found["only_in_run"].details["queries"] == ["q9"]
+    assert found["missing_from_run"].details["queries"] == ["q3"]
+    assert found["grades"].details["distribution"] == {0: 1, 1: 3, 2: 1} and "rel=2" in found["grades"].message
+    assert found["ties"].details == {"groups": 1, "straddle": {10: 0, 100: 0, 1000: 0}}
+    assert "coverage" not in found  # not measured while the run has duplicates (it cannot be scored)
+
+
+def test_coverage_ties_across_a_cutoff_and_ranks_read_as_scores():
+    qrels = {"q": {f"d{i}": 1 for i in range(8)}}
+    run = {"q": {**{f"d{i}": float(20 - i) for i in range(8)}, **{f"u{i}": 5.0 for i in range(6)}}}
+    found = {f.code: f for f in check(qrels, [run])}
+    # top 10: d0..d7 judged, then 2 of the 6 tied unjudged docs; 14 retrieved in all
+    assert found["coverage"].details["judged@10"] == pytest.approx(0.8)
+    assert found["coverage"].details["judged@100"] == pytest.approx(8 / 14)
+    assert found["ties"].details["straddle"][10] == 1 and found["ties"].level == "warning"
+    ranks = {"q": {f"d{i}": float(i + 1) for i in range(8)}}
+    assert "scores_look_like_ranks" in {f.code for f in check(qrels, [ranks])}
+    assert "scores_look_like_ranks" not in {f.code for f in check(qrels, [run])}
+
+
+def test_ids_used_as_query_and_doc():
+    assert "query_is_doc" in {f.code for f in check({"q1": {"q1": 1}}, [{"q1": {"q1": 1.0}}])}
+
+
+def test_cli_exit_codes_json_and_dedupe(files, tmp_path):
+    qrels, run = files
+    out = cli("check", qrels, run, "--format", "json")
+    assert out.returncode == 1
+    codes = {f["code"] for f in json.loads(out.stdout)["findings"]}
+    assert {"duplicates", "only_in_run", "missing_from_run", "grades", "ties"} <= codes
+    fixed = tmp_path / "fixed.txt"
+    out = cli("check", qrels, run, "--dedupe", "max", "-o", fixed)
+    assert fixed.read_text().splitlines()[:2] == ["q1 Q0 a 1 3.0 t", "q1 Q0 x 2 2.0 t"]
+    assert "duplicates" not in {f.code for f in check(qrels, [fixed])}
+    assert cli("check", qrels, run, "--dedupe", "first", "-o", run).returncode == 2  # never over an input
+    clean = tmp_path / "clean.txt"
+    clean.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 c 2 2.0 t\nq1 Q0 b 3 1.0 t\nq2 Q0 d 1 5.0 t\nq3 Q0 e 1 1.0 t\n")
+    out = cli("check", qrels, clean)
+    assert out.returncode == 0, out.stdout
+    assert rankmeter.evaluate(str(qrels), str(clean), "AP")["AP"] == pytest.approx(1.0)
+
+
+def test_dedupe_keeps_first_or_max():
+    run = {"q": {"a": 1.0}}
+    assert len(dedupe(run)) == 1
+    from rankmeter.io.canonical import Run
+    import pyarrow as pa
+    table = pa.table({"query": pa.array([b"q", b"q", b"q"]), "doc": pa.array([b"a", b"b", b"a"]),
+                      "score": pa.array([1.0, 2.0, 3.0])})
+    first = dedupe(Run(table)).table.to_pydict()
+    best = dedupe(Run(table), keep="max").table.to_pydict()
+    assert first["score"] == [1.0, 2.0] and sorted(best["score"]) == [2.0, 3.0]
