@@ -1,4 +1,4 @@
-"""Unjudged docs in the ranking: ``Unjudged@k`` (trec_eval ``unj_k``).
+"""Judgment coverage of the ranking: ``Unjudged@k`` (trec_eval ``unj_k``) and ``Judged@k`` (ir_measures).
 
 The fraction of the top k ranks holding a doc that has no usable judgment:
 absent from the qrels, or listed with a negative grade. A ranking shorter
@@ -16,11 +16,19 @@ ranking still divides by 5), 2 of the 4 retrieved.
 >>> qrels = {"q": {"a": 2, "b": 0, "u": -1}}
 >>> rankmeter.evaluate(qrels, {"q": ["a", "x", "b", "u"]}, ["Unjudged@2", "Unjudged@5", "Unjudged"]).mean
 {'Unjudged@2': 0.5, 'Unjudged@5': 0.4, 'Unjudged': 0.5}
+
+``Judged@k`` is ir_measures' measure: the share of the top min(k, retrieved)
+docs that the qrels list (any grade, negative ones included), 0 for an empty
+ranking. Here a, b and u are listed: 3 of the 4 retrieved, 1 of the top 2.
+
+>>> rankmeter.evaluate(qrels, {"q": ["a", "x", "b", "u"]}, ["Judged@2", "Judged@10"]).mean
+{'Judged@2': 0.5, 'Judged@10': 0.75}
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine.batch import NONPOOL
 from .base import Family, register
 
 
@@ -36,3 +44,19 @@ def unjudged(batch, m) -> np.ndarray:
 
 register(Family("Unjudged", "fraction of the top k that is unjudged (not in the qrels or a negative grade; "
                             "trec_eval unj_k)", unjudged))
+
+
+def judged(batch, m) -> np.ndarray:
+    """Docs listed in the qrels among the top min(k, retrieved), over min(k, retrieved); 0 when empty."""
+    listed = batch.rel != NONPOOL
+    if m.cutoff is None:
+        found, shown = batch.per_query_count(listed), batch.num_ret
+    else:
+        found, shown = batch.count_upto(listed, m.cutoff), np.minimum(batch.num_ret, m.cutoff)
+    out = np.zeros(batch.nq)
+    np.divide(found, shown, out=out, where=shown > 0)
+    return out
+
+
+register(Family("Judged", "share of the top min(k, retrieved) docs listed in the qrels, any grade (ir_measures "
+                          "Judged@k)", judged))

@@ -41,11 +41,11 @@ RANX = {
     "map": ("AP", {}), "mrr": ("RR", {}), "ndcg": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exp"}),
     "precision": ("P", {}), "recall": ("R", {}), "f1": ("F1", {}), "hit_rate": ("Success", {}),
     "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}), "bpref": ("Bpref", {}), "dcg": ("DCG", {}),
-    "dcg_burges": ("DCG", {"gain": "exp"}), "rbp": ("RBP", {}),
+    "dcg_burges": ("DCG", {"gain": "exp"}), "rbp": ("RBP", {}), "hits": ("Hits", {}),
 }
 #: ir_measures names (its registry) that are spelled the same here
 IR_MEASURES = {"AP", "ERR", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
-               "Bpref", "SetAP", "Success", "infAP", "nDCG"}
+               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged"}
 
 #: TorchMetrics retrieval classes and scikit-learn functions that compute the same measure
 TORCHMETRICS = {"AP": "RetrievalMAP", "nDCG": "RetrievalNormalizedDCG", "P": "RetrievalPrecision",

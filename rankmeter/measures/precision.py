@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .aggregation import COUNT
 from .base import ExplainParts, Family, Param, level_of, register
 from .explaining import relevant_in_top
 
@@ -105,3 +106,13 @@ register(Family("Rprec", "R-precision: relevant in the top R / R", r_precision, 
 register(Family("RprecMult", "precision at rank floor(mult * R + 0.9) (trec_eval Rprec_mult)", r_precision_mult,
                 params=(Param("mult", 1.0, "multiple of R at which precision is taken", minimum=0.0),),
                 cutoff="none"))
+
+
+def hits(batch, m) -> np.ndarray:
+    """Relevant docs in the top k (all retrieved without a cutoff): ranx's ``hits``."""
+    is_rel = batch.is_rel(level_of(batch, m))
+    return batch.per_query_count(is_rel) if m.cutoff is None else batch.count_upto(is_rel, m.cutoff)
+
+
+register(Family("Hits", "number of relevant docs in the top k (ranx hits); its mean over queries", hits,
+                value_type=COUNT))

@@ -382,7 +382,20 @@ def kendall_tau(qrels, ranking, params) -> float:
 
 
 #: rankmeter family name -> reference function
+def judged(qrels, ranking, params) -> float:
+    """Listed in the qrels (any grade) among the top min(k, retrieved), over that number; 0 when empty."""
+    top = _top(_prepare(ranking, params), params)
+    return sum(1 for _, g in top if g is not None) / len(top) if top else 0.0
+
+
+def hits(qrels, ranking, params) -> int:
+    """Relevant docs in the top k."""
+    t = _threshold(params)
+    return sum(1 for _, g in _top(_prepare(ranking, params), params) if _is_rel(g, t))
+
+
 REFERENCE = {
+    "Judged": judged, "Hits": hits,
     "P": precision, "R": recall, "F": f_measure, "AP": average_precision, "RR": reciprocal_rank,
     "Success": success, "CG": cg, "DCG": dcg, "nDCG": ndcg, "ERR": err, "nERR": nerr, "RBP": rbp,
     "RBP_resid": rbp_resid, "AUC": auc, "Inversions": inversions, "KendallTau": kendall_tau,
