@@ -10,24 +10,14 @@ __all__ = ["add_parser"]
 
 def _check(args: argparse.Namespace) -> int:
     from .check import check, dedupe, findings_json
-    from .output import output_file, printable
+    from .output import printable
 
     if args.dedupe:
         if len(args.runs) != 1 or not args.output:
             from .errors import ParameterError
             raise ParameterError("--dedupe fixes one run: give one run file and -o FILE for the result")
-        fixed = dedupe(args.runs[0], keep=args.dedupe)
-        from .io.canonical import decode_id
-        from .engine.build import ranked_rows
-        order = ranked_rows(fixed)
-        table = fixed.table.take(order)
-        with output_file(args.output, inputs=[args.qrels, *args.runs]) as out:
-            rank, previous = 0, None
-            for q, d, s in zip(table.column("query").to_pylist(), table.column("doc").to_pylist(),
-                               table.column("score").to_pylist()):
-                rank = rank + 1 if q == previous else 1
-                previous = q
-                out.write(f"{decode_id(q)} Q0 {decode_id(d)} {rank} {s!r} {fixed.name or 'run'}\n")
+        from .fusion.cli import write_trec
+        write_trec(dedupe(args.runs[0], keep=args.dedupe), args.output, inputs=[args.qrels, *args.runs])
     findings = check(args.qrels, args.runs)
     if args.format == "json":
         json.dump({"findings": findings_json(findings)}, sys.stdout, indent=2)

@@ -49,7 +49,7 @@ def add_parser(subparsers) -> None:
     from ..engine.options import add_option_flags
 
     meta = subparsers.add_parser("meta", help="meta-evaluation: how far a measure or a ranking of systems holds")
-    kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND")
+    kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure")
     c = kinds.add_parser("correlate", help="correlation between the system rankings of two measures or two qrels")
     c.add_argument("qrels", help="the judgments")
     c.add_argument("runs", nargs="+", help="the systems' run files (at least two)")

@@ -1,0 +1,171 @@
+"""Fusion methods over an aligned (pairs x runs) score matrix, named and defined as in ranx.
+
+With S[p, r] the (normalised) score run r gives pair p = (query, doc) (missing when the run
+does not retrieve it), n_p the number of runs retrieving p and rank[p, r] its 1-based rank in
+run r (engine order: score descending, docno descending):
+
+==============  ==========================================================  ================
+method          fused score                                                 parameters
+==============  ==========================================================  ================
+``sum``         sum of the scores present (CombSUM)
+``mnz``         sum * n_p (CombMNZ)
+``gmnz``        sum * n_p ** gamma                                          ``gamma``
+``anz``         sum / n_p (CombANZ)
+``max``         max of the scores present (CombMAX)
+``min``         min of the scores present (CombMIN)
+``med``         median of the scores present (CombMED)
+``wsum``        sum of weight_r * S[p, r]                                   ``weights``
+``wmnz``        (sum of the scores present) * (sum of their runs' weights)  ``weights``
+``rrf``         sum of 1 / (k + rank)                                       ``k`` (60)
+``rbc``         sum of (1 - phi) * phi ** (rank - 1)                        ``phi``
+``isr``         (sum of 1 / rank**2) * n_p
+``log_isr``     (sum of 1 / rank**2) * log(n_p)
+``logn_isr``    (sum of 1 / rank**2) * log(n_p + sigma)                     ``sigma`` (0.01)
+==============  ==========================================================  ================
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..engine.build import query_starts, ranked_rows
+from ..errors import ParameterError
+from ..io.canonical import Run
+from ..io.naming import name_runs
+from .normalise import NORMS, normalise
+
+__all__ = ["METHODS", "fuse"]
+
+#: method -> (parameter defaults, whether it reads ranks instead of scores)
+METHODS: dict[str, tuple[dict, bool]] = {
+    "sum": ({}, False), "mnz": ({}, False), "gmnz": ({"gamma": 1.0}, False), "anz": ({}, False),
+    "max": ({}, False), "min": ({}, False), "med": ({}, False), "wsum": ({"weights": None}, False),
+    "wmnz": ({"weights": None}, False), "rrf": ({"k": 60}, True), "rbc": ({"phi": 0.8}, True),
+    "isr": ({}, True), "log_isr": ({}, True), "logn_isr": ({"sigma": 0.01}, True),
+}
+
+
+def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:
+    """Every (query, doc) retrieved by some run, and the runs' scores and ranks on them (NaN: absent)."""
+    parts, scores, ranks, which = [], [], [], []
+    for r, run in enumerate(runs):
+        order = ranked_rows(run)
+        table = run.table.take(pa.array(order))
+        query = table.column("query")
+        starts = query_starts(query)
+        counts = np.diff(np.append(starts, len(query)))
+        ranks.append(np.arange(len(query)) - np.repeat(starts, counts) + 1)
+        scores.append((table.column("score").to_numpy(), np.append(starts, len(query)).astype(np.int64)))
+        parts.append(table.select(["query", "doc"]))
+        which.append(np.full(len(query), r))
+    both = pa.concat_tables(parts)
+    key = pc.binary_join_element_wise(both.column("query").cast(pa.binary()), both.column("doc").cast(pa.binary()),
+                                      pa.scalar(b"\x00", pa.binary()))
+    encoded = pc.dictionary_encode(key.combine_chunks())
+    pair = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    npairs = len(encoded.dictionary)
+    first = np.full(npairs, -1, np.int64)
+    first[pair[::-1]] = np.arange(len(pair))[::-1]  # the first row of each pair
+    S = np.full((npairs, len(runs)), np.nan)
+    R = np.full((npairs, len(runs)), np.nan)
+    start = 0
+    for r, ((values, offsets), rank) in enumerate(zip(scores, ranks)):
+        rows = pair[start:start + len(values)]
+        S[rows, r] = values
+        R[rows, r] = rank
+        start += len(values)
+    return both.column("query").take(pa.array(first)), both.column("doc").take(pa.array(first)), S, R
+
+
+def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
+    present = ~np.isnan(S)
+    n = present.sum(axis=1).astype(np.float64)
+    if METHODS[method][1]:  # rank-based: each run's score is a function of the rank
+        if method == "rrf":
+            S = 1.0 / (p["k"] + R)
+        elif method == "rbc":
+            S = (1 - p["phi"]) * p["phi"] ** (R - 1)
+        else:
+            S = 1.0 / R ** 2
+    total = np.nansum(S, axis=1)
+    if method in ("sum", "rrf", "rbc"):
+        return total
+    if method in ("mnz", "isr"):
+        return total * n
+    if method == "gmnz":
+        return total * n ** p["gamma"]
+    if method == "anz":
+        return total / n
+    if method == "log_isr":
+        return total * np.log(n)
+    if method == "logn_isr":
+        return total * np.log(n + p["sigma"])
+    if method == "max":
+        return np.nanmax(S, axis=1)
+    if method == "min":
+        return np.nanmin(S, axis=1)
+    if method == "med":
+        return np.nanmedian(S, axis=1)
+    weights = np.asarray(p["weights"], dtype=np.float64)
+    if method == "wsum":
+        return np.nansum(S * weights, axis=1)
+    return total * (present * weights).sum(axis=1)  # wmnz
+
+
+def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Mapping | None = None,
+         name: str | None = None) -> Run:
+    """Fuse several runs into one :class:`~rankmeter.io.canonical.Run` (see the module table).
+
+    Parameters
+    ----------
+    runs : list or dict of runs
+        Any run inputs (paths, Run, dicts, frames), two or more.
+    method : str, default "rrf"
+        A method of the table above, as ranx names it.
+    norm : str or None, default "min-max"
+        Per-query normalisation before fusing (:data:`~rankmeter.fusion.normalise.NORMS`; ranx's
+        default); rank-based methods read only the order, which it keeps. None: raw scores.
+    params : dict, optional
+        The method's parameters (``{"k": 60}``, ``{"weights": [0.3, 0.7]}``, ``{"phi": 0.8}``, ...).
+    name : str, optional
+        The fused run's tag (default: the method).
+    """
+    if method not in METHODS:
+        raise ParameterError(f"method={method!r}: expected one of {', '.join(METHODS)}")
+    if norm is not None and norm not in NORMS:
+        raise ParameterError(f"norm={norm!r}: expected one of {', '.join(NORMS)} or None")
+    if norm == "borda":
+        raise ParameterError("norm='borda' is not available yet; use 'rank' or 'min-max'")
+    defaults = METHODS[method][0]
+    unknown = set(params or {}) - set(defaults)
+    if unknown:
+        raise ParameterError(f"{method} takes {', '.join(defaults) or 'no parameters'}; not {', '.join(sorted(unknown))}")
+    p = {**defaults, **(params or {})}
+    named = name_runs(runs)
+    if len(named) < 2:
+        raise ParameterError("fuse needs at least two runs")
+    if "weights" in p:
+        if p["weights"] is None:
+            p["weights"] = [1.0] * len(named)
+        if len(p["weights"]) != len(named):
+            raise ParameterError(f"weights: {len(p['weights'])} given for {len(named)} runs")
+    runs_ = [run for _, run in named]
+    if norm is not None and not METHODS[method][1]:
+        runs_ = [_normalised(run, norm) for run in runs_]
+    query, doc, S, R = _aligned(runs_)
+    fused = _combine(method, S, R, p)
+    table = pa.table({"query": query, "doc": doc, "score": pa.array(fused, pa.float64())})
+    out = Run(table, f"<fused {method}>", tag=(name or method).encode())
+    order = ranked_rows(out)
+    return Run(table.take(pa.array(order)), out.source, tag=out.tag)
+
+
+def _normalised(run: Run, norm: str) -> Run:
+    order = ranked_rows(run)
+    table = run.table.take(pa.array(order))
+    offsets = np.append(query_starts(table.column("query")), len(table)).astype(np.int64)
+    scores = normalise(table.column("score").to_numpy(), offsets, norm)
+    return Run(table.set_column(2, "score", pa.array(scores, pa.float64())), run.source, tag=run.tag)
