@@ -12,7 +12,16 @@ run's ranks in the engine's order (score descending, docno descending).
 ...                                           fused.table.column("score").to_pylist())]
 [('b', 0.032522), ('a', 0.016393), ('c', 0.016129)]
 """
-from .methods import METHODS, fuse
-from .normalise import NORMS, normalise
+from .catalog import METHODS, NORMS
 
 __all__ = ["fuse", "normalise", "METHODS", "NORMS"]
+
+
+def __getattr__(name: str):  # the numpy-backed functions load on first use (the CLI starts faster)
+    if name == "fuse":
+        from .methods import fuse
+        return fuse
+    if name == "normalise":
+        from .normalise import normalise
+        return normalise
+    raise AttributeError(f"module 'rankmeter.fusion' has no attribute {name!r}")

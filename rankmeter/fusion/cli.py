@@ -49,8 +49,7 @@ def _fuse(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers) -> None:
-    from .methods import METHODS
-    from .normalise import NORMS
+    from .catalog import METHODS, NORMS
 
     f = subparsers.add_parser("fuse", help="fuse runs (CombSUM, CombMNZ, RRF, ... as ranx names them)")
     f.add_argument("runs", nargs="+", help="two or more run files")

@@ -35,18 +35,10 @@ from ..engine.build import query_starts, ranked_rows
 from ..errors import ParameterError
 from ..io.canonical import Run
 from ..io.naming import name_runs
-from .normalise import NORMS, normalise
+from .catalog import METHODS, NORMS
+from .normalise import normalise
 
 __all__ = ["METHODS", "fuse"]
-
-#: method -> (parameter defaults, whether it reads ranks instead of scores)
-METHODS: dict[str, tuple[dict, bool]] = {
-    "sum": ({}, False), "mnz": ({}, False), "gmnz": ({"gamma": 1.0}, False), "anz": ({}, False),
-    "max": ({}, False), "min": ({}, False), "med": ({}, False), "wsum": ({"weights": None}, False),
-    "wmnz": ({"weights": None}, False), "rrf": ({"k": 60}, True), "rbc": ({"phi": 0.8}, True),
-    "isr": ({}, True), "log_isr": ({}, True), "logn_isr": ({"sigma": 0.01}, True),
-}
-
 
 def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:
     """Every (query, doc) retrieved by some run, and the runs' scores and ranks on them (NaN: absent)."""

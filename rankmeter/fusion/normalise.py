@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
+from .catalog import NORMS
 
 __all__ = ["NORMS", "normalise"]
 
-NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
 
 
 def _segment(values: np.ndarray, offsets: np.ndarray, reducer) -> np.ndarray:
