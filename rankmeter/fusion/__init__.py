@@ -7,7 +7,7 @@ combines the aligned score matrix with one numpy expression per method
 run's ranks in the engine's order (score descending, docno descending).
 
 >>> import rankmeter
->>> fused = fuse([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"b": 9.0, "c": 1.0}}], method="rrf")
+>>> fused = rankmeter.fuse([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"b": 9.0, "c": 1.0}}], method="rrf")
 >>> [(d.decode(), round(s, 6)) for d, s in zip(fused.table.column("doc").to_pylist(),
 ...                                           fused.table.column("score").to_pylist())]
 [('b', 0.032522), ('a', 0.016393), ('c', 0.016129)]
