@@ -16,8 +16,9 @@ def _check(args: argparse.Namespace) -> int:
         if len(args.runs) != 1 or not args.output:
             from .errors import ParameterError
             raise ParameterError("--dedupe fixes one run: give one run file and -o FILE for the result")
-        from .fusion.cli import write_trec
-        write_trec(dedupe(args.runs[0], keep=args.dedupe), args.output, inputs=[args.qrels, *args.runs])
+        from .runs import write_run
+        write_run(dedupe(args.runs[0], keep=args.dedupe), args.output, inputs=[args.qrels, *args.runs],
+                  format="trec")
     findings = check(args.qrels, args.runs)
     if args.format == "json":
         json.dump({"findings": findings_json(findings)}, sys.stdout, indent=2)

@@ -3,24 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_parser", "write_trec"]
-
-
-def write_trec(run, path, *, inputs=()) -> None:
-    """A run as TREC text, ranks renumbered in the engine's order, written atomically (never over an input)."""
-    from ..engine.build import ranked_rows
-    from ..io.canonical import decode_id
-    from ..output import output_file
-
-    table = run.table.take(ranked_rows(run))
-    tag = run.name or "rankmeter"
-    with output_file(path, inputs=inputs) as out:
-        rank, previous = 0, None
-        for q, d, s in zip(table.column("query").to_pylist(), table.column("doc").to_pylist(),
-                           table.column("score").to_pylist()):
-            rank = rank + 1 if q == previous else 1
-            previous = q
-            out.write(f"{decode_id(q)} Q0 {decode_id(d)} {rank} {s!r} {tag}\n")
+__all__ = ["add_parser"]
 
 
 def _value(text: str):
@@ -44,7 +27,8 @@ def _fuse(args: argparse.Namespace) -> int:
         params["weights"] = args.weights
     norm = None if args.norm == "none" else args.norm
     fused = fuse(list(args.runs), method=args.method, norm=norm, params=params, name=args.tag)
-    write_trec(fused, args.output, inputs=list(args.runs))
+    from ..runs import write_run
+    write_run(fused, args.output, inputs=list(args.runs), format="trec")
     return 0
 
 
