@@ -207,10 +207,12 @@ def _parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_report)
     from .check_cli import add_parser as add_check
     from .fusion.cli import add_parser as add_fuse
+    from .fusion.cli import add_pool_parsers
     from .meta.cli import add_parser as add_meta
     from .runs_cli import add_parser as add_run
     add_check(sub)
     add_fuse(sub)
+    add_pool_parsers(sub)
     add_run(sub)
     add_meta(sub)
     sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)

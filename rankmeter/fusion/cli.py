@@ -45,3 +45,37 @@ def add_parser(subparsers) -> None:
     f.add_argument("--tag", help="run tag of the fused run (default: the method)")
     f.add_argument("-o", "--output", required=True, help="the TREC run file to write (never one of the inputs)")
     f.set_defaults(func=_fuse)
+
+
+def _pool(args: argparse.Namespace) -> int:
+    from .pooling import pool
+    made = pool(list(args.runs), depth=args.depth, take=args.take, priority=args.priority, qrels=args.qrels)
+    made.write(args.output, inputs=[*args.runs] + ([args.qrels] if args.qrels else []))
+    total, judged = sum(made.sizes.values()), sum(made.already_judged.values())
+    print(f"{len(made.docs)} queries, {total} docs to judge ({judged} already in the qrels) -> {args.output}")
+    return 0
+
+
+def _agree(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    from .pooling import agreement
+    json.dump(agreement(args.qrels_a, args.qrels_b, rel=args.rel), sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def add_pool_parsers(subparsers) -> None:
+    p = subparsers.add_parser("pool", help="build a judgment pool from runs (depth@k or take@N by priority)")
+    p.add_argument("runs", nargs="+", help="the run files to pool")
+    p.add_argument("--depth", type=int, help="depth@k: every doc some run ranks in its top k")
+    p.add_argument("--take", type=int, help="take@N: the N docs of best priority per query")
+    p.add_argument("--priority", choices=("rrf", "sum", "rbp"), default="rrf", help="take@N priority (default rrf)")
+    p.add_argument("--qrels", help="existing judgments: count the pooled docs already judged")
+    p.add_argument("-o", "--output", required=True, help="the pool file to write (query 0 doc -1)")
+    p.set_defaults(func=_pool)
+    a = subparsers.add_parser("agree", help="agreement of two qrels versions: Cohen's and Fleiss' kappa, Jaccard")
+    a.add_argument("qrels_a", help="the first judgments")
+    a.add_argument("qrels_b", help="the second judgments")
+    a.add_argument("--rel", type=int, default=1, help="relevance threshold for Jaccard (default 1)")
+    a.set_defaults(func=_agree)
