@@ -14,13 +14,16 @@ run's ranks in the engine's order (score descending, docno descending).
 """
 from .catalog import METHODS, NORMS
 
-__all__ = ["fuse", "normalise", "METHODS", "NORMS"]
+__all__ = ["fuse", "normalise", "optimise", "METHODS", "NORMS"]
 
 
 def __getattr__(name: str):  # the numpy-backed functions load on first use (the CLI starts faster)
     if name == "fuse":
         from .methods import fuse
         return fuse
+    if name == "optimise":
+        from .tuning import optimise
+        return optimise
     if name == "normalise":
         from .normalise import normalise
         return normalise

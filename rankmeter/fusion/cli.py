@@ -26,6 +26,16 @@ def _fuse(args: argparse.Namespace) -> int:
     if args.weights:
         params["weights"] = args.weights
     norm = None if args.norm == "none" else args.norm
+    if args.optimise:
+        if not args.qrels:
+            raise ParameterError("--optimise needs --qrels: the training judgments the parameters are chosen on")
+        from .tuning import optimise
+        best = optimise(list(args.runs), args.qrels, method=args.method, measure=args.optimise, norm=norm,
+                        test_qrels=args.test_qrels)
+        params = {**params, **best.params}
+        held = "" if best.held_out is None else f"; held-out {args.optimise} = {best.held_out:.4f}"
+        print(f"chosen {params} ({args.optimise} = {best.score:.4f} on the training queries, "
+              f"{len(best.trials)} tried{held})")
     fused = fuse(list(args.runs), method=args.method, norm=norm, params=params, name=args.tag)
     from ..runs import write_run
     write_run(fused, args.output, inputs=list(args.runs), format="trec")
@@ -43,6 +53,10 @@ def add_parser(subparsers) -> None:
     f.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter, e.g. k=60 (repeatable)")
     f.add_argument("--weights", type=float, nargs="+", help="one weight per run (wsum, wmnz)")
     f.add_argument("--tag", help="run tag of the fused run (default: the method)")
+    f.add_argument("--optimise", metavar="MEASURE", help="choose the method's parameters (weights, k, phi ...) "
+                   "by this measure on --qrels, by grid search")
+    f.add_argument("--qrels", help="--optimise: the training judgments")
+    f.add_argument("--test-qrels", help="--optimise: held-out judgments to report the chosen parameters on")
     f.add_argument("-o", "--output", required=True, help="the TREC run file to write (never one of the inputs)")
     f.set_defaults(func=_fuse)
 

@@ -105,3 +105,19 @@ def test_cli_writes_trec_and_refuses_an_input(tmp_path):
     refused = subprocess.run([sys.executable, "-m", "rankmeter", "fuse", *map(str, paths), "-o", str(paths[0])],
                              capture_output=True, text=True)
     assert refused.returncode == 2 and "one of the inputs" in refused.stderr
+
+
+def test_optimise_finds_the_best_grid_point_and_scores_held_out():
+    from rankmeter.fusion import optimise
+    runs = _runs(5, nruns=2)
+    qrels = {q: {d: 1 for d in list(docs)[:4]} for q, docs in runs[1].items()}
+    train = {q: qrels[q] for q in list(qrels)[:3]}
+    test = {q: qrels[q] for q in list(qrels)[3:]}
+    best = optimise(runs, train, method="rrf", measure="AP", test_qrels=test)
+    brute = {k: rankmeter.evaluate(train, fuse(runs, method="rrf", params={"k": k}), "AP")["AP"]
+             for k in (1, 5, 10, 20, 40, 60, 80, 100)}
+    assert best.score == max(brute.values()) and best.params["k"] in [k for k, v in brute.items() if v == best.score]
+    assert best.held_out == pytest.approx(rankmeter.evaluate(test, fuse(runs, method="rrf", params=best.params),
+                                                             "AP")["AP"])
+    weights = optimise(runs, train, method="wsum", measure="AP", step=0.25)
+    assert len(weights.trials) == 5 and sum(weights.params["weights"]) == pytest.approx(1.0)
