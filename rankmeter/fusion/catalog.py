@@ -6,7 +6,7 @@ METHODS: dict[str, tuple[dict, bool]] = {
     "sum": ({}, False), "mnz": ({}, False), "gmnz": ({"gamma": 1.0}, False), "anz": ({}, False),
     "max": ({}, False), "min": ({}, False), "med": ({}, False), "wsum": ({"weights": None}, False),
     "wmnz": ({"weights": None}, False), "rrf": ({"k": 60}, True), "rbc": ({"phi": 0.8}, True),
-    "isr": ({}, True), "log_isr": ({}, True), "logn_isr": ({"sigma": 0.01}, True),
+    "isr": ({}, True), "log_isr": ({}, True), "logn_isr": ({"sigma": 0.01}, True), "bordafuse": ({}, True),
 }
 
 NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")

@@ -21,6 +21,7 @@ method          fused score                                                 para
 ``isr``         (sum of 1 / rank**2) * n_p
 ``log_isr``     (sum of 1 / rank**2) * log(n_p)
 ``logn_isr``    (sum of 1 / rank**2) * log(n_p + sigma)                     ``sigma`` (0.01)
+``bordafuse``   sum of Borda points: m - rank + 1, (m - n + 1) / 2 unranked
 ==============  ==========================================================  ================
 """
 from __future__ import annotations
@@ -72,10 +73,27 @@ def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarra
     return both.column("query").take(pa.array(first)), both.column("doc").take(pa.array(first)), S, R
 
 
+def _borda(query: pa.Array, R: np.ndarray, *, points: bool) -> np.ndarray:
+    """Borda scores of every candidate (the docs any run retrieved for the query) in every run.
+
+    With m candidates and n docs retrieved by a run: ``points`` (BordaFuse, Aslam and Montague 2001)
+    gives rank i m - i + 1 points and an unretrieved candidate (m - n + 1) / 2; otherwise ranx's borda
+    normalisation, 1 - (i - 1) / m and 0.5 - (n - 1) / (2 m).
+    """
+    codes = pc.dictionary_encode(query.combine_chunks()).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    m = np.bincount(codes).astype(np.float64)[codes][:, None]
+    present = ~np.isnan(R)
+    n = np.stack([np.bincount(codes, weights=present[:, r], minlength=codes.max() + 1)[codes]
+                  for r in range(R.shape[1])], axis=1)
+    if points:
+        return np.where(present, m - R + 1, (m - n + 1) / 2)
+    return np.where(present, 1 - (R - 1) / m, 0.5 - (n - 1) / (2 * m))
+
+
 def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
     present = ~np.isnan(S)
     n = present.sum(axis=1).astype(np.float64)
-    if METHODS[method][1]:  # rank-based: each run's score is a function of the rank
+    if METHODS[method][1] and method != "bordafuse":  # rank-based: each run's score is a function of the rank
         if method == "rrf":
             S = 1.0 / (p["k"] + R)
         elif method == "rbc":
@@ -83,7 +101,7 @@ def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
         else:
             S = 1.0 / R ** 2
     total = np.nansum(S, axis=1)
-    if method in ("sum", "rrf", "rbc"):
+    if method in ("sum", "rrf", "rbc", "bordafuse"):
         return total
     if method in ("mnz", "isr"):
         return total * n
@@ -129,8 +147,6 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         raise ParameterError(f"method={method!r}: expected one of {', '.join(METHODS)}")
     if norm is not None and norm not in NORMS:
         raise ParameterError(f"norm={norm!r}: expected one of {', '.join(NORMS)} or None")
-    if norm == "borda":
-        raise ParameterError("norm='borda' is not available yet; use 'rank' or 'min-max'")
     defaults = METHODS[method][0]
     unknown = set(params or {}) - set(defaults)
     if unknown:
@@ -145,9 +161,11 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         if len(p["weights"]) != len(named):
             raise ParameterError(f"weights: {len(p['weights'])} given for {len(named)} runs")
     runs_ = [run for _, run in named]
-    if norm is not None and not METHODS[method][1]:
+    if norm not in (None, "borda") and not METHODS[method][1]:
         runs_ = [_normalised(run, norm) for run in runs_]
     query, doc, S, R = _aligned(runs_)
+    if method == "bordafuse" or (norm == "borda" and not METHODS[method][1]):
+        S = _borda(query, R, points=method == "bordafuse")
     fused = _combine(method, S, R, p)
     table = pa.table({"query": query, "doc": doc, "score": pa.array(fused, pa.float64())})
     out = Run(table, f"<fused {method}>", tag=(name or method).encode())

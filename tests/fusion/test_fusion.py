@@ -40,7 +40,8 @@ CASES = [("sum", None, {}), ("mnz", None, {}), ("gmnz", None, {"gamma": 0.5}), (
          ("wmnz", None, {"weights": [0.2, 0.5, 0.3]}), ("rrf", None, {"k": 60}), ("rrf", None, {"k": 5}),
          ("rbc", None, {"phi": 0.7}), ("isr", None, {}), ("log_isr", None, {}), ("logn_isr", None, {"sigma": 0.01}),
          ("sum", "min-max", {}), ("sum", "max", {}), ("sum", "sum", {}), ("sum", "zmuv", {}), ("sum", "rank", {}),
-         ("mnz", "min-max-inverted", {}), ("wsum", "min-max", {"weights": [1.0, 2.0, 0.5]})]
+         ("mnz", "min-max-inverted", {}), ("wsum", "min-max", {"weights": [1.0, 2.0, 0.5]}),
+         ("bordafuse", None, {}), ("sum", "borda", {}), ("mnz", "borda", {})]
 
 
 @pytest.mark.parametrize("method, norm, params", CASES)
