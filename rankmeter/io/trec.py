@@ -123,9 +123,7 @@ def qrels_from_bytes(data: bytes, name: str, *, truncate_grades: bool = False) -
     """:func:`read_qrels` of bytes already read and checked."""
     parsed = _arrow_columns(data, "qrels")
     if parsed is not None:
-        cols, lines = parsed
-        table = pa.table({"query": cols[0], "doc": cols[2], "rel": cols[3]})
-        return Qrels(table, name, lines)
+        return qrels_from_columns(*parsed, name)
     queries, docs, rels, lines = [], [], [], []
     for number, fields in _split_lines(data, name, 4, True, "qrels"):
         rels.append(_slow_grade(fields[3], truncate_grades, name, number))
@@ -166,18 +164,25 @@ def read_run(source: PathOrFile) -> Run:
     return run_from_bytes(data, name)
 
 
+def qrels_from_columns(cols: dict, lines, name: str) -> Qrels:
+    """The Qrels of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
+    return Qrels(pa.table({"query": cols[0], "doc": cols[2], "rel": cols[3]}), name, lines)
+
+
+def run_from_columns(cols: dict, lines, name: str) -> Run:
+    """The Run of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
+    if len(cols) == 2:
+        return _ranked(cols[0], cols[1], name, lines)
+    if 2 in cols and 4 not in cols:  # query doc score
+        return Run(pa.table({"query": cols[0], "doc": cols[1], "score": cols[2]}), name, lines, tag=b"")
+    return Run(pa.table({"query": cols[0], "doc": cols[2], "score": cols[4]}), name, lines, tag=cols[5])
+
+
 def run_from_bytes(data: bytes, name: str) -> Run:
     """:func:`read_run` of bytes already read and checked."""
     parsed = _arrow_columns(data, "run")
     if parsed is not None:
-        cols, lines = parsed
-        if len(cols) == 2:
-            return _ranked(cols[0], cols[1], name, lines)
-        if 2 in cols and 4 not in cols:  # query doc score
-            table = pa.table({"query": cols[0], "doc": cols[1], "score": cols[2]})
-            return Run(table, name, lines, tag=b"")
-        table = pa.table({"query": cols[0], "doc": cols[2], "score": cols[4]})
-        return Run(table, name, lines, tag=cols[5][-1].as_py())
+        return run_from_columns(*parsed, name)
     first = _first_data_line(data)[2].split()
     if len(first) == 3:
         return _scored_list(data, name)
