@@ -36,6 +36,7 @@ class Hits:
     q: np.ndarray
     rank: np.ndarray
     seen: np.ndarray
+    pos: np.ndarray      # flat position in the batch
 
 
 @dataclass(eq=False)
@@ -84,6 +85,16 @@ class Batch:
             self._cache[key] = self.rel >= max(level, 0)
         return self._cache[key]
 
+    @cached_property
+    def judged_mask(self) -> np.ndarray:
+        """Boolean per rank: judged with a grade >= 0."""
+        return self.rel >= 0
+
+    @cached_property
+    def listed_mask(self) -> np.ndarray:
+        """Boolean per rank: listed in the qrels (any grade, negative too)."""
+        return self.rel != NONPOOL
+
     def rel_seen(self, level: int) -> np.ndarray:
         """Relevant docs at or above each rank (segmented cumulative count, int64)."""
         key = ("rel_seen", level)
@@ -118,12 +129,17 @@ class Batch:
             rank = pos - self.offsets[q] + 1
             first = np.searchsorted(q, np.arange(self.nq))
             seen = np.arange(len(pos)) - first[q] + 1 if len(pos) else np.zeros(0, np.int64)
-            self._cache[key] = Hits(q, rank, seen)
+            self._cache[key] = Hits(q, rank, seen, pos)
         return self._cache[key]
+
+    def count_before(self, marked: np.ndarray, pos: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """For flat positions ``pos`` of queries ``q``: how many of the sorted flat positions ``marked``
+        lie in the same query strictly above each (sparse: work grows with the marked and asked rows)."""
+        return np.searchsorted(marked, pos) - np.searchsorted(marked, self.offsets[q])
 
     def per_query_count(self, mask: np.ndarray) -> np.ndarray:
         """Number of True per-rank entries for each query (int64)."""
-        return np.bincount(self.query_of(np.flatnonzero(mask)), minlength=self.nq)
+        return np.bincount(self._positions(mask)[1], minlength=self.nq)
 
     def first_rank(self, mask: np.ndarray) -> np.ndarray:
         """Rank of the first True entry of each query, 0 where there is none."""
@@ -144,10 +160,21 @@ class Batch:
         out[ok] = values[self.offsets[:-1][ok] + k[ok] - 1]
         return out
 
-    def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query)."""
+    def _positions(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat positions of the True entries of ``mask`` and their query, found once per mask object
+        (masks the batch caches, like :meth:`is_rel`, are asked about at many cutoffs)."""
+        key = ("positions", id(mask))
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is mask:  # the cache holds the mask, so its id is not reused
+            return hit[1], hit[2]
         pos = np.flatnonzero(mask)
         q = self.query_of(pos)
+        self._cache[key] = (mask, pos, q)
+        return pos, q
+
+    def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query)."""
+        pos, q = self._positions(mask)
         limit = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
         inside = pos - self.offsets[q] < limit[q]
         return np.bincount(q[inside], minlength=self.nq)
