@@ -210,7 +210,9 @@ def _parser() -> argparse.ArgumentParser:
     from .fusion.cli import add_pool_parsers
     from .meta.cli import add_parser as add_meta
     from .runs_cli import add_parser as add_run
+    from .ties_cli import add_parser as add_ties
     add_check(sub)
+    add_ties(sub)
     add_fuse(sub)
     add_pool_parsers(sub)
     add_run(sub)

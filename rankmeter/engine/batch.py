@@ -56,6 +56,9 @@ class Batch:
     #: per-rank doc ids and scores, for explanations; optional for kernels
     docs: list[bytes] | None = field(default=None, repr=False)
     scores: np.ndarray | None = field(default=None, repr=False)
+    #: ``ties="average"``: per rank, the number of its group of tied docs (equal scores, one query);
+    #: kernels then give the expected value over every order of each group (:meth:`tie_mean`)
+    tie_group: np.ndarray | None = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -172,8 +175,44 @@ class Batch:
         self._cache[key] = (mask, pos, q)
         return pos, q
 
+    def tie_layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per rank: its tied group (0, 1, ... in rank order), the flat position where the group starts
+        and the group's size. Every rank is a group of one when ties are not averaged."""
+        if "tie_layout" not in self._cache:
+            n = len(self.rel)
+            if self.tie_group is None or n == 0:
+                group = np.arange(n)
+            else:
+                group = self.tie_group - self.tie_group[0]
+                new = np.ones(n, dtype=bool)
+                new[1:] = group[1:] != group[:-1]
+                group = np.cumsum(new) - 1
+            firsts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if n else np.zeros(0, np.int64)
+            sizes = np.diff(np.append(firsts, n))
+            self._cache["tie_layout"] = (group, firsts[group], sizes[group])
+        return self._cache["tie_layout"]
+
+    def tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Per rank, the mean of ``values`` over its tied group: what a rank of the group holds on
+        average over every order of the group (``values`` itself when ties are not averaged)."""
+        if self.tie_group is None:
+            return values
+        if len(values) == 0:
+            return values.astype(np.float64)
+        groups = self.tie_group - self.tie_group[0]
+        sums = np.bincount(groups, weights=values.astype(np.float64))
+        sizes = np.bincount(groups)
+        return (sums / np.maximum(sizes, 1))[groups]
+
     def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query)."""
+        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query).
+
+        With tied groups averaged it is the expected number (float) over the groups' orders.
+        """
+        if self.tie_group is not None:
+            limit = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
+            inside = self.rank <= limit[self.qidx]
+            return np.bincount(self.qidx[inside], weights=self.tie_mean(mask)[inside], minlength=self.nq)
         pos, q = self._positions(mask)
         limit = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
         inside = pos - self.offsets[q] < limit[q]
@@ -224,4 +263,5 @@ class Batch:
             needs=self.needs, codes=self.codes,
             docs=None if self.docs is None else [d for d, k in zip(self.docs, keep.tolist()) if k],
             scores=None if self.scores is None else self.scores[keep],
+            tie_group=None if self.tie_group is None else self.tie_group[keep],
         )

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, MeasureError
+from ..measures.aggregation import COUNT, FLOAT
 from ..io.canonical import Qrels, Run, decode_id
 from ..measures import Measure
 from ..results import Results
@@ -53,6 +54,18 @@ class Part:
     values: dict[Measure, np.ndarray]
     only_in_run: tuple[bytes, ...] = ()
     tag: bytes = b""
+
+
+def _check_tie_average(measures) -> None:
+    """ties='average' is exact only for families that say how to average over tied docs' orders."""
+    from ..measures.base import REGISTRY
+
+    missing = sorted({m.family.name for m in measures if m.family.tie_average is None})
+    if missing:
+        able = ", ".join(sorted(name for name, f in REGISTRY.items() if f.tie_average is not None))
+        raise MeasureError(f"ties='average': no closed form over the orders of tied docs for {', '.join(missing)} "
+                           f"(rankmeter does not sample instead); it is exact for {able}. Use ties='best' and "
+                           "ties='worst' for the range of the others")
 
 
 def _names(ids: Iterable[bytes], total: int) -> str:
@@ -91,6 +104,8 @@ class Evaluator:
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)
         rel = self.options.rel
         self._effective = {m: m if m.get("rel") is not None else m.with_params(rel=rel) for m in self.measures}
+        if self.options.ties == "average":
+            _check_tie_average(self.measures)
 
     # ------------------------------------------------------------ scoring
     def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
@@ -109,7 +124,13 @@ class Evaluator:
             only = bool(self.options.judged_only or m.get("judged_only"))
             if only not in views:
                 views[only] = batch.judged_only()
-            out[m] = m.family.value_type.array(m.family.kernel(views[only], effective))
+            kernel = m.family.kernel
+            if views[only].tie_group is not None and callable(m.family.tie_average):
+                kernel = m.family.tie_average
+            value_type = m.family.value_type
+            if views[only].tie_group is not None and value_type is COUNT:
+                value_type = FLOAT  # an expected count over tie orders is fractional
+            out[m] = value_type.array(kernel(views[only], effective))
         return out
 
     def score(self, run: Run) -> Part:

@@ -32,7 +32,7 @@ __all__ = ["Options", "OPTIONS", "OptionSpec", "validate_options", "add_option_f
            "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS"]
 
 QUERY_POLICIES = ("both", "qrels")
-TIE_POLICIES = ("trec_eval", "input")
+TIE_POLICIES = ("trec_eval", "input", "average", "best", "worst")
 EXECUTORS = ("auto", "memory", "streamed", "spark")
 
 
@@ -85,7 +85,8 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
                "a non-negative integer or None",
                help="score only the first N docs of each ranking (trec_eval -M)"),
     OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
-               help="order within a query: score descending then docno descending (trec_eval), or as given"),
+               help="docs with equal scores: docno descending (trec_eval), as given (input), the expected value over "
+                    "all their orders (average), relevant first (best) or last (worst)"),
     OptionSpec("truncate_grades", False, _is_bool, "True or False",
                help="read a non-integer grade such as 1.7 as 1, as trec_eval does (default: refuse it)"),
     OptionSpec("columns", None, lambda v: v is None or (isinstance(v, Mapping) and all(

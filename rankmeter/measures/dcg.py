@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MeasureError
+
 from .base import ExplainParts, Family, Param, level_of, register
 from .explaining import explained_depth, fmt_number
 
@@ -160,11 +162,18 @@ def _top_rows(batch, k):
 def cumulative_gain(batch, m) -> np.ndarray:
     """Sum of the gains in the top k (the whole ranking without a cutoff)."""
     rows, q, _ = _top_rows(batch, m.cutoff)
-    g = gain_values(batch.rel[rows], m.get("gain"))
+    if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
+        g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
+    else:
+        g = gain_values(batch.rel[rows], m.get("gain"))
     return np.bincount(q, weights=g, minlength=batch.nq).astype(np.float64)
 
 
 def _dcg(batch, m) -> np.ndarray:
+    if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
+        rows, q, rank = _top_rows(batch, m.cutoff)
+        g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
+        return np.bincount(q, weights=_discounted(g, rank, m.get("discount")), minlength=batch.nq)
     # only ranks with a gain add to the sum (in rank order, as adding the zeros would)
     _, q, rank, g, _ = _run_side(batch, m.get("gain"))
     if m.cutoff is not None:
@@ -182,6 +191,9 @@ def discounted_cumulative_gain(batch, m) -> np.ndarray:
 def _ideal_list(batch, m):
     """The ideal ranking's positive gains per query, best first: values, query index, 1-based position."""
     spec, k, ideal = m.get("gain"), m.cutoff, m.get("ideal")
+    if ideal == "topk" and batch.tie_group is not None:
+        raise MeasureError("nDCG(ideal=topk) reorders the top k the run retrieved, which depends on the "
+                           "tied docs' order: no closed form; use ideal=qrels or ideal=run with ties='average'")
     if ideal == "qrels":
         vals, q, _, pos = _ideal_gains(batch, spec)
     else:
@@ -397,11 +409,11 @@ _IDEAL = Param("ideal", "qrels", "ideal ranking: best ordering of the query's ju
                choices=("qrels", "run", "topk"))
 
 register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,
-                params=(_GAIN,), explain=_explain_gain))
+                params=(_GAIN,), explain=_explain_gain, tie_average="kernel"))
 register(Family("DCG", "discounted cumulative gain: sum of gain(rel_i) * discount(i) over the top k",
-                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), explain=_explain_gain))
+                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), explain=_explain_gain, tie_average="kernel"))
 register(Family("nDCG", "normalised DCG: DCG@k / DCG@k of the ideal ranking (trec_eval ndcg, ndcg_cut_k)",
-                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), explain=_explain_gain))
+                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), explain=_explain_gain, tie_average="kernel"))
 register(Family("nDCGRel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", ndcg_rel,
                 params=(_GAIN,), cutoff="none"))
 register(Family("RnDCG", "nDCG averaged where the ideal gain level changes (trec_eval Rndcg)", r_ndcg,

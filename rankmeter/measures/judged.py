@@ -43,7 +43,7 @@ def unjudged(batch, m) -> np.ndarray:
 
 
 register(Family("Unjudged", "fraction of the top k that is unjudged (not in the qrels or a negative grade; "
-                            "trec_eval unj_k)", unjudged))
+                            "trec_eval unj_k)", unjudged, tie_average="kernel"))
 
 
 def judged(batch, m) -> np.ndarray:
@@ -59,4 +59,4 @@ def judged(batch, m) -> np.ndarray:
 
 
 register(Family("Judged", "share of the top min(k, retrieved) docs listed in the qrels, any grade (ir_measures "
-                          "Judged@k)", judged))
+                          "Judged@k)", judged, tie_average="kernel"))
