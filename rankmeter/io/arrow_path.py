@@ -178,7 +178,7 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
         return None
     if any(_empty_field(table.column(name)) for name, t in types.items() if t == pa.binary()):
         return None
-    used = (0, 1) if nfields == 2 else (0, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
+    used = (0, 1) if nfields == 2 else (0, 1, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
     cols = {i: table.column(names[i]).combine_chunks() for i in used}
     if has_hash and len(cols[0]):  # comment lines after the first data line
         qcol = cols[0]

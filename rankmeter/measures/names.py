@@ -34,6 +34,7 @@ __all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASUR
 FOREIGN_FAMILIES = {
     "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "RPrec": "Rprec",
     "BPref": "Bpref", "SetP": "P", "SetR": "R", "SetF": "F", "SetRelP": "RelativeP",
+    "MAP_IA": "AP_IA", "\u03b1_DCG": "alpha_DCG", "\u03b1_nDCG": "alpha_nDCG",
 }
 
 #: ranx metric name -> (canonical family, fixed parameters)
@@ -45,7 +46,8 @@ RANX = {
 }
 #: ir_measures names (its registry) that are spelled the same here
 IR_MEASURES = {"AP", "ERR", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
-               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged"}
+               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged",
+               "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA"}
 
 #: TorchMetrics retrieval classes and scikit-learn functions that compute the same measure
 TORCHMETRICS = {"AP": "RetrievalMAP", "nDCG": "RetrievalNormalizedDCG", "P": "RetrievalPrecision",
