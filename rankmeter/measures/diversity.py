@@ -80,12 +80,42 @@ def _discount(rank) -> np.ndarray:
     return np.log(2.0) / np.log(np.asarray(rank, np.float64) + 1.0)  # ndeval's discount(), 1 at rank 1
 
 
+def _doc_classes(side, doc: np.ndarray, sub: np.ndarray, nq: int):
+    """Group a query's candidate docs by the set of subtopics they cover.
+
+    Docs of one class always have the same gain, so the greedy ideal only
+    chooses among classes, each offering its docs in docno order. Returns per
+    class: query, size, its docs' candidate indices (ascending = larger docno
+    first) at ``members[start:start + size]``, and its subtopics as
+    (class, subtopic) entry pairs.
+    """
+    first_entry = np.flatnonzero(np.diff(doc, prepend=-1))
+    cand_query = side.doc_query[doc[first_entry]]
+    local = sub - np.searchsorted(side.sub_query, side.sub_query[sub])  # subtopic number within its query
+    if len(local) and local.max() < 63:
+        key = np.bitwise_or.reduceat(np.left_shift(np.uint64(1), local.astype(np.uint64)), first_entry)
+    else:  # many subtopics: every doc its own class
+        key = np.arange(len(first_entry), dtype=np.uint64)
+    members = np.lexsort((np.arange(len(first_entry)), key, cand_query))
+    new = np.ones(len(members), bool)
+    new[1:] = (cand_query[members][1:] != cand_query[members][:-1]) | (key[members][1:] != key[members][:-1])
+    start = np.flatnonzero(new)
+    size = np.diff(np.append(start, len(members)))
+    rep = members[start]
+    ends = np.append(first_entry[1:], len(doc))
+    n_each = ends[rep] - first_entry[rep]
+    entry_class = np.repeat(np.arange(len(start)), n_each)
+    entry_sub = sub[np.repeat(first_entry[rep], n_each) + np.arange(int(n_each.sum())) - np.repeat(
+        np.cumsum(n_each) - n_each, n_each)]
+    return cand_query[rep], size, members, start, entry_class, entry_sub
+
+
 def ideal_gains(batch: Batch, level: int, alpha: float, depth: int | None) -> np.ndarray:
     """Gains of ndeval's greedy ideal ranking per query, shape (nq, depth); the whole ranking when None.
 
-    At each rank the judged doc of highest gain given the docs placed above
-    (ties to the larger docno: the side lists each query's docs in descending
-    docno order, so the first maximum wins). One step per rank, all queries at once.
+    At each rank the judged doc of highest gain given the docs placed above,
+    ties to the larger docno (ndeval's ``idealResult``). One step per rank, all
+    queries at once, choosing among classes of interchangeable docs.
     """
     key = ("ideal_gains", level, alpha, depth)
     if key in batch._cache:
@@ -93,29 +123,30 @@ def ideal_gains(batch: Batch, level: int, alpha: float, depth: int | None) -> np
     side = _side(batch)
     rel = side.judged_grade >= level
     doc, sub = side.judged_doc[rel], side.judged_sub[rel]
-    ndocs = len(side.doc_query)
-    candidate = np.zeros(ndocs, bool)
-    candidate[doc] = True
-    per_query = np.bincount(side.doc_query[candidate], minlength=batch.nq)
-    steps = int(per_query.max(initial=0)) if depth is None else depth
-    out = np.zeros((batch.nq, steps))
+    query, size, members, start, entry_class, entry_sub = _doc_classes(side, doc, sub, batch.nq)
+    per_query = np.bincount(query, weights=size, minlength=batch.nq).astype(np.int64)
+    most = int(per_query.max(initial=0))
+    out = np.zeros((batch.nq, most if depth is None else depth))
+    has = np.flatnonzero(np.bincount(query, minlength=batch.nq))
+    qstart = np.searchsorted(query, has)  # classes stand grouped by query
     count = np.zeros(len(side.sub_query), np.int64)
-    open_ = candidate.copy()
-    for step in range(min(steps, int(per_query.max(initial=0)))):
-        score = np.bincount(doc, weights=np.power(1.0 - alpha, count[sub]), minlength=ndocs)
-        score[~open_] = -np.inf
+    taken = np.zeros(len(size), np.int64)
+    for step in range(min(out.shape[1], most)):
+        left = taken < size
+        score = np.bincount(entry_class, weights=np.power(1.0 - alpha, count[entry_sub]), minlength=len(size))
+        score[~left] = -np.inf
         best = np.full(batch.nq, -np.inf)
-        np.maximum.at(best, side.doc_query, score)
-        hit = np.flatnonzero((score == best[side.doc_query]) & open_)
-        if len(hit) == 0:
-            break
-        first = np.ones(len(hit), bool)
-        first[1:] = side.doc_query[hit][1:] != side.doc_query[hit][:-1]
-        chosen = hit[first]
-        out[side.doc_query[chosen], step] = score[chosen]
-        open_[chosen] = False
-        placed = ~open_[doc] & candidate[doc]
-        count = np.bincount(sub[placed], minlength=len(side.sub_query))
+        best[has] = np.maximum.reduceat(score, qstart)
+        # among the best classes of a query, the one whose next doc has the larger docno
+        nxt = np.where(left & (score == best[query]), members[start + np.minimum(taken, size - 1)], len(members))
+        lowest = np.full(batch.nq, len(members))
+        lowest[has] = np.minimum.reduceat(nxt, qstart)
+        chosen = np.flatnonzero(nxt == np.where(lowest < len(members), lowest, -1)[query])
+        out[query[chosen], step] = score[chosen]
+        taken[chosen] += 1
+        picked = np.zeros(len(size), bool)
+        picked[chosen] = True
+        count += np.bincount(entry_sub[picked[entry_class]], minlength=len(count))
     batch._cache[key] = out
     return out
 

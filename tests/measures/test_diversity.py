@@ -182,3 +182,49 @@ def test_greedy_ideal_is_vectorised_over_queries_and_matches_per_query():
         i = together.queries.index(q)
         for name in alone.names:
             assert together.values(name)[i] == alone.values(name)[0]
+
+
+def test_greedy_ideal_breaks_ties_by_larger_docno_and_can_be_beaten():
+    """a {1,2}, b {3,4}, c {1,3}, d {2} all start at gain 2: ndeval takes c (the larger docno), then b
+    and a tie at 1.5 and b goes first: ideal gains 2, 1.5. The run a, b gains 2, 2, so
+    alpha_nDCG@2 = (2 + 2/log2 3) / (2 + 1.5/log2 3) = 1.1071 > 1 (ndeval prints the same)."""
+    qrels = {"q": {"1": {"a": 1, "c": 1}, "2": {"a": 1, "d": 1}, "3": {"b": 1, "c": 1}, "4": {"b": 1}}}
+    got = rankmeter.evaluate(qrels, {"q": ["a", "b"]}, "alpha_nDCG@2")["alpha_nDCG@2"]
+    assert got == pytest.approx((2 + 2 / math.log2(3)) / (2 + 1.5 / math.log2(3)), rel=1e-15)
+    assert got == pytest.approx(_ndeval("alpha_nDCG@2", qrels, {"q": {"a": 2.0, "b": 1.0}})["q"], rel=1e-15)
+
+
+def test_many_subtopics_equal_the_reference():
+    """Past 62 subtopics a query's docs are not grouped by subtopic set; the values stay the same."""
+    rng = np.random.default_rng(5)
+    qrels = {"q": {str(s): {f"d{j}": 1 for j in rng.choice(40, 3, replace=False)} for s in range(70)},
+             "r": {str(s): {f"d{j}": 1 for j in rng.choice(40, 3, replace=False)} for s in range(4)}}
+    run = {q: {f"d{j}": float(40 - j) for j in range(0, 40, 3)} for q in qrels}
+    names = ["alpha_nDCG@10", "nERR_IA@5", "nNRBP"]
+    got = rankmeter.evaluate(qrels, run, names)
+    for q, subs in qrels.items():
+        per_doc = {}
+        for s, docs in subs.items():
+            for d, g in docs.items():
+                per_doc.setdefault(d, {})[s] = g
+        for name in names:
+            m = rankmeter.parse_measure(name)
+            params = {p.name: m.get(p.name) for p in m.family.all_params}
+            params.update(k=m.cutoff, rel=1)
+            want = REFERENCE[m.name](per_doc, rank(per_doc, order_run(run[q])), params)
+            assert got.values(name)[got.queries.index(q)] == pytest.approx(want, rel=1e-12), (name, q)
+
+
+def test_spark_refuses_subtopic_qrels_for_diversity_measures():
+    pytest.importorskip("pyspark")
+    import shutil
+    if not shutil.which("java"):
+        pytest.skip("Spark needs java")
+    pd = pytest.importorskip("pandas")
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+    qrels = spark.createDataFrame(pd.DataFrame({"query": ["1", "1"], "subtopic": ["1", "2"], "doc": ["a", "a"],
+                                                "rel": [1, 1]}))
+    run = spark.createDataFrame(pd.DataFrame({"query": ["1"], "doc": ["a"], "score": [1.0]}))
+    with pytest.raises(rankmeter.ParameterError, match=r"do not read subtopics \(column 'subtopic'\) on Spark"):
+        rankmeter.evaluate(qrels, run, "alpha_nDCG@5")
