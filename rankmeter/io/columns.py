@@ -102,9 +102,10 @@ def resolve_columns(names, kind: str, columns: dict | None, source: str) -> dict
         out[value_role] = str(given[value_role])
     else:
         out[value_role] = _value_column(names, kind, convention, out, source)
-    if kind == "qrels":
-        out["subtopic"] = str(given["subtopic"]) if "subtopic" in given else \
-            next((n for n in _SUBTOPICS if n in present and n not in out.values()), None)
+    subtopic = str(given["subtopic"]) if "subtopic" in given else \
+        next((n for n in _SUBTOPICS if n in present and n not in out.values()), None)
+    if kind == "qrels" and subtopic is not None:
+        out["subtopic"] = subtopic
     if kind == "run" and out["score"] is None:
         if _RANK in given or _RANK in present:
             out["rank"] = str(given.get(_RANK, _RANK))

@@ -22,10 +22,10 @@ Qrels without subtopics give every query one subtopic.
 Examples
 --------
 >>> import rankmeter
->>> qrels = {"q": {"a": {"s1": 1, "s2": 1}, "b": {"s1": 1}, "c": {"s2": 1}}}
+>>> qrels = {"q": {"s1": {"a": 1, "b": 1}, "s2": {"a": 1, "c": 1}}}     # {query: {subtopic: {doc: grade}}}
 >>> r = rankmeter.evaluate(qrels, {"q": ["b", "a", "x"]}, ["alpha_nDCG@3", "StRecall@1", "P_IA@2"])
 >>> {k: round(v, 4) for k, v in r.mean.items()}
-{'alpha_nDCG@3': 0.8033, 'StRecall@1': 0.5, 'P_IA@2': 0.75}
+{'alpha_nDCG@3': 0.7587, 'StRecall@1': 0.5, 'P_IA@2': 0.75}
 """
 from __future__ import annotations
 

@@ -228,3 +228,53 @@ def test_spark_refuses_subtopic_qrels_for_diversity_measures():
     run = spark.createDataFrame(pd.DataFrame({"query": ["1"], "doc": ["a"], "score": [1.0]}))
     with pytest.raises(rankmeter.ParameterError, match=r"do not read subtopics \(column 'subtopic'\) on Spark"):
         rankmeter.evaluate(qrels, run, "alpha_nDCG@5")
+
+
+@st.composite
+def weighted_cases(draw):
+    qrels, run = draw(cases())
+    intents = {}
+    for q, subs in qrels.items():
+        if draw(st.booleans()):  # a query left out weighs its subtopics equally
+            intents[q] = {s: draw(st.sampled_from([0.0, 0.1, 0.25, 1.0, 3.0])) for s in subs if draw(st.booleans())}
+    return qrels, run, intents
+
+
+@settings(max_examples=40, deadline=None)
+@given(weighted_cases(), st.sampled_from([1, 2]))
+def test_intent_probabilities_equal_the_plain_reference(case, rel):
+    qrels, run, intents = case
+    per_doc = {q: {} for q in qrels}
+    for q, subs in qrels.items():
+        for s, docs in subs.items():
+            for d, g in docs.items():
+                per_doc[q].setdefault(d, {})[s] = g
+    measures = [rankmeter.parse_measure(f"{name}(rel={rel})" + ("" if name in ("NRBP", "nNRBP") else "@3"))
+                for name in DIVERSITY]
+    got = rankmeter.evaluate(qrels, run, measures, intents=intents)
+    # one subtopic in the whole qrels: no subtopic column, nothing to weigh
+    distinct = {s for subs in qrels.values() for s in subs}
+    for m in measures:
+        params = {p.name: m.get(p.name) for p in m.family.all_params}
+        params.update(k=m.cutoff, rel=rel)
+        for q, value in zip(got.queries, got.values(m)):
+            weights = intents.get(q) if len(distinct) > 1 else None
+            want = REFERENCE[m.name](per_doc[q], rank(per_doc[q], order_run(run[q])),
+                                     {**params, "intents": weights})
+            assert value == pytest.approx(want, rel=1e-12, abs=1e-15), (str(m), q)
+
+
+def test_equal_intents_change_nothing_and_bad_intents_are_refused():
+    qrels = {"1": {"1": {"a": 1, "b": 1}, "2": {"a": 2, "c": 1}, "3": {"d": 0}}}
+    run = {"1": ["b", "a", "x"]}
+    names = ["alpha_nDCG@3", "nNRBP", "P_IA@2", "StRecall@1", "AP_IA"]
+    plain = rankmeter.evaluate(qrels, run, names).mean
+    assert rankmeter.evaluate(qrels, run, names, intents={"1": {"1": 0.3, "2": 0.3, "3": 0.4}}).mean == plain
+    # all the weight on subtopic 2 (S = 2, so it counts 2, subtopic 1 counts 0): b gains 0, a gains 2.
+    # The greedy ideal: a and c tie at 2, c goes first, then a (2 * 0.5): gains 2, 1, 0.
+    only_2 = rankmeter.evaluate(qrels, run, names, intents={"1": {"2": 1.0}}).mean
+    assert only_2 == {"alpha_nDCG@3": pytest.approx((2 / math.log2(3)) / (2 + 1 / math.log2(3))),
+                      "nNRBP": pytest.approx(1 / 2.5),
+                      "P_IA@2": pytest.approx(0.5), "StRecall@1": 0.0, "AP_IA": pytest.approx(0.25)}
+    with pytest.raises(rankmeter.ParameterError, match="intents="):
+        rankmeter.evaluate(qrels, run, names, intents={"1": {"1": -1}})

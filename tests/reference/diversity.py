@@ -2,7 +2,8 @@
 
 Same signature as :mod:`reference.measures`: ``f(qrels, ranking, params)`` for
 one query, where a judgment is either a grade (one subtopic) or a dict
-``{subtopic: grade}``; ``ranking`` is ``[(doc, judgment or None), ...]``.
+``{subtopic: grade}``; ``ranking`` is ``[(doc, judgment or None), ...]``;
+``params["intents"]``, when given, is ``{subtopic: probability}`` for the query.
 """
 from __future__ import annotations
 
@@ -42,13 +43,23 @@ def _actual(qrels, params) -> set:
     return set().union(*subtopic_sets(qrels, _level(params)).values()) if qrels else set()
 
 
-def _gains(sets: list[set], alpha: float) -> list[float]:
+def _units(qrels, params) -> dict:
+    """What each covered subtopic counts for: 1, or S * its probability over the covered ones' total."""
+    actual = _actual(qrels, params)
+    intents = params.get("intents")
+    if intents is None:
+        return {s: 1.0 for s in actual}
+    total = sum(intents.get(s, 0.0) for s in actual)
+    return {s: len(actual) * intents.get(s, 0.0) / total if total > 0 else 0.0 for s in actual}
+
+
+def _gains(sets: list[set], alpha: float, units: dict) -> list[float]:
     seen: dict = {}
     gains = []
     for covered in sets:
         gain = 0.0
         for s in sorted(covered):
-            gain += (1.0 - alpha) ** seen.get(s, 0)
+            gain += units[s] * (1.0 - alpha) ** seen.get(s, 0)
             seen[s] = seen.get(s, 0) + 1
         gains.append(gain)
     return gains
@@ -61,7 +72,8 @@ def _ideal(qrels, params) -> list[set]:
     seen: dict = {}
     out = []
     while left:
-        best = max(left, key=lambda d: (sum((1.0 - alpha) ** seen.get(s, 0) for s in sorted(left[d])),
+        units = _units(qrels, params)
+        best = max(left, key=lambda d: (sum(units[s] * (1.0 - alpha) ** seen.get(s, 0) for s in sorted(left[d])),
                                         d.encode()))
         for s in left[best]:
             seen[s] = seen.get(s, 0) + 1
@@ -73,8 +85,9 @@ def _discount(kind: str, i: int) -> float:
     return math.log(2.0) / math.log(i + 1.0) if kind == "dcg" else 1.0 / i
 
 
-def _cascade(sets, params, kind) -> float:
-    return sum(g * _discount(kind, i) for i, g in enumerate(_gains(sets, params.get("alpha", 0.5))[:params["k"]], 1))
+def _cascade(qrels, sets, params, kind) -> float:
+    gains = _gains(sets, params.get("alpha", 0.5), _units(qrels, params))
+    return sum(g * _discount(kind, i) for i, g in enumerate(gains[:params["k"]], 1))
 
 
 def _plain(kind):
@@ -82,7 +95,7 @@ def _plain(kind):
         subtopics = len(_actual(qrels, params))
         if subtopics == 0:
             return 0.0
-        raw = _cascade(_run(qrels, ranking, params), params, kind)
+        raw = _cascade(qrels, _run(qrels, ranking, params), params, kind)
         if params["k"] == 1:  # ndeval divides from rank 2 on
             return raw
         alpha = params.get("alpha", 0.5)
@@ -92,14 +105,14 @@ def _plain(kind):
 
 def _normalised(kind):
     def f(qrels, ranking, params) -> float:
-        ideal = _cascade(_ideal(qrels, params), params, kind)
-        return _cascade(_run(qrels, ranking, params), params, kind) / ideal if ideal > 0 else 0.0
+        ideal = _cascade(qrels, _ideal(qrels, params), params, kind)
+        return _cascade(qrels, _run(qrels, ranking, params), params, kind) / ideal if ideal > 0 else 0.0
     return f
 
 
-def _nrbp_raw(sets, params) -> float:
+def _nrbp_raw(qrels, sets, params) -> float:
     beta = params.get("beta", 0.5)
-    return sum(g * beta ** i for i, g in enumerate(_gains(sets, params.get("alpha", 0.5))))
+    return sum(g * beta ** i for i, g in enumerate(_gains(sets, params.get("alpha", 0.5), _units(qrels, params))))
 
 
 def nrbp(qrels, ranking, params) -> float:
@@ -107,24 +120,26 @@ def nrbp(qrels, ranking, params) -> float:
     if subtopics == 0:
         return 0.0
     scale = 1.0 - (1.0 - params.get("alpha", 0.5)) * params.get("beta", 0.5)
-    return _nrbp_raw(_run(qrels, ranking, params), params) * scale / subtopics
+    return _nrbp_raw(qrels, _run(qrels, ranking, params), params) * scale / subtopics
 
 
 def nnrbp(qrels, ranking, params) -> float:
-    ideal = _nrbp_raw(_ideal(qrels, params), params)
-    return _nrbp_raw(_run(qrels, ranking, params), params) / ideal if ideal > 0 else 0.0
+    ideal = _nrbp_raw(qrels, _ideal(qrels, params), params)
+    return _nrbp_raw(qrels, _run(qrels, ranking, params), params) / ideal if ideal > 0 else 0.0
 
 
 def p_ia(qrels, ranking, params) -> float:
     subtopics = len(_actual(qrels, params))
     k = params["k"]
-    return sum(len(c) for c in _run(qrels, ranking, params)[:k]) / (k * subtopics) if subtopics else 0.0
+    units = _units(qrels, params)
+    return sum(units[s] for c in _run(qrels, ranking, params)[:k] for s in c) / (k * subtopics) if subtopics else 0.0
 
 
 def strecall(qrels, ranking, params) -> float:
     actual = _actual(qrels, params)
     covered = set().union(*_run(qrels, ranking, params)[:params["k"]])
-    return len(covered) / len(actual) if actual else 0.0
+    units = _units(qrels, params)
+    return sum(units[s] for s in covered) / len(actual) if actual else 0.0
 
 
 def ap_ia(qrels, ranking, params) -> float:
@@ -142,7 +157,7 @@ def ap_ia(qrels, ranking, params) -> float:
             if s in covered:
                 found += 1
                 ap += found / i
-        total += ap / sum(1 for c in sets.values() if s in c)
+        total += _units(qrels, params)[s] * ap / sum(1 for c in sets.values() if s in c)
     return total / len(actual)
 
 
