@@ -86,7 +86,7 @@ class Evaluator:
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
         self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns,
                                      truncate_grades=self.options.truncate_grades, format=self.options.input_format)
-        self.judgments = Judgments(self.qrels)
+        self.judgments = Judgments(self.qrels, intents=self.options.intents)
         wanted = needs_of(self.measures)
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)
         #: whether batches carry the (doc, subtopic) judgments (a diversity family is asked for)

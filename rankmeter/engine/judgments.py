@@ -73,8 +73,9 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
 class Judgments:
     """A :class:`Qrels` prepared for scoring many runs (see module docstring)."""
 
-    def __init__(self, qrels: Qrels):
+    def __init__(self, qrels: Qrels, *, intents=None):
         self.qrels = qrels
+        self.intents = intents
         table = qrels.table
         query = _binary(table.column("query"))
         self.docs = _binary(table.column("doc"))
@@ -118,8 +119,12 @@ class Judgments:
         """The subtopic judgments, keyed on first use (one subtopic per query without a subtopic column)."""
         if self._entries is None:
             rows = np.arange(len(self.row_code))
-            return SubtopicIndex(self.row_code, self.docs, rows, None, self.row_grade)
-        return SubtopicIndex(self.row_code, self.docs, *self._entries)
+            index = SubtopicIndex(self.row_code, self.docs, rows, None, self.row_grade)
+        else:
+            index = SubtopicIndex(self.row_code, self.docs, *self._entries)
+        if self.intents is not None:
+            index.set_intents(self.intents, self.ids)
+        return index
 
     def query_codes(self, names: pa.Array) -> np.ndarray:
         """Code of each query id in ``names`` (binary), -1 for ids the qrels do not judge."""

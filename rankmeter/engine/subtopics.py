@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..io.canonical import Qrels, decode_id
+from ..io.canonical import Qrels, decode_id, encode_id
 
 __all__ = ["SubtopicSide", "SubtopicIndex", "collapse_subtopics"]
 
@@ -80,13 +80,16 @@ class SubtopicSide:
     ranked_pos: np.ndarray
     ranked_sub: np.ndarray
     ranked_grade: np.ndarray
+    #: each subtopic's given probability (``intents=``), None when intents are equally likely
+    sub_weight: np.ndarray | None = None
 
     def keep(self, keep: np.ndarray) -> "SubtopicSide":
         """The side of the batch whose ranks are those where ``keep`` (per rank) is True."""
         new_pos = np.cumsum(keep) - 1
         inside = keep[self.ranked_pos]
         return SubtopicSide(self.sub_query, self.doc_query, self.judged_doc, self.judged_sub, self.judged_grade,
-                            new_pos[self.ranked_pos[inside]], self.ranked_sub[inside], self.ranked_grade[inside])
+                            new_pos[self.ranked_pos[inside]], self.ranked_sub[inside], self.ranked_grade[inside],
+                            self.sub_weight)
 
 
 class SubtopicIndex:
@@ -106,12 +109,17 @@ class SubtopicIndex:
                                  sort_keys=[("c", "ascending"), ("d", "descending")]).to_numpy()
         doc_rank = np.empty(nrows, np.int64)
         doc_rank[by_doc] = np.arange(nrows)
+        self.sub_values: pa.Array | None = None
+        self.weight_keys = self.weights = None
         if entry_sub is None:
             sub_id = np.zeros(len(entry_row), np.int64)
         else:
             if isinstance(entry_sub, pa.ChunkedArray):
                 entry_sub = entry_sub.combine_chunks()
-            sub_id = pc.dictionary_encode(entry_sub).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            encoded = pc.dictionary_encode(entry_sub)
+            self.sub_values = encoded.dictionary
+            sub_id = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        self.width = 1 if self.sub_values is None else max(len(self.sub_values), 1)
         self.entry_code = row_code[entry_row] if len(entry_row) else np.zeros(0, np.int64)
         # entries by (query, doc rank, subtopic): judged side order; and grouped by kept row
         order = np.lexsort((sub_id, doc_rank[entry_row], self.entry_code))
@@ -124,13 +132,27 @@ class SubtopicIndex:
         self.row_entries = by_row
         self.row_offsets = np.concatenate(([0], np.cumsum(np.bincount(self.entry_row, minlength=nrows))))
 
+    def set_intents(self, intents, query_ids: pa.Array) -> None:
+        """Weigh the subtopics by ``{query: {subtopic: probability}}``: a subtopic a listed query does not
+        name weighs 0, a query not listed weighs its subtopics equally. Without subtopics there is nothing
+        to weigh."""
+        if self.sub_values is None:
+            return
+        given = {encode_id(q): {encode_id(s): float(w) for s, w in weights.items()} for q, weights in intents.items()}
+        keys = np.unique(self.entry_code * self.width + self.entry_sub)
+        queries = query_ids.take(pa.array(keys // self.width)).to_pylist()
+        subtopics = self.sub_values.take(pa.array(keys % self.width)).to_pylist()
+        self.weight_keys = keys
+        self.weights = np.array([given[q].get(s, 0.0) if q in given else 1.0 for q, s in zip(queries, subtopics)],
+                                dtype=np.float64)
+
     def side(self, codes: np.ndarray, offsets: np.ndarray, rank_rows: np.ndarray) -> SubtopicSide:
         """The side of the queries ``codes`` (rankings at ``offsets``) whose ranks joined the kept rows
         ``rank_rows`` (-1: not judged)."""
         from .judgments import gather_segments
         rows, judged_offsets = gather_segments(self.query_offsets, np.asarray(codes, np.int64))
         query = np.repeat(np.arange(len(codes)), np.diff(judged_offsets))
-        width = int(self.entry_sub.max(initial=0)) + 1
+        width = self.width
         pairs, sub = np.unique(query * width + self.entry_sub[rows], return_inverse=True)
         row = self.entry_row[rows]
         new_doc = np.ones(len(row), bool)
@@ -143,8 +165,12 @@ class SubtopicIndex:
         ranked_pos = np.repeat(pos, n_each)
         rank_query = np.searchsorted(offsets, ranked_pos, side="right") - 1
         ranked_sub = np.searchsorted(pairs, rank_query * width + self.entry_sub[take])
+        weight = None
+        if self.weights is not None:
+            codes = np.asarray(codes, np.int64)
+            weight = self.weights[np.searchsorted(self.weight_keys, codes[pairs // width] * width + pairs % width)]
         return SubtopicSide(pairs // width, query[new_doc], np.cumsum(new_doc) - 1, sub.reshape(-1),
-                            self.entry_grade[rows], ranked_pos, ranked_sub, self.entry_grade[take])
+                            self.entry_grade[rows], ranked_pos, ranked_sub, self.entry_grade[take], weight)
 
 
 def _within(counts: np.ndarray) -> np.ndarray:

@@ -56,6 +56,24 @@ def _covered(batch: Batch, level: int) -> tuple[np.ndarray, np.ndarray]:
     return subtopics, per_sub
 
 
+def _units(batch: Batch, level: int) -> np.ndarray:
+    """What each subtopic counts for: 1 with equal intents; with ``intents=`` S times its probability
+    renormalised over the query's covered subtopics (so the formulas keep ndeval's form)."""
+    key = ("subtopic_units", level)
+    if key not in batch._cache:
+        side = _side(batch)
+        subtopics, per_sub = _covered(batch, level)
+        if side.sub_weight is None:
+            units = np.ones(len(side.sub_query))
+        else:
+            weight = np.where(per_sub > 0, side.sub_weight, 0.0)
+            total = np.bincount(side.sub_query, weights=weight, minlength=batch.nq)[side.sub_query]
+            units = np.zeros(len(weight))
+            np.divide(weight * subtopics[side.sub_query], total, out=units, where=total > 0)
+        batch._cache[key] = units
+    return batch._cache[key]
+
+
 def _ranked(batch: Batch, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The covering entries of the ranking: position, subtopic, docs above covering the same subtopic."""
     side = _side(batch)
@@ -72,8 +90,11 @@ def _ranked(batch: Batch, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _gain(batch: Batch, level: int, alpha: float) -> np.ndarray:
     """Novelty gain of each rank: sum over the subtopics its doc covers of (1 - alpha)^(covered above)."""
-    pos, _, before = _ranked(batch, level)
-    return np.bincount(pos, weights=np.power(1.0 - alpha, before), minlength=len(batch.rel))
+    pos, sub, before = _ranked(batch, level)
+    weight = np.power(1.0 - alpha, before)
+    if _side(batch).sub_weight is not None:
+        weight = weight * _units(batch, level)[sub]
+    return np.bincount(pos, weights=weight, minlength=len(batch.rel))
 
 
 def _discount(rank) -> np.ndarray:
@@ -124,6 +145,7 @@ def ideal_gains(batch: Batch, level: int, alpha: float, depth: int | None) -> np
     rel = side.judged_grade >= level
     doc, sub = side.judged_doc[rel], side.judged_sub[rel]
     query, size, members, start, entry_class, entry_sub = _doc_classes(side, doc, sub, batch.nq)
+    units = None if side.sub_weight is None else _units(batch, level)
     per_query = np.bincount(query, weights=size, minlength=batch.nq).astype(np.int64)
     most = int(per_query.max(initial=0))
     out = np.zeros((batch.nq, most if depth is None else depth))
@@ -133,7 +155,9 @@ def ideal_gains(batch: Batch, level: int, alpha: float, depth: int | None) -> np
     taken = np.zeros(len(size), np.int64)
     for step in range(min(out.shape[1], most)):
         left = taken < size
-        score = np.bincount(entry_class, weights=np.power(1.0 - alpha, count[entry_sub]), minlength=len(size))
+        gain = np.power(1.0 - alpha, count[entry_sub])
+        score = np.bincount(entry_class, weights=gain if units is None else gain * units[entry_sub],
+                            minlength=len(size))
         score[~left] = -np.inf
         best = np.full(batch.nq, -np.inf)
         best[has] = np.maximum.reduceat(score, qstart)
@@ -215,8 +239,9 @@ def p_ia(batch: Batch, m) -> np.ndarray:
     """Covering (doc, subtopic) pairs in the top k over k S (a short ranking still divides by k)."""
     level, k = _level(batch, m), m.cutoff
     subtopics, _ = _covered(batch, level)
-    pos, _, _ = _ranked(batch, level)
-    return _ratio(_top_sum(batch, np.bincount(pos, minlength=len(batch.rel)).astype(np.float64), k),
+    pos, sub, _ = _ranked(batch, level)
+    pairs = np.bincount(pos, weights=_units(batch, level)[sub], minlength=len(batch.rel))
+    return _ratio(_top_sum(batch, pairs, k),
                   k * subtopics.astype(np.float64))
 
 
@@ -224,9 +249,9 @@ def strecall(batch: Batch, m) -> np.ndarray:
     """Subtopics covered in the top k over S."""
     level, k = _level(batch, m), m.cutoff
     subtopics, _ = _covered(batch, level)
-    pos, _, before = _ranked(batch, level)
-    first = np.zeros(len(batch.rel))
-    np.add.at(first, pos[before == 0], 1.0)
+    pos, sub, before = _ranked(batch, level)
+    new = before == 0
+    first = np.bincount(pos[new], weights=_units(batch, level)[sub[new]], minlength=len(batch.rel))
     return _ratio(_top_sum(batch, first, k), subtopics.astype(np.float64))
 
 
@@ -238,7 +263,7 @@ def ap_ia(batch: Batch, m) -> np.ndarray:
     precision = (before + 1.0) / batch.rank[pos]
     inside = np.ones(len(pos), bool) if m.cutoff is None else batch.rank[pos] <= m.cutoff
     per_subtopic = np.bincount(sub[inside], weights=precision[inside], minlength=len(per_sub))
-    mean = _ratio(per_subtopic, per_sub.astype(np.float64))
+    mean = _ratio(per_subtopic, per_sub.astype(np.float64)) * _units(batch, level)
     side = _side(batch)
     return _ratio(np.bincount(side.sub_query, weights=mean, minlength=batch.nq), subtopics.astype(np.float64))
 
