@@ -125,7 +125,6 @@ class SubtopicIndex:
         order = np.lexsort((sub_id, doc_rank[entry_row], self.entry_code))
         self.entry_row, self.entry_sub, self.entry_grade = entry_row[order], sub_id[order], entry_grade[order]
         self.entry_code = self.entry_code[order]
-        self.doc_rank = doc_rank
         nq = int(row_code.max()) + 1 if nrows else 0
         self.query_offsets = np.concatenate(([0], np.cumsum(np.bincount(self.entry_code, minlength=nq))))
         by_row = np.argsort(self.entry_row, kind="stable")

@@ -176,6 +176,9 @@ def resolve_name(text: str) -> list[tuple[str, Measure]]:
             return [(text, m) for _, m in found]
     if len(fits) > 1:
         raise MeasureError(f"{text!r} could mean {', '.join(sorted(f + rest for f in fits))}; write one of them")
+    family = FOREIGN_FAMILIES.get(head, head)
+    if family in REGISTRY:  # a known family the readers refused: its own complaint (a missing cutoff ...)
+        return [(text, parse_measure(family + rest))]
     pool = sorted(set(REGISTRY) | set(FOREIGN_FAMILIES))
     close = difflib.get_close_matches(head, pool, n=1, cutoff=0.6) or \
         difflib.get_close_matches(head.lower(), [p.lower() for p in pool], n=1, cutoff=0.6)

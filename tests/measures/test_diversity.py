@@ -278,3 +278,14 @@ def test_equal_intents_change_nothing_and_bad_intents_are_refused():
                       "P_IA@2": pytest.approx(0.5), "StRecall@1": 0.0, "AP_IA": pytest.approx(0.25)}
     with pytest.raises(rankmeter.ParameterError, match="intents="):
         rankmeter.evaluate(qrels, run, names, intents={"1": {"1": -1}})
+
+
+def test_a_missing_cutoff_is_named_and_check_notes_diversity_qrels(tmp_path):
+    with pytest.raises(rankmeter.MeasureError, match=r"alpha_nDCG needs a cutoff, e.g. alpha_nDCG@10"):
+        rankmeter.evaluate({"q": {"a": 1}}, {"q": ["a"]}, "alpha_nDCG")
+    (tmp_path / "web.div.qrels").write_text(QRELS_FILE)
+    (tmp_path / "run.txt").write_text(RUN_FILE)
+    out = subprocess.run([sys.executable, "-m", "rankmeter", "check", str(tmp_path / "web.div.qrels"),
+                          str(tmp_path / "run.txt")], capture_output=True, text=True)
+    assert "diversity qrels: 3 (query, subtopic) pairs" in out.stdout + out.stderr
+    assert "judged twice for a query" not in out.stdout + out.stderr
