@@ -51,6 +51,8 @@ class Batch:
     #: qrels-wide statistics the families declared they need (name -> value), computed once
     #: from the whole qrels by :mod:`rankmeter.engine.needs`, so a part scores as the whole does.
     needs: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    #: the (doc, subtopic) judgments of the queries, for the diversity families (``Family.subtopics``)
+    subtopics: Any = field(default=None, repr=False)
     #: the queries' codes in the prepared judgments (their bytewise order), for putting parts together
     codes: np.ndarray | None = field(default=None, repr=False)
     #: per-rank doc ids and scores, for explanations; optional for kernels
@@ -261,6 +263,7 @@ class Batch:
             offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
             rel=self.rel[keep], judged_offsets=self.judged_offsets, judged_rel=self.judged_rel,
             needs=self.needs, codes=self.codes,
+            subtopics=None if self.subtopics is None else self.subtopics.keep(keep),
             docs=None if self.docs is None else [d for d, k in zip(self.docs, keep.tolist()) if k],
             scores=None if self.scores is None else self.scores[keep],
             tie_group=None if self.tie_group is None else self.tie_group[keep],

@@ -103,7 +103,7 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
 
 
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
-                needs=None, keep_docs: bool = False) -> tuple[Batch, PartInfo]:
+                needs=None, keep_docs: bool = False, subtopics: bool = False) -> tuple[Batch, PartInfo]:
     """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
@@ -121,6 +121,8 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         The qrels-wide statistics the batch carries for the kernels.
     keep_docs : bool
         Keep doc ids and scores in rank order on the batch (for explanations).
+    subtopics : bool
+        Attach the ranked and judged (doc, subtopic) judgments (for the diversity families).
     """
     table = run.table
     docs = table.column("doc")
@@ -139,7 +141,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     judged = np.flatnonzero(code < judgments.nq)
     if len(judged) < len(code):  # queries the qrels do not judge are never scored
         code, docs, keys = code[judged], docs.take(pa.array(judged)), keys[judged]
-    row_rel = judgments.grades(code, docs, keys)
+    row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
     del keys
 
     exact = keep_docs or ties in ("input", "average") or run.ranked
@@ -163,9 +165,11 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         order = order[rank0 < max_docs]
         counts = np.minimum(counts, max_docs)
     judged_rel, judged_offsets = judgments.judged_side(codes)
+    offsets = segment_offsets(counts)
     batch = Batch(
-        queries=judgments.names(codes), offsets=segment_offsets(counts), rel=row_rel[order],
+        queries=judgments.names(codes), offsets=offsets, rel=row_rel[order],
         judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
+        subtopics=judgments.subtopics.side(codes, offsets, row_judged[order]) if subtopics else None,
         docs=docs.take(pa.array(order)).to_pylist() if keep_docs else None,
         scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
         tie_group=tie_group,
@@ -183,9 +187,11 @@ def tie_groups(code: np.ndarray, score: np.ndarray | None) -> np.ndarray:
     return np.cumsum(new) - 1
 
 
-def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None) -> Batch:
+def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None, *, subtopics: bool = False) -> Batch:
     """Empty rankings for the judged queries ``codes`` (trec_eval -c: judged queries the run lacks)."""
     judged_rel, judged_offsets = judgments.judged_side(codes)
-    return Batch(queries=judgments.names(codes), offsets=np.zeros(len(codes) + 1, np.int64),
+    offsets = np.zeros(len(codes) + 1, np.int64)
+    return Batch(queries=judgments.names(codes), offsets=offsets,
                  rel=np.zeros(0, np.int64), judged_offsets=judged_offsets, judged_rel=judged_rel,
-                 needs=needs or {}, codes=codes)
+                 needs=needs or {}, codes=codes,
+                 subtopics=judgments.subtopics.side(codes, offsets, np.zeros(0, np.int64)) if subtopics else None)

@@ -99,9 +99,11 @@ class Evaluator:
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
         self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns,
                                      truncate_grades=self.options.truncate_grades, format=self.options.input_format)
-        self.judgments = Judgments(self.qrels)
+        self.judgments = Judgments(self.qrels, intents=self.options.intents)
         wanted = needs_of(self.measures)
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)
+        #: whether batches carry the (doc, subtopic) judgments (a diversity family is asked for)
+        self.subtopics = any(m.family.subtopics for m in self.measures)
         rel = self.options.rel
         self._effective = {m: m if m.get("rel") is not None else m.with_params(rel=rel) for m in self.measures}
         if self.options.ties == "average":
@@ -111,7 +113,7 @@ class Evaluator:
     def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
         """The ordered, joined batch of the judged queries ``run`` ranks."""
         batch, _ = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                               needs=self.needs, keep_docs=keep_docs)
+                               needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
         return batch
 
     def kernels(self, batch: Batch, measures: Iterable[Measure] | None = None) -> dict[Measure, np.ndarray]:
@@ -136,7 +138,7 @@ class Evaluator:
     def score(self, run: Run) -> Part:
         """Score a part of a run holding whole queries."""
         batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                                  needs=self.needs)
+                                  needs=self.needs, subtopics=self.subtopics)
         return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
 
     def finish(self, parts: list[Part], *, run_name: str = "", warn: bool = True,
@@ -162,7 +164,7 @@ class Evaluator:
                 f"the qrels have {_names(self.judgments.names(np.arange(min(_NAMED, self.judgments.nq))), self.judgments.nq)}; "
                 "check that both use the same query ids", source=run_name or None)
         if self.options.queries == "qrels" and len(missing):
-            extra = self.kernels(empty_batch(self.judgments, missing, self.needs))
+            extra = self.kernels(empty_batch(self.judgments, missing, self.needs, subtopics=self.subtopics))
             codes = np.concatenate([codes, missing])
             values = {m: np.concatenate([values[m], extra[m]]) for m in self.measures}
         elif len(missing) and warn:

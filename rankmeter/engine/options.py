@@ -49,6 +49,26 @@ def _positive_int_or_none(value: Any) -> bool:
     return value is None or (_is_int(value) and value >= 1)
 
 
+def _is_intents(value: Any) -> bool:
+    """None, or {query: {subtopic: probability}} with finite non-negative numbers."""
+    if value is None:
+        return True
+    if not isinstance(value, Mapping):
+        return False
+    for weights in value.values():
+        if not isinstance(weights, Mapping):
+            return False
+        for w in weights.values():
+            if _is_bool(w) or not isinstance(w, (int, float)) and type(w).__module__ != "numpy":
+                return False
+            try:
+                if not 0.0 <= float(w) < float("inf"):
+                    return False
+            except (TypeError, ValueError):
+                return False
+    return True
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One option: default, acceptance test, what it expects (for messages) and CLI help."""
@@ -93,6 +113,9 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
         isinstance(k, str) and isinstance(c, str) for k, c in v.items())),
                "None or a dict role -> column name, e.g. {'query': 'user', 'doc': 'item'}",
                help="column names of DataFrame inputs: role=name pairs, e.g. query=user,doc=item"),
+    OptionSpec("intents", None, _is_intents,
+               "None or a dict {query: {subtopic: probability}} of non-negative numbers",
+               help="diversity measures: the probability of each subtopic of a query (default: equal)", cli=False),
     OptionSpec("input_format", "auto", lambda v: True, "", flag="--format-in",
                choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
                help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
@@ -128,6 +151,7 @@ class Options:
     ties: str = "trec_eval"
     truncate_grades: bool = False
     columns: Mapping[str, str] | None = None
+    intents: Mapping | None = None
     input_format: str = "auto"
     executor: str = "auto"
     threads: int | None = None

@@ -145,6 +145,8 @@ class Family:
     ``aggregation`` and ``value_type`` say how per-query values are summarised
     and typed; ``needs`` names qrels-wide statistics the kernel reads from
     ``batch.needs`` (computed once per qrels, see :mod:`rankmeter.engine.needs`);
+    ``subtopics`` says the kernel reads ``batch.subtopics``, the (doc, subtopic)
+    judgments of diversity qrels (see :mod:`rankmeter.engine.subtopics`);
     ``explain``, when given, is ``explain(batch, measure, label) -> ExplainParts``
     for a one-query batch; ``tie_average`` says how it averages over tied docs' orders.
     """
@@ -158,6 +160,7 @@ class Family:
     aggregation: Aggregation = MEAN
     value_type: ValueType = FLOAT
     needs: tuple[str, ...] = ()
+    subtopics: bool = False
     explain: Callable | None = field(default=None, repr=False, compare=False)
     #: ``ties="average"``: "kernel" when the kernel itself gives the expected value over the orders of
     #: tied docs (it reads them only through tie-aware batch methods), a callable ``(batch, measure)``
