@@ -53,36 +53,72 @@ from .normalise import normalise
 
 __all__ = ["METHODS", "fuse"]
 
-def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:
-    """Every (query, doc) retrieved by some run, and the runs' scores and ranks on them (NaN: absent)."""
-    parts, scores, ranks, which = [], [], [], []
-    for r, run in enumerate(runs):
+def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (query, doc) retrieved by some run, and the runs' scores and ranks on them (NaN: absent),
+    and the first row (over the runs' rows in rank order, run after run) of each pair.
+
+    Rows are keyed by the engine's 64-bit (query code, doc id) hash; only numbers are reordered, and
+    equal keys are checked to be equal ids (a collision, never seen, falls back to Arrow's dictionary
+    encoding of the joined ids).
+    """
+    from ..engine.keys import chunked_id_hash, pair_hash
+
+    tables = [run.table for run in runs]
+    blocks = [query_starts(t.column("query")) for t in tables]
+    names = pa.chunked_array([t.column("query").take(pa.array(b)).combine_chunks().cast(pa.binary())
+                              for t, b in zip(tables, blocks)])
+    block_codes = pc.dictionary_encode(names.combine_chunks()).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    docs = pa.chunked_array([c for t in tables for c in t.column("doc").cast(pa.binary()).chunks], pa.binary())
+    doc_hash = chunked_id_hash(docs)
+    keys, codes, scores, ranks, origin = [], [], [], [], []
+    at = code_at = 0
+    for t, b, run in zip(tables, blocks, runs):
+        n = t.num_rows
+        code = np.repeat(block_codes[code_at:code_at + len(b)], np.diff(np.append(b, n)))
+        code_at += len(b)
         order = ranked_rows(run)
-        table = run.table.take(pa.array(order))
-        query = table.column("query")
-        starts = query_starts(query)
-        counts = np.diff(np.append(starts, len(query)))
-        ranks.append(np.arange(len(query)) - np.repeat(starts, counts) + 1)
-        scores.append((table.column("score").to_numpy(), np.append(starts, len(query)).astype(np.int64)))
-        parts.append(table.select(["query", "doc"]))
-        which.append(np.full(len(query), r))
-    both = pa.concat_tables(parts)
-    key = pc.binary_join_element_wise(both.column("query").cast(pa.binary()), both.column("doc").cast(pa.binary()),
-                                      pa.scalar(b"\x00", pa.binary()))
-    encoded = pc.dictionary_encode(key.combine_chunks())
-    pair = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    npairs = len(encoded.dictionary)
-    first = np.full(npairs, -1, np.int64)
-    first[pair[::-1]] = np.arange(len(pair))[::-1]  # the first row of each pair
+        code = code[order]
+        key = pair_hash(code, doc_hash[at:at + n][order])
+        change = np.flatnonzero(code[1:] != code[:-1]) + 1
+        starts = np.concatenate(([0], change)) if n else np.zeros(0, np.int64)
+        ranks.append(np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n))) + 1)
+        scores.append(t.column("score").to_numpy()[order])
+        keys.append(key)
+        codes.append(code)
+        origin.append(at + order)
+        at += n
+    key = np.concatenate(keys)
+    origin = np.concatenate(origin)          # rank-ordered row -> row of the runs' tables, one after another
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = sorted_key[1:] != sorted_key[:-1]
+    pair = np.empty(len(key), np.int64)
+    pair[order] = np.cumsum(new) - 1
+    first = order[new]                       # stable: the earliest rank-ordered row of each pair
+    queries = pa.chunked_array([c for t in tables for c in t.column("query").cast(pa.binary()).chunks], pa.binary())
+    code = np.concatenate(codes)
+    lead = first[pair]
+    again = np.flatnonzero(lead != np.arange(len(lead)))   # rows whose pair an earlier row opened
+    same = (code[again] == code[lead[again]]).all() and pc.all(pc.equal(
+        docs.take(pa.array(origin[again])), docs.take(pa.array(origin[lead[again]])))).as_py() is not False
+    if not same:
+        joined = pc.binary_join_element_wise(queries.take(pa.array(origin)), docs.take(pa.array(origin)),
+                                             pa.scalar(b"\x00", pa.binary()))
+        pair = pc.dictionary_encode(joined.combine_chunks()).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        first = np.full(int(pair.max(initial=-1)) + 1, -1, np.int64)
+        first[pair[::-1]] = np.arange(len(pair))[::-1]
+    npairs = len(first)
     S = np.full((npairs, len(runs)), np.nan)
     R = np.full((npairs, len(runs)), np.nan)
     start = 0
-    for r, ((values, offsets), rank) in enumerate(zip(scores, ranks)):
+    for r, (values, rank) in enumerate(zip(scores, ranks)):
         rows = pair[start:start + len(values)]
         S[rows, r] = values
         R[rows, r] = rank
         start += len(values)
-    return both.column("query").take(pa.array(first)), both.column("doc").take(pa.array(first)), S, R, first
+    pick = pa.array(origin[first])
+    return queries.take(pick), docs.take(pick), S, R, first
 
 
 def _query_codes(query: pa.Array) -> np.ndarray:
