@@ -76,6 +76,9 @@ def _compare(args: argparse.Namespace) -> int:
                   correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
                   **options_from_args(args))
     write_comparison(cmp, args.format)
+    if args.all_pairs and args.format in ("text", "markdown"):
+        from .report.tables import all_pairs_text
+        sys.stdout.write(f"\nEvery pair ({args.correction} correction over all pairs):\n" + all_pairs_text(cmp))
     if args.per_query and args.format in ("text", "markdown"):
         from .report.tables import per_query_text
         sys.stdout.write("\nPer query:\n" + per_query_text(cmp))
@@ -163,7 +166,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="paired two-sided test (default t)")
     c.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
                    help="multiple-comparison correction per measure (default none)")
-    c.add_argument("--baseline", help="run name the others are compared with in csv/json (default the first)")
+    c.add_argument("--baseline", action="append", help="run the others are compared with (repeatable: several "
+                   "baselines, corrected together; default the first run)")
+    c.add_argument("--all-pairs", action="store_true", help="also print every pair of runs, corrected over all pairs")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     c.add_argument("--permutations", type=int, default=10000,
                    help="permutations / resamples of the random tests (default 10000)")

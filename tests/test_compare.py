@@ -10,6 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
+import math
+
 import rankmeter
 from rankmeter import ParameterError, compare, evaluate
 from rankmeter.cli import main
@@ -61,8 +63,9 @@ def test_table_columns_and_t_test_against_scipy():
     qrels, runs = _data()
     c = compare(qrels, runs, ["AP", "nDCG@10"], test="t")
     t = c.table
-    assert list(t.columns)[:14] == ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value",
-                                    "p_adjusted", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses"]
+    assert list(t.columns)[:16] == ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value",
+                                    "p_adjusted", "ci_low", "ci_high", "effect_size", "effect_low", "effect_high",
+                                    "wins", "ties", "losses"]
     assert len(t) == 2 * 3 and set(t["baseline"]) == {"sys0"} and c.baseline == "sys0"
     assert c.systems == ["sys0", "sys1", "sys2"] and c.measures == ["AP", "nDCG@10"]
     for measure in c.measures:
@@ -335,3 +338,51 @@ def test_format_comparison_bolds_no_tie_and_shows_deltas(cli_files):
     row = two.table_records()[1]
     assert f"{row['delta']:+.4f}" in text and f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]" in text
     assert format_comparison(two, "markdown").count("**") == 2  # one best value, bold (opened and closed)
+
+
+def test_several_baselines_share_one_family_and_effect_sizes_have_intervals():
+    from rankmeter.stats.corrections import adjust
+
+    qrels, runs = _data()
+    c = compare(qrels, runs, ["AP"], test="t", baseline=["sys0", "sys1"], correction="holm")
+    t = c.table
+    assert c.baselines == ["sys0", "sys1"] and c.baseline == "sys0"
+    assert len(t) == 2 * 3  # each baseline: its own row and the two others
+    compared = t[t["system"] != t["baseline"]]
+    # sys0-sys1 is one comparison listed twice; the family is {sys0-sys1, sys2-sys0, sys2-sys1}
+    p = {frozenset((r.system, r.baseline)): r.p_value for r in compared.itertuples()}
+    family = list(p)
+    want = dict(zip(family, adjust([p[k] for k in family], "holm")))
+    for r in compared.itertuples():
+        assert r.p_adjusted == pytest.approx(want[frozenset((r.system, r.baseline))])
+    for r in compared.itertuples():  # d_z +- 1.96 sqrt(1/n + d^2 / 2n)
+        half = 1.959963984540054 * math.sqrt(1 / r.queries + r.effect_size ** 2 / (2 * r.queries))
+        assert (r.effect_low, r.effect_high) == (pytest.approx(r.effect_size - half, rel=1e-9),
+                                                 pytest.approx(r.effect_size + half, rel=1e-9))
+    with pytest.raises(rankmeter.ParameterError, match="'nope'"):
+        compare(qrels, runs, ["AP"], baseline=["sys0", "nope"])
+
+
+def test_cli_several_baselines_and_all_pairs(tmp_path):
+    import subprocess
+    import sys
+
+    qrels, runs = _data()
+    qp = tmp_path / "q.txt"
+    qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    paths = []
+    for name, run in runs.items():
+        p = tmp_path / f"{name}.run"
+        p.write_text("".join(f"{q} Q0 {d} {i + 1} {s} {name}\n" for q, docs in run.items()
+                             for i, (d, s) in enumerate(sorted(docs.items(), key=lambda t: -t[1]))))
+        paths.append(str(p))
+    done = subprocess.run([sys.executable, "-m", "rankmeter", "compare", str(qp), *paths, "-m", "AP",
+                           "--baseline", "sys0", "--baseline", "sys1", "--all-pairs", "--correction", "holm"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Against the baselines sys0, sys1:" in done.stdout and "Every pair (holm correction" in done.stdout
+    pairs = compare(str(qp), paths, ["AP"], correction="holm").pairwise
+    shown = done.stdout.split("Every pair")[1]
+    for r in pairs.itertuples():
+        text = "<0.0001" if r.p_adjusted < 1e-4 else f"{r.p_adjusted:.4f}"
+        assert f"{r.delta:+.4f}" in shown and text in shown

@@ -100,18 +100,34 @@ def legend(cmp) -> str:
 def _against_baseline(cmp, digits: int) -> tuple[list[str], list[list[str]]]:
     """Per measure and system: mean, the difference to the baseline, its p-value (adjusted) and interval."""
     level = f"{1 - cmp.alpha:.0%} CI"
-    header = ["measure", "system", "mean", "delta", "p", "p adjusted", level, "W/T/L"]
+    several = len(getattr(cmp, "baselines", [cmp.baseline])) > 1
+    header = ["measure", "system", *(["baseline"] if several else []), "mean", "delta", "p", "p adjusted", level,
+              "d_z", f"d_z {level}", "W/T/L"]
     rows = []
     for r in cmp.table_records():
-        if r["system"] == cmp.baseline:
+        if r["system"] == r["baseline"]:
             continue
         delta = r["delta"]
         shown = 0.0 if delta is not None and abs(delta) < 0.5 * 10 ** -digits else delta  # never "-0.0000"
-        rows.append([r["measure"], r["system"], _value(r["mean"], digits), "n/a" if shown is None else
-                     f"{shown:+.{digits}f}", _p_text(r["p_value"]), _p_text(r["p_adjusted"]),
-                     f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
+        rows.append([r["measure"], r["system"], *([r["baseline"]] if several else []), _value(r["mean"], digits),
+                     "n/a" if shown is None else f"{shown:+.{digits}f}", _p_text(r["p_value"]),
+                     _p_text(r["p_adjusted"]), f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
+                     _value(r.get("effect_size"), 2),
+                     f"[{_value(r.get('effect_low'), 2)}, {_value(r.get('effect_high'), 2)}]",
                      f"{r['wins']}/{r['ties']}/{r['losses']}"])
     return header, rows
+
+
+def all_pairs_text(cmp, digits: int = 4) -> str:
+    """Every pair of systems per measure: difference, p (and adjusted over all pairs), intervals, d_z."""
+    from .text import render_table
+    level = f"{1 - cmp.alpha:.0%} CI"
+    rows = [[r["measure"], r["system_a"], r["system_b"], f"{r['delta']:+.{digits}f}", _p_text(r["p_value"]),
+             _p_text(r["p_adjusted"]), f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
+             _value(r["effect_size"], 2), f"[{_value(r['effect_low'], 2)}, {_value(r['effect_high'], 2)}]",
+             f"{r['wins']}/{r['ties']}/{r['losses']}"] for r in cmp.pair_records()]
+    return render_table(["measure", "a", "b", "a - b", "p", "p adjusted", level, "d_z", f"d_z {level}", "W/T/L"],
+                        rows, decimals=digits)
 
 
 def _p_text(p) -> str:
@@ -130,7 +146,7 @@ def _plain(cmp, digits: int) -> str:
              for line in [header, *body]]
     from .text import render_table
     head2, rows2 = _against_baseline(cmp, digits)
-    return "\n".join(lines + ["", legend(cmp), "", f"Against the baseline {cmp.baseline}:"]) + "\n" + \
+    return "\n".join(lines + ["", legend(cmp), "", f"Against the baseline{'s' if len(cmp.baselines) > 1 else ''} {', '.join(cmp.baselines)}:"]) + "\n" + \
         render_table(head2, rows2, keys=2)
 
 
@@ -142,7 +158,7 @@ def _markdown(cmp, digits: int) -> str:
         cells = [(f"**{v}**" if bold else v) + (f"<sup>{sup}</sup>" if sup else "") for v, sup, bold in r]
         out.append(f"| {t} | {escape_markdown(s)} | " + " | ".join(cells) + " |")
     head2, rows2 = _against_baseline(cmp, digits)
-    out += ["", escape_markdown(legend(cmp)), "", f"Against the baseline {escape_markdown(cmp.baseline)}:", "",
+    out += ["", escape_markdown(legend(cmp)), "", f"Against the baseline{'s' if len(cmp.baselines) > 1 else ''} {escape_markdown(', '.join(cmp.baselines))}:", "",
             "| " + " | ".join(head2) + " |", "|---|---|" + "---:|" * (len(head2) - 2)]
     out += ["| " + " | ".join(escape_markdown(c) for c in row) + " |" for row in rows2]
     return "\n".join(out) + "\n"
@@ -180,7 +196,7 @@ def _csv(cmp) -> str:
 
 def _json(cmp) -> str:
     obj = {"test": cmp.test, "correction": cmp.correction, "alpha": cmp.alpha, "permutations": cmp.permutations,
-           "seed": cmp.seed, "baseline": cmp.baseline, "systems": cmp.systems,
+           "seed": cmp.seed, "baseline": cmp.baseline, "baselines": cmp.baselines, "systems": cmp.systems,
            "letters": dict(zip(letters(len(cmp.systems)), cmp.systems)), "measures": cmp.measures,
            "table": [{k: _clean(v) for k, v in r.items()} for r in cmp.table_records()],
            "pairwise": [{k: _clean(v) for k, v in r.items()} for r in cmp.pair_records()]}

@@ -80,15 +80,18 @@ def _scores(evaluator: Evaluator, systems):
     return [decode_id(qid) for qid in universe], matrices
 
 
-def _pair_stats(a: np.ndarray, b: np.ndarray) -> dict:
+def _pair_stats(a: np.ndarray, b: np.ndarray, alpha: float = 0.05) -> dict:
     """Means, difference, effect size and wins/ties/losses of a over b on the queries both have."""
     both = ~(np.isnan(a) | np.isnan(b))
     a, b = a[both], b[both]
     d = a - b
     close = np.abs(d) <= 1e-12 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
     n = len(d)
+    dz = sig.effect_size(d)
+    low, high = sig.effect_size_interval(dz, n, alpha)
     return {"mean_a": float(a.mean()) if n else math.nan, "mean_b": float(b.mean()) if n else math.nan,
-            "delta": float(d.mean()) if n else math.nan, "effect_size": sig.effect_size(d),
+            "delta": float(d.mean()) if n else math.nan, "effect_size": dz,
+            "effect_low": low, "effect_high": high,
             "wins": int(((d > 0) & ~close).sum()), "ties": int(close.sum()),
             "losses": int(((d < 0) & ~close).sum()), "queries": n}
 
@@ -115,19 +118,19 @@ def _test_pairs(x, pairs, test, alpha, permutations, seed, advance):
     return p, low, high
 
 
-def _analyse(label, x, systems, base, test, correction, alpha, permutations, seed, advance):
-    """Pairwise records (all pairs, i < j) and table records (each system against the baseline)."""
+def _analyse(label, x, systems, bases, test, correction, alpha, permutations, seed, advance):
+    """Pairwise records (all pairs, i < j) and table records (each system against each baseline)."""
     k = x.shape[1]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     if test == "tukey":
         x = x[~np.isnan(x).any(axis=1)]
         pmat, hsd = sig.tukey_hsd(x, permutations=permutations, seed=seed, alpha=alpha, progress=advance)
-        stats = [_pair_stats(x[:, i], x[:, j]) for i, j in pairs]
+        stats = [_pair_stats(x[:, i], x[:, j], alpha) for i, j in pairs]
         p = np.array([pmat[i, j] for i, j in pairs])
         low = np.array([s["delta"] - hsd for s in stats])
         high = np.array([s["delta"] + hsd for s in stats])
     else:
-        stats = [_pair_stats(x[:, i], x[:, j]) for i, j in pairs]
+        stats = [_pair_stats(x[:, i], x[:, j], alpha) for i, j in pairs]
         p, low, high = _test_pairs(x, pairs, test, alpha, permutations, seed, advance)
     p_all = adjust(p, correction)
     pair_rows = []
@@ -137,38 +140,46 @@ def _analyse(label, x, systems, base, test, correction, alpha, permutations, see
                           "mean_a": s["mean_a"], "mean_b": s["mean_b"], "delta": s["delta"],
                           "p_value": float(p[n]), "p_adjusted": float(p_all[n]),
                           "ci_low": float(low[n]), "ci_high": float(high[n]), "effect_size": s["effect_size"],
+                          "effect_low": s["effect_low"], "effect_high": s["effect_high"],
                           "wins": s["wins"], "ties": s["ties"], "losses": s["losses"], "queries": s["queries"]})
-    rows = []
-    for i in range(k):
-        if i == base:
-            col = x[:, i][~np.isnan(x[:, i])]
-            mean = float(col.mean()) if len(col) else math.nan
-            rows.append({"measure": label, "system": systems[i], "baseline": systems[base], "mean": mean,
-                         "baseline_mean": mean, "delta": 0.0, "p_value": math.nan, "p_adjusted": math.nan,
-                         "ci_low": math.nan, "ci_high": math.nan, "effect_size": math.nan,
-                         "wins": 0, "ties": len(col), "losses": 0, "queries": len(col)})
-            continue
-        r = pair_rows[pairs.index((min(i, base), max(i, base)))]
-        flip = i > base  # the pair row holds the lower index minus the higher one
-        rows.append({"measure": label, "system": systems[i], "baseline": systems[base],
-                     "mean": r["mean_b"] if flip else r["mean_a"],
-                     "baseline_mean": r["mean_a"] if flip else r["mean_b"],
-                     "delta": 0.0 - r["delta"] if flip else r["delta"],
-                     "p_value": r["p_value"], "p_adjusted": math.nan,
-                     "ci_low": 0.0 - r["ci_high"] if flip else r["ci_low"],
-                     "ci_high": 0.0 - r["ci_low"] if flip else r["ci_high"],
-                     "effect_size": 0.0 - r["effect_size"] if flip else r["effect_size"],
-                     "wins": r["losses"] if flip else r["wins"], "ties": r["ties"],
-                     "losses": r["wins"] if flip else r["losses"], "queries": r["queries"]})
-    others = [n for n in range(k) if n != base]
-    family = [rows[n]["p_value"] for n in others]
-    adjusted = family if test == "tukey" else adjust(family, correction)
-    for n, value in zip(others, adjusted):
-        rows[n]["p_adjusted"] = float(value)
+    rows, compared = [], []
+    for b in bases:
+        for i in range(k):
+            if i == b:
+                col = x[:, i][~np.isnan(x[:, i])]
+                mean = float(col.mean()) if len(col) else math.nan
+                rows.append({"measure": label, "system": systems[i], "baseline": systems[b], "mean": mean,
+                             "baseline_mean": mean, "delta": 0.0, "p_value": math.nan, "p_adjusted": math.nan,
+                             "ci_low": math.nan, "ci_high": math.nan, "effect_size": math.nan,
+                             "effect_low": math.nan, "effect_high": math.nan,
+                             "wins": 0, "ties": len(col), "losses": 0, "queries": len(col)})
+                continue
+            r = pair_rows[pairs.index((min(i, b), max(i, b)))]
+            flip = i > b  # the pair row holds the lower index minus the higher one
+            compared.append((len(rows), (min(i, b), max(i, b))))
+            rows.append({"measure": label, "system": systems[i], "baseline": systems[b],
+                         "mean": r["mean_b"] if flip else r["mean_a"],
+                         "baseline_mean": r["mean_a"] if flip else r["mean_b"],
+                         "delta": 0.0 - r["delta"] if flip else r["delta"],
+                         "p_value": r["p_value"], "p_adjusted": math.nan,
+                         "ci_low": 0.0 - r["ci_high"] if flip else r["ci_low"],
+                         "ci_high": 0.0 - r["ci_low"] if flip else r["ci_high"],
+                         "effect_size": 0.0 - r["effect_size"] if flip else r["effect_size"],
+                         "effect_low": 0.0 - r["effect_high"] if flip else r["effect_low"],
+                         "effect_high": 0.0 - r["effect_low"] if flip else r["effect_high"],
+                         "wins": r["losses"] if flip else r["wins"], "ties": r["ties"],
+                         "losses": r["wins"] if flip else r["losses"], "queries": r["queries"]})
+    # family-wise over every comparison the table makes (all baselines) for this measure; two baselines
+    # compared with each other are one comparison, listed under each
+    unique = list(dict.fromkeys(pair for _, pair in compared))
+    family = [pair_rows[pairs.index(pair)]["p_value"] for pair in unique]
+    adjusted = dict(zip(unique, family if test == "tukey" else adjust(family, correction)))
+    for n, pair in compared:
+        rows[n]["p_adjusted"] = float(adjusted[pair])
     return rows, pair_rows
 
 
-def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "t", correction: str = "none",
+def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
             alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0, **options) -> Comparison:
     """Score several runs and test whether their differences are significant.
 
@@ -182,9 +193,12 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
         shared (then by path, then ``run<i>``).
     measures : str, Measure or list of them
         As for :func:`rankmeter.evaluate`.
-    baseline : str, optional
-        The name of the run the others are compared with in :attr:`Comparison.table`;
-        default the first run.
+    baseline : str or list of str, optional
+        The run (or runs) the others are compared with in :attr:`Comparison.table`;
+        default the first run. With several, the table holds every system against
+        each baseline and ``correction`` runs over all those comparisons (per
+        measure), so the family-wise error holds across baselines; every pair of
+        systems is in :attr:`Comparison.pairwise`, corrected over all pairs.
     test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, default "t"
         Two-sided paired tests (see :mod:`rankmeter.stats.significance`): Student's
         t, Wilcoxon signed-rank (both need scipy: ``pip install 'rankmeter[stats]'``),
@@ -234,12 +248,12 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
             raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
     systems = _named_runs(runs, opts.columns, opts.input_format)
     labels = [name for name, _ in systems]
-    if baseline is None:
-        base = 0
-    elif baseline in labels:
-        base = labels.index(baseline)
-    else:
-        raise ParameterError(f"baseline={baseline!r} is not one of the runs: {', '.join(labels)}")
+    wanted = [labels[0]] if baseline is None else [baseline] if isinstance(baseline, str) else list(baseline)
+    unknown = [b for b in wanted if b not in labels]
+    if unknown or not wanted:
+        raise ParameterError(f"baseline={baseline!r}: {', '.join(map(repr, unknown)) or 'none given'} is not "
+                             f"one of the runs: {', '.join(labels)}")
+    bases = list(dict.fromkeys(labels.index(b) for b in wanted))
     query_ids, matrices = _scores(evaluator, systems)
     k = len(systems)
     width = k if test == "tukey" else k * (k - 1) // 2
@@ -249,11 +263,11 @@ def compare(qrels, runs, measures, *, baseline: str | None = None, test: str = "
                       work=permutations * len(query_ids) * width * len(names) if sampled else 0,
                       label=f"{test} test") as advance:
         for label, m in names:
-            rows, pair_rows = _analyse(label, matrices[m], labels, base, test, correction, alpha,
+            rows, pair_rows = _analyse(label, matrices[m], labels, bases, test, correction, alpha,
                                        int(permutations), seed, advance)
             table += rows
             pairwise += pair_rows
-    return Comparison(systems=labels, baseline=labels[base], measures=names, queries=query_ids,
+    return Comparison(systems=labels, baseline=labels[bases[0]], baselines=[labels[b] for b in bases], measures=names, queries=query_ids,
                       scores={label: matrices[m] for label, m in names}, table=table, pairwise=pairwise,
                       test=test, correction=correction, alpha=float(alpha), permutations=int(permutations),
                       seed=seed)

@@ -12,9 +12,9 @@ from ..measures import Measure
 __all__ = ["Comparison", "TABLE_COLUMNS", "PAIR_COLUMNS"]
 
 TABLE_COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value", "p_adjusted",
-                 "ci_low", "ci_high", "effect_size", "wins", "ties", "losses", "queries"]
+                 "ci_low", "ci_high", "effect_size", "effect_low", "effect_high", "wins", "ties", "losses", "queries"]
 PAIR_COLUMNS = ["measure", "system_a", "system_b", "mean_a", "mean_b", "delta", "p_value", "p_adjusted",
-                "ci_low", "ci_high", "effect_size", "wins", "ties", "losses", "queries"]
+                "ci_low", "ci_high", "effect_size", "effect_low", "effect_high", "wins", "ties", "losses", "queries"]
 
 
 def _pandas():
@@ -30,7 +30,9 @@ class Comparison:
     systems : list of str
         Run names, in the order given.
     baseline : str
-        The run the others are compared with in :attr:`table`.
+        The (first) run the others are compared with in :attr:`table`.
+    baselines : list of str
+        Every baseline of :attr:`table` (``compare(baseline=[...])``).
     measures : list of str
         Measure names as asked for.
     test, correction : str
@@ -49,18 +51,22 @@ class Comparison:
     their difference and the mean of the per-query differences; the
     baseline's own row is over all its queries. ``ci_low``, ``ci_high`` bound
     the mean difference at level ``1 - alpha``. ``effect_size`` is the paired
-    Cohen's d_z: mean difference / standard deviation of the differences.
+    Cohen's d_z: mean difference / standard deviation of the differences;
+    ``effect_low``, ``effect_high`` its approximate ``1 - alpha`` interval
+    (d_z +- z sqrt(1/n + d_z^2 / (2n)), Hedges and Olkin 1985).
     ``wins``, ``ties``, ``losses`` count queries where the system is above, equal
     to (within 1e-12) or below the baseline. ``p_adjusted`` is corrected across
-    the comparisons with the baseline of that measure; in :attr:`pairwise`
+    the comparisons with the baseline(s) of that measure; in :attr:`pairwise`
     across all pairs of that measure.
     """
 
     def __init__(self, *, systems: list[str], baseline: str, measures: list[tuple[str, Measure]],
+                 baselines: list[str] | None = None,
                  queries: list[str], scores: dict[str, np.ndarray], table: list[dict], pairwise: list[dict],
                  test: str, correction: str, alpha: float, permutations: int, seed: int | None):
         self.systems = list(systems)
         self.baseline = baseline
+        self.baselines = list(baselines) if baselines else [baseline]
         self._measures = list(measures)
         self._queries = queries
         self._scores = scores
