@@ -196,7 +196,8 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
     elif nfields >= 6:
         if not np.isfinite(cols[4].to_numpy(zero_copy_only=False)).all():
             return False
-        cols[5] = table.column("c5")  # only its last value is used: the run tag
+        cols[3] = table.column("c3")  # the rank field: only rankmeter check reads it
+        cols[5] = table.column("c5")  # the run tag: evaluation reads its last value, check all of them
     if isinstance(first_line, np.ndarray):
         lines = first_line.astype(np.int64)
     else:
