@@ -92,7 +92,7 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
     return out
 
 
-def tie_groups(run: Run) -> dict:
+def tie_groups(run: Run, *, codes: np.ndarray | None = None) -> dict:
     """Groups of equal scores within a query: how many, how many straddle each cut-off, queries with any.
 
     The order inside a group does not matter here, so the engine's ordering is
@@ -104,7 +104,7 @@ def tie_groups(run: Run) -> dict:
     none = {"groups": 0, "straddle": {k: 0 for k in _CUTS}, "queries": 0}
     if run.ranked or len(run) == 0:
         return none
-    codes = query_codes(run)
+    codes = query_codes(run) if codes is None else codes
     score = run.table.column("score").to_numpy()
     order = rank_order(codes, score, run.table.column("doc").combine_chunks(), np.zeros(len(codes), np.int64))
     codes, score = codes[order], score[order]
@@ -216,7 +216,8 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
                                                   "80% at 10: unjudged docs count as non-relevant"
                                                   if level == "warning" else ""),
                            {f"judged@{k}": judged[k] for k in _CUTS}))
-    ties = tie_groups(run)
+    codes = query_codes(run)
+    ties = tie_groups(run, codes=codes)
     if ties["groups"]:
         straddle = ties["straddle"]
         out.append(Finding("note" if not any(straddle.values()) else "warning", "ties", name,
@@ -229,7 +230,7 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
                            "inverted (rank 1 scores lowest); negate them, or read the file with "
                            "columns={'rank': ...}"))
     if "rank" in fields:
-        out += _rank_field(run, fields["rank"], name)
+        out += _rank_field(run, fields["rank"], name, codes)
     if "tag" in fields:
         out += _tags(run, fields["tag"], name)
     return out
@@ -250,8 +251,8 @@ def _query_is_doc(run: Run, run_queries: pa.Array, judged_queries: set, judged_d
                     "the column order (query first, then doc)", {"ids": [decode_id(x) for x in ids]})]
 
 
-def _rank_field(run: Run, rank_field: pa.Array, name: str) -> list[Finding]:
-    found = rank_disagreements(query_codes(run), rank_field, run.table.column("score").to_numpy())
+def _rank_field(run: Run, rank_field: pa.Array, name: str, codes: np.ndarray) -> list[Finding]:
+    found = rank_disagreements(codes, rank_field, run.table.column("score").to_numpy())
     if found is None:
         return [Finding("note", "rank_field", name, "the rank field (field 4) is not a number; it is ignored")]
     if not found["pairs"]:
@@ -260,7 +261,7 @@ def _rank_field(run: Run, rank_field: pa.Array, name: str) -> list[Finding]:
     score = run.table.column("score")
     return [Finding("warning", "rank_field", name,
                     f"the rank field disagrees with the scores in {found['queries']} queries ({found['pairs']} "
-                    f"neighbouring ranks where the lower rank scores less); first: lines {run.line_of(a)} and "
+                    f"pairs of neighbouring ranks where the higher-ranked doc scores less); first: lines {run.line_of(a)} and "
                     f"{run.line_of(b)} (scores {score[a].as_py():g} < {score[b].as_py():g}); rankmeter and "
                     "trec_eval order by score and ignore the rank: if the ranks are the ranking, fix the scores",
                     {"queries": found["queries"], "pairs": found["pairs"],
