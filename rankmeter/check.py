@@ -92,7 +92,7 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
     return out
 
 
-def tie_groups(run: Run, *, codes: np.ndarray | None = None) -> dict:
+def tie_groups(run: Run, *, cutoffs=_CUTS, codes: np.ndarray | None = None) -> dict:
     """Groups of equal scores within a query: how many, how many straddle each cut-off, queries with any.
 
     The order inside a group does not matter here, so the engine's ordering is
@@ -101,7 +101,7 @@ def tie_groups(run: Run, *, codes: np.ndarray | None = None) -> dict:
     >>> tie_groups(as_run({"q1": {"a": 2.0, "b": 1.0, "c": 1.0}, "q2": {"d": 1.0}}))
     {'groups': 1, 'straddle': {10: 0, 100: 0, 1000: 0}, 'queries': 1}
     """
-    none = {"groups": 0, "straddle": {k: 0 for k in _CUTS}, "queries": 0}
+    none = {"groups": 0, "straddle": {k: 0 for k in cutoffs}, "queries": 0}
     if run.ranked or len(run) == 0:
         return none
     codes = query_codes(run) if codes is None else codes
@@ -120,7 +120,7 @@ def tie_groups(run: Run, *, codes: np.ndarray | None = None) -> dict:
         return none
     first = rank[group_start][tied]
     last = first + group_size[tied] - 1
-    return {"groups": int(tied.sum()), "straddle": {k: int(((first <= k) & (last > k)).sum()) for k in _CUTS},
+    return {"groups": int(tied.sum()), "straddle": {k: int(((first <= k) & (last > k)).sum()) for k in cutoffs},
             "queries": int(len(np.unique(codes[group_start][tied])))}
 
 

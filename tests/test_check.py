@@ -152,3 +152,75 @@ def test_duplicate_judgments_are_reported_without_scoring(tmp_path):
     found = {f.code: f for f in check(qrels, [{"q1": {"a": 1.0}}])}
     assert found["duplicates"].details["duplicates"] == [("q1", "a", [1, 3])]
     assert "coverage" not in found
+
+
+# ------------------------------------------------------------------ against plain loops on random runs
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_rows = st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.integers(1, 6), st.integers(0, 4)),
+                 min_size=1, max_size=40)
+
+
+def _plain_ties(rows, cuts=(10, 100, 1000)):
+    """Tie groups by looping: per query, scores sorted descending, runs of equal scores."""
+    by_query: dict = {}
+    for query, _, score in rows:
+        by_query.setdefault(query, []).append(score)
+    groups, straddle, queries = 0, {k: 0 for k in cuts}, 0
+    for scores in by_query.values():
+        scores = sorted(scores, reverse=True)
+        start, found = 0, False
+        while start < len(scores):
+            end = start
+            while end + 1 < len(scores) and scores[end + 1] == scores[start]:
+                end += 1
+            if end > start:
+                groups, found = groups + 1, True
+                for k in cuts:
+                    straddle[k] += start + 1 <= k < end + 1
+            start = end + 1
+        queries += found
+    return {"groups": groups, "straddle": straddle, "queries": queries}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_rows, st.integers(1, 4))
+def test_tie_groups_equal_a_plain_loop(rows, cut):
+    import pyarrow as pa
+
+    from rankmeter.check import tie_groups
+    from rankmeter.io.canonical import Run
+
+    table = pa.table({"query": pa.array([q.encode() for q, _, _ in rows], pa.binary()),
+                      "doc": pa.array([f"d{i}".encode() for i in range(len(rows))], pa.binary()),
+                      "score": pa.array([float(s) for _, _, s in rows])})
+    found = tie_groups(Run(table))
+    assert found == _plain_ties(rows)
+    assert tie_groups(Run(table), cutoffs=(cut,)) == _plain_ties(rows, (cut,))  # small cut-offs: straddles
+
+
+@settings(max_examples=60, deadline=None)
+@given(_rows)
+def test_rank_disagreements_equal_a_plain_loop(rows):
+    import numpy as np
+    import pyarrow as pa
+
+    from rankmeter.check_fields import rank_disagreements
+
+    codes = np.array([int(q[1]) for q, _, _ in rows])
+    ranks = pa.array([str(r).encode() for _, r, _ in rows], pa.binary())
+    scores = np.array([float(s) for _, _, s in rows])
+    found = rank_disagreements(codes, ranks, scores)
+    pairs, queries = 0, set()
+    for q in set(codes.tolist()):
+        mine = sorted((r, i) for i, (code, r) in enumerate(zip(codes, [r for _, r, _ in rows])) if code == q)
+        for (_, a), (_, b) in zip(mine, mine[1:]):
+            if scores[b] > scores[a]:
+                pairs += 1
+                queries.add(q)
+    assert (found["pairs"], found["queries"]) == (pairs, len(queries))
+    if pairs:
+        a, b = found["first"]
+        assert codes[a] == codes[b] and scores[b] > scores[a]
