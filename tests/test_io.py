@@ -21,6 +21,8 @@ import sys
 
 import numpy as np
 import pytest
+
+from rankmeter.errors import InputError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -445,3 +447,14 @@ def test_random_valid_runs_read_as_the_reference_says(monkeypatch, data):
     with monkeypatch.context() as m:
         slow(m)
         assert rows(read_run(io.BytesIO(data))) == expected
+
+
+@pytest.mark.parametrize("line", [b"301  D9 2 0.8 r1", b"301 Q0 D9  0.8 r1", b"301 Q0 D9 2 0.8 "])
+def test_an_empty_unused_field_is_judged_like_the_slow_path(tmp_path, line):
+    """Q0, rank and tag are never built by the fast path; an empty one must still be refused by line."""
+    lines = (DATA / "basic.run").read_bytes().split(b"\n")
+    lines[1] = line
+    p = tmp_path / "run.txt"
+    p.write_bytes(b"\n".join(lines))
+    with pytest.raises(InputError, match=r":2: 5 fields where a run line has at least 6"):
+        read_run(p)

@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..io.canonical import Run, decode_id
 from .batch import Batch
 from .judgments import Judgments, duplicate_rows, segment_offsets
-from .keys import binary_parts, id_hash, pair_hash
+from .keys import chunked_id_hash, pair_hash, query_mix
 from .order import rank_order
 
 __all__ = ["build_batch", "empty_batch", "PartInfo", "query_starts", "ranked_rows"]
@@ -32,9 +32,7 @@ class PartInfo:
     tag: bytes
 
 
-def query_starts(column) -> np.ndarray:
-    """First row of every block of equal consecutive ids (Arrow compares the binary ids exactly)."""
-    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+def _array_starts(col: pa.Array) -> np.ndarray:
     n = len(col)
     if n == 0:
         return np.zeros(0, np.int64)
@@ -43,32 +41,54 @@ def query_starts(column) -> np.ndarray:
     return np.concatenate(([0], change)).astype(np.int64)
 
 
+def query_starts(column) -> np.ndarray:
+    """First row of every block of equal consecutive ids (Arrow compares the binary ids exactly).
+
+    A chunked column (a big file's reader blocks) is looked at chunk by chunk, never joined.
+    """
+    if not isinstance(column, pa.ChunkedArray):
+        return _array_starts(column)
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    parts, at, last = [], 0, None
+    for chunk in chunks:
+        starts = _array_starts(chunk)
+        if last is not None and chunk[0] == last:
+            starts = starts[1:]  # the query goes on from the previous chunk
+        parts.append(starts + at)
+        at += len(chunk)
+        last = chunk[len(chunk) - 1]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+
 def _local_queries(column) -> tuple[pa.Array, np.ndarray]:
     """Distinct query ids of one column and each row's index into them.
 
     Rows of one query usually stand together, so only the first row of each
     run of equal ids is looked at; an ungrouped column is hashed whole.
     """
-    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    n = len(col)
+    n = len(column)
     if n == 0:
         return pa.array([], pa.binary()), np.zeros(0, np.int64)
-    heads = query_starts(col)
+    heads = query_starts(column)
     if len(heads) > 50_000 and len(heads) * 8 > n:  # not grouped by query: hash them all in Arrow
+        col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
         encoded = pc.dictionary_encode(col)
         return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    encoded = pc.dictionary_encode(col.take(pa.array(heads)))
+    heads_ids = column.take(pa.array(heads))
+    encoded = pc.dictionary_encode(heads_ids.combine_chunks() if isinstance(heads_ids, pa.ChunkedArray)
+                                   else heads_ids)
     head_label = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return encoded.dictionary, np.repeat(head_label, np.diff(np.append(heads, n)))
 
 
 def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np.ndarray]:
-    """Per run row, a query code: the qrels code for judged queries, nq + i for the i-th other one."""
+    """Per run row, a query code (the qrels code for judged queries, nq + i for the i-th other one),
+    the ids of the other queries, and per row the query half of :func:`pair_hash` (mixed once per query)."""
     names, local = _local_queries(run.table.column("query"))
     code = judgments.query_codes(names)
     unjudged = np.flatnonzero(code < 0)
     code[unjudged] = judgments.nq + np.arange(len(unjudged))
-    return code[local], names.take(pa.array(unjudged)), code
+    return code[local], names.take(pa.array(unjudged)), query_mix(code)[local]
 
 
 def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
@@ -103,11 +123,11 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         Keep doc ids and scores in rank order on the batch (for explanations).
     """
     table = run.table
-    docs = table.column("doc").combine_chunks()
+    docs = table.column("doc")
     docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
-    code, unjudged_names, _ = _run_codes(judgments, run)
-    doc_hash = id_hash(*binary_parts(docs))
-    keys = pair_hash(code, doc_hash)
+    code, unjudged_names, mixed_query = _run_codes(judgments, run)
+    keys = pair_hash(code, chunked_id_hash(docs), mixed_query=mixed_query)
+    del mixed_query
     dup = duplicate_rows(keys, code, docs)
     if dup is not None:
         q = run.table.column("query")[dup[0]].as_py()
@@ -118,8 +138,9 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
 
     judged = np.flatnonzero(code < judgments.nq)
     if len(judged) < len(code):  # queries the qrels do not judge are never scored
-        code, docs, doc_hash = code[judged], docs.take(pa.array(judged)), doc_hash[judged]
-    row_rel = judgments.grades(code, docs, doc_hash)
+        code, docs, keys = code[judged], docs.take(pa.array(judged)), keys[judged]
+    row_rel = judgments.grades(code, docs, keys)
+    del keys
 
     exact = keep_docs or ties == "input" or run.ranked
     score = None

@@ -115,10 +115,13 @@ class Judgments:
             found[hit[~same.to_numpy(zero_copy_only=False)]] = -1
         return found
 
-    def grades(self, code: np.ndarray, docs: pa.Array, doc_hash: np.ndarray) -> np.ndarray:
-        """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0."""
+    def grades(self, code: np.ndarray, docs: pa.Array, keys: np.ndarray) -> np.ndarray:
+        """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0.
+
+        ``keys`` are the rows' :func:`~rankmeter.engine.keys.pair_hash` keys.
+        """
         out = np.full(len(code), NONPOOL, dtype=np.int64)
-        found = self.pair_index.lookup(pair_hash(code, doc_hash))
+        found = self.pair_index.lookup(keys)
         rows = np.flatnonzero(found >= 0)
         if len(rows):
             qrow = found[rows]

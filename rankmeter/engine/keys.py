@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["binary_parts", "id_words", "id_hash", "pair_hash", "order_codes", "HashIndex"]
+__all__ = ["binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash", "order_codes", "HashIndex"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -93,10 +93,13 @@ _LOW = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 9)], dtype=np.uint64
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each binary id from its own bytes; equal ids hash equal.
 
-    Each id is read as its ``ceil(len / 8)`` little-endian words (the last one
-    masked to the id's bytes); word j is mixed with its position and the
-    mixed words are summed per id, then mixed with the id's length. Work and
-    memory are proportional to the total bytes.
+    An id is read as ``ceil(len / 8)`` little-endian words w_0, w_1, ... (the
+    last one masked to the id's bytes). Its hash is
+    ``fmix((w_0 ^ len * golden) + sum_{j >= 1} fmix(w_j ^ (j + 1) * golden))``:
+    an id of up to 8 bytes (most docnos) costs one mixing pass, and that pass
+    is a bijection of (w_0, len), so such ids never collide with each other.
+    Work and memory are proportional to the total bytes; a table's hashes do
+    not depend on any other table.
     """
     n = len(offsets) - 1
     if n == 0:
@@ -106,36 +109,56 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     padded = np.zeros(len(values) + 8, np.uint8)
     padded[:len(values)] = values
     view = np.ndarray(shape=(len(values) + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    starts = offsets[:-1]
+    summed = view[starts]
+    if longest < 8:
+        summed &= _LOW[lengths]
+    elif lengths.min() < 8:
+        summed &= _LOW[np.minimum(lengths, 8)]
+    summed ^= lengths.astype(np.uint64) * _GOLDEN
+    if longest <= 8:
+        return _fmix(summed)
     if longest <= 64:
-        # short ids (the usual case): one pass per word position over all ids, no per-word index arrays;
-        # the same sum as below (a word j < an id's word count adds fmix(word ^ (j + 1) * golden))
-        starts = offsets[:-1]
-        summed = np.zeros(n, np.uint64)
-        for j in range(max((longest + 7) // 8, 1)):
-            at = np.minimum(starts + 8 * j, len(values))  # past an id's end: masked to 0 below
-            words = view[at]
-            words &= _LOW[np.clip(lengths - 8 * j, 0, 8)]
+        # one pass per word position over all ids (no per-word index arrays); past an id's end nothing is added
+        for j in range(1, (longest + 7) // 8):
+            longer = np.flatnonzero(lengths > 8 * j)
+            words = view[starts[longer] + 8 * j] & _LOW[np.minimum(lengths[longer] - 8 * j, 8)]
             words ^= np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
-            mixed = _fmix(words)
-            if j:
-                mixed[lengths <= 8 * j] = 0  # past the id's last word: nothing to add
-            summed += mixed
-        return _fmix(summed ^ _fmix(lengths.astype(np.uint64) + _GOLDEN))
-    per_id = np.maximum((lengths + 7) // 8, 1)
+            summed[longer] += _fmix(words)
+        return _fmix(summed)
+    per_id = np.maximum((lengths + 7) // 8, 1) - 1   # words after the first
     first = np.cumsum(per_id) - per_id
     owner = np.repeat(np.arange(n), per_id)
-    position = np.arange(int(per_id.sum())) - np.repeat(first, per_id)
-    start = offsets[:-1][owner] + 8 * position
-    keep = np.clip(lengths[owner] - 8 * position, 0, 8)
-    words = view[start] & _LOW[keep]
+    position = np.arange(int(per_id.sum())) - np.repeat(first, per_id) + 1
+    keep = np.minimum(lengths[owner] - 8 * position, 8)
+    words = view[starts[owner] + 8 * position] & _LOW[keep]
     mixed = _fmix(words ^ (position.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
-    summed = np.add.reduceat(mixed, first) if len(mixed) else mixed
-    return _fmix(summed ^ _fmix(lengths.astype(np.uint64) + _GOLDEN))
+    extra = np.flatnonzero(per_id)
+    summed[extra] += np.add.reduceat(mixed, first[extra])
+    return _fmix(summed)
 
 
-def pair_hash(qcode: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (query code, doc id hash)."""
-    return _fmix(doc_hash ^ _fmix(qcode.astype(np.uint64) * _GOLDEN + np.uint64(1)))
+def chunked_id_hash(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """:func:`id_hash` of a binary array, chunk by chunk (a chunked column is never joined)."""
+    if isinstance(array, pa.Array):
+        return id_hash(*binary_parts(array))
+    if array.num_chunks == 0:
+        return np.zeros(0, np.uint64)
+    return np.concatenate([id_hash(*binary_parts(chunk)) for chunk in array.chunks])
+
+
+def query_mix(codes: np.ndarray) -> np.ndarray:
+    """The per-query half of :func:`pair_hash`, for a few distinct codes (gather it per row)."""
+    return _fmix(codes.astype(np.uint64) * _GOLDEN + np.uint64(1))
+
+
+def pair_hash(qcode: np.ndarray, doc_hash: np.ndarray, *, mixed_query: np.ndarray | None = None) -> np.ndarray:
+    """A 64-bit hash of (query code, doc id hash).
+
+    ``mixed_query``, :func:`query_mix` of ``qcode`` computed another way
+    (per distinct query, then gathered), saves one mixing pass over the rows.
+    """
+    return _fmix(doc_hash ^ (query_mix(qcode) if mixed_query is None else mixed_query))
 
 
 def order_codes(words: np.ndarray, descending: bool = False) -> np.ndarray:

@@ -20,6 +20,8 @@ __all__ = ["evaluate_in_memory", "query_aligned_slices"]
 
 #: rows below which a run is scored as one part
 PARALLEL_ROWS = 1_500_000
+#: rows per part of a big run: a part's working arrays (~25 of 8 bytes a row) stay near 50 MB
+PART_ROWS = 250_000
 
 
 def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
@@ -49,7 +51,7 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True) -> Results:
     threads = evaluator.options.threads or min(2, os.cpu_count() or 1)
     pieces = None
     if threads > 1 and run.table.num_rows >= PARALLEL_ROWS:
-        pieces = query_aligned_slices(run, threads * 2)
+        pieces = query_aligned_slices(run, max(threads * 2, -(-run.table.num_rows // PART_ROWS)))
     if pieces is None or len(pieces) < 2:
         parts = [evaluator.score(run)]
     else:

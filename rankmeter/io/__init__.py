@@ -41,6 +41,11 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, trun
         from .irds import looks_like_dataset
         if looks_like_dataset(source):
             return _dataset_qrels(source)
+    from .direct import direct_columns
+    parsed = direct_columns(source, kind, format, columns)
+    if parsed:  # a big plain TREC file: Arrow read it from disk
+        name = os.fsdecode(source)
+        return (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
     data, name = load_bytes(source)
     if format == "parquet" or is_parquet(data):
         if not data:

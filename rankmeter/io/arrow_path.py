@@ -12,16 +12,30 @@ line-by-line path would reject, and never read differently.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["arrow_columns", "first_data_line", "normalised_layout"]
+__all__ = ["arrow_columns", "first_data_line", "normalised_layout", "fields_fit", "parse_layout", "FileSpan"]
 
 _SPACE = b" \t\n\r\x0b\x0c"
 _THREADED_BYTES = 4 << 20
+# Arrow's parse blocks: small ones keep its transient buffers small and both cores busy
+_BLOCK_BYTES = 4 << 20
 _TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
 _GRADE_BYTES = np.zeros(256, dtype=bool)
 _GRADE_BYTES[list(b"0123456789-")] = True
+
+
+@dataclass(frozen=True)
+class FileSpan:
+    """A laid-out part of a file on disk (``size`` bytes from ``offset`` to the end) for Arrow to read."""
+
+    path: str
+    offset: int
+    size: int
+    newline: bytes = b"\n"   # the byte lines end with (a lone CR in old Mac files)
 
 
 def first_data_line(data: bytes) -> tuple[int, int, bytes]:
@@ -50,26 +64,28 @@ def _empty_field(col: pa.ChunkedArray) -> bool:
     return False
 
 
-def arrow_columns(data: bytes, kind: str):
+def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False):
     """Parse ``data`` with Arrow: (columns, line numbers or None), or None for the slow path.
 
     First as it is, when it is regular; else (or when that fails) as a
     normalised copy: LF line ends, one space between fields, blank and
     comment lines dropped (their numbers kept aside). None means the slow
-    path must decide, and name the line of the problem.
+    path must decide, and name the line of the problem. ``run_fields=True``
+    also keeps a six-field run's rank and tag fields, as columns ``"rank"``
+    and ``"tags"`` (for :mod:`rankmeter.check`).
     """
     layout = _regular_layout(data, kind)
     if layout is not None:
-        parsed = _parse(*layout, kind)
+        parsed = parse_layout(*layout, kind, run_fields=run_fields)
         if parsed is not None:
             return parsed or None  # False: the layout is right but a value is bad
     layout = normalised_layout(data, kind)
     if layout is not None:
-        return _parse(*layout, kind) or None
+        return parse_layout(*layout, kind, run_fields=run_fields) or None
     return None
 
 
-def _fields_fit(kind: str, nfields: int) -> bool:
+def fields_fit(kind: str, nfields: int) -> bool:
     if kind == "any":
         return True
     return nfields == 4 if kind == "qrels" else nfields >= 6 or nfields in (2, 3)
@@ -85,7 +101,7 @@ def _regular_layout(data: bytes, kind: str):
     else:
         delimiter, other = b" ", b"\t"
     fields = first.split(delimiter)
-    if not _fields_fit(kind, len(fields)) or b"" in fields:
+    if not fields_fit(kind, len(fields)) or b"" in fields:
         return None
     nfields = len(fields)
     # Bytes the slow path treats as separators but Arrow would keep inside a field.
@@ -135,12 +151,56 @@ def normalised_layout(data: bytes, kind: str):
         end -= 1
     first_end = data.find(b"\n", 0, end)
     nfields = len(data[: first_end if first_end >= 0 else end].split(b" "))
-    if not _fields_fit(kind, nfields):
+    if not fields_fit(kind, nfields):
         return None
     return pa.py_buffer(data).slice(0, end), b" ", nfields, kept + 1, False
 
 
-def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash: bool, kind: str):
+def _schema(nfields: int, kind: str) -> tuple[list[str], dict]:
+    names = [f"c{i}" for i in range(nfields)]
+    types = {name: pa.binary() for name in names}
+    if kind == "run" and nfields >= 6:
+        types["c4"] = pa.float64()
+    elif kind == "run" and nfields == 3:
+        types["c2"] = pa.float64()
+    return names, types
+
+
+def _csv_options(names: list[str], types: dict, delimiter: bytes, *, threads: bool,
+                 block_bytes: int = _BLOCK_BYTES) -> dict:
+    import pyarrow.csv as pacsv
+
+    return dict(
+        read_options=pacsv.ReadOptions(column_names=names, block_size=block_bytes, use_threads=threads),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
+                                         escape_char=False, newlines_in_values=False, ignore_empty_lines=False),
+        convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False),
+    )
+
+
+def checked_fields(table: "pa.Table | pa.RecordBatch") -> bool:
+    """No null and no empty field in any column: empty fields are runs of separators, blank lines or
+    leading/trailing separators, where the field count the slow path sees differs, so it must judge."""
+    if any(column.null_count for column in table.columns):
+        return False
+    return not any(_empty_field(pa.chunked_array([column]) if isinstance(column, pa.Array) else column)
+                   for column in table.columns if column.type == pa.binary())
+
+
+def _read_buffer(buf: pa.Buffer, options: dict) -> "pa.Table | None":
+    """Arrow's parse of a whole laid-out buffer, its fields checked; None when it does not fit."""
+    import pyarrow.csv as pacsv
+
+    try:
+        table = pacsv.read_csv(pa.BufferReader(buf), **options)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+        return None  # another number of fields, a blank line, a score that is no number...
+    return table if checked_fields(table) else None
+
+
+def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, first_line, has_hash: bool, kind: str,
+                 *, run_fields: bool = False):
     """Arrow's parse of a laid-out buffer, checked with whole-array operations.
 
     Returns (columns, line numbers or None); None when the layout is not
@@ -148,44 +208,31 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
     when the layout is right but a value is not (only the slow path can
     name its line).
     """
-    import pyarrow.csv as pacsv
-
-    names = [f"c{i}" for i in range(nfields)]
-    types = {name: pa.binary() for name in names}
-    if kind == "run" and nfields >= 6:
-        types["c4"] = pa.float64()
-    elif kind == "run" and nfields == 3:
-        types["c2"] = pa.float64()
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(buf),
-            # Threads pay off only on big inputs (and a small read then starts no thread pool).
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24,
-                                           use_threads=buf.size > _THREADED_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False,
-                                              double_quote=False, escape_char=False,
-                                              newlines_in_values=False, ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
-                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
-        return None  # another number of fields, a blank line, a score that is no number...
+    names, types = _schema(nfields, kind)
+    used = (0, 1) if nfields == 2 else (0, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
+    tag = None
+    if isinstance(buf, FileSpan):
+        from .direct import read_span
+        from .direct import STREAM_BLOCK_BYTES
+        options = _csv_options(names, types, delimiter, threads=False, block_bytes=STREAM_BLOCK_BYTES)
+        table, tag = read_span(buf, options, [names[i] for i in used])
+    else:
+        table = _read_buffer(buf, _csv_options(names, types, delimiter, threads=buf.size > _THREADED_BYTES))
+    if table is None:
+        return None
+    if kind == "run" and nfields >= 6 and tag is None:
+        tag = table.column("c5")[-1].as_py()  # trec_eval keeps the last line's tag
     if isinstance(first_line, np.ndarray) and len(first_line) != table.num_rows:
         return None
-    # Empty fields are runs of separators, blank lines or leading/trailing separators:
-    # the field count the slow path sees differs, so let it judge.
-    if any(table.column(name).null_count for name in names):
-        return None
-    if any(_empty_field(table.column(name)) for name, t in types.items() if t == pa.binary()):
-        return None
-    used = (0, 1) if nfields == 2 else (0, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
-    cols = {i: table.column(names[i]).combine_chunks() for i in used}
-    if has_hash and len(cols[0]):  # comment lines after the first data line
-        qcol = cols[0]
-        values = np.frombuffer(qcol.buffers()[2], dtype=np.uint8)
-        offsets = np.frombuffer(qcol.buffers()[1], dtype=np.int32)[qcol.offset: qcol.offset + len(qcol)]
-        if (values[offsets] == ord("#")).any():
-            return None
+    cols = {i: table.column(names[i]) for i in used}
+    if run_fields and kind == "run" and nfields >= 6 and not isinstance(buf, FileSpan):
+        cols["rank"], cols["tags"] = table.column("c3"), table.column("c5")
+    num_rows = table.num_rows
+    del table
+    if kind == "qrels":  # small: one chunk each. A run's columns stay in Arrow's blocks (joining them
+        cols = {i: col.combine_chunks() for i, col in cols.items()}  # would copy a big file's columns)
+    if has_hash and any(_starts_with_hash(chunk) for chunk in pa.chunked_array(cols[0]).chunks):
+        return None  # comment lines after the first data line
     if kind == "qrels":
         cols[3] = _fast_grades(cols[3])
         if cols[3] is None:
@@ -196,13 +243,18 @@ def _parse(buf: pa.Buffer, delimiter: bytes, nfields: int, first_line, has_hash:
     elif nfields >= 6:
         if not np.isfinite(cols[4].to_numpy(zero_copy_only=False)).all():
             return False
-        cols[3] = table.column("c3")  # the rank field: only rankmeter check reads it
-        cols[5] = table.column("c5")  # the run tag: evaluation reads its last value, check all of them
+        cols[5] = tag
     if isinstance(first_line, np.ndarray):
         lines = first_line.astype(np.int64)
     else:
-        lines = None if first_line == 1 else np.arange(first_line, first_line + table.num_rows, dtype=np.int64)
+        lines = None if first_line == 1 else np.arange(first_line, first_line + num_rows, dtype=np.int64)
     return cols, lines
+
+
+def _starts_with_hash(chunk: pa.Array) -> bool:
+    values = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset: chunk.offset + len(chunk)]
+    return bool(len(offsets)) and bool((values[offsets] == ord("#")).any())
 
 
 def _fast_grades(col: pa.Array) -> pa.Array | None:

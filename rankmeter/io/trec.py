@@ -123,9 +123,7 @@ def qrels_from_bytes(data: bytes, name: str, *, truncate_grades: bool = False) -
     """:func:`read_qrels` of bytes already read and checked."""
     parsed = _arrow_columns(data, "qrels")
     if parsed is not None:
-        cols, lines = parsed
-        table = pa.table({"query": cols[0], "doc": cols[2], "rel": cols[3]})
-        return Qrels(table, name, lines)
+        return qrels_from_columns(*parsed, name)
     queries, docs, rels, lines = [], [], [], []
     for number, fields in _split_lines(data, name, 4, True, "qrels"):
         rels.append(_slow_grade(fields[3], truncate_grades, name, number))
@@ -166,28 +164,37 @@ def read_run(source: PathOrFile) -> Run:
     return run_from_bytes(data, name)
 
 
+def qrels_from_columns(cols: dict, lines, name: str) -> Qrels:
+    """The Qrels of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
+    return Qrels(pa.table({"query": cols[0], "doc": cols[2], "rel": cols[3]}), name, lines)
+
+
+def run_from_columns(cols: dict, lines, name: str) -> Run:
+    """The Run of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
+    if len(cols) == 2:
+        return _ranked(cols[0], cols[1], name, lines)
+    if 2 in cols and 4 not in cols:  # query doc score
+        return Run(pa.table({"query": cols[0], "doc": cols[1], "score": cols[2]}), name, lines, tag=b"")
+    return Run(pa.table({"query": cols[0], "doc": cols[2], "score": cols[4]}), name, lines, tag=cols[5])
+
+
 def run_from_bytes(data: bytes, name: str) -> Run:
     """:func:`read_run` of bytes already read and checked."""
-    return run_fields_from_bytes(data, name)[0]
+    return run_fields_from_bytes(data, name, keep=False)[0]
 
 
-def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict[str, pa.Array]]:
+def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple[Run, dict[str, pa.Array]]:
     """:func:`run_from_bytes` and, for six-field lines, the fields the run drops.
 
     The second value maps ``"rank"`` and ``"tag"`` to the rank and tag field
     of every row (binary, as written); it is empty for two- and three-field
-    files. Only :mod:`rankmeter.check` looks at them.
+    files (and when ``keep`` is False). Only :mod:`rankmeter.check` looks at them.
     """
-    parsed = _arrow_columns(data, "run")
+    parsed = _arrow_columns(data, "run", run_fields=keep)
     if parsed is not None:
         cols, lines = parsed
-        if len(cols) == 2:
-            return _ranked(cols[0], cols[1], name, lines), {}
-        if 2 in cols and 4 not in cols:  # query doc score
-            table = pa.table({"query": cols[0], "doc": cols[1], "score": cols[2]})
-            return Run(table, name, lines, tag=b""), {}
-        table = pa.table({"query": cols[0], "doc": cols[2], "score": cols[4]})
-        return Run(table, name, lines, tag=cols[5][-1].as_py()), {"rank": cols[3], "tag": cols[5]}
+        fields = {"rank": cols.pop("rank"), "tag": cols.pop("tags")} if "tags" in cols else {}
+        return run_from_columns(cols, lines, name), fields
     first = _first_data_line(data)[2].split()
     if len(first) == 3:
         return _scored_list(data, name), {}
@@ -205,14 +212,16 @@ def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict[str, pa.Arr
         docs.append(fields[2])
         scores.append(value)
         lines.append(number)
-        ranks.append(fields[3])
-        tags.append(fields[5])
+        if keep:
+            ranks.append(fields[3])
+            tags.append(fields[5])
+        tag = fields[5]
     if not queries:
         raise InputError("no results: only comments or blank lines", source=name)
     table = pa.table({"query": _binary(queries), "doc": _binary(docs),
                       "score": pa.array(scores, type=pa.float64())})
-    run = Run(table, name, np.asarray(lines, dtype=np.int64), tag=tags[-1])
-    return run, {"rank": _binary(ranks), "tag": _binary(tags)}
+    run = Run(table, name, np.asarray(lines, dtype=np.int64), tag=tag)
+    return run, ({"rank": _binary(ranks), "tag": _binary(tags)} if keep else {})
 
 
 def _score(text: bytes, name: str, number: int, field: str) -> float:

@@ -70,8 +70,8 @@ def ties_html(named, *, ties: str = "trec_eval") -> str:
             cells.append(f'<td data-v="{n}"{warn}>{n}</td>')
         cells.append(_cell(found["queries"]))
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    broken = ("the file order (ties='input')" if ties == "input"
-              else "docno, descending (trec_eval's rule), not by the system")
+    broken = {"trec_eval": "docno, descending (trec_eval's rule), not by the system",
+              "input": "the file order (ties='input')"}.get(ties, f"the ties={_esc(ties)} policy")
     note = ("A tied group is a set of docs with the same score for one query; inside it the order is decided by "
             f"{broken}. A group straddling rank k puts some of its docs above k and some below, so measures "
             "cut at k depend on that order. Runs without scores (ranked lists) have no ties.")
