@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -183,17 +184,21 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
                fields: dict, scorable: bool) -> list[Finding]:
     run_queries = pc.unique(run.table.column("query"))
     query_set = set(run_queries.to_pylist())
-    out: list[Finding] = []
-    dups, judged = [], None
-    if scorable and query_set & judged_queries:
-        try:  # the engine finds duplicates on its way: look for all of them only when it found one
-            judged = judged_at(q, run)
-        except InputError:
+    with ThreadPoolExecutor(1) as pool:  # coverage on the other core while this one looks at the scores
+        coverage = pool.submit(judged_at, q, run) if scorable and query_set & judged_queries else None
+        later = _score_findings(run, fields, name)
+        later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + later
+        dups, judged = [], None
+        if coverage is None:
             dups = _duplicates(run)
-            if not dups:
-                raise
-    else:
-        dups = _duplicates(run)
+        else:
+            try:  # the engine finds duplicates on its way: look for all of them only when it found one
+                judged = coverage.result()
+            except InputError:
+                dups = _duplicates(run)
+                if not dups:
+                    raise
+    out: list[Finding] = []
     if dups:
         out.append(Finding("warning", "duplicates", name,
                            f"{len(dups)} docs listed twice for a query (trec_eval aborts; rankmeter refuses; "
@@ -208,14 +213,18 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
         out.append(Finding("warning", "missing_from_run", name, f"{len(missing)} judged queries have no results: "
                            f"{_names(missing)} (left out of means by default; --queries qrels scores them 0)",
                            {"queries": [decode_id(x) for x in missing]}))
-    out += _query_is_doc(run, run_queries, judged_queries, judged_docs, name)
     if judged is not None:
         level = "warning" if judged[10] < 0.8 else "note"
-        out.append(Finding(level, "coverage", name, "judged@10/100/1000 = " + " / ".join(
-            f"{judged[k]:.1%}" for k in _CUTS) + (" (share of the top min(k, retrieved) that is judged); below "
-                                                  "80% at 10: unjudged docs count as non-relevant"
-                                                  if level == "warning" else ""),
-                           {f"judged@{k}": judged[k] for k in _CUTS}))
+        later.insert(int(bool(later) and later[0].code == "query_is_doc"), Finding(
+            level, "coverage", name, "judged@10/100/1000 = " + " / ".join(f"{judged[k]:.1%}" for k in _CUTS)
+            + (" (share of the top min(k, retrieved) that is judged); below 80% at 10: unjudged docs count as "
+               "non-relevant" if level == "warning" else ""), {f"judged@{k}": judged[k] for k in _CUTS}))
+    return out + later
+
+
+def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
+    """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
+    out = []
     codes = query_codes(run)
     ties = tie_groups(run, codes=codes)
     if ties["groups"]:
