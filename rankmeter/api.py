@@ -72,8 +72,10 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
         Drop unjudged docs from rankings before scoring (trec_eval ``-J``).
     max_docs : int, optional
         Score only the first ``max_docs`` docs of each ranking (trec_eval ``-M``).
-    ties : {"trec_eval", "input"}, default "trec_eval"
-        How a ranking is ordered: score then docno descending, or as given.
+    ties : {"trec_eval", "input", "average", "best", "worst"}, default "trec_eval"
+        Docs with equal scores: docno descending (trec_eval), as given, the
+        exact expected value over all their orders, or relevant first / last
+        (see docs/ties.md and :func:`rankmeter.tie_report`).
     columns : dict, optional
         Column names of DataFrame inputs when they are not query, doc, rel /
         score, e.g. ``{"query": "user", "doc": "item", "score": "prediction"}``.

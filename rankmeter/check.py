@@ -129,7 +129,14 @@ def check(qrels, runs, *, columns=None) -> list[Finding]:
     """Everything :mod:`rankmeter.check` looks at, for one qrels and one or more runs."""
     q = as_qrels(qrels, columns=columns)
     findings: list[Finding] = []
-    dups = _duplicates(q)
+    subtopics = "subtopic" in q.table.column_names
+    dups = [] if subtopics else _duplicates(q)
+    if subtopics:
+        pairs = pa.table({"q": q.table.column("query"), "s": q.table.column("subtopic")}).group_by(["q", "s"])
+        findings.append(Finding("note", "subtopics", q.source,
+                                f"diversity qrels: {pairs.aggregate([]).num_rows} (query, subtopic) pairs; the "
+                                "diversity measures (alpha_nDCG, ERR_IA ...) read each subtopic's judgment, the "
+                                "others each doc's highest grade (trec_eval would see docs judged twice)", {}))
     if dups:
         findings.append(Finding("warning", "duplicates", q.source,
                                 f"{len(dups)} docs judged twice for a query (trec_eval aborts); first: doc "

@@ -211,8 +211,10 @@ def _parser() -> argparse.ArgumentParser:
     from .judged_report import add_parser as add_judged
     from .meta.cli import add_parser as add_meta
     from .runs_cli import add_parser as add_run
+    from .ties_cli import add_parser as add_ties
     add_check(sub)
     add_judged(sub)
+    add_ties(sub)
     add_fuse(sub)
     add_pool_parsers(sub)
     add_run(sub)
@@ -313,10 +315,15 @@ def entry() -> None:
     except OSError as exc:
         print(f"rankmeter: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)
         code = 2
-    except BaseException:  # noqa: BLE001 - an interrupt inside C code can surface as another error
-        if not _INTERRUPTED:
+    except BaseException as exc:  # noqa: BLE001 - an interrupt inside C code can surface as another error
+        if _INTERRUPTED:
+            _interrupted()
+        if os.environ.get("RANKMETER_DEBUG") or not isinstance(exc, Exception):
             raise
-        _interrupted()
+        # a bug of rankmeter's own: one line, as for every failure (RANKMETER_DEBUG=1 shows the traceback)
+        print(f"rankmeter: internal error: {type(exc).__name__}: {exc} (please report it; run with "
+              "RANKMETER_DEBUG=1 for the traceback)", file=sys.stderr)
+        code = 2
     os._exit(code)
 
 

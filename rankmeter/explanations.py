@@ -106,7 +106,7 @@ def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure
     if batch.nq == 0:  # judged, but the run ranks nothing for it: an empty ranking
         from .engine.build import empty_batch
         codes = evaluator.judgments.query_codes(pa.array([query], pa.binary()))
-        batch = empty_batch(evaluator.judgments, codes, evaluator.needs)
+        batch = empty_batch(evaluator.judgments, codes, evaluator.needs, subtopics=evaluator.subtopics)
         batch.docs, batch.scores = [], np.zeros(0)
     if evaluator.options.judged_only or measure.get("judged_only"):
         batch = batch.judged_only()

@@ -237,3 +237,16 @@ def test_print_measures_json():
 def test_print_measures_rejects_an_unknown_format():
     with pytest.raises(ValueError, match="csv"):
         print_measures(io.StringIO(), fmt="csv")
+
+
+#: guide pages whose Python examples must run as written
+GUIDES = [ROOT / "docs" / "ties.md"]
+
+
+@pytest.mark.parametrize("page", GUIDES, ids=lambda p: p.stem)
+def test_guide_examples_run(page, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = doctest.testfile(str(page), module_relative=False, report=True,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0, f"{page.name}: no examples found"
+    assert result.failed == 0, f"{page.name}: {result.failed} example(s) failed (see the output above)"

@@ -124,9 +124,12 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     from ..engine import Evaluator
     from ..executors.memory import evaluate_in_memory
     from ..io import read_qrels
+    from ..io.canonical import Qrels
     from ..measures.base import Measure
 
     qrels = read_qrels(args.qrels, truncate_grades=False, format="trec")  # trec_eval reads every line as data
+    if "subtopic" in qrels.table.column_names:  # trec_eval ignores the second field: a doc twice is a duplicate
+        qrels = Qrels(qrels.table.drop(["subtopic"]), qrels.source, qrels.lines, origin=qrels.origin)
     bogus_ids: set[bytes] = set()
     if args.complete:
         judged = set(qrels.table.column("query").to_pylist())

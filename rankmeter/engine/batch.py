@@ -36,6 +36,7 @@ class Hits:
     q: np.ndarray
     rank: np.ndarray
     seen: np.ndarray
+    pos: np.ndarray      # flat position in the batch
 
 
 @dataclass(eq=False)
@@ -50,11 +51,16 @@ class Batch:
     #: qrels-wide statistics the families declared they need (name -> value), computed once
     #: from the whole qrels by :mod:`rankmeter.engine.needs`, so a part scores as the whole does.
     needs: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    #: the (doc, subtopic) judgments of the queries, for the diversity families (``Family.subtopics``)
+    subtopics: Any = field(default=None, repr=False)
     #: the queries' codes in the prepared judgments (their bytewise order), for putting parts together
     codes: np.ndarray | None = field(default=None, repr=False)
     #: per-rank doc ids and scores, for explanations; optional for kernels
     docs: list[bytes] | None = field(default=None, repr=False)
     scores: np.ndarray | None = field(default=None, repr=False)
+    #: ``ties="average"``: per rank, the number of its group of tied docs (equal scores, one query);
+    #: kernels then give the expected value over every order of each group (:meth:`tie_mean`)
+    tie_group: np.ndarray | None = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -83,6 +89,16 @@ class Batch:
         if key not in self._cache:
             self._cache[key] = self.rel >= max(level, 0)
         return self._cache[key]
+
+    @cached_property
+    def judged_mask(self) -> np.ndarray:
+        """Boolean per rank: judged with a grade >= 0."""
+        return self.rel >= 0
+
+    @cached_property
+    def listed_mask(self) -> np.ndarray:
+        """Boolean per rank: listed in the qrels (any grade, negative too)."""
+        return self.rel != NONPOOL
 
     def rel_seen(self, level: int) -> np.ndarray:
         """Relevant docs at or above each rank (segmented cumulative count, int64)."""
@@ -118,12 +134,17 @@ class Batch:
             rank = pos - self.offsets[q] + 1
             first = np.searchsorted(q, np.arange(self.nq))
             seen = np.arange(len(pos)) - first[q] + 1 if len(pos) else np.zeros(0, np.int64)
-            self._cache[key] = Hits(q, rank, seen)
+            self._cache[key] = Hits(q, rank, seen, pos)
         return self._cache[key]
+
+    def count_before(self, marked: np.ndarray, pos: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """For flat positions ``pos`` of queries ``q``: how many of the sorted flat positions ``marked``
+        lie in the same query strictly above each (sparse: work grows with the marked and asked rows)."""
+        return np.searchsorted(marked, pos) - np.searchsorted(marked, self.offsets[q])
 
     def per_query_count(self, mask: np.ndarray) -> np.ndarray:
         """Number of True per-rank entries for each query (int64)."""
-        return np.bincount(self.query_of(np.flatnonzero(mask)), minlength=self.nq)
+        return np.bincount(self._positions(mask)[1], minlength=self.nq)
 
     def first_rank(self, mask: np.ndarray) -> np.ndarray:
         """Rank of the first True entry of each query, 0 where there is none."""
@@ -144,10 +165,57 @@ class Batch:
         out[ok] = values[self.offsets[:-1][ok] + k[ok] - 1]
         return out
 
-    def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query)."""
+    def _positions(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat positions of the True entries of ``mask`` and their query, found once per mask object
+        (masks the batch caches, like :meth:`is_rel`, are asked about at many cutoffs)."""
+        key = ("positions", id(mask))
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is mask:  # the cache holds the mask, so its id is not reused
+            return hit[1], hit[2]
         pos = np.flatnonzero(mask)
         q = self.query_of(pos)
+        self._cache[key] = (mask, pos, q)
+        return pos, q
+
+    def tie_layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per rank: its tied group (0, 1, ... in rank order), the flat position where the group starts
+        and the group's size. Every rank is a group of one when ties are not averaged."""
+        if "tie_layout" not in self._cache:
+            n = len(self.rel)
+            if self.tie_group is None or n == 0:
+                group = np.arange(n)
+            else:
+                group = self.tie_group - self.tie_group[0]
+                new = np.ones(n, dtype=bool)
+                new[1:] = group[1:] != group[:-1]
+                group = np.cumsum(new) - 1
+            firsts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if n else np.zeros(0, np.int64)
+            sizes = np.diff(np.append(firsts, n))
+            self._cache["tie_layout"] = (group, firsts[group], sizes[group])
+        return self._cache["tie_layout"]
+
+    def tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Per rank, the mean of ``values`` over its tied group: what a rank of the group holds on
+        average over every order of the group (``values`` itself when ties are not averaged)."""
+        if self.tie_group is None:
+            return values
+        if len(values) == 0:
+            return values.astype(np.float64)
+        groups = self.tie_group - self.tie_group[0]
+        sums = np.bincount(groups, weights=values.astype(np.float64))
+        sizes = np.bincount(groups)
+        return (sums / np.maximum(sizes, 1))[groups]
+
+    def count_upto(self, mask: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+        """Per query, number of True entries among the first ``k`` ranks (k scalar or per query).
+
+        With tied groups averaged it is the expected number (float) over the groups' orders.
+        """
+        if self.tie_group is not None:
+            limit = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
+            inside = self.rank <= limit[self.qidx]
+            return np.bincount(self.qidx[inside], weights=self.tie_mean(mask)[inside], minlength=self.nq)
+        pos, q = self._positions(mask)
         limit = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,))
         inside = pos - self.offsets[q] < limit[q]
         return np.bincount(q[inside], minlength=self.nq)
@@ -195,6 +263,8 @@ class Batch:
             offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
             rel=self.rel[keep], judged_offsets=self.judged_offsets, judged_rel=self.judged_rel,
             needs=self.needs, codes=self.codes,
+            subtopics=None if self.subtopics is None else self.subtopics.keep(keep),
             docs=None if self.docs is None else [d for d, k in zip(self.docs, keep.tolist()) if k],
             scores=None if self.scores is None else self.scores[keep],
+            tie_group=None if self.tie_group is None else self.tie_group[keep],
         )

@@ -14,14 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from ..io.canonical import Run, decode_id
 from .batch import Batch
 from .judgments import Judgments, duplicate_rows, segment_offsets
 from .keys import chunked_id_hash, pair_hash, query_mix
 from .order import rank_order
 
-__all__ = ["build_batch", "empty_batch", "PartInfo", "query_starts", "ranked_rows"]
+__all__ = ["build_batch", "empty_batch", "PartInfo", "query_starts", "ranked_rows", "tie_groups"]
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
 
 
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
-                needs=None, keep_docs: bool = False) -> tuple[Batch, PartInfo]:
+                needs=None, keep_docs: bool = False, subtopics: bool = False) -> tuple[Batch, PartInfo]:
     """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
@@ -121,6 +121,8 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         The qrels-wide statistics the batch carries for the kernels.
     keep_docs : bool
         Keep doc ids and scores in rank order on the batch (for explanations).
+    subtopics : bool
+        Attach the ranked and judged (doc, subtopic) judgments (for the diversity families).
     """
     table = run.table
     docs = table.column("doc")
@@ -139,35 +141,57 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     judged = np.flatnonzero(code < judgments.nq)
     if len(judged) < len(code):  # queries the qrels do not judge are never scored
         code, docs, keys = code[judged], docs.take(pa.array(judged)), keys[judged]
-    row_rel = judgments.grades(code, docs, keys)
+    row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
     del keys
 
-    exact = keep_docs or ties == "input" or run.ranked
+    exact = keep_docs or ties in ("input", "average") or run.ranked
     score = None
     if not (ties == "input" or run.ranked):
         score = table.column("score").to_numpy()
         score = score if len(judged) == len(score) else score[judged]
-    order = rank_order(code, score, docs, None if exact else row_rel)
+    prefer = ties if ties in ("best", "worst") else None
+    order = rank_order(code, score, docs, row_rel if prefer or not exact else None, prefer)
     per_code = np.bincount(code, minlength=judgments.nq)
     codes = np.flatnonzero(per_code)
     counts = per_code[codes]
+    tie_group = None
+    if ties == "average":
+        if max_docs is not None:
+            raise ParameterError("ties='average' with max_docs: the docs cut off would take part in the "
+                                 "average; use a measure cutoff (P@10, nDCG@10 ...) instead of max_docs")
+        tie_group = tie_groups(code[order], None if score is None else score[order])
     if max_docs is not None:
         rank0 = np.arange(len(order)) - np.repeat(segment_offsets(counts)[:-1], counts)
         order = order[rank0 < max_docs]
         counts = np.minimum(counts, max_docs)
     judged_rel, judged_offsets = judgments.judged_side(codes)
+    offsets = segment_offsets(counts)
     batch = Batch(
-        queries=judgments.names(codes), offsets=segment_offsets(counts), rel=row_rel[order],
+        queries=judgments.names(codes), offsets=offsets, rel=row_rel[order],
         judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
+        subtopics=judgments.subtopics.side(codes, offsets, row_judged[order]) if subtopics else None,
         docs=docs.take(pa.array(order)).to_pylist() if keep_docs else None,
         scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
+        tie_group=tie_group,
     )
     return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag)
 
 
-def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None) -> Batch:
+def tie_groups(code: np.ndarray, score: np.ndarray | None) -> np.ndarray:
+    """Per row in rank order, the number of its tied group: rows of one query with equal scores
+    (without scores, a ranked list, every row is its own group)."""
+    if score is None or len(code) == 0:
+        return np.arange(len(code), dtype=np.int64)
+    new = np.ones(len(code), dtype=bool)
+    new[1:] = (code[1:] != code[:-1]) | (score[1:] != score[:-1])
+    return np.cumsum(new) - 1
+
+
+def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None, *, subtopics: bool = False) -> Batch:
     """Empty rankings for the judged queries ``codes`` (trec_eval -c: judged queries the run lacks)."""
     judged_rel, judged_offsets = judgments.judged_side(codes)
-    return Batch(queries=judgments.names(codes), offsets=np.zeros(len(codes) + 1, np.int64),
+    offsets = np.zeros(len(codes) + 1, np.int64)
+    return Batch(queries=judgments.names(codes), offsets=offsets,
                  rel=np.zeros(0, np.int64), judged_offsets=judged_offsets, judged_rel=judged_rel,
-                 needs=needs or {}, codes=codes)
+                 needs=needs or {}, codes=codes,
+                 subtopics=judgments.subtopics.side(codes, offsets, np.zeros(0, np.int64)) if subtopics else None)

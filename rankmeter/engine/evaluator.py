@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, MeasureError
+from ..measures.aggregation import COUNT, FLOAT
 from ..io.canonical import Qrels, Run, decode_id
 from ..measures import Measure
 from ..results import Results
@@ -53,6 +54,18 @@ class Part:
     values: dict[Measure, np.ndarray]
     only_in_run: tuple[bytes, ...] = ()
     tag: bytes = b""
+
+
+def _check_tie_average(measures) -> None:
+    """ties='average' is exact only for families that say how to average over tied docs' orders."""
+    from ..measures.base import REGISTRY
+
+    missing = sorted({m.family.name for m in measures if m.family.tie_average is None})
+    if missing:
+        able = ", ".join(sorted(name for name, f in REGISTRY.items() if f.tie_average is not None))
+        raise MeasureError(f"ties='average': no closed form over the orders of tied docs for {', '.join(missing)} "
+                           f"(rankmeter does not sample instead); it is exact for {able}. Use ties='best' and "
+                           "ties='worst' for the range of the others")
 
 
 def _names(ids: Iterable[bytes], total: int) -> str:
@@ -86,17 +99,21 @@ class Evaluator:
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
         self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns,
                                      truncate_grades=self.options.truncate_grades, format=self.options.input_format)
-        self.judgments = Judgments(self.qrels)
+        self.judgments = Judgments(self.qrels, intents=self.options.intents)
         wanted = needs_of(self.measures)
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)
+        #: whether batches carry the (doc, subtopic) judgments (a diversity family is asked for)
+        self.subtopics = any(m.family.subtopics for m in self.measures)
         rel = self.options.rel
         self._effective = {m: m if m.get("rel") is not None else m.with_params(rel=rel) for m in self.measures}
+        if self.options.ties == "average":
+            _check_tie_average(self.measures)
 
     # ------------------------------------------------------------ scoring
     def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
         """The ordered, joined batch of the judged queries ``run`` ranks."""
         batch, _ = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                               needs=self.needs, keep_docs=keep_docs)
+                               needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
         return batch
 
     def kernels(self, batch: Batch, measures: Iterable[Measure] | None = None) -> dict[Measure, np.ndarray]:
@@ -109,13 +126,19 @@ class Evaluator:
             only = bool(self.options.judged_only or m.get("judged_only"))
             if only not in views:
                 views[only] = batch.judged_only()
-            out[m] = m.family.value_type.array(m.family.kernel(views[only], effective))
+            kernel = m.family.kernel
+            if views[only].tie_group is not None and callable(m.family.tie_average):
+                kernel = m.family.tie_average
+            value_type = m.family.value_type
+            if views[only].tie_group is not None and value_type is COUNT:
+                value_type = FLOAT  # an expected count over tie orders is fractional
+            out[m] = value_type.array(kernel(views[only], effective))
         return out
 
     def score(self, run: Run) -> Part:
         """Score a part of a run holding whole queries."""
         batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                                  needs=self.needs)
+                                  needs=self.needs, subtopics=self.subtopics)
         return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
 
     def finish(self, parts: list[Part], *, run_name: str = "", warn: bool = True,
@@ -141,7 +164,7 @@ class Evaluator:
                 f"the qrels have {_names(self.judgments.names(np.arange(min(_NAMED, self.judgments.nq))), self.judgments.nq)}; "
                 "check that both use the same query ids", source=run_name or None)
         if self.options.queries == "qrels" and len(missing):
-            extra = self.kernels(empty_batch(self.judgments, missing, self.needs))
+            extra = self.kernels(empty_batch(self.judgments, missing, self.needs, subtopics=self.subtopics))
             codes = np.concatenate([codes, missing])
             values = {m: np.concatenate([values[m], extra[m]]) for m in self.measures}
         elif len(missing) and warn:

@@ -10,6 +10,8 @@ so sorting by code is trec_eval's query order.
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -18,6 +20,7 @@ from ..errors import InputError
 from ..io.canonical import Qrels, decode_id
 from .batch import NONPOOL, UNJUDGED
 from .keys import HashIndex, binary_parts, id_hash, pair_hash
+from .subtopics import SubtopicIndex, collapse_subtopics
 
 __all__ = ["Judgments", "segment_offsets", "gather_segments"]
 
@@ -70,8 +73,9 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
 class Judgments:
     """A :class:`Qrels` prepared for scoring many runs (see module docstring)."""
 
-    def __init__(self, qrels: Qrels):
+    def __init__(self, qrels: Qrels, *, intents=None):
         self.qrels = qrels
+        self.intents = intents
         table = qrels.table
         query = _binary(table.column("query"))
         self.docs = _binary(table.column("doc"))
@@ -83,6 +87,11 @@ class Judgments:
         rank[order] = np.arange(len(order))
         code = rank[encoded.indices.to_numpy(zero_copy_only=False)] if len(query) else np.zeros(0, np.int64)
         self.nq = len(self.ids)
+        self._entries = None
+        if "subtopic" in table.column_names:  # a diversity qrels: one row per (query, doc) from here on
+            first, group, grades = collapse_subtopics(qrels, code, self.docs, grades)
+            self._entries = (group, table.column("subtopic"), table.column("rel").to_numpy())
+            code, self.docs = code[first], self.docs.take(pa.array(first))
         self.row_code = code
         self.row_grade = grades
         id_offsets, id_values = binary_parts(self.ids)
@@ -105,6 +114,18 @@ class Judgments:
         self.judged_rel = grades[judged]
         self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
 
+    @cached_property
+    def subtopics(self) -> SubtopicIndex:
+        """The subtopic judgments, keyed on first use (one subtopic per query without a subtopic column)."""
+        if self._entries is None:
+            rows = np.arange(len(self.row_code))
+            index = SubtopicIndex(self.row_code, self.docs, rows, None, self.row_grade)
+        else:
+            index = SubtopicIndex(self.row_code, self.docs, *self._entries)
+        if self.intents is not None:
+            index.set_intents(self.intents, self.ids)
+        return index
+
     def query_codes(self, names: pa.Array) -> np.ndarray:
         """Code of each query id in ``names`` (binary), -1 for ids the qrels do not judge."""
         names = _binary(names)
@@ -115,21 +136,23 @@ class Judgments:
             found[hit[~same.to_numpy(zero_copy_only=False)]] = -1
         return found
 
-    def grades(self, code: np.ndarray, docs: pa.Array, keys: np.ndarray) -> np.ndarray:
+    def grades(self, code: np.ndarray, docs: pa.Array, keys: np.ndarray, *, rows: bool = False):
         """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0.
 
-        ``keys`` are the rows' :func:`~rankmeter.engine.keys.pair_hash` keys.
+        ``keys`` are the rows' :func:`~rankmeter.engine.keys.pair_hash` keys. ``rows=True`` also
+        returns the judgments row each one joined (-1 for none).
         """
         out = np.full(len(code), NONPOOL, dtype=np.int64)
         found = self.pair_index.lookup(keys)
-        rows = np.flatnonzero(found >= 0)
-        if len(rows):
-            qrow = found[rows]
-            same = (self.row_code[qrow] == code[rows]) & pc.equal(
-                docs.take(pa.array(rows)), self.docs.take(pa.array(qrow))).to_numpy(zero_copy_only=False)
+        hit = np.flatnonzero(found >= 0)
+        if len(hit):
+            qrow = found[hit]
+            same = (self.row_code[qrow] == code[hit]) & pc.equal(
+                docs.take(pa.array(hit)), self.docs.take(pa.array(qrow))).to_numpy(zero_copy_only=False)
             grades = self.row_grade[qrow[same]]
-            out[rows[same]] = np.where(grades < 0, UNJUDGED, grades)
-        return out
+            out[hit[same]] = np.where(grades < 0, UNJUDGED, grades)
+            found[hit[~same]] = -1
+        return (out, found) if rows else out
 
     def judged_side(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Judged grades (descending per query) and offsets for the queries ``codes``, in that order."""

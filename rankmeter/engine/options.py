@@ -32,7 +32,7 @@ __all__ = ["Options", "OPTIONS", "OptionSpec", "validate_options", "add_option_f
            "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS"]
 
 QUERY_POLICIES = ("both", "qrels")
-TIE_POLICIES = ("trec_eval", "input")
+TIE_POLICIES = ("trec_eval", "input", "average", "best", "worst")
 EXECUTORS = ("auto", "memory", "streamed", "spark")
 
 
@@ -47,6 +47,26 @@ def _is_bool(value: Any) -> bool:
 
 def _positive_int_or_none(value: Any) -> bool:
     return value is None or (_is_int(value) and value >= 1)
+
+
+def _is_intents(value: Any) -> bool:
+    """None, or {query: {subtopic: probability}} with finite non-negative numbers."""
+    if value is None:
+        return True
+    if not isinstance(value, Mapping):
+        return False
+    for weights in value.values():
+        if not isinstance(weights, Mapping):
+            return False
+        for w in weights.values():
+            if _is_bool(w) or not isinstance(w, (int, float)) and type(w).__module__ != "numpy":
+                return False
+            try:
+                if not 0.0 <= float(w) < float("inf"):
+                    return False
+            except (TypeError, ValueError):
+                return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -85,13 +105,17 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
                "a non-negative integer or None",
                help="score only the first N docs of each ranking (trec_eval -M)"),
     OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
-               help="order within a query: score descending then docno descending (trec_eval), or as given"),
+               help="docs with equal scores: docno descending (trec_eval), as given (input), the expected value over "
+                    "all their orders (average), relevant first (best) or last (worst)"),
     OptionSpec("truncate_grades", False, _is_bool, "True or False",
                help="read a non-integer grade such as 1.7 as 1, as trec_eval does (default: refuse it)"),
     OptionSpec("columns", None, lambda v: v is None or (isinstance(v, Mapping) and all(
         isinstance(k, str) and isinstance(c, str) for k, c in v.items())),
                "None or a dict role -> column name, e.g. {'query': 'user', 'doc': 'item'}",
                help="column names of DataFrame inputs: role=name pairs, e.g. query=user,doc=item"),
+    OptionSpec("intents", None, _is_intents,
+               "None or a dict {query: {subtopic: probability}} of non-negative numbers",
+               help="diversity measures: the probability of each subtopic of a query (default: equal)", cli=False),
     OptionSpec("input_format", "auto", lambda v: True, "", flag="--format-in",
                choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
                help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
@@ -127,6 +151,7 @@ class Options:
     ties: str = "trec_eval"
     truncate_grades: bool = False
     columns: Mapping[str, str] | None = None
+    intents: Mapping | None = None
     input_format: str = "auto"
     executor: str = "auto"
     threads: int | None = None

@@ -22,8 +22,20 @@ def _doc_ranks(docs: pa.Array, rows: np.ndarray) -> np.ndarray:
     return order_codes(id_words(offsets, values, nwords), descending=True)
 
 
+def preference(rel: np.ndarray, prefer: str) -> np.ndarray:
+    """Sort key putting tied docs best-first (``best``) or worst-first (``worst``) by their grade.
+
+    Best first: positive grades, highest first; then unjudged docs (they count against no measure's
+    non-relevant docs: bpref, infAP); then judged non-relevant ones. Worst first is the reverse.
+    For a measure that never falls when a doc's grade rises, these give its maximum and minimum
+    over the orders of the tied docs.
+    """
+    key = np.where(rel > 0, -rel, np.where(rel < 0, 0, 1)).astype(np.int64)
+    return key if prefer == "best" else -key
+
+
 def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
-               rel: np.ndarray | None = None) -> np.ndarray:
+               rel: np.ndarray | None = None, prefer: str | None = None) -> np.ndarray:
     """Row permutation putting a run in rank order.
 
     Parameters
@@ -40,6 +52,9 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
         grades differ: kernels see nothing but grades, so the order inside a
         tied group of equal grades cannot change any value, and skipping those
         groups saves most of the sorting on runs with many ties.
+    prefer : {"best", "worst"}, optional
+        Order tied docs by :func:`preference` of their grades ``rel`` first
+        (then docno descending).
     """
     n = len(qcode)
     if n == 0:
@@ -55,7 +70,7 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
     if grouped and not (score[1:][same_q] > score[:-1][same_q]).any():
         # Each query is one block already sorted by score: fix ties in place, then move the blocks.
         tie = same_q & (score[1:] == score[:-1])
-        within = _tie_permutation(tie, docs, None, None if rel is None else rel)
+        within = _tie_permutation(tie, docs, None, None if rel is None else rel, prefer)
         block_order = np.argsort(seg_codes, kind="stable")
         lens = np.diff(np.concatenate((seg_starts, [n])))[block_order]
         blocks = np.arange(n) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(seg_starts[block_order], lens)
@@ -68,12 +83,12 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
                              kind="stable")]
     q, s = qcode[order], score[order]
     tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-    within = _tie_permutation(tie, docs, order, None if rel is None else rel[order])
+    within = _tie_permutation(tie, docs, order, None if rel is None else rel[order], prefer)
     return order if within is None else order[within]
 
 
 def _tie_permutation(tie: np.ndarray, docs: pa.Array, row_of: np.ndarray | None,
-                     rel: np.ndarray | None) -> np.ndarray | None:
+                     rel: np.ndarray | None, prefer: str | None = None) -> np.ndarray | None:
     """Permutation sorting each tied group (rows i, i+1 tied where ``tie[i]``) by docno descending.
 
     Position i holds table row ``row_of[i]`` (i itself when ``row_of`` is None).
@@ -100,7 +115,9 @@ def _tie_permutation(tie: np.ndarray, docs: pa.Array, row_of: np.ndarray | None,
     rows = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(first, sizes)
     doc_rank = _doc_ranks(docs, rows if row_of is None else row_of[rows])
     bits = max(1, int(len(rows)).bit_length())
-    if int(len(first)).bit_length() + bits <= 63:
+    if prefer is not None:
+        within = np.lexsort((doc_rank, preference(rel[rows], prefer), group))
+    elif int(len(first)).bit_length() + bits <= 63:
         within = np.argsort((group << bits) | doc_rank)
     else:
         within = np.lexsort((doc_rank, group))

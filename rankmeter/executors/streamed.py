@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..io import read_run
+from ..io.arrow_path import first_data_line
 from ..io.source import compression_of, open_stream
 from ..results import Results
 from ..io.canonical import Run, decode_id
@@ -90,7 +91,7 @@ class _Blocks:
 
 def _parse(block: bytes, name: str, line0: int) -> Run | None:
     """One block of whole lines as a Run; errors name the line in the whole file."""
-    if not any(line.strip() and not line.lstrip().startswith(b"#") for line in block.split(b"\n")):
+    if not first_data_line(block)[2]:
         return None  # only comments or blank lines: nothing to score in this block
     try:
         run = read_run(io.BytesIO(block), format="trec")  # every block as the TREC text it is

@@ -36,7 +36,12 @@ def _fuse(args: argparse.Namespace) -> int:
         held = "" if best.held_out is None else f"; held-out {args.optimise} = {best.held_out:.4f}"
         print(f"chosen {params} ({args.optimise} = {best.score:.4f} on the training queries, "
               f"{len(best.trials)} tried{held})")
-    fused = fuse(list(args.runs), method=args.method, norm=norm, params=params, name=args.tag)
+    from .trained import TRAINED
+    if args.method in TRAINED and TRAINED[args.method][0] not in params and not args.qrels:
+        raise ParameterError(f"--method {args.method} is trained on judged queries: give --qrels (the training "
+                             "judgments; the runs' judged queries train it)")
+    fused = fuse(list(args.runs), method=args.method, norm=norm, params=params, name=args.tag,
+                 train_qrels=args.qrels if args.method in TRAINED else None)
     from ..runs import write_run
     write_run(fused, args.output, inputs=list(args.runs), format="trec")
     return 0
@@ -51,11 +56,13 @@ def add_parser(subparsers) -> None:
     f.add_argument("--norm", choices=[n for n in NORMS if n != "borda"] + ["none"], default="min-max",
                    help="per-query normalisation before fusing (default min-max, as ranx)")
     f.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter, e.g. k=60 (repeatable)")
-    f.add_argument("--weights", type=float, nargs="+", help="one weight per run (wsum, wmnz)")
+    f.add_argument("--weights", type=float, nargs="+", help="one weight per run (wsum, wmnz, mixed, w_bordafuse, "
+                   "w_condorcet)")
     f.add_argument("--tag", help="run tag of the fused run (default: the method)")
     f.add_argument("--optimise", metavar="MEASURE", help="choose the method's parameters (weights, k, phi ...) "
                    "by this measure on --qrels, by grid search")
-    f.add_argument("--qrels", help="--optimise: the training judgments")
+    f.add_argument("--qrels", help="training judgments: for --optimise, and for the trained methods (posfuse, "
+                   "probfuse, segfuse, slidefuse, bayesfuse, mapfuse)")
     f.add_argument("--test-qrels", help="--optimise: held-out judgments to report the chosen parameters on")
     f.add_argument("-o", "--output", required=True, help="the TREC run file to write (never one of the inputs)")
     f.set_defaults(func=_fuse)

@@ -22,6 +22,17 @@ method          fused score                                                 para
 ``log_isr``     (sum of 1 / rank**2) * log(n_p)
 ``logn_isr``    (sum of 1 / rank**2) * log(n_p + sigma)                     ``sigma`` (0.01)
 ``bordafuse``   sum of Borda points: m - rank + 1, (m - n + 1) / 2 unranked
+``w_bordafuse`` sum of weight_r * Borda points (ranx weighted_bordafuse)         ``weights``
+``condorcet``   m - position after sorting by pairwise majority (Montague and
+                Aslam 2002; see :mod:`~rankmeter.fusion.condorcet`)
+``w_condorcet`` the same with each run's vote weighted                          ``weights``
+``mixed``       (sum of weight_r * S[p, r] present) * sqrt(n_p)                 ``weights``
+``posfuse``     sum of probs_r[rank]: trained (:mod:`~rankmeter.fusion.trained`) ``probs``
+``probfuse``    sum of probs_r[segment] / segment number: trained               ``probs`` (``n_segments``)
+``segfuse``     sum of probs_r[segment] * (S[p, r] + 1): trained                ``probs``
+``slidefuse``   sum of the mean of probs_r over rank -+ w: trained              ``probs``, ``w``
+``bayesfuse``   sum of log_odds_r[rank], log(0.001/0.999) where absent: trained ``log_odds``
+``mapfuse``     sum of map_r / rank: trained                                    ``map_scores``
 ==============  ==========================================================  ================
 """
 from __future__ import annotations
@@ -37,6 +48,7 @@ from ..errors import ParameterError
 from ..io.canonical import Run
 from ..io.naming import name_runs
 from .catalog import METHODS, NORMS
+from .trained import TRAINED
 from .normalise import normalise
 
 __all__ = ["METHODS", "fuse"]
@@ -70,7 +82,18 @@ def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarra
         S[rows, r] = values
         R[rows, r] = rank
         start += len(values)
-    return both.column("query").take(pa.array(first)), both.column("doc").take(pa.array(first)), S, R
+    return both.column("query").take(pa.array(first)), both.column("doc").take(pa.array(first)), S, R, first
+
+
+def _query_codes(query: pa.Array) -> np.ndarray:
+    return pc.dictionary_encode(query.combine_chunks()).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _list_lengths(codes: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Per (pair, run): how many docs the run retrieved for the pair's query."""
+    present = ~np.isnan(R)
+    return np.stack([np.bincount(codes, weights=present[:, r], minlength=codes.max(initial=-1) + 1)[codes]
+                     for r in range(R.shape[1])], axis=1)
 
 
 def _borda(query: pa.Array, R: np.ndarray, *, points: bool) -> np.ndarray:
@@ -80,11 +103,10 @@ def _borda(query: pa.Array, R: np.ndarray, *, points: bool) -> np.ndarray:
     gives rank i m - i + 1 points and an unretrieved candidate (m - n + 1) / 2; otherwise ranx's borda
     normalisation, 1 - (i - 1) / m and 0.5 - (n - 1) / (2 m).
     """
-    codes = pc.dictionary_encode(query.combine_chunks()).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = _query_codes(query)
     m = np.bincount(codes).astype(np.float64)[codes][:, None]
     present = ~np.isnan(R)
-    n = np.stack([np.bincount(codes, weights=present[:, r], minlength=codes.max() + 1)[codes]
-                  for r in range(R.shape[1])], axis=1)
+    n = _list_lengths(codes, R)
     if points:
         return np.where(present, m - R + 1, (m - n + 1) / 2)
     return np.where(present, 1 - (R - 1) / m, 0.5 - (n - 1) / (2 * m))
@@ -93,7 +115,13 @@ def _borda(query: pa.Array, R: np.ndarray, *, points: bool) -> np.ndarray:
 def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
     present = ~np.isnan(S)
     n = present.sum(axis=1).astype(np.float64)
-    if METHODS[method][1] and method != "bordafuse":  # rank-based: each run's score is a function of the rank
+    if method in ("bordafuse", "w_bordafuse", "bayesfuse"):  # every run scores every candidate
+        return S.sum(axis=1) if method != "w_bordafuse" else (S * np.asarray(p["weights"], np.float64)).sum(axis=1)
+    if method in TRAINED:
+        return np.nansum(S, axis=1)
+    if method == "mixed":  # ranx: (sum of weight * score over the runs retrieving it) * sqrt(how many)
+        return np.nansum(S * np.asarray(p["weights"], np.float64), axis=1) * np.sqrt(n)
+    if METHODS[method][1]:  # rank-based: each run's score is a function of the rank
         if method == "rrf":
             S = 1.0 / (p["k"] + R)
         elif method == "rbc":
@@ -101,7 +129,7 @@ def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
         else:
             S = 1.0 / R ** 2
     total = np.nansum(S, axis=1)
-    if method in ("sum", "rrf", "rbc", "bordafuse"):
+    if method in ("sum", "rrf", "rbc"):
         return total
     if method in ("mnz", "isr"):
         return total * n
@@ -126,7 +154,7 @@ def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
 
 
 def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Mapping | None = None,
-         name: str | None = None) -> Run:
+         name: str | None = None, train_qrels=None, train_runs=None) -> Run:
     """Fuse several runs into one :class:`~rankmeter.io.canonical.Run` (see the module table).
 
     Parameters
@@ -142,13 +170,18 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         The method's parameters (``{"k": 60}``, ``{"weights": [0.3, 0.7]}``, ``{"phi": 0.8}``, ...).
     name : str, optional
         The fused run's tag (default: the method).
+    train_qrels : qrels, optional
+        For the trained methods (:mod:`~rankmeter.fusion.trained`): judgments of training queries;
+        their tables (``probs``, ``log_odds``, ``map_scores``) are estimated from them and
+        ``train_runs`` (default: ``runs``) unless ``params`` gives them.
     """
     if method not in METHODS:
         raise ParameterError(f"method={method!r}: expected one of {', '.join(METHODS)}")
     if norm is not None and norm not in NORMS:
         raise ParameterError(f"norm={norm!r}: expected one of {', '.join(NORMS)} or None")
     defaults = METHODS[method][0]
-    unknown = set(params or {}) - set(defaults)
+    training = TRAINED[method][1] if method in TRAINED else {}
+    unknown = set(params or {}) - set(defaults) - set(training)
     if unknown:
         raise ParameterError(f"{method} takes {', '.join(defaults) or 'no parameters'}; not {', '.join(sorted(unknown))}")
     p = {**defaults, **(params or {})}
@@ -161,12 +194,26 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         if len(p["weights"]) != len(named):
             raise ParameterError(f"weights: {len(p['weights'])} given for {len(named)} runs")
     runs_ = [run for _, run in named]
+    if method in TRAINED and p[TRAINED[method][0]] is None and train_qrels is not None:
+        from .trained import train
+        chosen = {k: p.pop(k, v) for k, v in training.items()}
+        p.update(train(train_qrels, runs_ if train_runs is None else [r for _, r in name_runs(train_runs)],
+                       method, **chosen))
+    for k in training:
+        p.pop(k, None)
     if norm not in (None, "borda") and not METHODS[method][1]:
         runs_ = [_normalised(run, norm) for run in runs_]
-    query, doc, S, R = _aligned(runs_)
-    if method == "bordafuse" or (norm == "borda" and not METHODS[method][1]):
-        S = _borda(query, R, points=method == "bordafuse")
-    fused = _combine(method, S, R, p)
+    query, doc, S, R, first = _aligned(runs_)
+    if method in ("bordafuse", "w_bordafuse") or (norm == "borda" and not METHODS[method][1]):
+        S = _borda(query, R, points=method in ("bordafuse", "w_bordafuse"))
+    if method in TRAINED:
+        from .trained import trained_scores
+        S = trained_scores(method, S, R, _list_lengths(_query_codes(query), R), p)
+    if method in ("condorcet", "w_condorcet"):
+        from .condorcet import condorcet_scores
+        fused = condorcet_scores(_query_codes(query), first, R, np.asarray(p["weights"] if p.get("weights") is not None else [1.0] * R.shape[1]))
+    else:
+        fused = _combine(method, S, R, p)
     table = pa.table({"query": query, "doc": doc, "score": pa.array(fused, pa.float64())})
     out = Run(table, f"<fused {method}>", tag=(name or method).encode())
     order = ranked_rows(out)

@@ -209,7 +209,7 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     name its line).
     """
     names, types = _schema(nfields, kind)
-    used = (0, 1) if nfields == 2 else (0, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
+    used = (0, 1) if nfields == 2 else (0, 1, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
     tag = None
     if isinstance(buf, FileSpan):
         from .direct import read_span

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute below)
 
-__all__ = ["Qrels", "Run", "decode_id", "encode_id"]
+__all__ = ["Qrels", "Run", "decode_id", "encode_id", "qrels_table"]
 
 
 def encode_id(value: object) -> bytes:
@@ -66,9 +66,25 @@ class _Table:
         return [decode_id(q) for q in sorted(uniq)]
 
 
+def qrels_table(query: pa.Array, doc: pa.Array, rel: pa.Array, subtopic: pa.Array | None = None) -> pa.Table:
+    """The table of a :class:`Qrels`, with a ``subtopic`` column only when the subtopics differ.
+
+    A TREC qrels' second column is a subtopic in diversity qrels and ignored
+    elsewhere (trec_eval), where it holds one value ("0"): one value means one
+    subtopic per query, which is what no column means.
+    """
+    columns = {"query": query, "doc": doc, "rel": rel}
+    if subtopic is not None and len(subtopic) and pa.compute.count_distinct(subtopic).as_py() > 1:
+        columns = {"query": query, "subtopic": subtopic, "doc": doc, "rel": rel}
+    return pa.table(columns)
+
+
 @dataclass(frozen=True, eq=False)
 class Qrels(_Table):
     """Relevance judgments: columns ``query`` (binary), ``doc`` (binary), ``rel`` (int64).
+
+    Diversity qrels also have ``subtopic`` (binary): a doc is then judged once
+    per subtopic, and the ordinary families read its highest grade.
 
     Build one with :func:`rankmeter.read_qrels`; it can then score many runs.
     """

@@ -14,6 +14,9 @@ user / item                   user         item        rating           score
 BEIR (TSV qrels)              query-id     corpus-id   score
 ============================  ===========  ==========  ===============  ============
 
+Qrels may also have a subtopic column (diversity qrels): ``subtopic``,
+``subtopic_id`` or ir_measures' ``iteration``, or ``columns={"subtopic": ...}``.
+
 Names match exactly (after stripping spaces). A table that fits two
 conventions (``query``/``doc`` and ``qid``/``docno``) is an error listing what
 was found; ``columns={"query": ..., "doc": ..., "rel"/"score": ...}`` settles it.
@@ -37,7 +40,9 @@ CONVENTIONS = (
 _GRADES = ("rel", "relevance", "label", "rating", "grade", "judgment")
 _SCORES = ("score", "prediction", "similarity")
 _RANK = "rank"
-ROLES = ("query", "doc", "rel", "score")
+ROLES = ("query", "doc", "rel", "score", "subtopic")
+#: names of a diversity qrels' subtopic column (ir_measures keeps it as ``iteration``)
+_SUBTOPICS = ("subtopic", "subtopic_id", "iteration")
 
 
 def _listing(names) -> str:
@@ -67,7 +72,7 @@ def resolve_columns(names, kind: str, columns: dict | None, source: str) -> dict
         raise InputError(f"columns={given!r}: unknown role {unknown[0]!r}; the keys are roles "
                          "(query, doc, rel for qrels, score for runs) and the values your column "
                          "names, e.g. columns={'query': 'qid'}", source=source)
-    relevant = ("query", "doc", "rel") if kind == "qrels" else ("query", "doc", "score", _RANK)
+    relevant = ("query", "doc", "rel", "subtopic") if kind == "qrels" else ("query", "doc", "score", _RANK)
     given = {role: name for role, name in given.items() if role in relevant}  # one dict serves both sides
     for role, name in given.items():
         if str(name) not in present:
@@ -97,6 +102,10 @@ def resolve_columns(names, kind: str, columns: dict | None, source: str) -> dict
         out[value_role] = str(given[value_role])
     else:
         out[value_role] = _value_column(names, kind, convention, out, source)
+    subtopic = str(given["subtopic"]) if "subtopic" in given else \
+        next((n for n in _SUBTOPICS if n in present and n not in out.values()), None)
+    if kind == "qrels" and subtopic is not None:
+        out["subtopic"] = subtopic
     if kind == "run" and out["score"] is None:
         if _RANK in given or _RANK in present:
             out["rank"] = str(given.get(_RANK, _RANK))

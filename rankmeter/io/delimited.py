@@ -186,7 +186,8 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
     value_role = "rel" if kind == "qrels" else "score"
     numeric = list(dict.fromkeys(roles[r] for r in (value_role, "rank") if roles.get(r) is not None))
     tags = [c for c in _TAGS if c in names and c not in roles.values()][:1]
-    table, lines = _parse(body, style, names, name, body_first_line, [roles["query"], roles["doc"]] + tags, numeric)
+    table, lines = _parse(body, style, names, name, body_first_line, [roles["query"], roles["doc"]] + tags
+                          + ([roles["subtopic"]] if roles.get("subtopic") else []), numeric)
     if table is None or table.num_rows == 0:
         raise InputError(f"no {what}: only a header line", source=name)
     locate = lambda row: {"source": name, "line": int(lines[row])}  # noqa: E731

@@ -1,6 +1,7 @@
 """Python dicts in pytrec_eval's shapes, and ranked lists.
 
-* qrels: ``{query: {doc: grade}}`` with integer grades;
+* qrels: ``{query: {doc: grade}}`` with integer grades; diversity qrels
+  ``{query: {subtopic: {doc: grade}}}``;
 * run: ``{query: {doc: score}}`` with finite numeric scores;
 * ranked run: ``{query: [doc, doc, ...]}``, the list order being the ranking.
 
@@ -17,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .canonical import Qrels, Run, encode_id
+from .canonical import Qrels, Run, encode_id, qrels_table
 
 __all__ = ["qrels_from_dict", "run_from_dict"]
 
@@ -81,28 +82,37 @@ def qrels_from_dict(data: Mapping, *, truncate_grades: bool = False) -> Qrels:
         Truncate a non-integer grade such as 1.7 toward zero (trec_eval's
         ``atol``) instead of refusing it.
     """
-    queries, docs, rels = [], [], []
+    queries, subtopics, docs, rels = [], [], [], []
     seen: dict[bytes, object] = {}
     for q, judged in data.items():
         qb = _query_id(q, seen, "qrels")
         if not isinstance(judged, Mapping):
             raise InputError(f"qrels[{q!r}] is a {type(judged).__name__}; expected a dict doc -> grade",
                              source=_SOURCE)
-        doc_keys: dict[bytes, object] = {}
-        for d, grade in judged.items():
-            where = f"qrels[{q!r}][{d!r}]"
-            db = _id(d, where)
-            if db in doc_keys:
-                raise InputError(f"qrels[{q!r}] judges doc {d!r} twice (keys {doc_keys[db]!r} and {d!r} "
-                                 "are the same id); keep one", source=_SOURCE)
-            doc_keys[db] = d
-            rels.append(_grade(grade, where, truncate_grades))
-            queries.append(qb)
-            docs.append(db)
+        # diversity qrels: {query: {subtopic: {doc: grade}}}
+        groups = [(s, f"qrels[{q!r}][{s!r}]", g) for s, g in judged.items()] \
+            if any(isinstance(g, Mapping) for g in judged.values()) else [(None, f"qrels[{q!r}]", judged)]
+        for subtopic, name, group in groups:
+            if not isinstance(group, Mapping):
+                raise InputError(f"{name} is a {type(group).__name__}; expected a dict doc -> grade "
+                                 "(every subtopic of a query, or none)", source=_SOURCE)
+            sb = b"" if subtopic is None else _id(subtopic, name)
+            doc_keys: dict[bytes, object] = {}
+            for d, grade in group.items():
+                where = f"{name}[{d!r}]"
+                db = _id(d, where)
+                if db in doc_keys:
+                    raise InputError(f"{name} judges doc {d!r} twice (keys {doc_keys[db]!r} and {d!r} "
+                                     "are the same id); keep one", source=_SOURCE)
+                doc_keys[db] = d
+                rels.append(_grade(grade, where, truncate_grades))
+                queries.append(qb)
+                subtopics.append(sb)
+                docs.append(db)
     if not queries:
         raise InputError("the qrels dict holds no judgments; expected {query: {doc: grade}}", source=_SOURCE)
-    table = pa.table({"query": pa.array(queries, pa.binary()), "doc": pa.array(docs, pa.binary()),
-                      "rel": pa.array(rels, pa.int64())})
+    table = qrels_table(pa.array(queries, pa.binary()), pa.array(docs, pa.binary()), pa.array(rels, pa.int64()),
+                        pa.array(subtopics, pa.binary()))
     return Qrels(table, _SOURCE, origin="dict")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .canonical import Qrels, Run, encode_id
+from .canonical import Qrels, Run, encode_id, qrels_table
 from .columns import resolve_columns
 
 __all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "qrels_from_table", "run_from_table"]
@@ -162,7 +162,15 @@ def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, 
             raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
     elif values.dtype.kind == "u" and len(values) and values.max() >= 2 ** 63:
         raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
-    out = pa.table({"query": query, "doc": doc, "rel": pa.array(values.astype(np.int64))})
+    subtopic = roles.get("subtopic")
+    if subtopic is not None and subtopic in table.column_names:
+        column = table.column(subtopic)
+        if pa.types.is_integer(column.type):
+            column = column.cast(pa.string())
+        subtopic = ids(column, subtopic, source, locate)
+    else:
+        subtopic = None
+    out = qrels_table(query, doc, pa.array(values.astype(np.int64)), subtopic)
     return Qrels(out, source, lines, origin=origin)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .canonical import Qrels, Run, decode_id
+from .canonical import Qrels, Run, decode_id, qrels_table
 from .arrow_path import arrow_columns as _arrow_columns
 from .arrow_path import first_data_line as _first_data_line
 from .source import PathOrFile, load_bytes
@@ -124,16 +124,16 @@ def qrels_from_bytes(data: bytes, name: str, *, truncate_grades: bool = False) -
     parsed = _arrow_columns(data, "qrels")
     if parsed is not None:
         return qrels_from_columns(*parsed, name)
-    queries, docs, rels, lines = [], [], [], []
+    queries, subtopics, docs, rels, lines = [], [], [], [], []
     for number, fields in _split_lines(data, name, 4, True, "qrels"):
         rels.append(_slow_grade(fields[3], truncate_grades, name, number))
         queries.append(fields[0])
+        subtopics.append(fields[1])
         docs.append(fields[2])
         lines.append(number)
     if not queries:
         raise InputError("no judgments: only comments or blank lines", source=name)
-    table = pa.table({"query": _binary(queries), "doc": _binary(docs),
-                      "rel": pa.array(rels, type=pa.int64())})
+    table = qrels_table(_binary(queries), _binary(docs), pa.array(rels, type=pa.int64()), _binary(subtopics))
     return Qrels(table, name, np.asarray(lines, dtype=np.int64))
 
 
@@ -166,7 +166,7 @@ def read_run(source: PathOrFile) -> Run:
 
 def qrels_from_columns(cols: dict, lines, name: str) -> Qrels:
     """The Qrels of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
-    return Qrels(pa.table({"query": cols[0], "doc": cols[2], "rel": cols[3]}), name, lines)
+    return Qrels(qrels_table(cols[0], cols[2], cols[3], cols[1]), name, lines)
 
 
 def run_from_columns(cols: dict, lines, name: str) -> Run:

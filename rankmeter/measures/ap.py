@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MeasureError
 from .aggregation import GMEAN
 from .base import ExplainParts, Family, Param, level_of, register
 from .explaining import relevant_in_top
@@ -52,6 +53,34 @@ def average_precision(batch, m) -> np.ndarray:
         denom = R if k is None else np.minimum(R, k)
     else:  # hits
         denom = np.bincount(q, minlength=batch.nq).astype(np.float64)
+    out = np.zeros(batch.nq)
+    np.divide(precision_sum, denom, out=out, where=denom > 0)
+    return out
+
+
+def _ap_over_tie_orders(batch, m) -> np.ndarray:
+    """Expected AP over the orders of tied docs (McSherry and Najork 2008, section 4).
+
+    In a tied group of t docs, r of them relevant, after s ranks holding b
+    relevant docs, the group's i-th rank is relevant with probability r / t,
+    and then holds b + 1 + (i - 1)(r - 1)/(t - 1) relevant docs at or above
+    it on average: the expected precision term of rank s + i.
+    """
+    if m.get("denom") == "hits":
+        raise MeasureError("AP(denom=hits) divides by the relevant docs in the top k, which depends on the "
+                           "tied docs' order: no closed form; use denom=R or denom=min with ties='average'")
+    level = level_of(batch, m)
+    relevant = batch.is_rel(level).astype(np.float64)
+    group, start, size = batch.tie_layout()
+    r = np.bincount(group, weights=relevant)[group]
+    before = batch.rel_seen(level)[start] - relevant[start]
+    i = np.arange(len(group)) - start + 1
+    spread = np.divide(r - 1, size - 1, out=np.zeros(len(group)), where=size > 1)
+    term = (r / size) * (before + 1 + (i - 1) * spread) / batch.rank
+    inside = slice(None) if m.cutoff is None else batch.rank <= m.cutoff
+    precision_sum = np.bincount(batch.qidx[inside], weights=term[inside], minlength=batch.nq)
+    R = batch.num_rel(level).astype(np.float64)
+    denom = R if m.get("denom") == "R" or m.cutoff is None else np.minimum(R, m.cutoff)
     out = np.zeros(batch.nq)
     np.divide(precision_sum, denom, out=out, where=denom > 0)
     return out
@@ -80,9 +109,9 @@ _DENOM = Param("denom", "R", "divide by R (trec_eval), min(R, k) or the relevant
                kind="choice", choices=("R", "min", "hits"))
 
 register(Family("AP", "average precision: mean of precision at each relevant doc (over R)",
-                average_precision, params=(_DENOM,), explain=_explain_ap))
+                average_precision, params=(_DENOM,), explain=_explain_ap, tie_average=_ap_over_tie_orders))
 register(Family("GMAP", "geometric mean over queries of AP (trec_eval gm_map)",
-                average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap))
+                average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap, tie_average=_ap_over_tie_orders))
 
 
 def set_average_precision(batch, m) -> np.ndarray:

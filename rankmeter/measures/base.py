@@ -145,8 +145,10 @@ class Family:
     ``aggregation`` and ``value_type`` say how per-query values are summarised
     and typed; ``needs`` names qrels-wide statistics the kernel reads from
     ``batch.needs`` (computed once per qrels, see :mod:`rankmeter.engine.needs`);
+    ``subtopics`` says the kernel reads ``batch.subtopics``, the (doc, subtopic)
+    judgments of diversity qrels (see :mod:`rankmeter.engine.subtopics`);
     ``explain``, when given, is ``explain(batch, measure, label) -> ExplainParts``
-    for a one-query batch.
+    for a one-query batch; ``tie_average`` says how it averages over tied docs' orders.
     """
 
     name: str
@@ -158,7 +160,12 @@ class Family:
     aggregation: Aggregation = MEAN
     value_type: ValueType = FLOAT
     needs: tuple[str, ...] = ()
+    subtopics: bool = False
     explain: Callable | None = field(default=None, repr=False, compare=False)
+    #: ``ties="average"``: "kernel" when the kernel itself gives the expected value over the orders of
+    #: tied docs (it reads them only through tie-aware batch methods), a callable ``(batch, measure)``
+    #: computing it in closed form (McSherry and Najork, ECIR 2008), or None: not supported
+    tie_average: Callable | str | None = field(default=None, repr=False, compare=False)
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -270,7 +277,10 @@ class Measure:
 
     def summarize(self, values: np.ndarray) -> Any:
         """The summary over queries of this measure's per-query ``values``."""
-        return self.family.aggregation.reduce(values, self.family.value_type)
+        value_type = self.family.value_type
+        if value_type is COUNT and np.asarray(values).dtype.kind == "f":
+            value_type = FLOAT  # expected counts (ties="average") stay fractional
+        return self.family.aggregation.reduce(values, value_type)
 
     def __str__(self) -> str:
         from .grammar import format_measure

@@ -33,20 +33,21 @@ from .base import Family, level_of, register
 
 
 def bpref(batch, m) -> np.ndarray:
-    """Per-query bpref (see module docstring)."""
+    """Per-query bpref (see module docstring); only the relevant ranks are visited."""
     level = level_of(batch, m)
-    is_rel = batch.is_rel(level)
-    nonrel_above = batch.segment_cumsum((batch.rel >= 0) & (batch.rel < level))
+    hits = batch.hits(level)
+    nonrel = np.flatnonzero((batch.rel >= 0) & (batch.rel < level))
+    nonrel_above = batch.count_before(nonrel, hits.pos, hits.q)
     R = batch.num_rel(level)
     N = batch.num_judged_nonrel(level)
-    q = batch.qidx
-    seen = np.minimum(nonrel_above, R[q]).astype(np.float64)
-    pool = np.minimum(N, R)[q].astype(np.float64)
-    has_nonrel = is_rel & (nonrel_above > 0)
+    seen = np.minimum(nonrel_above, R[hits.q]).astype(np.float64)
+    pool = np.minimum(N, R)[hits.q].astype(np.float64)
+    has_nonrel = nonrel_above > 0
     frac = np.zeros(len(seen))
     np.divide(seen, pool, out=frac, where=has_nonrel)
-    terms = np.where(is_rel, np.where(has_nonrel, 1.0 - frac, 1.0), 0.0)
-    total = batch.per_query_sum(terms)
+    terms = np.where(has_nonrel, 1.0 - frac, 1.0)
+    # summed in rank order per query, as a loop over all ranks adding 0 elsewhere would
+    total = np.bincount(hits.q, weights=terms, minlength=batch.nq).astype(np.float64)
     out = np.zeros(batch.nq)
     np.divide(total, R, out=out, where=R > 0)
     return out

@@ -52,4 +52,5 @@ for _name, _summary, _kernel in [
     ("NumRelRet", "number of relevant documents retrieved", _num_rel_ret),
     ("NumNonrelJudgedRet", "number of judged non-relevant documents retrieved", _num_nonrel_judged_ret),
 ]:
-    register(Family(_name, _summary, _kernel, cutoff="none", aggregation=SUM, value_type=COUNT))
+    register(Family(_name, _summary, _kernel, cutoff="none", aggregation=SUM, value_type=COUNT,
+                    tie_average="kernel"))  # counts over the whole ranking: no order matters

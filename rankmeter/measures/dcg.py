@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MeasureError
+
 from .base import ExplainParts, Family, Param, level_of, register
 from .explaining import explained_depth, fmt_number
 
@@ -160,13 +162,24 @@ def _top_rows(batch, k):
 def cumulative_gain(batch, m) -> np.ndarray:
     """Sum of the gains in the top k (the whole ranking without a cutoff)."""
     rows, q, _ = _top_rows(batch, m.cutoff)
-    g = gain_values(batch.rel[rows], m.get("gain"))
+    if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
+        g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
+    else:
+        g = gain_values(batch.rel[rows], m.get("gain"))
     return np.bincount(q, weights=g, minlength=batch.nq).astype(np.float64)
 
 
 def _dcg(batch, m) -> np.ndarray:
-    rows, q, rank = _top_rows(batch, m.cutoff)
-    d = _discounted(gain_values(batch.rel[rows], m.get("gain")), rank, m.get("discount"))
+    if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
+        rows, q, rank = _top_rows(batch, m.cutoff)
+        g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
+        return np.bincount(q, weights=_discounted(g, rank, m.get("discount")), minlength=batch.nq)
+    # only ranks with a gain add to the sum (in rank order, as adding the zeros would)
+    _, q, rank, g, _ = _run_side(batch, m.get("gain"))
+    if m.cutoff is not None:
+        top = rank <= m.cutoff
+        q, rank, g = q[top], rank[top], g[top]
+    d = _discounted(g, rank, m.get("discount"))
     return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
 
 
@@ -178,6 +191,9 @@ def discounted_cumulative_gain(batch, m) -> np.ndarray:
 def _ideal_list(batch, m):
     """The ideal ranking's positive gains per query, best first: values, query index, 1-based position."""
     spec, k, ideal = m.get("gain"), m.cutoff, m.get("ideal")
+    if ideal == "topk" and batch.tie_group is not None:
+        raise MeasureError("nDCG(ideal=topk) reorders the top k the run retrieved, which depends on the "
+                           "tied docs' order: no closed form; use ideal=qrels or ideal=run with ties='average'")
     if ideal == "qrels":
         vals, q, _, pos = _ideal_gains(batch, spec)
     else:
@@ -202,14 +218,41 @@ def ndcg(batch, m) -> np.ndarray:
 
 
 # ----------------------------------------------------- trec_eval variants
-def _run_and_ideal(batch, spec):
-    """Per rank: gain, running DCG; judged side: ideal gains, their running DCG, offsets; per query Npos."""
-    g = gain_values(batch.rel, spec)
-    run_dcg = seq_cumsum(_discounted(g, batch.rank, "log2"), batch.offsets)
+def _run_side(batch, spec):
+    """The ranks with a nonzero gain, flat: position, query, rank, gain and running DCG there.
+
+    A rank without gain adds 0 to the running DCG, so the running DCG at any
+    rank is the one at the last gaining rank above it: visiting only those
+    gives the rank-by-rank sums to the bit.
+    """
+    key = ("run_dcg", spec)
+    if key not in batch._cache:
+        gains = gain_values(batch.rel, spec)
+        pos = np.flatnonzero(gains)
+        q = batch.query_of(pos)
+        rank = pos - batch.offsets[q] + 1
+        g = gains[pos]
+        batch._cache[key] = pos, q, rank, g, seq_cumsum(_discounted(g, rank, "log2"), segment_offsets_of(q, batch.nq))
+    return batch._cache[key]
+
+
+def _run_dcg_at(batch, run, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The running DCG of queries ``q`` at ranks ``k`` (0 where k < 1)."""
+    pos, _, _, _, run_dcg = run
+    target = batch.offsets[q] + k - 1
+    idx = np.searchsorted(pos, target, side="right") - 1
+    ok = (k >= 1) & (idx >= 0)
+    ok[ok] = pos[idx[ok]] >= batch.offsets[q[ok]]
+    out = np.zeros(len(q))
+    out[ok] = run_dcg[idx[ok]]
+    return out
+
+
+def _ideal_side(batch, spec):
+    """Judged side: ideal gains, their running DCG, offsets; per query Npos."""
     vals, q, offsets, pos = _ideal_gains(batch, spec)
     ideal_dcg = seq_cumsum(_discounted(vals, pos, "log2"), offsets)
-    npos = np.diff(offsets)
-    return g, run_dcg, vals, ideal_dcg, offsets, npos
+    return vals, ideal_dcg, offsets, np.diff(offsets)
 
 
 def ndcg_rel(batch, m) -> np.ndarray:
@@ -219,15 +262,17 @@ def ndcg_rel(batch, m) -> np.ndarray:
     Npos = judged docs with positive gain; each such doc not retrieved adds
     DCG(all) / IDCG(all). The sum is divided by Npos (0 when the sum is 0).
     """
-    g, run_dcg, _, ideal_dcg, offsets, npos = _run_and_ideal(batch, m.get("gain"))
-    q = batch.qidx
+    run = _run_side(batch, m.get("gain"))
+    _, q, rank, g, run_dcg = run
+    _, ideal_dcg, offsets, npos = _ideal_side(batch, m.get("gain"))
     rel = g > 0
-    at = _gather(ideal_dcg, offsets, q, np.minimum(batch.rank, npos[q]))
+    at = _gather(ideal_dcg, offsets, q, np.minimum(rank, npos[q]))
     ok = rel & (at > 0)
-    terms = batch.per_query_sum(np.where(ok, run_dcg / np.where(ok, at, 1.0), 0.0))
-    full_run = batch.at_rank(run_dcg, batch.num_ret, fill=0.0)
+    terms = np.bincount(q, weights=np.where(ok, run_dcg / np.where(ok, at, 1.0), 0.0),
+                        minlength=batch.nq).astype(np.float64)
+    full_run = _run_dcg_at(batch, run, np.arange(batch.nq), batch.num_ret)
     full_ideal = _gather(ideal_dcg, offsets, np.arange(batch.nq), npos)
-    missing = (npos - batch.per_query_count(rel)).astype(np.float64)
+    missing = (npos - np.bincount(q[rel], minlength=batch.nq)).astype(np.float64)
     terms = terms + _safe_div(missing * full_run, full_ideal)
     out = np.zeros(batch.nq)
     np.divide(terms, npos, out=out, where=terms > 0)
@@ -243,17 +288,18 @@ def r_ndcg(batch, m) -> np.ndarray:
     Npos + 1 docs are retrieved, DCG(all) / IDCG(all) is averaged in too
     (trec_eval's loop skips it at exactly Npos + 1). 0 when R (at ``rel``) is 0.
     """
-    g, run_dcg, vals, ideal_dcg, offsets, npos = _run_and_ideal(batch, m.get("gain"))
+    run = _run_side(batch, m.get("gain"))
+    vals, ideal_dcg, offsets, npos = _ideal_side(batch, m.get("gain"))
     q = np.repeat(np.arange(batch.nq), npos)
     j = np.arange(len(vals)) - offsets[q] + 1
     nxt = np.append(vals[1:], 0.0)
     change = (j == npos[q]) | (nxt != vals)
-    run_at = _gather(run_dcg, batch.offsets, q, np.minimum(j, batch.num_ret[q]))
+    run_at = _run_dcg_at(batch, run, q, np.minimum(j, batch.num_ret[q]))
     ratio = np.where(change, run_at / np.where(change, ideal_dcg, 1.0), 0.0)
     total = np.bincount(q, weights=ratio, minlength=batch.nq).astype(np.float64)
     count = np.bincount(q[change], minlength=batch.nq).astype(np.float64)
     tail = (batch.num_ret > npos + 1) & (npos > 0)
-    full_run = batch.at_rank(run_dcg, batch.num_ret, fill=0.0)
+    full_run = _run_dcg_at(batch, run, np.arange(batch.nq), batch.num_ret)
     full_ideal = _gather(ideal_dcg, offsets, np.arange(batch.nq), npos)
     total = total + np.where(tail, _safe_div(full_run, full_ideal), 0.0)
     count = count + tail
@@ -267,15 +313,40 @@ def g_measure(batch, m) -> np.ndarray:
 
     got_i = gains retrieved at ranks <= i; cost_i = sum over ranks <= i of
     max(I_j, 1) with I_j the j-th best positive judged gain (0 past the last).
+    Only ranks with a gain add a term, so only they are visited: got_i is the
+    running sum over them, and cost_i the ideal side's running sum up to
+    min(i, Npos) plus 1 per rank past Npos; with whole-number ideal gains
+    every partial sum is exact, so this is trec_eval's sequential sum to the
+    bit (other gains take the rank-by-rank way).
     """
-    g, _, vals, _, offsets, npos = _run_and_ideal(batch, m.get("gain"))
+    spec = m.get("gain")
+    vals, _, offsets, _ = _ideal_gains(batch, spec)
+    npos = np.diff(offsets)
+    ideal_cost = seq_cumsum(np.maximum(vals, 1.0), offsets)
+    total_ideal = np.bincount(np.repeat(np.arange(batch.nq), npos), weights=vals,
+                              minlength=batch.nq).astype(np.float64)
+    if not np.array_equal(ideal_cost, np.floor(ideal_cost)):
+        return _g_by_rank(batch, spec, vals, offsets, npos, total_ideal)
+    _, q, rank, g, _ = _run_side(batch, spec)
+    within = np.minimum(rank, npos[q])
+    cost = _gather(ideal_cost, offsets, q, within) + (rank - within)
+    got = seq_cumsum(g, segment_offsets_of(q, batch.nq))
+    terms = g / np.log2((2.0 + cost) - got)
+    return _safe_div(np.bincount(q, weights=terms, minlength=batch.nq).astype(np.float64), total_ideal)
+
+
+def segment_offsets_of(q: np.ndarray, nq: int) -> np.ndarray:
+    """Offsets (nq + 1) of the segments of a sorted query index array."""
+    return np.concatenate(([0], np.cumsum(np.bincount(q, minlength=nq)))).astype(np.int64)
+
+
+def _g_by_rank(batch, spec, vals, offsets, npos, total_ideal) -> np.ndarray:
+    g = gain_values(batch.rel, spec)
     q = batch.qidx
     ideal_here = _gather(vals, offsets, q, np.where(batch.rank <= npos[q], batch.rank, 0))
     cost = seq_cumsum(np.maximum(ideal_here, 1.0), batch.offsets)
     got = seq_cumsum(g, batch.offsets)
     terms = np.where(g != 0, g / np.log2((2.0 + cost) - got), 0.0)
-    total_ideal = np.bincount(np.repeat(np.arange(batch.nq), npos), weights=vals,
-                              minlength=batch.nq).astype(np.float64)
     return _safe_div(batch.per_query_sum(terms), total_ideal)
 
 
@@ -338,11 +409,11 @@ _IDEAL = Param("ideal", "qrels", "ideal ranking: best ordering of the query's ju
                choices=("qrels", "run", "topk"))
 
 register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,
-                params=(_GAIN,), explain=_explain_gain))
+                params=(_GAIN,), explain=_explain_gain, tie_average="kernel"))
 register(Family("DCG", "discounted cumulative gain: sum of gain(rel_i) * discount(i) over the top k",
-                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), explain=_explain_gain))
+                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), explain=_explain_gain, tie_average="kernel"))
 register(Family("nDCG", "normalised DCG: DCG@k / DCG@k of the ideal ranking (trec_eval ndcg, ndcg_cut_k)",
-                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), explain=_explain_gain))
+                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), explain=_explain_gain, tie_average="kernel"))
 register(Family("nDCGRel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", ndcg_rel,
                 params=(_GAIN,), cutoff="none"))
 register(Family("RnDCG", "nDCG averaged where the ideal gain level changes (trec_eval Rndcg)", r_ndcg,

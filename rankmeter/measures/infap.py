@@ -38,21 +38,22 @@ _EPS = 0.00001  # trec_eval's INFAP_EPSILON
 
 
 def inferred_ap(batch, m) -> np.ndarray:
-    """Per-query infAP (see module docstring)."""
+    """Per-query infAP (see module docstring); only the relevant ranks are visited."""
     level = level_of(batch, m)
-    is_rel = batch.is_rel(level)
-    r = (batch.rel_seen(level) - 1).astype(np.float64)            # relevant strictly above
-    n = batch.segment_cumsum((batch.rel >= 0) & (batch.rel < level)).astype(np.float64)
-    u = batch.segment_cumsum(batch.rel == UNJUDGED).astype(np.float64)
-    j = (batch.rank - 1).astype(np.float64)                        # docs above, any kind
-    later = is_rel & (j > 0)
+    hits = batch.hits(level)
+    r = (hits.seen - 1).astype(np.float64)                         # relevant strictly above
+    nonrel = np.flatnonzero((batch.rel >= 0) & (batch.rel < level))
+    n = batch.count_before(nonrel, hits.pos, hits.q).astype(np.float64)
+    u = batch.count_before(np.flatnonzero(batch.rel == UNJUDGED), hits.pos, hits.q).astype(np.float64)
+    j = (hits.rank - 1).astype(np.float64)                         # docs above, any kind
+    later = j > 0
     js = np.where(later, j, 1.0)
     # Same operation order as trec_eval's m_infap.c, so the last digit agrees.
     term = 1.0 / (js + 1.0) + (js / (js + 1.0)) * ((r + n + u) / js) * ((r + _EPS) / (r + n + 2 * _EPS))
-    terms = np.where(later, term, np.where(is_rel, 1.0, 0.0))
+    terms = np.where(later, term, 1.0)
     R = batch.num_rel(level)
     out = np.zeros(batch.nq)
-    np.divide(batch.per_query_sum(terms), R, out=out, where=R > 0)
+    np.divide(np.bincount(hits.q, weights=terms, minlength=batch.nq).astype(np.float64), R, out=out, where=R > 0)
     return out
 
 

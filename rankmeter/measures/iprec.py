@@ -53,33 +53,39 @@ def _lround(x: np.ndarray) -> np.ndarray:
     return (np.sign(x) * (whole + (a - whole >= 0.5))).astype(np.int64)
 
 
-def _interpolated(batch, level: int) -> np.ndarray:
-    """Per rank, max precision at this rank or any lower one of the same query.
+def _interpolated_at_hits(batch, level: int):
+    """(hits, per relevant retrieved doc the interpolated precision at its rank).
 
-    A segmented suffix maximum, done exactly: precisions are replaced by their
-    integer order among all distinct values and offset per query so that
-    one running maximum over the reversed array restarts at each query.
+    Interpolated precision at rank x is the max precision at ranks >= x;
+    precision only rises at a relevant doc, so at a relevant rank it is the
+    max over the relevant ranks from there down: a segmented suffix maximum
+    over the relevant docs alone, done exactly (precisions replaced by their
+    integer order among the distinct values, offset per query, one running
+    maximum over the reversed array).
     """
-    cached = batch._cache.get(("iprec_interpolated", level))
-    if cached is not None:
-        return cached
-    precision = batch.rel_seen(level) / batch.rank
-    distinct, code = np.unique(precision, return_inverse=True)
-    base = (batch.nq - 1 - batch.qidx) * np.int64(len(distinct))
-    running = np.maximum.accumulate((base + code)[::-1])[::-1]
-    out = distinct[running - base] if len(distinct) else precision
-    batch._cache[("iprec_interpolated", level)] = out
-    return out
+    key = ("iprec_at_hits", level)
+    if key not in batch._cache:
+        hits = batch.hits(level)
+        precision = hits.seen / hits.rank
+        distinct, code = np.unique(precision, return_inverse=True)
+        base = (batch.nq - 1 - hits.q) * np.int64(len(distinct))
+        running = np.maximum.accumulate((base + code)[::-1])[::-1] if len(code) else code
+        batch._cache[key] = hits, (distinct[running - base] if len(distinct) else precision)
+    return batch._cache[key]
 
 
 def _iprec_at(batch, level: int, recall_level: float) -> np.ndarray:
-    is_rel = batch.is_rel(level)
+    hits, interpolated = _interpolated_at_hits(batch, level)
     count = _lround(recall_level * batch.num_rel(level).astype(np.float64))
-    seen = batch.rel_seen(level)
-    # rank of the count-th relevant retrieved doc (0 when there are fewer)
-    rank = batch.first_rank(is_rel & (seen == count[batch.qidx]))
-    rank[count <= 0] = 1
-    return batch.at_rank(_interpolated(batch, level), rank, fill=0.0)
+    first = np.searchsorted(hits.q, np.arange(batch.nq))         # each query's first relevant retrieved
+    found = np.diff(np.append(first, len(hits.q)))
+    # the count-th relevant retrieved doc (the first when count <= 0: the max over the whole ranking);
+    # 0 when fewer are retrieved
+    nth = np.maximum(count, 1)
+    ok = nth <= found
+    out = np.zeros(batch.nq)
+    out[ok] = interpolated[first[ok] + nth[ok] - 1]
+    return out
 
 
 def iprec_at_recall(batch, m) -> np.ndarray:

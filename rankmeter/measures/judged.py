@@ -28,27 +28,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.batch import NONPOOL
 from .base import Family, register
 
 
 def unjudged(batch, m) -> np.ndarray:
     """Unjudged docs in the top k / k (/ docs retrieved without a cutoff)."""
-    mask = batch.rel < 0
+    # counted as the ranks shown less the judged ones: judged docs are few, unjudged ones many
     if m.cutoff is None:
         out = np.zeros(batch.nq)
-        np.divide(batch.per_query_count(mask), batch.num_ret, out=out, where=batch.num_ret > 0)
+        unjudged = batch.num_ret - batch.per_query_count(batch.judged_mask)
+        np.divide(unjudged, batch.num_ret, out=out, where=batch.num_ret > 0)
         return out
-    return batch.count_upto(mask, m.cutoff) / m.cutoff
+    return (np.minimum(batch.num_ret, m.cutoff) - batch.count_upto(batch.judged_mask, m.cutoff)) / m.cutoff
 
 
 register(Family("Unjudged", "fraction of the top k that is unjudged (not in the qrels or a negative grade; "
-                            "trec_eval unj_k)", unjudged))
+                            "trec_eval unj_k)", unjudged, tie_average="kernel"))
 
 
 def judged(batch, m) -> np.ndarray:
     """Docs listed in the qrels among the top min(k, retrieved), over min(k, retrieved); 0 when empty."""
-    listed = batch.rel != NONPOOL
+    listed = batch.listed_mask
     if m.cutoff is None:
         found, shown = batch.per_query_count(listed), batch.num_ret
     else:
@@ -59,4 +59,4 @@ def judged(batch, m) -> np.ndarray:
 
 
 register(Family("Judged", "share of the top min(k, retrieved) docs listed in the qrels, any grade (ir_measures "
-                          "Judged@k)", judged))
+                          "Judged@k)", judged, tie_average="kernel"))

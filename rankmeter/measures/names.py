@@ -34,6 +34,7 @@ __all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASUR
 FOREIGN_FAMILIES = {
     "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "RPrec": "Rprec",
     "BPref": "Bpref", "SetP": "P", "SetR": "R", "SetF": "F", "SetRelP": "RelativeP",
+    "MAP_IA": "AP_IA", "\u03b1_DCG": "alpha_DCG", "\u03b1_nDCG": "alpha_nDCG",
 }
 
 #: ranx metric name -> (canonical family, fixed parameters)
@@ -45,7 +46,8 @@ RANX = {
 }
 #: ir_measures names (its registry) that are spelled the same here
 IR_MEASURES = {"AP", "ERR", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
-               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged"}
+               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged",
+               "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA"}
 
 #: TorchMetrics retrieval classes and scikit-learn functions that compute the same measure
 TORCHMETRICS = {"AP": "RetrievalMAP", "nDCG": "RetrievalNormalizedDCG", "P": "RetrievalPrecision",
@@ -174,6 +176,9 @@ def resolve_name(text: str) -> list[tuple[str, Measure]]:
             return [(text, m) for _, m in found]
     if len(fits) > 1:
         raise MeasureError(f"{text!r} could mean {', '.join(sorted(f + rest for f in fits))}; write one of them")
+    family = FOREIGN_FAMILIES.get(head, head)
+    if family in REGISTRY:  # a known family the readers refused: its own complaint (a missing cutoff ...)
+        return [(text, parse_measure(family + rest))]
     pool = sorted(set(REGISTRY) | set(FOREIGN_FAMILIES))
     close = difflib.get_close_matches(head, pool, n=1, cutoff=0.6) or \
         difflib.get_close_matches(head.lower(), [p.lower() for p in pool], n=1, cutoff=0.6)

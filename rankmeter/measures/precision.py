@@ -48,7 +48,7 @@ def precision(batch, m) -> np.ndarray:
         out = np.zeros(batch.nq)
         np.divide(found, batch.num_ret, out=out, where=batch.num_ret > 0)
         return out
-    return np.bincount(hits.q[hits.rank <= m.cutoff], minlength=batch.nq) / m.cutoff
+    return batch.count_upto(batch.is_rel(level_of(batch, m)), m.cutoff) / m.cutoff
 
 
 def _explain_precision(batch, m, label: str) -> ExplainParts:
@@ -61,7 +61,7 @@ def _explain_precision(batch, m, label: str) -> ExplainParts:
 
 
 register(Family("P", "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)", precision,
-                explain=_explain_precision))
+                explain=_explain_precision, tie_average="kernel"))
 
 
 def relative_precision(batch, m) -> np.ndarray:
@@ -101,11 +101,11 @@ def r_precision_mult(batch, m) -> np.ndarray:
 
 
 register(Family("RelativeP", "relevant in the top k / min(k, R) (no k: relevant retrieved / min(retrieved, R))",
-                relative_precision))
-register(Family("Rprec", "R-precision: relevant in the top R / R", r_precision, cutoff="none"))
+                relative_precision, tie_average="kernel"))
+register(Family("Rprec", "R-precision: relevant in the top R / R", r_precision, cutoff="none", tie_average="kernel"))
 register(Family("RprecMult", "precision at rank floor(mult * R + 0.9) (trec_eval Rprec_mult)", r_precision_mult,
                 params=(Param("mult", 1.0, "multiple of R at which precision is taken", minimum=0.0),),
-                cutoff="none"))
+                cutoff="none", tie_average="kernel"))
 
 
 def hits(batch, m) -> np.ndarray:
@@ -115,4 +115,4 @@ def hits(batch, m) -> np.ndarray:
 
 
 register(Family("Hits", "number of relevant docs in the top k (ranx hits); its mean over queries", hits,
-                value_type=COUNT))
+                value_type=COUNT, tie_average="kernel"))

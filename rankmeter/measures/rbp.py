@@ -100,7 +100,7 @@ def rbp(batch, m) -> np.ndarray:
     """(1 - p) * sum_i g_i p^(i-1) per query."""
     p = m.get("p")
     powers = _powers(p, int(batch.num_ret.max(initial=0)))
-    g = _gains(batch, m)
+    g = batch.tie_mean(_gains(batch, m))  # ties averaged: each rank holds its tied group's mean gain
     return (1.0 - p) * batch.per_query_sum(g * powers[batch.rank - 1])
 
 
@@ -109,7 +109,8 @@ def rbp_resid(batch, m) -> np.ndarray:
     p = m.get("p")
     powers = _powers(p, int(batch.num_ret.max(initial=0)))
     unjudged = batch.rel < 0
-    out = powers[batch.num_ret] + (1.0 - p) * batch.per_query_sum(np.where(unjudged, powers[batch.rank - 1], 0.0))
+    weight = batch.tie_mean(unjudged.astype(np.float64))  # 1 per unjudged rank; its group's mean if averaged
+    out = powers[batch.num_ret] + (1.0 - p) * batch.per_query_sum(weight * powers[batch.rank - 1])
     if m.get("gain") not in ("binary", "graded"):
         out[batch.per_query_count(unjudged) == 0] = 0.0
     return out
@@ -135,6 +136,6 @@ _PARAMS = (
 )
 
 register(Family("RBP", "rank-biased precision: (1 - p) sum_i g_i p^(i-1) (Moffat & Zobel 2008; trec_eval rbp)",
-                rbp, params=_PARAMS, cutoff="none", explain=_explain_rbp))
+                rbp, params=_PARAMS, cutoff="none", explain=_explain_rbp, tie_average="kernel"))
 register(Family("RBP_resid", "RBP residual: how much RBP could rise if unjudged docs had gain 1 "
-                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none"))
+                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none", tie_average="kernel"))

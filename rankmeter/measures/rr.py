@@ -47,6 +47,48 @@ def success(batch, m) -> np.ndarray:
     return (hits > 0).astype(np.float64)
 
 
+def _first_relevant_chances(batch, m) -> tuple[np.ndarray, np.ndarray]:
+    """Over the orders of tied docs: (flat rows, chance that the first relevant doc is there).
+
+    Only each query's first tied group holding a relevant doc matters. With t
+    docs, r of them relevant, the first relevant one is past the group's
+    i-th rank (0-based) with chance prod_{j <= i} (t - r - j) / (t - j)
+    (McSherry and Najork 2008), so exactly at it with the difference of two
+    such products.
+    """
+    level = level_of(batch, m)
+    relevant = batch.is_rel(level).astype(np.float64)
+    group, start, size = batch.tie_layout()
+    r = np.bincount(group, weights=relevant)[group]
+    before = batch.rel_seen(level)[start] - relevant[start]
+    rows = np.flatnonzero((r > 0) & (before == 0))
+    t, k, i = size[rows], r[rows], rows - start[rows]
+    factor = (t - k - i) / (t - i)
+    logs = np.log(np.where(factor > 0, factor, 1.0))
+    total = np.cumsum(logs)
+    head = i == 0
+    base = np.repeat(total[head] - logs[head], np.diff(np.append(np.flatnonzero(head), len(rows))))
+    past = np.where(factor > 0, np.exp(total - base), 0.0)   # chance the first relevant is past rank i
+    at_or_past = np.r_[1.0, past[:-1]] if len(rows) else past
+    at_or_past[head] = 1.0
+    return rows, at_or_past - past
+
+
+def _rr_over_tie_orders(batch, m) -> np.ndarray:
+    rows, chance = _first_relevant_chances(batch, m)
+    rank = batch.rank[rows]
+    keep = np.ones(len(rows), bool) if m.cutoff is None else rank <= m.cutoff
+    return np.bincount(batch.qidx[rows][keep], weights=(chance / rank)[keep], minlength=batch.nq)
+
+
+def _success_over_tie_orders(batch, m) -> np.ndarray:
+    if m.cutoff is None:
+        return success(batch, m)  # any relevant doc retrieved: no order matters
+    rows, chance = _first_relevant_chances(batch, m)
+    keep = batch.rank[rows] <= m.cutoff
+    return np.minimum(np.bincount(batch.qidx[rows][keep], weights=chance[keep], minlength=batch.nq), 1.0)
+
+
 def _explain_rr(batch, m, label: str) -> ExplainParts:
     is_rel = relevant_in_top(batch, m, level_of(batch, m))
     hit = np.flatnonzero(is_rel)
@@ -65,6 +107,6 @@ def _explain_success(batch, m, label: str) -> ExplainParts:
 
 
 register(Family("RR", "reciprocal rank of the first relevant doc (within k), 0 if none (trec_eval recip_rank)",
-                reciprocal_rank, explain=_explain_rr))
+                reciprocal_rank, explain=_explain_rr, tie_average=_rr_over_tie_orders))
 register(Family("Success", "1 if a relevant doc is in the top k, else 0 (trec_eval success_k)", success,
-                explain=_explain_success))
+                explain=_explain_success, tie_average=_success_over_tie_orders))

@@ -57,9 +57,9 @@ def test_qrels_are_keyed_once_for_many_runs(monkeypatch):
     made = []
     real = judgments.Judgments.__init__
 
-    def counting(self, qrels):
+    def counting(self, qrels, **options):
         made.append(qrels)
-        real(self, qrels)
+        real(self, qrels, **options)
 
     monkeypatch.setattr(judgments.Judgments, "__init__", counting)
     evaluator = Evaluator(QRELS, ["AP", "ERR@3"])

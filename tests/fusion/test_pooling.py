@@ -65,3 +65,58 @@ def test_cli_pool_and_agree(tmp_path):
     got = json.loads(subprocess.run([sys.executable, "-m", "rankmeter", "agree", str(qa), str(qb)],
                                     capture_output=True, text=True).stdout)
     assert got["pairs"] == 3 and got["jaccard"] == pytest.approx(2 / 3)
+
+
+def _trec_files(tmp_path, seed, nruns=3):
+    """Random runs with distinct scores per query, written with the rank column in score order."""
+    rng = np.random.default_rng(seed)
+    paths, runs = [], []
+    for r in range(nruns):
+        lines, run = [], {}
+        for q in range(1, 6):
+            docs = rng.choice(60, int(rng.integers(5, 40)), replace=False)
+            scores = rng.permutation(len(docs)) * 1.5 + 0.25
+            ranked = sorted(zip(docs, scores), key=lambda t: -t[1])
+            run[str(q)] = {f"D{d}": float(s) for d, s in ranked}
+            lines += [f"{q} Q0 D{d} {i + 1} {s} r{r}\n" for i, (d, s) in enumerate(ranked)]
+        p = tmp_path / f"r{seed}_{r}.run"
+        p.write_text("".join(lines))
+        paths.append(str(p))
+        runs.append(run)
+    return paths, runs
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 5, 10, 30])
+def test_depth_pool_equals_trectools(tmp_path, seed, k):
+    trectools = pytest.importorskip("trectools")
+    paths, _ = _trec_files(tmp_path, seed)
+    want = trectools.TrecPoolMaker().make_pool_from_files(paths, strategy="topX", topX=k).pool
+    got = pool(paths, depth=k)
+    assert {int(q): set(d.decode() for d in docs) for q, docs in got.docs.items()} == \
+        {int(q): set(docs) for q, docs in want.items()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("priority, strategy", [("rrf", "rrf"), ("rbp", "rbp")])
+@pytest.mark.parametrize("n", [3, 10, 25])
+def test_take_pool_equals_trectools(tmp_path, seed, priority, strategy, n):
+    """take@N by RRF (k = 60) or RBP-sum (p = 0.8) priority; queries whose N-th and (N+1)-th priorities tie
+    are left out (trectools then keeps whichever pandas' sort puts first)."""
+    trectools = pytest.importorskip("trectools")
+    paths, runs = _trec_files(tmp_path, seed)
+    want = trectools.TrecPoolMaker().make_pool_from_files(paths, strategy=strategy, topX=n).pool
+    got = pool(paths, take=n, priority=priority)
+    compared = 0
+    for q in want:
+        priorities = {}
+        for run in runs:
+            for i, d in enumerate(run[str(q)]):
+                value = 1 / (60 + i + 1) if priority == "rrf" else 0.2 * 0.8 ** i
+                priorities[d] = priorities.get(d, 0.0) + value
+        ordered = sorted(priorities.values(), reverse=True)
+        if len(ordered) > n and abs(ordered[n - 1] - ordered[n]) < 1e-12:
+            continue
+        compared += 1
+        assert set(d.decode() for d in got.docs[str(q).encode()]) == set(want[q]), q
+    assert compared >= 1

@@ -194,6 +194,10 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
     qrels_df = qrels if is_spark_frame(qrels) else _to_spark(qrels, "qrels", session, columns,
                                                              options.truncate_grades)
     run_df = run if is_spark_frame(run) else _to_spark(run, "run", session, columns)
+    subtopic = next((c for c in ("subtopic", "subtopic_id", "iteration") if c in qrels_df.columns), None)
+    if subtopic and any(m.family.subtopics for m in unique):
+        raise ParameterError(f"the diversity measures do not read subtopics (column {subtopic!r}) on Spark yet; "
+                             "collect the qrels and run, or score them with executor='memory'")
     grouped = grouped_frame(qrels_df, run_df, qrels_cols, run_cols, options.partitions)
 
     wanted = needs_of(unique)
