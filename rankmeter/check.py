@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
+from .engine.build import tie_groups as engine_tie_groups
 from .engine.keys import binary_parts, id_hash, pair_hash
 from .engine.order import rank_order
 from .errors import InputError
@@ -112,9 +113,8 @@ def tie_groups(run: Run, *, cutoffs=_CUTS, codes: np.ndarray | None = None) -> d
     starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
     counts = np.diff(np.append(starts, len(order)))
     rank = np.arange(len(order)) - np.repeat(starts, counts) + 1
-    tie = np.zeros(len(order), dtype=bool)
-    tie[1:] = (codes[1:] == codes[:-1]) & (score[1:] == score[:-1])
-    group_start = np.flatnonzero(~tie)
+    group = engine_tie_groups(codes, score)  # the engine's numbering of tied groups, in rank order
+    group_start = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
     group_size = np.diff(np.append(group_start, len(order)))
     tied = group_size > 1
     if not tied.any():
