@@ -22,12 +22,13 @@ _LAZY = {
     "evaluate": ".api", "Results": ".results", "Evaluator": ".engine.evaluator", "explain": ".explanations",
     "Explanation": ".explanations", "read_qrels": ".io", "read_run": ".io", "Measure": ".measures",
     "parse_measure": ".measures", "Qrels": ".io.canonical", "Run": ".io.canonical", "compare": ".stats.compare",
-    "Comparison": ".stats.comparison", "fuse": ".fusion", "tie_report": ".ties", "TieReport": ".ties",
+    "Comparison": ".stats.comparison", "fuse": ".fusion", "judged": ".judged_report", "tie_report": ".ties",
+    "TieReport": ".ties",
 }
 
 __all__ = [
     "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
-    "Qrels", "Run", "compare", "Comparison", "fuse", "tie_report", "TieReport",
+    "Qrels", "Run", "compare", "Comparison", "fuse", "judged", "tie_report", "TieReport",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
@@ -42,12 +43,14 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from .stats.compare import compare
     from .stats.comparison import Comparison
     from .fusion import fuse
+    from .judged_report import judged
     from .ties import TieReport, tie_report
 
 
 #: subpackages reachable as attributes (``rankmeter.io.as_run``) without importing them up front
 _SUBMODULES = {"compat", "engine", "executors", "explanations", "io", "measures", "meta", "output", "recsys",
-               "report", "stats", "types", "progress", "check"}
+               "report", "stats", "types", "progress", "check",
+               "judged_report"}
 
 
 def __getattr__(name: str):

@@ -10,9 +10,11 @@ warning, 1 otherwise (2 for an input it cannot read at all). Checks:
 * the grade distribution and the relevance level it implies (graded 0-3 judgments usually want
   ``rel=2`` for binary measures, as TREC DL does);
 * judged@k coverage of each run at 10, 100 and 1000;
-* tied scores: tied groups, and how many straddle rank 10, 100 or 1000 (their order is decided
-  by docno, not by the system);
-* score columns that look like ranks (integers rising down the ranking: an inverted run).
+* tied scores: tied groups, how many straddle rank 10, 100 or 1000 (their order is decided
+  by docno, not by the system), and the queries that have any;
+* score columns that look like ranks (integers rising down the ranking: an inverted run);
+* rank fields that disagree with the score order (trec_eval and rankmeter ignore the rank);
+* run tags that change inside one file (runs pasted together).
 
 ``dedupe(run, keep="first"|"max")`` gives the run without duplicates (the CLI's ``--dedupe``).
 
@@ -22,19 +24,25 @@ warning, 1 otherwise (2 for an input it cannot read at all). Checks:
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .engine.build import query_starts, ranked_rows
+from .check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
+from .engine.build import tie_groups as engine_tie_groups
 from .engine.keys import binary_parts, id_hash, pair_hash
+from .engine.order import rank_order
+from .errors import InputError
 from .io import as_qrels, as_run
 from .io.canonical import Qrels, Run, decode_id
-from .io.naming import name_runs
+from .io.naming import looks_like_one_run, name_runs
 
-__all__ = ["Finding", "check", "dedupe"]
+__all__ = ["Finding", "check", "dedupe", "tie_groups", "judged_at"]
 
 _CUTS = (10, 100, 1000)
 
@@ -67,6 +75,9 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
         return []
     codes = pc.dictionary_encode(query).indices.to_numpy(zero_copy_only=False).astype(np.int64)
     keys = pair_hash(codes, id_hash(*binary_parts(docs)))
+    ordered = np.sort(keys)  # an unstable sort of the keys alone settles the usual case: none
+    if not (ordered[1:] == ordered[:-1]).any():
+        return []
     order = np.argsort(keys, kind="stable")
     same = keys[order][1:] == keys[order][:-1]
     if not same.any():
@@ -83,26 +94,35 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
     return out
 
 
-def _tie_groups(run: Run) -> tuple[int, dict[int, int]]:
-    """Tied groups of scores within a query, and how many straddle each cut-off rank."""
+def tie_groups(run: Run, *, cutoffs=_CUTS, codes: np.ndarray | None = None) -> dict:
+    """Groups of equal scores within a query: how many, how many straddle each cut-off, queries with any.
+
+    The order inside a group does not matter here, so the engine's ordering is
+    asked not to break ties (equal grades for every row: nothing to reorder).
+
+    >>> tie_groups(as_run({"q1": {"a": 2.0, "b": 1.0, "c": 1.0}, "q2": {"d": 1.0}}))
+    {'groups': 1, 'straddle': {10: 0, 100: 0, 1000: 0}, 'queries': 1}
+    """
+    none = {"groups": 0, "straddle": {k: 0 for k in cutoffs}, "queries": 0}
     if run.ranked or len(run) == 0:
-        return 0, {k: 0 for k in _CUTS}
-    order = ranked_rows(run)
-    query = run.table.column("query").take(pa.array(order))
-    score = run.table.column("score").to_numpy()[order]
-    starts = query_starts(query)
+        return none
+    codes = query_codes(run) if codes is None else codes
+    score = run.table.column("score").to_numpy()
+    order = rank_order(codes, score, run.table.column("doc").combine_chunks(), np.zeros(len(codes), np.int64))
+    codes, score = codes[order], score[order]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
     counts = np.diff(np.append(starts, len(order)))
     rank = np.arange(len(order)) - np.repeat(starts, counts) + 1
-    same_query = np.ones(len(order), dtype=bool)
-    same_query[starts] = False
-    tie = np.zeros(len(order), dtype=bool)
-    tie[1:] = same_query[1:] & (score[1:] == score[:-1])
-    group_start = np.flatnonzero(~tie)
+    group = engine_tie_groups(codes, score)  # the engine's numbering of tied groups, in rank order
+    group_start = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
     group_size = np.diff(np.append(group_start, len(order)))
     tied = group_size > 1
+    if not tied.any():
+        return none
     first = rank[group_start][tied]
     last = first + group_size[tied] - 1
-    return int(tied.sum()), {k: int(((first <= k) & (last > k)).sum()) for k in _CUTS}
+    return {"groups": int(tied.sum()), "straddle": {k: int(((first <= k) & (last > k)).sum()) for k in cutoffs},
+            "queries": int(len(np.unique(codes[group_start][tied])))}
 
 
 def check(qrels, runs, *, columns=None) -> list[Finding]:
@@ -122,35 +142,77 @@ def check(qrels, runs, *, columns=None) -> list[Finding]:
                                 f"{len(dups)} docs judged twice for a query (trec_eval aborts); first: doc "
                                 f"{decode_id(dups[0][1])} of query {decode_id(dups[0][0])}, lines {dups[0][2]}",
                                 {"duplicates": [(decode_id(a), decode_id(b), c) for a, b, c in dups]}))
-    grades = q.table.column("rel").to_numpy()
-    values, counts = np.unique(grades, return_counts=True)
-    distribution = {int(v): int(c) for v, c in zip(values, counts)}
-    advice = ("graded judgments: binary measures count every grade >= rel as relevant; TREC DL uses rel=2 "
-              "for AP, RR and R (--rel 2, or AP(rel=2))" if grades.max(initial=0) >= 2 else "binary judgments")
-    findings.append(Finding("note", "grades", q.source, f"grades {distribution}; {advice}",
-                            {"distribution": distribution}))
+    findings.append(_grades(q))
     judged_queries = set(pc.unique(q.table.column("query")).to_pylist())
-    judged_docs = set(pc.unique(q.table.column("doc")).to_pylist())
-    both_ways = judged_queries & judged_docs
+    judged_docs = pc.unique(q.table.column("doc"))
+    both_ways = judged_queries & set(judged_docs.to_pylist())
     if both_ways:
         findings.append(Finding("warning", "query_is_doc", q.source, f"ids used as a query and as a doc: "
-                                f"{_names(sorted(both_ways))}; check the column order"))
-    for name, run in name_runs(runs, columns=columns):
-        findings += _check_run(q, judged_queries, name, run)
+                                f"{_names(sorted(both_ways))}; check the column order",
+                                {"ids": [decode_id(x) for x in sorted(both_ways)]}))
+    for name, (run, fields) in _load_runs(runs, columns):
+        findings += _check_run(q, judged_queries, judged_docs, name, run, fields, scorable=not dups)
     return findings
 
 
-def _check_run(q: Qrels, judged_queries: set, name: str, run: Run) -> list[Finding]:
+def _grades(q: Qrels) -> Finding:
+    grades = q.table.column("rel").to_numpy()
+    values, counts = np.unique(grades, return_counts=True)
+    distribution = {int(v): int(c) for v, c in zip(values, counts)}
+    top = int(grades.max(initial=0))
+    if top >= 2:
+        advice = (f"graded judgments (0-{top}): binary measures (AP, RR, P, R, bpref) count every grade >= rel "
+                  "as relevant, 1 by default; if the lowest positive grade means 'marginal', use rel=2 as TREC "
+                  "DL does (--rel 2, or AP(rel=2)); nDCG and ERR use the grades themselves")
+        level = 2
+    else:
+        advice = "binary judgments: rel=1 (the default) is the only level"
+        level = 1
+    if (values < 0).any():
+        advice += "; negative grades count as judged non-relevant (unjudged for Unjudged@k and -J)"
+    return Finding("note", "grades", q.source, f"grades {distribution}; {advice}",
+                   {"distribution": distribution, "suggested_rel": level})
+
+
+def _load_runs(runs, columns) -> list[tuple[str, tuple[Run, dict]]]:
+    """(name, (run, rank/tag fields)) of each run, each file read once."""
+    if isinstance(runs, Mapping) and not looks_like_one_run(runs):
+        loaded = {name: load_run_fields(r, columns=columns) for name, r in runs.items()}
+        named = name_runs({name: run for name, (run, _) in loaded.items()})
+        return [(name, (run, loaded[name][1])) for name, run in named]
+    if isinstance(runs, (str, bytes, os.PathLike, Run, Mapping)) or not isinstance(runs, (list, tuple)):
+        runs = [runs]
+    loaded = [load_run_fields(r, columns=columns) for r in runs]
+    named = name_runs([run for run, _ in loaded])
+    return [(name, (run, fields)) for (name, run), (_, fields) in zip(named, loaded)]
+
+
+def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, run: Run,
+               fields: dict, scorable: bool) -> list[Finding]:
+    run_queries = pc.unique(run.table.column("query"))
+    query_set = set(run_queries.to_pylist())
+    with ThreadPoolExecutor(1) as pool:  # coverage on the other core while this one looks at the scores
+        coverage = pool.submit(judged_at, q, run) if scorable and query_set & judged_queries else None
+        later = _score_findings(run, fields, name)
+        later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + later
+        dups, judged = [], None
+        if coverage is None:
+            dups = _duplicates(run)
+        else:
+            try:  # the engine finds duplicates on its way: look for all of them only when it found one
+                judged = coverage.result()
+            except InputError:
+                dups = _duplicates(run)
+                if not dups:
+                    raise
     out: list[Finding] = []
-    dups = _duplicates(run)
     if dups:
         out.append(Finding("warning", "duplicates", name,
                            f"{len(dups)} docs listed twice for a query (trec_eval aborts; rankmeter refuses; "
                            f"--dedupe first|max fixes it); first: doc {decode_id(dups[0][1])} of query "
                            f"{decode_id(dups[0][0])}, lines {dups[0][2]}",
                            {"duplicates": [(decode_id(a), decode_id(b), c) for a, b, c in dups]}))
-    run_queries = set(pc.unique(run.table.column("query")).to_pylist())
-    only_run, missing = sorted(run_queries - judged_queries), sorted(judged_queries - run_queries)
+    only_run, missing = sorted(query_set - judged_queries), sorted(judged_queries - query_set)
     if only_run:
         out.append(Finding("warning", "only_in_run", name, f"{len(only_run)} queries are not judged and never "
                            f"scored: {_names(only_run)}", {"queries": [decode_id(x) for x in only_run]}))
@@ -158,39 +220,95 @@ def _check_run(q: Qrels, judged_queries: set, name: str, run: Run) -> list[Findi
         out.append(Finding("warning", "missing_from_run", name, f"{len(missing)} judged queries have no results: "
                            f"{_names(missing)} (left out of means by default; --queries qrels scores them 0)",
                            {"queries": [decode_id(x) for x in missing]}))
-    if not dups and run_queries & judged_queries:
-        judged = _judged_at(q, run)
+    if judged is not None:
         level = "warning" if judged[10] < 0.8 else "note"
-        out.append(Finding(level, "coverage", name, "judged@10/100/1000 = " + " / ".join(
-            f"{judged[k]:.1%}" for k in _CUTS) + (" (share of the top min(k, retrieved) that is judged); below "
-                                                  "80% at 10: unjudged docs count as non-relevant"
-                                                  if level == "warning" else ""),
-                           {f"judged@{k}": judged[k] for k in _CUTS}))
-    groups, straddle = _tie_groups(run)
-    if groups:
+        later.insert(int(bool(later) and later[0].code == "query_is_doc"), Finding(
+            level, "coverage", name, "judged@10/100/1000 = " + " / ".join(f"{judged[k]:.1%}" for k in _CUTS)
+            + (" (share of the top min(k, retrieved) that is judged); below 80% at 10: unjudged docs count as "
+               "non-relevant" if level == "warning" else ""), {f"judged@{k}": judged[k] for k in _CUTS}))
+    return out + later
+
+
+def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
+    """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
+    out = []
+    codes = query_codes(run)
+    ties = tie_groups(run, codes=codes)
+    if ties["groups"]:
+        straddle = ties["straddle"]
         out.append(Finding("note" if not any(straddle.values()) else "warning", "ties", name,
-                           f"{groups} groups of tied scores; straddling rank 10/100/1000: "
-                           f"{straddle[10]}/{straddle[100]}/{straddle[1000]} (inside them docno decides the order)",
-                           {"groups": groups, "straddle": straddle}))
+                           f"{ties['groups']} groups of tied scores in {ties['queries']} queries; straddling rank "
+                           f"10/100/1000: {straddle[10]}/{straddle[100]}/{straddle[1000]} (inside them docno "
+                           "decides the order)", ties))
     if not run.ranked and len(run) > 1 and _scores_are_ranks(run):
         out.append(Finding("warning", "scores_look_like_ranks", name,
                            "each query's scores are exactly 1, 2, 3 ...: if they are ranks, the ranking is "
                            "inverted (rank 1 scores lowest); negate them, or read the file with "
                            "columns={'rank': ...}"))
+    if "rank" in fields:
+        out += _rank_field(run, fields["rank"], name, codes)
+    if "tag" in fields:
+        out += _tags(run, fields["tag"], name)
     return out
 
 
-def _judged_at(q: Qrels, run: Run) -> dict[int, float]:
-    """Mean over judged queries of the share of the top min(k, retrieved) docs that is judged."""
+def _query_is_doc(run: Run, run_queries: pa.Array, judged_queries: set, judged_docs: pa.Array,
+                  name: str) -> list[Finding]:
+    """Ids the run uses as a query that are docs (in it or the qrels), or as a doc that are judged queries."""
+    docs = run.table.column("doc")
+    # Probe the (many) docs against the (few) query ids; never hash the docs into a set.
+    queries = pc.unique(pa.concat_arrays([run_queries, pa.array(sorted(judged_queries), pa.binary())]))
+    docs_as_query = pc.unique(pc.filter(docs, pc.is_in(docs, value_set=queries)))
+    queries_as_doc = pc.filter(run_queries, pc.is_in(run_queries, value_set=judged_docs))
+    ids = sorted(set(docs_as_query.to_pylist()) | set(queries_as_doc.to_pylist()))
+    if not ids:
+        return []
+    return [Finding("warning", "query_is_doc", name, f"ids used as a query and as a doc: {_names(ids)}; check "
+                    "the column order (query first, then doc)", {"ids": [decode_id(x) for x in ids]})]
+
+
+def _rank_field(run: Run, rank_field: pa.Array, name: str, codes: np.ndarray) -> list[Finding]:
+    found = rank_disagreements(codes, rank_field, run.table.column("score").to_numpy())
+    if found is None:
+        return [Finding("note", "rank_field", name, "the rank field (field 4) is not a number; it is ignored")]
+    if not found["pairs"]:
+        return []
+    a, b = found["first"]
+    score = run.table.column("score")
+    return [Finding("warning", "rank_field", name,
+                    f"the rank field disagrees with the scores in {found['queries']} queries ({found['pairs']} "
+                    f"pairs of neighbouring ranks where the higher-ranked doc scores less); first: lines {run.line_of(a)} and "
+                    f"{run.line_of(b)} (scores {score[a].as_py():g} < {score[b].as_py():g}); rankmeter and "
+                    "trec_eval order by score and ignore the rank: if the ranks are the ranking, fix the scores",
+                    {"queries": found["queries"], "pairs": found["pairs"],
+                     "first_lines": [run.line_of(a), run.line_of(b)]})]
+
+
+def _tags(run: Run, tag_field: pa.Array, name: str) -> list[Finding]:
+    tags = tag_changes(tag_field)
+    if len(tags) < 2:
+        return []
+    shown = ", ".join(f"{decode_id(t)} ({n} lines from line {run.line_of(r)})" for t, n, r in tags[:5])
+    return [Finding("warning", "tags", name,
+                    f"{len(tags)} run tags in one file: {shown}{' ...' if len(tags) > 5 else ''}; runs pasted "
+                    f"together are scored as one (trec_eval names it {decode_id(tags[-1][0])!r} or whichever "
+                    "tag the last line has)",
+                    {"tags": [{"tag": decode_id(t), "lines": n, "first_line": run.line_of(r)}
+                              for t, n, r in tags]})]
+
+
+def judged_at(q, run, cutoffs=_CUTS) -> dict[int, float]:
+    """Mean over the judged queries a run ranks of the share of the top min(k, retrieved) docs that is judged.
+
+    Judged means listed in the qrels with any grade, as ``Judged@k``.
+
+    >>> judged_at({"q": {"a": 1, "b": 0}}, {"q": {"a": 3.0, "x": 2.0, "b": 1.0}}, (1, 2, 10))
+    {1: 1.0, 2: 0.5, 10: 0.6666666666666666}
+    """
     from .engine import Evaluator
-    batch = Evaluator(q, ["NumRet"]).batch(run)
-    out = {}
-    for k in _CUTS:
-        top = np.minimum(batch.num_ret, k)
-        judged = batch.count_upto(batch.rel >= 0, k)
-        share = np.divide(judged, top, out=np.zeros(batch.nq), where=top > 0)
-        out[k] = float(share.mean()) if batch.nq else 0.0
-    return out
+    evaluator = Evaluator(q, [f"Judged@{k}" for k in cutoffs])
+    values = evaluator.kernels(evaluator.batch(as_run(run)))
+    return {k: float(v.mean()) if len(v) else 0.0 for k, v in zip(cutoffs, values.values())}
 
 
 def _scores_are_ranks(run: Run) -> bool:

@@ -213,10 +213,12 @@ def _parser() -> argparse.ArgumentParser:
     from .check_cli import add_parser as add_check
     from .fusion.cli import add_parser as add_fuse
     from .fusion.cli import add_pool_parsers
+    from .judged_report import add_parser as add_judged
     from .meta.cli import add_parser as add_meta
     from .runs_cli import add_parser as add_run
     from .ties_cli import add_parser as add_ties
     add_check(sub)
+    add_judged(sub)
     add_ties(sub)
     add_fuse(sub)
     add_pool_parsers(sub)

@@ -2,7 +2,8 @@
 
 * each page's generated parameter block equals what the registry gives now;
 * every registered family has a page, and every page is listed in docs/index.md;
-* every page's Python examples run as doctests (values worked by hand on the page);
+* every page's Python examples run as doctests (values worked by hand on the page), and so do the
+  guides' (docs/trust.md);
 * every ``$ rankmeter ...`` command shown on a page runs and prints the lines shown;
 * ``rankmeter measures`` (``print_measures``) lists every family with its parameters.
 """
@@ -86,6 +87,20 @@ def test_page_examples_run(page, monkeypatch):
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0, f"{page.name}: no examples found"
     assert result.failed == 0, f"{page.name}: {result.failed} example(s) failed (see the output above)"
+
+
+#: pages that are not about one measure module but are doctested all the same
+GUIDES = [ROOT / "docs" / "trust.md"]
+
+
+@pytest.mark.parametrize("page", GUIDES, ids=lambda p: p.stem)
+def test_guide_examples_run_and_are_linked(page, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the guides read examples/ and tests/golden/ from the repository root
+    result = doctest.testfile(str(page), module_relative=False, report=True,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0, f"{page.name}: no examples found"
+    assert result.failed == 0, f"{page.name}: {result.failed} example(s) failed (see the output above)"
+    assert f"]({page.name})" in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
 
 
 def _commands(text: str) -> list[tuple[str, list[str]]]:

@@ -186,6 +186,38 @@ def test_baseline_and_single_run():
     assert "Significance tests were not run" in one
 
 
+def test_judged_coverage_section_holds_hand_computed_values():
+    page = render_report(QRELS, RUNS, ["RR"], plots=False)
+    table = tables_of(page)["judged-coverage"]
+    assert table[0][:7] == ["run", "queries", "Judged@10", "Judged@100", "Judged@1000", "RR", "RR judged only"]
+    assert table[0][-3:] == ["bpref", "infAP", "RBP(p=0.8)"]
+    base, new = table[1], table[2]
+    # Judged@10: base lists x, a | b | c -> (1/2 + 1 + 1) / 3; new: a | x, b | y, z, c -> (1 + 1/2 + 1/3) / 3
+    assert base[:3] == ["base", "3", "0.8333"] and new[:3] == ["new", "3", "0.6111"]
+    # RR full = means of the RR table; with the unjudged docs removed every relevant doc is at rank 1
+    assert base[5:7] == [f"{np.mean(RR['base']):.4f}", "1.0000"] and new[5:7] == [f"{np.mean(RR['new']):.4f}", "1.0000"]
+    # RBP(0.8) of base: q1 0.2 * 0.8, q2 and q3 0.2; its residual: q1 0.2 (x at rank 1) + 0.8^2, q2/q3 0.8
+    low = (0.16 + 0.2 + 0.2) / 3
+    assert base[-1] == f"[{low:.4f}, {low + (0.2 + 0.64 + 0.8 + 0.8) / 3:.4f}]"
+    assert '<a href="#sec-coverage">judged coverage</a>' in page
+
+
+def test_ties_section_counts_groups_and_straddles():
+    qrels = {"q1": {"d0": 1}, "q2": {"a": 1}}
+    runs = {"tied": {"q1": {f"d{i}": 1.0 for i in range(12)}, "q2": {"a": 2.0, "b": 1.0, "c": 1.0}},
+            "clean": {"q1": {"d0": 2.0, "d1": 1.0}, "q2": {"a": 1.0}},
+            "ranked": {"q1": ["d0", "d1"], "q2": ["a"]}}
+    page = render_report(qrels, runs, ["P@10"], plots=False)
+    table = tables_of(page)["ties"]
+    assert table[0] == ["run", "queries", "tied groups", "straddling 10", "straddling 100", "straddling 1000",
+                        "queries with ties"]
+    # tied: q1's 12 equal scores hold ranks 1-12 (across 10); q2's b, c at ranks 2-3
+    assert table[1:] == [["tied", "2", "2", "1", "0", "0", "2"], ["clean", "2", "0", "0", "0", "0", "0"],
+                         ["ranked", "2", "0", "0", "0", "0", "0"]]
+    assert "docno, descending" in page
+    assert "the file order" in render_report(qrels, runs, ["P@10"], plots=False, ties="input")
+
+
 def test_hostile_ids_are_escaped_everywhere(hostile_report):
     page = hostile_report.read_text()
     assert page.count("<script") == 2 and page.count("</script>") == 2
@@ -196,6 +228,9 @@ def test_hostile_ids_are_escaped_everywhere(hostile_report):
     assert 'data-q="&quot;&gt;&lt;svg/onload=' in page
     data = embedded_data(page)
     assert HOSTILE_QUERIES[0] in data["queries"] and data["runs"][0]["tag"] == HOSTILE_TAG
+    tables = tables_of(page)
+    for section in ("judged-coverage", "ties"):  # the parser unescapes: the cells hold the tags as text
+        assert [row[0] for row in tables[section][1:]] == [HOSTILE_TAG, HOSTILE_TAG2]
 
 
 def test_script_json_cannot_close_the_block():
@@ -305,6 +340,14 @@ def test_tables_and_plots_render(page_of, tmp_path):
     assert len(boxes) == 5 and min(boxes) > 200
     assert page.locator("figure svg text", has_text="Interpolated precision-recall").count() == 1
     assert page.requests == [path.as_uri()] and page.errors == []  # nothing fetched, no CSP violation
+    assert page.locator("#judged-coverage tbody tr").count() == 2 and page.locator("#ties tbody tr").count() == 2
+    assert page.locator("#sec-coverage h2").inner_text() == "Judged coverage"
+    assert page.locator("#ties").is_visible() and page.locator("#judged-coverage").is_visible()
+    runs_by = "rs => rs.map(r => r.cells[0].textContent)"
+    page.locator("#ties thead th").nth(2).click()  # tied groups ascending: neural 0, bm25 3
+    assert page.eval_on_selector_all("#ties tbody tr", runs_by) == ["neural", "bm25"]
+    page.locator("#judged-coverage thead th").nth(2).click()  # Judged@10 ascending: neural 0.4125, bm25 0.425
+    assert page.eval_on_selector_all("#judged-coverage tbody tr", runs_by) == ["neural", "bm25"]
     page.close()
 
 
@@ -368,6 +411,8 @@ def test_hostile_ids_do_not_execute(page_of, hostile_report, tmp_path, strip_csp
     shown = page.inner_text("body")
     for text in [HOSTILE_TAG, HOSTILE_TAG2, HOSTILE_DOC, HOSTILE_QUERIES[0], HOSTILE_FILE, "q$x$"]:
         assert text in shown
+    for table in ("#judged-coverage", "#ties"):
+        assert page.inner_text(f"{table} tbody tr:first-child td:first-child") == HOSTILE_TAG
     assert page.locator("body img, body iframe, body script:not([type])").count() == 1  # only the report's script
     assert page.errors == [] and all(u.startswith("file:") for u in page.requests)
     page.close()

@@ -64,22 +64,24 @@ def _empty_field(col: pa.ChunkedArray) -> bool:
     return False
 
 
-def arrow_columns(data: bytes, kind: str):
+def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False):
     """Parse ``data`` with Arrow: (columns, line numbers or None), or None for the slow path.
 
     First as it is, when it is regular; else (or when that fails) as a
     normalised copy: LF line ends, one space between fields, blank and
     comment lines dropped (their numbers kept aside). None means the slow
-    path must decide, and name the line of the problem.
+    path must decide, and name the line of the problem. ``run_fields=True``
+    also keeps a six-field run's rank and tag fields, as columns ``"rank"``
+    and ``"tags"`` (for :mod:`rankmeter.check`).
     """
     layout = _regular_layout(data, kind)
     if layout is not None:
-        parsed = parse_layout(*layout, kind)
+        parsed = parse_layout(*layout, kind, run_fields=run_fields)
         if parsed is not None:
             return parsed or None  # False: the layout is right but a value is bad
     layout = normalised_layout(data, kind)
     if layout is not None:
-        return parse_layout(*layout, kind) or None
+        return parse_layout(*layout, kind, run_fields=run_fields) or None
     return None
 
 
@@ -197,7 +199,8 @@ def _read_buffer(buf: pa.Buffer, options: dict) -> "pa.Table | None":
     return table if checked_fields(table) else None
 
 
-def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, first_line, has_hash: bool, kind: str):
+def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, first_line, has_hash: bool, kind: str,
+                 *, run_fields: bool = False):
     """Arrow's parse of a laid-out buffer, checked with whole-array operations.
 
     Returns (columns, line numbers or None); None when the layout is not
@@ -222,6 +225,8 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     if isinstance(first_line, np.ndarray) and len(first_line) != table.num_rows:
         return None
     cols = {i: table.column(names[i]) for i in used}
+    if run_fields and kind == "run" and nfields >= 6 and not isinstance(buf, FileSpan):
+        cols["rank"], cols["tags"] = table.column("c3"), table.column("c5")
     num_rows = table.num_rows
     del table
     if kind == "qrels":  # small: one chunk each. A run's columns stay in Arrow's blocks (joining them

@@ -26,7 +26,7 @@ from .arrow_path import first_data_line as _first_data_line
 from .source import PathOrFile, load_bytes
 from .source import check_text as _check_text
 
-__all__ = ["read_qrels", "read_run", "qrels_from_bytes", "run_from_bytes", "load_bytes"]
+__all__ = ["read_qrels", "read_run", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes", "load_bytes"]
 
 _INT = re.compile(rb"[+-]?[0-9]+")
 _INT_PREFIX = re.compile(rb"[+-]?[0-9]*")
@@ -180,33 +180,48 @@ def run_from_columns(cols: dict, lines, name: str) -> Run:
 
 def run_from_bytes(data: bytes, name: str) -> Run:
     """:func:`read_run` of bytes already read and checked."""
-    parsed = _arrow_columns(data, "run")
+    return run_fields_from_bytes(data, name, keep=False)[0]
+
+
+def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple[Run, dict[str, pa.Array]]:
+    """:func:`run_from_bytes` and, for six-field lines, the fields the run drops.
+
+    The second value maps ``"rank"`` and ``"tag"`` to the rank and tag field
+    of every row (binary, as written); it is empty for two- and three-field
+    files (and when ``keep`` is False). Only :mod:`rankmeter.check` looks at them.
+    """
+    parsed = _arrow_columns(data, "run", run_fields=keep)
     if parsed is not None:
-        return run_from_columns(*parsed, name)
+        cols, lines = parsed
+        fields = {"rank": cols.pop("rank"), "tag": cols.pop("tags")} if "tags" in cols else {}
+        return run_from_columns(cols, lines, name), fields
     first = _first_data_line(data)[2].split()
     if len(first) == 3:
-        return _scored_list(data, name)
+        return _scored_list(data, name), {}
     if len(first) == 2:
         queries, docs, lines = [], [], []
         for number, fields in _split_lines(data, name, 2, True, "ranked-list"):
             queries.append(fields[0])
             docs.append(fields[1])
             lines.append(number)
-        return _ranked(_binary(queries), _binary(docs), name, np.asarray(lines, dtype=np.int64))
-    queries, docs, scores, lines = [], [], [], []
-    tag = b""
+        return _ranked(_binary(queries), _binary(docs), name, np.asarray(lines, dtype=np.int64)), {}
+    queries, docs, scores, lines, ranks, tags = [], [], [], [], [], []
     for number, fields in _split_lines(data, name, 6, False, "run"):
         value = _score(fields[4], name, number, f"field 5 of {_LAYOUT['run']}")
         queries.append(fields[0])
         docs.append(fields[2])
         scores.append(value)
         lines.append(number)
+        if keep:
+            ranks.append(fields[3])
+            tags.append(fields[5])
         tag = fields[5]
     if not queries:
         raise InputError("no results: only comments or blank lines", source=name)
     table = pa.table({"query": _binary(queries), "doc": _binary(docs),
                       "score": pa.array(scores, type=pa.float64())})
-    return Run(table, name, np.asarray(lines, dtype=np.int64), tag=tag)
+    run = Run(table, name, np.asarray(lines, dtype=np.int64), tag=tag)
+    return run, ({"rank": _binary(ranks), "tag": _binary(tags)} if keep else {})
 
 
 def _score(text: bytes, name: str, number: int, field: str) -> float:

@@ -30,6 +30,7 @@ table { border-collapse: collapse; margin: .4rem 0 1rem; font-variant-numeric: t
 th, td { border: 1px solid var(--line); padding: .25rem .55rem; text-align: right; vertical-align: top; }
 th { background: var(--head); font-weight: 600; }
 th.text, td.text { text-align: left; overflow-wrap: anywhere; max-width: 28rem; }
+td.run { overflow-wrap: break-word; }
 table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
 table.sortable th::after { content: " \\2195"; color: #9aa5b1; font-size: .8em; }
 table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; color: var(--fg); }

@@ -2,7 +2,10 @@
 
 :func:`write_report` writes a single file that works offline: the
 stylesheet, the script and the plots (as SVG) are inline, nothing is fetched.
-The page holds the comparison table, the plots, a per-query table that sorts
+The page holds the comparison table, each run's judged coverage
+(:mod:`.coverage`: Judged@k, measures on the full and the judged-only
+ranking, bpref, infAP, the RBP interval) and its tied scores, the plots, a
+per-query table that sorts
 on a header click and filters by query id, and per query the
 :func:`rankmeter.explain` breakdown of every measure for every run.
 
@@ -367,8 +370,10 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
             ("test", f"{esc(test)}, correction {esc(correction)}, alpha {esc(alpha)}" if tested else "not run"),
             ("settings", f"rel &ge; {esc(opts.rel)}{', judged docs only' if opts.judged_only else ''}")]
     nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
-                  [("comparison", "comparison"), ("plots", "plots"), ("per-query", "per query"),
-                   ("explain", "explanations")] if plots or k != "plots")
+                  [("comparison", "comparison"), ("coverage", "judged coverage"), ("ties", "ties"),
+                   ("plots", "plots"), ("per-query", "per query"), ("explain", "explanations")]
+                  if plots or k != "plots")
+    from .coverage import coverage_html, ties_html
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
@@ -378,6 +383,9 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + f"</dl><nav>{nav}</nav></header>",
         '<section id="sec-comparison"><h2>Comparison</h2>'
         + _comparison_html(frame, alpha=alpha, tested=tested) + "</section>",
+        '<section id="sec-coverage"><h2>Judged coverage</h2>'
+        + coverage_html(q, named, [label for label, _ in labels], options) + "</section>",
+        '<section id="sec-ties"><h2>Ties</h2>' + ties_html(named, ties=opts.ties) + "</section>",
         f'<section id="sec-plots"><h2>Plots</h2><div class="plots">{figures}</div></section>' if plots else "",
         '<section id="sec-per-query"><h2>Per query</h2><p class="note">Click a header to sort; click a query '
         'id for its explanation.</p><div class="filter"><label>Filter by query id: <input id="filter" '
