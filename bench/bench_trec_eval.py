@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time ``rankmeter trec_eval`` against pytrec_eval, ir_measures and ranx.
 
-usage: python bench/bench_trec_eval.py [--repeat N] [--data DIR] [--profile]
+usage: python bench/bench_trec_eval.py [--repeat N] [--data DIR] [--profile] [--trec-eval PATH]
 
 The case is MS MARCO-shaped: 6980 queries x 1000 retrieved docs, about 30
 judged docs per query (made once by make_synthetic.py into ``bench/data/``,
@@ -145,6 +145,24 @@ def run_once(cmd: list[str]) -> tuple[float, float, str]:
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {stderr.strip()[-2000:]}")
     return wall, usage.ru_maxrss / 1024, stdout  # ru_maxrss is KiB on Linux
+
+
+def all_trec(repeat: int, data: Path, binary: str) -> None:
+    """``-m all_trec`` by rankmeter trec_eval and the C trec_eval, alternating, outputs compared byte for byte."""
+    qrels, run = ensure_data(data)
+    pairs = []
+    for i in range(repeat):
+        ours = run_once(rankmeter_command() + ["trec_eval", "-m", "all_trec", str(qrels), str(run)])
+        theirs = run_once([binary, "-m", "all_trec", str(qrels), str(run)])
+        pairs.append((ours, theirs))
+        print(f"all_trec run {i + 1}/{repeat}: rankmeter {ours[0]:.2f} s {ours[1]:.0f} MiB, "
+              f"trec_eval {theirs[0]:.2f} s {theirs[1]:.0f} MiB", flush=True)
+    same = all(o[2] == t[2] for o, t in pairs)
+    ratio = statistics.median(o[0] / t[0] for o, t in pairs)
+    print(f"\n-m all_trec: rankmeter {statistics.median(o[0] for o, _ in pairs):.2f} s, peak "
+          f"{max(o[1] for o, _ in pairs):.0f} MiB; trec_eval 10.0 {statistics.median(t[0] for _, t in pairs):.2f} s, "
+          f"peak {max(t[1] for _, t in pairs):.0f} MiB; median ratio per pair {ratio:.2f}; output "
+          f"{'byte-identical' if same else 'DIFFERS'}")
 
 
 def benchmark(repeat: int, data: Path) -> int:
@@ -300,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="runs per tool (default 5)")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with qrels.txt and run.txt")
     ap.add_argument("--profile", action="store_true", help="profile rankmeter in-process instead")
+    ap.add_argument("--trec-eval", metavar="PATH", help="also time -m all_trec against this trec_eval 10.0 binary")
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
@@ -308,7 +327,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.repeat < 1:
         ap.error("--repeat must be at least 1")
-    return profile(a.data) if a.profile else benchmark(a.repeat, a.data)
+    if a.profile:
+        return profile(a.data)
+    status = benchmark(a.repeat, a.data)
+    if a.trec_eval:
+        all_trec(a.repeat, a.data, a.trec_eval)
+    return status
 
 
 if __name__ == "__main__":
