@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -191,20 +190,19 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
                fields: dict, scorable: bool) -> list[Finding]:
     run_queries = pc.unique(run.table.column("query"))
     query_set = set(run_queries.to_pylist())
-    with ThreadPoolExecutor(1) as pool:  # coverage on the other core while this one looks at the scores
-        coverage = pool.submit(judged_at, q, run) if scorable and query_set & judged_queries else None
-        later = _score_findings(run, fields, name)
-        later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + later
-        dups, judged = [], None
-        if coverage is None:
+    dups, judged = [], None
+    if scorable and query_set & judged_queries:
+        try:  # the engine finds duplicates on its way: look for all of them only when it found one
+            judged = judged_at(q, run)
+        except InputError:
             dups = _duplicates(run)
-        else:
-            try:  # the engine finds duplicates on its way: look for all of them only when it found one
-                judged = coverage.result()
-            except InputError:
-                dups = _duplicates(run)
-                if not dups:
-                    raise
+            if not dups:
+                raise
+    else:
+        dups = _duplicates(run)
+    # (a second thread for the coverage was tried: it saved ~0.3 s on an idle machine and cost
+    # seconds on a loaded one, where the numpy work of both threads fights for the two cores)
+    later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + _score_findings(run, fields, name)
     out: list[Finding] = []
     if dups:
         out.append(Finding("warning", "duplicates", name,
