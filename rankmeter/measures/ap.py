@@ -34,6 +34,7 @@ import numpy as np
 
 from .aggregation import GMEAN
 from .base import ExplainParts, Family, Param, level_of, register
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 from .explaining import relevant_in_top
 
 
@@ -80,7 +81,8 @@ _DENOM = Param("denom", "R", "divide by R (trec_eval), min(R, k) or the relevant
                kind="choice", choices=("R", "min", "hits"))
 
 register(Family("AP", "average precision: mean of precision at each relevant doc (over R)",
-                average_precision, params=(_DENOM,), explain=_explain_ap))
+                with_empty_target(average_precision), params=(_DENOM, EMPTY_TARGET), aggregation=MEAN_DEFINED,
+                explain=_explain_ap))
 register(Family("GMAP", "geometric mean over queries of AP (trec_eval gm_map)",
                 average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap))
 
