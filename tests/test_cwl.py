@@ -144,3 +144,19 @@ def test_max_rel_defaults_to_the_qrels_top_grade_and_a_flat_range_is_a_step():
     # under max_rel=3, so NERR8@2 puts weight 1/2 on each rank: 0.5; under max_rel=1 both gain 1: 1.
     assert r.mean["NERR8(min_rel=3, max_rel=3)@2"] == 0.5
     assert r.mean["NERR8(min_rel=2, max_rel=1)@2"] == 1.0
+
+
+def test_rbp_max_grade_per_query_fixed_or_qrels_wide():
+    """q2's top grade is 1, the whole qrels' is 3: gain=graded divides b's grade 1 by 1, 3 or 3."""
+    qrels = {"q1": {"a": 3}, "q2": {"b": 1, "c": 0}}
+    run = {"q1": ["a"], "q2": ["b", "c"]}
+    names = ["RBP(p=0.5, gain=graded)", "RBP(p=0.5, gain=graded, max_grade=3)",
+             "RBP(p=0.5, gain=graded, max_grade=qrels)", "RBP(p=0.5, gain=graded, max_grade=2)"]
+    r = rankmeter.evaluate(qrels, run, names)
+    q2 = {n: float(r.values(n)[r.queries.index("q2")]) for n in names}
+    assert q2 == {names[0]: 0.5, names[1]: 0.5 / 3, names[2]: 0.5 / 3, names[3]: 0.25}
+    # a grade above max_grade gains 1, not more: q1's a (3) under max_grade=2
+    assert float(r.values(names[3])[r.queries.index("q1")]) == 0.5
+    # the qrels-wide grade is the whole qrels' even when the run holds q2 only
+    alone = rankmeter.evaluate(qrels, {"q2": run["q2"]}, names[2], queries="both")
+    assert float(alone.values(names[2])[alone.queries.index("q2")]) == 0.5 / 3

@@ -237,3 +237,30 @@ def test_matches_reference(family, params, cutoff, data, policy, ties):
         docs = list(run.get(q, {})) if ties else reference.order_run(run.get(q, {}))
         want = fn(qrels[q], reference.rank(qrels[q], docs), ref_params)
         assert _close(got[q], want), (str(measure), q, got[q], want)
+
+
+# ------------------------------------------------------------------------------ pooled AUC
+@pytest.mark.parametrize("rel", [1, 2])
+@SETTINGS
+@given(data=datasets(), tied=st.booleans())
+def test_pooled_auc_equals_sklearn_on_the_flattened_run(rel, data, tied):
+    metrics = pytest.importorskip("sklearn.metrics")
+    qrels, run = data
+    if tied:  # few distinct scores: ties across and within queries
+        run = {q: {d: round(s * 3) / 3 for d, s in docs.items()} for q, docs in run.items()}
+    labels = [int(qrels[q].get(d, -1) >= rel) for q in run for d in run[q]]
+    scores = [s for q in run for s in run[q].values()]
+    if len(set(labels)) < 2:
+        with pytest.raises(rankmeter.ParameterError, match="undefined"):
+            rankmeter.pooled_auc(qrels, run, rel=rel)
+        return
+    assert _close(rankmeter.pooled_auc(qrels, run, rel=rel), metrics.roc_auc_score(labels, scores), 1e-12)
+
+
+def test_pooled_auc_compares_scores_across_queries_per_query_auc_does_not():
+    """Each query ranks its relevant doc first (per-query AUC 1), but q2's scores all sit below q1's."""
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    run = {"q1": {"a": 0.9, "b": 0.8}, "q2": {"c": 0.2, "d": 0.1}}
+    assert rankmeter.evaluate(qrels, run, "AUC").mean["AUC"] == 1.0
+    # pairs (a,b) (a,d) (c,d) in order, (c,b) not: 3/4
+    assert rankmeter.pooled_auc(qrels, run) == 0.75
