@@ -22,12 +22,12 @@ _LAZY = {
     "evaluate": ".api", "Results": ".results", "Evaluator": ".engine.evaluator", "explain": ".explanations",
     "Explanation": ".explanations", "read_qrels": ".io", "read_run": ".io", "Measure": ".measures",
     "parse_measure": ".measures", "Qrels": ".io.canonical", "Run": ".io.canonical", "compare": ".stats.compare",
-    "Comparison": ".stats.comparison", "fuse": ".fusion", "pooled_auc": ".pooled",
+    "Comparison": ".stats.comparison", "fuse": ".fusion",
 }
 
 __all__ = [
     "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
-    "Qrels", "Run", "compare", "Comparison", "fuse", "pooled_auc",
+    "Qrels", "Run", "compare", "Comparison", "fuse",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
@@ -42,7 +42,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from .stats.compare import compare
     from .stats.comparison import Comparison
     from .fusion import fuse
-    from .pooled import pooled_auc
 
 
 #: subpackages reachable as attributes (``rankmeter.io.as_run``) without importing them up front

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.errors import MeasureError
 from rankmeter.measures import parse_measure
+from rankmeter.pooled import pooled_auc
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference  # noqa: E402
@@ -252,9 +253,9 @@ def test_pooled_auc_equals_sklearn_on_the_flattened_run(rel, data, tied):
     scores = [s for q in run for s in run[q].values()]
     if len(set(labels)) < 2:
         with pytest.raises(rankmeter.ParameterError, match="undefined"):
-            rankmeter.pooled_auc(qrels, run, rel=rel)
+            pooled_auc(qrels, run, rel=rel)
         return
-    assert _close(rankmeter.pooled_auc(qrels, run, rel=rel), metrics.roc_auc_score(labels, scores), 1e-12)
+    assert _close(pooled_auc(qrels, run, rel=rel), metrics.roc_auc_score(labels, scores), 1e-12)
 
 
 def test_pooled_auc_compares_scores_across_queries_per_query_auc_does_not():
@@ -263,4 +264,4 @@ def test_pooled_auc_compares_scores_across_queries_per_query_auc_does_not():
     run = {"q1": {"a": 0.9, "b": 0.8}, "q2": {"c": 0.2, "d": 0.1}}
     assert rankmeter.evaluate(qrels, run, "AUC").mean["AUC"] == 1.0
     # pairs (a,b) (a,d) (c,d) in order, (c,b) not: 3/4
-    assert rankmeter.pooled_auc(qrels, run) == 0.75
+    assert pooled_auc(qrels, run) == 0.75
