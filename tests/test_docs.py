@@ -202,7 +202,7 @@ def test_print_measures_lists_every_family_with_its_parameters():
         assert head, f"{name} is not listed"
         for p in own:
             assert re.search(rf"^  {re.escape(p.name)}=", text, flags=re.M), f"{name}: {p.name} not listed"
-    assert "nDCG(gain=linear, discount=log2, ideal=qrels)[@k]" in text
+    assert "nDCG(gain=linear, discount=log2, ideal=qrels, log_base=2, empty_target_action=neg)[@k]" in text
     assert "  ideal=qrels  (qrels, run, topk)" in text
     assert "IPrec@r" in text
     assert "  rel=unset  (an integer)" in text and "  judged_only=false  (true, false)" in text
@@ -225,7 +225,8 @@ def test_print_measures_json():
     assert set(by_name) == set(REGISTRY)
     ndcg = by_name["nDCG"]
     assert [(p["name"], p["default"]) for p in ndcg["params"]] == [
-        ("gain", "linear"), ("discount", "log2"), ("ideal", "qrels"), ("rel", None), ("judged_only", False)]
+        ("gain", "linear"), ("discount", "log2"), ("ideal", "qrels"), ("log_base", 2.0),
+        ("empty_target_action", "neg"), ("rel", None), ("judged_only", False)]
     assert ndcg["cutoff"] == "optional" and ndcg["module"] == "dcg"
     assert "ndcg = nDCG" in ndcg["trec_eval"]
     assert by_name["GMAP"]["aggregation"] == "gmean" and by_name["NumRet"]["aggregation"] == "sum"

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from . import counts, ap, precision, recall, rr, bpref, infap, iprec, utility, dcg, rbp, judged, relstring  # noqa: F401
-from . import err, auc, kendall, diversity  # noqa: F401  (imported for registration)
+from . import err, auc, kendall, diversity, compat, fallout, cwl  # noqa: F401  (imported for registration)
 from .base import COMMON_PARAMS, REGISTRY, Family, Measure, Param, family_of, register
 from .grammar import format_measure, parse_measure
 

@@ -35,6 +35,7 @@ import numpy as np
 from ..errors import MeasureError
 from .aggregation import GMEAN
 from .base import ExplainParts, Family, Param, level_of, register
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 from .explaining import relevant_in_top
 
 
@@ -109,7 +110,8 @@ _DENOM = Param("denom", "R", "divide by R (trec_eval), min(R, k) or the relevant
                kind="choice", choices=("R", "min", "hits"))
 
 register(Family("AP", "average precision: mean of precision at each relevant doc (over R)",
-                average_precision, params=(_DENOM,), explain=_explain_ap, tie_average=_ap_over_tie_orders))
+                with_empty_target(average_precision), params=(_DENOM, EMPTY_TARGET), aggregation=MEAN_DEFINED,
+                explain=_explain_ap, tie_average=with_empty_target(_ap_over_tie_orders)))
 register(Family("GMAP", "geometric mean over queries of AP (trec_eval gm_map)",
                 average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap, tie_average=_ap_over_tie_orders))
 

@@ -1,4 +1,4 @@
-"""Area under the ROC curve of one ranking: ``AUC``.
+"""Ordered pairs of one ranking: ``AUC`` and ir_measures' ``Accuracy``.
 
 Per query, over the retrieved docs plus the judged docs that were not
 retrieved (these tie with each other below every retrieved doc): the fraction
@@ -17,12 +17,28 @@ Examples
 
 Relevant a, c, f against non-relevant b, x (unjudged), d, e: a beats 4, c beats
 d and e, f ties d and e below the ranking (2 x 1/2): 7 of 12 pairs.
+
+``Accuracy@k`` (ir_measures) reads only the top k retrieved docs (all without
+a cutoff): the fraction of (relevant, non-relevant) pairs among them with the
+relevant doc ranked higher, i.e. 1 - (sum over relevant docs of the
+non-relevant docs above it) / (relevant * non-relevant). It is undefined (NaN,
+left out of the mean, as ir_measures leaves the query out) without a relevant
+or without a non-relevant doc there. Unjudged docs are non-relevant.
+
+The ranking a, b, x, c has the pairs (a, b), (a, x) in the right order and
+(c, b), (c, x) in the wrong one: 1 - (0 + 2) / (2 * 2) = 0.5. The top 2 (a, b)
+is all right; the top 1 has no non-relevant doc, so Accuracy@1 is undefined:
+
+>>> r = rankmeter.evaluate(qrels, {"q": ["a", "b", "x", "c"]}, ["Accuracy", "Accuracy@2", "Accuracy@1"])
+>>> r.mean["Accuracy"], r.mean["Accuracy@2"], r.values("Accuracy@1")
+(0.5, 1.0, array([nan]))
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .base import Family, level_of, register
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 
 def auc(batch, m) -> np.ndarray:
@@ -48,4 +64,25 @@ def auc(batch, m) -> np.ndarray:
 
 register(Family("AUC", "ROC area per query: correctly ordered (relevant, non-relevant) pairs over the retrieved "
                        "docs and the judged docs not retrieved (tied last); 0 without both kinds",
-                auc, cutoff="none"))
+                with_empty_target(auc), params=(EMPTY_TARGET,),
+                cutoff="none", aggregation=MEAN_DEFINED))
+
+
+def accuracy(batch, m) -> np.ndarray:
+    """1 - (non-relevant above each relevant doc, summed) / (relevant * non-relevant) in the top k; NaN without pairs."""
+    level = level_of(batch, m)
+    is_rel = batch.is_rel(level)
+    inside = np.ones(len(is_rel), dtype=bool) if m.cutoff is None else batch.rank <= m.cutoff
+    hit = is_rel & inside
+    nonrel_above = batch.rank - batch.rel_seen(level)
+    wrong = batch.per_query_sum(np.where(hit, nonrel_above, 0))
+    rel = batch.per_query_count(hit)
+    nonrel = batch.per_query_count(inside & ~is_rel)
+    pairs = (rel * nonrel).astype(np.float64)
+    out = np.full(batch.nq, np.nan)
+    np.subtract(1.0, wrong / np.where(pairs > 0, pairs, 1.0), out=out, where=pairs > 0)
+    return out
+
+
+register(Family("Accuracy", "fraction of (relevant, non-relevant) pairs in the top k ranked in the right order; "
+                            "undefined without both (ir_measures Accuracy)", accuracy, aggregation=MEAN_DEFINED))

@@ -1,4 +1,4 @@
-"""Gain-based measures: ``CG``, ``DCG``, ``nDCG`` and trec_eval's ``nDCGRel``, ``RnDCG``, ``G``, ``BinG``.
+"""Gain-based measures: ``CG``, ``NCG``, ``DCG``, ``nDCG`` and trec_eval's ``nDCGRel``, ``RnDCG``, ``G``, ``BinG``.
 
 nDCG has three choices (MEASURES.md section 4, "nDCG: the three choices"):
 
@@ -12,9 +12,16 @@ nDCG has three choices (MEASURES.md section 4, "nDCG: the three choices"):
   never in an ideal one.
 * ``discount``: ``log2`` (gain / log2(i + 1)) or ``jk`` (Järvelin and
   Kekäläinen with base 2: gain for i < 2, gain / log2(i) from rank 2 on).
+  ``log_base`` b (``DCG`` and ``nDCG``; scikit-learn's ``dcg_score`` /
+  ``ndcg_score``) replaces 2 by b: gain / log_b(i + 1), or for ``jk`` gain
+  for i < b and gain / log_b(i) after (Järvelin and Kekäläinen's b).
 * ``ideal``: ``qrels`` (best ordering of every judged doc of the query,
   trec_eval), ``run`` (best ordering of the docs the run returned) or ``topk``
   (best ordering of the run's top k docs). A zero ideal gives nDCG 0.
+
+``NCG@k`` is CG@k over the CG@k of the same ideal ranking (Järvelin and
+Kekäläinen 2002's normalised cumulative gain): the share of the best possible
+gain in the top k, with no discount.
 
 Under trec_eval's names, ``ndcg`` is ``nDCG`` (gain map from its parameters)
 and ``ndcg_cut_k`` is ``nDCG@k``; neither uses ``-l``. ``nDCGRel``
@@ -42,15 +49,26 @@ nDCG(gain=exp)@5              0.8296
 nDCG@5                        0.8535
 nDCG(gain=exp, ideal=topk)@5  0.9977
 DCG(gain=exp, discount=jk)@5  41.6848
+
+NCG@5 = 13 / (5 + 4 + 3 + 2 + 2) = 0.8125; DCG(log_base=10)@5 is DCG@5 times
+log2(10): the base only scales DCG, and nDCG does not depend on it.
+
+>>> r = rankmeter.evaluate(qrels, run, ["NCG@5", "DCG(log_base=10)@5", "DCG@5", "nDCG(log_base=10)@5"])
+>>> for name, value in r.mean.items():
+...     print(f"{name:<22}{value:.4f}")
+NCG@5                 0.8125
+DCG(log_base=10)@5    30.2201
+DCG@5                 9.0972
+nDCG(log_base=10)@5   0.8535
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import MeasureError
-
 from .base import ExplainParts, Family, Param, level_of, register
 from .explaining import explained_depth, fmt_number
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 __all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
 
@@ -68,16 +86,19 @@ def gain_values(grades: np.ndarray, spec) -> np.ndarray:
     return out
 
 
-def _denominators(ranks: np.ndarray, discount: str) -> np.ndarray:
-    """The discount's denominator at each rank: log2(i + 1), or for jk 1 below rank 2 and log2(i) after."""
+def _denominators(ranks: np.ndarray, discount: str, base: float = 2.0) -> np.ndarray:
+    """The discount's denominator at each rank: log_b(i + 1), or for jk 1 below rank b and log_b(i) after."""
+    if base <= 1.0:
+        raise MeasureError(f"log_base={base!r}: the base of the discount's logarithm must be > 1")
+    log = np.log2 if base == 2.0 else (lambda x: np.log(x) / np.log(base))
     if discount == "jk":
-        return np.where(ranks < 2, 1.0, np.log2(np.maximum(ranks, 2).astype(np.float64)))
-    return np.log2(ranks + 1.0)
+        return np.where(ranks < base, 1.0, log(np.maximum(ranks, 1).astype(np.float64)))
+    return log(ranks + 1.0)
 
 
-def _discounted(gains: np.ndarray, ranks: np.ndarray, discount: str) -> np.ndarray:
+def _discounted(gains: np.ndarray, ranks: np.ndarray, discount: str, base: float = 2.0) -> np.ndarray:
     """gain / discount denominator, divided (not multiplied by a reciprocal) as trec_eval does."""
-    return gains / _denominators(ranks, discount)
+    return gains / _denominators(ranks, discount, base)
 
 
 def seq_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -170,16 +191,17 @@ def cumulative_gain(batch, m) -> np.ndarray:
 
 
 def _dcg(batch, m) -> np.ndarray:
+    log_base = m.get("log_base")
     if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
         rows, q, rank = _top_rows(batch, m.cutoff)
         g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
-        return np.bincount(q, weights=_discounted(g, rank, m.get("discount")), minlength=batch.nq)
+        return np.bincount(q, weights=_discounted(g, rank, m.get("discount"), log_base), minlength=batch.nq)
     # only ranks with a gain add to the sum (in rank order, as adding the zeros would)
     _, q, rank, g, _ = _run_side(batch, m.get("gain"))
     if m.cutoff is not None:
         top = rank <= m.cutoff
         q, rank, g = q[top], rank[top], g[top]
-    d = _discounted(g, rank, m.get("discount"))
+    d = _discounted(g, rank, m.get("discount"), log_base)
     return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
 
 
@@ -206,7 +228,7 @@ def _ideal_list(batch, m):
 def _ideal_dcg(batch, m) -> np.ndarray:
     k = m.cutoff
     vals, q, pos = _ideal_list(batch, m)
-    d = _discounted(vals, pos, m.get("discount"))
+    d = _discounted(vals, pos, m.get("discount"), m.get("log_base"))
     if k is not None:
         d = np.where(pos <= k, d, 0.0)
     return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
@@ -215,6 +237,20 @@ def _ideal_dcg(batch, m) -> np.ndarray:
 def ndcg(batch, m) -> np.ndarray:
     """DCG@k over the DCG@k of the ideal ordering; 0 when the ideal is 0."""
     return _safe_div(_dcg(batch, m), _ideal_dcg(batch, m))
+
+
+def _ideal_is_zero(batch, m) -> np.ndarray:
+    """No positive gain to find: the ideal DCG is 0 (TorchMetrics' empty target)."""
+    return _ideal_dcg(batch, m) <= 0
+
+
+def normalized_cumulative_gain(batch, m) -> np.ndarray:
+    """CG@k over the CG@k of the ideal ordering; 0 when the ideal is 0."""
+    vals, q, pos = _ideal_list(batch, m)
+    if m.cutoff is not None:
+        vals, q = vals[pos <= m.cutoff], q[pos <= m.cutoff]
+    best = np.bincount(q, weights=vals, minlength=batch.nq).astype(np.float64)
+    return _safe_div(cumulative_gain(batch, m), best)
 
 
 # ----------------------------------------------------- trec_eval variants
@@ -372,9 +408,9 @@ def _explain_gain(batch, m, label: str) -> ExplainParts:
         total = float(gains.sum())
         return ExplainParts(["gain", "running total"], [list(r) for r in zip(gains, np.cumsum(gains))],
                             [f"{name} = {' + '.join(fmt_number(g) for g in gains) or '0'} = {fmt_number(total)}"])
-    discount = m.get("discount")
-    denominators = _denominators(ranks, discount)
-    contribution = _discounted(gains, ranks, discount)
+    discount, base = m.get("discount"), m.get("log_base")
+    denominators = _denominators(ranks, discount, base)
+    contribution = _discounted(gains, ranks, discount, base)
     running = np.cumsum(contribution)
     dcg = float(running[-1]) if depth else 0.0
     terms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(gains, denominators)) or "0"
@@ -387,8 +423,8 @@ def _explain_gain(batch, m, label: str) -> ExplainParts:
     vals, _, pos = _ideal_list(batch, m)
     if m.cutoff is not None:
         vals, pos = vals[pos <= m.cutoff], pos[pos <= m.cutoff]
-    icontribution = _discounted(vals, pos, discount)
-    idenominators = _denominators(pos, discount)
+    icontribution = _discounted(vals, pos, discount, base)
+    idenominators = _denominators(pos, discount, base)
     idcg = float(icontribution.sum())
     iterms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(vals, idenominators)) or "0"
     parts.formula.append(f"ideal {dcg_name} ({m.get('ideal')}) = {iterms} = {fmt_number(idcg)}")
@@ -407,13 +443,20 @@ _DISCOUNT = Param("discount", "log2", "rank discount: log2 = 1/log2(i+1); jk = 1
 _IDEAL = Param("ideal", "qrels", "ideal ranking: best ordering of the query's judged docs (qrels), of the docs "
                "the run returned (run), or of the run's top k docs (topk)", kind="choice",
                choices=("qrels", "run", "topk"))
+_LOG_BASE = Param("log_base", 2.0, "base b of the discount's logarithm: gain / log_b(i+1); jk: no discount below "
+                  "rank b (scikit-learn dcg_score's log_base; must be > 1)", minimum=1.0)
 
 register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,
                 params=(_GAIN,), explain=_explain_gain, tie_average="kernel"))
+register(Family("NCG", "normalised cumulative gain: CG@k / CG@k of the ideal ranking (Järvelin & Kekäläinen 2002)",
+                normalized_cumulative_gain, params=(_GAIN, _IDEAL)))
 register(Family("DCG", "discounted cumulative gain: sum of gain(rel_i) * discount(i) over the top k",
-                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT), explain=_explain_gain, tie_average="kernel"))
+                discounted_cumulative_gain, params=(_GAIN, _DISCOUNT, _LOG_BASE), explain=_explain_gain,
+                tie_average="kernel"))
 register(Family("nDCG", "normalised DCG: DCG@k / DCG@k of the ideal ranking (trec_eval ndcg, ndcg_cut_k)",
-                ndcg, params=(_GAIN, _DISCOUNT, _IDEAL), explain=_explain_gain, tie_average="kernel"))
+                with_empty_target(ndcg, _ideal_is_zero, what="no positive gain to find"),
+                params=(_GAIN, _DISCOUNT, _IDEAL, _LOG_BASE, EMPTY_TARGET), aggregation=MEAN_DEFINED,
+                explain=_explain_gain, tie_average="kernel"))
 register(Family("nDCGRel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", ndcg_rel,
                 params=(_GAIN,), cutoff="none"))
 register(Family("RnDCG", "nDCG averaged where the ideal gain level changes (trec_eval Rndcg)", r_ndcg,

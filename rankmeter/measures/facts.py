@@ -8,7 +8,7 @@ checkout) writes the same facts into the parameter tables of
 >>> rows["AP"]["trec_eval"]
 ['map = AP', 'map_cut_k = AP@k (k: 5, 10, 15, 20, 30, 100, 200, 500, 1000)']
 >>> [p["name"] for p in rows["AP"]["params"]]
-['denom', 'rel', 'judged_only']
+['denom', 'empty_target_action', 'rel', 'judged_only']
 """
 from __future__ import annotations
 

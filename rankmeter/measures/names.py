@@ -40,20 +40,22 @@ FOREIGN_FAMILIES = {
 #: ranx metric name -> (canonical family, fixed parameters)
 RANX = {
     "map": ("AP", {}), "mrr": ("RR", {}), "ndcg": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exp"}),
-    "precision": ("P", {}), "recall": ("R", {}), "f1": ("F1", {}), "hit_rate": ("Success", {}),
+    "precision": ("P", {}), "recall": ("R", {}), "f1": ("F1", {}), "hit_rate": ("HitRate", {}),
     "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}), "bpref": ("Bpref", {}), "dcg": ("DCG", {}),
     "dcg_burges": ("DCG", {"gain": "exp"}), "rbp": ("RBP", {}), "hits": ("Hits", {}),
 }
 #: ir_measures names (its registry) that are spelled the same here
 IR_MEASURES = {"AP", "ERR", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
-               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged",
+               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged", "Accuracy", "Compat", "SDCG", "INST", "INSQ",
+               "BPM", "NERR8", "NERR9", "NERR10", "NERR11",
                "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA"}
 
 #: TorchMetrics retrieval classes and scikit-learn functions that compute the same measure
 TORCHMETRICS = {"AP": "RetrievalMAP", "nDCG": "RetrievalNormalizedDCG", "P": "RetrievalPrecision",
-                "R": "RetrievalRecall", "RR": "RetrievalMRR", "Success": "RetrievalHitRate",
+                "R": "RetrievalRecall", "RR": "RetrievalMRR", "HitRate": "RetrievalHitRate",
+                "FallOut": "RetrievalFallOut", "RecallAtFixedPrecision": "RetrievalRecallAtFixedPrecision",
                 "Rprec": "RetrievalRPrecision", "AUC": "RetrievalAUROC"}
-SKLEARN = {"nDCG": "ndcg_score (ideal=run)", "DCG": "dcg_score", "AP": "average_precision_score (one query)",
+SKLEARN = {"nDCG": "ndcg_score (ideal=run)", "DCG": "dcg_score (log_base)", "AP": "average_precision_score (one query)",
            "AUC": "roc_auc_score (one query)"}
 
 _RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:\.(?P<p>\d+))?(?:@(?P<k>\d+))?(?:-l(?P<rel>\d+))?$")
@@ -82,6 +84,23 @@ def _canonical(text: str) -> list[tuple[str, Measure]] | None:
         return [(text, parse_measure(text))]
     except MeasureError:
         return None
+
+
+#: ir_measures spellings that read differently here, so they are translated before the canonical reader:
+#: its NumRet(rel=k) counts the retrieved docs with grade >= k (NumRelRet), its SetP(relative=True) is RelativeP
+_IR_MEASURES_FIRST = [
+    (re.compile(r"^NumRet\(\s*rel\s*=\s*(-?\d+)\s*\)$"), lambda m: f"NumRelRet(rel={m[1]})"),
+    (re.compile(r"^SetP\(\s*relative\s*=\s*True\s*((?:,[^)]*)?)\)$"),
+     lambda m: "RelativeP" + (f"({m[1].strip(', ')})" if m[1].strip(", ") else "")),
+]
+
+
+def _ir_measures_first(text: str) -> list[tuple[str, Measure]] | None:
+    for pattern, rewrite in _IR_MEASURES_FIRST:
+        match = pattern.match(text)
+        if match:
+            return [(text, parse_measure(rewrite(match)))]
+    return None
 
 
 def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
@@ -164,7 +183,7 @@ def _head(text: str) -> tuple[str, str]:
 def resolve_name(text: str) -> list[tuple[str, Measure]]:
     """One name as typed -> [(label, Measure)] (several for trec_eval names with several parameters)."""
     text = text.strip()
-    for reader in (_canonical, _trec_eval, _ir_measures, _ranx):
+    for reader in (_ir_measures_first, _canonical, _trec_eval, _ir_measures, _ranx):
         found = reader(text)
         if found is not None:
             return found

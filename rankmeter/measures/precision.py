@@ -39,6 +39,7 @@ import numpy as np
 from .aggregation import COUNT
 from .base import ExplainParts, Family, Param, level_of, register
 from .explaining import relevant_in_top
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 
 def precision(batch, m) -> np.ndarray:
@@ -60,7 +61,8 @@ def _explain_precision(batch, m, label: str) -> ExplainParts:
                         [f"{label} = {found} relevant / {denom} {what} = {value:.4f}"])
 
 
-register(Family("P", "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)", precision,
+register(Family("P", "precision: relevant in the top k / k (no k: relevant retrieved / retrieved)",
+                with_empty_target(precision), params=(EMPTY_TARGET,), aggregation=MEAN_DEFINED,
                 explain=_explain_precision, tie_average="kernel"))
 
 
@@ -102,7 +104,8 @@ def r_precision_mult(batch, m) -> np.ndarray:
 
 register(Family("RelativeP", "relevant in the top k / min(k, R) (no k: relevant retrieved / min(retrieved, R))",
                 relative_precision, tie_average="kernel"))
-register(Family("Rprec", "R-precision: relevant in the top R / R", r_precision, cutoff="none", tie_average="kernel"))
+register(Family("Rprec", "R-precision: relevant in the top R / R", with_empty_target(r_precision),
+                params=(EMPTY_TARGET,), cutoff="none", aggregation=MEAN_DEFINED, tie_average="kernel"))
 register(Family("RprecMult", "precision at rank floor(mult * R + 0.9) (trec_eval Rprec_mult)", r_precision_mult,
                 params=(Param("mult", 1.0, "multiple of R at which precision is taken", minimum=0.0),),
                 cutoff="none", tie_average="kernel"))

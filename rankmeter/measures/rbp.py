@@ -5,7 +5,14 @@ from each rank to the next with probability ``p`` (default 0.8; trec_eval's
 ``rbp`` keeps 0.9). The gain g_i of the doc at rank i (``gain``):
 
 * ``binary`` (default): 1 when its grade is >= ``rel``, else 0;
-* ``graded``: grade / the query's highest judged grade (grades <= 0 gain 0);
+* ``graded``: grade / ``max_grade`` (grades <= 0 gain 0, grades above it 1).
+  ``max_grade`` unset divides by the query's own highest judged grade, the
+  rule rankmeter has always had and the one trec_eval intends (its gain table
+  is built per query): a query whose best doc is judged 1 on a 0..3 scale
+  then gains 1 for it, which inflates queries judged on a narrower scale.
+  ``max_grade=k`` divides every query by k; ``max_grade=qrels`` by the
+  highest grade of the whole qrels (computed once, so a part of the data
+  scores as the whole);
 * ``trec_eval``: trec_eval's intended per-query rule (MEASURES.md section 5):
   the gain table holds every level from 0 to the query's highest judged
   grade, with gain = level; if a gain in the table lies outside [0, 1],
@@ -21,6 +28,12 @@ RBP could still rise if every unjudged retrieved doc and every doc past the
 ranking had gain 1. Under the ``trec_eval`` gain (or a map) it is 0 when no
 unjudged doc was retrieved, as trec_eval prints. Powers of p are built by
 repeated multiplication, as trec_eval does, so printed values agree.
+
+RBP is the C/W/L measure with continuation p: ``quantity`` gives its other
+numbers as cwl_eval does over 1000 ranks (see :mod:`rankmeter.measures.cwl`):
+``EU`` the expected gain collected, ``EC`` the expected docs inspected before
+stopping, ``ED`` the expected depth 1/(W_1) = (1 - p^1000) / (1 - p); on
+``RBP_resid`` the residual of that number. ``ERG``, the default, is RBP itself.
 
 Examples
 --------
@@ -44,8 +57,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MeasureError
 from .base import ExplainParts, Family, Param, level_of, register
+from .cwl import CONTINUATIONS, QUANTITY, cwl_quantity
 from .explaining import fmt_number
+
+#: ranks the C/W/L quantities other than ERG run over (cwl_eval's default --max_depth)
+_CWL_DEPTH = 1000
 
 
 def _powers(p: float, n: int) -> np.ndarray:
@@ -89,15 +107,31 @@ def _gains(batch, m) -> np.ndarray:
     if spec == "binary":
         return batch.is_rel(level_of(batch, m)).astype(np.float64)
     if spec == "graded":
-        top = batch.max_grade[batch.qidx].astype(np.float64)
+        scale = m.get("max_grade")
+        if scale is None:
+            top = batch.max_grade[batch.qidx].astype(np.float64)
+        else:
+            top = np.full(len(batch.rel), float(batch.needs["qrels_max_grade"] if scale == "qrels" else scale))
         out = np.zeros(len(batch.rel))
-        np.divide(batch.rel, top, out=out, where=(batch.rel > 0) & (top > 0))
+        np.divide(np.minimum(batch.rel, top), top, out=out, where=(batch.rel > 0) & (top > 0))
         return out
     return _table_gains(batch, () if spec == "trec_eval" else spec)
 
 
+def _cwl(batch, m, *, residual: bool) -> np.ndarray:
+    """RBP's C/W/L quantity (or its residual) over cwl_eval's 1000 ranks."""
+    gains = _gains(batch, m)
+    options = {"quantity": m.get("quantity"), "depth": _CWL_DEPTH}
+    worst = cwl_quantity(batch, m, gains, CONTINUATIONS["RBP"], **options)
+    if not residual:
+        return worst
+    return cwl_quantity(batch, m, gains, CONTINUATIONS["RBP"], best_case=True, **options) - worst
+
+
 def rbp(batch, m) -> np.ndarray:
     """(1 - p) * sum_i g_i p^(i-1) per query."""
+    if m.get("quantity") != "ERG":
+        return _cwl(batch, m, residual=False)
     p = m.get("p")
     powers = _powers(p, int(batch.num_ret.max(initial=0)))
     g = batch.tie_mean(_gains(batch, m))  # ties averaged: each rank holds its tied group's mean gain
@@ -106,6 +140,8 @@ def rbp(batch, m) -> np.ndarray:
 
 def rbp_resid(batch, m) -> np.ndarray:
     """p^n + (1 - p) * sum over unjudged ranks of p^(i-1); trec_eval's 0 without unjudged docs."""
+    if m.get("quantity") != "ERG":
+        return _cwl(batch, m, residual=True)
     p = m.get("p")
     powers = _powers(p, int(batch.num_ret.max(initial=0)))
     unjudged = batch.rel < 0
@@ -123,8 +159,24 @@ def _explain_rbp(batch, m, label: str) -> ExplainParts:
     weights = (1.0 - p) * _powers(p, len(gains))[:len(gains)]
     contribution = gains * weights
     terms = " + ".join(f"{fmt_number(g)}*{fmt_number(w, 4)}" for g, w in zip(gains, weights) if g != 0) or "0"
+    if m.get("quantity") != "ERG":
+        value = float(rbp(batch, m)[0])
+        return ExplainParts(["gain", "weight"], [list(r) for r in zip(gains, weights)],
+                            [f"{label} = {value:.4f}  (the C/W/L {m.get('quantity')} of RBP's user model over "
+                             f"{_CWL_DEPTH} ranks)"])
     return ExplainParts(["gain", "weight", "contribution"], [list(r) for r in zip(gains, weights, contribution)],
                         [f"{label} = sum g_i (1-p) p^(i-1) = {terms} = {float(contribution.sum()):.4f}"])
+
+
+class _MaxGrade(Param):
+    """An integer grade or the word ``qrels``."""
+
+    def coerce(self, value, family: str):
+        if value == "qrels":
+            return value
+        if isinstance(value, str):
+            raise MeasureError(f"{family}: parameter {self.name}={value!r} is invalid; expected an integer or qrels")
+        return super().coerce(value, family)
 
 
 _PARAMS = (
@@ -133,9 +185,15 @@ _PARAMS = (
     Param("gain", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest grade), trec_eval "
           "(trec_eval's per-query table rule) or a map {grade: gain} for that rule", kind="choice_or_gains",
           choices=("binary", "graded", "trec_eval")),
+    _MaxGrade("max_grade", None, "gain=graded divides by this grade (higher grades gain 1): an integer, qrels "
+              "(the highest grade of the whole qrels) or unset (each query's own highest judged grade)", kind="int",
+              minimum=1),
+    QUANTITY,
 )
 
 register(Family("RBP", "rank-biased precision: (1 - p) sum_i g_i p^(i-1) (Moffat & Zobel 2008; trec_eval rbp)",
-                rbp, params=_PARAMS, cutoff="none", explain=_explain_rbp, tie_average="kernel"))
+                rbp, params=_PARAMS, cutoff="none", needs=("qrels_max_grade",), explain=_explain_rbp,
+                tie_average="kernel"))
 register(Family("RBP_resid", "RBP residual: how much RBP could rise if unjudged docs had gain 1 "
-                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none", tie_average="kernel"))
+                             "(trec_eval rbp_resid)", rbp_resid, params=_PARAMS, cutoff="none",
+                needs=("qrels_max_grade",), tie_average="kernel"))

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ExplainParts, Family, Param, level_of, register
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 from .explaining import relevant_in_top
 
 
@@ -94,7 +95,8 @@ def _explain_recall(batch, m, label: str) -> ExplainParts:
 
 
 register(Family("R", "recall: relevant in the top k / R (no k: relevant retrieved / R); 0 when R = 0",
-                recall, explain=_explain_recall, tie_average="kernel"))
+                with_empty_target(recall), params=(EMPTY_TARGET,), aggregation=MEAN_DEFINED,
+                explain=_explain_recall, tie_average="kernel"))
 register(Family("F", "F-beta: (1+beta^2)PR / (beta^2 P + R) of P and R in the top k (no k: trec_eval set_F "
                      "with x = beta^2)", f_measure,
                 params=(Param("beta", 1.0, "weight of recall relative to precision (trec_eval set_F's x is "

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ExplainParts, Family, level_of, register
+from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 from .explaining import relevant_in_top
 
 
@@ -107,6 +108,7 @@ def _explain_success(batch, m, label: str) -> ExplainParts:
 
 
 register(Family("RR", "reciprocal rank of the first relevant doc (within k), 0 if none (trec_eval recip_rank)",
-                reciprocal_rank, explain=_explain_rr, tie_average=_rr_over_tie_orders))
+                with_empty_target(reciprocal_rank), params=(EMPTY_TARGET,), aggregation=MEAN_DEFINED,
+                explain=_explain_rr, tie_average=with_empty_target(_rr_over_tie_orders)))
 register(Family("Success", "1 if a relevant doc is in the top k, else 0 (trec_eval success_k)", success,
                 explain=_explain_success, tie_average=_success_over_tie_orders))

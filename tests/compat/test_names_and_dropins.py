@@ -31,7 +31,7 @@ NAMES = [  # (as typed, the canonical measure(s))
     ("IPrec(recall=0.5)", ["IPrec@0.5"]), ("NumRelRet", ["NumRelRet"]), ("infAP", ["infAP"]),
     # ranx
     ("map@100", ["AP@100"]), ("mrr@10", ["RR@10"]), ("ndcg@10", ["nDCG@10"]), ("ndcg_burges@10", ["nDCG(gain=exp)@10"]),
-    ("precision@10", ["P@10"]), ("recall@100", ["R@100"]), ("f1@10", ["F1@10"]), ("hit_rate@10", ["Success@10"]),
+    ("precision@10", ["P@10"]), ("recall@100", ["R@100"]), ("f1@10", ["F1@10"]), ("hit_rate@10", ["HitRate@10"]),
     ("r-precision", ["Rprec"]), ("bpref", ["Bpref"]), ("rbp.95", ["RBP(p=0.95)"]), ("dcg@10", ["DCG@10"]),
     ("dcg_burges@10", ["DCG(gain=exp)@10"]), ("ndcg@10-l2", ["nDCG(rel=2)@10"]),
     # case, several at once

@@ -26,7 +26,8 @@ import math
 __all__ = [
     "order_run", "rank", "precision", "recall", "f_measure", "average_precision", "reciprocal_rank",
     "success", "cg", "dcg", "ndcg", "err", "nerr", "rbp", "rbp_resid", "auc", "inversions", "kendall_tau",
-    "rprec", "bpref", "REFERENCE",
+    "rprec", "bpref", "judged", "ncg", "compat", "accuracy", "hits", "hit_rate", "fall_out",
+    "recall_at_fixed_precision", "cwl", "REFERENCE",
 ]
 
 
@@ -204,12 +205,12 @@ def _gain(grade, gain) -> float:
     return float(table.get(g, g))
 
 
-def _discount(i: int, discount) -> float:
-    """log2: 1/log2(i+1). jk (Jarvelin & Kekalainen, b = 2): 1 for i < 2, else 1/log2(i)."""
+def _discount(i: int, discount, base: float = 2.0) -> float:
+    """log2: 1/log_b(i+1). jk (Jarvelin & Kekalainen): 1 for i < b, else 1/log_b(i). b = 2 unless given."""
     if discount in (None, "log2"):
-        return 1.0 / math.log2(i + 1)
+        return 1.0 / (math.log(i + 1) / math.log(base))
     if discount == "jk":
-        return 1.0 if i < 2 else 1.0 / math.log2(i)
+        return 1.0 if i < base else 1.0 / (math.log(i) / math.log(base))
     raise ValueError(discount)
 
 
@@ -222,7 +223,7 @@ def cg(qrels, ranking, params) -> float:
 def _dcg_of(grades: list, params: dict) -> float:
     k = params.get("k")
     grades = grades if k is None else grades[:k]
-    return sum(_gain(g, params.get("gain")) * _discount(i, params.get("discount"))
+    return sum(_gain(g, params.get("gain")) * _discount(i, params.get("discount"), params.get("log_base", 2.0))
                for i, g in enumerate(grades, start=1))
 
 
@@ -381,7 +382,154 @@ def kendall_tau(qrels, ranking, params) -> float:
     return (concordant - discordant) / math.sqrt(pairs * (pairs - tied))
 
 
-#: rankmeter family name -> reference function
+# --------------------------------------------------------------------------- peers' measures (issue 11, part 3)
+def ncg(qrels, ranking, params) -> float:
+    """CG@k / CG@k of the ideal ordering (of the judged docs, or the run's docs for ideal=run)."""
+    ranking = _prepare(ranking, params)
+    pool = list(qrels.values()) if params.get("ideal", "qrels") == "qrels" else [g for _, g in ranking]
+    gains = sorted((_gain(g, params.get("gain")) for g in pool), reverse=True)
+    k = params.get("k")
+    best = sum(x for x in (gains if k is None else gains[:k]) if x > 0)
+    return cg(qrels, ranking, params) / best if best > 0 else 0.0
+
+
+def compat(qrels, ranking, params) -> float:
+    """Clarke et al.'s compatibility: RBO of the ranking with the ideal (grade desc, then run order), by depth."""
+    ranking = _prepare(ranking, params)
+    t = _threshold(params)
+    p = params.get("p", 0.95)
+    docs = [d for d, _ in ranking]
+    where = {d: i for i, d in enumerate(docs)}
+    ideal = [d for d, g in qrels.items() if _is_rel(g, t)]
+    ideal.sort(key=lambda d: (-qrels[d], where.get(d, len(docs))))
+    depth = max(len(docs), len(ideal))
+
+    def rbo(a, b):
+        score = norm = 0.0
+        weight = 1.0
+        for d in range(1, depth + 1):
+            score += weight * len(set(a[:d]) & set(b[:d])) / d
+            norm += weight
+            weight *= p
+        return score / norm if norm else 0.0
+
+    score = rbo(docs, ideal)
+    if params.get("normalize", True):
+        best = rbo(ideal, ideal)
+        return score / best if best > 0 else score
+    return score
+
+
+def accuracy(qrels, ranking, params) -> float:
+    """ir_measures Accuracy@k: right-ordered (relevant, non-relevant) pairs in the top k / pairs; NaN if none."""
+    ranking = _prepare(ranking, params)
+    t = _threshold(params)
+    labels = [_is_rel(g, t) for _, g in _top(ranking, params)]
+    pairs = right = 0
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            if a != b:
+                pairs += 1
+                right += a
+    return right / pairs if pairs else math.nan
+
+
+def hit_rate(qrels, ranking, params) -> float:
+    """1 if a relevant doc is in the top k, else 0."""
+    return 1.0 if hits(qrels, ranking, params) > 0 else 0.0
+
+
+def fall_out(qrels, ranking, params) -> float:
+    """Judged non-relevant in the top k / judged non-relevant in the qrels; 0 when there is none."""
+    ranking = _prepare(ranking, params)
+    t = _threshold(params)
+    nonrel = sum(1 for g in qrels.values() if g >= 0 and not _is_rel(g, t))
+    found = sum(1 for _, g in _top(ranking, params) if g is not None and g >= 0 and not _is_rel(g, t))
+    return found / nonrel if nonrel else 0.0
+
+
+def recall_at_fixed_precision(qrels, ranking, params) -> float:
+    """Largest R@i over i <= k (all ranks) with P@i >= min_precision; 0 when none or R = 0."""
+    ranking = _prepare(ranking, params)
+    t = _threshold(params)
+    R = _num_rel(qrels, t)
+    best = found = 0
+    for i, (_, g) in enumerate(_top(ranking, params), start=1):
+        found += _is_rel(g, t)
+        if found / i >= params.get("min_precision", 0.0):
+            best = max(best, found)
+    return best / R if R else 0.0
+
+
+# --------------------------------------------------------------------------- C/W/L user models (Moffat et al.)
+def _cwl_continuation(name: str, params: dict):
+    """C(i, g_i, G_i): the chance of going on after rank i (gain g_i there, G_i collected up to it)."""
+    k = params.get("k")
+    T = params.get("T", 1.0)
+
+    def insq(i):
+        return ((i + 2 * T - 1) / (i + 2 * T)) ** 2
+
+    return {
+        "SDCG": lambda i, g, G: math.log2(i + 1) / math.log2(i + 2) if i < k else 0.0,
+        "INSQ": lambda i, g, G: insq(i),
+        "INST": lambda i, g, G: ((i + T + (T - G) - 1) / (i + T + (T - G))) ** 2,
+        "BPM": lambda i, g, G: 1.0 if G < T and i < k else 0.0,
+        "NERR8": lambda i, g, G: 1.0 - g if i < k else 0.0,
+        "NERR9": lambda i, g, G: i / (i + 1) * (1.0 - g) if i < k else 0.0,
+        "NERR10": lambda i, g, G: params.get("p", 0.9) * (1.0 - g),
+        "NERR11": lambda i, g, G: insq(i) * (1.0 - g),
+    }[name]
+
+
+def _cwl_numbers(gains: list, cont, quantity: str) -> float:
+    """From per-rank gains: ERG = sum W_i g_i, EU = sum L_i G_i, EC = sum L_i i, ED = sum_i S_i (= 1 / W_1)."""
+    reach, G = 1.0, 0.0
+    reaches, stops, collected = [], [], []
+    for i, g in enumerate(gains, start=1):
+        G += g
+        c = cont(i, g, G)
+        reaches.append(reach)
+        stops.append(reach * (1.0 - c))
+        collected.append(G)
+        reach *= c
+    depth = sum(reaches)
+    if quantity == "ED":
+        return depth
+    if quantity == "ERG":
+        return sum(r * g for r, g in zip(reaches, gains)) / depth
+    if quantity == "EU":
+        return sum(s * G for s, G in zip(stops, collected))
+    return sum(s * i for i, s in enumerate(stops, start=1))
+
+
+def cwl(name: str):
+    """The C/W/L measure ``name`` for one query: grades scaled to gains over max_depth ranks (padding gains 0)."""
+    def measure(qrels, ranking, params) -> float:
+        ranking = _prepare(ranking, params)
+        low = params.get("min_rel", 0)
+        high = params.get("max_rel")
+        high = params["max_grade"] if high is None else high
+        depth = params.get("max_depth", 1000)
+
+        def gain(grade, best: bool) -> float:
+            if grade is None or grade < 0:
+                return 1.0 if best else 0.0
+            if high <= low:
+                return 1.0 if grade >= high else 0.0
+            return (min(max(grade, low), high) - low) / (high - low)
+
+        def value(best: bool) -> float:
+            gains = [gain(g, best) for _, g in ranking[:depth]]
+            gains += [1.0 if best else 0.0] * (depth - len(gains))
+            return _cwl_numbers(gains, _cwl_continuation(name, params), params.get("quantity", "ERG"))
+
+        worst = value(False)
+        return value(True) - worst if params.get("residual") else worst
+    measure.__name__ = name.lower()
+    return measure
+
+
 def judged(qrels, ranking, params) -> float:
     """Listed in the qrels (any grade) among the top min(k, retrieved), over that number; 0 when empty."""
     top = _top(_prepare(ranking, params), params)
@@ -394,10 +542,13 @@ def hits(qrels, ranking, params) -> int:
     return sum(1 for _, g in _top(_prepare(ranking, params), params) if _is_rel(g, t))
 
 
+#: rankmeter family name -> reference function
 REFERENCE = {
     "Judged": judged, "Hits": hits,
     "P": precision, "R": recall, "F": f_measure, "AP": average_precision, "RR": reciprocal_rank,
     "Success": success, "CG": cg, "DCG": dcg, "nDCG": ndcg, "ERR": err, "nERR": nerr, "RBP": rbp,
     "RBP_resid": rbp_resid, "AUC": auc, "Inversions": inversions, "KendallTau": kendall_tau,
-    "Rprec": rprec, "Bpref": bpref,
+    "Rprec": rprec, "Bpref": bpref, "NCG": ncg, "Compat": compat, "Accuracy": accuracy,
+    "HitRate": hit_rate, "FallOut": fall_out, "RecallAtFixedPrecision": recall_at_fixed_precision,
+    **{name: cwl(name) for name in ("SDCG", "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")},
 }
