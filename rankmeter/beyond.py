@@ -1,0 +1,252 @@
+"""Beyond-accuracy measures of recommendation lists, against the training interactions.
+
+:func:`beyond_accuracy` takes the training interactions (who interacted
+with what: a frame with ``user`` and ``item`` columns, or ``{user: [item,
+...]}``) and the recommendations (a frame with ``user``, ``item`` and
+optionally ``score`` columns, or ``{user: [item, ...]}`` best first), cut at
+``k``, and returns per-user values (usable with :mod:`rankmeter.stats` for
+significance over users) and their means, plus the catalogue-level numbers:
+
+======================  =================================================================  ==================
+name                    definition                                                          as in
+======================  =================================================================  ==================
+catalog_coverage        distinct recommended items / distinct training items               Recommenders
+distributional_coverage Shannon entropy (log2) of how often each item is recommended        Recommenders
+novelty                 mean over all recommendations of -log2(count(i) / interactions);    Recommenders
+                        per user: the mean over the user's list
+diversity               per user 1 - mean similarity of the distinct pairs in the list      Recommenders
+                        (intra-list diversity; a list of one item has none)
+serendipity             per user mean over the list of (1 - mean similarity of the item     Recommenders
+                        to the user's training items) * relevance (1)
+gini_index              Gini index of how often each catalogue item is recommended          RecBole
+arp                     per user the mean training popularity of the listed items           Abdollahpouri 2019
+aplt, aclt              per user the share / number of listed items in the long tail (the   Abdollahpouri 2019
+                        items outside the ``head`` most popular share of the catalogue)
+popularity_lift         per user (ARP of the list - ARP of the user's training items) /     Abdollahpouri 2021
+                        ARP of the training items
+======================  =================================================================  ==================
+
+Similarity is Recommenders' ``item_cooccurrence_count`` (users who
+interacted with both items / sqrt of the two items' interaction counts) or,
+with ``item_features``, the cosine of the items' feature vectors. Items a
+similarity cannot be computed for count 0, as in Recommenders. All of it is
+vectorised over users (scipy's sparse matrices count co-occurrences).
+
+>>> train = {"u1": ["a", "b"], "u2": ["a", "c"], "u3": ["b", "c", "d"]}
+>>> recs = {"u1": ["c", "d"], "u2": ["b", "d"], "u3": ["a"]}
+>>> b = beyond_accuracy(train, recs)
+>>> round(b.overall["catalog_coverage"], 4), round(b.overall["distributional_coverage"], 4)
+(1.0, 1.9219)
+>>> round(b.per_user["arp"]["u1"], 4), b.per_user["diversity"]["u3"]
+(1.5, nan)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, ParameterError
+
+__all__ = ["beyond_accuracy", "BeyondAccuracy"]
+
+
+@dataclass
+class BeyondAccuracy:
+    """``overall``: each measure's value (per-user ones: the mean over users where defined);
+    ``per_user``: ``{measure: {user: value}}`` (NaN where undefined)."""
+
+    overall: dict[str, float]
+    per_user: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _pairs_of(data, what: str, user: str, item: str, score: str | None) -> tuple[list[str], list[str]]:
+    """(users, items) in list order: dicts of lists, or frames (sorted by score descending when given)."""
+    from collections.abc import Mapping
+
+    if isinstance(data, Mapping):
+        users, items = [], []
+        for u, listed in data.items():
+            ordered = sorted(listed, key=lambda i: -listed[i]) if isinstance(listed, Mapping) else list(listed)
+            users += [str(u)] * len(ordered)
+            items += [str(i) for i in ordered]
+        return users, items
+    from .io.frames import is_frame
+    if not is_frame(data):
+        raise InputError(f"{what}: expected a DataFrame with {user!r} and {item!r} columns or {{user: [item, ...]}}")
+    import pyarrow as pa
+    table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data) if hasattr(data, "to_numpy") and \
+        not hasattr(data, "to_arrow") else data.to_arrow()
+    for col in (user, item) + ((score,) if score else ()):
+        if col not in table.column_names:
+            raise InputError(f"{what}: no column {col!r} (columns: {', '.join(table.column_names)})")
+    users = [str(u) for u in table.column(user).to_pylist()]
+    items = [str(i) for i in table.column(item).to_pylist()]
+    if score:
+        order = np.lexsort((-np.asarray(table.column(score).to_numpy(zero_copy_only=False), float),
+                            np.unique(users, return_inverse=True)[1]))
+        users, items = [users[i] for i in order], [items[i] for i in order]
+    return users, items
+
+
+def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
+                    user: str = "user", item: str = "item", score: str | None = None) -> BeyondAccuracy:
+    """The beyond-accuracy measures of ``recommendations`` given ``train`` (see the module docstring).
+
+    ``item_features``: ``{item: vector}`` for feature-cosine similarity (default: co-occurrence);
+    ``head``: the most popular share of the training items that is not long tail (default 0.2).
+    """
+    if not 0 < head < 1:
+        raise ParameterError(f"head={head!r}: expected the share of items in the popular head, in (0, 1)")
+    tu, ti = _pairs_of(train, "train", user, item, None)
+    ru, ri = _pairs_of(recommendations, "recommendations", user, item, score)
+    if not tu or not ru:
+        raise InputError("train and recommendations must each hold at least one (user, item)")
+    items, codes = np.unique(np.array(ti + ri, dtype=object).astype(str), return_inverse=True)
+    users, ucodes = np.unique(np.array(tu + ru, dtype=object).astype(str), return_inverse=True)
+    t_item, r_item = codes[:len(ti)], codes[len(ti):]
+    t_user, r_user = ucodes[:len(tu)], ucodes[len(tu):]
+    keep = np.unique(np.stack([t_user, t_item]), axis=1)          # one interaction per (user, item)
+    t_user, t_item = keep[0], keep[1]
+    # recommendation lists in their order, cut at k
+    order = np.argsort(r_user, kind="stable")
+    r_user, r_item = r_user[order], r_item[order]
+    starts = np.flatnonzero(np.r_[True, r_user[1:] != r_user[:-1]])
+    rank = np.arange(len(r_user)) - np.repeat(starts, np.diff(np.append(starts, len(r_user))))
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ParameterError(f"k={k!r}: expected a positive integer")
+        r_user, r_item = r_user[rank < k], r_item[rank < k]
+    n_items, n_users = len(items), len(users)
+    popularity = np.bincount(t_item, minlength=n_items).astype(np.float64)
+    in_train = popularity > 0
+    listed = np.bincount(r_item, minlength=n_items).astype(np.float64)
+    overall: dict[str, float] = {
+        "catalog_coverage": float((listed > 0).sum() / in_train.sum()),
+        "distributional_coverage": float(-np.sum((p := listed[listed > 0] / len(r_item)) * np.log2(p))),
+        "gini_index": _gini(listed[in_train | (listed > 0)]),
+    }
+    info = np.zeros(n_items)
+    info[in_train] = -np.log2(popularity[in_train] / len(t_item))
+    overall["novelty"] = float(info[r_item].sum() / len(r_item))
+    per_user: dict[str, np.ndarray] = {}
+    counted = np.bincount(r_user, minlength=n_users).astype(np.float64)
+    has = counted > 0
+    per_user["novelty"] = _mean_by(r_user, info[r_item], n_users)
+    per_user["arp"] = _mean_by(r_user, popularity[r_item], n_users)
+    ranked = np.lexsort((np.arange(n_items), -popularity))          # most popular first, ties by item id
+    head_size = int(math.ceil(head * in_train.sum()))
+    tail = np.ones(n_items, dtype=bool)
+    tail[ranked[:head_size]] = False
+    tail_count = np.bincount(r_user, weights=tail[r_item].astype(np.float64), minlength=n_users)
+    per_user["aclt"] = np.where(has, tail_count, np.nan)
+    per_user["aplt"] = np.where(has, tail_count / np.maximum(counted, 1), np.nan)
+    profile = _mean_by(t_user, popularity[t_item], n_users)
+    per_user["popularity_lift"] = (per_user["arp"] - profile) / profile
+    similarity = _similarity(t_user, t_item, n_users, n_items, item_features, items)
+    per_user["diversity"] = _diversity(r_user, r_item, n_users, similarity)
+    per_user["serendipity"] = _serendipity(r_user, r_item, t_user, t_item, n_users, similarity)
+    answered = np.flatnonzero(has)
+    values = {m: {str(users[u]): float(v[u]) for u in answered} for m, v in per_user.items()}
+    for m, v in per_user.items():
+        defined = v[answered][~np.isnan(v[answered])]
+        overall.setdefault(m if m != "novelty" else "novelty_per_user", float(defined.mean()) if len(defined) else math.nan)
+    return BeyondAccuracy(overall, values)
+
+
+def _mean_by(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    sums = np.bincount(group, weights=values, minlength=n)
+    counts = np.bincount(group, minlength=n)
+    out = np.full(n, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+def _gini(counts: np.ndarray) -> float:
+    """RecBole's GiniIndex: sum((2i - n - 1) c_(i)) / (n sum(c)) over counts sorted ascending (i from 1)."""
+    c = np.sort(counts)
+    n = len(c)
+    return float(np.sum((2 * np.arange(1, n + 1) - n - 1) * c) / (n * c.sum())) if n and c.sum() else 0.0
+
+
+def _similarity(t_user, t_item, n_users, n_items, features, items):
+    """A function (a, b) -> similarity of item code arrays a, b."""
+    if features is not None:
+        dim = None
+        matrix = None
+        present = np.zeros(n_items, dtype=bool)
+        for code, name in enumerate(items):
+            vector = features.get(name) if hasattr(features, "get") else None
+            if vector is None:
+                continue
+            vector = np.asarray(vector, dtype=np.float64)
+            if matrix is None:
+                dim = len(vector)
+                matrix = np.zeros((n_items, dim))
+            matrix[code], present[code] = vector, True
+        if matrix is None:
+            raise InputError("item_features: no vector for any item of train or recommendations")
+        norms = np.linalg.norm(matrix, axis=1)
+
+        def by_features(a, b):
+            ok = present[a] & present[b] & (norms[a] > 0) & (norms[b] > 0)
+            out = np.zeros(len(a))
+            out[ok] = np.einsum("ij,ij->i", matrix[a[ok]], matrix[b[ok]]) / (norms[a[ok]] * norms[b[ok]])
+            return out
+        return by_features
+    from .errors import MissingExtra
+    try:
+        from scipy import sparse
+    except ImportError:
+        raise MissingExtra("scipy", "stats", "co-occurrence similarity (diversity, serendipity)") from None
+    X = sparse.csc_matrix((np.ones(len(t_user)), (t_user, t_item)), shape=(n_users, n_items))
+    counts = np.asarray(X.sum(axis=0)).ravel()
+
+    def by_cooccurrence(a, b):
+        if len(a) == 0:
+            return np.zeros(0)
+        both = np.asarray(X[:, a].multiply(X[:, b]).sum(axis=0)).ravel()
+        den = np.sqrt(counts[a] * counts[b])
+        out = np.zeros(len(a))
+        np.divide(both, den, out=out, where=den > 0)
+        return out
+    return by_cooccurrence
+
+
+def _diversity(r_user, r_item, n_users, similarity) -> np.ndarray:
+    """Per user 1 - mean similarity over the distinct unordered pairs of listed items."""
+    starts = np.flatnonzero(np.r_[True, r_user[1:] != r_user[:-1]]) if len(r_user) else np.zeros(0, np.int64)
+    sizes = np.diff(np.append(starts, len(r_user)))
+    pairs_per = sizes * (sizes - 1) // 2
+    owner = np.repeat(np.arange(len(starts)), pairs_per)
+    # the j-th pair (x < y) of a list of size s, enumerated with triangular indices
+    local = np.arange(int(pairs_per.sum())) - np.repeat(np.cumsum(pairs_per) - pairs_per, pairs_per)
+    s = sizes[owner]
+    x = (s - 2 - np.floor(np.sqrt(-8 * local + 4 * s * (s - 1) - 7) / 2 - 0.5)).astype(np.int64)
+    y = (local + x + 1 - s * (s - 1) // 2 + (s - x) * ((s - x) - 1) // 2).astype(np.int64)
+    a, b = r_item[starts[owner] + x], r_item[starts[owner] + y]
+    distinct = a != b
+    sims = similarity(a[distinct], b[distinct])
+    users = r_user[starts[owner]][distinct]
+    out = np.full(n_users, np.nan)
+    mean = _mean_by(users, sims, n_users)
+    out[~np.isnan(mean)] = 1 - mean[~np.isnan(mean)]
+    return out
+
+
+def _serendipity(r_user, r_item, t_user, t_item, n_users, similarity) -> np.ndarray:
+    """Per user the mean over its list of 1 - (mean similarity of the item to the user's training items)."""
+    order = np.argsort(t_user, kind="stable")
+    t_user, t_item = t_user[order], t_item[order]
+    t_start = np.searchsorted(t_user, np.arange(n_users))
+    t_count = np.bincount(t_user, minlength=n_users)
+    n = t_count[r_user]                                    # training items of each listed item's user
+    row = np.repeat(np.arange(len(r_user)), n)
+    offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    partner = t_item[t_start[r_user][row] + offset]
+    sims = similarity(r_item[row], partner)
+    mean_sim = _mean_by(row, sims, len(r_user))
+    defined = ~np.isnan(mean_sim)                          # a user without training items has no serendipity
+    return _mean_by(r_user[defined], 1 - mean_sim[defined], n_users)
