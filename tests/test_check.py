@@ -224,3 +224,8 @@ def test_rank_disagreements_equal_a_plain_loop(rows):
     if pairs:
         a, b = found["first"]
         assert codes[a] == codes[b] and scores[b] > scores[a]
+
+
+def test_judged_coverage_without_a_common_query_is_zero():
+    from rankmeter.check import judged_at
+    assert judged_at({"q": {"a": 1}}, {"z": {"a": 1.0}}, (1, 10)) == {1: 0.0, 10: 0.0}
