@@ -231,7 +231,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-_WITHOUT_PANDAS = {"trec_eval", "eval", "explain", "measures"}
+_WITHOUT_PANDAS = {"trec_eval", "eval", "explain", "measures", "check", "ties", "judged", "fuse", "pool", "run"}
 
 
 class _NoPandas:
