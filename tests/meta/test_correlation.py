@@ -102,3 +102,21 @@ def test_cli_correlates_two_measures_over_runs(tmp_path):
     b = {r: table[r]["P@5"] for r in table.runs}
     assert got["systems"] == 5 and got["kendall_tau_b"] == pytest.approx(kendall_tau(a, b))
     assert got["tau_ap"] == pytest.approx(tau_ap(a, b))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rbo_equals_repro_eval(seed):
+    """repro_eval (Breuer et al., SIGIR 2020) bundles an RBO: its rbo_min agrees always, and its rbo_res and
+    rbo_ext on lists of one length; on lists of different lengths its res/ext follow another reading of
+    Webber et al.'s eq. 30/32 than the rbo package (test above) and rankmeter, so only min is compared there."""
+    external = pytest.importorskip("repro_eval.measure.external.rbo")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 20))
+    same = [[f"d{i}" for i in rng.permutation(30)[:n]] for _ in range(2)]
+    ragged = [[f"d{i}" for i in rng.permutation(30)[:int(rng.integers(5, 20))]] for _ in range(2)]
+    for p in (0.5, 0.9):
+        for a, b in (same, ragged):
+            assert rbo(a, b, p=p, kind="min") == pytest.approx(external.rbo_min(a, b, p), abs=1e-12)
+        a, b = same
+        assert rbo(a, b, p=p, kind="res") == pytest.approx(external.rbo_res(a, b, p), abs=1e-12)
+        assert rbo(a, b, p=p, kind="ext") == pytest.approx(external.rbo_ext(a, b, p), abs=1e-12)
