@@ -8,7 +8,9 @@ measure object with ir_measures on the same random qrels and run, and
 compares per query. Runs have distinct scores (tools break ties differently)
 and numeric query ids (gdeval's requirement).
 
-Left out, each with its reason, in :data:`SKIPPED`; the count matched / total
+The diversity names go through pyndeval with the defaults ``parse_measure``
+fills in, on qrels of one subtopic per query (their own module tests real
+subtopic qrels). Nothing is left out (:data:`SKIPPED` would say why); the count
 is printed by :func:`test_report_counts` (``pytest -s``).
 """
 from __future__ import annotations
@@ -26,10 +28,11 @@ ir_measures = pytest.importorskip("ir_measures")
 pytest.importorskip("cwl")
 logging.getLogger("ir_measures").setLevel(logging.ERROR)
 
-_DIVERSITY = "a diversity measure (subtopic qrels; rankmeter/measures/diversity.py, another module's oracle tests)"
 #: registry names not compared here, and why
-SKIPPED = {name: _DIVERSITY for name in ("ERR_IA", "nERR_IA", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG",
-                                         "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA", "StRecall")}
+SKIPPED: dict[str, str] = {}
+#: ndeval's measures (through pyndeval): the qrels here have one subtopic per query (no iteration field)
+_DIVERSITY_NAMES = {"ERR_IA", "nERR_IA", "alpha_DCG", "α_DCG", "alpha_nDCG", "α_nDCG", "NRBP", "nNRBP", "AP_IA",
+                    "MAP_IA", "P_IA", "StRecall"}
 #: names whose ir_measures default differs from rankmeter's; compared under the parameters that make them equal
 DIFFERENT_DEFAULT = {
     # gdeval fixes g_max = 4 in R = (2^g - 1) / 2^g_max; rankmeter's ERR takes the whole qrels' top grade
@@ -49,6 +52,8 @@ def _standard(name: str):
         measure = measure(max_rel=TOP_GRADE)
     if name == "RBP":
         measure = measure(rel=1)
+    if name in _DIVERSITY_NAMES:  # the pyndeval provider reads the defaults parse_measure fills in
+        return ir_measures.parse_measure(name + ("@5" if "cutoff" in params else ""))
     cutoff = params.get("cutoff")
     if cutoff is not None and cutoff.required or name == "ERR":  # ERR's one provider (gdeval) needs a cutoff
         measure = measure @ 5
