@@ -100,7 +100,7 @@ def _size(args: argparse.Namespace) -> int:
         from ..errors import ParameterError
         if not (args.qrels and args.runs and args.measure):
             raise ParameterError("give --variance, or --qrels, --run (two or more) and -m to estimate it")
-        x, _, _ = score_matrix_of(args)
+        x, _, _ = _matrix(args)
         variance = variance_estimate(x)
     common = {"test": args.test, "variance": variance, "alpha": args.alpha, "systems": args.systems}
     data = {"test": args.test, "variance": variance, "alpha": args.alpha, "beta": args.beta, "systems": args.systems}
@@ -119,12 +119,6 @@ def _size(args: argparse.Namespace) -> int:
             data["power"] = achieved
             lines.append(f"power of {args.topics} topics for a difference of {args.min_diff}: {achieved:.4f}")
     return _emit(args, data, lines)
-
-
-def score_matrix_of(args):
-    from ..engine.options import options_from_args
-    from .discrimination import score_matrix
-    return score_matrix(args.qrels, list(args.runs), args.measure, **options_from_args(args))
 
 
 def _zscores(args: argparse.Namespace) -> int:

@@ -17,6 +17,8 @@ from rankmeter import ParameterError
 from rankmeter.fusion import fuse
 from rankmeter.fusion.trained import train
 
+from .test_fusion import _as_dict
+
 ranx = pytest.importorskip("ranx")
 
 
@@ -38,14 +40,6 @@ def _qrels(seed, nq=6, pool=40):
     rng = np.random.default_rng(seed + 100)
     return {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in rng.choice(pool, 15, replace=False)}
             for q in range(nq)}
-
-
-def _as_dict(run) -> dict:
-    t = run.table.to_pydict()
-    out = {}
-    for q, d, s in zip(t["query"], t["doc"], t["score"]):
-        out.setdefault(q.decode(), {})[d.decode()] = s
-    return out
 
 
 def _same(got, want, what):
