@@ -62,9 +62,13 @@ class BeyondAccuracy:
     per_user: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def _pairs_of(data, what: str, user: str, item: str, score: str | None) -> tuple[list[str], list[str]]:
-    """(users, items) in list order: dicts of lists, or frames (sorted by score descending when given)."""
+def _pairs_of(data, what: str, user: str, item: str, score: str | None):
+    """(users, items) as Arrow string arrays in list order: dicts of lists, or frames (the recommender
+    frames :mod:`rankmeter.recsys` reads; each user's rows by score descending when ``score`` is given)."""
     from collections.abc import Mapping
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     if isinstance(data, Mapping):
         users, items = [], []
@@ -72,23 +76,33 @@ def _pairs_of(data, what: str, user: str, item: str, score: str | None) -> tuple
             ordered = sorted(listed, key=lambda i: -listed[i]) if isinstance(listed, Mapping) else list(listed)
             users += [str(u)] * len(ordered)
             items += [str(i) for i in ordered]
-        return users, items
+        return pa.array(users, pa.string()), pa.array(items, pa.string())
     from .io.frames import is_frame
+    from .recsys import _arrow
     if not is_frame(data):
         raise InputError(f"{what}: expected a DataFrame with {user!r} and {item!r} columns or {{user: [item, ...]}}")
-    import pyarrow as pa
-    table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data) if hasattr(data, "to_numpy") and \
-        not hasattr(data, "to_arrow") else data.to_arrow()
-    for col in (user, item) + ((score,) if score else ()):
-        if col not in table.column_names:
-            raise InputError(f"{what}: no column {col!r} (columns: {', '.join(table.column_names)})")
-    users = [str(u) for u in table.column(user).to_pylist()]
-    items = [str(i) for i in table.column(item).to_pylist()]
+    table = _arrow(data, {"user": user, "item": item, **({"score": score} if score else {})}, what)
+    users = pc.cast(table.column(user), pa.string()).combine_chunks()
+    items = pc.cast(table.column(item), pa.string()).combine_chunks()
     if score:
-        order = np.lexsort((-np.asarray(table.column(score).to_numpy(zero_copy_only=False), float),
-                            np.unique(users, return_inverse=True)[1]))
-        users, items = [users[i] for i in order], [items[i] for i in order]
+        codes = pc.dictionary_encode(users).indices.to_numpy(zero_copy_only=False)
+        order = pa.array(np.lexsort((-table.column(score).to_numpy().astype(float), codes)))
+        users, items = users.take(order), items.take(order)
     return users, items
+
+
+def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct ids of two string arrays, and each array's codes into them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(pa.concat_arrays([first, second]))
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))                                # codes in id order
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return np.asarray(encoded.dictionary.take(pa.array(order)).to_pylist(), dtype=object), \
+        codes[:len(first)], codes[len(first):]
 
 
 def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
@@ -102,12 +116,10 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
         raise ParameterError(f"head={head!r}: expected the share of items in the popular head, in (0, 1)")
     tu, ti = _pairs_of(train, "train", user, item, None)
     ru, ri = _pairs_of(recommendations, "recommendations", user, item, score)
-    if not tu or not ru:
+    if not len(tu) or not len(ru):
         raise InputError("train and recommendations must each hold at least one (user, item)")
-    items, codes = np.unique(np.array(ti + ri, dtype=object).astype(str), return_inverse=True)
-    users, ucodes = np.unique(np.array(tu + ru, dtype=object).astype(str), return_inverse=True)
-    t_item, r_item = codes[:len(ti)], codes[len(ti):]
-    t_user, r_user = ucodes[:len(tu)], ucodes[len(tu):]
+    items, t_item, r_item = _codes(ti, ri)
+    users, t_user, r_user = _codes(tu, ru)
     keep = np.unique(np.stack([t_user, t_item]), axis=1)          # one interaction per (user, item)
     t_user, t_item = keep[0], keep[1]
     # recommendation lists in their order, cut at k

@@ -304,16 +304,11 @@ def judged_at(q, run, cutoffs=_CUTS) -> dict[int, float]:
     {1: 1.0, 2: 0.5, 10: 0.6666666666666666}
     """
     from .engine import Evaluator
-    from .errors import InputError
     from .executors.memory import evaluate_in_memory
     labels = [f"Judged@{k}" for k in cutoffs]
-    evaluator = Evaluator(q, labels)
-    try:  # the in-memory executor: query-aligned parts on both cores, as evaluation runs
-        results = evaluate_in_memory(evaluator, as_run(run), warn=False)
-    except InputError as exc:  # no query in common: nothing is judged (the queries finding says why)
-        if "no query of the run is judged" not in exc.message:
-            raise  # duplicates and the like: the caller turns them into findings
-        return {k: 0.0 for k in cutoffs}
+    # the in-memory executor: query-aligned parts on both cores, as evaluation runs; no query in common
+    # is no coverage (0), the queries finding says why
+    results = evaluate_in_memory(Evaluator(q, labels), as_run(run), warn=False, check_common=False)
     return {k: float(results.mean[label]) for k, label in zip(cutoffs, labels)}
 
 

@@ -109,12 +109,8 @@ def _mean(results, label: str):
 
 
 def _values(results) -> dict[str, dict[str, float]]:
-    out: dict = {}
-    for row in results.to_dict(per_query=True)["per_query"]:
-        for label, value in row.items():
-            if label != "query":
-                out.setdefault(label, {})[row["query"]] = value
-    return out
+    """{measure: {query: value}} of a Results."""
+    return {label: dict(zip(results.queries, map(float, results.values(label)))) for label in results.names}
 
 
 def _groups(batch, cutoffs: list[int]) -> list[dict[str, Any]]:

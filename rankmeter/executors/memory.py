@@ -43,7 +43,7 @@ def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
     return out
 
 
-def evaluate_in_memory(evaluator, run, *, warn: bool = True) -> Results:
+def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool = True) -> Results:
     """Score ``run`` (any run input) with ``evaluator``; the same values however it is cut."""
     from ..io import as_run
 
@@ -57,4 +57,4 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True) -> Results:
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(evaluator.score, pieces))
-    return evaluator.finish(parts, run_name=run.name or run.source, warn=warn)
+    return evaluator.finish(parts, run_name=run.name or run.source, warn=warn, check_common=check_common)

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from .arrow_path import FileSpan, checked_fields, first_data_line, fields_fit, parse_layout
 from .detect import detect
 from .parquet import is_parquet
+from ..errors import RankmeterError
 from .source import check_text, compression_of
 
 __all__ = ["direct_columns", "read_span", "DIRECT_MIN_BYTES"]
@@ -60,7 +61,7 @@ def _scan(fh, path: str, size: int, kind: str, format: str):
         check_text(head, path)
         if detect(head, path, format) != ("trec", False):
             return None
-    except Exception:  # noqa: BLE001 - whatever it is, the bytes path reports it properly
+    except RankmeterError:  # not text, or not TREC: the bytes path reports it properly
         return None
     start, skipped, first = first_data_line(head)
     if not first or first[:1] in b" \t" or (head.find(b"\n", start) < 0 and head.find(b"\r", start) < 0):

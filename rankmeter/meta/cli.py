@@ -149,29 +149,28 @@ def add_parser(subparsers) -> None:
     c.set_defaults(func=_correlate, subparser=c)
     only = ("queries", "rel", "judged_only", "max_docs", "ties", "truncate_grades", "columns")
 
-    d = kinds.add_parser("discriminative-power", help="share of run pairs a measure separates (Sakai 2006)")
-    d.add_argument("qrels", help="the judgments")
-    d.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
-    d.add_argument("-m", "--measure", required=True, help="the measure")
+    def one_measure_over_runs(name: str, help: str):
+        """A kind reading QRELS RUN... -m M: its parser, with the arguments they all share."""
+        kind = kinds.add_parser(name, help=help)
+        kind.add_argument("qrels", help="the judgments")
+        kind.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
+        kind.add_argument("-m", "--measure", required=True, help="the measure")
+        kind.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        kind.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+        add_option_flags(kind, only=only)
+        return kind
+
+    d = one_measure_over_runs("discriminative-power", "share of run pairs a measure separates (Sakai 2006)")
     d.add_argument("--test", choices=("bootstrap", "tukey", "randomization", "t"), default="bootstrap",
                    help="paired test giving each pair's ASL (default bootstrap, Sakai's; tukey: randomised HSD)")
     d.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     d.add_argument("--permutations", type=int, default=1000, help="bootstrap samples or trials (default 1000)")
-    d.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    d.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    add_option_flags(d, only=only)
     d.set_defaults(func=_power, subparser=d)
 
-    w = kinds.add_parser("swap-rate", help="how often two topic sets order a pair of runs differently")
-    w.add_argument("qrels", help="the judgments")
-    w.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
-    w.add_argument("-m", "--measure", required=True, help="the measure")
+    w = one_measure_over_runs("swap-rate", "how often two topic sets order a pair of runs differently")
     w.add_argument("--size", type=int, action="append", help="topic-set size (repeatable; default 1 .. topics/2)")
     w.add_argument("--trials", type=int, default=1000, help="draws per size (default 1000; fewer pairs: all)")
     w.add_argument("--bin-width", type=float, default=0.01, help="width of the difference bins (default 0.01)")
-    w.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    w.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    add_option_flags(w, only=only)
     w.set_defaults(func=_swaps, subparser=w)
 
     t = kinds.add_parser("topic-set-size", help="topics needed, power, or smallest detectable difference "

@@ -39,19 +39,16 @@ _TESTS = ("bootstrap", "tukey", "randomization", "t")
 
 def score_matrix(qrels, runs, measure, **options) -> tuple[np.ndarray, list[str], list[str]]:
     """(topics x runs matrix of ``measure``, topic ids, run names) over the topics every run answered."""
-    from ..stats.compare import compare
+    from ..engine import Evaluator, validate_options
+    from ..stats.compare import _named_runs, _scores
 
-    comparison = compare(qrels, runs, [measure], test="t" if _has_scipy() else "randomization",
-                         permutations=1, **options)
-    label = comparison.measures[0] if isinstance(comparison.measures[0], str) else comparison.measures[0][0]
-    x = comparison.scores[label]
+    opts = validate_options(**options)
+    evaluator = Evaluator(qrels, [measure], options=opts)
+    systems = _named_runs(runs, opts.columns, opts.input_format)
+    topics, matrices = _scores(evaluator, systems)
+    x = matrices[evaluator.measures[0]]
     keep = ~np.isnan(x).any(axis=1)
-    return x[keep], [q for q, k in zip(comparison.queries, keep) if k], list(comparison.systems)
-
-
-def _has_scipy() -> bool:
-    import importlib.util
-    return importlib.util.find_spec("scipy") is not None
+    return x[keep], [t for t, k in zip(topics, keep) if k], [name for name, _ in systems]
 
 
 @dataclass

@@ -40,9 +40,10 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     labels = list(table.names)
     values: dict[str, dict[str, list[float]]] = {}
     for run in table.runs:
-        for row in table[run].to_dict(per_query=True)["per_query"]:
-            for label in labels:
-                values.setdefault(row["query"], {}).setdefault(label, []).append(float(row[label]))
+        results = table[run]
+        for label in labels:
+            for query, value in zip(results.queries, results.values(label)):
+                values.setdefault(query, {}).setdefault(label, []).append(float(value))
     out: dict[str, dict[str, tuple[float, float]]] = {}
     for query, per in values.items():
         for label, xs in per.items():

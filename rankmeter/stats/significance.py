@@ -77,21 +77,9 @@ def effect_size_interval(dz: float, n: int, alpha: float = 0.05) -> tuple[float,
     d_z is not finite or n < 2."""
     if n < 2 or not math.isfinite(dz):
         return math.nan, math.nan
-    z = _normal_quantile(1 - alpha / 2)
+    z = NormalDist().inv_cdf(1 - alpha / 2)
     half = z * math.sqrt(1 / n + dz * dz / (2 * n))
     return dz - half, dz + half
-
-
-def _normal_quantile(p: float) -> float:
-    """Inverse of the standard normal CDF (bisection on erf: exact to 1e-12, no scipy)."""
-    low, high = -40.0, 40.0
-    for _ in range(200):
-        mid = (low + high) / 2
-        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < p:
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
 
 
 def _constant(d: np.ndarray, mean: float) -> tuple[float, float, float] | None:
