@@ -66,8 +66,9 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     queries : {"both", "qrels"}, default "both"
         Which queries are averaged: those in both inputs (a warning lists judged
         queries the run lacks), or every qrels query (trec_eval ``-c``).
-    rel : int, default 1
-        Relevance threshold for measures that do not set their own ``rel``.
+    rel : int or float, default 1
+        Relevance threshold for measures that do not set their own ``rel``
+        (grades ``>= rel`` are relevant; a fraction such as 0.5 for real grades).
     judged_only : bool, default False
         Drop unjudged docs from rankings before scoring (trec_eval ``-J``).
     max_docs : int, optional
@@ -79,9 +80,15 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     columns : dict, optional
         Column names of DataFrame inputs when they are not query, doc, rel /
         score, e.g. ``{"query": "user", "doc": "item", "score": "prediction"}``.
+    grades : {"integer", "truncate", "real"}, default "integer"
+        How the qrels' grades are read: integers only (a grade such as 1.7 is
+        an error naming the file and line), truncated toward zero as trec_eval's
+        ``atol`` does, or real numbers (LLM and crowd judgments such as 0.73 or
+        2.5: gain measures use them as they are, binary ones count grades
+        ``>= rel``; trec_eval's level-table measures G, nDCGRel, RnDCG and
+        relstring, and gain maps keyed by integer grades, are refused).
     truncate_grades : bool, default False
-        Read a non-integer grade such as 1.7 as 1, as trec_eval's ``atol`` does
-        (by default it is an error naming the file and line).
+        The same as ``grades="truncate"``.
     executor : {"auto", "memory", "streamed", "spark"}, default "auto"
         ``auto``: Spark when an input is a Spark DataFrame, else in memory.
         ``streamed``: read a run file in blocks of whole queries (bounded

@@ -86,8 +86,13 @@ def _render(columns: list[str], rows: list[list[Any]]) -> list[str]:
     return lines
 
 
-def _grade_text(g: int) -> Any:
-    return "unjudged" if g == NONPOOL else ("judged<0" if g == UNJUDGED else int(g))
+def _grade_text(g: int | float) -> Any:
+    """A grade for the table: real grades keep their value (2.5), integer ones print as integers."""
+    if g == NONPOOL:
+        return "unjudged"
+    if g == UNJUDGED:
+        return "judged<0"
+    return int(g) if float(g).is_integer() else float(g)
 
 
 def _one_query(run: Run, query: bytes) -> Run:
@@ -118,10 +123,10 @@ def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure
     docs = [decode_id(d) for d in (batch.docs or [])]
     if run.ranked or evaluator.options.ties == "input":
         base_cols = ["rank", "doc", "grade"]
-        base = [[i + 1, docs[i], _grade_text(int(batch.rel[i]))] for i in range(len(docs))]
+        base = [[i + 1, docs[i], _grade_text(batch.rel[i].item())] for i in range(len(docs))]
     else:
         base_cols = ["rank", "doc", "score", "grade"]
-        base = [[i + 1, docs[i], float(batch.scores[i]), _grade_text(int(batch.rel[i]))] for i in range(len(docs))]
+        base = [[i + 1, docs[i], float(batch.scores[i]), _grade_text(batch.rel[i].item())] for i in range(len(docs))]
     if parts is None:
         shown = f"'{value}'" if value_type is TEXT else (f"{value}" if value_type is COUNT else f"{value:.4f}")
         return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {shown}"])

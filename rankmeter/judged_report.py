@@ -219,5 +219,5 @@ def add_parser(subparsers) -> None:
     j.add_argument("--p", type=float, default=0.8, help="RBP persistence (default 0.8)")
     j.add_argument("--format", choices=("text", "json", "csv"), default="text", help="output format (default text)")
     j.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
-    add_option_flags(j, only=("queries", "rel", "max_docs", "ties", "truncate_grades", "columns"))
+    add_option_flags(j, only=("queries", "rel", "max_docs", "ties", "grades", "truncate_grades", "columns"))
     j.set_defaults(func=_judged_command)

@@ -7,7 +7,7 @@ import sys
 
 __all__ = ["add_parser"]
 
-_OPTIONS = ("queries", "rel", "judged_only", "truncate_grades", "columns")
+_OPTIONS = ("queries", "rel", "judged_only", "grades", "truncate_grades", "columns")
 
 
 def _ties(args: argparse.Namespace) -> int:

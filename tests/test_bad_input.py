@@ -250,7 +250,7 @@ def test_duplicate_rows_in_a_frame():
 # ---------------------------------------------------------------- dicts
 
 @pytest.mark.parametrize("qrels,run,pattern", [
-    ({"1": {"a": 1.7}}, {"1": {"a": 1.0}}, r"qrels\['1'\]\['a'\] = 1.7 is not an integer grade; pass truncate_grades"),
+    ({"1": {"a": 1.7}}, {"1": {"a": 1.0}}, r"qrels\['1'\]\['a'\] = 1.7 is not an integer grade; pass grades='real'"),
     ({"1": {"a": "1"}}, {"1": {"a": 1.0}}, r"qrels\['1'\]\['a'\] = '1' is not an integer grade"),
     ({"1": [("a", 1)]}, {"1": {"a": 1.0}}, r"qrels\['1'\] is a list; expected a dict doc -> grade"),
     ({"1": {"a": 1}}, {"1": {"a": float("nan")}}, r"run\['1'\]\['a'\] = nan is not a finite number"),

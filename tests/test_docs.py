@@ -205,7 +205,7 @@ def test_print_measures_lists_every_family_with_its_parameters():
     assert "nDCG(gain=linear, discount=log2, ideal=qrels, log_base=2, empty_target_action=neg)[@k]" in text
     assert "  ideal=qrels  (qrels, run, topk)" in text
     assert "IPrec@r" in text
-    assert "  rel=unset  (an integer)" in text and "  judged_only=false  (true, false)" in text
+    assert "  rel=unset  (a grade (an integer, or a number for real grades))" in text and "  judged_only=false  (true, false)" in text
     assert "trec_eval: map = AP; map_cut_k = AP@k (k: 5, 10, 15, 20, 30, 100, 200, 500, 1000)" in text
     assert "  p=0.8  (a number in [0, 1))" in text
 

@@ -56,7 +56,7 @@ CASES = [
     ("tsv-bad-grade", "qrels", "qrels.tsv", b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\tyes\n", "line 3",
      "column 'score': 'yes' is not a number"),
     ("tsv-float-grade", "qrels", "qrels.tsv", b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0.5\n", "line 3",
-     "0.5 is not an integer grade; pass truncate_grades=True"),
+     "0.5 is not an integer grade; pass grades='real' to keep fractional grades, or truncate_grades=True"),
     ("csv-nan-score", "run", "run.csv", b"qid,docno,score\nq1,d1,1\nq1,d2,nan\n", "line 3", "nan is not a finite number"),
     ("csv-empty-id", "run", "run.csv", b"qid,docno,score\nq1,d1,1\n,d2,2\n", "line 3", "column 'qid' has an empty id"),
     ("csv-header-only", "run", "run.csv", b"qid,docno,score\n", None, "no results: only a header line"),

@@ -251,3 +251,66 @@ def test_spark_equals_in_memory(dataset):
     assert remote.queries == local.queries
     for m in measures:
         assert _same(remote.values(m), local.values(m), m), m
+
+
+# ------------------------------------------------------------------ real-valued grades (grades="real")
+
+def _real_data(seed: int):
+    """The sweep's data with fractional grades (LLM and crowd judgments): some integer, most not."""
+    qrels, run = _data(seed)
+    rng = np.random.default_rng(seed + 1000)
+    real = {q: {d: (float(g) if g < 0 or rng.random() < 0.3 else float(rng.choice([0.0, 0.25, 0.7, 1.5, 2.5, 3.2])))
+                for d, g in judged.items()} for q, judged in qrels.items()}
+    return real, run
+
+
+REAL_FAMILIES = sorted(name for name, family in REGISTRY.items() if family.real_grades)
+
+
+def test_families_on_real_grades_are_declared():
+    """Most families take real grades; the few that do not are refused with the list of those that do."""
+    assert len(REAL_FAMILIES) >= 60
+    qrels, run = _real_data(3)
+    for name in sorted(set(REGISTRY) - set(REAL_FAMILIES)):
+        with pytest.raises(rankmeter.MeasureError, match="integer grades only"):
+            _evaluate(qrels, run, [Measure.of(name, {})], grades="real")
+
+
+@pytest.mark.parametrize("name", REAL_FAMILIES)
+@pytest.mark.parametrize("rel", [1, 0.5, 2.5])
+def test_reference_agrees_on_real_grades(name, rel):
+    """Each family that declares real grades equals its plain reference implementation on them."""
+    qrels, run = _real_data(7)
+    family = REGISTRY[name]
+    measures = [m for m in _variants(family) if not m.params]  # the defaults, with every cutoff kind
+    result = _evaluate(qrels, run, measures, rel=rel, grades="real")
+    top = max(max(g, 0) for judged in qrels.values() for g in judged.values())
+    for m in measures:
+        params = {p.name: m.get(p.name) for p in family.all_params}
+        params.update(k=m.cutoff, rel=rel)
+        if "qrels_max_grade" in family.needs and params.get("max_grade") is None:
+            params["max_grade"] = top
+        for i, q in enumerate(result.queries):
+            want = REFERENCE[name](qrels[q], rank(qrels[q], order_run(run.get(q, {}))), params)
+            got = result.values(m)[i]
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-12, nan_ok=True), (m, q)
+
+
+@pytest.mark.parametrize("name", REAL_FAMILIES)
+def test_real_grades_streamed_equals_in_memory_and_integers_are_unchanged(name, tmp_path):
+    qrels, run = _real_data(9)
+    measures = [m for m in _variants(REGISTRY[name]) if not any(isinstance(v, tuple) for _, v in m.params)]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{q} Q0 {d} {i + 1} {s} tag\n" for q, docs in run.items()
+                            for i, (d, s) in enumerate(docs.items())))
+    memory = _evaluate(qrels, path, measures, queries="qrels", grades="real")
+    streamed = _evaluate(qrels, path, measures, queries="qrels", executor="streamed", chunk_bytes=200, grades="real")
+    for m in measures:
+        assert _same(streamed.values(m), memory.values(m), m), m
+    # integer grades read as real numbers score exactly as integers do
+    whole, _ = _data(9)
+    plain = _evaluate(whole, run, measures)
+    as_real = _evaluate({q: {d: float(g) for d, g in j.items()} for q, j in whole.items()}, run, measures,
+                        grades="real")
+    for m in measures:
+        assert _same(as_real.values(m), plain.values(m), m), m

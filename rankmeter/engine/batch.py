@@ -246,7 +246,7 @@ class Batch:
     @cached_property
     def max_grade(self) -> np.ndarray:
         """Highest grade judged per query (0 when the query has no non-negative grade)."""
-        out = np.zeros(self.nq, dtype=np.int64)
+        out = np.zeros(self.nq, dtype=self.judged_rel.dtype)
         has = self.judged_count > 0
         out[has] = np.maximum(self.judged_rel[self.judged_offsets[:-1][has]], 0)
         return out

@@ -192,6 +192,6 @@ def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None, *, subtopic
     judged_rel, judged_offsets = judgments.judged_side(codes)
     offsets = np.zeros(len(codes) + 1, np.int64)
     return Batch(queries=judgments.names(codes), offsets=offsets,
-                 rel=np.zeros(0, np.int64), judged_offsets=judged_offsets, judged_rel=judged_rel,
+                 rel=np.zeros(0, judged_rel.dtype), judged_offsets=judged_offsets, judged_rel=judged_rel,
                  needs=needs or {}, codes=codes,
                  subtopics=judgments.subtopics.side(codes, offsets, np.zeros(0, np.int64)) if subtopics else None)

@@ -68,6 +68,22 @@ def _check_tie_average(measures) -> None:
                            "ties='worst' for the range of the others")
 
 
+def _check_real_grades(measures: Iterable[Measure]) -> None:
+    """Real-valued grades: refuse families defined on integer grades and gain maps keyed by integer grades."""
+    from ..measures.base import REGISTRY
+
+    integer_only = sorted({m.family.name for m in measures if not m.family.real_grades})
+    if integer_only:
+        able = ", ".join(sorted(n for n, f in REGISTRY.items() if f.real_grades))
+        raise MeasureError(f"grades='real': {', '.join(integer_only)} {'is' if len(integer_only) == 1 else 'are'} "
+                           f"defined on integer grades only; read the qrels with integer grades, or use one of {able}")
+    for m in measures:
+        for p in m.family.all_params:
+            if p.kind in ("gains", "choice_or_gains") and isinstance(m.get(p.name), tuple):
+                raise MeasureError(f"{m}: a gain map is keyed by integer grades and the qrels have real grades; "
+                                   f"use {p.name}='linear' or 'exp' (gain 2^g - 1), or read the grades as integers")
+
+
 def _names(ids: Iterable[bytes], total: int) -> str:
     shown = [decode_id(q) for q in ids]
     more = f" and {total - len(shown)} more" if total > len(shown) else ""
@@ -97,8 +113,10 @@ class Evaluator:
         self.options = validate_options(options, **given)
         self.names = resolve_measures(measures)
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
-        self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns,
-                                     truncate_grades=self.options.truncate_grades, format=self.options.input_format)
+        self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns, grades=self.options.grade_policy,
+                                     format=self.options.input_format)
+        if self.qrels.real_grades:
+            _check_real_grades(self.measures)
         self.judgments = Judgments(self.qrels, intents=self.options.intents)
         wanted = needs_of(self.measures)
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)

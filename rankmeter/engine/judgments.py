@@ -106,7 +106,11 @@ class Judgments:
             raise InputError(f"doc {decode_id(doc)} is judged twice for query {decode_id(q)}; a qrels list a doc "
                              f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
         # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key
-        if len(grades):
+        # (real grades: a lexsort of the two)
+        self.real_grades = grades.dtype.kind == "f"
+        if len(grades) and self.real_grades:
+            judged = np.lexsort((-grades, code))
+        elif len(grades):
             low, high = int(grades.min()), int(grades.max())
             judged = np.argsort(code * (high - low + 1) + (high - grades), kind="stable")
         else:
@@ -142,7 +146,7 @@ class Judgments:
         ``keys`` are the rows' :func:`~rankmeter.engine.keys.pair_hash` keys. ``rows=True`` also
         returns the judgments row each one joined (-1 for none).
         """
-        out = np.full(len(code), NONPOOL, dtype=np.int64)
+        out = np.full(len(code), NONPOOL, dtype=self.row_grade.dtype)
         found = self.pair_index.lookup(keys)
         hit = np.flatnonzero(found >= 0)
         if len(hit):

@@ -30,14 +30,17 @@ class Need:
     spark: Callable[[Any], Any]
 
 
-def _max_grade_local(qrels) -> int:
-    return max(int(np.max(qrels.table.column("rel").to_numpy(), initial=0)), 0)
+def _max_grade_local(qrels) -> int | float:
+    top = np.max(qrels.table.column("rel").to_numpy(), initial=0)
+    return max(float(top), 0.0) if qrels.real_grades else max(int(top), 0)
 
 
-def _max_grade_spark(frame) -> int:
+def _max_grade_spark(frame) -> int | float:
     from pyspark.sql import functions as F
-    value = frame.agg(F.max("rel")).collect()[0][0]
-    return max(int(value or 0), 0)
+    from pyspark.sql.types import FloatType, DoubleType
+    value = frame.agg(F.max("rel")).collect()[0][0] or 0
+    real = isinstance(frame.schema["rel"].dataType, (FloatType, DoubleType))
+    return max(float(value), 0.0) if real else max(int(value), 0)
 
 
 NEEDS: dict[str, Need] = {need.name: need for need in (

@@ -24,20 +24,63 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from numbers import Integral
+from numbers import Integral, Real
 
 from ..errors import ParameterError
 
 __all__ = ["Options", "OPTIONS", "OptionSpec", "validate_options", "add_option_flags", "options_from_args",
-           "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS"]
+           "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS", "GRADE_POLICIES", "grade_policy"]
 
 QUERY_POLICIES = ("both", "qrels")
 TIE_POLICIES = ("trec_eval", "input", "average", "best", "worst")
 EXECUTORS = ("auto", "memory", "streamed", "spark")
 
 
+#: How qrels grades are read: integers only (the default), truncated toward zero like trec_eval's
+#: ``atol``, or real numbers (LLM and crowd judgments such as 0.73 or 2.5).
+GRADE_POLICIES = ("integer", "truncate", "real")
+
+
+def grade_policy(grades: str = "integer", truncate_grades: bool = False) -> str:
+    """The one grade policy of ``grades`` and the older ``truncate_grades=True`` (``grades="truncate"``).
+
+    >>> grade_policy("real"), grade_policy(truncate_grades=True)
+    ('real', 'truncate')
+    """
+    if grades not in GRADE_POLICIES:
+        raise ParameterError(f"grades={grades!r}: expected one of " + ", ".join(map(repr, GRADE_POLICIES)))
+    if truncate_grades and grades == "real":
+        raise ParameterError("grades='real' keeps fractional grades and truncate_grades=True cuts them: "
+                             "pass one of the two")
+    return "truncate" if truncate_grades else grades
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, Integral) and not _is_bool(value)
+
+
+def _is_grade(value: Any) -> bool:
+    """An integer, or a finite real number (a threshold on real grades)."""
+    if _is_int(value):
+        return True
+    return isinstance(value, Real) and not _is_bool(value) and value == value and abs(value) != float("inf")
+
+
+def _number(text: str) -> int | float:
+    """A CLI number: an integer when it is one, else a finite float (``--rel 0.5``)."""
+    import argparse
+
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not _is_grade(value):
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r} (expected a finite number)")
+    return value
 
 
 def _is_bool(value: Any) -> bool:
@@ -89,7 +132,11 @@ class OptionSpec:
                                      + ", ".join(repr(c) for c in self.choices))
         elif not self.accepts(value):
             raise ParameterError(f"{self.name}={value!r}: expected {self.expected}")
-        return int(value) if _is_int(value) else value
+        if _is_int(value):
+            return int(value)
+        if self.accepts is _is_grade:
+            return int(value) if float(value).is_integer() else float(value)
+        return value
 
 
 OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
@@ -97,7 +144,7 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
                help="which queries are averaged: those in both inputs (judged queries the run lacks are named "
                     "in a warning), or every qrels query, a missing one scoring as an empty ranking "
                     "(trec_eval -c)"),
-    OptionSpec("rel", 1, _is_int, "an integer relevance threshold (grades >= rel are relevant)",
+    OptionSpec("rel", 1, _is_grade, "a relevance threshold: a number, grades >= rel are relevant",
                help="relevance threshold for measures that do not set their own rel= (trec_eval -l)"),
     OptionSpec("judged_only", False, _is_bool, "True or False",
                help="drop unjudged docs from rankings before scoring, closing the gaps (trec_eval -J)"),
@@ -107,8 +154,12 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
     OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
                help="docs with equal scores: docno descending (trec_eval), as given (input), the expected value over "
                     "all their orders (average), relevant first (best) or last (worst)"),
+    OptionSpec("grades", "integer", lambda v: True, "", choices=GRADE_POLICIES,
+               help="how qrels grades are read: integers only, truncated toward zero as trec_eval does, or "
+                    "real numbers such as 0.73 or 2.5 (LLM and crowd judgments; gain measures use them as they "
+                    "are, binary ones threshold them at rel)"),
     OptionSpec("truncate_grades", False, _is_bool, "True or False",
-               help="read a non-integer grade such as 1.7 as 1, as trec_eval does (default: refuse it)"),
+               help="read a non-integer grade such as 1.7 as 1, as trec_eval does (the same as --grades truncate)"),
     OptionSpec("columns", None, lambda v: v is None or (isinstance(v, Mapping) and all(
         isinstance(k, str) and isinstance(c, str) for k, c in v.items())),
                "None or a dict role -> column name, e.g. {'query': 'user', 'doc': 'item'}",
@@ -145,10 +196,11 @@ class Options:
     """A validated set of evaluation options (see :data:`OPTIONS` for each one's meaning)."""
 
     queries: str = "both"
-    rel: int = 1
+    rel: int | float = 1
     judged_only: bool = False
     max_docs: int | None = None
     ties: str = "trec_eval"
+    grades: str = "integer"
     truncate_grades: bool = False
     columns: Mapping[str, str] | None = None
     intents: Mapping | None = None
@@ -158,6 +210,11 @@ class Options:
     chunk_bytes: int | None = None
     progress: bool | None = None
     partitions: int | None = None
+
+    @property
+    def grade_policy(self) -> str:
+        """How the qrels' grades are read: ``grades``, or "truncate" for ``truncate_grades=True``."""
+        return grade_policy(self.grades, self.truncate_grades)
 
     def replace(self, **changes: Any) -> "Options":
         return validate_options(**{**self.as_dict(), **changes})
@@ -177,7 +234,9 @@ def validate_options(options: Options | None = None, **given: Any) -> Options:
         raise ParameterError(f"unknown option {', '.join(unknown)}{hint} (options: {', '.join(OPTIONS)})")
     base = options.as_dict() if options is not None else {}
     values = {name: OPTIONS[name].check(value) for name, value in given.items()}
-    return Options(**{**base, **values})
+    out = Options(**{**base, **values})
+    out.grade_policy  # grades='real' with truncate_grades=True is refused here, once
+    return out
 
 
 def _columns_flag(text: str) -> dict[str, str]:
@@ -201,7 +260,8 @@ def add_option_flags(parser, *, only: tuple[str, ...] | None = None) -> None:
         elif spec.name == "columns":
             parser.add_argument(flag, dest=spec.name, default=None, metavar="ROLE=NAME,...", help=spec.help)
         else:
-            parser.add_argument(flag, dest=spec.name, type=int, default=spec.default, metavar="N",
+            parser.add_argument(flag, dest=spec.name, type=_number if spec.accepts is _is_grade else int,
+                                default=spec.default, metavar="N",
                                 help=spec.help + ("" if spec.default is None else f" (default {spec.default})"))
 
 

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 
 from ..errors import InputError
-from .canonical import Qrels, Run
+from .canonical import Qrels, Run, grade_policy
 from .detect import FORMATS, detect
 from .dicts import qrels_from_dict, run_from_dict
 from .frames import is_frame, qrels_from_frame, run_from_frame
@@ -34,15 +34,15 @@ __all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run", "FORMAT
 _IRDS_PREFIX = "irds:"
 
 
-def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, truncate_grades: bool):
+def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grades: str = "integer"):
     if format not in FORMATS:
         detect(b"", "", format)  # raises the ParameterError
     if kind == "qrels":
         from .irds import looks_like_dataset
         if looks_like_dataset(source):
-            return _dataset_qrels(source)
+            return _dataset_qrels(source, grades)
     from .direct import direct_columns
-    parsed = direct_columns(source, kind, format, columns)
+    parsed = direct_columns(source, kind, format, columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk
         name = os.fsdecode(source)
         return (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
@@ -59,33 +59,44 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, trun
         columns = {k: v for k, v in (columns or {}).items() if isinstance(v, int) and not isinstance(v, bool)}
     if style == "trec" and not columns:
         if kind == "qrels":
-            return _trec.qrels_from_bytes(data, name, truncate_grades=truncate_grades)
+            return _trec.qrels_from_bytes(data, name, grades=grades)
         return _trec.run_from_bytes(data, name)
     if style == "parquet":
         from .parquet import read_parquet
-        return read_parquet(data, name, kind, columns=columns, truncate_grades=truncate_grades)
+        return read_parquet(data, name, kind, columns=columns, grades=grades)
     if style == "jsonl":
         from .jsonl import read_jsonl
-        return read_jsonl(data, name, kind, columns=columns, truncate_grades=truncate_grades)
+        return read_jsonl(data, name, kind, columns=columns, grades=grades)
     from .delimited import read_delimited
     return read_delimited(data, name, kind, "whitespace" if style == "trec" else style, header=header,
-                          columns=columns, truncate_grades=truncate_grades)
+                          columns=columns, grades=grades)
 
 
-def _dataset_qrels(name: str) -> Qrels:
+def _dataset_qrels(name: str, grades: str) -> Qrels:
     """``irds:name`` always means ir_datasets; a bare ``family/sub`` id only when ir_datasets has it."""
     from .irds import irds_qrels
     if name.startswith(_IRDS_PREFIX):
-        return irds_qrels(name)
+        return _as_policy(irds_qrels(name), grades)
     try:
-        return irds_qrels(name)
+        return _as_policy(irds_qrels(name), grades)
     except ImportError:
         raise InputError('no such file; check the path (for an ir_datasets dataset of this id, '
                          'pip install "rankmeter[irds]")', source=name) from None
 
 
+def _as_policy(qrels: Qrels, grades: str) -> Qrels:
+    """ir_datasets' integer grades as real numbers when ``grades="real"`` asks for them."""
+    import pyarrow as pa
+
+    if grades != "real" or qrels.real_grades:
+        return qrels
+    table = qrels.table.set_column(qrels.table.schema.get_field_index("rel"), "rel",
+                                   qrels.table.column("rel").cast(pa.float64()))
+    return Qrels(table, qrels.source, qrels.lines, origin=qrels.origin)
+
+
 def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None = None,
-               truncate_grades: bool = False) -> Qrels:
+               grades: str = "integer", truncate_grades: bool = False) -> Qrels:
     """Read judgments from a file: TREC qrels, CSV/TSV, Parquet or JSON Lines, maybe compressed.
 
     Parameters
@@ -102,9 +113,15 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
         Which columns hold what, when a header or table uses other names:
         ``{"query": "topic", "doc": "pid", "rel": "grade"}``; positions (0, 1...)
         for files without a header.
+    grades : {"integer", "truncate", "real"}, default "integer"
+        ``"integer"`` refuses a grade such as ``1.7``; ``"truncate"`` reads it
+        as 1, as trec_eval's ``atol`` does; ``"real"`` keeps it: LLM and crowd
+        judgments such as 0.73 or 2.5. Gain-based measures (DCG, nDCG, ERR,
+        RBP, the C/W/L family...) use real grades as they are, binary ones
+        count grades ``>= rel`` as relevant; a measure that needs integer
+        grades is refused, as is trec_eval compatibility.
     truncate_grades : bool, default False
-        trec_eval reads grades with ``atol``, so ``1.7`` silently becomes 1.
-        By default such a grade is an error; True truncates like trec_eval.
+        The same as ``grades="truncate"`` (kept for older code).
 
     Returns
     -------
@@ -121,7 +138,7 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
     >>> len(read_qrels(io.BytesIO(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n")))
     1
     """
-    return _read(source, "qrels", format, columns, truncate_grades)
+    return _read(source, "qrels", format, columns, grade_policy(grades, truncate_grades))
 
 
 def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None = None) -> Run:
@@ -150,26 +167,29 @@ def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None =
     >>> read_run(io.BytesIO(b"q1 d1 2.5\\nq1 d2 1.0\\n"))
     Run('<stream>', tag='', 2 rows)
     """
-    return _read(source, "run", format, columns, False)
+    return _read(source, "run", format, columns)
 
 
-def as_qrels(obj, *, columns: dict | None = None, truncate_grades: bool = False,
+def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", truncate_grades: bool = False,
              format: str = "auto") -> Qrels:
     """Any accepted qrels input (path, ``irds:`` name, Qrels, dict, DataFrame) -> :class:`Qrels`.
 
-    ``truncate_grades=True`` truncates non-integer grades toward zero as
-    trec_eval does, instead of refusing them. The input is never modified.
+    ``grades`` is how grades are read, as for :func:`read_qrels`
+    (``truncate_grades=True`` is ``grades="truncate"``); Qrels already read
+    keep their grades, except that ``grades="real"`` makes integer ones real.
+    The input is never modified.
     """
+    grades = grade_policy(grades, truncate_grades)
     if isinstance(obj, Qrels):
-        return obj
+        return _as_policy(obj, grades)
     if isinstance(obj, Run):
         raise InputError("got a Run where qrels were expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_qrels(obj, format=format, columns=columns, truncate_grades=truncate_grades)
+        return read_qrels(obj, format=format, columns=columns, grades=grades)
     if isinstance(obj, Mapping):
-        return qrels_from_dict(obj, truncate_grades=truncate_grades)
+        return qrels_from_dict(obj, grades=grades)
     if is_frame(obj):
-        return qrels_from_frame(obj, columns=columns, truncate_grades=truncate_grades)
+        return qrels_from_frame(obj, columns=columns, grades=grades)
     raise InputError(f"cannot read qrels from a {type(obj).__name__}; pass a path, a dict "
                      "{query: {doc: grade}} or a DataFrame with columns query, doc, rel")
 

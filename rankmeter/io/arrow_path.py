@@ -26,6 +26,8 @@ _BLOCK_BYTES = 4 << 20
 _TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
 _GRADE_BYTES = np.zeros(256, dtype=bool)
 _GRADE_BYTES[list(b"0123456789-")] = True
+_REAL_GRADE_BYTES = np.zeros(256, dtype=bool)
+_REAL_GRADE_BYTES[list(b"0123456789-+.eE")] = True
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def _empty_field(col: pa.ChunkedArray) -> bool:
     return False
 
 
-def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False):
+def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False, grades: str = "integer"):
     """Parse ``data`` with Arrow: (columns, line numbers or None), or None for the slow path.
 
     First as it is, when it is regular; else (or when that fails) as a
@@ -76,12 +78,12 @@ def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False):
     """
     layout = _regular_layout(data, kind)
     if layout is not None:
-        parsed = parse_layout(*layout, kind, run_fields=run_fields)
+        parsed = parse_layout(*layout, kind, run_fields=run_fields, grades=grades)
         if parsed is not None:
             return parsed or None  # False: the layout is right but a value is bad
     layout = normalised_layout(data, kind)
     if layout is not None:
-        return parse_layout(*layout, kind, run_fields=run_fields) or None
+        return parse_layout(*layout, kind, run_fields=run_fields, grades=grades) or None
     return None
 
 
@@ -200,8 +202,10 @@ def _read_buffer(buf: pa.Buffer, options: dict) -> "pa.Table | None":
 
 
 def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, first_line, has_hash: bool, kind: str,
-                 *, run_fields: bool = False):
+                 *, run_fields: bool = False, grades: str = "integer"):
     """Arrow's parse of a laid-out buffer, checked with whole-array operations.
+
+    ``grades`` is the qrels' grade policy: ``"real"`` reads float64 grades.
 
     Returns (columns, line numbers or None); None when the layout is not
     what it seemed (another layout, or the slow path, must judge); False
@@ -234,7 +238,7 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     if has_hash and any(_starts_with_hash(chunk) for chunk in pa.chunked_array(cols[0]).chunks):
         return None  # comment lines after the first data line
     if kind == "qrels":
-        cols[3] = _fast_grades(cols[3])
+        cols[3] = _fast_grades(cols[3]) if grades != "real" else _real_grades(cols[3])
         if cols[3] is None:
             return False
     elif nfields == 3:
@@ -255,6 +259,19 @@ def _starts_with_hash(chunk: pa.Array) -> bool:
     values = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)
     offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset: chunk.offset + len(chunk)]
     return bool(len(offsets)) and bool((values[offsets] == ord("#")).any())
+
+
+def _real_grades(col: pa.Array) -> pa.Array | None:
+    """Grades as float64 when every field is a finite decimal number, else None (the slow path names it)."""
+    values = np.frombuffer(col.buffers()[2], dtype=np.uint8)
+    offsets = np.frombuffer(col.buffers()[1], dtype=np.int32)[col.offset: col.offset + len(col) + 1]
+    if not _REAL_GRADE_BYTES[values[offsets[0]: offsets[-1]]].all():
+        return None  # 'nan', 'inf', hex ...: the slow path decides
+    try:
+        out = col.cast(pa.string()).cast(pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    return out if np.isfinite(out.to_numpy(zero_copy_only=False)).all() else None
 
 
 def _fast_grades(col: pa.Array) -> pa.Array | None:

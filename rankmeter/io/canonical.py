@@ -12,7 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute below)
 
-__all__ = ["Qrels", "Run", "decode_id", "encode_id", "qrels_table"]
+from ..engine.options import GRADE_POLICIES, grade_policy  # noqa: F401  (re-exported for the readers)
+
+__all__ = ["Qrels", "Run", "decode_id", "encode_id", "qrels_table", "grade_policy", "GRADE_POLICIES"]
 
 
 def encode_id(value: object) -> bytes:
@@ -81,7 +83,8 @@ def qrels_table(query: pa.Array, doc: pa.Array, rel: pa.Array, subtopic: pa.Arra
 
 @dataclass(frozen=True, eq=False)
 class Qrels(_Table):
-    """Relevance judgments: columns ``query`` (binary), ``doc`` (binary), ``rel`` (int64).
+    """Relevance judgments: columns ``query`` (binary), ``doc`` (binary), ``rel`` (int64, or float64
+    when read with ``grades="real"``).
 
     Diversity qrels also have ``subtopic`` (binary): a doc is then judged once
     per subtopic, and the ordinary families read its highest grade.
@@ -91,6 +94,11 @@ class Qrels(_Table):
 
     def __repr__(self) -> str:
         return f"Qrels({self.source!r}, {len(self)} judgments)"
+
+    @property
+    def real_grades(self) -> bool:
+        """True when the grades are real numbers (read with ``grades="real"``)."""
+        return pa.types.is_floating(self.table.schema.field("rel").type)
 
 
 @dataclass(frozen=True, eq=False)

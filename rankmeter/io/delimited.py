@@ -150,7 +150,7 @@ def _to_number(col: pa.ChunkedArray, column: str, name: str, lines: np.ndarray) 
 
 
 def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: bool,
-                   columns: dict | None = None, truncate_grades: bool = False) -> Qrels | Run:
+                   columns: dict | None = None, grades: str = "integer") -> Qrels | Run:
     """Qrels or a run from delimited text (``style``: ``"csv"``, ``"tsv"`` or ``"whitespace"``)."""
     start, skipped, first = first_data_line(data)
     if header:
@@ -192,7 +192,7 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
         raise InputError(f"no {what}: only a header line", source=name)
     locate = lambda row: {"source": name, "line": int(lines[row])}  # noqa: E731
     if kind == "qrels":
-        return qrels_from_table(table, roles, name, locate, truncate_grades=truncate_grades,
+        return qrels_from_table(table, roles, name, locate, grades=grades,
                                 origin="file", lines=lines)
     tag = table.column(tags[0])[-1].as_py() if tags else b""  # the last line's, as trec_eval prints
     return run_from_table(table, roles, name, locate, tag=tag, origin="file", lines=lines)

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .canonical import Qrels, Run, encode_id, qrels_table
+from .canonical import Qrels, Run, encode_id, grade_policy, qrels_table
 
 __all__ = ["qrels_from_dict", "run_from_dict"]
 
@@ -47,16 +47,21 @@ def _query_id(q: object, seen: dict[bytes, object], name: str) -> bytes:
     return qb
 
 
-def _grade(value: object, where: str, truncate: bool) -> int:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+def _grade(value: object, where: str, policy: str) -> int | float:
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if policy == "real" and number and math.isfinite(value):
+        return float(value)
+    if isinstance(value, (int, np.integer)) and number:
         grade = int(value)
     elif isinstance(value, (float, np.floating)) and math.isfinite(value) and \
-            (float(value).is_integer() or truncate):
+            (float(value).is_integer() or policy == "truncate"):
         grade = int(value)  # toward zero, as trec_eval's atol reads "1.7"
     else:
-        hint = "; pass truncate_grades=True to truncate it as trec_eval does" \
-            if isinstance(value, (float, np.floating)) and math.isfinite(value) else ""
-        raise InputError(f"{where} = {value!r} is not an integer grade{hint}", source=_SOURCE)
+        hint = "; pass grades='real' to keep fractional grades, or truncate_grades=True to truncate it as " \
+            "trec_eval does" if policy == "integer" and isinstance(value, (float, np.floating)) \
+            and math.isfinite(value) else ""
+        what = "a finite grade" if policy == "real" else "an integer grade"
+        raise InputError(f"{where} = {value!r} is not {what}{hint}", source=_SOURCE)
     if not -_INT64 <= grade < _INT64:
         raise InputError(f"{where} = {value!r} is out of range; grades are small integers", source=_SOURCE)
     return grade
@@ -71,17 +76,20 @@ def _finite(score: object) -> bool:
         return False
 
 
-def qrels_from_dict(data: Mapping, *, truncate_grades: bool = False) -> Qrels:
+def qrels_from_dict(data: Mapping, *, grades: str = "integer", truncate_grades: bool = False) -> Qrels:
     """``{query: {doc: grade}}`` -> :class:`Qrels` (the dict is not modified).
 
     Parameters
     ----------
     data : Mapping
         pytrec_eval's qrels shape.
+    grades : {"integer", "truncate", "real"}, default "integer"
+        Refuse a non-integer grade such as 1.7, truncate it toward zero
+        (trec_eval's ``atol``) or keep it (see :func:`rankmeter.read_qrels`).
     truncate_grades : bool, default False
-        Truncate a non-integer grade such as 1.7 toward zero (trec_eval's
-        ``atol``) instead of refusing it.
+        The same as ``grades="truncate"``.
     """
+    policy = grade_policy(grades, truncate_grades)
     queries, subtopics, docs, rels = [], [], [], []
     seen: dict[bytes, object] = {}
     for q, judged in data.items():
@@ -105,13 +113,13 @@ def qrels_from_dict(data: Mapping, *, truncate_grades: bool = False) -> Qrels:
                     raise InputError(f"{name} judges doc {d!r} twice (keys {doc_keys[db]!r} and {d!r} "
                                      "are the same id); keep one", source=_SOURCE)
                 doc_keys[db] = d
-                rels.append(_grade(grade, where, truncate_grades))
+                rels.append(_grade(grade, where, policy))
                 queries.append(qb)
                 subtopics.append(sb)
                 docs.append(db)
     if not queries:
         raise InputError("the qrels dict holds no judgments; expected {query: {doc: grade}}", source=_SOURCE)
-    table = qrels_table(pa.array(queries, pa.binary()), pa.array(docs, pa.binary()), pa.array(rels, pa.int64()),
+    table = qrels_table(pa.array(queries, pa.binary()), pa.array(docs, pa.binary()), pa.array(rels, pa.float64() if policy == "real" else pa.int64()),
                         pa.array(subtopics, pa.binary()))
     return Qrels(table, _SOURCE, origin="dict")
 

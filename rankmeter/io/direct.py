@@ -34,7 +34,7 @@ _HEAD = 1 << 16
 _SPACE = b" \t\n\r\x0b\x0c"
 
 
-def direct_columns(source, kind: str, format: str, columns) -> tuple | None:
+def direct_columns(source, kind: str, format: str, columns, grades: str = "integer") -> tuple | None:
     """``arrow_columns``'s answer for the file ``source`` read by Arrow from disk, or None (read the bytes)."""
     if columns or format not in ("auto", "trec") or not isinstance(source, (str, os.PathLike)):
         return None
@@ -46,12 +46,12 @@ def direct_columns(source, kind: str, format: str, columns) -> tuple | None:
         if size < DIRECT_MIN_BYTES:
             return None
         with open(path, "rb") as fh:
-            return _scan(fh, path, size, kind, format)
+            return _scan(fh, path, size, kind, format, grades)
     except OSError:
         return None  # the bytes path opens it again and names the problem
 
 
-def _scan(fh, path: str, size: int, kind: str, format: str):
+def _scan(fh, path: str, size: int, kind: str, format: str, grades: str):
     head = fh.read(_HEAD)
     if compression_of(head) is not None or is_parquet(head):
         return None
@@ -90,7 +90,7 @@ def _scan(fh, path: str, size: int, kind: str, format: str):
     if not stripped or tail[len(stripped):] not in (b"", b"\n", b"\r\n", b"\r"):
         return None
     span = FileSpan(path, offset, size - offset, b"\n" if b"\n" in head else b"\r")
-    return parse_layout(span, delimiter, len(fields), skipped + 1, has_hash, kind)
+    return parse_layout(span, delimiter, len(fields), skipped + 1, has_hash, kind, grades=grades)
 
 
 class _Range(io.RawIOBase):

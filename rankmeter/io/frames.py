@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .canonical import Qrels, Run, encode_id, qrels_table
+from .canonical import Qrels, Run, encode_id, grade_policy, qrels_table
 from .columns import resolve_columns
 
 __all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "qrels_from_table", "run_from_table"]
@@ -143,20 +143,24 @@ def _frame_rows(source: str) -> Locate:
 
 
 def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *,
-                     truncate_grades: bool = False, origin: str = "frame", lines=None) -> Qrels:
-    """Checked :class:`Qrels` from the ``roles`` columns of an Arrow table."""
+                     grades: str = "integer", origin: str = "frame", lines=None) -> Qrels:
+    """Checked :class:`Qrels` from the ``roles`` columns of an Arrow table (``grades``: a grade policy)."""
     if table.num_rows == 0:
         raise InputError("no judgments: the table has no rows", source=source)
     query = ids(table.column(roles["query"]), roles["query"], source, locate)
     doc = ids(table.column(roles["doc"]), roles["doc"], source, locate)
-    values = numbers(table.column(roles["rel"]), roles["rel"], "an integer grade", source, locate)
+    real = grades == "real"
+    values = numbers(table.column(roles["rel"]), roles["rel"], "a grade" if real else "an integer grade",
+                     source, locate)
     if values.dtype.kind == "f":
-        bad = ~np.isfinite(values) if truncate_grades else values != np.trunc(values)
+        bad = ~np.isfinite(values) if grades != "integer" else values != np.trunc(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            hint = "" if truncate_grades or not np.isfinite(values[row]) else \
-                "; pass truncate_grades=True to truncate it as trec_eval does"
-            raise InputError(f"column {roles['rel']!r}: {values[row].item()!r} is not an integer grade{hint}",
+            hint = "" if grades != "integer" or not np.isfinite(values[row]) else \
+                "; pass grades='real' to keep fractional grades, or truncate_grades=True to truncate " \
+                "it as trec_eval does"
+            what = "a finite grade" if real else "an integer grade"
+            raise InputError(f"column {roles['rel']!r}: {values[row].item()!r} is not {what}{hint}",
                              **locate(row))
         if np.abs(values).max(initial=0) >= 2.0 ** 63:
             raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
@@ -170,7 +174,7 @@ def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, 
         subtopic = ids(column, subtopic, source, locate)
     else:
         subtopic = None
-    out = qrels_table(query, doc, pa.array(values.astype(np.int64)), subtopic)
+    out = qrels_table(query, doc, pa.array(values.astype(np.float64 if real else np.int64)), subtopic)
     return Qrels(out, source, lines, origin=origin)
 
 
@@ -213,7 +217,8 @@ def _from_frame(frame, kind: str, columns: dict | None):
     return _select(frame, names, wanted, source), roles, source
 
 
-def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: bool = False) -> Qrels:
+def qrels_from_frame(frame, *, columns: dict | None = None, grades: str = "integer",
+                     truncate_grades: bool = False) -> Qrels:
     """A frame of judgments -> :class:`Qrels`.
 
     Parameters
@@ -223,8 +228,11 @@ def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: boo
         qid/docno/label, userID/itemID/rating, user/item/rating).
     columns : dict, optional
         Other column names, e.g. ``{"query": "qid", "rel": "grade"}``.
+    grades : {"integer", "truncate", "real"}, default "integer"
+        Refuse non-integer grades, truncate them toward zero (trec_eval), or
+        keep them as real numbers (see :func:`rankmeter.read_qrels`).
     truncate_grades : bool, default False
-        Truncate non-integer grades toward zero (trec_eval) instead of refusing them.
+        The same as ``grades="truncate"``.
 
     Examples
     --------
@@ -233,7 +241,8 @@ def qrels_from_frame(frame, *, columns: dict | None = None, truncate_grades: boo
     1
     """
     table, roles, source = _from_frame(frame, "qrels", columns)
-    return qrels_from_table(table, roles, source, _frame_rows(source), truncate_grades=truncate_grades)
+    policy = grade_policy(grades, truncate_grades)
+    return qrels_from_table(table, roles, source, _frame_rows(source), grades=policy)
 
 
 def run_from_frame(frame, *, columns: dict | None = None, tag: str = "") -> Run:

@@ -61,7 +61,7 @@ def _records(rows: list[dict]) -> pa.Table:
     return pa.table(columns)
 
 
-def _document(data: bytes, name: str, kind: str, truncate_grades: bool):
+def _document(data: bytes, name: str, kind: str, grades: str):
     """A whole JSON document in pytrec_eval's dict shape, or None."""
     try:
         obj = json.loads(data)
@@ -74,24 +74,24 @@ def _document(data: bytes, name: str, kind: str, truncate_grades: bool):
     from .dicts import qrels_from_dict, run_from_dict
     try:
         if kind == "qrels":
-            return qrels_from_dict(obj, truncate_grades=truncate_grades)
+            return qrels_from_dict(obj, grades=grades)
         return run_from_dict(obj)
     except InputError as exc:
         raise InputError(str(exc).replace("<dict>: ", "", 1), source=name) from None
 
 
 def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None,
-               truncate_grades: bool = False) -> Qrels | Run:
+               grades: str = "integer") -> Qrels | Run:
     """Qrels or a run from JSON Lines text (or a JSON document ``{query: {doc: value}}``)."""
     import pyarrow.json as pajson
 
     first = data.lstrip()[:1]
-    document = _document(data, name, kind, truncate_grades) if first in (b"{", b"[") else None
+    document = _document(data, name, kind, grades) if first in (b"{", b"[") else None
     if isinstance(document, pa.Table):
         roles = resolve_columns(document.column_names, kind, columns, name)
         locate_row = lambda row: {"source": name, "row": row}  # noqa: E731
         if kind == "qrels":
-            return qrels_from_table(document, roles, name, locate_row, truncate_grades=truncate_grades)
+            return qrels_from_table(document, roles, name, locate_row, grades=grades)
         return run_from_table(document, roles, name, locate_row)
     if document is not None:
         return document
@@ -110,6 +110,6 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
     table = table.select(list(dict.fromkeys(v for v in roles.values() if v is not None)))
     locate = lambda row: {"source": name, "line": int(lines[row])}  # noqa: E731
     if kind == "qrels":
-        return qrels_from_table(table, roles, name, locate, truncate_grades=truncate_grades,
+        return qrels_from_table(table, roles, name, locate, grades=grades,
                                 origin="file", lines=lines)
     return run_from_table(table, roles, name, locate, origin="file", lines=lines)

@@ -25,7 +25,7 @@ def is_parquet(data: bytes) -> bool:
 
 
 def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = None,
-                 truncate_grades: bool = False) -> Qrels | Run:
+                 grades: str = "integer") -> Qrels | Run:
     """Qrels or a run from the bytes of a Parquet file."""
     import pyarrow.parquet as pq
 
@@ -42,5 +42,5 @@ def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = No
         raise InputError(f"broken Parquet file ({detail}); re-create the file", source=name) from None
     locate = lambda row: {"source": name, "row": row}  # noqa: E731
     if kind == "qrels":
-        return qrels_from_table(table, roles, name, locate, truncate_grades=truncate_grades)
+        return qrels_from_table(table, roles, name, locate, grades=grades)
     return run_from_table(table, roles, name, locate)

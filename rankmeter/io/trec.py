@@ -14,13 +14,14 @@ bytes, so any 8-bit encoding works and compares as C ``strcmp`` does.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .canonical import Qrels, Run, decode_id, qrels_table
+from .canonical import Qrels, Run, decode_id, grade_policy, qrels_table
 from .arrow_path import arrow_columns as _arrow_columns
 from .arrow_path import first_data_line as _first_data_line
 from .source import PathOrFile, load_bytes
@@ -73,19 +74,28 @@ def _binary(values: list[bytes]) -> pa.Array:
     return pa.array(values, type=pa.binary())
 
 
-def _slow_grade(grade: bytes, truncate: bool, name: str, number: int) -> int:
+def _slow_grade(grade: bytes, policy: str, name: str, number: int) -> int | float:
+    if policy == "real" and _FLOAT.fullmatch(grade):
+        value = float(grade)
+        if not math.isfinite(value):
+            raise InputError(f"grade {decode_id(grade)} is out of range; grades are finite numbers",
+                             source=name, line=number)
+        return value
     if _INT.fullmatch(grade):
         value = int(grade)
-    elif truncate and _FLOAT.fullmatch(grade):
+    elif policy == "truncate" and _FLOAT.fullmatch(grade):
         digits = _INT_PREFIX.match(grade).group()  # C atol: the leading integer part
         value = int(digits) if digits.strip(b"+-") else 0
     elif _FLOAT.fullmatch(grade):
         raise InputError(f"grade {decode_id(grade)!r} is not an integer (trec_eval would silently "
-                         "truncate it toward zero; fix the grade, or pass truncate_grades=True "
-                         "to do the same)", source=name, line=number)
+                         "truncate it toward zero; fix the grade, pass grades='real' (--grades real) to "
+                         "keep fractional grades, or truncate_grades=True to truncate as trec_eval does)",
+                         source=name, line=number)
     else:
-        raise InputError(f"grade {decode_id(grade)!r} is not an integer (field 4 of query iter doc rel); "
-                         "grades are integers such as 0, 1, 2", source=name, line=number)
+        what, expected = ("a number", "numbers such as 0, 0.5, 2") if policy == "real" else \
+            ("an integer", "integers such as 0, 1, 2")
+        raise InputError(f"grade {decode_id(grade)!r} is not {what} (field 4 of query iter doc rel); "
+                         f"grades are {expected}", source=name, line=number)
     if not -_INT64 <= value < _INT64:
         raise InputError(f"grade {decode_id(grade)} is out of range; grades are small integers",
                          source=name, line=number)
@@ -94,16 +104,19 @@ def _slow_grade(grade: bytes, truncate: bool, name: str, number: int) -> int:
 
 # ---------------------------------------------------------------- public readers
 
-def read_qrels(source: PathOrFile, *, truncate_grades: bool = False) -> Qrels:
+def read_qrels(source: PathOrFile, *, grades: str = "integer", truncate_grades: bool = False) -> Qrels:
     """Read TREC qrels: ``query iter doc rel`` per line, exactly four fields.
 
     Parameters
     ----------
     source : path, ``"-"`` or binary file object
         The file; gzip is detected by its magic bytes.
+    grades : {"integer", "truncate", "real"}, default "integer"
+        How grades are read (:data:`~rankmeter.io.canonical.GRADE_POLICIES`).
     truncate_grades : bool, default False
         trec_eval reads grades with ``atol``, so ``1.7`` silently becomes 1.
-        By default such a grade is an error; True truncates like trec_eval.
+        By default such a grade is an error; True truncates like trec_eval
+        (the same as ``grades="truncate"``).
 
     Returns
     -------
@@ -114,26 +127,27 @@ def read_qrels(source: PathOrFile, *, truncate_grades: bool = False) -> Qrels:
     InputError
         Naming the file and line of the first problem.
     """
+    policy = grade_policy(grades, truncate_grades)
     data, name = load_bytes(source)
     _check_text(data, name)
-    return qrels_from_bytes(data, name, truncate_grades=truncate_grades)
+    return qrels_from_bytes(data, name, grades=policy)
 
 
-def qrels_from_bytes(data: bytes, name: str, *, truncate_grades: bool = False) -> Qrels:
-    """:func:`read_qrels` of bytes already read and checked."""
-    parsed = _arrow_columns(data, "qrels")
+def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrels:
+    """:func:`read_qrels` of bytes already read and checked (``grades``: a grade policy)."""
+    parsed = _arrow_columns(data, "qrels", grades=grades)
     if parsed is not None:
         return qrels_from_columns(*parsed, name)
     queries, subtopics, docs, rels, lines = [], [], [], [], []
     for number, fields in _split_lines(data, name, 4, True, "qrels"):
-        rels.append(_slow_grade(fields[3], truncate_grades, name, number))
+        rels.append(_slow_grade(fields[3], grades, name, number))
         queries.append(fields[0])
         subtopics.append(fields[1])
         docs.append(fields[2])
         lines.append(number)
     if not queries:
         raise InputError("no judgments: only comments or blank lines", source=name)
-    table = qrels_table(_binary(queries), _binary(docs), pa.array(rels, type=pa.int64()), _binary(subtopics))
+    table = qrels_table(_binary(queries), _binary(docs), pa.array(rels, type=pa.float64() if grades == "real" else pa.int64()), _binary(subtopics))
     return Qrels(table, name, np.asarray(lines, dtype=np.int64))
 
 

@@ -28,7 +28,8 @@ __all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "C
 class Param:
     """One parameter of a measure family.
 
-    ``kind`` is ``"int"``, ``"float"``, ``"bool"``, ``"choice"`` (one of
+    ``kind`` is ``"int"``, ``"float"``, ``"grade"`` (an integer, or a
+    fractional number for real grades), ``"bool"``, ``"choice"`` (one of
     ``choices``), ``"gains"`` (a map grade -> gain), ``"floats"`` (a list of
     numbers) or ``"choice_or_gains"``.
     """
@@ -55,6 +56,11 @@ class Param:
                     or not _finite(value) or float(value) != int(value) or abs(int(value)) >= 2 ** 62:
                 raise bad("an integer")
             out: Any = int(value)
+        elif kind == "grade":
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not _finite(value) or abs(float(value)) >= 2 ** 62:
+                raise bad("a number")
+            out = int(value) if float(value) == int(value) else float(value)
         elif kind == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not _finite(value):
@@ -116,7 +122,7 @@ def _finite(value) -> bool:
 #: Parameters every family takes (MEASURES.md section 4, "Common parameters").
 COMMON_PARAMS = (
     Param("rel", None, "relevance threshold: grades >= rel count as relevant (trec_eval -l); "
-          "default: evaluate's rel", kind="int"),
+          "default: evaluate's rel", kind="grade"),
     Param("judged_only", False, "drop unjudged docs from the ranking and close the gaps (trec_eval -J)",
           kind="bool"),
 )
@@ -148,7 +154,8 @@ class Family:
     ``subtopics`` says the kernel reads ``batch.subtopics``, the (doc, subtopic)
     judgments of diversity qrels (see :mod:`rankmeter.engine.subtopics`);
     ``explain``, when given, is ``explain(batch, measure, label) -> ExplainParts``
-    for a one-query batch; ``tie_average`` says how it averages over tied docs' orders.
+    for a one-query batch; ``tie_average`` says how it averages over tied docs' orders;
+    ``real_grades`` says it is defined on real-valued grades (``grades="real"``).
     """
 
     name: str
@@ -166,6 +173,9 @@ class Family:
     #: tied docs (it reads them only through tie-aware batch methods), a callable ``(batch, measure)``
     #: computing it in closed form (McSherry and Najork, ECIR 2008), or None: not supported
     tie_average: Callable | str | None = field(default=None, repr=False, compare=False)
+    #: False for families whose definition needs integer grades (the registry sweep scores every
+    #: family that says True on real grades against its reference implementation)
+    real_grades: bool = True
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -290,7 +300,7 @@ class Measure:
         return str(self)
 
 
-def level_of(batch, m: Measure) -> int:
+def level_of(batch, m: Measure) -> int | float:
     """The relevance threshold a kernel uses: the measure's ``rel`` (evaluate fills it in), else 1."""
     rel = m.get("rel")
-    return 1 if rel is None else int(rel)
+    return 1 if rel is None else rel

@@ -65,9 +65,10 @@ def ideal_positions(batch, level: int) -> tuple[np.ndarray, np.ndarray]:
     jrel = batch.judged_rel
     if len(rows) == 0:
         return rows, np.zeros(0, np.int64)
-    top, low = int(max(jrel.max(initial=0), grade.max())), int(min(jrel.min(initial=0), 0))
+    top, low = max(jrel.max(initial=0), grade.max()), min(jrel.min(initial=0), 0)
     span = top - low + 1
-    # judged_rel is descending within each query, so this key ascends over the whole array
+    # judged_rel is descending within each query, so this key ascends over the whole array (real grades
+    # too: equal grades give equal keys, the same arithmetic on the same numbers)
     keys = batch.judged_qidx.astype(np.int64) * span + (top - jrel)
     higher = np.searchsorted(keys, q * span + (top - grade), side="left") - batch.judged_offsets[q]
     same_above = _rank_in_groups((q, grade))

@@ -74,7 +74,7 @@ def scaled_gains(batch, m) -> np.ndarray:
     low = m.get("min_rel")
     high = m.get("max_rel")
     if high is None:
-        high = int(batch.needs["qrels_max_grade"])
+        high = batch.needs["qrels_max_grade"]
     grade = np.maximum(batch.rel, 0)
     if high <= low:  # no range to scale over: a step at max_rel (ir_measures divides by zero here)
         return np.where((batch.rel >= 0) & (grade >= high), 1.0, 0.0)

@@ -457,11 +457,13 @@ register(Family("nDCG", "normalised DCG: DCG@k / DCG@k of the ideal ranking (tre
                 with_empty_target(ndcg, _ideal_is_zero, what="no positive gain to find"),
                 params=(_GAIN, _DISCOUNT, _IDEAL, _LOG_BASE, EMPTY_TARGET), aggregation=MEAN_DEFINED,
                 explain=_explain_gain, tie_average="kernel"))
+# trec_eval's gain tables: nDCGRel, RnDCG and G walk the integer relevance levels (trec_eval's
+# m_ndcg_rel.c, m_Rndcg.c, m_G.c), so they are not defined on real-valued grades
 register(Family("nDCGRel", "nDCG averaged over the relevant docs (trec_eval ndcg_rel)", ndcg_rel,
-                params=(_GAIN,), cutoff="none"))
+                params=(_GAIN,), cutoff="none", real_grades=False))
 register(Family("RnDCG", "nDCG averaged where the ideal gain level changes (trec_eval Rndcg)", r_ndcg,
-                params=(_GAIN,), cutoff="none"))
+                params=(_GAIN,), cutoff="none", real_grades=False))
 register(Family("G", "trec_eval's normalised gain G: gain / log2(2 + ideal cost - gain so far)", g_measure,
-                params=(_GAIN,), cutoff="none"))
+                params=(_GAIN,), cutoff="none", real_grades=False))
 register(Family("BinG", "binary G: mean over relevant docs of 1 / log2(2 + nonrelevant above) (trec_eval binG)",
                 bin_g, cutoff="none"))

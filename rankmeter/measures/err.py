@@ -35,18 +35,18 @@ from .explaining import fmt_number
 from ..engine.batch import Batch
 
 
-def _grades(rel: np.ndarray, level: int, top: int) -> np.ndarray:
+def _grades(rel: np.ndarray, level: int | float, top: int | float) -> np.ndarray:
     """Grades as ERR reads them: < level (and unjudged markers) -> 0, capped at ``top``."""
-    return np.where(rel >= max(level, 1), np.minimum(rel, top), 0)
+    return np.where(rel >= max(level, 0), np.minimum(rel, top), 0)
 
 
-def _max_grade(batch: Batch, m) -> int:
+def _max_grade(batch: Batch, m) -> int | float:
     given = m.get("max_grade")
     if given is not None:
-        return int(given)
+        return given
     # MEASURES.md: g_max is the highest grade in the whole qrels, computed once by the engine
     # (the batch may hold only some of the queries: a partition, or those the run answered).
-    return int(batch.needs["qrels_max_grade"])
+    return batch.needs["qrels_max_grade"]
 
 
 def _satisfy(grade, top: int):

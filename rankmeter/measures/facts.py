@@ -66,6 +66,8 @@ def allowed_values(p: Param) -> str:
         return "true, false"
     if p.kind == "int":
         return "an integer" + limit
+    if p.kind == "grade":
+        return "a grade (an integer, or a number for real grades)" + limit
     return "a number" + limit
 
 

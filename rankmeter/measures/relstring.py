@@ -51,4 +51,4 @@ def relstring(batch, m) -> np.ndarray:
 
 
 register(Family("RelString", "the grades of the top k docs as a string (trec_eval relstring)", relstring,
-                value_type=TEXT, aggregation=NO_SUMMARY))
+                value_type=TEXT, aggregation=NO_SUMMARY, real_grades=False))

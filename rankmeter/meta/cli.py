@@ -145,9 +145,9 @@ def add_parser(subparsers) -> None:
     c.add_argument("--other-qrels", help="a second qrels version: correlate one measure under both")
     c.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default 0.9)")
     c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    add_option_flags(c, only=("queries", "rel", "judged_only", "max_docs", "ties", "truncate_grades", "columns"))
+    add_option_flags(c, only=("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns"))
     c.set_defaults(func=_correlate, subparser=c)
-    only = ("queries", "rel", "judged_only", "max_docs", "ties", "truncate_grades", "columns")
+    only = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns")
 
     def one_measure_over_runs(name: str, help: str):
         """A kind reading QRELS RUN... -m M: its parser, with the arguments they all share."""

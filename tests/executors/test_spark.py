@@ -163,6 +163,48 @@ def test_err_uses_the_highest_grade_of_the_whole_qrels(spark):
     assert needs_of([rankmeter.parse_measure(m) for m in ("AP", "nDCG@10", "P@5")]) == []
 
 
+def test_real_grades_on_spark_equal_the_local_engine(spark):
+    """grades='real': Spark reads the qrels frame's fractional grades; ERR's g_max is the real top grade."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(8)
+    rows = [(f"q{q}", f"d{d}", float(np.round(rng.uniform(0, 3), 2))) for q in range(12) for d in range(8)]
+    qrels = pd.DataFrame(rows, columns=["query", "doc", "rel"])
+    run = pd.DataFrame([(q, d, float(rng.random())) for q, d, _ in rows if rng.random() < 0.7],
+                       columns=["query", "doc", "score"])
+    names = ["nDCG@5", "ERR@5", "P(rel=1.5)@3", "AP", "SDCG@5"]
+    remote = rankmeter.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), names,
+                                grades="real").collect()
+    local = rankmeter.evaluate(qrels, run, names, grades="real")
+    assert remote.queries == local.queries
+    for m in names:
+        np.testing.assert_allclose(remote.values(m), local.values(m), rtol=1e-12, err_msg=m)
+    with pytest.raises(rankmeter.InputError, match="not an integer grade"):
+        rankmeter.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), names).collect()
+
+
+def test_diversity_qrels_on_spark_equal_the_local_engine(spark):
+    """A subtopic column (ir_measures' ``iteration``) reaches each task: the diversity families and the
+    ordinary ones (a doc judged under several subtopics read once, at its highest grade) as locally."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(12)
+    rows = [(f"q{q}", str(s), f"d{d}", int(rng.integers(0, 3))) for q in range(15)
+            for s in range(1, int(rng.integers(2, 5))) for d in rng.choice(12, size=6, replace=False)]
+    qrels = pd.DataFrame(rows, columns=["query", "iteration", "doc", "rel"])
+    run = pd.DataFrame([(f"q{q}", f"d{d}", float(rng.random())) for q in range(16) for d in range(10)],
+                       columns=["query", "doc", "score"])
+    intents = {"q1": {"1": 0.7, "2": 0.3}}
+    names = ["alpha_nDCG@5", "ERR_IA@5", "nNRBP", "P_IA@5", "StRecall@10", "AP_IA", "nDCG@5", "AP"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        remote = rankmeter.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), names,
+                                    intents=intents).collect()
+        local = rankmeter.evaluate(qrels, run, names, intents=intents)
+    assert remote.queries == local.queries
+    for m in names:
+        np.testing.assert_allclose(remote.values(m), local.values(m), rtol=1e-12, err_msg=m)
+    assert local["alpha_nDCG@5"] != local["nDCG@5"]
+
+
 def test_column_names_integer_ids_and_mixed_inputs(spark):
     rng = np.random.default_rng(5)
     users = np.repeat(np.arange(20), 12)

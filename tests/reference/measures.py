@@ -256,7 +256,7 @@ def ndcg(qrels, ranking, params) -> float:
 
 
 def _err_grades(grades: list, params: dict) -> list[int]:
-    t = max(_threshold(params), 1)
+    t = max(_threshold(params), 0)  # grade 0 gains 2^0 - 1 = 0 anyway; unjudged docs are below 0
     top = params["max_grade"]
     return [min(g, top) if g is not None and g >= t else 0 for g in grades]
 

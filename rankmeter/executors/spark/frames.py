@@ -84,15 +84,24 @@ def _id_expr(F, frame, name: str, kinds: set[str], own: str):
 
 def _roles(columns: dict | None) -> dict[str, str]:
     columns = dict(columns or {})
-    unknown = [k for k in columns if k not in ("query", "doc", "rel", "score")]
+    unknown = [k for k in columns if k not in ("query", "doc", "rel", "score", "subtopic")]
     if unknown:
         raise InputError(f"columns={columns!r}: unknown role {unknown[0]!r}; the keys are roles "
-                         "(query, doc, rel, score) and the values your column names, e.g. columns={'query': 'user'}")
+                         "(query, doc, rel, score, subtopic) and the values your column names, "
+                         "e.g. columns={'query': 'user'}")
     return {role: str(columns.get(role, role)) for role in ("query", "doc", "rel", "score")}
 
 
+def subtopic_column(frame, columns: dict | None = None) -> str | None:
+    """The subtopic column of a diversity qrels frame (as the local readers find it), or None."""
+    given = (columns or {}).get("subtopic")
+    if given is not None:
+        return _spark_column(frame, str(given), "subtopic", "qrels")
+    return next((c for c in ("subtopic", "subtopic_id", "iteration") if c in frame.columns), None)
+
+
 def grouped_frame(qrels, run, qrels_columns: dict | None = None, run_columns: dict | None = None,
-                  partitions: int | None = None):
+                  partitions: int | None = None, subtopic: str | None = None):
     """One row per query: the run's docs and scores and the qrels' docs and grades, as lists.
 
     Each input is grouped by query (``collect_list``, combined map-side)
@@ -102,7 +111,9 @@ def grouped_frame(qrels, run, qrels_columns: dict | None = None, run_columns: di
         query, run_doc, run_score, run_n, qrels_doc, qrels_rel, qrels_n
 
     ``*_n`` counts the rows of the group: ``collect_list`` skips nulls, and
-    a list shorter than its count shows a missing doc, score or grade.
+    a list shorter than its count shows a missing doc, score or grade. With
+    ``subtopic`` (the qrels' subtopic column, for the diversity families)
+    the qrels side also has ``qrels_subtopic``.
 
     Parameters
     ----------
@@ -141,12 +152,14 @@ def grouped_frame(qrels, run, qrels_columns: dict | None = None, run_columns: di
             shared = {picked["qrels"][2][role], picked["run"][2][role]}
             cols.append(_id_expr(F, frame, names[role], shared, id_kinds[role]).alias(role))
         cols.append(F.col(f"`{names[value_role]}`").cast("double").alias(value_role))
+        lists = [F.collect_list("doc").alias(f"{what}_doc"), F.collect_list(value_role).alias(f"{what}_{value_role}")]
+        if what == "qrels" and subtopic is not None:
+            cols.append(F.col(f"`{subtopic}`").cast("string").alias("subtopic"))
+            lists.append(F.collect_list("subtopic").alias("qrels_subtopic"))
         side = frame.select(*cols)
         if partitions:
             side = side.repartition(int(partitions), "query")
-        sides.append(side.groupBy("query").agg(F.collect_list("doc").alias(f"{what}_doc"),
-                                               F.collect_list(value_role).alias(f"{what}_{value_role}"),
-                                               F.count(F.lit(1)).alias(f"{what}_n")))
+        sides.append(side.groupBy("query").agg(*lists, F.count(F.lit(1)).alias(f"{what}_n")))
     return sides[0].join(sides[1], "query", "full")
 
 
@@ -169,8 +182,15 @@ def _flat(table: pa.Table, what: str, value_role: str) -> pa.Table:
         raise InputError(f"query {query} has rows with a missing (null) doc or {value_role}; every row "
                          f"needs both (drop or fill them first)", source=f"<Spark {what} DataFrame>")
     owner = np.repeat(np.arange(table.num_rows), lengths)
-    return pa.table({"query": table.column("query").take(pa.array(owner)), "doc": docs.flatten(),
-                     value_role: values.flatten()})
+    columns = {"query": table.column("query").take(pa.array(owner)), "doc": docs.flatten(),
+               value_role: values.flatten()}
+    if what == "qrels" and "qrels_subtopic" in table.column_names:
+        subtopics = table.column("qrels_subtopic").combine_chunks()
+        if not np.array_equal(lengths, pc.list_value_length(subtopics).fill_null(0).to_numpy(zero_copy_only=False)):
+            raise InputError("a qrels row has a missing (null) subtopic; every row of diversity qrels needs one",
+                             source="<Spark qrels DataFrame>")
+        columns["subtopic"] = subtopics.flatten()
+    return pa.table(columns)
 
 
 def _by_score(run: Run) -> Run:
@@ -202,7 +222,7 @@ def _by_score(run: Run) -> Run:
     return Run(run.table.take(pa.array(perm)), run.source, origin=run.origin, tag=run.tag)
 
 
-def tables_from_arrow(table: pa.Table, *, truncate_grades: bool = False) -> tuple[Qrels, Run]:
+def tables_from_arrow(table: pa.Table, *, grades: str = "integer") -> tuple[Qrels, Run]:
     """Grouped rows of one task (see :func:`grouped_frame`) back into Qrels and Run.
 
     Runs inside a Spark task. The checks are those of
@@ -216,7 +236,7 @@ def tables_from_arrow(table: pa.Table, *, truncate_grades: bool = False) -> tupl
     for what, value_role in (("qrels", "rel"), ("run", "score")):
         try:
             flat = _flat(table, what, value_role)
-            read = qrels_from_frame(flat, truncate_grades=truncate_grades) if what == "qrels" \
+            read = qrels_from_frame(flat, grades=grades) if what == "qrels" \
                 else run_from_frame(flat)
         except InputError as exc:
             raise _reword(exc, what) from None

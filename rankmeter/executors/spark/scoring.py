@@ -52,7 +52,7 @@ from ...io.canonical import decode_id, encode_id
 from ...measures import Measure
 from ...results import Results
 from . import is_spark_frame
-from .frames import canonical_qrels, grouped_frame, tables_from_arrow
+from .frames import canonical_qrels, grouped_frame, subtopic_column, tables_from_arrow
 
 __all__ = ["evaluate_on_spark", "SparkResults"]
 
@@ -104,7 +104,7 @@ class _Scorer:
         return pa.RecordBatch.from_arrays(cols, schema=schema)
 
     def _score(self, table: pa.Table):
-        qrels, run = tables_from_arrow(table, truncate_grades=self.options.truncate_grades)
+        qrels, run = tables_from_arrow(table, grades=self.options.grade_policy)
         evaluator = Evaluator(qrels, self.measures, needs=self.needs, options=self.options)
         part = evaluator.score(run)
         # a task may hold only queries the qrels lack: the driver checks "no query in common" once
@@ -132,10 +132,10 @@ class _Scorer:
             yield from self._score(pa.Table.from_batches(pending))
 
 
-def _to_spark(obj, what: str, session, columns, truncate_grades: bool = False):
+def _to_spark(obj, what: str, session, columns, grades: str = "integer"):
     """A local input (path, dict, pandas/polars frame) as a Spark DataFrame with canonical columns."""
     if what == "qrels":
-        table = as_qrels(obj, columns=columns, truncate_grades=truncate_grades).table
+        table = as_qrels(obj, columns=columns, grades=grades).table
     else:
         run = as_run(obj, columns=columns)
         table = run.table
@@ -192,13 +192,12 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
     qrels_cols = columns if is_spark_frame(qrels) else None
     run_cols = columns if is_spark_frame(run) else None
     qrels_df = qrels if is_spark_frame(qrels) else _to_spark(qrels, "qrels", session, columns,
-                                                             options.truncate_grades)
+                                                             options.grade_policy)
     run_df = run if is_spark_frame(run) else _to_spark(run, "run", session, columns)
-    subtopic = next((c for c in ("subtopic", "subtopic_id", "iteration") if c in qrels_df.columns), None)
-    if subtopic and any(m.family.subtopics for m in unique):
-        raise ParameterError(f"the diversity measures do not read subtopics (column {subtopic!r}) on Spark yet; "
-                             "collect the qrels and run, or score them with executor='memory'")
-    grouped = grouped_frame(qrels_df, run_df, qrels_cols, run_cols, options.partitions)
+    # diversity qrels keep their subtopics: the diversity families read them, and the ordinary ones read a
+    # doc judged under several subtopics once, at its highest grade, as they do locally
+    subtopic = subtopic_column(qrels_df, qrels_cols)
+    grouped = grouped_frame(qrels_df, run_df, qrels_cols, run_cols, options.partitions, subtopic)
 
     wanted = needs_of(unique)
     needs = _spark_call(lambda: compute_needs(wanted, canonical_qrels(qrels_df, qrels_cols), spark=True)) \
