@@ -93,6 +93,8 @@ def test_trec_names_map_onto_the_same_objects():
 def _values(param: Param):
     if param.kind == "int":
         return st.integers(-3, 20)
+    if param.kind == "grade":  # an integer, or a fraction (thresholds on real grades)
+        return st.one_of(st.integers(-3, 20), st.floats(-5.0, 5.0, allow_nan=False, allow_infinity=False))
     if param.kind == "float":
         lo = param.minimum if param.minimum is not None else -5.0
         hi = param.maximum if param.maximum is not None else 5.0
