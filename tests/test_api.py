@@ -142,7 +142,7 @@ def test_parameter_errors_name_the_parameter():
     with pytest.raises(ParameterError, match="ties="):
         evaluate(QRELS, RUN, "AP", ties="random")
     with pytest.raises(ParameterError, match="rel="):
-        evaluate(QRELS, RUN, "AP", rel=1.5)
+        evaluate(QRELS, RUN, "AP", rel="2")
     with pytest.raises(MeasureError, match="unknown measure"):
         evaluate(QRELS, RUN, "MAPP")
     with pytest.raises(InputError, match="argument order"):

@@ -215,7 +215,8 @@ def test_many_subtopics_equal_the_reference():
             assert got.values(name)[got.queries.index(q)] == pytest.approx(want, rel=1e-12), (name, q)
 
 
-def test_spark_refuses_subtopic_qrels_for_diversity_measures():
+def test_spark_reads_subtopic_qrels_for_diversity_measures():
+    """The worked example's shape on Spark: doc a covers subtopics 1 and 2 of query 1."""
     pytest.importorskip("pyspark")
     import shutil
     if not shutil.which("java"):
@@ -223,11 +224,12 @@ def test_spark_refuses_subtopic_qrels_for_diversity_measures():
     pd = pytest.importorskip("pandas")
     from pyspark.sql import SparkSession
     spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
-    qrels = spark.createDataFrame(pd.DataFrame({"query": ["1", "1"], "subtopic": ["1", "2"], "doc": ["a", "a"],
-                                                "rel": [1, 1]}))
-    run = spark.createDataFrame(pd.DataFrame({"query": ["1"], "doc": ["a"], "score": [1.0]}))
-    with pytest.raises(rankmeter.ParameterError, match=r"do not read subtopics \(column 'subtopic'\) on Spark"):
-        rankmeter.evaluate(qrels, run, "alpha_nDCG@5")
+    qrels = spark.createDataFrame(pd.DataFrame({"query": ["1", "1", "1"], "subtopic": ["1", "2", "2"],
+                                                "doc": ["a", "a", "b"], "rel": [1, 1, 1]}))
+    run = spark.createDataFrame(pd.DataFrame({"query": ["1", "1"], "doc": ["a", "b"], "score": [2.0, 1.0]}))
+    # StRecall@1 = subtopics covered by the top doc / subtopics = 2/2; P_IA@1 = mean over subtopics of P@1 = 1
+    result = rankmeter.evaluate(qrels, run, ["StRecall@1", "P_IA@1", "P@2"])
+    assert result["StRecall@1"] == 1.0 and result["P_IA@1"] == 1.0 and result["P@2"] == 1.0
 
 
 @st.composite
