@@ -98,7 +98,7 @@ class Judgments:
         self.id_index = HashIndex(id_hash(id_offsets, id_values))
         keys = pair_hash(code, id_hash(*binary_parts(self.docs)))
         self.pair_index = HashIndex(keys)
-        dup = duplicate_rows(keys, code, self.docs, self.pair_index)
+        dup = duplicate_rows(keys, code, self.docs)
         if dup is not None:
             doc, q = self.docs[dup[0]].as_py(), self.ids[int(code[dup[0]])].as_py()
             todo = ("remove one of the lines" if qrels.origin == "file"
