@@ -70,6 +70,13 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
     return int(pairs[0, pick]), int(pairs[1, pick])
 
 
+def _compact(grades: np.ndarray) -> np.ndarray:
+    """Integer grades as int32 when they fit (they nearly always do); real ones as they are."""
+    if grades.dtype.kind == "f" or not len(grades):
+        return grades
+    return grades.astype(np.int32) if -2 ** 31 <= grades.min() and grades.max() < 2 ** 31 else grades
+
+
 class Judgments:
     """A :class:`Qrels` prepared for scoring many runs (see module docstring)."""
 
@@ -92,8 +99,10 @@ class Judgments:
             first, group, grades = collapse_subtopics(qrels, code, self.docs, grades)
             self._entries = (group, table.column("subtopic"), table.column("rel").to_numpy())
             code, self.docs = code[first], self.docs.take(pa.array(first))
-        self.row_code = code
-        self.row_grade = grades
+        # stored compactly (a 10M-judgment qrels saves ~100 MB); what batches get is widened again
+        self.row_code = code.astype(np.int32) if self.nq < 2 ** 31 else code
+        self.real_grades = grades.dtype.kind == "f"
+        self.row_grade = _compact(grades)
         id_offsets, id_values = binary_parts(self.ids)
         self.id_index = HashIndex(id_hash(id_offsets, id_values))
         keys = pair_hash(code, id_hash(*binary_parts(self.docs)))
@@ -107,7 +116,6 @@ class Judgments:
                              f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
         # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key
         # (real grades: a lexsort of the two)
-        self.real_grades = grades.dtype.kind == "f"
         if len(grades) and self.real_grades:
             judged = np.lexsort((-grades, code))
         elif len(grades):
@@ -115,8 +123,10 @@ class Judgments:
             judged = np.argsort(code * (high - low + 1) + (high - grades), kind="stable")
         else:
             judged = np.zeros(0, np.int64)
-        self.judged_rel = grades[judged]
+        self.judged_rel = self.row_grade[judged]
         self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
+        del judged, grades, keys, code
+        pa.default_memory_pool().release_unused()  # the temporaries of reading and keying go back to the OS
 
     @cached_property
     def subtopics(self) -> SubtopicIndex:
@@ -146,7 +156,7 @@ class Judgments:
         ``keys`` are the rows' :func:`~rankmeter.engine.keys.pair_hash` keys. ``rows=True`` also
         returns the judgments row each one joined (-1 for none).
         """
-        out = np.full(len(code), NONPOOL, dtype=self.row_grade.dtype)
+        out = np.full(len(code), NONPOOL, dtype=np.float64 if self.real_grades else np.int64)
         found = self.pair_index.lookup(keys)
         hit = np.flatnonzero(found >= 0)
         if len(hit):
@@ -161,7 +171,7 @@ class Judgments:
     def judged_side(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Judged grades (descending per query) and offsets for the queries ``codes``, in that order."""
         rows, offsets = gather_segments(self.judged_offsets, codes)
-        return self.judged_rel[rows], offsets
+        return self.judged_rel[rows].astype(np.float64 if self.real_grades else np.int64), offsets
 
     def names(self, codes: np.ndarray) -> list[bytes]:
         return self.ids.take(pa.array(codes, pa.int64())).to_pylist() if len(codes) else []

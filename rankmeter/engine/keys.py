@@ -202,7 +202,7 @@ class HashIndex:
         index_bits = max(1, log_n)
         index_mask = np.uint64((1 << index_bits) - 1)
         packed = np.sort((keys & ~index_mask) | np.arange(n, dtype=np.uint64))
-        self.order = (packed & index_mask).astype(np.int64)
+        self.order = (packed & index_mask).astype(np.int32 if n < 2 ** 31 else np.int64)
         del packed
         self.keys = keys[self.order]
         counts = np.bincount((self.keys >> self.shift).astype(np.int64), minlength=1 << self.bits)

@@ -234,7 +234,8 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     num_rows = table.num_rows
     del table
     if kind == "qrels":  # small: one chunk each. A run's columns stay in Arrow's blocks (joining them
-        cols = {i: col.combine_chunks() for i, col in cols.items()}  # would copy a big file's columns)
+        for i in list(cols):  # would copy a big file's columns); one column at a time keeps the peak low
+            cols[i] = cols[i].combine_chunks()
     if has_hash and any(_starts_with_hash(chunk) for chunk in pa.chunked_array(cols[0]).chunks):
         return None  # comment lines after the first data line
     if kind == "qrels":
