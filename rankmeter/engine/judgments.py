@@ -39,8 +39,15 @@ def gather_segments(offsets: np.ndarray, which: np.ndarray) -> tuple[np.ndarray,
     return rows, new
 
 
+def _single(column) -> pa.Array:
+    """A column as one array: its only chunk as it is (no copy), else the chunks joined."""
+    if isinstance(column, pa.ChunkedArray):
+        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    return column
+
+
 def _binary(column) -> pa.Array:
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    array = _single(column)
     return array.cast(pa.binary()) if array.type != pa.binary() else array
 
 
@@ -86,7 +93,7 @@ class Judgments:
         table = qrels.table
         query = _binary(table.column("query"))
         self.docs = _binary(table.column("doc"))
-        grades = table.column("rel").to_numpy()
+        grades = _single(table.column("rel")).to_numpy(zero_copy_only=False)
         encoded = pc.dictionary_encode(query)
         order = pc.sort_indices(encoded.dictionary).to_numpy()
         self.ids: pa.Array = encoded.dictionary.take(pa.array(order))

@@ -90,6 +90,25 @@ def _fmix(h: np.ndarray) -> np.ndarray:
 _LOW = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 9)], dtype=np.uint64)
 
 
+def _load_le(values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The little-endian uint64 of the 8 bytes at each position ``at`` of ``values``; bytes past the end
+    read as 0. An unaligned overlapping view: no copy of ``values``, only of its last 8 bytes."""
+    safe_end = len(values) - 8
+    body = np.ndarray(shape=(safe_end + 1,), dtype="<u8", buffer=values, strides=(1,)) if safe_end >= 0 else None
+    inside = at <= safe_end
+    if body is not None and inside.all():
+        return body[at]
+    out = np.empty(len(at), dtype=np.uint64)
+    if body is not None:
+        out[inside] = body[at[inside]]
+    tail_from = max(safe_end + 1, 0)
+    tail = np.zeros(len(values) - tail_from + 8, dtype=np.uint8)
+    tail[: len(values) - tail_from] = values[tail_from:]
+    tail_view = np.ndarray(shape=(len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
+    out[~inside] = tail_view[at[~inside] - tail_from]
+    return out
+
+
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each binary id from its own bytes; equal ids hash equal.
 
@@ -106,11 +125,8 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.uint64)
     lengths = np.diff(offsets)
     longest = int(lengths.max())
-    padded = np.zeros(len(values) + 8, np.uint8)
-    padded[:len(values)] = values
-    view = np.ndarray(shape=(len(values) + 1,), dtype="<u8", buffer=padded, strides=(1,))
     starts = offsets[:-1]
-    summed = view[starts]
+    summed = _load_le(values, starts)
     if longest < 8:
         summed &= _LOW[lengths]
     elif lengths.min() < 8:
@@ -122,7 +138,7 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
         # one pass per word position over all ids (no per-word index arrays); past an id's end nothing is added
         for j in range(1, (longest + 7) // 8):
             longer = np.flatnonzero(lengths > 8 * j)
-            words = view[starts[longer] + 8 * j] & _LOW[np.minimum(lengths[longer] - 8 * j, 8)]
+            words = _load_le(values, starts[longer] + 8 * j) & _LOW[np.minimum(lengths[longer] - 8 * j, 8)]
             words ^= np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
             summed[longer] += _fmix(words)
         return _fmix(summed)
@@ -131,7 +147,7 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     owner = np.repeat(np.arange(n), per_id)
     position = np.arange(int(per_id.sum())) - np.repeat(first, per_id) + 1
     keep = np.minimum(lengths[owner] - 8 * position, 8)
-    words = view[starts[owner] + 8 * position] & _LOW[keep]
+    words = _load_le(values, starts[owner] + 8 * position) & _LOW[keep]
     mixed = _fmix(words ^ (position.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
     extra = np.flatnonzero(per_id)
     summed[extra] += np.add.reduceat(mixed, first[extra])
@@ -201,7 +217,9 @@ class HashIndex:
         self.filter_shift = np.uint64(64 - filter_bits)
         index_bits = max(1, log_n)
         index_mask = np.uint64((1 << index_bits) - 1)
-        packed = np.sort((keys & ~index_mask) | np.arange(n, dtype=np.uint64))
+        packed = keys & ~index_mask
+        packed |= np.arange(n, dtype=np.uint64)
+        packed.sort()
         self.order = (packed & index_mask).astype(np.int32 if n < 2 ** 31 else np.int64)
         del packed
         self.keys = keys[self.order]
@@ -209,13 +227,13 @@ class HashIndex:
         self.start = np.zeros((1 << self.bits) + 1, dtype=np.int32 if n < 2 ** 31 else np.int64)
         np.cumsum(counts, out=self.start[1:])
         del counts
-        slot = self.keys >> self.filter_shift               # ascending, as the keys' top bits are
-        byte = (slot >> np.uint64(3)).astype(np.int64)
-        bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
         self.filter = np.zeros(1 << max(filter_bits - 3, 0), dtype=np.uint8)
-        if n:
+        for lo in range(0, n, 1 << 20):  # in blocks: the temporaries stay small beside the index
+            slot = self.keys[lo: lo + (1 << 20)] >> self.filter_shift  # ascending, as the keys are
+            byte = (slot >> np.uint64(3)).astype(np.int64)
+            bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
             first = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
-            self.filter[byte[first]] = np.bitwise_or.reduceat(bit, first)
+            self.filter[byte[first]] |= np.bitwise_or.reduceat(bit, first)
 
     def lookup(self, probes: np.ndarray) -> np.ndarray:
         """Index (into the keys as given) of each probe, -1 where absent."""

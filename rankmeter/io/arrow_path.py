@@ -218,7 +218,10 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     if isinstance(buf, FileSpan):
         from .direct import read_span
         from .direct import STREAM_BLOCK_BYTES
-        options = _csv_options(names, types, delimiter, threads=False, block_bytes=STREAM_BLOCK_BYTES)
+        # a run keeps small blocks (its unused fields are dropped block by block); qrels keep every
+        # field anyway, and Arrow parses larger blocks faster (a 10M-line qrels: 1.4 -> 0.5 s)
+        block = STREAM_BLOCK_BYTES if kind == "run" else 4 * STREAM_BLOCK_BYTES
+        options = _csv_options(names, types, delimiter, threads=False, block_bytes=block)
         table, tag = read_span(buf, options, [names[i] for i in used])
     else:
         table = _read_buffer(buf, _csv_options(names, types, delimiter, threads=buf.size > _THREADED_BYTES))
