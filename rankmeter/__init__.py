@@ -22,13 +22,13 @@ _LAZY = {
     "evaluate": ".api", "Results": ".results", "Evaluator": ".engine.evaluator", "explain": ".explanations",
     "Explanation": ".explanations", "read_qrels": ".io", "read_run": ".io", "Measure": ".measures",
     "parse_measure": ".measures", "Qrels": ".io.canonical", "Run": ".io.canonical", "compare": ".stats.compare",
-    "Comparison": ".stats.comparison", "fuse": ".fusion", "judged": ".judged_report", "tie_report": ".ties",
+    "compare_scores": ".stats.compare", "Comparison": ".stats.comparison", "fuse": ".fusion", "judged": ".judged_report", "tie_report": ".ties",
     "TieReport": ".ties",
 }
 
 __all__ = [
     "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
-    "Qrels", "Run", "compare", "Comparison", "fuse", "judged", "tie_report", "TieReport",
+    "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse", "judged", "tie_report", "TieReport",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from .io.canonical import Qrels, Run
     from .measures import Measure, parse_measure
     from .results import Results
-    from .stats.compare import compare
+    from .stats.compare import compare, compare_scores
     from .stats.comparison import Comparison
     from .fusion import fuse
     from .judged_report import judged

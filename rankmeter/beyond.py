@@ -26,6 +26,26 @@ popularity_lift         per user (ARP of the list - ARP of the user's training i
                         ARP of the training items
 ======================  =================================================================  ==================
 
+Where RecBole's metrics (``recbole/evaluator/metrics.py``) define a measure
+differently, a parameter picks its definition:
+
+* ``catalog=``: the whole item catalogue (the items, or their number) as
+  the denominator of ``catalog_coverage`` and the items ``gini_index`` runs
+  over, as RecBole's ItemCoverage and GiniIndex use ``num_items``; default
+  the training items (Recommenders), for the Gini index those and the
+  recommended ones.
+* ``entropy="recbole"``: RecBole's ShannonEntropy, ``-sum p ln p`` divided by
+  the number of distinct recommended items, as ``distributional_coverage``
+  (default ``"recommenders"``: ``-sum p log2 p``).
+* ``tail_ratio=``: RecBole's TailPercentage long tail for ``aplt`` / ``aclt``:
+  the ``max(int(ratio * n), 1)`` least popular training items (ties by item
+  id) for a ratio in (0, 1], or the items with at most ``ratio``
+  interactions for a larger number; default the items outside the ``head``
+  share (Abdollahpouri). RecBole's AveragePopularity is ``arp``.
+
+:func:`compare_beyond` compares several recommenders' per-user values with
+:func:`rankmeter.compare`'s tests and corrections (significance over users).
+
 Similarity is Recommenders' ``item_cooccurrence_count`` (users who
 interacted with both items / sqrt of the two items' interaction counts) or,
 with ``item_features``, the cosine of the items' feature vectors. Items a
@@ -50,7 +70,10 @@ import numpy as np
 
 from .errors import InputError, ParameterError
 
-__all__ = ["beyond_accuracy", "BeyondAccuracy"]
+__all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER"]
+
+#: the measures with a value per user (the others are catalogue-level)
+PER_USER = ("novelty", "diversity", "serendipity", "arp", "aplt", "aclt", "popularity_lift")
 
 
 @dataclass
@@ -106,19 +129,27 @@ def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
+                    catalog=None, entropy: str = "recommenders", tail_ratio: float | None = None,
                     user: str = "user", item: str = "item", score: str | None = None) -> BeyondAccuracy:
     """The beyond-accuracy measures of ``recommendations`` given ``train`` (see the module docstring).
 
     ``item_features``: ``{item: vector}`` for feature-cosine similarity (default: co-occurrence);
-    ``head``: the most popular share of the training items that is not long tail (default 0.2).
+    ``head``: the most popular share of the training items that is not long tail (default 0.2);
+    ``catalog``, ``entropy`` and ``tail_ratio`` choose RecBole's definitions (module docstring).
     """
     if not 0 < head < 1:
         raise ParameterError(f"head={head!r}: expected the share of items in the popular head, in (0, 1)")
+    if entropy not in ("recommenders", "recbole"):
+        raise ParameterError(f"entropy={entropy!r}: expected 'recommenders' (log2) or 'recbole'")
+    if tail_ratio is not None and (isinstance(tail_ratio, bool) or not isinstance(tail_ratio, (int, float))
+                                   or not 0 < tail_ratio < float("inf")):
+        raise ParameterError(f"tail_ratio={tail_ratio!r}: expected a share in (0, 1] or a positive count")
     tu, ti = _pairs_of(train, "train", user, item, None)
     ru, ri = _pairs_of(recommendations, "recommendations", user, item, score)
     if not len(tu) or not len(ru):
         raise InputError("train and recommendations must each hold at least one (user, item)")
     items, t_item, r_item = _codes(ti, ri)
+    catalog_size = _catalog_size(catalog, items)
     users, t_user, r_user = _codes(tu, ru)
     keep = np.unique(np.stack([t_user, t_item]), axis=1)          # one interaction per (user, item)
     t_user, t_item = keep[0], keep[1]
@@ -135,10 +166,15 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     popularity = np.bincount(t_item, minlength=n_items).astype(np.float64)
     in_train = popularity > 0
     listed = np.bincount(r_item, minlength=n_items).astype(np.float64)
+    p = listed[listed > 0] / len(r_item)
+    spread = float(-np.sum(p * np.log2(p))) if entropy == "recommenders" else float(-np.sum(p * np.log(p)) / len(p))
+    counted_items = listed[in_train | (listed > 0)]
+    if catalog_size is not None:  # the catalogue's items never recommended count 0 (RecBole's num_items)
+        counted_items = np.concatenate([listed[listed > 0], np.zeros(max(catalog_size - int((listed > 0).sum()), 0))])
     overall: dict[str, float] = {
-        "catalog_coverage": float((listed > 0).sum() / in_train.sum()),
-        "distributional_coverage": float(-np.sum((p := listed[listed > 0] / len(r_item)) * np.log2(p))),
-        "gini_index": _gini(listed[in_train | (listed > 0)]),
+        "catalog_coverage": float((listed > 0).sum() / (in_train.sum() if catalog_size is None else catalog_size)),
+        "distributional_coverage": spread,
+        "gini_index": _gini(counted_items),
     }
     info = np.zeros(n_items)
     info[in_train] = -np.log2(popularity[in_train] / len(t_item))
@@ -148,10 +184,7 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     has = counted > 0
     per_user["novelty"] = _mean_by(r_user, info[r_item], n_users)
     per_user["arp"] = _mean_by(r_user, popularity[r_item], n_users)
-    ranked = np.lexsort((np.arange(n_items), -popularity))          # most popular first, ties by item id
-    head_size = int(math.ceil(head * in_train.sum()))
-    tail = np.ones(n_items, dtype=bool)
-    tail[ranked[:head_size]] = False
+    tail = _long_tail(popularity, in_train, items, head, tail_ratio)
     tail_count = np.bincount(r_user, weights=tail[r_item].astype(np.float64), minlength=n_users)
     per_user["aclt"] = np.where(has, tail_count, np.nan)
     per_user["aplt"] = np.where(has, tail_count / np.maximum(counted, 1), np.nan)
@@ -166,6 +199,89 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
         defined = v[answered][~np.isnan(v[answered])]
         overall.setdefault(m if m != "novelty" else "novelty_per_user", float(defined.mean()) if len(defined) else math.nan)
     return BeyondAccuracy(overall, values)
+
+
+def _catalog_size(catalog, items) -> int | None:
+    if catalog is None:
+        return None
+    if isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
+        size = int(catalog)
+    else:
+        size = len({str(i) for i in catalog} | {str(i) for i in items})
+    if size < len(items):
+        raise ParameterError(f"catalog={catalog!r}: {size} items, fewer than the {len(items)} distinct items of "
+                             "train and recommendations; give every item of the catalogue (or their number)")
+    return size
+
+
+def _long_tail(popularity, in_train, items, head: float, tail_ratio) -> np.ndarray:
+    """Which items are long tail: outside the ``head`` share (Abdollahpouri), or RecBole's ``tail_ratio`` rule."""
+    n_items = len(popularity)
+    if tail_ratio is None:
+        ranked = np.lexsort((np.arange(n_items), -popularity))      # most popular first, ties by item id
+        tail = np.ones(n_items, dtype=bool)
+        tail[ranked[:int(math.ceil(head * in_train.sum()))]] = False
+        return tail
+    tail = np.zeros(n_items, dtype=bool)
+    if tail_ratio > 1:                                             # RecBole: at most that many interactions
+        tail[in_train & (popularity <= tail_ratio)] = True
+        return tail
+    train_items = np.flatnonzero(in_train)                         # RecBole: the least popular share, by
+    names = np.array([str(items[i]) for i in train_items])         # (count, item id) ascending
+    order = np.lexsort((names, popularity[train_items]))
+    tail[train_items[order[:max(int(len(train_items) * tail_ratio), 1)]]] = True
+    return tail
+
+
+def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str | list[str] | None = None,
+                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
+                   seed: int | None = 0, **options):
+    """Compare recommenders on per-user beyond-accuracy measures, with :func:`rankmeter.compare`'s tests.
+
+    Parameters
+    ----------
+    train : frame or dict
+        The training interactions, as for :func:`beyond_accuracy`.
+    recommendations : dict
+        ``{name: recommendations}``, each as for :func:`beyond_accuracy`.
+    measures : str or list of str
+        Per-user measures among :data:`PER_USER` (default: all of them).
+    baseline, test, correction, alpha, permutations, seed
+        As for :func:`rankmeter.compare`; the tests are paired over users. A user
+        a system recommends nothing to, or whose value is undefined there (the
+        diversity of a one-item list), is left out of that system's pairs.
+    **options
+        :func:`beyond_accuracy`'s options (``k``, ``item_features``, ``head``,
+        ``tail_ratio``, ``user``, ``item``, ``score`` ...).
+
+    Returns
+    -------
+    rankmeter.Comparison
+
+    Examples
+    --------
+    >>> train = {"u1": ["a", "b"], "u2": ["a", "c"], "u3": ["b", "c", "d"]}
+    >>> recs = {"pop": {"u1": ["a", "c"], "u2": ["a", "b"], "u3": ["a", "b"]},
+    ...         "niche": {"u1": ["d", "c"], "u2": ["d", "b"], "u3": ["d", "a"]}}
+    >>> c = compare_beyond(train, recs, "arp", baseline="pop")
+    >>> round(c.mean("arp", "pop"), 4), round(c.mean("arp", "niche"), 4)
+    (2.0, 1.5)
+    """
+    from .stats.compare import compare_scores
+
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    unknown = [m for m in wanted if m not in PER_USER]
+    if unknown or not wanted:
+        raise ParameterError(f"measures={measures!r}: {', '.join(map(repr, unknown)) or 'none given'}; the per-user "
+                             f"measures are {', '.join(PER_USER)} (the others have one value per system)")
+    if not hasattr(recommendations, "items") or len(recommendations) < 2:
+        raise ParameterError("recommendations: expected {name: recommendations} with at least two systems")
+    scores = {}
+    for name, recs in recommendations.items():
+        per_user = beyond_accuracy(train, recs, **options).per_user
+        scores[str(name)] = {m: per_user[m] for m in wanted}
+    return compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
+                          permutations=permutations, seed=seed)
 
 
 def _mean_by(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:

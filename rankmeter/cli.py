@@ -210,6 +210,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="explain the first N queries (default 100; 0 for all)")
     add_option_flags(rp, only=_RUN_OPTIONS)
     rp.set_defaults(func=_report)
+    from .beyond_cli import add_parser as add_beyond
     from .check_cli import add_parser as add_check
     from .fusion.cli import add_parser as add_fuse
     from .fusion.cli import add_pool_parsers
@@ -223,6 +224,7 @@ def _parser() -> argparse.ArgumentParser:
     add_fuse(sub)
     add_pool_parsers(sub)
     add_run(sub)
+    add_beyond(sub)
     add_meta(sub)
     sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)
     for name, command in sub.choices.items():

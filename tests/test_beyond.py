@@ -104,3 +104,89 @@ def test_k_cuts_lists_and_inputs_are_checked():
         beyond_accuracy(train, {"u1": ["b"]}, head=1.5)
     with pytest.raises(InputError):
         beyond_accuracy(train, 42)
+
+
+# ---------------------------------------------------------------- RecBole's definitions (recbole/evaluator/metrics.py)
+
+_TRAIN = {"u1": ["a", "b"], "u2": ["a", "c"], "u3": ["b", "c", "d"]}   # popularity a 2, b 2, c 2, d 1
+_RECS = {"u1": ["c", "d"], "u2": ["b", "d"], "u3": ["a"]}               # listed a 1, b 1, c 1, d 2 (5 in all)
+
+
+def test_recbole_item_coverage_gini_and_entropy_by_hand():
+    got = beyond_accuracy(_TRAIN, _RECS, catalog=10, entropy="recbole").overall
+    # ItemCoverage: distinct recommended items / num_items = 4 / 10
+    assert got["catalog_coverage"] == pytest.approx(0.4)
+    # GiniIndex: counts sorted 1 1 1 2 at positions 7..10 of 10 items:
+    # ((2*7-11)*1 + (2*8-11)*1 + (2*9-11)*1 + (2*10-11)*2) / 5 / 10 = 33 / 50
+    assert got["gini_index"] == pytest.approx(0.66)
+    # ShannonEntropy: -(3 * 0.2 ln 0.2 + 0.4 ln 0.4) / 4 distinct items
+    assert got["distributional_coverage"] == pytest.approx(
+        -(3 * 0.2 * math.log(0.2) + 0.4 * math.log(0.4)) / 4, rel=1e-12)
+    # a catalogue given as items: the same count once train's and the lists' items are among them
+    assert beyond_accuracy(_TRAIN, _RECS, catalog=list("abcdefghij")).overall["catalog_coverage"] == 0.4
+    plain = beyond_accuracy(_TRAIN, _RECS).overall
+    assert plain["catalog_coverage"] == 1.0  # Recommenders: over the 4 training items
+    assert plain["distributional_coverage"] == pytest.approx(-(3 * 0.2 * math.log2(0.2) + 0.4 * math.log2(0.4)))
+
+
+def test_recbole_tail_percentage_by_hand():
+    # tail_ratio 0.25: the max(int(4 * 0.25), 1) = 1 least popular item by (count, id): d
+    got = beyond_accuracy(_TRAIN, _RECS, tail_ratio=0.25).per_user
+    assert got["aplt"] == {"u1": 0.5, "u2": 0.5, "u3": 0.0}
+    assert got["aclt"] == {"u1": 1.0, "u2": 1.0, "u3": 0.0}
+    # a ratio above 1 is a count: items with at most 2 interactions are all four
+    assert beyond_accuracy(_TRAIN, _RECS, tail_ratio=2).per_user["aplt"] == {"u1": 1.0, "u2": 1.0, "u3": 1.0}
+    from rankmeter.errors import ParameterError
+    with pytest.raises(ParameterError, match="tail_ratio"):
+        beyond_accuracy(_TRAIN, _RECS, tail_ratio=0)
+    with pytest.raises(ParameterError, match="catalog"):
+        beyond_accuracy(_TRAIN, _RECS, catalog=2)
+
+
+def test_compare_beyond_tests_over_users():
+    """Per-user values are beyond_accuracy's; the paired t-test is scipy's over the users both systems list."""
+    from scipy import stats
+
+    from rankmeter.beyond import compare_beyond
+    rng = np.random.default_rng(3)
+    items = [f"i{j}" for j in range(40)]
+    train = {f"u{u}": list(rng.choice(items, size=int(rng.integers(1, 8)), replace=False)) for u in range(60)}
+    systems = {name: {u: list(rng.choice(items[:hi], size=5, replace=False)) for u in train if rng.random() < 0.9}
+                      for name, hi in (("A", 40), ("B", 15))}
+    c = compare_beyond(train, systems, ["novelty", "diversity", "arp"], k=5, baseline="A", correction="holm")
+    for m in ("novelty", "diversity", "arp"):
+        a = beyond_accuracy(train, systems["A"], k=5).per_user[m]
+        b = beyond_accuracy(train, systems["B"], k=5).per_user[m]
+        common = [u for u in a if u in b and not (math.isnan(a[u]) or math.isnan(b[u]))]
+        row = c.table.set_index("system").loc[[s == "B" for s in c.table.system] & (c.table.measure == m).values]
+        want = stats.ttest_rel([b[u] for u in common], [a[u] for u in common])
+        assert int(row["queries"].iloc[0]) == len(common)
+        assert float(row["p_value"].iloc[0]) == pytest.approx(want.pvalue, rel=1e-9)
+        assert float(row["delta"].iloc[0]) == pytest.approx(np.mean([b[u] - a[u] for u in common]), rel=1e-12)
+    from rankmeter.errors import ParameterError
+    with pytest.raises(ParameterError, match="per-user"):
+        compare_beyond(train, systems, "gini_index")
+
+
+def test_cli_prints_values_and_the_comparison(tmp_path):
+    import json
+    import subprocess
+    import sys
+    (tmp_path / "train.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in _TRAIN.items()
+                                                                  for i in items))
+    (tmp_path / "mine.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in _RECS.items()
+                                                                 for i in items))
+    other = {"u1": ["a", "b"], "u2": ["a", "b"], "u3": ["a", "b"]}
+    (tmp_path / "pop.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in other.items()
+                                                                for i in items))
+    done = subprocess.run([sys.executable, "-m", "rankmeter", "beyond", str(tmp_path / "train.csv"),
+                           str(tmp_path / "mine.csv"), str(tmp_path / "pop.csv"), "-m", "arp", "--format", "json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["table"]
+    arp = {r["system"]: r["mean"] for r in rows if r["measure"] == "arp"}
+    # mine: u1 (2 + 1) / 2, u2 (2 + 1) / 2, u3 2 -> 5/3; pop: every list a, b -> 2
+    assert arp == {"mine": pytest.approx(5 / 3), "pop": pytest.approx(2.0)}
+    bad = subprocess.run([sys.executable, "-m", "rankmeter", "beyond", str(tmp_path / "nope.csv"),
+                          str(tmp_path / "pop.csv")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr

@@ -386,3 +386,29 @@ def test_cli_several_baselines_and_all_pairs(tmp_path):
     for r in pairs.itertuples():
         text = "<0.0001" if r.p_adjusted < 1e-4 else f"{r.p_adjusted:.4f}"
         assert f"{r.delta:+.4f}" in shown and text in shown
+
+
+def test_compare_scores_of_evaluated_values_is_compare():
+    """Per-query values computed elsewhere give the table compare gives for the runs themselves."""
+    import warnings
+
+    import numpy as np
+
+    import rankmeter
+    rng = np.random.default_rng(4)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(12)} for i in range(25)}
+    runs = {name: {q: {f"d{j}": float(rng.random()) for j in range(12) if rng.random() < 0.8}
+                   for q in qrels if rng.random() < 0.9} for name in ("A", "B", "C")}
+    measures = ["AP", "nDCG@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = rankmeter.compare(qrels, runs, measures, baseline="B", test="randomization", correction="holm")
+        scores = {}
+        for name, run in runs.items():
+            r = rankmeter.evaluate(qrels, run, measures)
+            scores[name] = {m: dict(zip(r.queries, r.values(m).tolist())) for m in measures}
+    via = rankmeter.compare_scores(scores, baseline="B", test="randomization", correction="holm")
+    assert via.table_records() == direct.table_records()
+    assert via.pair_records() == direct.pair_records()
+    with pytest.raises(rankmeter.ParameterError, match="at least two systems"):
+        rankmeter.compare_scores({"A": scores["A"]})

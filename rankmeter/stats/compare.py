@@ -22,7 +22,7 @@ from .comparison import Comparison
 from .corrections import CORRECTIONS, adjust
 from ..progress import progress_bar
 
-__all__ = ["compare", "TESTS"]
+__all__ = ["compare", "compare_scores", "TESTS"]
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
 _SAMPLED = ("randomization", "bootstrap", "tukey")
@@ -248,26 +248,88 @@ def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, t
             raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
     systems = _named_runs(runs, opts.columns, opts.input_format)
     labels = [name for name, _ in systems]
+    bases = _baselines(baseline, labels)
+    query_ids, matrices = _scores(evaluator, systems)
+    return _comparison(labels, bases, names, query_ids, {label: matrices[m] for label, m in names},
+                       test, correction, alpha, permutations, seed)
+
+
+def _baselines(baseline, labels: list[str], what: str = "runs") -> list[int]:
     wanted = [labels[0]] if baseline is None else [baseline] if isinstance(baseline, str) else list(baseline)
     unknown = [b for b in wanted if b not in labels]
     if unknown or not wanted:
         raise ParameterError(f"baseline={baseline!r}: {', '.join(map(repr, unknown)) or 'none given'} is not "
-                             f"one of the runs: {', '.join(labels)}")
-    bases = list(dict.fromkeys(labels.index(b) for b in wanted))
-    query_ids, matrices = _scores(evaluator, systems)
-    k = len(systems)
+                             f"one of the {what}: {', '.join(labels)}")
+    return list(dict.fromkeys(labels.index(b) for b in wanted))
+
+
+def _comparison(labels, bases, names, query_ids, matrices, test, correction, alpha, permutations, seed) -> Comparison:
+    """The tests of every measure's (queries x systems) matrix: the statistics half of :func:`compare`."""
+    k = len(labels)
     width = k if test == "tukey" else k * (k - 1) // 2
     sampled = test in _SAMPLED
     table, pairwise = [], []
     with progress_bar(permutations * len(names) if sampled else 0,
                       work=permutations * len(query_ids) * width * len(names) if sampled else 0,
                       label=f"{test} test") as advance:
-        for label, m in names:
-            rows, pair_rows = _analyse(label, matrices[m], labels, bases, test, correction, alpha,
+        for label, _ in names:
+            rows, pair_rows = _analyse(label, matrices[label], labels, bases, test, correction, alpha,
                                        int(permutations), seed, advance)
             table += rows
             pairwise += pair_rows
-    return Comparison(systems=labels, baseline=labels[bases[0]], baselines=[labels[b] for b in bases], measures=names, queries=query_ids,
-                      scores={label: matrices[m] for label, m in names}, table=table, pairwise=pairwise,
+    return Comparison(systems=labels, baseline=labels[bases[0]], baselines=[labels[b] for b in bases], measures=names,
+                      queries=query_ids, scores=dict(matrices), table=table, pairwise=pairwise,
                       test=test, correction=correction, alpha=float(alpha), permutations=int(permutations),
                       seed=seed)
+
+
+def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
+                   alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0) -> Comparison:
+    """Test the differences of per-query (or per-user) scores computed elsewhere, as :func:`compare` does.
+
+    Parameters
+    ----------
+    scores : dict
+        ``{system: {measure: {query: value}}}``. A query a system has no value
+        for (absent, or NaN: undefined there) is left out of that system's
+        pairs, as :func:`compare` leaves out queries a run did not answer.
+    baseline, test, correction, alpha, permutations, seed
+        As for :func:`compare`.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> scores = {"A": {"novelty": {"u1": 3.0, "u2": 2.0, "u3": 4.0}},
+    ...           "B": {"novelty": {"u1": 2.0, "u2": 1.5, "u3": 3.0}}}
+    >>> c = compare_scores(scores, baseline="B")
+    >>> row = c.table.set_index("system").loc["A"]
+    >>> float(row["delta"]), int(row["wins"])
+    (0.8333333333333334, 3)
+    """
+    _check(test, correction, alpha, permutations, seed)
+    if not isinstance(scores, dict) or not scores or not all(isinstance(v, dict) for v in scores.values()):
+        raise ParameterError("scores: expected {system: {measure: {query: value}}}")
+    labels = [str(s) for s in scores]
+    if len(labels) < 2:
+        raise ParameterError(f"scores: at least two systems are needed to compare, got {len(labels)}")
+    measures = list(dict.fromkeys(str(m) for per in scores.values() for m in per))
+    lacking = [(s, m) for s, per in scores.items() for m in measures if m not in per]
+    if lacking:
+        raise ParameterError(f"scores: system {lacking[0][0]!r} has no values for {lacking[0][1]!r}; every "
+                             "system needs every measure")
+    bases = _baselines(baseline, labels, "systems")
+    queries = sorted({str(q) for per in scores.values() for values in per.values() for q in values},
+                     key=lambda q: q.encode("utf-8", "surrogateescape"))
+    where = {q: i for i, q in enumerate(queries)}
+    matrices = {}
+    for m in measures:
+        x = np.full((len(queries), len(labels)), np.nan)
+        for j, per in enumerate(scores.values()):
+            values = per[m]
+            x[[where[str(q)] for q in values], j] = np.asarray(list(values.values()), dtype=np.float64)
+        matrices[m] = x
+    return _comparison(labels, bases, [(m, None) for m in measures], queries, matrices,
+                       test, correction, alpha, permutations, seed)
