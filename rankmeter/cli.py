@@ -124,7 +124,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 #: the evaluation options of commands that read whole runs in memory (all but --executor)
-_RUN_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns")
+_RUN_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
+                "truncate_grades", "columns")
 
 
 def _parser() -> argparse.ArgumentParser:

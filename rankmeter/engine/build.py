@@ -103,7 +103,8 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
 
 
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
-                needs=None, keep_docs: bool = False, subtopics: bool = False) -> tuple[Batch, PartInfo]:
+                needs=None, keep_docs: bool = False, subtopics: bool = False,
+                positive_only: bool = False) -> tuple[Batch, PartInfo]:
     """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
@@ -123,6 +124,8 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         Keep doc ids and scores in rank order on the batch (for explanations).
     subtopics : bool
         Attach the ranked and judged (doc, subtopic) judgments (for the diversity families).
+    positive_only : bool
+        Rank only the rows scored above 0 (a run without scores keeps every row).
     """
     table = run.table
     docs = table.column("doc")
@@ -138,7 +141,11 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         raise InputError(f"doc {decode_id(docs[dup[0]].as_py())} appears twice for query {decode_id(q)}; "
                          f"a run lists a doc only once per query (trec_eval aborts too): {todo}", **run.locate(*dup))
 
-    judged = np.flatnonzero(code < judgments.nq)
+    scored = not (ties == "input" or run.ranked)
+    keep = code < judgments.nq
+    if positive_only and not run.ranked:
+        keep &= table.column("score").to_numpy() > 0
+    judged = np.flatnonzero(keep)
     if len(judged) < len(code):  # queries the qrels do not judge are never scored
         code, docs, keys = code[judged], docs.take(pa.array(judged)), keys[judged]
     row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
@@ -146,7 +153,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
 
     exact = keep_docs or ties in ("input", "average") or run.ranked
     score = None
-    if not (ties == "input" or run.ranked):
+    if scored:
         score = table.column("score").to_numpy()
         score = score if len(judged) == len(score) else score[judged]
     prefer = ties if ties in ("best", "worst") else None

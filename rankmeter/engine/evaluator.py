@@ -131,6 +131,7 @@ class Evaluator:
     def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
         """The ordered, joined batch of the judged queries ``run`` ranks."""
         batch, _ = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
+                               positive_only=self.options.positive_scores_only,
                                needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
         return batch
 
@@ -156,6 +157,7 @@ class Evaluator:
     def score(self, run: Run) -> Part:
         """Score a part of a run holding whole queries."""
         batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
+                                  positive_only=self.options.positive_scores_only,
                                   needs=self.needs, subtopics=self.subtopics)
         return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
 

@@ -154,6 +154,9 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
     OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
                help="docs with equal scores: docno descending (trec_eval), as given (input), the expected value over "
                     "all their orders (average), relevant first (best) or last (worst)"),
+    OptionSpec("positive_scores_only", False, _is_bool, "True or False",
+               help="rank only docs with a score above 0: zero and negative predictions are no prediction "
+                    "(TorchMetrics' retrieval fix, PR 3104); default: every listed doc is ranked"),
     OptionSpec("grades", "integer", lambda v: True, "", choices=GRADE_POLICIES,
                help="how qrels grades are read: integers only, truncated toward zero as trec_eval does, or "
                     "real numbers such as 0.73 or 2.5 (LLM and crowd judgments; gain measures use them as they "
@@ -200,6 +203,7 @@ class Options:
     judged_only: bool = False
     max_docs: int | None = None
     ties: str = "trec_eval"
+    positive_scores_only: bool = False
     grades: str = "integer"
     truncate_grades: bool = False
     columns: Mapping[str, str] | None = None

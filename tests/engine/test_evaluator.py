@@ -131,3 +131,29 @@ def test_large_runs_are_scored_in_parts_on_threads(monkeypatch):
     assert len(calls) == 4 and sum(calls) == 900
     assert parts.values("AP").tolist() == whole.values("AP").tolist()
     assert parts.values("nDCG@5").tolist() == whole.values("nDCG@5").tolist()
+
+
+def test_positive_scores_only_ranks_the_docs_scored_above_zero():
+    """TorchMetrics' retrieval fix (PR 3104): zero and negative predictions are no prediction. The same
+    values as the run with those rows removed by hand, for every kind of measure."""
+    import warnings
+
+    import numpy as np
+
+    import rankmeter
+    rng = np.random.default_rng(2)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(15)} for i in range(20)}
+    run = {q: {f"d{j}": float(rng.choice([-1.0, 0.0, rng.random()])) for j in range(15) if rng.random() < 0.8}
+           for q in qrels}
+    kept = {q: {d: s for d, s in docs.items() if s > 0} for q, docs in run.items()}
+    measures = ["AP", "P@5", "nDCG@10", "RR", "R@10", "Bpref", "ERR@5", "NumRet"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = rankmeter.evaluate(qrels, run, measures, positive_scores_only=True, queries="qrels")
+        want = rankmeter.evaluate(qrels, kept, measures, queries="qrels")
+    for m in measures:
+        np.testing.assert_array_equal(got.values(m), want.values(m), err_msg=m)
+    # by hand: q has a relevant doc at score 0 and a non-relevant one at 0.5: RR 0 with the option, 1/2 without
+    one = rankmeter.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"b": 0.5, "a": 0.0}}, ["RR"], positive_scores_only=True)
+    assert one["RR"] == 0.0
+    assert rankmeter.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"b": 0.5, "a": 0.0}}, ["RR"])["RR"] == 0.5
