@@ -113,6 +113,12 @@ def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure
         codes = evaluator.judgments.query_codes(pa.array([query], pa.binary()))
         batch = empty_batch(evaluator.judgments, codes, evaluator.needs, subtopics=evaluator.subtopics)
         batch.docs, batch.scores = [], np.zeros(0)
+    return explain_batch(evaluator, batch, measure, label, ranked=run.ranked)
+
+
+def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, ranked: bool = False) -> Explanation:
+    """Explain ``measure`` on the one query of ``batch`` (built with ``keep_docs=True``)."""
+    query = batch.queries[0]
     if evaluator.options.judged_only or measure.get("judged_only"):
         batch = batch.judged_only()
     raw = evaluator.kernels(batch, [measure])[measure][0]
@@ -121,7 +127,7 @@ def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure
     effective = measure if measure.get("rel") is not None else measure.with_params(rel=evaluator.options.rel)
     parts = measure.family.explain(batch, effective, label) if measure.family.explain else None
     docs = [decode_id(d) for d in (batch.docs or [])]
-    if run.ranked or evaluator.options.ties == "input":
+    if ranked or evaluator.options.ties == "input":
         base_cols = ["rank", "doc", "grade"]
         base = [[i + 1, docs[i], _grade_text(batch.rel[i].item())] for i in range(len(docs))]
     else:

@@ -251,6 +251,19 @@ class Batch:
         out[has] = np.maximum(self.judged_rel[self.judged_offsets[:-1][has]], 0)
         return out
 
+    def one(self, i: int) -> "Batch":
+        """Query ``i`` alone, as a batch of its own (views of this batch's arrays; not for subtopics)."""
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        jlo, jhi = int(self.judged_offsets[i]), int(self.judged_offsets[i + 1])
+        tie = None
+        if self.tie_group is not None:
+            tie = self.tie_group[lo:hi] - (self.tie_group[lo] if hi > lo else 0)
+        return Batch(queries=[self.queries[i]], offsets=np.array([0, hi - lo], np.int64), rel=self.rel[lo:hi],
+                     judged_offsets=np.array([0, jhi - jlo], np.int64), judged_rel=self.judged_rel[jlo:jhi],
+                     needs=self.needs, codes=None if self.codes is None else self.codes[i:i + 1],
+                     docs=None if self.docs is None else self.docs[lo:hi],
+                     scores=None if self.scores is None else self.scores[lo:hi], tie_group=tie)
+
     def judged_only(self) -> "Batch":
         """The same batch with unjudged docs removed from every ranking (trec_eval -J).
 

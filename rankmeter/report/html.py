@@ -219,25 +219,6 @@ def _per_query_html(tables: dict[str, PerQueryTable], baseline: str, explained: 
 
 # ------------------------------------------------------------------ explanations
 
-def _split_by_query(run) -> dict[bytes, object]:
-    """One small run per query (row order and line numbers kept), so each explanation reads only its query."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    from ..io.canonical import Run
-
-    t = run.table
-    order = pc.sort_indices(t.column("query")).to_numpy()  # stable: rows of a query keep their order
-    t = t.take(pa.array(order))
-    lines = (order + 1) if run.lines is None else run.lines[order]
-    counts = pc.value_counts(t.column("query"))
-    out, start = {}, 0
-    for q, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()):
-        out[q] = Run(t.slice(start, n), run.source, lines[start:start + n], origin=run.origin, tag=run.tag,
-                     ranked=run.ranked)
-        start += n
-    return out
-
-
 def _rank_table(columns, rows, limit: int, kind: str = "ranks") -> str:
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{esc(_cell(v))}</td>" for v in r) + "</tr>" for r in rows[:limit])
@@ -257,16 +238,33 @@ def _cell(v) -> str:
 
 
 def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ranks: int) -> str:
-    """Explanations through the report's one Evaluator: every value uses the whole qrels' statistics."""
-    from ..explanations import explain_query
-    from ..io.canonical import decode_id
+    """Explanations through the report's one Evaluator: every value uses the whole qrels' statistics.
 
-    split_runs = {name: (run, _split_by_query(run)) for name, run in runs}
+    Each run's explained queries are ordered and joined once, in one batch; each explanation reads
+    its query's slice of it (diversity measures, which read subtopics, take one query at a time).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..explanations import _one_query, explain_batch, explain_query
+    from ..io.canonical import Run, decode_id
+
     out = []
     first = next(iter(tables.values()))
     index = {qid: i for i, qid in enumerate(first.queries)}
-    raw = {decode_id(k): k for _, parts in split_runs.values() for k in parts}
-    raw.update({decode_id(k): k for k in evaluator.judgments.ids.to_pylist()})
+    raw = {decode_id(k): k for k in evaluator.judgments.ids.to_pylist()}
+    keys = pa.array([raw[q] for q in queries if q in raw], pa.binary())
+    prepared = {}
+    for name, run in runs:
+        mask = pc.is_in(run.table.column("query").cast(pa.binary()), value_set=keys)
+        rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+        lines = rows + 1 if run.lines is None else run.lines[rows]
+        part = Run(run.table.take(pa.array(rows)), run.source, lines, origin=run.origin, tag=run.tag,
+                   ranked=run.ranked)
+        present = set(pc.unique(part.table.column("query").cast(pa.binary())).to_pylist())
+        batch = None if evaluator.subtopics else evaluator.batch(part, keep_docs=True)
+        where = {} if batch is None else {q: i for i, q in enumerate(batch.queries)}
+        prepared[name] = (part, present, batch, where)
     for qid in queries:
         i, key = index[qid], raw.get(qid)
         summary = " \u00b7 ".join(
@@ -274,13 +272,16 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
             for label, t in tables.items())
         blocks = []
         for label, measure in labels:
-            for name, (run, parts) in split_runs.items():
+            for name, (part, present, batch, where) in prepared.items():
                 head = f"<h4>{esc(label)} \u00b7 {esc(name)}</h4>"
-                if key not in parts:
+                if key not in present:
                     blocks.append(f'{head}<p class="note">{esc(name)} retrieved nothing for this query.</p>')
                     continue
                 try:
-                    ex = explain_query(evaluator, parts[key], key, measure, label)
+                    if key in where:
+                        ex = explain_batch(evaluator, batch.one(where[key]), measure, label, ranked=part.ranked)
+                    else:
+                        ex = explain_query(evaluator, _one_query(part, key), key, measure, label)
                 except RankmeterError as exc:
                     blocks.append(f'{head}<p class="note">{esc(exc)}</p>')
                     continue

@@ -1,0 +1,77 @@
+"""``rankmeter report`` on 3 runs x 1000 queries x 3 measures: wall time, peak memory, file size.
+
+usage: python bench/bench_report.py [--repeat 5] [--queries 1000] [--depth 100]
+
+Makes (once, under bench/data/report/, seeded) a qrels with about 20 judgments
+per query graded 0-2 and three runs of ``depth`` docs per query, then runs
+``rankmeter report QRELS RUN1 RUN2 RUN3 -m AP -m nDCG@10 -m P@10 -o out.html``
+as a whole process ``--repeat`` times and prints the median and best wall
+time, the peak resident memory (``os.wait4``) and the size of the page.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parent / "data" / "report"
+
+
+def make(queries: int, depth: int, seed: int = 5) -> tuple[Path, list[Path]]:
+    DATA.mkdir(parents=True, exist_ok=True)
+    qrels = DATA / f"qrels_{queries}.txt"
+    runs = [DATA / f"run{i}_{queries}x{depth}.txt" for i in range(3)]
+    if qrels.exists() and all(r.exists() for r in runs):
+        return qrels, runs
+    rng = np.random.default_rng(seed)
+    pool = 3 * depth
+    judged = {q: rng.choice(pool, 20, replace=False) for q in range(queries)}
+    with open(qrels, "w") as out:
+        for q, docs in judged.items():
+            out.writelines(f"q{q} 0 d{d} {int(rng.choice(3, p=[0.5, 0.3, 0.2]))}\n" for d in docs)
+    for i, path in enumerate(runs):
+        with open(path, "w") as out:
+            for q in range(queries):
+                docs = rng.choice(pool, depth, replace=False)
+                scores = np.sort(rng.random(depth))[::-1]
+                out.writelines(f"q{q} Q0 d{d} {k + 1} {s:.5f} sys{i}\n" for k, (d, s) in enumerate(zip(docs, scores)))
+    return qrels, runs
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--queries", type=int, default=1000)
+    p.add_argument("--depth", type=int, default=100)
+    args = p.parse_args(argv)
+    qrels, runs = make(args.queries, args.depth)
+    walls, peaks, size = [], [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.html"
+        argv = [sys.executable, "-m", "rankmeter", "report", str(qrels), *map(str, runs),
+                "-m", "AP", "-m", "nDCG@10", "-m", "P@10", "-o", str(out)]
+        for i in range(args.repeat):
+            start = time.perf_counter()
+            proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(proc.pid, 0)
+            walls.append(time.perf_counter() - start)
+            if status:
+                print(proc.stderr.read().decode(), file=sys.stderr)
+                return 1
+            peaks.append(usage.ru_maxrss / 1024)
+            size = out.stat().st_size
+            print(f"run {i + 1}/{args.repeat}: {walls[-1]:.2f} s, {peaks[-1]:.0f} MiB", flush=True)
+    print(f"\nrankmeter report, 3 runs x {args.queries} queries x 3 measures: median {statistics.median(walls):.2f} s, "
+          f"best {min(walls):.2f} s, peak {max(peaks):.0f} MiB, page {size / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
