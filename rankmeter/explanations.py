@@ -116,8 +116,10 @@ def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure
     return explain_batch(evaluator, batch, measure, label, ranked=run.ranked)
 
 
-def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, ranked: bool = False) -> Explanation:
-    """Explain ``measure`` on the one query of ``batch`` (built with ``keep_docs=True``)."""
+def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, ranked: bool = False,
+                  max_rows: int | None = None) -> Explanation:
+    """Explain ``measure`` on the one query of ``batch`` (built with ``keep_docs=True``); ``max_rows``
+    keeps only the first rows of the per-rank table (the value and formula still use every rank)."""
     query = batch.queries[0]
     if evaluator.options.judged_only or measure.get("judged_only"):
         batch = batch.judged_only()
@@ -126,7 +128,8 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
     value = value_type.python(raw)
     effective = measure if measure.get("rel") is not None else measure.with_params(rel=evaluator.options.rel)
     parts = measure.family.explain(batch, effective, label) if measure.family.explain else None
-    docs = [decode_id(d) for d in (batch.docs or [])]
+    shown = len(batch.docs or []) if max_rows is None else min(max_rows, len(batch.docs or []))
+    docs = [decode_id(d) for d in (batch.docs or [])[:shown]]
     if ranked or evaluator.options.ties == "input":
         base_cols = ["rank", "doc", "grade"]
         base = [[i + 1, docs[i], _grade_text(batch.rel[i].item())] for i in range(len(docs))]
@@ -136,7 +139,7 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
     if parts is None:
         shown = f"'{value}'" if value_type is TEXT else (f"{value}" if value_type is COUNT else f"{value:.4f}")
         return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {shown}"])
-    rows = [b + [_plain(v) for v in extra] for b, extra in zip(base, parts.per_rank)]
+    rows = [b + [_plain(v) for v in extra] for b, extra in zip(base, parts.per_rank[:shown])]
     depth = len(base) if measure.cutoff is None or not isinstance(measure.cutoff, int) \
         else min(measure.cutoff, len(base))
     rows += [b + [None] * len(parts.columns) for b in base[len(parts.per_rank):depth]]

@@ -32,7 +32,7 @@ from ..errors import ParameterError, RankmeterError
 from ..output import check_output, printable
 from .assets import CSS, SCRIPT
 from ..measures.aggregation import TEXT
-from .plots import PerQueryTable, _align, diff_figure, distribution_figure, pr_figure, svg_text
+from .plots import PerQueryTable, _align
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
@@ -219,10 +219,12 @@ def _per_query_html(tables: dict[str, PerQueryTable], baseline: str, explained: 
 
 # ------------------------------------------------------------------ explanations
 
-def _rank_table(columns, rows, limit: int, kind: str = "ranks") -> str:
+def _rank_table(columns, rows, limit: int, kind: str = "ranks", total: int | None = None) -> str:
+    """The first ``limit`` rows; ``total``: how many the whole table has (default ``len(rows)``)."""
+    total = len(rows) if total is None else total
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{esc(_cell(v))}</td>" for v in r) + "</tr>" for r in rows[:limit])
-    more = f'<p class="note">Ranks 1\u2013{limit} of {len(rows)} shown.</p>' if len(rows) > limit else ""
+    more = f'<p class="note">Ranks 1\u2013{limit} of {total} shown.</p>' if total > limit else ""
     return (f'<div class="scroll"><table class="{kind}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>{more}")
 
@@ -277,42 +279,57 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
                 if key not in present:
                     blocks.append(f'{head}<p class="note">{esc(name)} retrieved nothing for this query.</p>')
                     continue
+                cut = measure.cutoff if isinstance(measure.cutoff, int) else None
+                limit = min(cut, max_ranks) if cut else max_ranks
+                total = None
                 try:
                     if key in where:
-                        ex = explain_batch(evaluator, batch.one(where[key]), measure, label, ranked=part.ranked)
+                        one = batch.one(where[key])
+                        ranks = len(one.docs)
+                        total = max(ranks if cut is None else min(cut, ranks), 0)
+                        ex = explain_batch(evaluator, one, measure, label, ranked=part.ranked, max_rows=limit)
                     else:
                         ex = explain_query(evaluator, _one_query(part, key), key, measure, label)
                 except RankmeterError as exc:
                     blocks.append(f'{head}<p class="note">{esc(exc)}</p>')
                     continue
-                cut = measure.cutoff if isinstance(measure.cutoff, int) else None
-                limit = min(cut, max_ranks) if cut else max_ranks
                 ideal = ""
                 if ex.ideal_rows:
                     ideal = (f"<details><summary>ideal ranking</summary>"
                              f"{_rank_table(ex.ideal_columns, ex.ideal_rows, limit, 'ranks ideal')}</details>")
                 formula = esc("\n".join(ex.formula))
                 blocks.append(f'{head}<pre class="formula">{formula}</pre>'
-                              f"{_rank_table(ex.columns, ex.rows, limit)}{ideal}")
+                              f"{_rank_table(ex.columns, ex.rows, limit, total=total)}{ideal}")
         out.append(f'<details class="explain" id="q-{i}" data-q="{esc(qid)}"><summary><span class="qid">'
                    f'{esc(qid)}</span> <span class="muted">{summary}</span></summary>{"".join(blocks)}</details>')
     return "".join(out)
 
 
 def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: dict) -> str:  # noqa: D401
-    """Per measure a difference plot per system and a distribution plot; then the PR curves; as inline SVG."""
+    """Per measure a difference plot per system and a distribution plot; then the PR curves; as inline SVG
+    (drawn directly, :mod:`rankmeter.report.svg`: no matplotlib in the report)."""
     from .plots import pr_curves
+    from .svg import box_svg, diff_svg, pr_svg
 
     figures = []
     for label, t in tables.items():
         for s in t.systems:
-            if s != baseline:
-                figures.append((diff_figure(t, baseline, s), f"{label}: {s} \u2212 {baseline}, per query"))
-        figures.append((distribution_figure(t, kind="box"), f"{label}: per-query values"))
-    figures.append((pr_figure(pr_curves(q, dict(named), **options)),
+            if s == baseline:
+                continue
+            a, b = t.column(baseline), t.column(s)
+            both = ~(np.isnan(a) | np.isnan(b))
+            if not both.any():
+                continue  # no query in common: no difference to draw
+            delta = (b - a)[both]
+            # a difference within rounding of 0 is a tie (drawn as none, not as a tiny loss)
+            tied = np.abs(delta) <= 1e-12 * np.maximum(1.0, np.maximum(np.abs(a[both]), np.abs(b[both])))
+            queries = [q_ for q_, keep in zip(t.queries, both) if keep]
+            figures.append((diff_svg(np.where(tied, 0.0, delta), queries, label, s, baseline),
+                            f"{label}: {s} \u2212 {baseline}, per query"))
+        figures.append((box_svg(list(t.values.T), t.systems, label), f"{label}: per-query values"))
+    figures.append((pr_svg(pr_curves(q, dict(named), **options)),
                     "Interpolated precision at the eleven recall levels, averaged over queries"))
-    return "".join(f'<figure>{svg_text(fig, id_prefix=f"fig{k}-")}<figcaption>{esc(caption)}</figcaption></figure>'
-                   for k, (fig, caption) in enumerate(figures))
+    return "".join(f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>" for svg, caption in figures)
 
 
 # ------------------------------------------------------------------ page
