@@ -12,7 +12,7 @@ outside them. Grades are 1 (implicit feedback), or 0-3 with ``--graded``.
 Both sides start from the same two cached DataFrames (user, item, rel) and
 (user, item, score) and compute AP, nDCG@10, P@10 and R@100:
 
-* rankmeter: ``rankmeter.spark.evaluate`` (each frame grouped by user and
+* rankmeter: ``rankmeter.evaluate`` (each frame grouped by user and
   the two joined, the same kernels in each task, Spark aggregation).
 * MLlib: what its API needs first, the (predicted items ordered by score,
   relevant items) pair of each user: a groupBy/collect_list of each frame,
@@ -86,8 +86,8 @@ def spark_session(cores: int):
 
 
 def run_rankmeter(truth_df, pred_df):
-    import rankmeter.spark
-    res = rankmeter.spark.evaluate(truth_df, pred_df, MEASURES,
+    import rankmeter
+    res = rankmeter.evaluate(truth_df, pred_df, MEASURES,
                                    columns={"query": "user", "doc": "item", "rel": "rel", "score": "score"})
     return res.mean
 
@@ -150,9 +150,9 @@ def main(argv=None) -> int:
         # judged items are all grade 0 drop out of its join, and its nDCG gains are 0/1. The same
         # choices made explicit in rankmeter give MLlib's numbers.
         from pyspark.sql import functions as F
-        import rankmeter.spark
+        import rankmeter
         binary = ["AP", "nDCG(gain={1:1,2:1,3:1})@10", "P@10", "R@100"]
-        same = rankmeter.spark.evaluate(truth_df.filter(F.col("rel") > 0), pred_df, binary,
+        same = rankmeter.evaluate(truth_df.filter(F.col("rel") > 0), pred_df, binary,
                                         columns={"query": "user", "doc": "item"}).mean
         print("\nrankmeter with MLlib's choices (truth rel > 0 only, binary gains):")
         for m, b in zip(MEASURES, binary):
