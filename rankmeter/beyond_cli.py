@@ -77,15 +77,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
-    from .beyond import PER_USER
-
     b = sub.add_parser("beyond", help="beyond-accuracy measures of recommenders (coverage, novelty, diversity, "
                                       "popularity bias), compared over users")
     b.add_argument("train", help="training interactions: a table with user and item columns")
     b.add_argument("recommendations", nargs="+", help="one table of recommendations per system (user, item, "
                    "optionally score); named by file name")
-    b.add_argument("-m", "--measure", action="append", choices=PER_USER,
-                   help="per-user measure to compare (repeatable; default all)")
+    b.add_argument("-m", "--measure", action="append",
+                   help="per-user measure to compare (repeatable; default all of novelty, diversity, serendipity, "
+                        "arp, aplt, aclt, popularity_lift)")
     b.add_argument("--k", type=int, default=None, help="cut each list at its first K items")
     b.add_argument("--head", type=float, default=0.2, help="share of the most popular items that is not long tail")
     b.add_argument("--tail-ratio", type=float, default=None,
