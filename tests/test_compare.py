@@ -236,6 +236,7 @@ def test_scipy_is_optional(monkeypatch):
     qrels, runs = _data(10)
     monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
     monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    monkeypatch.setitem(sys.modules, "scipy.special", None)
     for test in ("t", "wilcoxon"):
         with pytest.raises(ImportError, match=r"pip install 'rankmeter\[stats\]'"):
             compare(qrels, runs, "AP", test=test)

@@ -428,3 +428,24 @@ def test_example_screenshot(page_of, tmp_path):
     page.screenshot(path=str(target), full_page=True)
     assert target.stat().st_size > 50_000
     page.close()
+
+
+def test_report_comparison_is_compares_table():
+    """The report tests the per-query values it already holds: the rows rankmeter.compare gives."""
+    from rankmeter import compare
+    from rankmeter.report.html import comparison_table
+    from rankmeter.report.plots import _align
+    from rankmeter.engine import Evaluator
+
+    runs = {"a": str(EXAMPLES / "run.txt"), "b": str(EXAMPLES / "run2.txt")}
+    measures = ["AP", "nDCG@10"]
+    evaluator = Evaluator(str(EXAMPLES / "qrels.txt"), measures)
+    results = [(name, evaluator.evaluate(run)) for name, run in runs.items()]
+    tables = {label: _align(str(m), results) for label, m in evaluator.names}
+    for label, t in tables.items():
+        t.measure = label
+    rows, tested = comparison_table(None, runs, measures, baseline="b", tables=tables, options={},
+                                    test="randomization", correction="holm", alpha=0.05, permutations=500, seed=3)
+    want = compare(str(EXAMPLES / "qrels.txt"), runs, measures, baseline="b", test="randomization",
+                   correction="holm", permutations=500, seed=3).table_records()
+    assert tested and rows == want

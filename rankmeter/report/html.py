@@ -79,16 +79,17 @@ def _jsonable(obj):
 
 def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict[str, PerQueryTable],
                      options: dict, **stats):
-    """The comparison DataFrame and whether significance was tested.
+    """The comparison rows (dicts) and whether significance was tested.
 
-    Two runs or more go through :func:`rankmeter.compare`; one run gets a
-    table of its means with the test columns empty.
+    Two runs or more go through :func:`rankmeter.compare_scores` on the per-query values the
+    report already holds (the same table :func:`rankmeter.compare` gives, without scoring the runs
+    again); one run gets a table of its means with the test columns empty.
     """
     if len(runs) > 1:
-        from ..stats.compare import compare
-        return compare(qrels, runs, measures, baseline=baseline, **stats, **options).table, True
-    import pandas as pd
-
+        from ..stats.compare import compare_scores
+        scores = {system: {label: {q: float(v) for q, v in zip(t.queries, t.column(system)) if v == v}
+                           for label, t in tables.items()} for system in next(iter(tables.values())).systems}
+        return compare_scores(scores, baseline=baseline, **stats).table_records(), True
     rows = []
     for label, table in tables.items():
         base = table.column(baseline)
@@ -103,7 +104,7 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
                          "p_value": np.nan, "p_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                          "effect_size": np.nan, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()),
                          "losses": int((d < 0).sum())})
-    return pd.DataFrame(rows, columns=_COLUMNS), False
+    return rows, False
 
 
 def _num(v, digits: int = 4) -> str:
@@ -133,15 +134,18 @@ def _dv(v) -> str:
     return repr(f) if math.isfinite(f) else ""
 
 
-def _comparison_html(frame, *, alpha: float, tested: bool) -> str:
+def _comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
     cols = [("measure", "measure", True), ("system", "system", True), ("baseline", "baseline", True),
             ("mean", "mean", False), ("delta", "\u0394", False), ("p_value", "p", False),
             ("p_adjusted", "p (adjusted)", False), ("ci", "CI of \u0394", False),
             ("effect_size", "effect size", False), ("wtl", "wins / ties / losses", False)]
     head = "".join(f'<th class="{"text" if t else "num"}">{esc(h)}</th>' for _, h, t in cols)
-    best = frame.groupby("measure", sort=False)["mean"].transform("max") if len(frame) else frame.get("mean")
+    best: dict[str, float] = {}
+    for row in records:
+        if not _isnan(row.get("mean")):
+            best[row["measure"]] = max(best.get(row["measure"], -math.inf), row["mean"])
     body = []
-    for i, row in enumerate(frame.to_dict("records")):
+    for row in records:
         p = row.get("p_adjusted")
         sig = tested and p is not None and not _isnan(p) and p < alpha and row.get("system") != row.get("baseline")
         delta = row.get("delta")
@@ -162,7 +166,7 @@ def _comparison_html(frame, *, alpha: float, tested: bool) -> str:
             else:
                 v = row.get(key)
                 classes = []
-                if key == "mean" and best is not None and not _isnan(v) and v == best.iloc[i]:
+                if key == "mean" and not _isnan(v) and v == best.get(row["measure"]):
                     classes.append("best")
                 if key == "delta" and not _isnan(delta) and delta:
                     classes.append("up" if delta > 0 else "down")

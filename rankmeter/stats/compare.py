@@ -42,8 +42,10 @@ def _check(test, correction, alpha, permutations, seed) -> None:
         raise ParameterError(f"permutations={permutations!r}: expected a positive integer, e.g. 10000")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ParameterError(f"seed={seed!r}: expected a non-negative integer (or None for a fresh one)")
-    if test in ("t", "wilcoxon"):
+    if test == "wilcoxon":
         sig._scipy_stats()
+    elif test == "t":
+        sig._scipy_special()
 
 
 def _named_runs(runs, columns, format="auto") -> list[tuple[str, Run]]:
