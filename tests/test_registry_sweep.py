@@ -200,10 +200,14 @@ def test_every_family_has_a_reference():
 @pytest.mark.parametrize("name", FAMILIES)
 @pytest.mark.parametrize("rel", [1, 2])
 def test_reference_agrees(name, rel, dataset):
-    qrels, run = dataset
+    _assert_reference_agrees(name, *dataset, rel)
+
+
+def _assert_reference_agrees(name, qrels, run, rel, **options):
+    """Every default measure of the family (each cutoff kind) equals the reference, query by query."""
     family = REGISTRY[name]
     measures = [m for m in _variants(family) if not m.params]  # the defaults, with every cutoff kind
-    result = _evaluate(qrels, run, measures, rel=rel)
+    result = _evaluate(qrels, run, measures, rel=rel, **options)
     top = max(max(g, 0) for judged in qrels.values() for g in judged.values())
     for m in measures:
         params = {p.name: m.get(p.name) for p in family.all_params}
@@ -280,20 +284,7 @@ def test_families_on_real_grades_are_declared():
 @pytest.mark.parametrize("rel", [1, 0.5, 2.5])
 def test_reference_agrees_on_real_grades(name, rel):
     """Each family that declares real grades equals its plain reference implementation on them."""
-    qrels, run = _real_data(7)
-    family = REGISTRY[name]
-    measures = [m for m in _variants(family) if not m.params]  # the defaults, with every cutoff kind
-    result = _evaluate(qrels, run, measures, rel=rel, grades="real")
-    top = max(max(g, 0) for judged in qrels.values() for g in judged.values())
-    for m in measures:
-        params = {p.name: m.get(p.name) for p in family.all_params}
-        params.update(k=m.cutoff, rel=rel)
-        if "qrels_max_grade" in family.needs and params.get("max_grade") is None:
-            params["max_grade"] = top
-        for i, q in enumerate(result.queries):
-            want = REFERENCE[name](qrels[q], rank(qrels[q], order_run(run.get(q, {}))), params)
-            got = result.values(m)[i]
-            assert got == pytest.approx(want, rel=1e-9, abs=1e-12, nan_ok=True), (m, q)
+    _assert_reference_agrees(name, *_real_data(7), rel, grades="real")
 
 
 @pytest.mark.parametrize("name", REAL_FAMILIES)

@@ -256,18 +256,3 @@ class HashIndex:
             more = ~hit & (width > j)
             rows, lo, width, probe = rows[more], lo[more], width[more], probe[more]
         return out
-        bucket = probes >> self.shift
-        rows = np.flatnonzero(self.occupied[bucket])  # most probes stop here: a small bitmap
-        bucket = bucket[rows]
-        lo = self.start[bucket]
-        width = self.counts[bucket]
-        probe = probes[rows]
-        j = 0
-        while len(rows):
-            idx = lo + j
-            hit = self.keys[idx] == probe
-            out[rows[hit]] = self.order[idx[hit]]
-            j += 1
-            more = ~hit & (width > j)
-            rows, lo, width, probe = rows[more], lo[more], width[more], probe[more]
-        return out
