@@ -30,17 +30,19 @@ class Need:
     spark: Callable[[Any], Any]
 
 
+def _top(value) -> int | float:
+    """The highest grade, at least 0: an int when it is a whole number (real grades may have one)."""
+    value = max(float(value or 0), 0.0)
+    return int(value) if value.is_integer() else value
+
+
 def _max_grade_local(qrels) -> int | float:
-    top = np.max(qrels.table.column("rel").to_numpy(), initial=0)
-    return max(float(top), 0.0) if qrels.real_grades else max(int(top), 0)
+    return _top(np.max(qrels.table.column("rel").to_numpy(), initial=0))
 
 
 def _max_grade_spark(frame) -> int | float:
     from pyspark.sql import functions as F
-    from pyspark.sql.types import FloatType, DoubleType
-    value = frame.agg(F.max("rel")).collect()[0][0] or 0
-    real = isinstance(frame.schema["rel"].dataType, (FloatType, DoubleType))
-    return max(float(value), 0.0) if real else max(int(value), 0)
+    return _top(frame.agg(F.max("rel")).collect()[0][0])
 
 
 NEEDS: dict[str, Need] = {need.name: need for need in (
