@@ -67,10 +67,16 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
     same_q = np.ones(n - 1, dtype=bool)
     same_q[change - 1] = False
     grouped = len(np.unique(seg_codes)) == len(seg_codes)
-    if grouped and not (score[1:][same_q] > score[:-1][same_q]).any():
-        # Each query is one block already sorted by score: fix ties in place, then move the blocks.
-        tie = same_q & (score[1:] == score[:-1])
-        within = _tie_permutation(tie, docs, None, None if rel is None else rel, prefer)
+    if grouped:
+        # Each query is one block (a run written query by query, a recommender's frame): sort each block
+        # by score unless it is already, fix ties in place, then move the blocks into query order.
+        perm = _blocks_by_score(seg_starts, score) if (score[1:][same_q] > score[:-1][same_q]).any() else None
+        s = score if perm is None else score[perm]
+        tie = same_q & (s[1:] == s[:-1])
+        within = _tie_permutation(tie, docs, perm, None if rel is None else rel if perm is None else rel[perm],
+                                  prefer)
+        if perm is not None:
+            within = perm if within is None else perm[within]
         block_order = np.argsort(seg_codes, kind="stable")
         lens = np.diff(np.concatenate((seg_starts, [n])))[block_order]
         blocks = np.arange(n) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(seg_starts[block_order], lens)
@@ -85,6 +91,30 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
     tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
     within = _tie_permutation(tie, docs, order, None if rel is None else rel[order], prefer)
     return order if within is None else order[within]
+
+
+def _blocks_by_score(starts: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Row permutation ordering each block (rows ``starts[i]`` up to the next start) by score, descending.
+
+    Each block's scores go into a row of a padded matrix (blocks of similar length together, so padding
+    at most doubles the work) and are sorted along the rows: several times faster than sorting the
+    whole run by (query, score). Tied scores come out in any order; the caller breaks the ties.
+    """
+    n = len(score)
+    counts = np.diff(np.append(starts, n))
+    neg = -score
+    perm = np.arange(n)
+    bucket = np.frexp(np.maximum(counts - 1, 0))[1]
+    for b in np.unique(bucket[counts > 1]).tolist():
+        chosen = np.flatnonzero((bucket == b) & (counts > 1))
+        lens = counts[chosen]
+        cols = np.arange(int(lens.max()))
+        inside = cols[None, :] < lens[:, None]
+        idx = np.where(inside, starts[chosen][:, None] + cols[None, :], 0)
+        pad = np.where(inside, neg[idx], np.inf)
+        order = np.argsort(pad, axis=1)
+        perm[idx[inside]] = np.take_along_axis(idx, order, axis=1)[inside]
+    return perm
 
 
 def _tie_permutation(tie: np.ndarray, docs: pa.Array, row_of: np.ndarray | None,

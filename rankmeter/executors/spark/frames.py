@@ -20,7 +20,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import InputError
-from ...engine.build import query_starts
 from ...io.canonical import Qrels, Run, decode_id
 from ...io.frames import qrels_from_frame, run_from_frame
 
@@ -193,41 +192,12 @@ def _flat(table: pa.Table, what: str, value_role: str) -> pa.Table:
     return pa.table(columns)
 
 
-def _by_score(run: Run) -> Run:
-    """The run with each query's rows (contiguous) ordered by score, descending.
-
-    Each query's scores go into a row of a padded matrix (queries of similar
-    length together, so padding at most doubles the work) and are sorted
-    along the rows; the engine then finds the run in rank order and only
-    breaks ties. Sorting every query at once costs several times more.
-    """
-    n = len(run)
-    if n < 2:
-        return run
-    starts = query_starts(run.table.column("query"))
-    counts = np.diff(np.append(starts, n))
-    neg = -run.table.column("score").to_numpy()
-    perm = np.arange(n)
-    bucket = np.frexp(counts - 1)[1]
-    for b in np.unique(bucket[counts > 1]).tolist():
-        chosen = np.flatnonzero(bucket == b)
-        lens = counts[chosen]
-        width = int(lens.max())
-        cols = np.arange(width)
-        inside = cols[None, :] < lens[:, None]
-        idx = np.where(inside, starts[chosen][:, None] + cols[None, :], 0)
-        pad = np.where(inside, neg[idx], np.inf)
-        order = np.argsort(pad, axis=1)
-        perm[idx[inside]] = np.take_along_axis(idx, order, axis=1)[inside]
-    return Run(run.table.take(pa.array(perm)), run.source, origin=run.origin, tag=run.tag)
-
-
 def tables_from_arrow(table: pa.Table, *, grades: str = "integer") -> tuple[Qrels, Run]:
     """Grouped rows of one task (see :func:`grouped_frame`) back into Qrels and Run.
 
     Runs inside a Spark task. The checks are those of
     :func:`rankmeter.io.frames.qrels_from_frame` / ``run_from_frame``; each
-    query's rows come out together, the run's ordered by score.
+    query's rows come out together (the engine orders each query's block by score).
     """
     if table.column("query").null_count:
         raise InputError("the query column has missing (null) values; every row needs a query id",
@@ -242,7 +212,7 @@ def tables_from_arrow(table: pa.Table, *, grades: str = "integer") -> tuple[Qrel
             raise _reword(exc, what) from None
         # rows of a task mean nothing to the user: later errors (a doc twice) name the input only
         parts[what] = type(read)(read.table, f"<Spark {what} DataFrame>", origin="dict")
-    return parts["qrels"], _by_score(parts["run"])
+    return parts["qrels"], parts["run"]  # each query's rows together: the engine orders them
 
 
 def canonical_qrels(qrels, columns: dict | None = None):
