@@ -389,11 +389,11 @@ def _g_by_rank(batch, spec, vals, offsets, npos, total_ideal) -> np.ndarray:
 def bin_g(batch, m) -> np.ndarray:
     """trec_eval ``binG``: mean over the R relevant docs of 1 / log2(2 + nonrelevant retrieved above it)."""
     level = level_of(batch, m)
-    is_rel = batch.is_rel(level)
-    above = (2 + batch.rank - batch.rel_seen(level)).astype(np.float64)
-    terms = batch.per_query_sum(np.where(is_rel, 1.0 / np.log2(above), 0.0))
+    hits = batch.hits(level)  # only relevant ranks add a term: the same sum, in the same order
+    above = (2 + hits.rank - hits.seen).astype(np.float64)
+    terms = np.bincount(hits.q, weights=1.0 / np.log2(above), minlength=batch.nq).astype(np.float64)
     out = _safe_div(terms, batch.num_rel(level).astype(np.float64))
-    out[batch.per_query_count(is_rel) == 0] = 0.0
+    out[np.bincount(hits.q, minlength=batch.nq) == 0] = 0.0
     return out
 
 

@@ -71,10 +71,11 @@ def _powers(p: float, n: int) -> np.ndarray:
     return np.cumprod(np.concatenate(([1.0], np.full(n, p))))
 
 
-def _table_gains(batch, pairs: tuple) -> np.ndarray:
-    """Per-rank gain under trec_eval's intended table rule with gain overrides ``pairs``."""
-    rel = batch.rel
-    q = batch.qidx
+def _table_gains(batch, pairs: tuple, rel: np.ndarray | None = None, q: np.ndarray | None = None) -> np.ndarray:
+    """Per-rank gain under trec_eval's intended table rule with gain overrides ``pairs``
+    (of the ranks of grades ``rel`` in queries ``q``; every rank by default)."""
+    if rel is None:
+        rel, q = batch.rel, batch.qidx
     keys = np.array([k for k, _ in pairs], dtype=np.int64)
     vals = np.array([v for _, v in pairs], dtype=np.float64)
     # Table levels: 0..L-1 (L = highest judged grade + 1, 0 without judged grades >= 0) plus the keys.
@@ -128,12 +129,42 @@ def _cwl(batch, m, *, residual: bool) -> np.ndarray:
     return cwl_quantity(batch, m, gains, CONTINUATIONS["RBP"], best_case=True, **options) - worst
 
 
+def _gain_rows(batch, m) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(query, rank, gain) of the only ranks whose gain can be nonzero, or None to take every rank.
+
+    Most retrieved docs gain nothing (unjudged or non-relevant), so summing over the others alone is
+    the same sum, term for term in the same order, at a fraction of the cost. Gain maps may give
+    grade 0 or unjudged docs a gain, and averaged ties spread gains over groups: those go rank by rank.
+    """
+    spec = m.get("gain")
+    if batch.tie_group is not None or spec not in ("binary", "graded", "trec_eval"):
+        return None
+    if spec == "binary":
+        hits = batch.hits(level_of(batch, m))
+        return hits.q, hits.rank, np.ones(len(hits.q))
+    pos = np.flatnonzero(batch.rel > 0)
+    q = batch.query_of(pos)
+    rel = batch.rel[pos]
+    if spec == "graded":
+        scale = m.get("max_grade")
+        top = (batch.max_grade[q].astype(np.float64) if scale is None else
+               np.full(len(pos), float(batch.needs["qrels_max_grade"] if scale == "qrels" else scale)))
+        g = np.minimum(rel, top) / top  # rel > 0 here, so top >= rel > 0 when it is the query's own
+    else:
+        g = _table_gains(batch, (), rel, q)
+    return q, pos - batch.offsets[q] + 1, g
+
+
 def rbp(batch, m) -> np.ndarray:
     """(1 - p) * sum_i g_i p^(i-1) per query."""
     if m.get("quantity") != "ERG":
         return _cwl(batch, m, residual=False)
     p = m.get("p")
     powers = _powers(p, int(batch.num_ret.max(initial=0)))
+    rows = _gain_rows(batch, m)
+    if rows is not None:
+        q, rank, g = rows
+        return (1.0 - p) * np.bincount(q, weights=g * powers[rank - 1], minlength=batch.nq).astype(np.float64)
     g = batch.tie_mean(_gains(batch, m))  # ties averaged: each rank holds its tied group's mean gain
     return (1.0 - p) * batch.per_query_sum(g * powers[batch.rank - 1])
 
