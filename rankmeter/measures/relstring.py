@@ -41,11 +41,13 @@ def _chars(rel: np.ndarray) -> np.ndarray:
 def relstring(batch, m) -> np.ndarray:
     """Object array of one str per query."""
     k = m.cutoff
-    take = np.ones(len(batch.rel), dtype=bool) if k is None else batch.rank <= k
-    width = int(np.minimum(batch.num_ret, k if k is not None else batch.num_ret).max(initial=0))
-    # Rows of NUL-padded bytes viewed as fixed-width strings; numpy drops trailing NULs.
-    rows = np.zeros((batch.nq, max(width, 1)), dtype=np.uint8)
-    rows[batch.qidx[take], batch.rank[take] - 1] = _chars(batch.rel[take])
+    lengths = batch.num_ret if k is None else np.minimum(batch.num_ret, k)
+    width = max(int(lengths.max(initial=0)), 1)
+    # Rows of NUL-padded bytes viewed as fixed-width strings; numpy drops trailing NULs. Only the
+    # top ranks are visited (k per query), never the whole ranking.
+    inside = np.arange(width)[None, :] < lengths[:, None]
+    rows = np.zeros((batch.nq, width), dtype=np.uint8)
+    rows[inside] = _chars(batch.rel[(batch.offsets[:-1, None] + np.arange(width)[None, :])[inside]])
     text = rows.view(f"S{rows.shape[1]}").ravel()
     return text.astype(str).astype(object)
 
