@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "read_interactions"]
 
 
-def _table(path: str):
+def read_interactions(path: str):
     """A file with a header row as an Arrow table, its format told by the suffix."""
     import pyarrow as pa
 
@@ -52,9 +52,9 @@ def _run(args: argparse.Namespace) -> int:
 
     options = {"k": args.k, "head": args.head, "tail_ratio": args.tail_ratio, "entropy": args.entropy,
                "catalog": args.catalog, "user": args.user, "item": args.item, "score": args.score}
-    train = _table(args.train)
+    train = read_interactions(args.train)
     names = _names(args.recommendations)
-    systems = {name: _table(path) for name, path in zip(names, args.recommendations)}
+    systems = {name: read_interactions(path) for name, path in zip(names, args.recommendations)}
     measures = args.measure or list(PER_USER)
     overall = {name: beyond_accuracy(train, recs, **options).overall for name, recs in systems.items()}
     keys = list(next(iter(overall.values())))

@@ -112,12 +112,19 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _interactions(path: str | None):
+    from .beyond_cli import read_interactions
+
+    return read_interactions(path) if path else None
+
+
 def _report(args: argparse.Namespace) -> int:
     from .report.html import write_report
 
     path = write_report(args.qrels, args.runs, args.measure, args.output, baseline=args.baseline,
                         title=args.title, test=args.test, correction=args.correction, alpha=args.alpha,
                         max_ranks=args.max_ranks, max_explained=args.explain_queries or None,
+                        train=_interactions(args.train), beyond_k=args.beyond_k,
                         **options_from_args(args))
     print(path, file=sys.stderr)
     return 0
@@ -209,6 +216,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--max-ranks", type=int, default=20, help="ranks shown per explanation (default 20)")
     rp.add_argument("--explain-queries", type=int, default=100,
                     help="explain the first N queries (default 100; 0 for all)")
+    rp.add_argument("--train", help="training interactions (a CSV/TSV/Parquet/JSON Lines table with user and item "
+                                    "columns): adds beyond-accuracy measures of each run's lists")
+    rp.add_argument("--beyond-k", type=int, help="cut each list at its first K items for those measures")
     add_option_flags(rp, only=_RUN_OPTIONS)
     rp.set_defaults(func=_report)
     from .beyond_cli import add_parser as add_beyond

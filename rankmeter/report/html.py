@@ -341,7 +341,7 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
 def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
                   seed: int = 0, max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True,
-                  **options) -> str:
+                  train=None, beyond_k: int | None = None, **options) -> str:
     """The report as one HTML string; see :func:`write_report` for the parameters."""
     from ..engine import Evaluator, validate_options
     from ..io.naming import name_runs
@@ -372,6 +372,13 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     chosen = first.queries if max_explained is None else first.queries[:max_explained]
 
     figures = _figures_html(q, named, tables, baseline, options) if plots else ""
+    beyond = ""
+    if train is not None:
+        from .beyond import beyond_html
+        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, options=options, test=test,
+                             correction=correction, alpha=alpha, permutations=permutations, seed=seed)
+    elif beyond_k is not None:
+        raise ParameterError("beyond_k needs train= (the training interactions the lists are measured against)")
     data = {"version": __version__, "qrels": q.source, "baseline": baseline, "measures": [lb for lb, _ in labels],
             "runs": [{"name": n, "tag": r.name, "file": r.source} for n, r in named],
             "queries": first.queries,
@@ -392,9 +399,9 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
             ("test", f"{esc(test)}, correction {esc(correction)}, alpha {esc(alpha)}" if tested else "not run"),
             ("settings", f"rel &ge; {esc(opts.rel)}{', judged docs only' if opts.judged_only else ''}")]
     nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
-                  [("comparison", "comparison"), ("coverage", "judged coverage"), ("ties", "ties"),
-                   ("plots", "plots"), ("per-query", "per query"), ("explain", "explanations")]
-                  if plots or k != "plots")
+                  [("comparison", "comparison"), ("beyond", "beyond accuracy"), ("coverage", "judged coverage"),
+                   ("ties", "ties"), ("plots", "plots"), ("per-query", "per query"), ("explain", "explanations")]
+                  if (plots or k != "plots") and (beyond or k != "beyond"))
     from .coverage import coverage_html, ties_html
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -405,6 +412,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + f"</dl><nav>{nav}</nav></header>",
         '<section id="sec-comparison"><h2>Comparison</h2>'
         + _comparison_html(frame, alpha=alpha, tested=tested) + "</section>",
+        f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
         + coverage_html(q, named, [label for label, _ in labels], options) + "</section>",
         '<section id="sec-ties"><h2>Ties</h2>' + ties_html(named, ties=opts.ties) + "</section>",
@@ -448,6 +456,12 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
         Explain the first this many queries (None: all), to keep the file small.
     plots : bool, default True
         Include the plots (needs matplotlib: ``pip install 'rankmeter[plot]'``).
+    train : frame or dict, optional
+        Training interactions (``user`` and ``item`` columns, or ``{user: [item, ...]}``): adds a
+        beyond-accuracy section where each run's rankings are recommendation lists
+        (:func:`rankmeter.beyond.beyond_accuracy`), per-user measures compared over users.
+    beyond_k : int, optional
+        Cut each list at its first ``beyond_k`` items for that section (default: whole lists).
 
     Returns
     -------

@@ -1,0 +1,65 @@
+"""The report's beyond-accuracy section: each run's lists against the training interactions.
+
+Given ``train`` (who interacted with what), every run is read as recommendation
+lists (its ranking per query, the engine's order, cut at ``k``) and scored
+with :func:`rankmeter.beyond.beyond_accuracy`: one table of each run's values
+and, for two runs or more, the per-user measures compared over users with the
+report's own test and correction (:func:`rankmeter.compare_scores`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["beyond_html", "run_as_lists"]
+
+
+def run_as_lists(run, *, ties: str = "trec_eval"):
+    """A run as recommendation lists: an Arrow table (user, item) of each query's docs in rank order."""
+    import pyarrow as pa
+
+    from ..engine.build import ranked_rows
+    from ..io.canonical import decode_id
+
+    order = pa.array(ranked_rows(run, ties=ties))
+    columns = {}
+    for role, name in (("query", "user"), ("doc", "item")):
+        ids = run.table.column(role).take(order)
+        try:
+            columns[name] = ids.cast(pa.string())
+        except pa.ArrowInvalid:  # ids that are not UTF-8: as the readers show them
+            columns[name] = pa.array([decode_id(v) for v in ids.to_pylist()], pa.string())
+    return pa.table(columns)
+
+
+def beyond_html(train, named: list, *, baseline: str, k: int | None, options: dict, test: str,
+                correction: str, alpha: float, permutations: int, seed: int | None) -> str:
+    """The section's HTML: a table of every run's values, then the comparison over users."""
+    from ..beyond import PER_USER, beyond_accuracy
+    from .html import _comparison_html, _num, esc
+
+    results = {name: beyond_accuracy(train, run_as_lists(run, ties=options.get("ties", "trec_eval")), k=k)
+               for name, run in named}
+    keys = list(next(iter(results.values())).overall)
+    head = '<th class="text">system</th>' + "".join(f'<th class="num">{esc(key)}</th>' for key in keys)
+    rows = "".join(
+        f'<tr><td class="text">{esc(name)}</td>'
+        + "".join(f'<td data-v="{"" if math.isnan(v) else repr(v)}">{_num(v)}</td>'
+                  for v in (float(result.overall[key]) for key in keys)) + "</tr>"
+        for name, result in results.items())
+    cut = f"the first {k} items of each list" if k else "whole lists"
+    parts = [f'<p class="note">Each run\'s ranking per query read as a recommendation list ({cut}) against the '
+             f'training interactions; per-user measures are means over users (definitions: '
+             f'<code>rankmeter.beyond</code>).</p><div class="scroll"><table class="sortable" id="beyond">'
+             f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"]
+    if len(results) > 1:
+        from ..stats.compare import compare_scores
+
+        scores = {name: {m: {u: v for u, v in result.per_user[m].items() if not np.isnan(v)} for m in PER_USER}
+                  for name, result in results.items()}
+        records = compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
+                                 permutations=permutations, seed=seed).table_records()
+        parts.append("<h3>Per-user measures compared over users</h3>"
+                     + _comparison_html(records, alpha=alpha, tested=True))
+    return "".join(parts)
