@@ -117,6 +117,8 @@ def main(argv=None) -> int:
     p.add_argument("--whole", action="store_true", help="also score the whole file with rankmeter.evaluate "
                    "(the file in memory, scored in pieces) for comparison")
     args = p.parse_args(argv)
+    from bytecode import compile_rankmeter
+    compile_rankmeter()  # as an installed copy has it (bench/bytecode.py)
 
     DATA.mkdir(parents=True, exist_ok=True)
     run_path = DATA / f"run_{args.queries}x{args.depth}.txt"

@@ -51,6 +51,8 @@ def main(argv=None) -> int:
     p.add_argument("--queries", type=int, default=1000)
     p.add_argument("--depth", type=int, default=100)
     args = p.parse_args(argv)
+    from bytecode import compile_rankmeter
+    compile_rankmeter()  # as an installed copy has it (bench/bytecode.py)
     qrels, runs = make(args.queries, args.depth)
     walls, peaks, size = [], [], 0
     with tempfile.TemporaryDirectory() as tmp:

@@ -82,10 +82,14 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--runs", type=int, default=20)
     args = ap.parse_args()
+    from bytecode import compile_rankmeter
+    compile_rankmeter()  # as an installed copy has it (bench/bytecode.py)
     qrels, runs = make_adhoc(DATA, runs=args.runs)
     rankmeter = [sys.executable, "-c", "import _rankmeter_cli; _rankmeter_cli.main()"]
     te = args.trec_eval
     side_by_side("python start-up alone (floor)", [sys.executable, "-c", "pass"], None, args.repeat)
+    side_by_side("numpy + pyarrow imports (the core's floor)",
+                 [sys.executable, "-c", "import numpy, pyarrow, pyarrow.compute, pyarrow.csv"], None, args.repeat)
     side_by_side("import rankmeter", [sys.executable, "-c", "import rankmeter"], None, args.repeat)
     side_by_side("rankmeter --help", rankmeter + ["--help"], None, args.repeat)
     side_by_side("100k-line run, default measures", rankmeter + ["trec_eval", str(qrels), str(runs[0])],

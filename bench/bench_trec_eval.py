@@ -321,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trec-eval", metavar="PATH", help="also time -m all_trec against this trec_eval 10.0 binary")
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    from bytecode import compile_rankmeter
+    compile_rankmeter()  # as an installed copy has it (bench/bytecode.py)
     if a.worker:
         tool, qrels, run = a.worker
         print(json.dumps(WORKERS[tool](qrels, run)))

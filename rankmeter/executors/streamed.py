@@ -36,6 +36,7 @@ from ..io.source import compression_of, open_stream
 from ..results import Results
 from ..io.canonical import Run, decode_id
 from ..engine.build import query_starts
+from ..engine.keys import binary_parts, id_hash
 from ..progress import Progress
 
 __all__ = ["evaluate_streamed"]
@@ -133,7 +134,7 @@ def evaluate_streamed(evaluator, run) -> Results:
     blocks = _Blocks(run, options.chunk_bytes or (32 << 20))
     bar = Progress(blocks.total, os.path.basename(blocks.name), enabled=options.progress, bytes_=True,
                    transient=False, count_label="queries")
-    done_ids: list[pa.Array] = []   # query ids met so far, one array per block
+    done_ids = _SeenQueries()       # query ids met so far
     parts = []
     pending: deque[Future] = deque()
     held: Run | None = None
@@ -184,7 +185,7 @@ def evaluate_streamed(evaluator, run) -> Results:
     return evaluator.finish(parts, run_name=decode_id(tag) or blocks.name)
 
 
-def _whole_queries(run: Run, done_ids: list, *, last: bool):
+def _whole_queries(run: Run, done_ids: "_SeenQueries", *, last: bool):
     """Split off the rows of ``run``'s last query unless ``last``; check grouping.
 
     Returns (rows held back or None, the rows of whole queries or None).
@@ -206,10 +207,42 @@ def _whole_queries(run: Run, done_ids: list, *, last: bool):
         twice = counts.filter(pc.greater(counts.field("counts"), 1)).field("values")[0].as_py()
         where = np.flatnonzero(pc.equal(heads, twice).to_numpy(zero_copy_only=False))[1]
         raise _ungrouped(run.source, twice, int(run.line_of(int(starts[where]))))
-    if done_ids:
-        again = pc.is_in(heads, value_set=pa.concat_arrays(done_ids)).to_numpy(zero_copy_only=False)
-        if again.any():
-            first = int(np.flatnonzero(again)[0])
-            raise _ungrouped(run.source, heads[first].as_py(), int(run.line_of(int(starts[first]))))
-    done_ids.append(heads)
+    again = done_ids.repeated(heads)
+    if again is not None:
+        raise _ungrouped(run.source, heads[again].as_py(), int(run.line_of(int(starts[again]))))
     return held, run
+
+
+class _SeenQueries:
+    """The query ids of the blocks so far, asked whether a new block's ids were met before.
+
+    Ids are kept as 64-bit hashes in sorted runs whose sizes at least double from one to the next
+    (two runs of similar size are merged), so each block costs a few binary searches, not a hash table
+    of every id so far: asking anew per block made a 1M-query file cost seconds (quadratic). A hash
+    hit is confirmed on the ids themselves, so a collision can never report a query that was not there.
+    """
+
+    def __init__(self):
+        self.ids: list[pa.Array] = []
+        self.levels: list[np.ndarray] = []
+
+    def repeated(self, heads: pa.Array) -> int | None:
+        """Index of the first of ``heads`` (distinct ids) seen in an earlier call, else None; then remember them."""
+        if len(heads) == 0:
+            return None
+        hashes = id_hash(*binary_parts(heads))
+        hit = np.zeros(len(heads), dtype=bool)
+        for level in self.levels:
+            at = np.minimum(np.searchsorted(level, hashes), len(level) - 1)
+            hit |= level[at] == hashes
+        if hit.any():
+            exact = pc.is_in(heads.filter(pa.array(hit)), value_set=pa.concat_arrays(self.ids))
+            confirmed = np.flatnonzero(hit)[exact.to_numpy(zero_copy_only=False)]
+            if len(confirmed):
+                return int(confirmed[0])
+        self.ids.append(heads)
+        self.levels.append(np.sort(hashes))
+        while len(self.levels) > 1 and len(self.levels[-2]) <= 2 * len(self.levels[-1]):
+            top = self.levels.pop()
+            self.levels[-1] = np.sort(np.concatenate((self.levels[-1], top)))
+        return None

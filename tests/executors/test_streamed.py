@@ -153,3 +153,25 @@ def test_progress_bar_goes_to_stderr(tmp_path, capsys):
     evaluate_file(qrels, run, ["AP"], chunk_bytes=2000, progress=True, queries="qrels")
     err = capsys.readouterr().err
     assert "run.txt" in err and "60 queries" in err
+
+
+def test_seen_queries_finds_a_repeat_after_many_merged_blocks(monkeypatch):
+    import pyarrow as pa
+
+    from rankmeter.executors import streamed
+
+    def block(numbers):
+        return pa.array([f"q{n}".encode() for n in numbers], pa.binary())
+
+    seen = streamed._SeenQueries()
+    for b in range(40):  # sizes vary, so levels merge at different points
+        assert seen.repeated(block(range(1000 * b, 1000 * b + 37 * (b % 5) + 1))) is None
+    assert len(seen.levels) < 10
+    assert seen.repeated(block([99999, 3005, 3001])) == 1      # q3005 came in block 3
+    assert seen.repeated(block([])) is None
+    # hashes that all collide: only the ids themselves decide
+    monkeypatch.setattr(streamed, "id_hash", lambda offsets, values: np.zeros(len(offsets) - 1, np.uint64))
+    seen = streamed._SeenQueries()
+    assert seen.repeated(block([1, 2])) is None
+    assert seen.repeated(block([3, 4])) is None
+    assert seen.repeated(block([5, 4])) == 1
