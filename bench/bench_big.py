@@ -1,6 +1,6 @@
 """One machine, big data: a 100-million-line run scored in chunks; time and peak memory.
 
-usage: python bench/bench_big.py [--queries 1000000] [--depth 100] [--chunk-mb 32] [--check]
+usage: python bench/bench_big.py [--queries 1000000] [--depth 100] [--chunk-mb 8] [--check]
 
 Writes (once; reused while the sizes match) a TREC run of QUERIES x DEPTH
 lines and its qrels under bench/data/big/ (git-ignored), streamed in blocks
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--queries", type=int, default=1_000_000)
     p.add_argument("--depth", type=int, default=100)
-    p.add_argument("--chunk-mb", type=int, default=32)
+    p.add_argument("--chunk-mb", type=int, default=8)
     p.add_argument("--check", action="store_true", help="also compare whole and chunked on a 200k-line prefix")
     p.add_argument("--whole", action="store_true", help="also score the whole file with rankmeter.evaluate "
                    "(the file in memory, scored in pieces) for comparison")

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..io.canonical import Qrels, decode_id
 from .batch import NONPOOL, UNJUDGED
+from .._memory import give_back
 from .keys import HashIndex, binary_parts, id_hash, pair_hash
 from .subtopics import SubtopicIndex, collapse_subtopics
 
@@ -127,13 +128,22 @@ class Judgments:
             judged = np.lexsort((-grades, code))
         elif len(grades):
             low, high = int(grades.min()), int(grades.max())
-            judged = np.argsort(code * (high - low + 1) + (high - grades), kind="stable")
+            span = high - low + 1
+            # int32 keys when they fit: half the memory, and a radix sort (wrapping steps end exact)
+            kind = np.int32 if self.nq * span < 2 ** 31 and self.row_grade.dtype == np.int32 else np.int64
+            key = code.astype(kind)
+            key *= kind(span)
+            key += high
+            key -= self.row_grade  # the grades, compact
+            judged = np.argsort(key, kind="stable")
+            del key
         else:
             judged = np.zeros(0, np.int64)
         self.judged_rel = self.row_grade[judged]
         self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
         del judged, grades, keys, code
-        pa.default_memory_pool().release_unused()  # the temporaries of reading and keying go back to the OS
+        if len(self.row_code) > 1 << 20:
+            give_back()  # the temporaries of reading and keying go back to the OS
 
     @cached_property
     def subtopics(self) -> SubtopicIndex:

@@ -109,7 +109,23 @@ def _load_le(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     return out
 
 
+#: ids hashed at a time: bounds the temporaries (a 10M-id column peaked ~450 MB above its hashes at once)
+_HASH_BLOCK = 1 << 20
+
+
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """:func:`_id_hash` in blocks of ids, so memory beyond the hashes stays small whatever the column's length."""
+    n = len(offsets) - 1
+    if n <= _HASH_BLOCK:
+        return _id_hash(offsets, values)
+    out = np.empty(n, dtype=np.uint64)
+    for lo in range(0, n, _HASH_BLOCK):
+        hi = min(lo + _HASH_BLOCK, n)
+        out[lo:hi] = _id_hash(offsets[lo:hi + 1], values)
+    return out
+
+
+def _id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each binary id from its own bytes; equal ids hash equal.
 
     An id is read as ``ceil(len / 8)`` little-endian words w_0, w_1, ... (the
@@ -174,7 +190,12 @@ def pair_hash(qcode: np.ndarray, doc_hash: np.ndarray, *, mixed_query: np.ndarra
     ``mixed_query``, :func:`query_mix` of ``qcode`` computed another way
     (per distinct query, then gathered), saves one mixing pass over the rows.
     """
-    return _fmix(doc_hash ^ (query_mix(qcode) if mixed_query is None else mixed_query))
+    if mixed_query is not None or len(doc_hash) <= _HASH_BLOCK:
+        return _fmix(doc_hash ^ (query_mix(qcode) if mixed_query is None else mixed_query))
+    out = np.empty(len(doc_hash), dtype=np.uint64)
+    for lo in range(0, len(out), _HASH_BLOCK):  # in blocks: the temporaries stay small
+        out[lo:lo + _HASH_BLOCK] = _fmix(doc_hash[lo:lo + _HASH_BLOCK] ^ query_mix(qcode[lo:lo + _HASH_BLOCK]))
+    return out
 
 
 def order_codes(words: np.ndarray, descending: bool = False) -> np.ndarray:
@@ -218,12 +239,18 @@ class HashIndex:
         index_bits = max(1, log_n)
         index_mask = np.uint64((1 << index_bits) - 1)
         packed = keys & ~index_mask
-        packed |= np.arange(n, dtype=np.uint64)
+        for lo in range(0, n, _HASH_BLOCK):  # in blocks: no n-long temporaries beside the index
+            packed[lo:lo + _HASH_BLOCK] |= np.arange(lo, min(lo + _HASH_BLOCK, n), dtype=np.uint64)
         packed.sort()
-        self.order = (packed & index_mask).astype(np.int32 if n < 2 ** 31 else np.int64)
+        self.order = np.empty(n, dtype=np.int32 if n < 2 ** 31 else np.int64)
+        for lo in range(0, n, _HASH_BLOCK):
+            self.order[lo:lo + _HASH_BLOCK] = packed[lo:lo + _HASH_BLOCK] & index_mask
         del packed
         self.keys = keys[self.order]
-        counts = np.bincount((self.keys >> self.shift).astype(np.int64), minlength=1 << self.bits)
+        counts = np.zeros(1 << self.bits, dtype=np.int64)
+        for lo in range(0, n, _HASH_BLOCK):
+            counts += np.bincount((self.keys[lo:lo + _HASH_BLOCK] >> self.shift).astype(np.int64),
+                                  minlength=1 << self.bits)
         self.start = np.zeros((1 << self.bits) + 1, dtype=np.int32 if n < 2 ** 31 else np.int64)
         np.cumsum(counts, out=self.start[1:])
         del counts

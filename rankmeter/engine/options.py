@@ -180,7 +180,7 @@ OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
     OptionSpec("threads", None, _positive_int_or_none, "a positive integer or None",
                help="parts scored at once (default: 2, or 1 on a one-core machine)", cli=False),
     OptionSpec("chunk_bytes", None, _positive_int_or_none, "a positive number of bytes or None",
-               help="streamed executor: bytes of the file read at a time (default 32 MiB)", cli=False),
+               help="streamed executor: bytes of the file read at a time (default 8 MiB)", cli=False),
     OptionSpec("progress", None, lambda v: v is None or isinstance(v, bool), "True, False or None",
                help="show a progress bar on stderr (default: when stderr is a terminal)", cli=False),
     OptionSpec("partitions", None, _positive_int_or_none, "a positive integer or None",

@@ -44,8 +44,12 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     from .direct import direct_columns
     parsed = direct_columns(source, kind, format, columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk
+        from .._memory import give_back
         name = os.fsdecode(source)
-        return (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
+        table = (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
+        del parsed
+        give_back()  # the parse's temporaries: hundreds of MB on a 10M-line file
+        return table
     data, name = load_bytes(source)
     if format == "parquet" or is_parquet(data):
         if not data:
