@@ -1,6 +1,6 @@
 """One machine, big data: a 100-million-line run scored in chunks; time and peak memory.
 
-usage: python bench/bench_big.py [--queries 1000000] [--depth 100] [--chunk-mb 8] [--check]
+usage: python bench/bench_big.py [--queries 1000000] [--depth 100] [--chunk-mb 8] [--check] [--trec-eval PATH]
 
 Writes (once; reused while the sizes match) a TREC run of QUERIES x DEPTH
 lines and its qrels under bench/data/big/ (git-ignored), streamed in blocks
@@ -14,7 +14,10 @@ process and prints the time and the child's peak resident memory
 (``ru_maxrss``). ``--whole`` does the same with :func:`rankmeter.evaluate`
 on the whole file for comparison (and checks that the means are the same
 to the last bit); ``--check`` scores the first 200,000 lines both ways and
-checks that every per-query value is identical.
+checks that every per-query value is identical. ``--trec-eval PATH`` also
+runs trec_eval 10.0 (C) on the same files with the same five measures, as a
+whole process beside rankmeter's whole process, and checks the means agree
+to trec_eval's four printed decimals.
 """
 from __future__ import annotations
 
@@ -32,6 +35,9 @@ import pyarrow.csv as pacsv
 
 DATA = Path(__file__).resolve().parent / "data" / "big"
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
+#: the same measures as trec_eval -m arguments and the labels it prints
+TREC_EVAL = {"AP": ("map", "map"), "nDCG@10": ("ndcg_cut.10", "ndcg_cut_10"), "P@10": ("P.10", "P_10"),
+             "R@100": ("recall.100", "recall_100"), "RR": ("recip_rank", "recip_rank")}
 BLOCK = 10_000
 
 
@@ -98,14 +104,46 @@ print(json.dumps({{"seconds": elapsed, "peak": peak, "queries": len(r.queries), 
 """
 
 
+def _process(argv: list[str]) -> tuple[int, float, float, str, str]:
+    """Exit status, wall seconds, peak RSS (GiB, this child's own ``os.wait4`` rusage), stdout, stderr."""
+    import tempfile
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return status, wall, usage.ru_maxrss / 1024 ** 2, out.read().decode(), err.read().decode()
+
+
 def _child(mode: str, qrels_path: Path, run_path: Path, chunk: int) -> dict | None:
     import json
-    out = subprocess.run([sys.executable, "-c", CHILD.format(measures=MEASURES), str(qrels_path), str(run_path),
-                          str(chunk), mode], capture_output=True, text=True)
-    if out.returncode:
-        print(out.stderr, file=sys.stderr)
+    status, wall, peak, out, err = _process([sys.executable, "-c", CHILD.format(measures=MEASURES),
+                                             str(qrels_path), str(run_path), str(chunk), mode])
+    if status:
+        print(err, file=sys.stderr)
         return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.strip().splitlines()[-1])
+    result["process"] = wall  # start-up and imports included, as trec_eval's figure is
+    return result
+
+
+def _trec_eval(binary: str, qrels_path: Path, run_path: Path, ours: dict) -> None:
+    argv = [binary] + [a for name in MEASURES for a in ("-m", TREC_EVAL[name][0])] + [str(qrels_path), str(run_path)]
+    status, wall, peak, out, err = _process(argv)
+    if status:
+        print(f"trec_eval failed ({status}): {err.strip()[:300]}")
+        return
+    printed = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "all" and fields[0] != "runid":
+            printed[fields[0]] = float(fields[2])
+    agree = all(abs(printed[TREC_EVAL[name][1]] - ours["mean"][name]) <= 5e-5 for name in MEASURES)
+    print(f"trec_eval 10.0 (C), same files and measures: {wall:.1f} s, peak RSS {peak:.2f} GiB; "
+          f"rankmeter's whole process {ours['process']:.1f} s, ratio {ours['process'] / wall:.2f}; "
+          f"means agree to 4 decimals: {agree}")
 
 
 def main(argv=None) -> int:
@@ -116,6 +154,7 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true", help="also compare whole and chunked on a 200k-line prefix")
     p.add_argument("--whole", action="store_true", help="also score the whole file with rankmeter.evaluate "
                    "(the file in memory, scored in pieces) for comparison")
+    p.add_argument("--trec-eval", metavar="PATH", help="also run this trec_eval 10.0 binary on the same files")
     args = p.parse_args(argv)
     from bytecode import compile_rankmeter
     compile_rankmeter()  # as an installed copy has it (bench/bytecode.py)
@@ -134,9 +173,11 @@ def main(argv=None) -> int:
     result = _child("chunked", qrels_path, run_path, args.chunk_mb << 20)
     if result is None:
         return 1
-    print(f"chunked ({args.chunk_mb} MiB chunks): {result['seconds']:.1f} s, peak RSS {result['peak']:.2f} GiB, "
-          f"{result['queries']:,} queries")
+    print(f"chunked ({args.chunk_mb} MiB chunks): {result['seconds']:.1f} s after imports, "
+          f"{result['process']:.1f} s whole process, peak RSS {result['peak']:.2f} GiB, {result['queries']:,} queries")
     print("  means: " + ", ".join(f"{k}={v!r}" for k, v in result["mean"].items()))
+    if args.trec_eval:
+        _trec_eval(args.trec_eval, qrels_path, run_path, result)
     if args.whole:
         whole = _child("whole", qrels_path, run_path, 0)
         if whole is None:

@@ -7,6 +7,9 @@ under bench/data/, then times whole processes, alternating the two tools so load
 
 * ``import rankmeter`` and ``rankmeter --help`` (start-up);
 * ``rankmeter trec_eval QRELS RUN`` vs ``trec_eval QRELS RUN`` (default measures) and with ``-m all_trec``;
+* the five measures of bench_trec_eval.py (map, P.10, ndcg_cut.10, recip_rank, recall.1000) on one run,
+  rankmeter beside trec_eval and beside pytrec_eval, ir_measures and ranx (each its own process, through
+  bench_trec_eval.py's workers; peers that are not installed are skipped);
 * ``rankmeter eval QRELS RUN1 .. RUNn -m map ...`` (the qrels prepared once) vs a loop of trec_eval
   over the same n runs, and the cost of the 2nd..nth run against the first inside one process.
 
@@ -15,8 +18,8 @@ Prints medians, the ratio per pair and peak RSS (getrusage of the children).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -51,29 +54,32 @@ def make_adhoc(folder: Path, *, topics: int = 100, depth: int = 1000, judged: in
     return qrels, paths
 
 
-def _timed(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and the peak RSS (MiB) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024
-
-
-def side_by_side(label: str, ours: list[str], theirs: list[str] | None, repeat: int) -> None:
+def side_by_side(label: str, ours: list[str], theirs: list[str] | None, repeat: int, *,
+                 peer: str = "trec_eval") -> None:
     pairs = []
     for _ in range(repeat):
         a = _timed(ours)
         b = _timed(theirs) if theirs else None
         pairs.append((a, b))
     ours_s = statistics.median(p[0][0] for p in pairs)
-    line = f"{label:<44} rankmeter {ours_s:6.3f} s"
+    line = f"{label:<44} rankmeter {ours_s:6.3f} s, {max(p[0][1] for p in pairs):4.0f} MiB"
     if theirs:
         theirs_s = statistics.median(p[1][0] for p in pairs)
         ratio = statistics.median(p[0][0] / p[1][0] for p in pairs)
-        line += f"   trec_eval {theirs_s:6.3f} s   ratio {ratio:5.2f}"
+        peak = max(p[1][1] for p in pairs)
+        line += f"   {peer} {theirs_s:6.3f} s, {peak:4.0f} MiB   ratio {ratio:5.2f}"
     print(line, flush=True)
+
+
+def _timed(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and the peak RSS (MiB) of this one child process (``os.wait4``'s own rusage)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status:
+        raise SystemExit(f"failed ({status}): {' '.join(argv)}")
+    return wall, usage.ru_maxrss / 1024
 
 
 def main() -> int:
@@ -96,7 +102,17 @@ def main() -> int:
                  [te, str(qrels), str(runs[0])] if te else None, args.repeat)
     side_by_side("100k-line run, -m all_trec", rankmeter + ["trec_eval", "-m", "all_trec", str(qrels), str(runs[0])],
                  [te, "-m", "all_trec", str(qrels), str(runs[0])] if te else None, args.repeat)
-    measures = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "recip_rank", "-m", "recall.1000"]
+    measures = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "-m", "recall.1000", "-m", "recip_rank"]
+    five = rankmeter + ["trec_eval", *measures, str(qrels), str(runs[0])]
+    if te:
+        side_by_side("100k-line run, five measures", five, [te, *measures, str(qrels), str(runs[0])], args.repeat)
+    worker = [sys.executable, str(Path(__file__).resolve().parent / "bench_trec_eval.py"), "--worker"]
+    for tool in ("pytrec_eval", "ir_measures", "ranx"):
+        if importlib.util.find_spec(tool) is None:
+            print(f"{tool} is not installed: skipped")
+            continue
+        side_by_side(f"100k-line run, five measures", five, worker + [tool, str(qrels), str(runs[0])],
+                     args.repeat, peer=tool)
     loop = None
     if te:
         loop = ["bash", "-c", " ".join(f"{te} {' '.join(measures)} {qrels} {r} >/dev/null;" for r in runs)]
