@@ -58,14 +58,6 @@ def first_data_line(data: bytes) -> tuple[int, int, bytes]:
     return n, skipped, b""
 
 
-def _empty_field(col: pa.ChunkedArray) -> bool:
-    for chunk in col.chunks:
-        off = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset: chunk.offset + len(chunk) + 1]
-        if len(chunk) and (off[1:] == off[:-1]).any():
-            return True
-    return False
-
-
 def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False, grades: str = "integer"):
     """Parse ``data`` with Arrow: (columns, line numbers or None), or None for the slow path.
 
@@ -176,18 +168,18 @@ def _csv_options(names: list[str], types: dict, delimiter: bytes, *, threads: bo
         read_options=pacsv.ReadOptions(column_names=names, block_size=block_bytes, use_threads=threads),
         parse_options=pacsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False, double_quote=False,
                                          escape_char=False, newlines_in_values=False, ignore_empty_lines=False),
-        convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+        # an empty field (a run of separators, a blank line, a leading or trailing separator) becomes a
+        # null as Arrow converts it, so checking for empties costs a null count, not a pass over offsets
+        convert_options=pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True,
                                              quoted_strings_can_be_null=False),
     )
 
 
 def checked_fields(table: "pa.Table | pa.RecordBatch") -> bool:
-    """No null and no empty field in any column: empty fields are runs of separators, blank lines or
-    leading/trailing separators, where the field count the slow path sees differs, so it must judge."""
-    if any(column.null_count for column in table.columns):
-        return False
-    return not any(_empty_field(pa.chunked_array([column]) if isinstance(column, pa.Array) else column)
-                   for column in table.columns if column.type == pa.binary())
+    """No empty field in any column (read as nulls by :func:`_csv_options`): empty fields are runs of
+    separators, blank lines or leading/trailing separators, where the field count the slow path sees
+    differs, so it must judge."""
+    return not any(column.null_count for column in table.columns)
 
 
 def _read_buffer(buf: pa.Buffer, options: dict) -> "pa.Table | None":
