@@ -49,32 +49,72 @@ STREAM_CHUNK_BYTES = 8 << 20
 
 
 class _Blocks:
-    """Whole lines of a (possibly gzipped) file, about ``size`` bytes at a time, with progress."""
+    """Whole lines of a (possibly gzipped) file, about ``size`` bytes at a time, with progress.
+
+    A plain file is read with ``os.pread`` at the offset after the last whole line: one copy from the
+    page cache per block. A stream (gzip, stdin, a file object) goes through the readers' own opening
+    and carries the cut line over; on a 350 MB file the buffered stream and the carried copies took
+    0.55 s against 0.15 s.
+    """
 
     def __init__(self, source: str | os.PathLike | BinaryIO, size: int):
         # the readers' own opening: paths, "-", file objects; gzip, bzip2, xz, zstd by magic bytes;
         # a broken archive is a one-line InputError wherever it is met
         self.stream, self.name = open_stream(source)
         self.total = None  # bytes to read, for the progress bar: known for a plain file only
+        self.fd = None
+        self.at = 0
         if isinstance(source, (str, os.PathLike)) and os.fsdecode(source) != "-":
             try:
                 with open(source, "rb") as fh:
                     if compression_of(fh.read(8)) is None:
                         self.total = os.fstat(fh.fileno()).st_size
+                        self.fd = os.open(source, os.O_RDONLY)
             except OSError:
-                pass
+                self.total = self.fd = None
         self.size = size
 
     def position(self) -> int:
+        if self.fd is not None:
+            return self.at
         try:
             return self.stream.tell() if self.total is not None else 0
         except (OSError, ValueError):
             return 0
 
     def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
         self.stream.close()
 
     def __iter__(self):
+        return self._from_file() if self.fd is not None else self._from_stream()
+
+    def _from_file(self):
+        want = self.size
+        try:
+            while True:
+                data = os.pread(self.fd, want, self.at)
+                if self.at == 0 and data[:3] == b"\xef\xbb\xbf":
+                    self.at, data = 3, data[3:]
+                if not data:
+                    return
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # no line end in the block: the file's last line, or a line longer than it
+                    if self.at + len(data) >= os.fstat(self.fd).st_size:
+                        self.at += len(data)
+                        yield data
+                        return
+                    want *= 2
+                    continue
+                self.at += cut
+                want = self.size
+                yield data if cut == len(data) else data[:cut]
+        except OSError as exc:
+            raise InputError(f"cannot be read ({exc})", source=self.name) from None
+
+    def _from_stream(self):
         rest = b""
         first = True
         while True:
@@ -95,18 +135,30 @@ class _Blocks:
             yield data[:cut]
 
 
-def _parse(block: bytes, name: str, line0: int) -> Run | None:
-    """One block of whole lines as a Run; errors name the line in the whole file."""
+def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
+    """One block of whole lines as a Run (errors name the line in the whole file), and its line count."""
     if not first_data_line(block)[2]:
-        return None  # only comments or blank lines: nothing to score in this block
+        return None, block.count(b"\n")  # only comments or blank lines: nothing to score in this block
     try:
         run = read_run(io.BytesIO(block), format="trec")  # every block as the TREC text it is
     except InputError as exc:
         lines = None if exc.line is None else [line0 + n for n in ([exc.line] if isinstance(exc.line, int)
                                                                     else exc.line)]
         raise InputError(exc.message, source=name, line=lines, hint=exc.hint) from None
-    lines = run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)
-    return Run(run.table, name, lines + line0, tag=run.tag, ranked=run.ranked)
+    if run.lines is None and _one_line_per_row(block):
+        count = len(run)  # no blank or comment line anywhere: counting the line ends would cost a pass
+        lines = np.arange(line0 + 1, line0 + count + 1, dtype=np.int64)
+    else:
+        count = block.count(b"\n")
+        lines = (run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)) + line0
+    return Run(run.table, name, lines, tag=run.tag, ranked=run.ranked), count
+
+
+def _one_line_per_row(block: bytes) -> bool:
+    """Whether a block whose rows are its lines from the first (``run.lines is None``) has no line after
+    its last row: it ends with one LF after a field, and has no CR (which would end lines too)."""
+    return block.endswith(b"\n") and block[-2:-1] not in (b"", b"\n", b" ", b"\t", b"\x0b", b"\x0c") \
+        and b"\r" not in block
 
 
 def _ungrouped(name: str, query: bytes, line: int | None) -> InputError:
@@ -158,8 +210,8 @@ def evaluate_streamed(evaluator, run) -> Results:
     pool = ThreadPoolExecutor(max_workers=int(threads))
     try:
         for block in blocks:
-            parsed = _parse(block, blocks.name, line0)
-            line0 += block.count(b"\n")
+            parsed, count = _parse(block, blocks.name, line0)
+            line0 += count
             if parsed is None:
                 continue
             if ranked is not None and parsed.ranked != ranked:

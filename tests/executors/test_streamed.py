@@ -147,6 +147,60 @@ def test_errors_name_the_line_in_the_whole_file(tmp_path):
         evaluate_file({"1": {"D1": 1}}, run, ["AP"], chunk_bytes=0)
 
 
+@pytest.mark.parametrize("layout", ["plain", "comments", "blank_lines", "crlf", "no_final_newline",
+                                    "long_line", "bom"])
+@pytest.mark.parametrize("chunk", [90, 333, 1000, 4096])
+def test_error_lines_whatever_the_blocks_and_layout(layout, chunk, tmp_path):
+    """The line named after many blocks is the file's line, counted by the row count where a block is all
+    rows and by its line ends where it is not (comments, blank lines, CR, a missing last line end)."""
+    lines = [f"{q} Q0 D{d} {d} {10 - d} t\n" for q in range(1, 40) for d in range(8)]
+    if layout == "comments":
+        lines[40:40] = ["# a comment\n"]
+        lines[130:130] = ["# another\n", "# and another\n"]
+    elif layout == "blank_lines":
+        lines[57:57] = ["\n"] * 5000  # longer than a block: some block ends in blank lines
+        lines[5199:5199] = ["   \n"] * 2000
+    elif layout == "long_line":
+        lines[120] = lines[120].replace(" t\n", " " + "t" * 3000 + "\n")
+    bad = [i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")][250]
+    good = lines[bad]
+    lines[bad] = " ".join(good.split(" ")[:4] + ["nan"] + good.split(" ")[5:])
+    text = "".join(lines)
+    if layout == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif layout == "no_final_newline":
+        text = text.rstrip("\n")
+    elif layout == "bom":
+        text = "\ufeff" + text
+    run = tmp_path / "run.txt"
+    run.write_text(text, encoding="utf-8", newline="")
+    with pytest.raises(InputError, match=rf"run.txt:{bad + 1}: score 'nan'"):
+        rankmeter.evaluate({"1": {"D1": 1}}, run, ["AP"])
+    with pytest.raises(InputError, match=rf"run.txt:{bad + 1}: score 'nan'"):
+        evaluate_file({"1": {"D1": 1}}, run, ["AP"], chunk_bytes=chunk)
+    lines[bad] = good
+    lines.append("1 Q0 D0 99 0.5 t\n")  # query 1 again, far from its other lines
+    run.write_text("".join(lines).replace("\n", "\r\n") if layout == "crlf" else "".join(lines), newline="")
+    with pytest.raises(InputError, match=rf"run.txt:{len(lines)}: query 1 appears again"):
+        evaluate_file({"1": {"D1": 1}}, run, ["AP"], chunk_bytes=chunk)
+
+
+def test_a_file_read_in_blocks_gives_every_byte_once(tmp_path):
+    from rankmeter.executors.streamed import _Blocks
+    rng = np.random.default_rng(3)
+    lines = [b"x" * int(n) + b"\n" for n in rng.integers(0, 300, size=2000)]
+    data = b"\xef\xbb\xbf" + b"".join(lines) + b"last line without its end"
+    path = tmp_path / "f.txt"
+    path.write_bytes(data)
+    for size in (1, 7, 64, 1000, 1 << 20):
+        blocks = _Blocks(path, size)
+        got = list(blocks)
+        assert blocks.position() == len(data)
+        blocks.close()
+        assert b"".join(got) == data[3:]
+        assert all(b.endswith(b"\n") for b in got[:-1]) and got[-1].endswith(b"end")
+
+
 def test_progress_bar_goes_to_stderr(tmp_path, capsys):
     pytest.importorskip("rich")
     qrels, run = make_files(tmp_path)
