@@ -17,7 +17,12 @@ to the last bit); ``--check`` scores the first 200,000 lines both ways and
 checks that every per-query value is identical. ``--trec-eval PATH`` also
 runs trec_eval 10.0 (C) on the same files with the same five measures, as a
 whole process beside rankmeter's whole process, and checks the means agree
-to trec_eval's four printed decimals.
+to trec_eval's four printed decimals (it is stopped after ``--timeout`` seconds:
+trec_eval 10.0 finds each query's results by a linear scan over the run's
+queries, so its time grows with the square of the number of queries; run
+smaller ``--queries`` to see the curve). ``--peers`` does the same with
+pytrec_eval, ir_measures and ranx (their means must agree to 1e-9, except
+ranx's, which orders tied scores its own way).
 """
 from __future__ import annotations
 
@@ -104,14 +109,24 @@ print(json.dumps({{"seconds": elapsed, "peak": peak, "queries": len(r.queries), 
 """
 
 
-def _process(argv: list[str]) -> tuple[int, float, float, str, str]:
-    """Exit status, wall seconds, peak RSS (GiB, this child's own ``os.wait4`` rusage), stdout, stderr."""
+def _process(argv: list[str], timeout: float | None = None) -> tuple[int | None, float, float, str, str]:
+    """Exit status (None when killed after ``timeout`` seconds), wall seconds, peak RSS (GiB, this child's
+    own ``os.wait4`` rusage), stdout, stderr."""
     import tempfile
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        timer = None
+        if timeout:
+            import threading
+            timer = threading.Timer(timeout, proc.kill)
+            timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        if timer is not None:
+            timer.cancel()
+            if wall >= timeout:
+                status = None
         out.seek(0)
         err.seek(0)
         return status, wall, usage.ru_maxrss / 1024 ** 2, out.read().decode(), err.read().decode()
@@ -129,9 +144,15 @@ def _child(mode: str, qrels_path: Path, run_path: Path, chunk: int) -> dict | No
     return result
 
 
-def _trec_eval(binary: str, qrels_path: Path, run_path: Path, ours: dict) -> None:
+def _trec_eval(binary: str, qrels_path: Path, run_path: Path, ours: dict, timeout: float) -> None:
     argv = [binary] + [a for name in MEASURES for a in ("-m", TREC_EVAL[name][0])] + [str(qrels_path), str(run_path)]
-    status, wall, peak, out, err = _process(argv)
+    status, wall, peak, out, err = _process(argv, timeout)
+    if status is None:
+        # trec_eval.c (10.0) looks up each judged query's results by a linear scan over the run's queries
+        # (the loop after "Find results for this query"): quadratic in the number of queries
+        print(f"trec_eval 10.0 (C), same files and measures: stopped after {timeout:.0f} s "
+              f"(peak RSS {peak:.2f} GiB); rankmeter's whole process {ours['process']:.1f} s")
+        return
     if status:
         print(f"trec_eval failed ({status}): {err.strip()[:300]}")
         return
@@ -146,6 +167,59 @@ def _trec_eval(binary: str, qrels_path: Path, run_path: Path, ours: dict) -> Non
           f"means agree to 4 decimals: {agree}")
 
 
+#: the same five measures in each peer's own names: pytrec_eval (as trec_eval), ir_measures, ranx
+PEERS = {
+    "pytrec_eval": """
+import json, sys, pytrec_eval
+names = {names_te!r}
+with open(sys.argv[1]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+per_query = pytrec_eval.RelevanceEvaluator(qrels, {{arg for arg, _ in names.values()}}).evaluate(run)
+print(json.dumps({{ours: pytrec_eval.compute_aggregated_measure(label, [v[label] for v in per_query.values()])
+                  for ours, (_, label) in names.items()}}))
+""",
+    "ir_measures": """
+import json, sys, ir_measures
+measures = {{ir_measures.parse_measure(name): name for name in {names!r}}}
+means = ir_measures.calc_aggregate(list(measures), ir_measures.read_trec_qrels(sys.argv[1]),
+                                   ir_measures.read_trec_run(sys.argv[2]))
+print(json.dumps({{name: float(means[m]) for m, name in measures.items()}}))
+""",
+    "ranx": """
+import json, sys
+from ranx import Qrels, Run, evaluate
+names = {{"AP": "map", "nDCG@10": "ndcg@10", "P@10": "precision@10", "R@100": "recall@100", "RR": "mrr"}}
+means = evaluate(Qrels.from_file(sys.argv[1], kind="trec"), Run.from_file(sys.argv[2], kind="trec"), list(names.values()))
+print(json.dumps({{ours: float(means[theirs]) for ours, theirs in names.items()}}))
+""",
+}
+
+
+def _peers(qrels_path: Path, run_path: Path, ours: dict, timeout: float) -> None:
+    """pytrec_eval, ir_measures and ranx on the same files, each a whole process beside rankmeter's."""
+    import importlib.util
+    import json
+    for tool, code in PEERS.items():
+        if importlib.util.find_spec(tool) is None:
+            print(f"{tool}: not installed, skipped")
+            continue
+        code = code.format(names_te={m: (TREC_EVAL[m][0], TREC_EVAL[m][1]) for m in MEASURES}, names=MEASURES)
+        status, wall, peak, out, err = _process([sys.executable, "-c", code, str(qrels_path), str(run_path)], timeout)
+        if status is None:
+            print(f"{tool}: stopped after {timeout:.0f} s (peak RSS {peak:.2f} GiB)")
+            continue
+        if status:
+            print(f"{tool}: failed ({status}): {err.strip().splitlines()[-1][:200] if err.strip() else ''}")
+            continue
+        means = json.loads(out.strip().splitlines()[-1])
+        # ranx breaks score ties its own way, so it is compared, not required to agree
+        agree = all(abs(means[m] - ours["mean"][m]) <= 1e-9 for m in MEASURES)
+        print(f"{tool}: {wall:.1f} s, peak RSS {peak:.2f} GiB; rankmeter's whole process {ours['process']:.1f} s, "
+              f"ratio {ours['process'] / wall:.2f}; means agree to 1e-9: {agree}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--queries", type=int, default=1_000_000)
@@ -155,6 +229,9 @@ def main(argv=None) -> int:
     p.add_argument("--whole", action="store_true", help="also score the whole file with rankmeter.evaluate "
                    "(the file in memory, scored in pieces) for comparison")
     p.add_argument("--trec-eval", metavar="PATH", help="also run this trec_eval 10.0 binary on the same files")
+    p.add_argument("--peers", action="store_true", help="also run pytrec_eval, ir_measures and ranx on the same "
+                   "files (memory: pytrec_eval needs ~1.2 GB per 7M lines)")
+    p.add_argument("--timeout", type=float, default=900, help="seconds trec_eval or a peer may take (default 900)")
     args = p.parse_args(argv)
     from bytecode import compile_rankmeter
     compile_rankmeter()  # as an installed copy has it (bench/bytecode.py)
@@ -177,7 +254,9 @@ def main(argv=None) -> int:
           f"{result['process']:.1f} s whole process, peak RSS {result['peak']:.2f} GiB, {result['queries']:,} queries")
     print("  means: " + ", ".join(f"{k}={v!r}" for k, v in result["mean"].items()))
     if args.trec_eval:
-        _trec_eval(args.trec_eval, qrels_path, run_path, result)
+        _trec_eval(args.trec_eval, qrels_path, run_path, result, args.timeout)
+    if args.peers:
+        _peers(qrels_path, run_path, result, args.timeout)
     if args.whole:
         whole = _child("whole", qrels_path, run_path, 0)
         if whole is None:
