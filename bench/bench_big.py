@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,6 +36,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+
+from child import run_child
 
 DATA = Path(__file__).resolve().parent / "data" / "big"
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
@@ -109,44 +110,22 @@ print(json.dumps({{"seconds": elapsed, "peak": peak, "queries": len(r.queries), 
 """
 
 
-def _process(argv: list[str], timeout: float | None = None) -> tuple[int | None, float, float, str, str]:
-    """Exit status (None when killed after ``timeout`` seconds), wall seconds, peak RSS (GiB, this child's
-    own ``os.wait4`` rusage), stdout, stderr."""
-    import tempfile
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
-        timer = None
-        if timeout:
-            import threading
-            timer = threading.Timer(timeout, proc.kill)
-            timer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        if timer is not None:
-            timer.cancel()
-            if wall >= timeout:
-                status = None
-        out.seek(0)
-        err.seek(0)
-        return status, wall, usage.ru_maxrss / 1024 ** 2, out.read().decode(), err.read().decode()
-
-
 def _child(mode: str, qrels_path: Path, run_path: Path, chunk: int) -> dict | None:
     import json
-    status, wall, peak, out, err = _process([sys.executable, "-c", CHILD.format(measures=MEASURES),
-                                             str(qrels_path), str(run_path), str(chunk), mode])
-    if status:
-        print(err, file=sys.stderr)
+    child = run_child([sys.executable, "-c", CHILD.format(measures=MEASURES), str(qrels_path), str(run_path),
+                       str(chunk), mode])
+    if child.status:
+        print(child.stderr, file=sys.stderr)
         return None
-    result = json.loads(out.strip().splitlines()[-1])
-    result["process"] = wall  # start-up and imports included, as trec_eval's figure is
+    result = json.loads(child.stdout.strip().splitlines()[-1])
+    result["process"] = child.wall  # start-up and imports included, as trec_eval's figure is
     return result
 
 
 def _trec_eval(binary: str, qrels_path: Path, run_path: Path, ours: dict, timeout: float) -> None:
     argv = [binary] + [a for name in MEASURES for a in ("-m", TREC_EVAL[name][0])] + [str(qrels_path), str(run_path)]
-    status, wall, peak, out, err = _process(argv, timeout)
+    child = run_child(argv, timeout=timeout)
+    status, wall, peak, out, err = child.status, child.wall, child.peak_mib / 1024, child.stdout, child.stderr
     if status is None:
         # trec_eval.c (10.0) looks up each judged query's results by a linear scan over the run's queries
         # (the loop after "Find results for this query"): quadratic in the number of queries
@@ -206,7 +185,8 @@ def _peers(qrels_path: Path, run_path: Path, ours: dict, timeout: float) -> None
             print(f"{tool}: not installed, skipped")
             continue
         code = code.format(names_te={m: (TREC_EVAL[m][0], TREC_EVAL[m][1]) for m in MEASURES}, names=MEASURES)
-        status, wall, peak, out, err = _process([sys.executable, "-c", code, str(qrels_path), str(run_path)], timeout)
+        child = run_child([sys.executable, "-c", code, str(qrels_path), str(run_path)], timeout=timeout)
+        status, wall, peak, out, err = child.status, child.wall, child.peak_mib / 1024, child.stdout, child.stderr
         if status is None:
             print(f"{tool}: stopped after {timeout:.0f} s (peak RSS {peak:.2f} GiB)")
             continue

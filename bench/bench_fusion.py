@@ -72,17 +72,9 @@ ranx.fuse(runs, method=sys.argv[1], norm=None if sys.argv[2] == "none" else sys.
 def _process(argv, memory_gb: float = 16) -> tuple[float, float, int]:
     """(wall seconds, peak MiB, exit status) of one child process, its address space capped (so a tool
     that runs out of memory fails alone instead of waking the machine's OOM killer)."""
-    import os
-    import resource
-    import subprocess
-
-    def cap():
-        limit = int(memory_gb * (1 << 30))
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    t0 = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=cap)
-    _, status, usage = os.wait4(child.pid, 0)
-    return time.perf_counter() - t0, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    from child import run_child
+    child = run_child(argv, memory_gb=memory_gb)
+    return child.wall, child.peak_mib, child.status
 
 
 def main_files(a) -> int:

@@ -11,15 +11,14 @@ time, the peak resident memory (``os.wait4``) and the size of the page.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+from child import run_child
 
 DATA = Path(__file__).resolve().parent / "data" / "report"
 
@@ -60,14 +59,12 @@ def main(argv=None) -> int:
         argv = [sys.executable, "-m", "rankmeter", "report", str(qrels), *map(str, runs),
                 "-m", "AP", "-m", "nDCG@10", "-m", "P@10", "-o", str(out)]
         for i in range(args.repeat):
-            start = time.perf_counter()
-            proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(proc.pid, 0)
-            walls.append(time.perf_counter() - start)
-            if status:
-                print(proc.stderr.read().decode(), file=sys.stderr)
+            child = run_child(argv)
+            if child.status:
+                print(child.stderr, file=sys.stderr)
                 return 1
-            peaks.append(usage.ru_maxrss / 1024)
+            walls.append(child.wall)
+            peaks.append(child.peak_mib)
             size = out.stat().st_size
             print(f"run {i + 1}/{args.repeat}: {walls[-1]:.2f} s, {peaks[-1]:.0f} MiB", flush=True)
     print(f"\nrankmeter report, 3 runs x {args.queries} queries x 3 measures: median {statistics.median(walls):.2f} s, "

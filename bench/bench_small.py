@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from child import run_child
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -72,14 +72,11 @@ def side_by_side(label: str, ours: list[str], theirs: list[str] | None, repeat: 
 
 
 def _timed(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and the peak RSS (MiB) of this one child process (``os.wait4``'s own rusage)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if status:
-        raise SystemExit(f"failed ({status}): {' '.join(argv)}")
-    return wall, usage.ru_maxrss / 1024
+    """Wall seconds and the peak RSS (MiB) of this one child process."""
+    child = run_child(argv)
+    if child.status:
+        raise SystemExit(f"failed ({child.status}): {' '.join(argv)}")
+    return child.wall, child.peak_mib
 
 
 def main() -> int:
@@ -111,7 +108,7 @@ def main() -> int:
         if importlib.util.find_spec(tool) is None:
             print(f"{tool} is not installed: skipped")
             continue
-        side_by_side(f"100k-line run, five measures", five, worker + [tool, str(qrels), str(runs[0])],
+        side_by_side("100k-line run, five measures", five, worker + [tool, str(qrels), str(runs[0])],
                      args.repeat, peer=tool)
     loop = None
     if te:

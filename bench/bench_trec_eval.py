@@ -26,14 +26,14 @@ import argparse
 import importlib.util
 import io
 import json
-import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from child import run_child
 
 HERE = Path(__file__).resolve().parent
 SHAPE = (6980, 1000, 30)  # queries, depth, judged per query
@@ -133,18 +133,10 @@ def parse_means(tool: str, stdout: str) -> dict[str, float]:
 
 def run_once(cmd: list[str]) -> tuple[float, float, str]:
     """Wall seconds, peak RSS in MiB and stdout of one process."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, unlike RUSAGE_CHILDREN
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(), err.read().decode()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {stderr.strip()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, stdout  # ru_maxrss is KiB on Linux
+    child = run_child(cmd)
+    if child.status != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {child.status}: {child.stderr.strip()[-2000:]}")
+    return child.wall, child.peak_mib, child.stdout
 
 
 def all_trec(repeat: int, data: Path, binary: str) -> None:

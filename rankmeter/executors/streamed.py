@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO
@@ -58,51 +59,43 @@ class _Blocks:
     """
 
     def __init__(self, source: str | os.PathLike | BinaryIO, size: int):
-        # the readers' own opening: paths, "-", file objects; gzip, bzip2, xz, zstd by magic bytes;
-        # a broken archive is a one-line InputError wherever it is met
-        self.stream, self.name = open_stream(source)
-        self.total = None  # bytes to read, for the progress bar: known for a plain file only
-        self.fd = None
-        self.at = 0
-        if isinstance(source, (str, os.PathLike)) and os.fsdecode(source) != "-":
-            try:
-                with open(source, "rb") as fh:
-                    if compression_of(fh.read(8)) is None:
-                        self.total = os.fstat(fh.fileno()).st_size
-                        self.fd = os.open(source, os.O_RDONLY)
-            except OSError:
-                self.total = self.fd = None
         self.size = size
+        self.at = 0
+        self.stream = None
+        self.file = _plain_file(source)  # a regular, uncompressed file: read with os.pread
+        if self.file is not None:
+            self.name = os.fsdecode(source)
+            self.total = os.fstat(self.file.fileno()).st_size  # bytes to read, for the progress bar
+        else:
+            # the readers' own opening: "-", file objects, pipes; gzip, bzip2, xz, zstd by magic bytes;
+            # a missing file or a broken archive is a one-line InputError wherever it is met
+            self.stream, self.name = open_stream(source)
+            self.total = None
 
     def position(self) -> int:
-        if self.fd is not None:
-            return self.at
-        try:
-            return self.stream.tell() if self.total is not None else 0
-        except (OSError, ValueError):
-            return 0
+        return self.at if self.file is not None else 0
 
     def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-        self.stream.close()
+        for handle in (self.file, self.stream):
+            if handle is not None:
+                handle.close()
 
     def __iter__(self):
-        return self._from_file() if self.fd is not None else self._from_stream()
+        return self._from_file() if self.file is not None else self._from_stream()
 
     def _from_file(self):
         want = self.size
+        fd = self.file.fileno()
         try:
             while True:
-                data = os.pread(self.fd, want, self.at)
+                data = os.pread(fd, want, self.at)
                 if self.at == 0 and data[:3] == b"\xef\xbb\xbf":
                     self.at, data = 3, data[3:]
                 if not data:
                     return
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:  # no line end in the block: the file's last line, or a line longer than it
-                    if self.at + len(data) >= os.fstat(self.fd).st_size:
+                    if self.at + len(data) >= os.fstat(fd).st_size:
                         self.at += len(data)
                         yield data
                         return
@@ -133,6 +126,24 @@ class _Blocks:
                 continue
             rest = data[cut:]
             yield data[:cut]
+
+
+def _plain_file(source):
+    """The path ``source`` opened when it names a regular file that is not compressed, else None
+    (a pipe is never read ahead of its reader; opening problems are named by :func:`open_stream`)."""
+    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
+        return None
+    try:
+        file = open(source, "rb", buffering=0)
+    except (OSError, ValueError):
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(file.fileno()).st_mode) and compression_of(os.pread(file.fileno(), 8, 0)) is None:
+            return file
+    except OSError:
+        pass
+    file.close()
+    return None
 
 
 def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:

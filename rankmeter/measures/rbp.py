@@ -108,15 +108,20 @@ def _gains(batch, m) -> np.ndarray:
     if spec == "binary":
         return batch.is_rel(level_of(batch, m)).astype(np.float64)
     if spec == "graded":
-        scale = m.get("max_grade")
-        if scale is None:
-            top = batch.max_grade[batch.qidx].astype(np.float64)
-        else:
-            top = np.full(len(batch.rel), float(batch.needs["qrels_max_grade"] if scale == "qrels" else scale))
-        out = np.zeros(len(batch.rel))
-        np.divide(np.minimum(batch.rel, top), top, out=out, where=(batch.rel > 0) & (top > 0))
-        return out
+        return _graded_gains(batch, m, batch.rel, batch.qidx)
     return _table_gains(batch, () if spec == "trec_eval" else spec)
+
+
+def _graded_gains(batch, m, rel: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """gain=graded of the ranks of grades ``rel`` in queries ``q``: grade / max_grade, within [0, 1]."""
+    scale = m.get("max_grade")
+    if scale is None:
+        top = batch.max_grade[q].astype(np.float64)
+    else:
+        top = np.full(len(rel), float(batch.needs["qrels_max_grade"] if scale == "qrels" else scale))
+    out = np.zeros(len(rel))
+    np.divide(np.minimum(rel, top), top, out=out, where=(rel > 0) & (top > 0))
+    return out
 
 
 def _cwl(batch, m, *, residual: bool) -> np.ndarray:
@@ -145,13 +150,7 @@ def _gain_rows(batch, m) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     pos = np.flatnonzero(batch.rel > 0)
     q = batch.query_of(pos)
     rel = batch.rel[pos]
-    if spec == "graded":
-        scale = m.get("max_grade")
-        top = (batch.max_grade[q].astype(np.float64) if scale is None else
-               np.full(len(pos), float(batch.needs["qrels_max_grade"] if scale == "qrels" else scale)))
-        g = np.minimum(rel, top) / top  # rel > 0 here, so top >= rel > 0 when it is the query's own
-    else:
-        g = _table_gains(batch, (), rel, q)
+    g = _graded_gains(batch, m, rel, q) if spec == "graded" else _table_gains(batch, (), rel, q)
     return q, pos - batch.offsets[q] + 1, g
 
 
