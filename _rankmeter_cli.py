@@ -18,7 +18,7 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, interrupted)  # until the CLI installs its own handling
     try:
-        from rankmeter.cli import entry
+        from rankmeter.cli.app import entry
     except KeyboardInterrupt:
         interrupted()
     entry()

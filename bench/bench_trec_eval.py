@@ -15,7 +15,7 @@ exit status is 1 when rankmeter's disagree.
 
 ``--profile`` runs rankmeter in this process instead and prints where the time
 goes: reading each file, building the batch (split into the phases of
-``rankmeter.engine.build`` by timing the functions it calls), each kernel, and
+``rankmeter.core.build`` by timing the functions it calls), each kernel, and
 the output.
 
 Tools that are not installed (ranx usually) are skipped.
@@ -242,13 +242,13 @@ def _rss_mib() -> float:
 
 def profile(data: Path) -> int:
     qrels_path, run_path = ensure_data(data)
-    import rankmeter.engine.build as build
-    import rankmeter.engine.judgments as judgments
-    import rankmeter.engine.keys as keys
+    import rankmeter.core.build as build
+    import rankmeter.core.judgments as judgments
+    import rankmeter.core.keys as keys
     import rankmeter.io.arrow_path as arrow_path
     import rankmeter.io.source as source
     from rankmeter.compat.trec_eval import expand, format_value
-    from rankmeter.engine import Evaluator
+    from rankmeter.core import Evaluator
     from rankmeter.io import read_qrels, read_run
 
     timer = _Timer()

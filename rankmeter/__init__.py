@@ -14,16 +14,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from ._version import __version__
-from .errors import InputError, MeasureError, ParameterError, RankmeterError
+from rankmeter._version import __version__
+from rankmeter.errors import InputError, MeasureError, ParameterError, RankmeterError
 
-#: public name -> the module that defines it
+#: The public API, in one place: public name -> the module that defines it.
 _LAZY = {
-    "evaluate": ".api", "Results": ".results", "Evaluator": ".engine.evaluator", "explain": ".explanations",
-    "Explanation": ".explanations", "read_qrels": ".io", "read_run": ".io", "Measure": ".measures",
-    "parse_measure": ".measures", "Qrels": ".io.canonical", "Run": ".io.canonical", "compare": ".stats.compare",
-    "compare_scores": ".stats.compare", "Comparison": ".stats.comparison", "fuse": ".fusion", "judged": ".judged_report", "tie_report": ".ties",
-    "TieReport": ".ties",
+    "evaluate": "rankmeter.api", "Results": "rankmeter.core.results", "Evaluator": "rankmeter.core.evaluator",
+    "explain": "rankmeter.core.explain", "Explanation": "rankmeter.core.explain", "read_qrels": "rankmeter.io",
+    "read_run": "rankmeter.io", "Measure": "rankmeter.measures", "parse_measure": "rankmeter.measures",
+    "Qrels": "rankmeter.io.canonical", "Run": "rankmeter.io.canonical", "compare": "rankmeter.analyses.stats.compare",
+    "compare_scores": "rankmeter.analyses.stats.compare", "Comparison": "rankmeter.analyses.stats.comparison",
+    "fuse": "rankmeter.analyses.fusion", "judged": "rankmeter.analyses.judged", "tie_report": "rankmeter.analyses.ties",
+    "TieReport": "rankmeter.analyses.ties",
 }
 
 __all__ = [
@@ -32,32 +34,78 @@ __all__ = [
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
+#: The package's parts, reachable as attributes (``rankmeter.io.as_run``) without importing them up front.
+_SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "errors", "executors", "io", "measures", "report",
+                "types"}
+
+#: Module paths of earlier releases (and of scripts written for them) -> where the module lives now.
+#: ``import rankmeter.pooled`` and ``rankmeter.pooled.pooled_auc`` keep working; the docs show the new paths.
+_MOVED = {
+    "rankmeter.engine": "rankmeter.core", "rankmeter.results": "rankmeter.core.results",
+    "rankmeter.explanations": "rankmeter.core.explain", "rankmeter.io.naming": "rankmeter.core.naming",
+    "rankmeter.output": "rankmeter.io.output", "rankmeter.progress": "rankmeter.executors.progress",
+    "rankmeter.stats": "rankmeter.analyses.stats", "rankmeter.meta": "rankmeter.analyses.meta",
+    "rankmeter.fusion": "rankmeter.analyses.fusion", "rankmeter.pooled": "rankmeter.analyses.pooled",
+    "rankmeter.check": "rankmeter.analyses.check", "rankmeter.ties": "rankmeter.analyses.ties",
+    "rankmeter.judged_report": "rankmeter.analyses.judged", "rankmeter.beyond": "rankmeter.analyses.beyond",
+    "rankmeter.recsys": "rankmeter.analyses.recsys", "rankmeter.runs": "rankmeter.analyses.runs",
+}
+
+
+def _moved_to(name: str) -> str | None:
+    """Where the module ``name`` of an earlier layout lives now (a moved package's submodules too)."""
+    for old, new in _MOVED.items():
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old):]
+    return None
+
+
+class _MovedModules:
+    """Import finder: an old module path imports the module at its new place (one module object, two names)."""
+
+    def find_spec(self, name, path=None, target=None):
+        new = _moved_to(name)
+        if new is None:
+            return None
+        from importlib.machinery import ModuleSpec
+        return ModuleSpec(name, self, is_package=False)
+
+    def create_module(self, spec):
+        module = importlib.import_module(_moved_to(spec.name))
+        spec.loader_state = module.__spec__  # the import system overwrites __spec__; exec_module puts it back
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = module.__spec__.loader_state
+
+
+import sys as _sys  # noqa: E402
+
+if not any(isinstance(f, _MovedModules) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _MovedModules())
+
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
-    from .api import evaluate
-    from .engine.evaluator import Evaluator
-    from .explanations import Explanation, explain
-    from .io import read_qrels, read_run
-    from .io.canonical import Qrels, Run
-    from .measures import Measure, parse_measure
-    from .results import Results
-    from .stats.compare import compare, compare_scores
-    from .stats.comparison import Comparison
-    from .fusion import fuse
-    from .judged_report import judged
-    from .ties import TieReport, tie_report
-
-
-#: subpackages reachable as attributes (``rankmeter.io.as_run``) without importing them up front
-_SUBMODULES = {"compat", "engine", "executors", "explanations", "io", "measures", "meta", "output", "recsys",
-               "report", "stats", "types", "progress", "check",
-               "judged_report"}
+    from rankmeter.api import evaluate
+    from rankmeter.core.evaluator import Evaluator
+    from rankmeter.core.explain import Explanation, explain
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.io.canonical import Qrels, Run
+    from rankmeter.measures import Measure, parse_measure
+    from rankmeter.core.results import Results
+    from rankmeter.analyses.stats.compare import compare, compare_scores
+    from rankmeter.analyses.stats.comparison import Comparison
+    from rankmeter.analyses.fusion import fuse
+    from rankmeter.analyses.judged import judged
+    from rankmeter.analyses.ties import TieReport, tie_report
 
 
 def __getattr__(name: str):
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"rankmeter.{name}")
+    if _moved_to(f"rankmeter.{name}"):
+        return importlib.import_module(f"rankmeter.{name}")
     if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'rankmeter' has no attribute {name!r}")

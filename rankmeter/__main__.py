@@ -1,3 +1,3 @@
-from .cli import entry
+from rankmeter.cli.app import entry
 
 entry()

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import Evaluator, validate_options
-from .results import Results
-from .types import MeasuresLike, QrelsLike, RunLike
+from rankmeter.core import Evaluator, validate_options
+from rankmeter.core.results import Results
+from rankmeter.types import MeasuresLike, QrelsLike, RunLike
 
 _GLOB = set("*?[")
 
@@ -15,9 +15,9 @@ def _a_run(value) -> bool:
     import os
     from collections.abc import Mapping
 
-    from .io.canonical import Run
-    from .io.frames import is_frame
-    from .io.naming import looks_like_one_run
+    from rankmeter.io.canonical import Run
+    from rankmeter.io.frames import is_frame
+    from rankmeter.core.naming import looks_like_one_run
     if isinstance(value, Run) or is_frame(value):
         return True
     if isinstance(value, (str, os.PathLike)):
@@ -31,11 +31,11 @@ def _several_runs(run):
     import os
     from collections.abc import Mapping
 
-    from .io.naming import looks_like_one_run
+    from rankmeter.core.naming import looks_like_one_run
     if isinstance(run, (str, os.PathLike)) and _GLOB & set(os.fsdecode(run)) and not os.path.exists(run):
         paths = sorted(glob.glob(os.fsdecode(run)))
         if not paths:
-            from .errors import InputError
+            from rankmeter.errors import InputError
             raise InputError("no file matches this pattern; check the path", source=os.fsdecode(run))
         return paths
     if isinstance(run, Mapping) and run and not looks_like_one_run(run) and all(map(_a_run, run.values())):
@@ -59,7 +59,7 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
         Results: a run file (any input format), ``{query: {doc: score}}``, ``{query: [doc, ...]}``
         (ranked, no scores), or a frame with columns query, doc, score. Several runs
         (``{"bm25": path, "dense": frame}``, a list, or a glob such as ``"runs/*.txt"``)
-        give a :class:`~rankmeter.results.RunsResults`: one table, the qrels prepared once.
+        give a :class:`~rankmeter.core.results.RunsResults`: one table, the qrels prepared once.
     measures : str, Measure or list of them
         Canonical names (``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``) or trec_eval
         names (``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"``).
@@ -112,17 +112,17 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     opts = validate_options(**options)
     several = _several_runs(run)
     if several is not None:  # one qrels, several runs: prepared once, one table
-        from .io.naming import name_runs
-        from .results import RunsResults
+        from rankmeter.core.naming import name_runs
+        from rankmeter.core.results import RunsResults
         evaluator = Evaluator(qrels, measures, options=opts)
         named = name_runs(several, columns=opts.columns, format=opts.input_format)
         return RunsResults([(name, evaluator.evaluate(r)) for name, r in named])
-    from .executors.spark import is_spark_frame  # pyspark itself loads only for Spark inputs
+    from rankmeter.executors.spark import is_spark_frame  # pyspark itself loads only for Spark inputs
     if opts.executor == "spark" or (opts.executor == "auto" and (is_spark_frame(qrels) or is_spark_frame(run))):
-        from .executors.spark import evaluate_on_spark
+        from rankmeter.executors.spark import evaluate_on_spark
         return evaluate_on_spark(qrels, run, measures, opts)
     evaluator = Evaluator(qrels, measures, options=opts)
     if opts.executor == "streamed":
-        from .executors.streamed import evaluate_streamed
+        from rankmeter.executors.streamed import evaluate_streamed
         return evaluate_streamed(evaluator, run)
     return evaluator.evaluate(run)

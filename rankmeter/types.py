@@ -8,8 +8,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, BinaryIO, Union
 
-from .io.canonical import Qrels, Run
-from .measures.base import Measure
+from rankmeter.io.canonical import Qrels, Run
+from rankmeter.measures.base import Measure
 
 __all__ = ["PathLike", "QrelsLike", "RunLike", "RunsLike", "MeasuresLike", "Columns"]
 

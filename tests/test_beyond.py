@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from rankmeter.beyond import beyond_accuracy
+from rankmeter.analyses.beyond import beyond_accuracy
 
 pe = pytest.importorskip("recommenders.evaluation.python_evaluation")
 pd = pytest.importorskip("pandas")
@@ -147,7 +147,7 @@ def test_compare_beyond_tests_over_users():
     """Per-user values are beyond_accuracy's; the paired t-test is scipy's over the users both systems list."""
     from scipy import stats
 
-    from rankmeter.beyond import compare_beyond
+    from rankmeter.analyses.beyond import compare_beyond
     rng = np.random.default_rng(3)
     items = [f"i{j}" for j in range(40)]
     train = {f"u{u}": list(rng.choice(items, size=int(rng.integers(1, 8)), replace=False)) for u in range(60)}

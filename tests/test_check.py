@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import rankmeter
-from rankmeter.check import check, dedupe
+from rankmeter.analyses.check import check, dedupe
 
 
 def cli(*args):
@@ -138,7 +138,7 @@ def test_graded_advice_and_binary_advice():
 
 
 def test_tie_groups_counts_straddles_and_queries():
-    from rankmeter.check import tie_groups
+    from rankmeter.analyses.check import tie_groups
     from rankmeter.io import as_run
     # q1: 12 docs, ranks 9..12 tied (straddles 10); q2: two tied pairs at the top; q3: no tie
     q1 = {f"d{i}": float(100 - i) for i in range(8)} | {f"t{i}": 1.0 for i in range(4)}
@@ -190,7 +190,7 @@ def _plain_ties(rows, cuts=(10, 100, 1000)):
 def test_tie_groups_equal_a_plain_loop(rows, cut):
     import pyarrow as pa
 
-    from rankmeter.check import tie_groups
+    from rankmeter.analyses.check import tie_groups
     from rankmeter.io.canonical import Run
 
     table = pa.table({"query": pa.array([q.encode() for q, _, _ in rows], pa.binary()),
@@ -207,7 +207,7 @@ def test_rank_disagreements_equal_a_plain_loop(rows):
     import numpy as np
     import pyarrow as pa
 
-    from rankmeter.check_fields import rank_disagreements
+    from rankmeter.analyses.check_fields import rank_disagreements
 
     codes = np.array([int(q[1]) for q, _, _ in rows])
     ranks = pa.array([str(r).encode() for _, r, _ in rows], pa.binary())
@@ -227,5 +227,5 @@ def test_rank_disagreements_equal_a_plain_loop(rows):
 
 
 def test_judged_coverage_without_a_common_query_is_zero():
-    from rankmeter.check import judged_at
+    from rankmeter.analyses.check import judged_at
     assert judged_at({"q": {"a": 1}}, {"z": {"a": 1.0}}, (1, 10)) == {1: 0.0, 10: 0.0}

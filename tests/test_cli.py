@@ -85,7 +85,7 @@ def test_trec_eval_default_measures_on_the_example():
 
 def test_every_argument_of_every_subcommand_has_help():
     import argparse
-    from rankmeter.cli import _parser
+    from rankmeter.cli.app import _parser
     parser = _parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, command in sub.choices.items():

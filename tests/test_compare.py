@@ -14,7 +14,7 @@ import math
 
 import rankmeter
 from rankmeter import ParameterError, compare, evaluate
-from rankmeter.cli import main
+from rankmeter.cli.app import main
 from rankmeter.report.tables import escape_latex, format_comparison, letters
 
 pd = pytest.importorskip("pandas")
@@ -342,7 +342,7 @@ def test_format_comparison_bolds_no_tie_and_shows_deltas(cli_files):
 
 
 def test_several_baselines_share_one_family_and_effect_sizes_have_intervals():
-    from rankmeter.stats.corrections import adjust
+    from rankmeter.analyses.stats.corrections import adjust
 
     qrels, runs = _data()
     c = compare(qrels, runs, ["AP"], test="t", baseline=["sys0", "sys1"], correction="holm")

@@ -121,7 +121,7 @@ def _norm(line: str) -> str:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_page_commands_print_what_the_page_shows(page, monkeypatch, capsys):
-    from rankmeter.cli import main
+    from rankmeter.cli.app import main
 
     monkeypatch.chdir(ROOT)
     commands = _commands(page.read_text(encoding="utf-8"))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from rankmeter.compat.trec_eval_cli import run
+from rankmeter.cli.trec_eval import run
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from rankmeter import ParameterError
-from rankmeter.cli import main
+from rankmeter.cli.app import main
 from rankmeter.report.html import render_report, script_json, write_report
 
 pytest.importorskip("matplotlib", reason="the report's plots need matplotlib: pip install 'rankmeter[plot]'")
@@ -435,7 +435,7 @@ def test_report_comparison_is_compares_table():
     from rankmeter import compare
     from rankmeter.report.html import comparison_table
     from rankmeter.report.plots import _align
-    from rankmeter.engine import Evaluator
+    from rankmeter.core import Evaluator
 
     runs = {"a": str(EXAMPLES / "run.txt"), "b": str(EXAMPLES / "run2.txt")}
     measures = ["AP", "nDCG@10"]

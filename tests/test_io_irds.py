@@ -73,7 +73,7 @@ def test_profile_values_match_ir_measures(local_dataset):
 def test_cli_takes_a_dataset_id(local_dataset):
     qrels, run = local_dataset
     code = _REGISTER.format(name=NAME, path=str(qrels)) + (
-        "import sys\nfrom rankmeter.cli import main\n"
+        "import sys\nfrom rankmeter.cli.app import main\n"
         f"sys.exit(main(['eval', {NAME!r}, {str(run)!r}, '-m', 'nDCG@10', '--format', 'json']))\n")
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
     assert got.returncode == 0, got.stderr

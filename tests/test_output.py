@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import rankmeter
-from rankmeter.output import OutputError, check_output, output_file, printable
+from rankmeter.io.output import OutputError, check_output, output_file, printable
 from rankmeter.report.text import natural_key, render_table
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rankmeter import ParameterError
-from rankmeter.output import OutputError
-from rankmeter.cli import main
+from rankmeter.io.output import OutputError
+from rankmeter.cli.app import main
 from rankmeter.report import plots
 
 pytest.importorskip("matplotlib", reason="plots need matplotlib: pip install 'rankmeter[plot]'")
@@ -44,7 +44,7 @@ def test_per_query_table_values_and_alignment():
 
 def test_runs_named_by_unique_tag_then_file(tmp_path):
     """One naming rule for compare, report and plots: a tag shared by two runs names neither of them."""
-    from rankmeter.io.naming import name_runs
+    from rankmeter.core.naming import name_runs
 
     a, b, c = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "c.txt"
     a.write_text("q1 Q0 d1 1 2.0 same\n")

@@ -13,7 +13,8 @@ import pyarrow as pa
 import pytest
 
 import rankmeter
-from rankmeter import InputError, ParameterError, recsys
+from rankmeter import InputError, ParameterError
+from rankmeter.analyses import recsys
 
 
 def reference(truth: dict, recs: dict, k: int) -> dict[str, dict[str, float]]:

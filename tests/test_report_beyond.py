@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from rankmeter.beyond import beyond_accuracy, compare_beyond
+from rankmeter.analyses.beyond import beyond_accuracy, compare_beyond
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_run
 from rankmeter.report.beyond import run_as_lists

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 import rankmeter
-from rankmeter import ParameterError, runs
+from rankmeter import ParameterError
+from rankmeter.analyses import runs
 
 RUN = {"q2": {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.5}, "q10": {"x": 1.0, "y": 2.0}, "q1": {"z": 3.0}}
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from rankmeter.compat.trec_eval_cli import run
+from rankmeter.cli.trec_eval import run
 
 HELDOUT = Path(__file__).resolve().parent / "golden" / "heldout"
 TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")

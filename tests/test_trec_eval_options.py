@@ -17,7 +17,7 @@ import pytest
 from rankmeter.compat.prefs import PrefJudgments, query_prefs_values
 from rankmeter.compat.trec_eval import expand, expand_exact
 from rankmeter.compat.trec_eval_args import parse_args
-from rankmeter.compat.trec_eval_cli import run
+from rankmeter.cli.trec_eval import run
 from rankmeter.errors import MeasureError, ParameterError
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 x 1\n2 0 y 2\n"

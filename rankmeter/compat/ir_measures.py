@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Iterable, Iterator
 
-from ..engine.evaluator import Evaluator
+from rankmeter.core.evaluator import Evaluator
 
 __all__ = ["calc_aggregate", "iter_calc", "Metric"]
 
@@ -38,7 +38,7 @@ def _table(data, value: str):
 
 def _measures(measures) -> list[tuple[object, object]]:
     """(key as given, Measure) pairs; a name that expands to several keys each by its label."""
-    from ..engine.resolve import resolve_measures
+    from rankmeter.core.resolve import resolve_measures
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     out = []

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from rankmeter.errors import InputError
 
 __all__ = ["PREFS_MEASURES", "PrefJudgments", "query_prefs_values"]
 

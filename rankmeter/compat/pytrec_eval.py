@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..engine.evaluator import Evaluator
-from ..errors import ParameterError
-from .trec_eval import NICKNAMES, TREC_MEASURES, expand, uses_level
+from rankmeter.core.evaluator import Evaluator
+from rankmeter.errors import ParameterError
+from rankmeter.compat.trec_eval import NICKNAMES, TREC_MEASURES, expand, uses_level
 
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
 

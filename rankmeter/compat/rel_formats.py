@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
-from .prefs import PrefJudgments
+from rankmeter.errors import InputError
+from rankmeter.compat.prefs import PrefJudgments
 
 __all__ = ["read_prefs", "read_qrels_jg", "ranked_docs"]
 

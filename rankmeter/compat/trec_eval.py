@@ -13,10 +13,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..measures.aggregation import COUNT, TEXT
-from ..measures.base import Measure
-from .prefs import PREFS_MEASURES
+from rankmeter.errors import MeasureError
+from rankmeter.measures.aggregation import COUNT, TEXT
+from rankmeter.measures.base import Measure
+from rankmeter.compat.prefs import PREFS_MEASURES
 
 __all__ = ["TrecMeasure", "TREC_MEASURES", "NICKNAMES", "expand", "expand_exact", "Derived", "format_value", "LEVEL_FREE", "uses_level"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import ParameterError
+from rankmeter.errors import ParameterError
 
 __all__ = ["TrecEvalArgs", "parse_args", "USAGE", "atol"]
 

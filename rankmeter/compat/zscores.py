@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from rankmeter.errors import InputError
 
 __all__ = ["MISSING_ZSCORE", "read_zscores", "to_zscores"]
 

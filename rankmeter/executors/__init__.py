@@ -1,4 +1,4 @@
-"""Executors: they cut a run into query-aligned parts and call the :class:`~rankmeter.engine.Evaluator`.
+"""Executors: they cut a run into query-aligned parts and call the :class:`~rankmeter.core.Evaluator`.
 
 * :mod:`.memory` -- a run in memory, in parts on both cores when it is large;
 * :mod:`.streamed` -- a run file read in blocks of whole queries (bounded memory);

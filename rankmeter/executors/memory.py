@@ -12,9 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..results import Results
-from ..io.canonical import Run
-from ..engine.build import query_starts
+from rankmeter.core.results import Results
+from rankmeter.io.canonical import Run
+from rankmeter.core.build import query_starts
 
 __all__ = ["evaluate_in_memory", "query_aligned_slices"]
 
@@ -45,7 +45,7 @@ def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
 
 def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool = True) -> Results:
     """Score ``run`` (any run input) with ``evaluator``; the same values however it is cut."""
-    from ..io import as_run
+    from rankmeter.io import as_run
 
     run = as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
     threads = evaluator.options.threads or min(2, os.cpu_count() or 1)

@@ -4,8 +4,8 @@
 ``chunk_bytes`` (gzip is read as a stream), parses each block as the TREC
 reader does, holds back the rows of the block's last query (it may go on in
 the next block) and hands the rest to :meth:`Evaluator.score
-<rankmeter.engine.Evaluator.score>` on a pool of threads (Arrow's parser and
-numpy release the GIL, so both cores work); :meth:`~rankmeter.engine.Evaluator.finish`
+<rankmeter.core.Evaluator.score>` on a pool of threads (Arrow's parser and
+numpy release the GIL, so both cores work); :meth:`~rankmeter.core.Evaluator.finish`
 puts the parts together in query order, so the result is the one the whole
 file gives, to the last bit. Memory is the qrels, the blocks in flight and the
 per-query values: a 100-million-line run needs a few GB instead of tens.
@@ -30,15 +30,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
-from ..io import read_run
-from ..io.arrow_path import first_data_line
-from ..io.source import compression_of, open_stream
-from ..results import Results
-from ..io.canonical import Run, decode_id
-from ..engine.build import query_starts
-from ..engine.keys import binary_parts, id_hash
-from ..progress import Progress
+from rankmeter.errors import InputError
+from rankmeter.io import read_run
+from rankmeter.io.arrow_path import first_data_line
+from rankmeter.io.source import compression_of, open_stream
+from rankmeter.core.results import Results
+from rankmeter.io.canonical import Run, decode_id
+from rankmeter.core.build import query_starts
+from rankmeter.core.keys import binary_parts, id_hash
+from rankmeter.executors.progress import Progress
 
 __all__ = ["evaluate_streamed", "STREAM_CHUNK_BYTES"]
 
@@ -182,7 +182,7 @@ def _ungrouped(name: str, query: bytes, line: int | None) -> InputError:
 def evaluate_streamed(evaluator, run) -> Results:
     """Score the TREC run file ``run`` (a path or binary file object, grouped by query) block by block.
 
-    The values are those of :meth:`Evaluator.evaluate <rankmeter.engine.Evaluator.evaluate>`;
+    The values are those of :meth:`Evaluator.evaluate <rankmeter.core.Evaluator.evaluate>`;
     ``evaluator.options`` gives ``chunk_bytes`` (default 8 MiB: memory grows
     with it, about 8x per block in flight), ``threads`` (blocks scored at once
     while the next is read; default 2, or 1 on a one-core machine) and

@@ -20,14 +20,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..errors import InputError
-from .canonical import Qrels, Run, grade_policy
-from .detect import FORMATS, detect
-from .dicts import qrels_from_dict, run_from_dict
-from .frames import is_frame, qrels_from_frame, run_from_frame
-from .parquet import is_parquet
-from .source import PathOrFile, check_text, load_bytes
-from . import trec as _trec
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run, grade_policy
+from rankmeter.io.detect import FORMATS, detect
+from rankmeter.io.dicts import qrels_from_dict, run_from_dict
+from rankmeter.io.frames import is_frame, qrels_from_frame, run_from_frame
+from rankmeter.io.parquet import is_parquet
+from rankmeter.io.source import PathOrFile, check_text, load_bytes
+from rankmeter.io import trec as _trec
 
 __all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run", "FORMATS"]
 
@@ -38,13 +38,13 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     if format not in FORMATS:
         detect(b"", "", format)  # raises the ParameterError
     if kind == "qrels":
-        from .irds import looks_like_dataset
+        from rankmeter.io.irds import looks_like_dataset
         if looks_like_dataset(source):
             return _dataset_qrels(source, grades)
-    from .direct import direct_columns
+    from rankmeter.io.direct import direct_columns
     parsed = direct_columns(source, kind, format, columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk
-        from .._memory import give_back
+        from rankmeter.core.memory import give_back
         name = os.fsdecode(source)
         table = (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
         del parsed
@@ -66,19 +66,19 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
             return _trec.qrels_from_bytes(data, name, grades=grades)
         return _trec.run_from_bytes(data, name)
     if style == "parquet":
-        from .parquet import read_parquet
+        from rankmeter.io.parquet import read_parquet
         return read_parquet(data, name, kind, columns=columns, grades=grades)
     if style == "jsonl":
-        from .jsonl import read_jsonl
+        from rankmeter.io.jsonl import read_jsonl
         return read_jsonl(data, name, kind, columns=columns, grades=grades)
-    from .delimited import read_delimited
+    from rankmeter.io.delimited import read_delimited
     return read_delimited(data, name, kind, "whitespace" if style == "trec" else style, header=header,
                           columns=columns, grades=grades)
 
 
 def _dataset_qrels(name: str, grades: str) -> Qrels:
     """``irds:name`` always means ir_datasets; a bare ``family/sub`` id only when ir_datasets has it."""
-    from .irds import irds_qrels
+    from rankmeter.io.irds import irds_qrels
     if name.startswith(_IRDS_PREFIX):
         return _as_policy(irds_qrels(name), grades)
     try:

@@ -66,7 +66,7 @@ def arrow_columns(data: bytes, kind: str, *, run_fields: bool = False, grades: s
     comment lines dropped (their numbers kept aside). None means the slow
     path must decide, and name the line of the problem. ``run_fields=True``
     also keeps a six-field run's rank and tag fields, as columns ``"rank"``
-    and ``"tags"`` (for :mod:`rankmeter.check`).
+    and ``"tags"`` (for :mod:`rankmeter.analyses.check`).
     """
     layout = _regular_layout(data, kind)
     if layout is not None:
@@ -208,8 +208,8 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     used = (0, 1) if nfields == 2 else (0, 1, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
     tag = None
     if isinstance(buf, FileSpan):
-        from .direct import read_span
-        from .direct import STREAM_BLOCK_BYTES
+        from rankmeter.io.direct import read_span
+        from rankmeter.io.direct import STREAM_BLOCK_BYTES
         # a run keeps small blocks (its unused fields are dropped block by block); qrels keep every
         # field anyway, and Arrow parses larger blocks faster (a 10M-line qrels: 1.4 -> 0.5 s)
         block = STREAM_BLOCK_BYTES if kind == "run" else 4 * STREAM_BLOCK_BYTES

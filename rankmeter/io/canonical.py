@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute below)
 
-from ..engine.options import GRADE_POLICIES, grade_policy  # noqa: F401  (re-exported for the readers)
+from rankmeter.core.options import GRADE_POLICIES, grade_policy  # noqa: F401  (re-exported for the readers)
 
 __all__ = ["Qrels", "Run", "decode_id", "encode_id", "qrels_table", "grade_policy", "GRADE_POLICIES"]
 

@@ -23,7 +23,7 @@ was found; ``columns={"query": ..., "doc": ..., "rel"/"score": ...}`` settles it
 """
 from __future__ import annotations
 
-from ..errors import InputError
+from rankmeter.errors import InputError
 
 __all__ = ["resolve_columns", "CONVENTIONS"]
 

@@ -20,11 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
-from .canonical import Qrels, Run
-from .arrow_path import first_data_line, normalised_layout
-from .columns import resolve_columns
-from .frames import qrels_from_table, run_from_table
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run
+from rankmeter.io.arrow_path import first_data_line, normalised_layout
+from rankmeter.io.columns import resolve_columns
+from rankmeter.io.frames import qrels_from_table, run_from_table
 
 __all__ = ["read_delimited", "split_header", "POSITIONAL"]
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import ParameterError
-from .arrow_path import first_data_line
-from .columns import CONVENTIONS
-from .parquet import is_parquet
+from rankmeter.errors import ParameterError
+from rankmeter.io.arrow_path import first_data_line
+from rankmeter.io.columns import CONVENTIONS
+from rankmeter.io.parquet import is_parquet
 
 __all__ = ["FORMATS", "detect"]
 
@@ -50,7 +50,7 @@ def _suffix_format(name: str) -> str | None:
 
 
 def _fields(line: bytes, style: str) -> list[str]:
-    from .delimited import split_header
+    from rankmeter.io.delimited import split_header
     return split_header(line, style)
 
 

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
-from .canonical import Qrels, Run, encode_id, grade_policy, qrels_table
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run, encode_id, grade_policy, qrels_table
 
 __all__ = ["qrels_from_dict", "run_from_dict"]
 

@@ -16,11 +16,11 @@ import io
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from .arrow_path import FileSpan, checked_fields, first_data_line, fields_fit, parse_layout
-from .detect import detect
-from .parquet import is_parquet
-from ..errors import RankmeterError
-from .source import check_text, compression_of
+from rankmeter.io.arrow_path import FileSpan, checked_fields, first_data_line, fields_fit, parse_layout
+from rankmeter.io.detect import detect
+from rankmeter.io.parquet import is_parquet
+from rankmeter.errors import RankmeterError
+from rankmeter.io.source import check_text, compression_of
 
 __all__ = ["direct_columns", "read_span", "DIRECT_MIN_BYTES"]
 

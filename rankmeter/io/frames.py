@@ -21,9 +21,9 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
-from .canonical import Qrels, Run, encode_id, grade_policy, qrels_table
-from .columns import resolve_columns
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run, encode_id, grade_policy, qrels_table
+from rankmeter.io.columns import resolve_columns
 
 __all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "qrels_from_table", "run_from_table"]
 

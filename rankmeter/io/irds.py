@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError, ParameterError
-from .canonical import Qrels
+from rankmeter.errors import InputError, ParameterError
+from rankmeter.io.canonical import Qrels
 
 __all__ = ["irds_qrels", "profile", "relevance_level", "looks_like_dataset", "PROFILES"]
 

@@ -15,11 +15,11 @@ import json
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
-from .canonical import Qrels, Run, encode_id
-from .columns import resolve_columns
-from .delimited import _nonblank_lines
-from .frames import qrels_from_table, run_from_table
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run, encode_id
+from rankmeter.io.columns import resolve_columns
+from rankmeter.io.delimited import _nonblank_lines
+from rankmeter.io.frames import qrels_from_table, run_from_table
 
 __all__ = ["read_jsonl"]
 
@@ -71,7 +71,7 @@ def _document(data: bytes, name: str, kind: str, grades: str):
         return _records(obj)  # an array of records (pandas' to_json(orient="records")): rows counted from 0
     if not isinstance(obj, dict) or not obj or not all(isinstance(v, (dict, list)) for v in obj.values()):
         return None
-    from .dicts import qrels_from_dict, run_from_dict
+    from rankmeter.io.dicts import qrels_from_dict, run_from_dict
     try:
         if kind == "qrels":
             return qrels_from_dict(obj, grades=grades)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..errors import InputError
-from .canonical import Qrels, Run
-from .columns import resolve_columns
-from .frames import qrels_from_table, run_from_table
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run
+from rankmeter.io.columns import resolve_columns
+from rankmeter.io.frames import qrels_from_table, run_from_table
 
 __all__ = ["read_parquet", "is_parquet"]
 

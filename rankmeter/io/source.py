@@ -28,7 +28,7 @@ from typing import BinaryIO, Union
 
 import numpy as np
 
-from ..errors import InputError
+from rankmeter.errors import InputError
 
 __all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "PathOrFile"]
 

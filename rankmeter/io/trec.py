@@ -20,12 +20,12 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
-from .canonical import Qrels, Run, decode_id, grade_policy, qrels_table
-from .arrow_path import arrow_columns as _arrow_columns
-from .arrow_path import first_data_line as _first_data_line
-from .source import PathOrFile, load_bytes
-from .source import check_text as _check_text
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy, qrels_table
+from rankmeter.io.arrow_path import arrow_columns as _arrow_columns
+from rankmeter.io.arrow_path import first_data_line as _first_data_line
+from rankmeter.io.source import PathOrFile, load_bytes
+from rankmeter.io.source import check_text as _check_text
 
 __all__ = ["read_qrels", "read_run", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes", "load_bytes"]
 
@@ -155,7 +155,7 @@ def read_run(source: PathOrFile) -> Run:
     """Read a TREC run: ``query Q0 doc rank score tag`` per line (extra fields ignored).
 
     The rank column is ignored; documents are ordered by score (see
-    :func:`rankmeter.engine.build_batch`). A file of three fields per line is
+    :func:`rankmeter.core.build_batch`). A file of three fields per line is
     ``query doc score`` (no tag). A file of two fields per line,
     ``query doc``, is a ranked list without scores: its line order is the
     ranking.
@@ -202,7 +202,7 @@ def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple
 
     The second value maps ``"rank"`` and ``"tag"`` to the rank and tag field
     of every row (binary, as written); it is empty for two- and three-field
-    files (and when ``keep`` is False). Only :mod:`rankmeter.check` looks at them.
+    files (and when ``keep`` is False). Only :mod:`rankmeter.analyses.check` looks at them.
     """
     parsed = _arrow_columns(data, "run", run_fields=keep)
     if parsed is not None:

@@ -6,10 +6,12 @@
 """
 from __future__ import annotations
 
-from . import counts, ap, precision, recall, rr, bpref, infap, iprec, utility, dcg, rbp, judged, relstring  # noqa: F401
-from . import err, auc, kendall, diversity, compat, fallout, cwl  # noqa: F401  (imported for registration)
-from .base import COMMON_PARAMS, REGISTRY, Family, Measure, Param, family_of, register
-from .grammar import format_measure, parse_measure
+from rankmeter.measures import (
+    counts, ap, precision, recall, rr, bpref, infap, iprec, utility, dcg, rbp, judged, relstring,
+)  # noqa: F401
+from rankmeter.measures import err, auc, kendall, diversity, compat, fallout, cwl  # noqa: F401  (imported for registration)
+from rankmeter.measures.base import COMMON_PARAMS, REGISTRY, Family, Measure, Param, family_of, register
+from rankmeter.measures.grammar import format_measure, parse_measure
 
 __all__ = ["REGISTRY", "Family", "Measure", "Param", "COMMON_PARAMS", "register", "family_of",
            "parse_measure", "format_measure"]

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureError
-from .aggregation import GMEAN
-from .base import ExplainParts, Family, Param, level_of, register
-from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
-from .explaining import relevant_in_top
+from rankmeter.errors import MeasureError
+from rankmeter.measures.aggregation import GMEAN
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.measures.explaining import relevant_in_top
 
 
 def average_precision(batch, m) -> np.ndarray:

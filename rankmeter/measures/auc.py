@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, level_of, register
-from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.measures.base import Family, level_of, register
+from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 
 def auc(batch, m) -> np.ndarray:

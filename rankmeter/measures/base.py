@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import MeasureError
-from .aggregation import COUNT, FLOAT, MEAN, SUM, TEXT, Aggregation, ValueType
+from rankmeter.errors import MeasureError
+from rankmeter.measures.aggregation import COUNT, FLOAT, MEAN, SUM, TEXT, Aggregation, ValueType
 
 __all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of",
            "Aggregation", "ValueType", "MEAN", "SUM", "FLOAT", "COUNT", "TEXT", "ExplainParts"]
@@ -150,9 +150,9 @@ class Family:
 
     ``aggregation`` and ``value_type`` say how per-query values are summarised
     and typed; ``needs`` names qrels-wide statistics the kernel reads from
-    ``batch.needs`` (computed once per qrels, see :mod:`rankmeter.engine.needs`);
+    ``batch.needs`` (computed once per qrels, see :mod:`rankmeter.core.needs`);
     ``subtopics`` says the kernel reads ``batch.subtopics``, the (doc, subtopic)
-    judgments of diversity qrels (see :mod:`rankmeter.engine.subtopics`);
+    judgments of diversity qrels (see :mod:`rankmeter.core.subtopics`);
     ``explain``, when given, is ``explain(batch, measure, label) -> ExplainParts``
     for a one-query batch; ``tie_average`` says how it averages over tied docs' orders;
     ``real_grades`` says it is defined on real-valued grades (``grades="real"``).
@@ -293,7 +293,7 @@ class Measure:
         return self.family.aggregation.reduce(values, value_type)
 
     def __str__(self) -> str:
-        from .grammar import format_measure
+        from rankmeter.measures.grammar import format_measure
         return format_measure(self)
 
     def __repr__(self) -> str:

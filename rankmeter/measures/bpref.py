@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aggregation import GMEAN
-from .base import Family, level_of, register
+from rankmeter.measures.aggregation import GMEAN
+from rankmeter.measures.base import Family, level_of, register
 
 
 def bpref(batch, m) -> np.ndarray:

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import ExplainParts, Family, Param, level_of, register
-from .explaining import fmt_number
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.explaining import fmt_number
 
 __all__ = ["ideal_positions", "compat"]
 

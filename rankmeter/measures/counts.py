@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aggregation import COUNT, SUM
-from .base import Family, level_of, register
+from rankmeter.measures.aggregation import COUNT, SUM
+from rankmeter.measures.base import Family, level_of, register
 
 
 def _num_q(batch, m):

@@ -60,8 +60,8 @@ from typing import Callable
 
 import numpy as np
 
-from .base import ExplainParts, Family, Param, register
-from .explaining import fmt_number
+from rankmeter.measures.base import ExplainParts, Family, Param, register
+from rankmeter.measures.explaining import fmt_number
 
 __all__ = ["cwl_quantity", "scaled_gains", "CONTINUATIONS", "QUANTITY", "MAX_DEPTH", "RESIDUAL"]
 

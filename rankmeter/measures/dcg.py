@@ -65,10 +65,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureError
-from .base import ExplainParts, Family, Param, level_of, register
-from .explaining import explained_depth, fmt_number
-from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.errors import MeasureError
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.explaining import explained_depth, fmt_number
+from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 __all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
 

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.batch import Batch
-from .base import Family, Param, level_of, register
+from rankmeter.core.batch import Batch
+from rankmeter.measures.base import Family, Param, level_of, register
 
 __all__ = ["ideal_gains"]
 

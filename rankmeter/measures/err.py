@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import ExplainParts, Family, Param, level_of, register
-from .explaining import fmt_number
-from ..engine.batch import Batch
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.explaining import fmt_number
+from rankmeter.core.batch import Batch
 
 
 def _grades(rel: np.ndarray, level: int | float, top: int | float) -> np.ndarray:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import COMMON_PARAMS, REGISTRY, Family, Param
-from .grammar import format_measure
+from rankmeter.measures.base import COMMON_PARAMS, REGISTRY, Family, Param
+from rankmeter.measures.grammar import format_measure
 
 __all__ = ["families_by_module", "family_facts", "trec_eval_names", "allowed_values", "cutoff_rule",
            "value_text", "module_of"]
@@ -36,7 +36,7 @@ def families_by_module() -> dict[str, list[Family]]:
 
 def value_text(value: Any) -> str:
     """A parameter value as the grammar writes it (``R``, ``0.8``, ``[0, 0.1]``, ``{1: 3}``)."""
-    from .grammar import _format_value
+    from rankmeter.measures.grammar import _format_value
     if value is None:
         return "unset"
     return _format_value(value)
@@ -92,7 +92,7 @@ def trec_eval_names() -> dict[str, list[str]]:
     A trec_eval name that expands into several measures (``P`` into P_5, P_10, ...)
     is written once with a placeholder: ``P_k = P@k (k: 5, 10, ...)``.
     """
-    from ..compat.trec_eval import TREC_MEASURES
+    from rankmeter.compat.trec_eval import TREC_MEASURES
 
     out: dict[str, list[str]] = {}
     for name, tm in TREC_MEASURES.items():

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
-from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.measures.base import Family, Param, level_of, register
+from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 __all__ = ["hit_rate", "fall_out", "recall_at_fixed_precision"]
 

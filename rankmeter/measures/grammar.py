@@ -21,8 +21,8 @@ import math
 import re
 from typing import Any
 
-from ..errors import MeasureError
-from .base import Measure
+from rankmeter.errors import MeasureError
+from rankmeter.measures.base import Measure
 
 __all__ = ["parse_measure", "format_measure"]
 
@@ -54,7 +54,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 
 def _integer_cutoff(name: str) -> bool:
     """Whether a family's cutoff is a rank (written as a whole number) rather than a recall level."""
-    from .base import REGISTRY
+    from rankmeter.measures.base import REGISTRY
     family = REGISTRY.get(name)
     return family is not None and family.cutoff_kind is int
 

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.batch import UNJUDGED
-from .base import Family, level_of, register
+from rankmeter.core.batch import UNJUDGED
+from rankmeter.measures.base import Family, level_of, register
 
 _EPS = 0.00001  # trec_eval's INFAP_EPSILON
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureError
-from .base import Family, Param, level_of, register
+from rankmeter.errors import MeasureError
+from rankmeter.measures.base import Family, Param, level_of, register
 
 _ELEVEN = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 

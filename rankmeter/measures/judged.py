@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, register
+from rankmeter.measures.base import Family, register
 
 
 def unjudged(batch, m) -> np.ndarray:

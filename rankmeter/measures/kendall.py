@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, level_of, register
+from rankmeter.measures.base import Family, level_of, register
 
 
 def _pair_counts(batch, m) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -23,9 +23,9 @@ from __future__ import annotations
 import difflib
 import re
 
-from ..errors import MeasureError
-from .base import REGISTRY, Measure
-from .grammar import parse_measure
+from rankmeter.errors import MeasureError
+from rankmeter.measures.base import REGISTRY, Measure
+from rankmeter.measures.grammar import parse_measure
 
 __all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASURES", "TORCHMETRICS", "SKLEARN",
            "mapping_table"]
@@ -104,7 +104,7 @@ def _ir_measures_first(text: str) -> list[tuple[str, Measure]] | None:
 
 
 def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
-    from ..compat.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
+    from rankmeter.compat.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
     name = split_name(text)[0]
     candidates = [text] if (name in TREC_MEASURES or text in NICKNAMES) and name != "runid" else []
     # a printed name: "P_10", "ndcg_cut_10", "iprec_at_recall_0.50" -> the -m form "P.10", ...
@@ -211,7 +211,7 @@ def resolve_name(text: str) -> list[tuple[str, Measure]]:
 
 def mapping_table() -> str:
     """The names table of docs/names.md, generated from the registry and the tables above."""
-    from .facts import trec_eval_names
+    from rankmeter.measures.facts import trec_eval_names
     trec = trec_eval_names()
     ir = {family: sorted({name for name, fam in FOREIGN_FAMILIES.items() if fam == family}
                          | ({family} if family in IR_MEASURES else set())) for family in REGISTRY}

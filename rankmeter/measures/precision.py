@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aggregation import COUNT
-from .base import ExplainParts, Family, Param, level_of, register
-from .explaining import relevant_in_top
-from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.measures.aggregation import COUNT
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.explaining import relevant_in_top
+from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 
 def precision(batch, m) -> np.ndarray:

@@ -57,10 +57,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureError
-from .base import ExplainParts, Family, Param, level_of, register
-from .cwl import CONTINUATIONS, QUANTITY, cwl_quantity
-from .explaining import fmt_number
+from rankmeter.errors import MeasureError
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.cwl import CONTINUATIONS, QUANTITY, cwl_quantity
+from rankmeter.measures.explaining import fmt_number
 
 #: ranks the C/W/L quantities other than ERG run over (cwl_eval's default --max_depth)
 _CWL_DEPTH = 1000

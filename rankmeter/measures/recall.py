@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import ExplainParts, Family, Param, level_of, register
-from .undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
-from .explaining import relevant_in_top
+from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
+from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.measures.explaining import relevant_in_top
 
 
 def recall(batch, m) -> np.ndarray:

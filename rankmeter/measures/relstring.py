@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.batch import NONPOOL, UNJUDGED
-from .aggregation import NO_SUMMARY, TEXT
-from .base import Family, register
+from rankmeter.core.batch import NONPOOL, UNJUDGED
+from rankmeter.measures.aggregation import NO_SUMMARY, TEXT
+from rankmeter.measures.base import Family, register
 
 
 def _chars(rel: np.ndarray) -> np.ndarray:

@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import MeasureError
-from .aggregation import FLOAT, Aggregation, ValueType
-from .base import Param, level_of
+from rankmeter.errors import MeasureError
+from rankmeter.measures.aggregation import FLOAT, Aggregation, ValueType
+from rankmeter.measures.base import Param, level_of
 
 __all__ = ["MEAN_DEFINED", "EMPTY_TARGET", "with_empty_target", "no_relevant", "FLOAT"]
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Family, Param, level_of, register
+from rankmeter.measures.base import Family, Param, level_of, register
 
 
 def utility(batch, m) -> np.ndarray:

@@ -6,20 +6,20 @@
 * Ties: per run, groups of equal scores within a query, how many straddle
   rank 10, 100 and 1000 (the order inside them is decided by docno, not by
   the system, so an @k measure moves with the doc ids), and the queries that
-  have any (:func:`rankmeter.check.tie_groups`, from the run's scores).
+  have any (:func:`rankmeter.analyses.check.tie_groups`, from the run's scores).
 
 Every run name is escaped; the numbers carry ``data-v`` for sorting.
 """
 from __future__ import annotations
 
-from ..check import tie_groups
-from ..judged_report import judged
+from rankmeter.analyses.check import tie_groups
+from rankmeter.analyses.judged import judged
 
 __all__ = ["coverage_html", "ties_html"]
 
 
 def _esc(value) -> str:
-    from .html import esc
+    from rankmeter.report.html import esc
     return esc(value)
 
 

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
-from ..errors import ParameterError, RankmeterError
-from ..output import check_output, printable
-from .assets import CSS, SCRIPT
-from ..measures.aggregation import TEXT
-from .plots import PerQueryTable, _align
+from rankmeter import __version__
+from rankmeter.errors import ParameterError, RankmeterError
+from rankmeter.io.output import check_output, printable
+from rankmeter.report.assets import CSS, SCRIPT
+from rankmeter.measures.aggregation import TEXT
+from rankmeter.report.plots import PerQueryTable, _align
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
@@ -86,7 +86,7 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
     again); one run gets a table of its means with the test columns empty.
     """
     if len(runs) > 1:
-        from ..stats.compare import compare_scores
+        from rankmeter.analyses.stats.compare import compare_scores
         scores = {system: {label: {q: float(v) for q, v in zip(t.queries, t.column(system)) if v == v}
                            for label, t in tables.items()} for system in next(iter(tables.values())).systems}
         return compare_scores(scores, baseline=baseline, **stats).table_records(), True
@@ -252,8 +252,8 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..explanations import _one_query, explain_batch, explain_query
-    from ..io.canonical import Run, decode_id
+    from rankmeter.core.explain import _one_query, explain_batch, explain_query
+    from rankmeter.io.canonical import Run, decode_id
 
     out = []
     first = next(iter(tables.values()))
@@ -312,8 +312,8 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
 def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: dict) -> str:  # noqa: D401
     """Per measure a difference plot per system and a distribution plot; then the PR curves; as inline SVG
     (drawn directly, :mod:`rankmeter.report.svg`: no matplotlib in the report)."""
-    from .plots import pr_curves
-    from .svg import box_svg, diff_svg, pr_svg
+    from rankmeter.report.plots import pr_curves
+    from rankmeter.report.svg import box_svg, diff_svg, pr_svg
 
     figures = []
     for label, t in tables.items():
@@ -343,8 +343,8 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
                   seed: int = 0, max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True,
                   train=None, beyond_k: int | None = None, **options) -> str:
     """The report as one HTML string; see :func:`write_report` for the parameters."""
-    from ..engine import Evaluator, validate_options
-    from ..io.naming import name_runs
+    from rankmeter.core import Evaluator, validate_options
+    from rankmeter.core.naming import name_runs
 
     if max_ranks < 1:
         raise ParameterError(f"max_ranks={max_ranks}: show at least one rank")
@@ -374,7 +374,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     figures = _figures_html(q, named, tables, baseline, options) if plots else ""
     beyond = ""
     if train is not None:
-        from .beyond import beyond_html
+        from rankmeter.report.beyond import beyond_html
         beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, options=options, test=test,
                              correction=correction, alpha=alpha, permutations=permutations, seed=seed)
     elif beyond_k is not None:
@@ -402,7 +402,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
                   [("comparison", "comparison"), ("beyond", "beyond accuracy"), ("coverage", "judged coverage"),
                    ("ties", "ties"), ("plots", "plots"), ("per-query", "per query"), ("explain", "explanations")]
                   if (plots or k != "plots") and (beyond or k != "beyond"))
-    from .coverage import coverage_html, ties_html
+    from rankmeter.report.coverage import coverage_html, ties_html
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
@@ -459,7 +459,7 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
     train : frame or dict, optional
         Training interactions (``user`` and ``item`` columns, or ``{user: [item, ...]}``): adds a
         beyond-accuracy section where each run's rankings are recommendation lists
-        (:func:`rankmeter.beyond.beyond_accuracy`), per-user measures compared over users.
+        (:func:`rankmeter.analyses.beyond.beyond_accuracy`), per-user measures compared over users.
     beyond_k : int, optional
         Cut each list at its first ``beyond_k`` items for that section (default: whole lists).
 
@@ -467,7 +467,7 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
     -------
     pathlib.Path
     """
-    from ..output import output_file
+    from rankmeter.io.output import output_file
 
     inputs = [qrels] + (list(runs.values()) if isinstance(runs, dict) else
                         [runs] if isinstance(runs, (str, Path)) else list(runs))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ParameterError, require
+from rankmeter.errors import ParameterError, require
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
            "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
@@ -88,7 +88,7 @@ class PerQueryTable:
 
 def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
     """Union of the systems' queries (bytewise order, as evaluate sorts), NaN where absent."""
-    from ..io.canonical import encode_id
+    from rankmeter.io.canonical import encode_id
 
     queries = sorted({q for _, r in results for q in r.queries}, key=encode_id)
     index = {q: i for i, q in enumerate(queries)}
@@ -101,8 +101,8 @@ def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
 
 def evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
     """(name, :class:`~rankmeter.Results`) for every run, the qrels prepared once."""
-    from ..engine import Evaluator
-    from ..io.naming import name_runs
+    from rankmeter.core import Evaluator
+    from rankmeter.core.naming import name_runs
 
     evaluator = Evaluator(qrels, measures, **options)
     opts = evaluator.options
@@ -306,7 +306,7 @@ def save(fig, path, *, dpi: int = 150, inputs=()) -> Path:
     """
     import matplotlib
 
-    from ..output import output_file
+    from rankmeter.io.output import output_file
 
     path = Path(path)
     ext = path.suffix.lower().lstrip(".")

@@ -120,7 +120,7 @@ def _against_baseline(cmp, digits: int) -> tuple[list[str], list[list[str]]]:
 
 def all_pairs_text(cmp, digits: int = 4) -> str:
     """Every pair of systems per measure: difference, p (and adjusted over all pairs), intervals, d_z."""
-    from .text import render_table
+    from rankmeter.report.text import render_table
     level = f"{1 - cmp.alpha:.0%} CI"
     rows = [[r["measure"], r["system_a"], r["system_b"], f"{r['delta']:+.{digits}f}", _p_text(r["p_value"]),
              _p_text(r["p_adjusted"]), f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
@@ -144,7 +144,7 @@ def _plain(cmp, digits: int) -> str:
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
              for line in [header, *body]]
-    from .text import render_table
+    from rankmeter.report.text import render_table
     head2, rows2 = _against_baseline(cmp, digits)
     return "\n".join(lines + ["", legend(cmp), "", f"Against the baseline{'s' if len(cmp.baselines) > 1 else ''} {', '.join(cmp.baselines)}:"]) + "\n" + \
         render_table(head2, rows2, keys=2)
@@ -184,7 +184,7 @@ def _clean(value: Any) -> Any:
 
 
 def _csv(cmp) -> str:
-    from ..stats.comparison import TABLE_COLUMNS
+    from rankmeter.analyses.stats.comparison import TABLE_COLUMNS
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(TABLE_COLUMNS)
@@ -224,7 +224,7 @@ def format_comparison(cmp, fmt: str = "text", *, digits: int = 4) -> str:
         return _csv(cmp)
     if fmt == "json":
         return _json(cmp)
-    from ..errors import ParameterError
+    from rankmeter.errors import ParameterError
     raise ParameterError(f"fmt={fmt!r}: expected one of {', '.join(FORMATS)}")
 
 
@@ -236,7 +236,7 @@ def write_comparison(cmp, fmt: str = "text", *, out=None, digits: int = 4) -> No
 
 def per_query_text(cmp, digits: int = 4) -> str:
     """Per-query values of every system, one block per measure, queries in natural order."""
-    from .text import natural_key, render_table
+    from rankmeter.report.text import natural_key, render_table
     order = sorted(range(len(cmp.queries)), key=lambda i: natural_key(cmp.queries[i]))
     blocks = []
     for label in cmp.measures:

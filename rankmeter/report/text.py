@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from ..output import printable
+from rankmeter.io.output import printable
 
 __all__ = ["print_results", "print_measures", "render_table", "natural_key"]
 
@@ -114,8 +114,10 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> 
     import shutil
     import textwrap
 
-    from ..measures.facts import allowed_values, families_by_module, family_facts, trec_eval_names, value_text
-    from ..measures import COMMON_PARAMS
+    from rankmeter.measures.facts import (
+        allowed_values, families_by_module, family_facts, trec_eval_names, value_text,
+    )
+    from rankmeter.measures import COMMON_PARAMS
 
     out = out or sys.stdout
     trec = trec_eval_names()

@@ -13,7 +13,7 @@ import pytest
 
 import rankmeter
 from rankmeter import MeasureError
-from rankmeter.engine import resolve_measures
+from rankmeter.core import resolve_measures
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

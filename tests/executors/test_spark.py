@@ -25,8 +25,8 @@ if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
     pytest.skip("Spark needs Java (java on PATH or JAVA_HOME); none found", allow_module_level=True)
 
 import rankmeter.executors.spark.scoring as rspark  # noqa: E402
-from rankmeter.engine.needs import needs_of  # noqa: E402
-from rankmeter import recsys  # noqa: E402
+from rankmeter.core.needs import needs_of  # noqa: E402
+from rankmeter.analyses import recsys  # noqa: E402
 from rankmeter.compat.trec_eval import NICKNAMES, expand  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*pandas.*:FutureWarning",
@@ -292,6 +292,6 @@ def test_als_style_struct_lists(spark):
 
 
 def test_rankmeter_import_does_not_load_pyspark():
-    code = "import sys, rankmeter, rankmeter.api, rankmeter.recsys, rankmeter.executors.spark; print('pyspark' in sys.modules)"
+    code = "import sys, rankmeter, rankmeter.api, rankmeter.analyses.recsys, rankmeter.executors.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -8,7 +8,7 @@ import pytest
 
 import rankmeter
 from rankmeter import ParameterError
-from rankmeter.fusion import fuse
+from rankmeter.analyses.fusion import fuse
 
 ranx = pytest.importorskip("ranx")
 
@@ -109,7 +109,7 @@ def test_cli_writes_trec_and_refuses_an_input(tmp_path):
 
 
 def test_optimise_finds_the_best_grid_point_and_scores_held_out():
-    from rankmeter.fusion import optimise
+    from rankmeter.analyses.fusion import optimise
     runs = _runs(5, nruns=2)
     qrels = {q: {d: 1 for d in list(docs)[:4]} for q, docs in runs[1].items()}
     train = {q: qrels[q] for q in list(qrels)[:3]}

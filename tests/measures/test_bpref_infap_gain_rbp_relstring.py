@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import rankmeter
-from rankmeter.compat.trec_eval_cli import run as trec_eval_run
+from rankmeter.cli.trec_eval import run as trec_eval_run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import reference  # noqa: E402

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmeter import MeasureError, parse_measure
-from rankmeter.engine import resolve_measures
+from rankmeter.core import resolve_measures
 from rankmeter.measures import REGISTRY, Measure, format_measure
 from rankmeter.measures.base import Param
 

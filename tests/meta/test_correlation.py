@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmeter import ParameterError
-from rankmeter.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
+from rankmeter.analyses.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
 
 scores = st.lists(st.integers(0, 6).map(lambda v: v / 6), min_size=3, max_size=12)
 

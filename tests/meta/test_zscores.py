@@ -10,7 +10,7 @@ import pytest
 
 import rankmeter
 from rankmeter.compat.zscores import MISSING_ZSCORE, read_zscores
-from rankmeter.meta import standardisation, standardise, write_zscores
+from rankmeter.analyses.meta import standardisation, standardise, write_zscores
 
 
 def _case(tmp_path, seed=0):

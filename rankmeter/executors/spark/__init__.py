@@ -18,5 +18,5 @@ def is_spark_frame(obj: object) -> bool:
 
 def evaluate_on_spark(qrels, run, measures, options):
     """Score on Spark (see :mod:`.scoring`)."""
-    from .scoring import evaluate_on_spark as run_on_spark
+    from rankmeter.executors.spark.scoring import evaluate_on_spark as run_on_spark
     return run_on_spark(qrels, run, measures, options)

@@ -19,9 +19,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import InputError
-from ...io.canonical import Qrels, Run, decode_id
-from ...io.frames import qrels_from_frame, run_from_frame
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, Run, decode_id
+from rankmeter.io.frames import qrels_from_frame, run_from_frame
 
 __all__ = ["grouped_frame", "tables_from_arrow", "canonical_qrels"]
 
@@ -33,11 +33,11 @@ def _spark_column(frame, name: str, role: str, what: str) -> str:
         return name
     hint = ""
     if role == "rel":
-        hint = ("; for implicit feedback (user, item) pairs use rankmeter.recsys.implicit_qrels, "
+        hint = ("; for implicit feedback (user, item) pairs use rankmeter.analyses.recsys.implicit_qrels, "
                 "which adds grade 1")
     elif role == "score":
         hint = ("; Spark rows have no order, so a ranked list needs a score: "
-                "rankmeter.recsys.topk_run turns top-k lists into scored rows")
+                "rankmeter.analyses.recsys.topk_run turns top-k lists into scored rows")
     raise InputError(f"no column {name!r} (columns: {', '.join(frame.columns)}); name it with "
                      f"columns={{{role!r}: ...}}{hint}", source=f"<Spark {what} DataFrame>")
 

@@ -14,8 +14,8 @@ How the work is split
 2. ``mapInArrow`` hands each task these rows as Arrow batches. The task
    flattens chunks of them (about ``chunk_rows`` qrels and run rows) into
    the same canonical tables as any DataFrame, builds the same
-   :class:`~rankmeter.engine.Batch` as the local engine and runs the same
-   kernels (:meth:`rankmeter.engine.Evaluator.score`). It emits one row per scored
+   :class:`~rankmeter.core.Batch` as the local engine and runs the same
+   kernels (:meth:`rankmeter.core.Evaluator.score`). It emits one row per scored
    query, ``query`` and one column per measure, plus a few rows counting
    (and naming) queries left out.
 3. Spark aggregates those rows with each family's aggregation object (its
@@ -24,7 +24,7 @@ How the work is split
    ``.cache()`` it to use it often) until :meth:`SparkResults.collect`
    brings them to the driver.
 
-The qrels-wide statistics the families declare (:mod:`rankmeter.engine.needs`,
+The qrels-wide statistics the families declare (:mod:`rankmeter.core.needs`,
 e.g. ERR's g_max) are computed first, on Spark, and given to every task, so a
 query scores exactly as it does locally. Means are
 sums in Spark's order, not the local engine's query order: they agree up to
@@ -42,17 +42,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...engine import Evaluator
-from ...engine.needs import compute_needs, needs_of
-from ...engine.options import Options
-from ...engine.resolve import resolve_measures
-from ...errors import InputError, MeasureError, ParameterError
-from ...io import as_qrels, as_run
-from ...io.canonical import decode_id, encode_id
-from ...measures import Measure
-from ...results import Results
-from . import is_spark_frame
-from .frames import canonical_qrels, grouped_frame, subtopic_column, tables_from_arrow
+from rankmeter.core import Evaluator
+from rankmeter.core.needs import compute_needs, needs_of
+from rankmeter.core.options import Options
+from rankmeter.core.resolve import resolve_measures
+from rankmeter.errors import InputError, MeasureError, ParameterError
+from rankmeter.io import as_qrels, as_run
+from rankmeter.io.canonical import decode_id, encode_id
+from rankmeter.measures import Measure
+from rankmeter.core.results import Results
+from rankmeter.executors.spark import is_spark_frame
+from rankmeter.executors.spark.frames import canonical_qrels, grouped_frame, subtopic_column, tables_from_arrow
 
 __all__ = ["evaluate_on_spark", "SparkResults"]
 
@@ -170,7 +170,7 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
     ``qrels`` and ``run`` are Spark DataFrames (or one of them any local
     input), with columns query, doc, rel / score or the names ``options.columns``
     gives for them. Spark rows have no order, so a score is required
-    (:func:`rankmeter.recsys.topk_run` turns top-k lists into scores) and only
+    (:func:`rankmeter.analyses.recsys.topk_run` turns top-k lists into scores) and only
     ``ties="trec_eval"`` is possible. Returns :class:`SparkResults`:
     ``results["AP"]`` is the mean, ``results.per_query_spark`` the per-query
     values as a Spark DataFrame, ``results.collect()`` a local Results.

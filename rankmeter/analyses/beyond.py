@@ -1,0 +1,380 @@
+"""Beyond-accuracy measures of recommendation lists, against the training interactions.
+
+:func:`beyond_accuracy` takes the training interactions (who interacted
+with what: a frame with ``user`` and ``item`` columns, or ``{user: [item,
+...]}``) and the recommendations (a frame with ``user``, ``item`` and
+optionally ``score`` columns, or ``{user: [item, ...]}`` best first), cut at
+``k``, and returns per-user values (usable with :mod:`rankmeter.analyses.stats` for
+significance over users) and their means, plus the catalogue-level numbers:
+
+======================  =================================================================  ==================
+name                    definition                                                          as in
+======================  =================================================================  ==================
+catalog_coverage        distinct recommended items / distinct training items               Recommenders
+distributional_coverage Shannon entropy (log2) of how often each item is recommended        Recommenders
+novelty                 mean over all recommendations of -log2(count(i) / interactions);    Recommenders
+                        per user: the mean over the user's list
+diversity               per user 1 - mean similarity of the distinct pairs in the list      Recommenders
+                        (intra-list diversity; a list of one item has none)
+serendipity             per user mean over the list of (1 - mean similarity of the item     Recommenders
+                        to the user's training items) * relevance (1)
+gini_index              Gini index of how often each catalogue item is recommended          RecBole
+arp                     per user the mean training popularity of the listed items           Abdollahpouri 2019
+aplt, aclt              per user the share / number of listed items in the long tail (the   Abdollahpouri 2019
+                        items outside the ``head`` most popular share of the catalogue)
+popularity_lift         per user (ARP of the list - ARP of the user's training items) /     Abdollahpouri 2021
+                        ARP of the training items
+======================  =================================================================  ==================
+
+Where RecBole's metrics (``recbole/evaluator/metrics.py``) define a measure
+differently, a parameter picks its definition:
+
+* ``catalog=``: the whole item catalogue (the items, or their number) as
+  the denominator of ``catalog_coverage`` and the items ``gini_index`` runs
+  over, as RecBole's ItemCoverage and GiniIndex use ``num_items``; default
+  the training items (Recommenders), for the Gini index those and the
+  recommended ones.
+* ``entropy="recbole"``: RecBole's ShannonEntropy, ``-sum p ln p`` divided by
+  the number of distinct recommended items, as ``distributional_coverage``
+  (default ``"recommenders"``: ``-sum p log2 p``).
+* ``tail_ratio=``: RecBole's TailPercentage long tail for ``aplt`` / ``aclt``:
+  the ``max(int(ratio * n), 1)`` least popular training items (ties by item
+  id) for a ratio in (0, 1], or the items with at most ``ratio``
+  interactions for a larger number; default the items outside the ``head``
+  share (Abdollahpouri). RecBole's AveragePopularity is ``arp``.
+
+:func:`compare_beyond` compares several recommenders' per-user values with
+:func:`rankmeter.compare`'s tests and corrections (significance over users).
+
+Similarity is Recommenders' ``item_cooccurrence_count`` (users who
+interacted with both items / sqrt of the two items' interaction counts) or,
+with ``item_features``, the cosine of the items' feature vectors. Items a
+similarity cannot be computed for count 0, as in Recommenders. All of it is
+vectorised over users (scipy's sparse matrices count co-occurrences).
+
+>>> train = {"u1": ["a", "b"], "u2": ["a", "c"], "u3": ["b", "c", "d"]}
+>>> recs = {"u1": ["c", "d"], "u2": ["b", "d"], "u3": ["a"]}
+>>> b = beyond_accuracy(train, recs)
+>>> round(b.overall["catalog_coverage"], 4), round(b.overall["distributional_coverage"], 4)
+(1.0, 1.9219)
+>>> round(b.per_user["arp"]["u1"], 4), b.per_user["diversity"]["u3"]
+(1.5, nan)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import InputError, ParameterError
+
+__all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER"]
+
+#: the measures with a value per user (the others are catalogue-level)
+PER_USER = ("novelty", "diversity", "serendipity", "arp", "aplt", "aclt", "popularity_lift")
+
+
+@dataclass
+class BeyondAccuracy:
+    """``overall``: each measure's value (per-user ones: the mean over users where defined);
+    ``per_user``: ``{measure: {user: value}}`` (NaN where undefined)."""
+
+    overall: dict[str, float]
+    per_user: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _pairs_of(data, what: str, user: str, item: str, score: str | None):
+    """(users, items) as Arrow string arrays in list order: dicts of lists, or frames (the recommender
+    frames :mod:`rankmeter.analyses.recsys` reads; each user's rows by score descending when ``score`` is given)."""
+    from collections.abc import Mapping
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(data, Mapping):
+        users, items = [], []
+        for u, listed in data.items():
+            ordered = sorted(listed, key=lambda i: -listed[i]) if isinstance(listed, Mapping) else list(listed)
+            users += [str(u)] * len(ordered)
+            items += [str(i) for i in ordered]
+        return pa.array(users, pa.string()), pa.array(items, pa.string())
+    from rankmeter.io.frames import is_frame
+    from rankmeter.analyses.recsys import _arrow
+    if not is_frame(data):
+        raise InputError(f"{what}: expected a DataFrame with {user!r} and {item!r} columns or {{user: [item, ...]}}")
+    table = _arrow(data, {"user": user, "item": item, **({"score": score} if score else {})}, what)
+    users = pc.cast(table.column(user), pa.string()).combine_chunks()
+    items = pc.cast(table.column(item), pa.string()).combine_chunks()
+    if score:
+        codes = pc.dictionary_encode(users).indices.to_numpy(zero_copy_only=False)
+        order = pa.array(np.lexsort((-table.column(score).to_numpy().astype(float), codes)))
+        users, items = users.take(order), items.take(order)
+    return users, items
+
+
+def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct ids of two string arrays, and each array's codes into them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(pa.concat_arrays([first, second]))
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))                                # codes in id order
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return np.asarray(encoded.dictionary.take(pa.array(order)).to_pylist(), dtype=object), \
+        codes[:len(first)], codes[len(first):]
+
+
+def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
+                    catalog=None, entropy: str = "recommenders", tail_ratio: float | None = None,
+                    user: str = "user", item: str = "item", score: str | None = None) -> BeyondAccuracy:
+    """The beyond-accuracy measures of ``recommendations`` given ``train`` (see the module docstring).
+
+    ``item_features``: ``{item: vector}`` for feature-cosine similarity (default: co-occurrence);
+    ``head``: the most popular share of the training items that is not long tail (default 0.2);
+    ``catalog``, ``entropy`` and ``tail_ratio`` choose RecBole's definitions (module docstring).
+    """
+    if not 0 < head < 1:
+        raise ParameterError(f"head={head!r}: expected the share of items in the popular head, in (0, 1)")
+    if entropy not in ("recommenders", "recbole"):
+        raise ParameterError(f"entropy={entropy!r}: expected 'recommenders' (log2) or 'recbole'")
+    if tail_ratio is not None and (isinstance(tail_ratio, bool) or not isinstance(tail_ratio, (int, float))
+                                   or not 0 < tail_ratio < float("inf")):
+        raise ParameterError(f"tail_ratio={tail_ratio!r}: expected a share in (0, 1] or a positive count")
+    tu, ti = _pairs_of(train, "train", user, item, None)
+    ru, ri = _pairs_of(recommendations, "recommendations", user, item, score)
+    if not len(tu) or not len(ru):
+        raise InputError("train and recommendations must each hold at least one (user, item)")
+    items, t_item, r_item = _codes(ti, ri)
+    catalog_size = _catalog_size(catalog, items)
+    users, t_user, r_user = _codes(tu, ru)
+    keep = np.unique(np.stack([t_user, t_item]), axis=1)          # one interaction per (user, item)
+    t_user, t_item = keep[0], keep[1]
+    # recommendation lists in their order, cut at k
+    order = np.argsort(r_user, kind="stable")
+    r_user, r_item = r_user[order], r_item[order]
+    starts = np.flatnonzero(np.r_[True, r_user[1:] != r_user[:-1]])
+    rank = np.arange(len(r_user)) - np.repeat(starts, np.diff(np.append(starts, len(r_user))))
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ParameterError(f"k={k!r}: expected a positive integer")
+        r_user, r_item = r_user[rank < k], r_item[rank < k]
+    n_items, n_users = len(items), len(users)
+    popularity = np.bincount(t_item, minlength=n_items).astype(np.float64)
+    in_train = popularity > 0
+    listed = np.bincount(r_item, minlength=n_items).astype(np.float64)
+    p = listed[listed > 0] / len(r_item)
+    spread = float(-np.sum(p * np.log2(p))) if entropy == "recommenders" else float(-np.sum(p * np.log(p)) / len(p))
+    counted_items = listed[in_train | (listed > 0)]
+    if catalog_size is not None:  # the catalogue's items never recommended count 0 (RecBole's num_items)
+        counted_items = np.concatenate([listed[listed > 0], np.zeros(max(catalog_size - int((listed > 0).sum()), 0))])
+    overall: dict[str, float] = {
+        "catalog_coverage": float((listed > 0).sum() / (in_train.sum() if catalog_size is None else catalog_size)),
+        "distributional_coverage": spread,
+        "gini_index": _gini(counted_items),
+    }
+    info = np.zeros(n_items)
+    info[in_train] = -np.log2(popularity[in_train] / len(t_item))
+    overall["novelty"] = float(info[r_item].sum() / len(r_item))
+    per_user: dict[str, np.ndarray] = {}
+    counted = np.bincount(r_user, minlength=n_users).astype(np.float64)
+    has = counted > 0
+    per_user["novelty"] = _mean_by(r_user, info[r_item], n_users)
+    per_user["arp"] = _mean_by(r_user, popularity[r_item], n_users)
+    tail = _long_tail(popularity, in_train, items, head, tail_ratio)
+    tail_count = np.bincount(r_user, weights=tail[r_item].astype(np.float64), minlength=n_users)
+    per_user["aclt"] = np.where(has, tail_count, np.nan)
+    per_user["aplt"] = np.where(has, tail_count / np.maximum(counted, 1), np.nan)
+    profile = _mean_by(t_user, popularity[t_item], n_users)
+    per_user["popularity_lift"] = (per_user["arp"] - profile) / profile
+    similarity = _similarity(t_user, t_item, n_users, n_items, item_features, items)
+    per_user["diversity"] = _diversity(r_user, r_item, n_users, similarity)
+    per_user["serendipity"] = _serendipity(r_user, r_item, t_user, t_item, n_users, similarity)
+    answered = np.flatnonzero(has)
+    values = {m: {str(users[u]): float(v[u]) for u in answered} for m, v in per_user.items()}
+    for m, v in per_user.items():
+        defined = v[answered][~np.isnan(v[answered])]
+        overall.setdefault(m if m != "novelty" else "novelty_per_user", float(defined.mean()) if len(defined) else math.nan)
+    return BeyondAccuracy(overall, values)
+
+
+def _catalog_size(catalog, items) -> int | None:
+    if catalog is None:
+        return None
+    if isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
+        size = int(catalog)
+    else:
+        size = len({str(i) for i in catalog} | {str(i) for i in items})
+    if size < len(items):
+        raise ParameterError(f"catalog={catalog!r}: {size} items, fewer than the {len(items)} distinct items of "
+                             "train and recommendations; give every item of the catalogue (or their number)")
+    return size
+
+
+def _long_tail(popularity, in_train, items, head: float, tail_ratio) -> np.ndarray:
+    """Which items are long tail: outside the ``head`` share (Abdollahpouri), or RecBole's ``tail_ratio`` rule."""
+    n_items = len(popularity)
+    if tail_ratio is None:
+        ranked = np.lexsort((np.arange(n_items), -popularity))      # most popular first, ties by item id
+        tail = np.ones(n_items, dtype=bool)
+        tail[ranked[:int(math.ceil(head * in_train.sum()))]] = False
+        return tail
+    tail = np.zeros(n_items, dtype=bool)
+    if tail_ratio > 1:                                             # RecBole: at most that many interactions
+        tail[in_train & (popularity <= tail_ratio)] = True
+        return tail
+    train_items = np.flatnonzero(in_train)                         # RecBole: the least popular share, by
+    names = np.array([str(items[i]) for i in train_items])         # (count, item id) ascending
+    order = np.lexsort((names, popularity[train_items]))
+    tail[train_items[order[:max(int(len(train_items) * tail_ratio), 1)]]] = True
+    return tail
+
+
+def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str | list[str] | None = None,
+                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
+                   seed: int | None = 0, **options):
+    """Compare recommenders on per-user beyond-accuracy measures, with :func:`rankmeter.compare`'s tests.
+
+    Parameters
+    ----------
+    train : frame or dict
+        The training interactions, as for :func:`beyond_accuracy`.
+    recommendations : dict
+        ``{name: recommendations}``, each as for :func:`beyond_accuracy`.
+    measures : str or list of str
+        Per-user measures among :data:`PER_USER` (default: all of them).
+    baseline, test, correction, alpha, permutations, seed
+        As for :func:`rankmeter.compare`; the tests are paired over users. A user
+        a system recommends nothing to, or whose value is undefined there (the
+        diversity of a one-item list), is left out of that system's pairs.
+    **options
+        :func:`beyond_accuracy`'s options (``k``, ``item_features``, ``head``,
+        ``tail_ratio``, ``user``, ``item``, ``score`` ...).
+
+    Returns
+    -------
+    rankmeter.Comparison
+
+    Examples
+    --------
+    >>> train = {"u1": ["a", "b"], "u2": ["a", "c"], "u3": ["b", "c", "d"]}
+    >>> recs = {"pop": {"u1": ["a", "c"], "u2": ["a", "b"], "u3": ["a", "b"]},
+    ...         "niche": {"u1": ["d", "c"], "u2": ["d", "b"], "u3": ["d", "a"]}}
+    >>> c = compare_beyond(train, recs, "arp", baseline="pop")
+    >>> round(c.mean("arp", "pop"), 4), round(c.mean("arp", "niche"), 4)
+    (2.0, 1.5)
+    """
+    from rankmeter.analyses.stats.compare import compare_scores
+
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    unknown = [m for m in wanted if m not in PER_USER]
+    if unknown or not wanted:
+        raise ParameterError(f"measures={measures!r}: {', '.join(map(repr, unknown)) or 'none given'}; the per-user "
+                             f"measures are {', '.join(PER_USER)} (the others have one value per system)")
+    if not hasattr(recommendations, "items") or len(recommendations) < 2:
+        raise ParameterError("recommendations: expected {name: recommendations} with at least two systems")
+    scores = {}
+    for name, recs in recommendations.items():
+        per_user = beyond_accuracy(train, recs, **options).per_user
+        scores[str(name)] = {m: per_user[m] for m in wanted}
+    return compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
+                          permutations=permutations, seed=seed)
+
+
+def _mean_by(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    sums = np.bincount(group, weights=values, minlength=n)
+    counts = np.bincount(group, minlength=n)
+    out = np.full(n, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+def _gini(counts: np.ndarray) -> float:
+    """RecBole's GiniIndex: sum((2i - n - 1) c_(i)) / (n sum(c)) over counts sorted ascending (i from 1)."""
+    c = np.sort(counts)
+    n = len(c)
+    return float(np.sum((2 * np.arange(1, n + 1) - n - 1) * c) / (n * c.sum())) if n and c.sum() else 0.0
+
+
+def _similarity(t_user, t_item, n_users, n_items, features, items):
+    """A function (a, b) -> similarity of item code arrays a, b."""
+    if features is not None:
+        dim = None
+        matrix = None
+        present = np.zeros(n_items, dtype=bool)
+        for code, name in enumerate(items):
+            vector = features.get(name) if hasattr(features, "get") else None
+            if vector is None:
+                continue
+            vector = np.asarray(vector, dtype=np.float64)
+            if matrix is None:
+                dim = len(vector)
+                matrix = np.zeros((n_items, dim))
+            matrix[code], present[code] = vector, True
+        if matrix is None:
+            raise InputError("item_features: no vector for any item of train or recommendations")
+        norms = np.linalg.norm(matrix, axis=1)
+
+        def by_features(a, b):
+            ok = present[a] & present[b] & (norms[a] > 0) & (norms[b] > 0)
+            out = np.zeros(len(a))
+            out[ok] = np.einsum("ij,ij->i", matrix[a[ok]], matrix[b[ok]]) / (norms[a[ok]] * norms[b[ok]])
+            return out
+        return by_features
+    from rankmeter.errors import MissingExtra
+    try:
+        from scipy import sparse
+    except ImportError:
+        raise MissingExtra("scipy", "stats", "co-occurrence similarity (diversity, serendipity)") from None
+    X = sparse.csc_matrix((np.ones(len(t_user)), (t_user, t_item)), shape=(n_users, n_items))
+    counts = np.asarray(X.sum(axis=0)).ravel()
+
+    def by_cooccurrence(a, b):
+        if len(a) == 0:
+            return np.zeros(0)
+        both = np.asarray(X[:, a].multiply(X[:, b]).sum(axis=0)).ravel()
+        den = np.sqrt(counts[a] * counts[b])
+        out = np.zeros(len(a))
+        np.divide(both, den, out=out, where=den > 0)
+        return out
+    return by_cooccurrence
+
+
+def _diversity(r_user, r_item, n_users, similarity) -> np.ndarray:
+    """Per user 1 - mean similarity over the distinct unordered pairs of listed items."""
+    starts = np.flatnonzero(np.r_[True, r_user[1:] != r_user[:-1]]) if len(r_user) else np.zeros(0, np.int64)
+    sizes = np.diff(np.append(starts, len(r_user)))
+    pairs_per = sizes * (sizes - 1) // 2
+    owner = np.repeat(np.arange(len(starts)), pairs_per)
+    # the j-th pair (x < y) of a list of size s, enumerated with triangular indices
+    local = np.arange(int(pairs_per.sum())) - np.repeat(np.cumsum(pairs_per) - pairs_per, pairs_per)
+    s = sizes[owner]
+    x = (s - 2 - np.floor(np.sqrt(-8 * local + 4 * s * (s - 1) - 7) / 2 - 0.5)).astype(np.int64)
+    y = (local + x + 1 - s * (s - 1) // 2 + (s - x) * ((s - x) - 1) // 2).astype(np.int64)
+    a, b = r_item[starts[owner] + x], r_item[starts[owner] + y]
+    distinct = a != b
+    sims = similarity(a[distinct], b[distinct])
+    users = r_user[starts[owner]][distinct]
+    out = np.full(n_users, np.nan)
+    mean = _mean_by(users, sims, n_users)
+    out[~np.isnan(mean)] = 1 - mean[~np.isnan(mean)]
+    return out
+
+
+def _serendipity(r_user, r_item, t_user, t_item, n_users, similarity) -> np.ndarray:
+    """Per user the mean over its list of 1 - (mean similarity of the item to the user's training items)."""
+    order = np.argsort(t_user, kind="stable")
+    t_user, t_item = t_user[order], t_item[order]
+    t_start = np.searchsorted(t_user, np.arange(n_users))
+    t_count = np.bincount(t_user, minlength=n_users)
+    n = t_count[r_user]                                    # training items of each listed item's user
+    row = np.repeat(np.arange(len(r_user)), n)
+    offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    partner = t_item[t_start[r_user][row] + offset]
+    sims = similarity(r_item[row], partner)
+    mean_sim = _mean_by(row, sims, len(r_user))
+    defined = ~np.isnan(mean_sim)                          # a user without training items has no serendipity
+    return _mean_by(r_user[defined], 1 - mean_sim[defined], n_users)

@@ -1,0 +1,152 @@
+"""Correlation between system rankings: Kendall's tau, tau_ap, Spearman's rho and RBO.
+
+Two measures (or two qrels versions) score the same systems; these say how alike the
+orderings of the systems are. Scores are given as two arrays over the same systems (or two
+dicts name -> score); rankings go from the highest score down. All are vectorised over the
+pairs (``n`` systems: ``n (n - 1) / 2`` pairs at once).
+
+>>> a, b = [0.30, 0.25, 0.20, 0.10], [0.31, 0.20, 0.22, 0.05]
+>>> round(kendall_tau(a, b), 4), round(tau_ap(a, b), 4), round(spearman(a, b), 4)
+(0.6667, 0.6667, 0.8)
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from rankmeter.errors import ParameterError
+
+__all__ = ["kendall_tau", "tau_ap", "spearman", "rbo", "system_ranking"]
+
+
+def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Two score arrays over the same systems (dicts are matched by name)."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if set(a) != set(b):
+            raise ParameterError(f"the two score sets name different systems: only in one: "
+                                 f"{sorted(set(a) ^ set(b), key=str)[:5]}")
+        names = sorted(a, key=str)
+        a, b = [a[n] for n in names], [b[n] for n in names]
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ParameterError(f"expected two score lists of the same length, got {x.shape} and {y.shape}")
+    if len(x) < 2:
+        raise ParameterError("a correlation needs at least two systems")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ParameterError("scores must be finite numbers")
+    return x, y
+
+
+def system_ranking(scores) -> list:
+    """System names (or indices) from the highest score down (ties: by name, then index)."""
+    if isinstance(scores, Mapping):
+        return sorted(scores, key=lambda n: (-scores[n], str(n)))
+    values = np.asarray(scores, dtype=np.float64)
+    return np.lexsort((np.arange(len(values)), -values)).tolist()
+
+
+def kendall_tau(a, b, *, variant: str = "b") -> float:
+    """Kendall's tau between the orderings of ``a`` and ``b``.
+
+    ``variant="b"`` (default; scipy's default) corrects for ties; ``"a"`` is
+    (concordant - discordant) / all pairs.
+    """
+    if variant not in ("a", "b"):
+        raise ParameterError(f"variant={variant!r}: expected 'a' or 'b'")
+    x, y = _paired(a, b)
+    i, j = np.triu_indices(len(x), k=1)
+    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    s = float((dx * dy).sum())
+    if variant == "a":
+        return s / len(i)
+    denom = float(np.sqrt(float((dx != 0).sum()) * float((dy != 0).sum())))
+    return s / denom if denom > 0 else float("nan")
+
+
+def tau_ap(a, b, *, symmetric: bool = False) -> float:
+    """AP correlation (Yilmaz, Aslam and Robertson, SIGIR 2008) of ranking ``a`` against the truth ``b``.
+
+    tau_ap = 2 / (n - 1) * sum over ranks i >= 2 of ``a``'s ordering of
+    C(i) / (i - 1) - 1, with C(i) the systems above rank i that ``b`` also puts
+    above that system. Disagreements near the top weigh more than near the
+    bottom. It is not symmetric; ``symmetric=True`` averages both directions.
+    Ties in ``a`` are ordered by ``b`` (the most favourable order) and ties in
+    ``b`` count as agreement; give scores without ties for the paper's definition.
+    """
+    x, y = _paired(a, b)
+    if symmetric:
+        return (tau_ap(x, y) + tau_ap(y, x)) / 2
+    n = len(x)
+    order = np.lexsort((-y, -x))          # a's ranking, its ties ordered by b
+    yb = y[order]
+    above = np.tril(yb[None, :] >= yb[:, None], k=-1)   # above[i, j]: j above i in a, and b agrees
+    correct = above.sum(axis=1)[1:]
+    return float(2.0 / (n - 1) * (correct / np.arange(1, n)).sum() - 1.0)
+
+
+def spearman(a, b) -> float:
+    """Spearman's rho: Pearson's correlation of the ranks (ties share the mean rank), as scipy computes it."""
+    x, y = _paired(a, b)
+
+    def ranks(v):
+        order = np.argsort(v, kind="stable")
+        sorted_v = v[order]
+        first = np.concatenate(([True], sorted_v[1:] != sorted_v[:-1]))
+        group = np.cumsum(first) - 1
+        starts = np.flatnonzero(first)
+        ends = np.append(starts[1:], len(v))
+        mean_rank = (starts + ends + 1) / 2.0
+        out = np.empty(len(v))
+        out[order] = mean_rank[group]
+        return out
+
+    rx, ry = ranks(x), ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    denom = np.sqrt((rx * rx).sum() * (ry * ry).sum())
+    return float((rx * ry).sum() / denom) if denom > 0 else float("nan")
+
+
+def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float:
+    """Rank-biased overlap of two rankings (lists of item ids, best first; Webber, Moffat and Zobel, TOIS 2010).
+
+    With s <= l the lengths of the shorter and longer list, X_d the overlap of
+    the two prefixes of depth d and f = l + s - X_l:
+
+    * ``"min"`` (eq. 11, at depth s): the lower bound from the prefixes seen;
+    * ``"res"`` (eq. 30): the residual, the most the unseen tails could add;
+    * ``"ext"`` (eq. 32): the point estimate extrapolated from the prefixes.
+
+    ``p`` in (0, 1) is the persistence.
+
+    >>> round(rbo(["a", "b", "c", "d"], ["b", "a", "c", "e"], p=0.9), 4)
+    0.7177
+    """
+    if not 0 < p < 1:
+        raise ParameterError(f"p={p!r}: expected a persistence strictly between 0 and 1")
+    if kind not in ("ext", "min", "res"):
+        raise ParameterError(f"kind={kind!r}: expected 'ext', 'min' or 'res'")
+    S, L = (list(a), list(b)) if len(a) <= len(b) else (list(b), list(a))
+    s, l = len(S), len(L)
+    if len(set(S)) != s or len(set(L)) != l:
+        raise ParameterError("each ranking must name an item once")
+    if s == 0:
+        return float("nan")
+    # X_d = |S[:d] & L[:d]| for d = 1..l: an item counts from depth max(its rank in S, its rank in L)
+    rank_l = {item: r for r, item in enumerate(L, start=1)}
+    depth = np.array([max(r, rank_l[item]) for r, item in enumerate(S, start=1) if item in rank_l], dtype=np.int64)
+    X = np.cumsum(np.bincount(depth, minlength=l + 1)[1:]).astype(np.float64)
+    d = np.arange(1, l + 1, dtype=np.float64)
+    pd = p ** d
+    q = (1 - p) / p
+    Xs, Xl = X[s - 1], X[l - 1]
+    if kind == "min":
+        return float(q * (((X[:s] - Xs) * pd[:s] / d[:s]).sum() - Xs * np.log(1 - p)))
+    if kind == "res":
+        f = int(l + s - Xl)
+        df = np.arange(1, f + 1, dtype=np.float64)
+        pf = p ** df / df
+        return float(p ** s + p ** l - p ** f - q * (s * pf[s:].sum() + l * pf[l:].sum()
+                                                     + Xl * (np.log(1 / (1 - p)) - pf.sum())))
+    tail = (Xs * (d[s:] - s) * pd[s:] / (s * d[s:])).sum()
+    return float(q * ((X / d * pd).sum() + tail) + ((Xl - Xs) / l + Xs / s) * p ** l)

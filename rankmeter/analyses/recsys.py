@@ -1,0 +1,400 @@
+"""Recommender-shaped inputs: implicit feedback, top-k lists, and which users count.
+
+A recommender's truth is usually implicit feedback: the items each user
+interacted with, all equally relevant. Its output is a top-k list per user.
+These helpers turn both into the qrels and runs every rankmeter function
+takes (grade 1 for each interacted item; scores that keep each list's
+order), cut lists to k, and say which users were scored.
+
+Users on one side only
+----------------------
+* A user with truth but no predictions failed to get recommendations. With
+  ``queries="both"`` (the default) the user is left out of the means and a
+  warning names them; with ``queries="qrels"`` the user counts, with an
+  empty list (every measure 0). Nothing is dropped without a word.
+* A user with predictions but no truth has nothing to find: no measure is
+  defined, so the user is left out under both policies.
+  :func:`evaluate` warns with the count; :func:`coverage` gives the numbers.
+
+Microsoft Recommenders (``python_evaluation.merge_ranking_true_pred``) keeps
+only the users present in both the truth and the predictions and divides by
+their number, so users the model gave no recommendations silently vanish and
+the means go up. MLlib's ``RankingMetrics`` needs the (predictions, truth)
+pairs joined by the caller: an inner join drops the same users without a
+word, while a user with predictions but empty truth counts as 0.
+
+Spark DataFrames stay Spark DataFrames: every helper here returns one when
+given one, and :func:`evaluate` then scores on the cluster.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmeter.errors import InputError, ParameterError
+from rankmeter.io import as_qrels, as_run
+from rankmeter.io.dicts import qrels_from_dict
+from rankmeter.io.frames import is_frame
+from rankmeter.core.build import query_starts, ranked_rows
+from rankmeter.executors.spark import is_spark_frame
+from rankmeter.io.canonical import Run, decode_id
+
+__all__ = ["implicit_qrels", "topk_run", "truncate", "coverage", "Coverage", "evaluate"]
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ParameterError(f"k={k!r}: expected a positive integer")
+    return int(k)
+
+
+def _arrow(frame, wanted: dict[str, str], what: str) -> pa.Table:
+    """Named columns (keyword -> column name) of a pandas/polars frame or Arrow table, as an Arrow table."""
+    if hasattr(frame, "collect") and not hasattr(frame, "to_arrow"):
+        frame = frame.collect()  # polars LazyFrame
+    names = list(getattr(frame, "column_names", None) or getattr(frame, "columns", []))
+    names = [str(n) for n in names]
+    for keyword, name in wanted.items():
+        if name not in names:
+            raise InputError(f"no column {name!r} (columns: {', '.join(names)}); name it with "
+                             f"{keyword}=...", source=f"<{what}>")
+    wanted = list(wanted.values())
+    if isinstance(frame, pa.RecordBatch):
+        frame = pa.Table.from_batches([frame])
+    if isinstance(frame, pa.Table):
+        return frame.select(wanted)
+    if hasattr(frame, "to_arrow"):
+        return frame.select(wanted).to_arrow()
+    return pa.Table.from_pandas(frame[wanted], preserve_index=False)
+
+
+# ------------------------------------------------------------------ truth
+def implicit_qrels(interactions, *, user: str = "user", item: str = "item", grade: int = 1):
+    """Implicit feedback as judgments: every (user, item) interaction is relevant with ``grade``.
+
+    Parameters
+    ----------
+    interactions : dict, DataFrame or Spark DataFrame
+        ``{user: [item, ...]}`` (any iterable of items), or a frame with one
+        row per interaction. Repeated interactions count once.
+    user, item : str
+        Column names of a frame.
+    grade : int, default 1
+
+    Returns
+    -------
+    Qrels, or a Spark DataFrame with columns query, doc, rel for a Spark input.
+
+    Examples
+    --------
+    >>> q = implicit_qrels({"u1": ["i1", "i2", "i1"], "u2": ["i3"]})
+    >>> len(q), q.queries
+    (3, ['u1', 'u2'])
+    """
+    if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
+        raise ParameterError(f"grade={grade!r}: expected an integer grade")
+    if is_spark_frame(interactions):
+        from pyspark.sql import functions as F
+        for name in (user, item):
+            if name not in interactions.columns:
+                raise InputError(f"no column {name!r} (columns: {', '.join(interactions.columns)})",
+                                 source="<Spark interactions DataFrame>")
+        return (interactions.select(F.col(f"`{user}`").alias("query"), F.col(f"`{item}`").alias("doc"))
+                .dropDuplicates().withColumn("rel", F.lit(int(grade)).cast("long")))
+    if isinstance(interactions, Mapping):
+        judged = {}
+        for u, items in interactions.items():
+            if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+                raise InputError(f"interactions[{u!r}] is a {type(items).__name__}; expected a list "
+                                 "(or set) of items", source="<dict>")
+            judged[u] = dict.fromkeys(items, int(grade))
+        return qrels_from_dict(judged)
+    if is_frame(interactions):
+        table = _arrow(interactions, {"user": user, "item": item}, "interactions")
+        table = table.group_by([user, item], use_threads=False).aggregate([])
+        table = table.append_column("rel", pa.array(np.full(table.num_rows, int(grade), np.int64)))
+        return as_qrels(table, columns={"query": user, "doc": item, "rel": "rel"})
+    raise InputError(f"cannot read interactions from a {type(interactions).__name__}; pass a dict "
+                     "{user: [item, ...]} or a DataFrame of (user, item) rows")
+
+
+# ------------------------------------------------------------------ predictions
+def _list_column(table: pa.Table, user: str, items: str, item: str) -> pa.Table:
+    """(user, list of items) rows -> (user, item, score) rows, the score keeping each list's order."""
+    lists = table.column(items).combine_chunks()
+    if not pa.types.is_list(lists.type) and not pa.types.is_large_list(lists.type):
+        raise InputError(f"column {items!r} has type {lists.type}; expected lists of items")
+    values = lists.flatten()
+    if pa.types.is_struct(values.type):  # e.g. ALS recommendForAllUsers: struct<item, rating>
+        fields = [values.type.field(i).name for i in range(values.type.num_fields)]
+        values = values.field(item if item in fields else fields[0])
+    lengths = pc.list_value_length(lists).fill_null(0).to_numpy()
+    starts = np.cumsum(lengths) - lengths
+    position = np.arange(lengths.sum()) - np.repeat(starts, lengths)
+    users = table.column(user).combine_chunks().take(pa.array(np.repeat(np.arange(len(lengths)), lengths)))
+    return pa.table({"query": users, "doc": values, "score": pa.array((-position).astype(np.float64))})
+
+
+def topk_run(predictions, *, user: str = "user", item: str = "item", score: str | None = None,
+             items: str | None = None, k: int | None = None):
+    """Top-k lists as a run: each list's order becomes scores (first item highest).
+
+    Parameters
+    ----------
+    predictions : dict, DataFrame or Spark DataFrame
+        ``{user: [item, ...]}`` best first; or a frame of (user, item, score)
+        rows (``score`` names the score column); or a frame of (user, list)
+        rows (``items`` names the list column; lists of structs such as
+        ALS's ``recommendForAllUsers`` output take the field ``item``, else
+        their first field).
+    user, item : str
+        Column names.
+    score : str, optional
+        Score column of a frame of rows.
+    items : str, optional
+        List column of a frame of lists.
+    k : int, optional
+        Keep each user's first ``k`` items (:func:`truncate`).
+
+    Returns
+    -------
+    Run, or a Spark DataFrame with columns query, doc, score for a Spark input.
+
+    Examples
+    --------
+    >>> run = topk_run({"u1": ["i2", "i1", "i9"]}, k=2)
+    >>> run.table.column("doc").to_pylist(), run.table.column("score").to_pylist()
+    ([b'i2', b'i1'], [0.0, -1.0])
+    """
+    if (score is None) == (items is None) and not isinstance(predictions, Mapping):
+        raise ParameterError("give score='column' for (user, item, score) rows or items='column' for "
+                             "(user, [items]) rows")
+    if is_spark_frame(predictions):
+        from pyspark.sql import functions as F
+        if score is not None:
+            out = predictions.select(F.col(f"`{user}`").alias("query"), F.col(f"`{item}`").alias("doc"),
+                                     F.col(f"`{score}`").cast("double").alias("score"))
+        else:
+            exploded = predictions.select(F.col(f"`{user}`").alias("query"),
+                                          F.posexplode(F.col(f"`{items}`")).alias("pos", "entry"))
+            is_struct = type(exploded.schema["entry"].dataType).__name__ == "StructType"
+            if is_struct:
+                field = item if item in exploded.schema["entry"].dataType.names else \
+                    exploded.schema["entry"].dataType.names[0]
+                entry = F.col("entry").getField(field)
+            else:
+                entry = F.col("entry")
+            out = exploded.select("query", entry.alias("doc"), (-F.col("pos")).cast("double").alias("score"))
+        return out if k is None else truncate(out, k)
+    if isinstance(predictions, Mapping):
+        run = as_run({u: list(v) for u, v in predictions.items()})
+        # a ranked dict keeps its order; make the order explicit as scores, as for frames
+        table = run.table
+        starts = query_starts(table.column("query"))
+        counts = np.diff(np.append(starts, table.num_rows))
+        position = np.arange(table.num_rows) - np.repeat(starts, counts)
+        run = Run(table.set_column(2, "score", pa.array((-position).astype(np.float64))), run.source,
+                  origin=run.origin)
+    elif is_frame(predictions):
+        if score is not None:
+            run = as_run(predictions, columns={"query": user, "doc": item, "score": score})
+        else:
+            table = _list_column(_arrow(predictions, {"user": user, "items": items}, "predictions"),
+                                 user, items, item)
+            run = as_run(table)
+    else:
+        raise InputError(f"cannot read predictions from a {type(predictions).__name__}; pass a dict "
+                         "{user: [item, ...]} or a DataFrame")
+    return run if k is None else truncate(run, k)
+
+
+def _spark_truncate(run, k: int):
+    """truncate() on Spark: rows of a query meet in one partition, ordered there by the engine's own rule."""
+    import pyspark.sql.types as T
+
+    for name in ("query", "doc", "score"):
+        if name not in run.columns:
+            raise InputError(f"no column {name!r} (columns: {', '.join(run.columns)}); "
+                             "topk_run(...) gives query, doc, score", source="<Spark run DataFrame>")
+    schema = run.select("query", "doc", "score").schema
+    kinds = {f.name: f.dataType for f in schema.fields}
+    if not isinstance(kinds["score"], T.NumericType):
+        raise InputError("the score column must be numeric", source="<Spark run DataFrame>")
+
+    def cut(batches):
+        tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+        if not tables:
+            return
+        table = pa.concat_tables(tables)
+        canonical = Run(pa.table({"query": table.column("query").cast(pa.binary()),
+                                  "doc": table.column("doc").cast(pa.binary()),
+                                  "score": table.column("score").cast(pa.float64())}))
+        keep = _first_k(canonical, k)
+        yield from table.take(pa.array(keep)).to_batches()
+
+    return run.select("query", "doc", "score").repartition("query").mapInArrow(cut, schema)
+
+
+def _first_k(run: Run, k: int) -> np.ndarray:
+    """Rows of each query's first ``k`` in rank order, in the input's row order."""
+    order = ranked_rows(run)
+    query = run.table.column("query").take(pa.array(order))
+    starts = query_starts(query)
+    counts = np.diff(np.append(starts, len(order)))
+    position = np.arange(len(order)) - np.repeat(starts, counts)
+    keep = order[position < k]
+    keep.sort()  # back to the input's row order: line numbers in messages stay meaningful
+    return keep
+
+
+def truncate(run, k: int):
+    """Each query's (user's) first ``k`` docs, in the order the engine ranks them.
+
+    The order is the engine's (trec_eval's): score descending, then doc id
+    descending (bytewise); a ranked run without scores keeps its given order.
+    ``evaluate(..., max_docs=k)`` gives the same scores without building
+    the truncated run; this helper is for when the run itself is wanted.
+
+    Parameters
+    ----------
+    run : Run, dict, DataFrame or Spark DataFrame
+        Any run input (a Spark DataFrame needs columns query, doc, score).
+    k : int
+
+    Returns
+    -------
+    Run, or a Spark DataFrame for a Spark input.
+
+    Examples
+    --------
+    >>> truncate({"q": {"a": 1.0, "b": 3.0, "c": 3.0}}, 1).table.column("doc").to_pylist()
+    [b'c']
+
+    The rows kept stay in their input order.
+    """
+    k = _check_k(k)
+    if is_spark_frame(run):
+        return _spark_truncate(run, k)
+    run = as_run(run)
+    keep = _first_k(run, k)
+    lines = None if run.lines is None else run.lines[keep]
+    return Run(run.table.take(pa.array(keep)), run.source, lines, origin=run.origin, tag=run.tag, ranked=run.ranked)
+
+
+# ------------------------------------------------------------------ who counts
+@dataclass(frozen=True)
+class Coverage:
+    """Users on each side: with both truth and predictions, truth only, predictions only.
+
+    ``truth_only`` and ``predictions_only`` list up to ten ids each.
+    """
+
+    both: int
+    truth_only_count: int
+    predictions_only_count: int
+    truth_only: tuple[str, ...]
+    predictions_only: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (f"{self.both} users with truth and predictions, {self.truth_only_count} with truth only, "
+                f"{self.predictions_only_count} with predictions only")
+
+
+def coverage(truth, predictions) -> Coverage:
+    """Count the users on each side (local inputs, in any shape :func:`evaluate` takes).
+
+    Examples
+    --------
+    >>> print(coverage({"u1": {"i": 1}, "u2": {"i": 1}}, {"u1": ["i"], "u3": ["i"]}))
+    1 users with truth and predictions, 1 with truth only, 1 with predictions only
+    """
+    truth, predictions = _shaped(truth, predictions)
+    q = pc.unique(as_qrels(truth).table.column("query"))
+    r = pc.unique(as_run(predictions).table.column("query"))
+    q_only = q.filter(pc.invert(pc.is_in(q, value_set=r)))
+    r_only = r.filter(pc.invert(pc.is_in(r, value_set=q)))
+    first = lambda arr: tuple(decode_id(x) for x in sorted(arr.to_pylist())[:10])  # noqa: E731
+    return Coverage(len(q) - len(q_only), len(q_only), len(r_only), first(q_only), first(r_only))
+
+
+def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
+    """Score top-k recommendations against implicit (or graded) truth.
+
+    Parameters
+    ----------
+    truth : dict, DataFrame, Qrels or Spark DataFrame
+        ``{user: [item, ...]}`` or a frame of (user, item) rows is implicit
+        feedback (grade 1, :func:`implicit_qrels`); Qrels, ``{user: {item:
+        grade}}`` and frames with a ``rel`` column are taken as they are.
+    predictions : dict, DataFrame, Run or Spark DataFrame
+        ``{user: [item, ...]}`` best first, or any run input.
+    measures : str or list
+        E.g. ``["P@10", "R@10", "nDCG@10", "AP", "RR"]``.
+    k : int, optional
+        Cut every list to its first ``k`` items first (``max_docs=k``).
+    queries : {"both", "qrels"}
+        ``"both"``: users with truth and predictions (users with truth only
+        are named in a warning). ``"qrels"``: every user with truth; one
+        without predictions scores 0. Users with predictions only never
+        count and are reported in a warning.
+    **options
+        The evaluation options of :func:`rankmeter.evaluate` (``queries``,
+        ``rel``, ``judged_only``, ``max_docs``, ``columns``, ...).
+
+    Returns
+    -------
+    Results (SparkResults for Spark inputs).
+
+    Examples
+    --------
+    >>> truth = {"u1": ["a", "b"], "u2": ["c"]}
+    >>> recs = {"u1": ["a", "x", "b"], "u2": ["y", "c"], "u3": ["a"]}
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     r = evaluate(truth, recs, ["P@2", "RR"], k=2)
+    >>> r["P@2"], r["RR"]
+    (0.5, 0.75)
+    """
+    from rankmeter import api
+
+    if k is not None:
+        options["max_docs"] = _check_k(k)
+    truth, predictions = _shaped(truth, predictions)
+    spark = is_spark_frame(truth) or is_spark_frame(predictions)
+    if not spark:
+        truth, predictions = as_qrels(truth), as_run(predictions)
+        cov = coverage(truth, predictions)
+    results = api.evaluate(truth, predictions, measures, **options)
+    n_only = results.counts["only_in_run"] if spark else cov.predictions_only_count
+    if n_only:
+        named = "" if spark else ": " + ", ".join(cov.predictions_only) + (" ..." if n_only > 10 else "")
+        warnings.warn(f"{n_only} users have predictions but no truth and are left out (nothing to find)"
+                      f"{named}", stacklevel=2)
+    return results
+
+
+def _shaped(truth, predictions):
+    """Interactions as implicit qrels and {user: [items]} as a scored run; anything else as given."""
+    if _is_implicit(truth):
+        truth = implicit_qrels(truth)
+    if isinstance(predictions, Mapping) and predictions and all(
+            not isinstance(v, Mapping) for v in predictions.values()):
+        predictions = topk_run(predictions)
+    return truth, predictions
+
+
+def _is_implicit(truth) -> bool:
+    """Interactions rather than judgments: {user: [items]} or a frame without a rel column."""
+    if isinstance(truth, Mapping):
+        return bool(truth) and all(not isinstance(v, Mapping) for v in truth.values())
+    if is_spark_frame(truth):
+        return "rel" not in truth.columns and {"user", "item"} <= set(truth.columns)
+    if is_frame(truth):
+        names = [str(c) for c in (getattr(truth, "column_names", None) or getattr(truth, "columns", []))]
+        return "rel" not in names and {"user", "item"} <= set(names)
+    return False

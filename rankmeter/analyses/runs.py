@@ -1,0 +1,150 @@
+"""Run utilities: cut, re-rank, filter, re-tag, merge, sample and convert runs (API and ``rankmeter run``).
+
+Every function takes any run input and returns a :class:`~rankmeter.io.canonical.Run`; rank
+order is always the engine's (score descending, docno descending; a ranked list keeps its
+order), so a written run ranks as rankmeter and trec_eval score it.
+
+>>> r = cut({"q1": {"a": 0.1, "b": 0.9, "c": 0.5}, "q2": {"x": 1.0}}, 2)
+>>> [(q.decode(), d.decode()) for q, d in zip(r.table.column("query").to_pylist(), r.table.column("doc").to_pylist())]
+[('q1', 'b'), ('q1', 'c'), ('q2', 'x')]
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmeter.core.build import query_starts, ranked_rows
+from rankmeter.errors import ParameterError
+from rankmeter.io import as_qrels, as_run
+from rankmeter.io.canonical import Run, encode_id
+
+__all__ = ["rerank", "cut", "filter_queries", "retag", "merge", "sample", "write_run"]
+
+
+def rerank(run) -> Run:
+    """The run's rows in rank order (queries in bytewise order)."""
+    run = as_run(run)
+    return Run(run.table.take(pa.array(ranked_rows(run))), run.source, origin=run.origin, tag=run.tag,
+               ranked=run.ranked)
+
+
+def cut(run, k: int) -> Run:
+    """Each query's first ``k`` docs, in rank order."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ParameterError(f"k={k!r}: expected a positive integer")
+    ranked = rerank(run)
+    starts = query_starts(ranked.table.column("query"))
+    counts = np.diff(np.append(starts, len(ranked)))
+    position = np.arange(len(ranked)) - np.repeat(starts, counts)
+    keep = np.flatnonzero(position < k)
+    return Run(ranked.table.take(pa.array(keep)), ranked.source, tag=ranked.tag, ranked=ranked.ranked)
+
+
+def filter_queries(run, *, keep: Iterable | None = None, qrels=None, drop: Iterable | None = None) -> Run:
+    """Only the queries in ``keep`` (or judged in ``qrels``), without those in ``drop``."""
+    run = as_run(run)
+    query = run.table.column("query")
+    mask = np.ones(len(run), dtype=bool)
+    if keep is not None or qrels is not None:
+        wanted = [encode_id(q) for q in (keep or [])]
+        if qrels is not None:
+            wanted += pc.unique(as_qrels(qrels).table.column("query")).to_pylist()
+        mask &= pc.is_in(query, value_set=pa.array(wanted, pa.binary())).to_numpy(zero_copy_only=False)
+    if drop is not None:
+        unwanted = pa.array([encode_id(q) for q in drop], pa.binary())
+        mask &= ~pc.is_in(query, value_set=unwanted).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(mask)
+    lines = None if run.lines is None else run.lines[rows]
+    return Run(run.table.take(pa.array(rows)), run.source, lines, origin=run.origin, tag=run.tag, ranked=run.ranked)
+
+
+def retag(run, tag: str) -> Run:
+    """The run with another run tag."""
+    run = as_run(run)
+    return Run(run.table, run.source, run.lines, origin=run.origin, tag=encode_id(tag), ranked=run.ranked)
+
+
+def merge(runs, *, tag: str | None = None) -> Run:
+    """Runs for different query sets as one run; a query in two runs is an error naming it."""
+    loaded = [as_run(r) for r in runs]
+    if not loaded:
+        raise ParameterError("merge needs at least one run")
+    seen: dict[bytes, int] = {}
+    for i, r in enumerate(loaded):
+        for q in pc.unique(r.table.column("query")).to_pylist():
+            if q in seen:
+                raise ParameterError(f"query {q.decode(errors='replace')} is in run {seen[q] + 1} and run {i + 1}; "
+                                     "merge joins runs of different queries (use fuse to combine rankings)")
+            seen[q] = i
+    table = pa.concat_tables([r.table.select(["query", "doc", "score"]) for r in loaded])
+    return Run(table, "<merged>", tag=encode_id(tag) if tag else loaded[0].tag, ranked=loaded[0].ranked)
+
+
+def sample(run, n: int, *, seed: int = 0) -> Run:
+    """``n`` of the run's queries drawn at random (reproducible with ``seed``), all their rows."""
+    run = as_run(run)
+    queries = sorted(pc.unique(run.table.column("query")).to_pylist())
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= len(queries):
+        raise ParameterError(f"n={n!r}: expected a number of queries between 1 and {len(queries)}")
+    chosen = np.random.default_rng(seed).choice(len(queries), n, replace=False)
+    return filter_queries(run, keep=[queries[i] for i in sorted(chosen)])
+
+
+def write_run(run, path, *, inputs=(), format: str | None = None) -> None:
+    """Write ``run`` as TREC (ranks renumbered in rank order), Parquet or JSON Lines, by ``format`` or suffix."""
+    from rankmeter.io.output import output_file
+
+    run = rerank(run)
+    suffix = os.fspath(path).lower().rsplit(".", 1)[-1] if "." in os.fspath(path) else ""
+    kind = format or {"parquet": "parquet", "jsonl": "jsonl", "ndjson": "jsonl"}.get(suffix, "trec")
+    table = run.table
+    starts = query_starts(table.column("query"))
+    rank = np.arange(len(table)) - np.repeat(starts, np.diff(np.append(starts, len(table)))) + 1
+    tag = run.name or "rankmeter"
+    if kind == "trec":
+        _write_trec(table, rank, tag, path, inputs)
+        return
+    queries = [q.decode("utf-8", "surrogateescape") for q in table.column("query").to_pylist()]
+    docs = [d.decode("utf-8", "surrogateescape") for d in table.column("doc").to_pylist()]
+    scores = table.column("score").to_pylist()
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+        with output_file(path, inputs=inputs, mode="wb") as out:
+            pq.write_table(pa.table({"query": queries, "doc": docs, "rank": rank, "score": scores,
+                                     "tag": [tag] * len(docs)}), out)
+        return
+    with output_file(path, inputs=inputs) as out:
+        import json
+        out.writelines(json.dumps({"query_id": q, "doc_id": d, "rank": int(r), "score": s}) + "\n"
+                       for q, d, r, s in zip(queries, docs, rank, scores))
+
+
+def _score_text(scores) -> pa.Array:
+    """Shortest round-trip text of each score, whole numbers with ".0" (3.0, not 3) as Python prints them."""
+    text = pc.cast(scores, pa.string())
+    whole = pc.invert(pc.match_substring_regex(text, "[.eEn]"))
+    return pc.if_else(whole, pc.binary_join_element_wise(text, pa.scalar(".0"), pa.scalar("")), text)
+
+
+def _write_trec(table, rank: np.ndarray, tag: str, path, inputs) -> None:
+    """``query Q0 doc rank score tag`` lines written by Arrow's CSV writer (no Python loop per line);
+    scores in the shortest text that reads back as the same double."""
+    import pyarrow.csv as pacsv
+
+    from rankmeter.io.output import OutputError, output_file
+
+    n = table.num_rows
+    lines = pa.table({"query": table.column("query"), "q0": pa.array(np.full(n, "Q0")),
+                      "doc": table.column("doc"), "rank": pa.array(rank),
+                      "score": _score_text(table.column("score")),
+                      "tag": pa.array(np.full(n, tag))})
+    with output_file(path, inputs=inputs, mode="wb") as out:
+        try:
+            pacsv.write_csv(lines, out, pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
+        except pa.ArrowInvalid as exc:
+            raise OutputError(f"{os.fspath(path)}: an id or the tag holds a blank, a quote or a line end, which a "
+                              f"TREC run cannot hold ({exc}); write .parquet or .jsonl instead") from None

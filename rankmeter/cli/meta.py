@@ -1,0 +1,201 @@
+"""``rankmeter meta correlate``: how alike two measures (or two qrels versions) rank the same systems."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["add_parser"]
+
+
+def _correlate(args: argparse.Namespace) -> int:
+    import rankmeter
+
+    from rankmeter.core.options import options_from_args
+    from rankmeter.errors import ParameterError
+    from rankmeter.analyses.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
+
+    options = options_from_args(args)
+    measures = args.measure
+    if args.other_qrels:
+        if len(measures) != 1:
+            raise ParameterError("with --other-qrels give one measure: the same measure under both qrels")
+        first = rankmeter.evaluate(args.qrels, list(args.runs), measures, **options)
+        second = rankmeter.evaluate(args.other_qrels, list(args.runs), measures, **options)
+        a = {run: first[run][measures[0]] for run in first.runs}
+        b = {run: second[run][measures[0]] for run in second.runs}
+        names = (f"{measures[0]} ({args.qrels})", f"{measures[0]} ({args.other_qrels})")
+    else:
+        if len(measures) != 2:
+            raise ParameterError("give two measures (-m A -m B), or one with --other-qrels")
+        table = rankmeter.evaluate(args.qrels, list(args.runs), measures, **options)
+        a = {run: table[run][table.names[0]] for run in table.runs}
+        b = {run: table[run][table.names[1]] for run in table.runs}
+        names = tuple(table.names)
+    result = {"systems": len(a), "kendall_tau_b": kendall_tau(a, b), "kendall_tau_a": kendall_tau(a, b, variant="a"),
+              "tau_ap": tau_ap(a, b), "tau_ap_symmetric": tau_ap(a, b, symmetric=True),
+              "spearman": spearman(a, b), f"rbo_ext(p={args.p})": rbo(system_ranking(a), system_ranking(b), p=args.p)}
+    if args.format == "json":
+        json.dump({"a": names[0], "b": names[1], **result}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"system rankings by {names[0]} and by {names[1]} ({len(a)} systems)")
+        for key, value in list(result.items())[1:]:
+            print(f"  {key:<22} {value:.4f}")
+    return 0
+
+
+def _emit(args, data: dict, lines: list[str]) -> int:
+    if args.format == "json":
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _matrix(args):
+    from rankmeter.core.options import options_from_args
+    from rankmeter.analyses.meta.discrimination import score_matrix
+    return score_matrix(args.qrels, list(args.runs), args.measure, **options_from_args(args))
+
+
+def _power(args: argparse.Namespace) -> int:
+    from rankmeter.analyses.meta.discrimination import discriminative_power
+
+    x, topics, names = _matrix(args)
+    dp = discriminative_power(x, test=args.test, alpha=args.alpha, permutations=args.permutations,
+                              seed=args.seed, names=names)
+    pairs = [{"a": a, "b": b, "asl": p, "delta": d} for ((a, b), p), d in zip(dp.pairs, dp.deltas)]
+    lines = [f"{args.measure}: {sum(p['asl'] < args.alpha for p in pairs)} of {len(pairs)} run pairs significant at "
+             f"alpha={args.alpha} ({args.test}, {len(topics)} topics): discriminative power {dp.power:.4f}",
+             "smallest significant |difference|: "
+             + ("none" if dp.smallest_significant_delta is None else f"{dp.smallest_significant_delta:.4f}"),
+             "", f"{'rank':>4} {'ASL':>8}  pair (difference)"]
+    ordered = sorted(pairs, key=lambda p: p["asl"])
+    lines += [f"{i + 1:>4} {p['asl']:>8.4f}  {p['a']} - {p['b']} ({p['delta']:+.4f})" for i, p in enumerate(ordered)]
+    return _emit(args, {"measure": args.measure, "test": args.test, "alpha": args.alpha, "topics": len(topics),
+                        "power": dp.power, "smallest_significant_delta": dp.smallest_significant_delta,
+                        "curve": dp.curve, "pairs": ordered}, lines)
+
+
+def _swaps(args: argparse.Namespace) -> int:
+    from rankmeter.analyses.meta.discrimination import swap_rate
+
+    x, topics, names = _matrix(args)
+    sr = swap_rate(x, sizes=args.size, trials=args.trials, bin_width=args.bin_width, seed=args.seed)
+    lines = [f"{args.measure}: swap rates over {len(names)} runs, {len(topics)} topics", f"{'topics':>6} {'swap rate':>10}"]
+    lines += [f"{c:>6} {rate:>10.4f}" for c, rate in sr.overall.items()]
+    return _emit(args, {"measure": args.measure, "overall": {str(c): v for c, v in sr.overall.items()},
+                        "bins": {str(c): [{"from": lo, "pairs": n, "swaps": s} for lo, n, s in b]
+                                 for c, b in sr.bins.items()}, "trials": {str(c): n for c, n in sr.trials.items()},
+                        "bin_width": sr.bin_width}, lines)
+
+
+def _size(args: argparse.Namespace) -> int:
+    from rankmeter.analyses.meta.design import (
+        minimum_detectable_difference, power, topic_set_size, variance_estimate,
+    )
+
+    variance = args.variance
+    if variance is None:
+        from rankmeter.errors import ParameterError
+        if not (args.qrels and args.runs and args.measure):
+            raise ParameterError("give --variance, or --qrels, --run (two or more) and -m to estimate it")
+        x, _, _ = _matrix(args)
+        variance = variance_estimate(x)
+    common = {"test": args.test, "variance": variance, "alpha": args.alpha, "systems": args.systems}
+    data = {"test": args.test, "variance": variance, "alpha": args.alpha, "beta": args.beta, "systems": args.systems}
+    lines = [f"{args.test} test, variance {variance:.6g}, alpha {args.alpha}, beta {args.beta}"
+             + (f", {args.systems} systems" if args.test == "anova" else "")]
+    if args.min_diff is not None:
+        n = topic_set_size(min_diff=args.min_diff, beta=args.beta, **common)
+        data.update(min_diff=args.min_diff, topics=n)
+        lines.append(f"topics needed to detect a difference of {args.min_diff}: {n}")
+    if args.topics is not None:
+        mdd = minimum_detectable_difference(args.topics, beta=args.beta, **common)
+        data.update(topics_given=args.topics, minimum_detectable_difference=mdd)
+        lines.append(f"smallest difference {args.topics} topics detect: {mdd:.4f}")
+        if args.min_diff is not None:
+            achieved = power(args.topics, min_diff=args.min_diff, **common)
+            data["power"] = achieved
+            lines.append(f"power of {args.topics} topics for a difference of {args.min_diff}: {achieved:.4f}")
+    return _emit(args, data, lines)
+
+
+def _zscores(args: argparse.Namespace) -> int:
+    from rankmeter.core.options import options_from_args
+    from rankmeter.analyses.meta.zscores import standardisation, write_zscores
+
+    table = standardisation(args.qrels, list(args.runs), args.measure, **options_from_args(args))
+    write_zscores(table, args.output)
+    print(f"wrote the mean and standard deviation of {len(args.runs)} runs for {len(table)} topics and "
+          f"{len(args.measure)} measure(s) to {args.output} (trec_eval -Z)")
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    from rankmeter.core.options import add_option_flags
+
+    meta = subparsers.add_parser("meta", help="meta-evaluation: how far a measure or a ranking of systems holds")
+    kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure")
+    c = kinds.add_parser("correlate", help="correlation between the system rankings of two measures or two qrels")
+    c.add_argument("qrels", help="the judgments")
+    c.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
+    c.add_argument("-m", "--measure", action="append", required=True,
+                   help="the two measures to correlate (or one, with --other-qrels)")
+    c.add_argument("--other-qrels", help="a second qrels version: correlate one measure under both")
+    c.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default 0.9)")
+    c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add_option_flags(c, only=("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns"))
+    c.set_defaults(func=_correlate, subparser=c)
+    only = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns")
+
+    def one_measure_over_runs(name: str, help: str):
+        """A kind reading QRELS RUN... -m M: its parser, with the arguments they all share."""
+        kind = kinds.add_parser(name, help=help)
+        kind.add_argument("qrels", help="the judgments")
+        kind.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
+        kind.add_argument("-m", "--measure", required=True, help="the measure")
+        kind.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        kind.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+        add_option_flags(kind, only=only)
+        return kind
+
+    d = one_measure_over_runs("discriminative-power", "share of run pairs a measure separates (Sakai 2006)")
+    d.add_argument("--test", choices=("bootstrap", "tukey", "randomization", "t"), default="bootstrap",
+                   help="paired test giving each pair's ASL (default bootstrap, Sakai's; tukey: randomised HSD)")
+    d.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    d.add_argument("--permutations", type=int, default=1000, help="bootstrap samples or trials (default 1000)")
+    d.set_defaults(func=_power, subparser=d)
+
+    w = one_measure_over_runs("swap-rate", "how often two topic sets order a pair of runs differently")
+    w.add_argument("--size", type=int, action="append", help="topic-set size (repeatable; default 1 .. topics/2)")
+    w.add_argument("--trials", type=int, default=1000, help="draws per size (default 1000; fewer pairs: all)")
+    w.add_argument("--bin-width", type=float, default=0.01, help="width of the difference bins (default 0.01)")
+    w.set_defaults(func=_swaps, subparser=w)
+
+    t = kinds.add_parser("topic-set-size", help="topics needed, power, or smallest detectable difference "
+                                                "(Sakai 2016)")
+    t.add_argument("--test", choices=("t", "anova"), default="t", help="paired t (two systems) or one-way ANOVA")
+    t.add_argument("--min-diff", type=float, help="the smallest difference to detect")
+    t.add_argument("--topics", type=int, help="a topic count: its smallest detectable difference (and power)")
+    t.add_argument("--variance", type=float, help="variance of the measure (else estimated from --qrels/--run)")
+    t.add_argument("--alpha", type=float, default=0.05, help="type I error (default 0.05)")
+    t.add_argument("--beta", type=float, default=0.2, help="type II error (default 0.2: power 0.8)")
+    t.add_argument("--systems", type=int, default=2, help="systems compared by the ANOVA (default 2)")
+    t.add_argument("--qrels", help="judgments to estimate the variance from")
+    t.add_argument("--run", dest="runs", action="append", help="a run to estimate the variance from (repeatable)")
+    t.add_argument("-m", "--measure", help="the measure whose variance is estimated")
+    t.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add_option_flags(t, only=only)
+    t.set_defaults(func=_size, subparser=t)
+
+    z = kinds.add_parser("zscores", help="per topic mean and deviation of reference runs: a trec_eval -Z file")
+    z.add_argument("qrels", help="the judgments")
+    z.add_argument("runs", nargs="+", help="the reference runs (at least two)")
+    z.add_argument("-m", "--measure", action="append", required=True,
+                   help="a measure (repeatable; trec_eval's printed names, e.g. map, P_10, for trec_eval -Z)")
+    z.add_argument("-o", "--output", required=True, help="the file to write (never one of the inputs)")
+    add_option_flags(z, only=only)
+    z.set_defaults(func=_zscores, subparser=z)

@@ -1,0 +1,204 @@
+"""Ordering and join, done once per part: a run's rows -> the per-query :class:`Batch`.
+
+Order (MEASURES.md section 2, trec_eval's ``comp_sim_docno``): score
+descending, then docno descending compared bytewise. Relevance of a ranked
+doc: its qrels grade, ``NONPOOL`` when the qrels do not list it, ``UNJUDGED``
+when they list it with a negative grade (trec_eval's ``form_res_rels``).
+This module is the only place that orders a run or joins it to judgments.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmeter.errors import InputError, ParameterError
+from rankmeter.io.canonical import Run, decode_id
+from rankmeter.core.batch import Batch
+from rankmeter.core.judgments import Judgments, duplicate_rows, segment_offsets
+from rankmeter.core.keys import chunked_id_hash, pair_hash, query_mix
+from rankmeter.core.order import rank_order
+
+__all__ = ["build_batch", "empty_batch", "PartInfo", "query_starts", "ranked_rows", "tie_groups"]
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    """What a part of a run held besides its scored queries."""
+
+    only_in_run: tuple[bytes, ...]   # query ids the run ranks but the qrels do not judge
+    tag: bytes
+
+
+def _array_starts(col: pa.Array) -> np.ndarray:
+    n = len(col)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    differs = pc.not_equal(col.slice(1), col.slice(0, n - 1))
+    change = np.flatnonzero(np.frombuffer(pc.cast(differs, pa.uint8()).buffers()[1], np.uint8)[:n - 1]) + 1
+    return np.concatenate(([0], change)).astype(np.int64)
+
+
+def query_starts(column) -> np.ndarray:
+    """First row of every block of equal consecutive ids (Arrow compares the binary ids exactly).
+
+    A chunked column (a big file's reader blocks) is looked at chunk by chunk, never joined.
+    """
+    if not isinstance(column, pa.ChunkedArray):
+        return _array_starts(column)
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    parts, at, last = [], 0, None
+    for chunk in chunks:
+        starts = _array_starts(chunk)
+        if last is not None and chunk[0] == last:
+            starts = starts[1:]  # the query goes on from the previous chunk
+        parts.append(starts + at)
+        at += len(chunk)
+        last = chunk[len(chunk) - 1]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+
+def _local_queries(column) -> tuple[pa.Array, np.ndarray]:
+    """Distinct query ids of one column and each row's index into them.
+
+    Rows of one query usually stand together, so only the first row of each
+    run of equal ids is looked at; an ungrouped column is hashed whole.
+    """
+    n = len(column)
+    if n == 0:
+        return pa.array([], pa.binary()), np.zeros(0, np.int64)
+    heads = query_starts(column)
+    if len(heads) > 50_000 and len(heads) * 8 > n:  # not grouped by query: hash them all in Arrow
+        col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        encoded = pc.dictionary_encode(col)
+        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    heads_ids = column.take(pa.array(heads))
+    encoded = pc.dictionary_encode(heads_ids.combine_chunks() if isinstance(heads_ids, pa.ChunkedArray)
+                                   else heads_ids)
+    head_label = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return encoded.dictionary, np.repeat(head_label, np.diff(np.append(heads, n)))
+
+
+def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+    """Per run row, a query code (the qrels code for judged queries, nq + i for the i-th other one),
+    the ids of the other queries, and per row the query half of :func:`pair_hash` (mixed once per query)."""
+    names, local = _local_queries(run.table.column("query"))
+    code = judgments.query_codes(names)
+    unjudged = np.flatnonzero(code < 0)
+    code[unjudged] = judgments.nq + np.arange(len(unjudged))
+    return code[local], names.take(pa.array(unjudged)), query_mix(code)[local]
+
+
+def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
+    """Row permutation putting ``run`` in rank order (queries in byte order), without any qrels."""
+    names, local = _local_queries(run.table.column("query"))
+    order = pc.sort_indices(names).to_numpy()
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    docs = run.table.column("doc").combine_chunks()
+    score = None if ties == "input" or run.ranked else run.table.column("score").to_numpy()
+    return rank_order(rank[local], score, docs)
+
+
+def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
+                needs=None, keep_docs: bool = False, subtopics: bool = False,
+                positive_only: bool = False) -> tuple[Batch, PartInfo]:
+    """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
+
+    Parameters
+    ----------
+    judgments : Judgments
+        The qrels, prepared once.
+    run : Run
+        Whole queries (a query's rows may not continue in another part).
+    max_docs : int, optional
+        trec_eval ``-M``: keep only the first ``max_docs`` of each ranking.
+    ties : {"trec_eval", "input"}
+        ``"trec_eval"``: score descending then docno descending.
+        ``"input"``: keep the order given within each query.
+    needs : mapping, optional
+        The qrels-wide statistics the batch carries for the kernels.
+    keep_docs : bool
+        Keep doc ids and scores in rank order on the batch (for explanations).
+    subtopics : bool
+        Attach the ranked and judged (doc, subtopic) judgments (for the diversity families).
+    positive_only : bool
+        Rank only the rows scored above 0 (a run without scores keeps every row).
+    """
+    table = run.table
+    docs = table.column("doc")
+    docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
+    code, unjudged_names, mixed_query = _run_codes(judgments, run)
+    keys = pair_hash(code, chunked_id_hash(docs), mixed_query=mixed_query)
+    del mixed_query
+    dup = duplicate_rows(keys, code, docs)
+    if dup is not None:
+        q = run.table.column("query")[dup[0]].as_py()
+        todo = ("remove one of the lines" if run.origin == "file"
+                else "drop one of the rows" if run.origin == "frame" else "keep one")
+        raise InputError(f"doc {decode_id(docs[dup[0]].as_py())} appears twice for query {decode_id(q)}; "
+                         f"a run lists a doc only once per query (trec_eval aborts too): {todo}", **run.locate(*dup))
+
+    scored = not (ties == "input" or run.ranked)
+    keep = code < judgments.nq
+    if positive_only and not run.ranked:
+        keep &= table.column("score").to_numpy() > 0
+    judged = np.flatnonzero(keep)
+    if len(judged) < len(code):  # queries the qrels do not judge are never scored
+        code, docs, keys = code[judged], docs.take(pa.array(judged)), keys[judged]
+    row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
+    del keys
+
+    exact = keep_docs or ties in ("input", "average") or run.ranked
+    score = None
+    if scored:
+        score = table.column("score").to_numpy()
+        score = score if len(judged) == len(score) else score[judged]
+    prefer = ties if ties in ("best", "worst") else None
+    order = rank_order(code, score, docs, row_rel if prefer or not exact else None, prefer)
+    per_code = np.bincount(code, minlength=judgments.nq)
+    codes = np.flatnonzero(per_code)
+    counts = per_code[codes]
+    tie_group = None
+    if ties == "average":
+        if max_docs is not None:
+            raise ParameterError("ties='average' with max_docs: the docs cut off would take part in the "
+                                 "average; use a measure cutoff (P@10, nDCG@10 ...) instead of max_docs")
+        tie_group = tie_groups(code[order], None if score is None else score[order])
+    if max_docs is not None:
+        rank0 = np.arange(len(order)) - np.repeat(segment_offsets(counts)[:-1], counts)
+        order = order[rank0 < max_docs]
+        counts = np.minimum(counts, max_docs)
+    judged_rel, judged_offsets = judgments.judged_side(codes)
+    offsets = segment_offsets(counts)
+    batch = Batch(
+        queries=judgments.names(codes), offsets=offsets, rel=row_rel[order],
+        judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
+        subtopics=judgments.subtopics.side(codes, offsets, row_judged[order]) if subtopics else None,
+        docs=docs.take(pa.array(order)).to_pylist() if keep_docs else None,
+        scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
+        tie_group=tie_group,
+    )
+    return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag)
+
+
+def tie_groups(code: np.ndarray, score: np.ndarray | None) -> np.ndarray:
+    """Per row in rank order, the number of its tied group: rows of one query with equal scores
+    (without scores, a ranked list, every row is its own group)."""
+    if score is None or len(code) == 0:
+        return np.arange(len(code), dtype=np.int64)
+    new = np.ones(len(code), dtype=bool)
+    new[1:] = (code[1:] != code[:-1]) | (score[1:] != score[:-1])
+    return np.cumsum(new) - 1
+
+
+def empty_batch(judgments: Judgments, codes: np.ndarray, needs=None, *, subtopics: bool = False) -> Batch:
+    """Empty rankings for the judged queries ``codes`` (trec_eval -c: judged queries the run lacks)."""
+    judged_rel, judged_offsets = judgments.judged_side(codes)
+    offsets = np.zeros(len(codes) + 1, np.int64)
+    return Batch(queries=judgments.names(codes), offsets=offsets,
+                 rel=np.zeros(0, judged_rel.dtype), judged_offsets=judged_offsets, judged_rel=judged_rel,
+                 needs=needs or {}, codes=codes,
+                 subtopics=judgments.subtopics.side(codes, offsets, np.zeros(0, np.int64)) if subtopics else None)

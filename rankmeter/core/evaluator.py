@@ -1,0 +1,203 @@
+"""The one evaluator core every entry point uses.
+
+``Evaluator(qrels, measures, **options)`` does everything that depends only
+on the qrels and the options, once: validates the options, resolves the
+measure names, keys the qrels (:class:`~.judgments.Judgments`) and computes
+the qrels-wide statistics the measure families declare they need. Then:
+
+* :meth:`Evaluator.score` scores a query-aligned part of a run (whole
+  queries) and returns a :class:`Part`: per-query values of the judged
+  queries it ranks;
+* :meth:`Evaluator.finish` puts parts together: queries in bytewise order,
+  the query policy (``queries="qrels"`` scores judged queries no part ranked
+  as empty rankings), the warnings, and the :class:`~rankmeter.Results`.
+
+Executors (in memory, streamed, Spark) only cut a run into parts and call
+these two methods; :meth:`Evaluator.evaluate` is the in-memory one.
+
+>>> ev = Evaluator({"q1": {"a": 1, "b": 1}, "q2": {"c": 2}}, ["AP", "P@2"])
+>>> r = ev.evaluate({"q1": {"a": 2.0, "x": 1.0, "b": 0.5}, "q2": {"c": 1.0}})
+>>> round(r["AP"], 4), r["P@2"]
+(0.9167, 0.5)
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import InputError, MeasureError
+from rankmeter.measures.aggregation import COUNT, FLOAT
+from rankmeter.io.canonical import Qrels, Run, decode_id
+from rankmeter.measures import Measure
+from rankmeter.core.results import Results
+from rankmeter.core.batch import Batch
+from rankmeter.core.build import build_batch, empty_batch
+from rankmeter.core.judgments import Judgments
+from rankmeter.core.needs import compute_needs, needs_of
+from rankmeter.core.options import Options, validate_options
+from rankmeter.core.resolve import resolve_measures
+
+__all__ = ["Evaluator", "Part"]
+
+_NAMED = 10  # ids named in a warning or message
+
+
+@dataclass(frozen=True)
+class Part:
+    """Per-query values of the judged queries one part of a run ranks (codes in bytewise order)."""
+
+    codes: np.ndarray
+    values: dict[Measure, np.ndarray]
+    only_in_run: tuple[bytes, ...] = ()
+    tag: bytes = b""
+
+
+def _check_tie_average(measures) -> None:
+    """ties='average' is exact only for families that say how to average over tied docs' orders."""
+    from rankmeter.measures.base import REGISTRY
+
+    missing = sorted({m.family.name for m in measures if m.family.tie_average is None})
+    if missing:
+        able = ", ".join(sorted(name for name, f in REGISTRY.items() if f.tie_average is not None))
+        raise MeasureError(f"ties='average': no closed form over the orders of tied docs for {', '.join(missing)} "
+                           f"(rankmeter does not sample instead); it is exact for {able}. Use ties='best' and "
+                           "ties='worst' for the range of the others")
+
+
+def _check_real_grades(measures: Iterable[Measure]) -> None:
+    """Real-valued grades: refuse families defined on integer grades and gain maps keyed by integer grades."""
+    from rankmeter.measures.base import REGISTRY
+
+    integer_only = sorted({m.family.name for m in measures if not m.family.real_grades})
+    if integer_only:
+        able = ", ".join(sorted(n for n, f in REGISTRY.items() if f.real_grades))
+        raise MeasureError(f"grades='real': {', '.join(integer_only)} {'is' if len(integer_only) == 1 else 'are'} "
+                           f"defined on integer grades only; read the qrels with integer grades, or use one of {able}")
+    for m in measures:
+        for p in m.family.all_params:
+            if p.kind in ("gains", "choice_or_gains") and isinstance(m.get(p.name), tuple):
+                raise MeasureError(f"{m}: a gain map is keyed by integer grades and the qrels have real grades; "
+                                   f"use {p.name}='linear' or 'exp' (gain 2^g - 1), or read the grades as integers")
+
+
+def _names(ids: Iterable[bytes], total: int) -> str:
+    shown = [decode_id(q) for q in ids]
+    more = f" and {total - len(shown)} more" if total > len(shown) else ""
+    return ", ".join(shown) + more
+
+
+class Evaluator:
+    """Judgments and measures prepared once; scores any number of runs (see module docstring).
+
+    Parameters
+    ----------
+    qrels : path, Qrels, dict or DataFrame
+        The judgments.
+    measures : str, Measure or a list of them
+        Canonical or trec_eval names.
+    needs : mapping, optional
+        Qrels-wide statistics computed elsewhere (a Spark task gets the
+        whole qrels' values from the driver while it holds only some queries).
+    **options
+        The evaluation options of :data:`rankmeter.core.options.OPTIONS`.
+    """
+
+    def __init__(self, qrels, measures, *, needs: Mapping[str, Any] | None = None,
+                 options: Options | None = None, **given: Any):
+        from rankmeter.io import as_qrels
+
+        self.options = validate_options(options, **given)
+        self.names = resolve_measures(measures)
+        self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
+        self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns, grades=self.options.grade_policy,
+                                     format=self.options.input_format)
+        if self.qrels.real_grades:
+            _check_real_grades(self.measures)
+        self.judgments = Judgments(self.qrels, intents=self.options.intents)
+        wanted = needs_of(self.measures)
+        self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)
+        #: whether batches carry the (doc, subtopic) judgments (a diversity family is asked for)
+        self.subtopics = any(m.family.subtopics for m in self.measures)
+        rel = self.options.rel
+        self._effective = {m: m if m.get("rel") is not None else m.with_params(rel=rel) for m in self.measures}
+        if self.options.ties == "average":
+            _check_tie_average(self.measures)
+
+    # ------------------------------------------------------------ scoring
+    def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
+        """The ordered, joined batch of the judged queries ``run`` ranks."""
+        batch, _ = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
+                               positive_only=self.options.positive_scores_only,
+                               needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
+        return batch
+
+    def kernels(self, batch: Batch, measures: Iterable[Measure] | None = None) -> dict[Measure, np.ndarray]:
+        """Per-query values of each measure over ``batch`` (the judged-only view built once if needed)."""
+        views = {False: batch}
+        out = {}
+        for m in (self.measures if measures is None else measures):
+            effective = self._effective.get(m) or (m if m.get("rel") is not None
+                                                   else m.with_params(rel=self.options.rel))
+            only = bool(self.options.judged_only or m.get("judged_only"))
+            if only not in views:
+                views[only] = batch.judged_only()
+            kernel = m.family.kernel
+            if views[only].tie_group is not None and callable(m.family.tie_average):
+                kernel = m.family.tie_average
+            value_type = m.family.value_type
+            if views[only].tie_group is not None and value_type is COUNT:
+                value_type = FLOAT  # an expected count over tie orders is fractional
+            out[m] = value_type.array(kernel(views[only], effective))
+        return out
+
+    def score(self, run: Run) -> Part:
+        """Score a part of a run holding whole queries."""
+        batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
+                                  positive_only=self.options.positive_scores_only,
+                                  needs=self.needs, subtopics=self.subtopics)
+        return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
+
+    def finish(self, parts: list[Part], *, run_name: str = "", warn: bool = True,
+               check_common: bool = True) -> Results:
+        """Put the parts of one run together (see module docstring).
+
+        ``warn=False`` leaves the warning about judged queries the run lacks to
+        the caller (``Results.missing`` names them).
+        """
+        codes = np.concatenate([p.codes for p in parts]) if parts else np.zeros(0, np.int64)
+        values = {m: np.concatenate([p.values[m] for p in parts]) if parts else
+                  m.family.value_type.array([]) for m in self.measures}
+        seen = np.zeros(self.judgments.nq, dtype=bool)
+        seen[codes] = True
+        if len(codes) != int(seen.sum()):
+            raise InputError("a query was scored in two parts of the run: its lines are not together; "
+                             "group the run by query first", source=run_name or None)
+        missing = np.flatnonzero(~seen)
+        only_in_run = sorted({q for p in parts for q in p.only_in_run})
+        if check_common and len(codes) == 0 and only_in_run:
+            raise InputError(
+                f"no query of the run is judged in the qrels: the run has {_names(only_in_run[:_NAMED], len(only_in_run))}; "
+                f"the qrels have {_names(self.judgments.names(np.arange(min(_NAMED, self.judgments.nq))), self.judgments.nq)}; "
+                "check that both use the same query ids", source=run_name or None)
+        if self.options.queries == "qrels" and len(missing):
+            extra = self.kernels(empty_batch(self.judgments, missing, self.needs, subtopics=self.subtopics))
+            codes = np.concatenate([codes, missing])
+            values = {m: np.concatenate([values[m], extra[m]]) for m in self.measures}
+        elif len(missing) and warn:
+            warnings.warn(f"{len(missing)} judged queries have no results in the run and are left out of the "
+                          f"means: {_names(self.judgments.names(missing[:_NAMED]), len(missing))} "
+                          "(queries='qrels' scores them as 0)", stacklevel=3)
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
+        missing_ids = tuple(self.judgments.names(missing)) if self.options.queries == "both" else ()
+        return Results(self.judgments.names(codes), self.names, {m: v[order] for m, v in values.items()},
+                       run_name=run_name, missing=missing_ids, only_in_run=tuple(only_in_run))
+
+    def evaluate(self, run) -> Results:
+        """Score a whole run in memory (parts on both cores when it is large)."""
+        from rankmeter.executors.memory import evaluate_in_memory
+        return evaluate_in_memory(self, run)

@@ -1,0 +1,194 @@
+"""The qrels keyed once: query codes, per-query judged grades and a hash index of (query, doc).
+
+Preparing is the only pass over the qrels; every run (and every part of a
+run) then only probes: :meth:`Judgments.query_codes` maps a run's query ids to
+codes, :meth:`Judgments.grades` joins its (query, doc) rows to grades, and
+:meth:`Judgments.judged_side` gathers the judged grades of some queries.
+
+Query codes number the judged queries in bytewise id order (C ``strcmp``),
+so sorting by code is trec_eval's query order.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmeter.errors import InputError
+from rankmeter.io.canonical import Qrels, decode_id
+from rankmeter.core.batch import NONPOOL, UNJUDGED
+from rankmeter.core.memory import give_back
+from rankmeter.core.keys import HashIndex, binary_parts, id_hash, pair_hash
+from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
+
+__all__ = ["Judgments", "segment_offsets", "gather_segments"]
+
+
+def segment_offsets(counts: np.ndarray) -> np.ndarray:
+    """Offsets (n + 1, int64) of consecutive segments with these lengths."""
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+
+def gather_segments(offsets: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of segments ``which`` (in that order) and their new offsets."""
+    lo = offsets[which]
+    counts = offsets[which + 1] - lo
+    new = segment_offsets(counts)
+    rows = np.repeat(lo - new[:-1], counts) + np.arange(int(new[-1]))
+    return rows, new
+
+
+def _single(column) -> pa.Array:
+    """A column as one array: its only chunk as it is (no copy), else the chunks joined."""
+    if isinstance(column, pa.ChunkedArray):
+        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    return column
+
+
+def _binary(column) -> pa.Array:
+    array = _single(column)
+    return array.cast(pa.binary()) if array.type != pa.binary() else array
+
+
+def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
+                   index: "HashIndex | None" = None) -> tuple[int, int] | None:
+    """The first pair of rows with the same (query code, doc), verified exactly, or None.
+
+    ``index``, a :class:`HashIndex` of ``keys`` already built, saves sorting them again.
+    """
+    if index is None:
+        # a plain sort (several times faster than argsort) answers the usual case: no duplicates
+        plain = np.sort(keys)
+        if not (plain[1:] == plain[:-1]).any():
+            return None
+    order = index.order if index is not None else np.argsort(keys)
+    sorted_keys = index.keys if index is not None else keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if len(same) == 0:
+        return None
+    first, second = order[same], order[same + 1]
+    equal = (code[first] == code[second]) & pc.equal(docs.take(pa.array(first)),
+                                                     docs.take(pa.array(second))).to_numpy(zero_copy_only=False)
+    if not equal.any():
+        return None
+    pairs = np.sort(np.stack([first[equal], second[equal]]), axis=0)
+    pick = int(np.argmin(pairs[1]))
+    return int(pairs[0, pick]), int(pairs[1, pick])
+
+
+def _compact(grades: np.ndarray) -> np.ndarray:
+    """Integer grades as int32 when they fit (they nearly always do); real ones as they are."""
+    if grades.dtype.kind == "f" or not len(grades):
+        return grades
+    return grades.astype(np.int32) if -2 ** 31 <= grades.min() and grades.max() < 2 ** 31 else grades
+
+
+class Judgments:
+    """A :class:`Qrels` prepared for scoring many runs (see module docstring)."""
+
+    def __init__(self, qrels: Qrels, *, intents=None):
+        self.qrels = qrels
+        self.intents = intents
+        table = qrels.table
+        query = _binary(table.column("query"))
+        self.docs = _binary(table.column("doc"))
+        grades = _single(table.column("rel")).to_numpy(zero_copy_only=False)
+        encoded = pc.dictionary_encode(query)
+        order = pc.sort_indices(encoded.dictionary).to_numpy()
+        self.ids: pa.Array = encoded.dictionary.take(pa.array(order))
+        rank = np.empty(len(order), np.int64)
+        rank[order] = np.arange(len(order))
+        code = rank[encoded.indices.to_numpy(zero_copy_only=False)] if len(query) else np.zeros(0, np.int64)
+        self.nq = len(self.ids)
+        self._entries = None
+        if "subtopic" in table.column_names:  # a diversity qrels: one row per (query, doc) from here on
+            first, group, grades = collapse_subtopics(qrels, code, self.docs, grades)
+            self._entries = (group, table.column("subtopic"), table.column("rel").to_numpy())
+            code, self.docs = code[first], self.docs.take(pa.array(first))
+        # stored compactly (a 10M-judgment qrels saves ~100 MB); what batches get is widened again
+        self.row_code = code.astype(np.int32) if self.nq < 2 ** 31 else code
+        self.real_grades = grades.dtype.kind == "f"
+        self.row_grade = _compact(grades)
+        id_offsets, id_values = binary_parts(self.ids)
+        self.id_index = HashIndex(id_hash(id_offsets, id_values))
+        keys = pair_hash(code, id_hash(*binary_parts(self.docs)))
+        self.pair_index = HashIndex(keys)
+        dup = duplicate_rows(keys, code, self.docs)
+        if dup is not None:
+            doc, q = self.docs[dup[0]].as_py(), self.ids[int(code[dup[0]])].as_py()
+            todo = ("remove one of the lines" if qrels.origin == "file"
+                    else "drop one of the rows" if qrels.origin == "frame" else "keep one")
+            raise InputError(f"doc {decode_id(doc)} is judged twice for query {decode_id(q)}; a qrels list a doc "
+                             f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
+        # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key
+        # (real grades: a lexsort of the two)
+        if len(grades) and self.real_grades:
+            judged = np.lexsort((-grades, code))
+        elif len(grades):
+            low, high = int(grades.min()), int(grades.max())
+            span = high - low + 1
+            # int32 keys when they fit: half the memory, and a radix sort (wrapping steps end exact)
+            kind = np.int32 if self.nq * span < 2 ** 31 and self.row_grade.dtype == np.int32 else np.int64
+            key = code.astype(kind)
+            key *= kind(span)
+            key += high
+            key -= self.row_grade  # the grades, compact
+            judged = np.argsort(key, kind="stable")
+            del key
+        else:
+            judged = np.zeros(0, np.int64)
+        self.judged_rel = self.row_grade[judged]
+        self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
+        del judged, grades, keys, code
+        if len(self.row_code) > 1 << 20:
+            give_back()  # the temporaries of reading and keying go back to the OS
+
+    @cached_property
+    def subtopics(self) -> SubtopicIndex:
+        """The subtopic judgments, keyed on first use (one subtopic per query without a subtopic column)."""
+        if self._entries is None:
+            rows = np.arange(len(self.row_code))
+            index = SubtopicIndex(self.row_code, self.docs, rows, None, self.row_grade)
+        else:
+            index = SubtopicIndex(self.row_code, self.docs, *self._entries)
+        if self.intents is not None:
+            index.set_intents(self.intents, self.ids)
+        return index
+
+    def query_codes(self, names: pa.Array) -> np.ndarray:
+        """Code of each query id in ``names`` (binary), -1 for ids the qrels do not judge."""
+        names = _binary(names)
+        found = self.id_index.lookup(id_hash(*binary_parts(names)))
+        hit = np.flatnonzero(found >= 0)
+        if len(hit):
+            same = pc.equal(names.take(pa.array(hit)), self.ids.take(pa.array(found[hit])))
+            found[hit[~same.to_numpy(zero_copy_only=False)]] = -1
+        return found
+
+    def grades(self, code: np.ndarray, docs: pa.Array, keys: np.ndarray, *, rows: bool = False):
+        """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0.
+
+        ``keys`` are the rows' :func:`~rankmeter.core.keys.pair_hash` keys. ``rows=True`` also
+        returns the judgments row each one joined (-1 for none).
+        """
+        out = np.full(len(code), NONPOOL, dtype=np.float64 if self.real_grades else np.int64)
+        found = self.pair_index.lookup(keys)
+        hit = np.flatnonzero(found >= 0)
+        if len(hit):
+            qrow = found[hit]
+            same = (self.row_code[qrow] == code[hit]) & pc.equal(
+                docs.take(pa.array(hit)), self.docs.take(pa.array(qrow))).to_numpy(zero_copy_only=False)
+            grades = self.row_grade[qrow[same]]
+            out[hit[same]] = np.where(grades < 0, UNJUDGED, grades)
+            found[hit[~same]] = -1
+        return (out, found) if rows else out
+
+    def judged_side(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Judged grades (descending per query) and offsets for the queries ``codes``, in that order."""
+        rows, offsets = gather_segments(self.judged_offsets, codes)
+        return self.judged_rel[rows].astype(np.float64 if self.real_grades else np.int64), offsets
+
+    def names(self, codes: np.ndarray) -> list[bytes]:
+        return self.ids.take(pa.array(codes, pa.int64())).to_pylist() if len(codes) else []

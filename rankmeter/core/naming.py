@@ -1,0 +1,78 @@
+"""One rule for naming runs, shared by evaluate, compare, report and plots.
+
+A dict of runs is named by its keys. Runs given as a list (or one run) are
+named by their run tag when it is non-empty and unique among them, else by
+their file name, else their path, else ``run<i>``; a name still repeated
+gets `` (i)`` with its position.
+
+>>> [name for name, _ in name_runs([{"q": {"a": 1.0}}, {"q": {"b": 1.0}}])]
+['run1', 'run2']
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from rankmeter.errors import ParameterError
+from rankmeter.io.canonical import Run
+
+__all__ = ["name_runs", "looks_like_one_run"]
+
+
+def _is_path(obj) -> bool:
+    return isinstance(obj, (str, bytes, os.PathLike))
+
+
+def looks_like_one_run(obj: Mapping) -> bool:
+    """A dict whose values are rankings ({query: {doc: score}} or {query: [docs]}) is one run, not runs."""
+    for value in obj.values():
+        if isinstance(value, Mapping):
+            return all(not isinstance(v, (Mapping, list, tuple)) for v in value.values())
+        return isinstance(value, (list, tuple))
+    return False
+
+
+def _auto_names(loaded: list[Run], given: list) -> list[str]:
+    tags = Counter(r.name for r in loaded)
+    choices = []
+    for i, (run, obj) in enumerate(zip(loaded, given)):
+        names = [run.name] if run.name and tags[run.name] == 1 else []
+        if _is_path(obj):
+            path = os.fsdecode(obj)
+            names += [os.path.basename(path) or path, path]
+        elif not run.source.startswith("<"):
+            names += [os.path.basename(run.source) or run.source, run.source]
+        names.append(f"run{i + 1}")
+        choices.append(list(dict.fromkeys(names)))
+    level = [0] * len(loaded)
+    while True:
+        names = [c[min(lv, len(c) - 1)] for c, lv in zip(choices, level)]
+        count = Counter(names)
+        clash = [i for i, n in enumerate(names) if count[n] > 1]
+        if not clash:
+            return names
+        if all(level[i] >= len(choices[i]) - 1 for i in clash):
+            return [f"{n} ({i + 1})" if count[n] > 1 else n for i, n in enumerate(names)]
+        for i in clash:
+            level[i] += 1
+
+
+def name_runs(runs, *, columns: Mapping[str, str] | None = None, format: str = "auto") -> list[tuple[str, Run]]:
+    """Runs (a dict name -> run, a list of runs/paths, or one run) as (unique name, :class:`Run`) pairs."""
+    from rankmeter.io import as_run
+
+    if isinstance(runs, Mapping) and not looks_like_one_run(runs):
+        items = [(str(name), as_run(run, columns=columns, format=format)) for name, run in runs.items()]
+        if any(not name for name, _ in items):
+            raise ParameterError("runs: every run needs a non-empty name")
+    else:
+        if _is_path(runs) or isinstance(runs, (Run, Mapping)) or not isinstance(runs, Sequence) \
+                and not hasattr(runs, "__iter__"):
+            runs = [runs]
+        given = list(runs)
+        loaded = [as_run(run, columns=columns, format=format) for run in given]
+        items = list(zip(_auto_names(loaded, given), loaded))
+    if not items:
+        raise ParameterError("runs: give at least one run")
+    return items

@@ -1,0 +1,59 @@
+"""Measure names, as users type them, to :class:`~rankmeter.measures.Measure` objects.
+
+>>> [(label, str(m)) for label, m in resolve_measures(["AP", "P.5,10"])]
+[('AP', 'AP'), ('P_5', 'P@5'), ('P_10', 'P@10')]
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rankmeter.errors import MeasureError, ParameterError
+from rankmeter.measures import Measure
+
+__all__ = ["resolve_measures"]
+
+
+def resolve_measures(measures) -> list[tuple[str, Measure]]:
+    """Measure names as typed (any tool's spelling, see :mod:`rankmeter.measures.names`) -> (label, Measure).
+
+    A trec_eval name with several parameters (``P.5,10``) gives several
+    measures; so does one string naming several (``"AP nDCG@10"``). A set
+    (pytrec_eval's ``{"map", "ndcg_cut"}``) is taken in sorted order. An
+    ir_measures measure object is read from its printed name.
+    """
+    from rankmeter.measures.names import resolve_name, split_names
+
+    if measures is None:
+        raise ParameterError("measures=None: expected a measure name or a list of them, e.g. ['AP', 'nDCG@10']")
+    if isinstance(measures, (str, Measure)) or _is_foreign_measure(measures):
+        measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise ParameterError(f"measures={measures!r}: expected a measure name or a list of them")
+    if isinstance(measures, (set, frozenset)):
+        measures = sorted(measures, key=str)
+    out: list[tuple[str, Measure]] = []
+    for item in measures:
+        if isinstance(item, Measure):
+            out.append((str(item), item))
+            continue
+        if _is_foreign_measure(item):
+            item = str(item)
+        if not isinstance(item, str):
+            raise ParameterError(f"measures: {item!r} is not a measure name or Measure")
+        names = split_names(item)
+        if len(names) > 1:
+            try:  # a whole string such as "P.5,10" or "iprec_at_recall..25,.5" is one trec_eval name
+                out.extend(resolve_name(item))
+                continue
+            except MeasureError:
+                pass
+        for name in names or [item]:
+            out.extend(resolve_name(name))
+    if not out:
+        raise ParameterError("measures: give at least one measure, e.g. ['AP', 'nDCG@10']")
+    return out
+
+
+def _is_foreign_measure(obj) -> bool:
+    """An ir_measures measure object (read through its printed name), without importing ir_measures."""
+    return type(obj).__module__.startswith("ir_measures.")

@@ -1,0 +1,192 @@
+"""Scores of one run: :class:`Results`, what every executor's ``finish`` returns."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rankmeter.errors import MeasureError, require
+from rankmeter.io.canonical import decode_id
+from rankmeter.measures import Measure
+
+__all__ = ["Results", "RunsResults"]
+
+
+class Results:
+    """Scores of one run: per-query values and summaries.
+
+    ``results["nDCG@10"]`` is the mean (any accepted spelling of the name);
+    ``results.per_query`` is a pandas DataFrame with a ``query`` column and one
+    column per measure.
+    """
+
+    def __init__(self, queries: list[bytes], names: list[tuple[str, Measure]],
+                 values: dict[Measure, np.ndarray], run_name: str = "", *,
+                 missing: tuple[bytes, ...] = (), only_in_run: tuple[bytes, ...] = ()):
+        self._queries = queries
+        #: judged queries the run did not rank, left out of the means (queries="both")
+        self.missing = missing
+        #: queries the run ranks that the qrels do not judge (never scored)
+        self.only_in_run = only_in_run
+        self._names = list(dict(names).items())  # one entry per label, in the order asked for
+        self._values = values
+        self.run = run_name
+
+    @property
+    def names(self) -> list[str]:
+        """The measure names as asked for (trec_eval multi-cutoff names expanded: ``P_5``)."""
+        return [label for label, _ in self._names]
+
+    @property
+    def measures(self) -> list[Measure]:
+        """The distinct measures computed, in the order asked for."""
+        return list(dict.fromkeys(m for _, m in self._names))
+
+    @property
+    def ids(self) -> list[bytes]:
+        """Query ids evaluated, as the bytes the engine compares, in bytewise order."""
+        return list(self._queries)
+
+    @property
+    def queries(self) -> list[str]:
+        """Query ids evaluated, in bytewise order."""
+        return [decode_id(q) for q in self._queries]
+
+    def _measure(self, key: str | Measure) -> Measure:
+        if isinstance(key, Measure):
+            m = key
+        else:
+            for given, m in self._names:
+                if given == key:
+                    return m
+            from rankmeter.core.resolve import resolve_measures
+            m = resolve_measures(key)[0][1]
+        if m not in self._values:
+            raise KeyError(f"{key!s} was not computed; computed: {', '.join(map(str, self.measures))}")
+        return m
+
+    def __getitem__(self, key: str | Measure) -> Any:
+        m = self._measure(key)
+        return m.summarize(self._values[m])
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self._measure(key)  # type: ignore[arg-type]
+        except (KeyError, MeasureError):
+            return False
+        return True
+
+    def values(self, key: str | Measure) -> np.ndarray:
+        """Per-query values of one measure, aligned with :attr:`queries`."""
+        return self._values[self._measure(key)].copy()
+
+    @property
+    def mean(self) -> dict[str, Any]:
+        """Measure name (as asked for) -> summary value."""
+        return {label: m.summarize(self._values[m]) for label, m in self._names}
+
+    def to_arrow(self):
+        """Per-query values as a pyarrow Table: ``query`` then one column per measure."""
+        import pyarrow as pa
+        cols = {"query": pa.array(self.queries, pa.string())}
+        for label, m in self._names:
+            cols[label] = pa.array(self._values[m])
+        return pa.table(cols)
+
+    @property
+    def per_query(self):
+        """Per-query values as a pandas DataFrame (needs pandas: pip install rankmeter[pandas])."""
+        require("pandas", "pandas", "per_query (to_arrow() and to_polars() work without it)")
+        return self.to_arrow().to_pandas()
+
+    def to_polars(self):
+        import polars as pl
+        return pl.from_arrow(self.to_arrow())
+
+    def to_dict(self, per_query: bool = False) -> dict[str, Any]:
+        """JSON-ready: {"run", "mean", and with per_query=True "per_query": [{query, measure: value}]}."""
+        out: dict[str, Any] = {"run": self.run, "mean": self.mean}
+        if per_query:
+            rows = []
+            for i, q in enumerate(self.queries):
+                row: dict[str, Any] = {"query": q}
+                for label, m in self._names:
+                    v = self._values[m][i]
+                    row[label] = v.item() if hasattr(v, "item") else v
+                rows.append(row)
+            out["per_query"] = rows
+        return out
+
+    def _repr_html_(self) -> str:
+        from rankmeter.report.notebook import html_table
+        names = self.names
+        columns = [self._values[m] for _, m in self._names]
+        rows = [["mean"] + [v for v in self.mean.values()]]
+        rows += [[q] + [col[i] for col in columns] for i, q in enumerate(self.queries)]
+        return html_table(["query"] + names, rows, caption=f"{self.run or 'run'}: {len(self.queries)} queries")
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in self.mean.items())
+        return f"Results({len(self._queries)} queries: {means})"
+
+
+class RunsResults:
+    """Scores of several runs against one qrels (from :func:`rankmeter.evaluate` given several runs).
+
+    ``table`` is one row per run, one column per measure (PyTerrier's Experiment
+    shape); ``per_query`` the tidy long form (run, query, measure, value);
+    ``results["bm25"]`` the :class:`Results` of one run. Run names are unique,
+    by the same rule as compare and report (:func:`rankmeter.core.naming.name_runs`).
+    """
+
+    def __init__(self, named: list[tuple[str, Results]]):
+        self._named = list(named)
+        self.runs = [name for name, _ in named]
+        self.names = named[0][1].names if named else []
+
+    def __getitem__(self, run: str) -> Results:
+        for name, results in self._named:
+            if name == run:
+                return results
+        raise KeyError(f"no run named {run!r}; runs: {', '.join(self.runs)}")
+
+    def __iter__(self):
+        return iter(self._named)
+
+    def __len__(self) -> int:
+        return len(self._named)
+
+    def to_arrow(self):
+        """The wide table: ``run`` then one column per measure (the means)."""
+        import pyarrow as pa
+        cols = {"run": pa.array(self.runs, pa.string())}
+        for label in self.names:
+            cols[label] = pa.array([results.mean[label] for _, results in self._named])
+        return pa.table(cols)
+
+    @property
+    def table(self):
+        """The wide table as a pandas DataFrame (needs pandas)."""
+        require("pandas", "pandas", "RunsResults.table (to_arrow() works without it)")
+        return self.to_arrow().to_pandas()
+
+    @property
+    def per_query(self):
+        """Tidy per-query values: run, query, measure, value (a pandas DataFrame; needs pandas)."""
+        pd = require("pandas", "pandas", "RunsResults.per_query")
+        rows = [(name, q, label, v.item() if hasattr(v, "item") else v)
+                for name, results in self._named for label in results.names
+                for q, v in zip(results.queries, results.values(label))]
+        return pd.DataFrame(rows, columns=["run", "query", "measure", "value"])
+
+    def to_dict(self, per_query: bool = False) -> dict[str, Any]:
+        return {"measures": self.names, "runs": [dict(results.to_dict(per_query), run=name)
+                                                 for name, results in self._named]}
+
+    def _repr_html_(self) -> str:
+        from rankmeter.report.notebook import html_table
+        rows = [[name] + list(results.mean.values()) for name, results in self._named]
+        return html_table(["run"] + self.names, rows, caption=f"{len(self.runs)} runs")
+
+    def __repr__(self) -> str:
+        return f"RunsResults({', '.join(self.runs)}: {', '.join(self.names)})"

@@ -1,8 +1,0 @@
-"""Comparing systems: :func:`compare`, significance tests and multiple-comparison corrections."""
-from .compare import TESTS, compare, compare_scores
-from .comparison import Comparison
-from .corrections import CORRECTIONS, adjust
-from .significance import bootstrap, effect_size, paired_t, randomization, tukey_hsd, wilcoxon
-
-__all__ = ["compare", "compare_scores", "Comparison", "TESTS", "CORRECTIONS", "adjust", "paired_t", "wilcoxon",
-           "randomization", "bootstrap", "tukey_hsd", "effect_size"]
