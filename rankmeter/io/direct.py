@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from rankmeter.io.arrow_path import FileSpan, checked_fields, first_data_line, fields_fit, parse_layout
 from rankmeter.io.detect import detect
+from rankmeter.io.inputs import open_input
 from rankmeter.io.parquet import is_parquet
 from rankmeter.errors import RankmeterError
 from rankmeter.io.source import check_text, compression_of
@@ -45,7 +46,7 @@ def direct_columns(source, kind: str, format: str, columns, grades: str = "integ
         size = os.path.getsize(path)
         if size < DIRECT_MIN_BYTES:
             return None
-        with open(path, "rb") as fh:
+        with open_input(path, "rb") as fh:
             return _scan(fh, path, size, kind, format, grades)
     except OSError:
         return None  # the bytes path opens it again and names the problem

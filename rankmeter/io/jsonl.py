@@ -7,10 +7,17 @@ by line, and a line that is not a JSON object is named by file and line.
 A whole JSON document in pytrec_eval's shape, ``{query: {doc: grade}}``,
 is read as that dict, and an array of records (``[{"qid": ...}, ...]``)
 as a table whose errors name the record, counting from 0.
+
+Arrow's JSON reader is only given what it handles safely: every non-blank
+line an object and nesting at most :data:`MAX_DEPTH` deep (Arrow 26 crashes
+the process on a line that is ``null`` and on deep nesting). Anything else is
+read line by line, where a line nested deeper than Python can parse is an
+:class:`~rankmeter.errors.InputError` naming it.
 """
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +28,39 @@ from rankmeter.io.columns import resolve_columns
 from rankmeter.io.delimited import _nonblank_lines
 from rankmeter.io.frames import qrels_from_table, run_from_table
 
-__all__ = ["read_jsonl"]
+__all__ = ["read_jsonl", "MAX_DEPTH"]
+
+#: Deepest nesting of brackets handed to Arrow's JSON reader (records are flat: 2 is usual).
+MAX_DEPTH = 64
+# a non-blank line whose first non-blank byte does not open an object
+_NOT_AN_OBJECT = re.compile(rb"(?m)^[ \t\r\f\v]*[^{ \t\r\n\f\v]")
+_DEPTH_STEP = np.zeros(256, dtype=np.int8)
+_DEPTH_STEP[[ord("["), ord("{")]] = 1
+_DEPTH_STEP[[ord("]"), ord("}")]] = -1
+_JSON_KINDS = {type(None): "null", list: "array", str: "a string", int: "a number", float: "a number",
+               bool: "true/false"}
+_TOO_DEEP = ("JSON nested too deep for rankmeter (records are flat objects of ids and numbers); "
+             "check that this is the right file")
+
+
+def _depth_at_most(data: bytes, limit: int) -> bool:
+    """Whether brackets (counted in strings too: an over-estimate) never nest deeper than ``limit``."""
+    depth = 0
+    block = 1 << 22
+    for start in range(0, len(data), block):  # in blocks: a few MB of temporaries, however big the file
+        steps = _DEPTH_STEP[np.frombuffer(data, dtype=np.uint8, count=min(block, len(data) - start),
+                                          offset=start)]
+        running = np.cumsum(steps, dtype=np.int64) + depth
+        if len(running):
+            if running.max() > limit:
+                return False
+            depth = int(running[-1])
+    return True
+
+
+def _arrow_safe(data: bytes) -> bool:
+    """Whether Arrow's JSON reader can be given ``data`` without risk of a crash."""
+    return _NOT_AN_OBJECT.search(data) is None and _depth_at_most(data, MAX_DEPTH)
 
 
 def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
@@ -32,12 +71,14 @@ def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
             continue
         try:
             obj = json.loads(raw)
+        except RecursionError:
+            raise InputError(_TOO_DEEP, source=name, line=number) from None
         except ValueError as exc:
             detail = f"{exc.msg} at column {exc.colno}" if hasattr(exc, "colno") else "not UTF-8 text"
             raise InputError(f"not valid JSON ({detail}); every line must be one "
                              "JSON object", source=name, line=number) from None
         if not isinstance(obj, dict):
-            raise InputError(f"a JSON {type(obj).__name__}, not an object; every line must be one JSON "
+            raise InputError(f"JSON {_JSON_KINDS.get(type(obj), 'value')}, not an object; every line must be one JSON "
                              "object such as {\"query_id\": ..., \"doc_id\": ..., \"score\": ...}",
                              source=name, line=number)
         rows.append(obj)
@@ -65,6 +106,9 @@ def _document(data: bytes, name: str, kind: str, grades: str):
     """A whole JSON document in pytrec_eval's dict shape, or None."""
     try:
         obj = json.loads(data)
+    except RecursionError:
+        raise InputError(_TOO_DEEP, source=name, line=data[:len(data) - len(data.lstrip())].count(b"\n") + 1) \
+            from None
     except ValueError:
         return None
     if isinstance(obj, list) and obj and all(isinstance(v, dict) for v in obj):
@@ -96,6 +140,8 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
     if document is not None:
         return document
     try:
+        if not _arrow_safe(data):
+            raise ValueError("read line by line")
         table = pajson.read_json(pa.BufferReader(data))
         lines = _nonblank_lines(data, 1)
         if lines is None:

@@ -18,9 +18,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rankmeter.errors import RankmeterError
+from rankmeter.errors import ParameterError, RankmeterError
+from rankmeter.io.inputs import recorded_as
 
-__all__ = ["OutputError", "check_output", "output_file", "printable"]
+__all__ = ["OutputError", "OutputIsInput", "check_output", "output_file", "printable"]
 
 #: bidirectional controls: shown escaped, never obeyed by a terminal
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
@@ -28,6 +29,10 @@ _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\
 
 class OutputError(RankmeterError, OSError):
     """An output file cannot be written: the message says which file, why, and what to do."""
+
+
+class OutputIsInput(OutputError, ParameterError):
+    """The output named is one of the inputs (the same path, a link to it or a hard link): never written."""
 
 
 def printable(text: object) -> str:
@@ -47,13 +52,29 @@ def _same_file(a: Path, b: object) -> bool:
         return False
 
 
-def check_output(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...] = ()) -> Path:
-    """Refuse a target that names an input, a folder, a missing folder, an unwritable place or a wrong suffix."""
-    target = Path(os.fsdecode(path))
+def _clash(target: Path, inputs: Iterable[object]) -> None:
+    """Raise :class:`OutputIsInput` when ``target`` is a given input or any file this process has read."""
     for given in inputs:
         if _same_file(target, given) or (isinstance(given, (str, os.PathLike))
                                          and os.path.abspath(os.fsdecode(given)) == os.path.abspath(target)):
-            raise OutputError(f"{target}: that is one of the inputs; choose another output file name")
+            raise OutputIsInput(f"output {printable(target)} is one of the inputs ({printable(os.fsdecode(given))}); "
+                                "choose another output file name (nothing was written)")
+    read = recorded_as(target)
+    if read is not None:
+        raise OutputIsInput(f"output {printable(target)} is one of the inputs ({printable(read)}"
+                            f"{'' if os.path.abspath(target) == read else ', through a link'}); choose another "
+                            "output file name (nothing was written)")
+
+
+def check_output(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...] = ()) -> Path:
+    """Refuse a target that names an input, a folder, a missing folder, an unwritable place or a wrong suffix.
+
+    The inputs refused are those given and every file a rankmeter reader has
+    opened in this process (:mod:`rankmeter.io.inputs`), by path, symbolic
+    link or hard link: :class:`OutputIsInput`, a :class:`ParameterError`.
+    """
+    target = Path(os.fsdecode(path))
+    _clash(target, inputs)
     if target.is_dir():
         raise OutputError(f"{target}: is a folder; name a file inside it")
     if suffixes and target.suffix.lower() not in suffixes:
@@ -74,6 +95,7 @@ def output_file(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...
     Character devices (``/dev/stdout``, ``/dev/full``) are written directly;
     a write error there (a full disk) is an :class:`OutputError` too.
     """
+    inputs = list(inputs)
     target = check_output(path, inputs=inputs, suffixes=suffixes)
     kwargs = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
     if target.exists() and not target.is_file():  # a device or a FIFO: no rename possible
@@ -90,6 +112,8 @@ def output_file(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)  # as a plain open() would have made it
+        inputs = [p for p in inputs if isinstance(p, (str, os.PathLike))]
+        _clash(target, inputs)  # again: an input read while the output was being made is safe too
         os.replace(temp, target)
     except OSError as exc:
         raise OutputError(f"{target}: cannot be written ({exc.strerror or exc}); nothing was written") from None

@@ -29,6 +29,7 @@ from typing import BinaryIO, Union
 import numpy as np
 
 from rankmeter.errors import InputError
+from rankmeter.io.inputs import open_input, record_input
 
 __all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "PathOrFile"]
 
@@ -184,16 +185,20 @@ def _name_of(source: PathOrFile) -> str:
 
 
 def _open_raw(source: PathOrFile, name: str) -> tuple[BinaryIO, bool]:
-    """(binary stream, whether rankmeter opened it and must close it)."""
+    """(binary stream, whether rankmeter opened it and must close it); a file is recorded as an input."""
     if hasattr(source, "read"):
+        record_input(source, getattr(source, "name", None))
         return source, False
     if name == "<stdin>":
         if sys.stdin is None:
             raise InputError("there is no standard input to read; pass a file name", source=name)
-        return getattr(sys.stdin, "buffer", sys.stdin), False
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        record_input(stdin)
+        return stdin, False
     try:
         with _waiting_note(name, _is_regular(source)):
-            return open(source, "rb", buffering=0), True  # unbuffered: the whole read is one allocation
+            # unbuffered: the whole read is one allocation
+            return open_input(source, "rb", buffering=0), True
     except FileNotFoundError:
         raise InputError("no such file; check the path", source=name) from None
     except IsADirectoryError:
