@@ -1,0 +1,195 @@
+"""``rankmeter.compat.ir_measures`` against ir_measures itself: every measure object, per query, same data.
+
+Oracle: the installed ir_measures (0.4.3) with its providers (pytrec_eval, cwl_eval, pyndeval, gdeval,
+judged, compat, accuracy). Values agree to 1e-12, except the measures ir_measures computes with gdeval.pl
+(``ERR@k``, ``nDCG(dcg='exp-log2')@k``), which prints five decimals: there, to 5e-6.
+"""
+from __future__ import annotations
+
+import io
+import re
+import warnings
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankmeter.compat.ir_measures as ours
+from rankmeter import MeasureError
+
+#: measure objects as typed in ir_measures scripts: every name of ir_measures' registry at least once
+PLAIN = [
+    "AP", "AP@100", "AP(rel=2)", "AP(rel=2)@100", "AP(judged_only=True)", "MAP", "nDCG", "nDCG@10", "NDCG@20",
+    "nDCG(dcg='exp-log2')@10", "nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(judged_only=True)@10", "P@5",
+    "P(rel=2)@10", "P(judged_only=True)@5", "Precision@10", "R@10", "R@1000", "Recall@20", "RR", "RR(rel=2)",
+    "RR@10", "MRR", "Rprec", "RPrec", "Bpref", "BPref", "infAP", "SetP", "SetP(rel=2)", "SetR", "SetF",
+    "SetF(beta=0.5)", "SetF(beta=4.0)", "SetAP", "SetRelP", "SetP(relative=True)", "Success@5", "NumRet",
+    "NumRet(rel=2)", "NumRelRet", "NumRel", "NumQ", "IPrec@0.5", "IPrec@0.0", "Judged@10", "Judged", "ERR@10",
+    "ERR@20", "RBP(rel=1)", "RBP(rel=2,p=0.5)", "SDCG(max_rel=3)@10", "NERR8(max_rel=3)@10",
+    "NERR9(max_rel=3)@10", "NERR10(max_rel=3)", "NERR11(max_rel=3)", "INST(max_rel=3)", "INSQ(max_rel=3)",
+    "BPM(max_rel=3)@10", "Compat", "Compat(p=0.8)", "Accuracy@10", "Accuracy",
+]
+DIVERSE = [
+    "ERR_IA@20", "ERR_IA@5", "nERR_IA@20", "alpha_DCG@10", "α_DCG@20", "alpha_nDCG@20", "α_nDCG@10",
+    "alpha_nDCG(alpha=0.7)@20", "NRBP", "nNRBP", "NRBP(beta=0.8)", "P_IA@10", "AP_IA", "MAP_IA", "StRecall@10",
+    "nDCG@10", "AP", "P@5", "Judged@10",
+]
+GDEVAL = re.compile(r"^(ERR@|nDCG\(dcg='exp-log2'\))")  # five printed decimals
+
+
+def _case(seed: int, diverse: bool):
+    """Untied scores; numeric query ids (gdeval.pl's rule); query 3 judged but not in the run, 9 not judged."""
+    rng = np.random.default_rng(seed)
+    qrels = []
+    for q in range(1, 9):
+        for d in rng.choice(40, 15, replace=False):
+            if diverse:
+                for s in rng.choice(4, rng.integers(1, 4), replace=False):
+                    qrels.append(ir_measures.Qrel(str(q), f"d{d}", int(rng.integers(0, 2)), str(s + 1)))
+            else:
+                qrels.append(ir_measures.Qrel(str(q), f"d{d}", int(rng.integers(-1, 4))))
+    run = []
+    for q in (1, 2, 4, 5, 6, 7, 8, 9):
+        docs, scores = rng.choice(40, 25, replace=False), rng.permutation(1000)[:25] / 7.0
+        run += [ir_measures.ScoredDoc(str(q), f"d{d}", float(s)) for d, s in zip(docs, scores)]
+    return qrels, run
+
+
+def _per_query(module, measure, qrels, run) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {r.query_id: r.value for r in module.iter_calc([measure], qrels, run)}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("diverse", [False, True], ids=["plain", "diversity"])
+def test_every_measure_object_matches_ir_measures_per_query(seed, diverse):
+    qrels, run = _case(seed, diverse)
+    for text in (DIVERSE if diverse else PLAIN):
+        theirs, mine = ir_measures.parse_measure(text), ours.parse_measure(text)
+        assert repr(mine) == repr(theirs) and mine == theirs and hash(mine) == hash(theirs)
+        want = _per_query(ir_measures, theirs, qrels, run)
+        tolerance = 5e-6 if GDEVAL.match(repr(theirs)) else 1e-12
+        for given in (mine, theirs):  # our objects and ir_measures' own, through the drop-in
+            got = _per_query(ours, given, qrels, run)
+            assert set(got) == set(want), text
+            for query, value in want.items():
+                assert got[query] == pytest.approx(value, abs=tolerance), (text, query)
+        aggregate = ours.calc_aggregate([mine], qrels, run)[mine]
+        assert aggregate == pytest.approx(ir_measures.calc_aggregate([theirs], qrels, run)[theirs], abs=tolerance)
+
+
+def test_diversity_namedtuples_keep_their_subtopics_and_err_is_gdevals():
+    """The issue's two wrong numbers: subtopics of Qrel(..., iteration) were dropped; ERR@k was not gdeval's."""
+    qrels, run = _case(7, diverse=True)
+    err_ia = ours.calc_aggregate([ours.ERR_IA @ 20], qrels, run)[ours.ERR_IA @ 20]
+    assert err_ia == pytest.approx(ir_measures.calc_aggregate([ir_measures.ERR_IA @ 20], qrels, run)
+                                   [ir_measures.ERR_IA @ 20], abs=1e-12)
+    flat = {}
+    for q in qrels:
+        flat.setdefault(q.query_id, {})[q.doc_id] = q.relevance
+    assert err_ia != pytest.approx(ours.calc_aggregate([ours.ERR_IA @ 20], flat, run)[ours.ERR_IA @ 20])
+    graded, _ = _case(7, diverse=False)
+    graded = [q for q in graded if q.relevance >= 0]
+    mine = ours.calc_aggregate([ours.ERR @ 20], graded, run)[ours.ERR @ 20]
+    assert mine == pytest.approx(ir_measures.calc_aggregate([ir_measures.ERR @ 20], graded, run)
+                                 [ir_measures.ERR @ 20], abs=5e-6)
+
+
+def test_dataframes_and_trec_files_read_as_ir_measures_reads_them(tmp_path):
+    qrels, run = _case(3, diverse=True)
+    qrels_df = pd.DataFrame(qrels)
+    run_df = pd.DataFrame(run)
+    measures = [ir_measures.ERR_IA @ 20, ir_measures.nDCG @ 10, ir_measures.AP]
+    want = ir_measures.calc_aggregate(measures, qrels_df, run_df)
+    got = ours.calc_aggregate(measures, qrels_df, run_df)
+    assert got == pytest.approx(want, abs=1e-12)
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_path.write_text("".join(f"{q.query_id} {q.iteration} {q.doc_id} {q.relevance}\n" for q in qrels))
+    run_path.write_text("".join(f"{r.query_id} Q0 {r.doc_id} 0 {r.score!r} tag\n" for r in run))
+    for source in (str(qrels_path), qrels_path.read_text(), io.StringIO(qrels_path.read_text())):
+        assert [tuple(q) for q in ours.read_trec_qrels(source)] == \
+            [tuple(q) for q in ir_measures.read_trec_qrels(str(qrels_path))]
+    assert [tuple(r) for r in ours.read_trec_run(str(run_path))] == \
+        [tuple(r) for r in ir_measures.read_trec_run(str(run_path))]
+    got = ours.calc_aggregate(measures, ours.read_trec_qrels(str(qrels_path)), ours.read_trec_run(str(run_path)))
+    assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_an_evaluator_scores_many_runs_and_calc_gives_both_views():
+    qrels, _ = _case(4, diverse=False)
+    measures = ["AP", "nDCG@10", "NumRel", "P(rel=2)@5"]
+    mine = ours.evaluator([ours.parse_measure(m) for m in measures], qrels)
+    theirs = ir_measures.evaluator([ir_measures.parse_measure(m) for m in measures], qrels)
+    for seed in (11, 12):
+        _, run = _case(seed, diverse=False)
+        assert {repr(k): v for k, v in mine.calc_aggregate(run).items()} == \
+            pytest.approx({repr(k): v for k, v in theirs.calc_aggregate(run).items()}, abs=1e-12)
+        aggregated, per_query = mine.calc(run)
+        assert aggregated == mine.calc_aggregate(run)
+        assert sorted((m.query_id, repr(m.measure), m.value) for m in per_query) == \
+            pytest.approx(sorted((m.query_id, repr(m.measure), m.value) for m in theirs.iter_calc(run)))
+    assert ours.AP.calc_aggregate(qrels, run) == pytest.approx(ir_measures.AP.calc_aggregate(qrels, run))
+
+
+@pytest.mark.parametrize("name", ["map", "P.5,10", "P_10", "ndcg_cut.10,20", "ndcg_cut", "recall.100",
+                                  "set_F.0.5", "iprec_at_recall", "success", "num_rel_ret", "recip_rank"])
+def test_parse_trec_measure_gives_ir_measures_objects(name):
+    assert [repr(m) for m in ours.parse_trec_measure(name)] == \
+        [repr(m) for m in ir_measures.parse_trec_measure(name)]
+
+
+def test_parse_measure_refuses_what_it_cannot_read():
+    assert repr(ours.parse_measure("nDCG(dcg='exp-log2')@10")) == "nDCG(dcg='exp-log2')@10"
+    for bad in ("Foo@10", "AP(", "AP(2)"):
+        with pytest.raises(MeasureError, match="cannot read measure"):
+            ours.parse_measure(bad)
+    with pytest.raises(MeasureError, match="give cutoff"):
+        ours.calc_aggregate([ours.P], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+
+
+# ------------------------------------------------------------------ ir_measures' README, unchanged
+def _readme_blocks() -> list[str]:
+    from importlib.metadata import distribution
+    text = distribution("ir_measures").metadata.get_payload() or distribution("ir_measures").read_text("METADATA")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def _run_block(code: str, module: str, namespace: dict) -> dict:
+    code = code.replace("import ir_measures\n", f"import {module} as ir_measures\n") \
+               .replace("from ir_measures import *", f"from {module} import *")
+    lines = code.splitlines()
+    # exempt: ir_datasets downloads Robust04 (network); PyTerrier is not a dependency
+    lines = [ln for ln in lines if "ir_datasets" not in ln]
+    exec(compile("\n".join(lines), "<README>", "exec"), namespace)
+    return namespace
+
+
+def test_ir_measures_readme_examples_run_unchanged(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # its qrels.txt
+    blocks = [b for b in _readme_blocks() if "pyterrier" not in b]
+    assert len(blocks) == 3, "ir_measures' README changed: look at its examples again"
+    (tmp_path / "qrels.txt").write_text("Q0 0 D0 0\nQ0 0 D1 1\nQ1 0 D0 0\nQ1 0 D3 2\n")
+    first = blocks[0]
+    aggregate_line = next(ln for ln in first.splitlines() if ln.startswith("ir_measures.calc_aggregate"))
+    printed = next(ln for ln in first.splitlines() if ln.startswith("# {AP"))[2:]
+    want_session: dict = {}
+    got_session: dict = {}  # the blocks run one after another in one session, as a reader pastes them
+    for block in blocks:
+        want = _run_block(block, "ir_measures", want_session)
+        got = _run_block(block, "rankmeter.compat.ir_measures", got_session)
+        assert {"qrels", "run"} & set(want) <= set(got)
+        if block is first:
+            expressions = [aggregate_line, aggregate_line.replace("calc_aggregate", "iter_calc")]
+            for expression in expressions:
+                w = eval(expression, want)
+                g = eval(expression, got)
+                if isinstance(w, dict):
+                    assert {repr(k): v for k, v in g.items()} == pytest.approx({repr(k): v for k, v in w.items()})
+                    assert repr(g) == printed  # as the README prints it (ir_measures itself orders it otherwise)
+                else:
+                    assert sorted(map(repr, g)) == sorted(map(repr, w))
+    qrels_forms = _run_block(blocks[1], "rankmeter.compat.ir_measures", got_session)
+    assert [tuple(q) for q in qrels_forms["qrels"]] == [("Q0", "D0", 0, "0"), ("Q0", "D1", 1, "0"),
+                                                        ("Q1", "D0", 0, "0"), ("Q1", "D3", 2, "0")]
