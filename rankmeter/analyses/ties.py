@@ -73,6 +73,7 @@ def tie_report(qrels, run, measures, *, cutoffs=CUTOFFS, **options) -> TieReport
     ``ties`` is what this varies, ``max_docs`` is refused with ``ties="average"``).
     """
     from rankmeter.core import Evaluator
+    from rankmeter.core.rows import tie_groups
     from rankmeter.io import as_run
 
     options.pop("ties", None)
@@ -99,7 +100,7 @@ def tie_report(qrels, run, measures, *, cutoffs=CUTOFFS, **options) -> TieReport
                               "worst": values["worst"][label][q], "best": values["best"][label][q]})
     cut = sorted(set(cutoffs) | {int(m.cutoff) for _, m in base.names
                                  if isinstance(m.cutoff, (int, np.integer)) and m.cutoff})
-    groups = _groups(Evaluator(qrels, ["NumRet"], ties="average", **options).batch(run), cut)
+    groups = tie_groups(base.rows(run), cutoffs=cut)  # the judged queries the run ranks, as scored
     return TieReport(overall, per_query, groups, tuple(cut))
 
 
@@ -111,20 +112,3 @@ def _mean(results, label: str):
 def _values(results) -> dict[str, dict[str, float]]:
     """{measure: {query: value}} of a Results."""
     return {label: dict(zip(results.queries, map(float, results.values(label)))) for label in results.names}
-
-
-def _groups(batch, cutoffs: list[int]) -> list[dict[str, Any]]:
-    """Per query: tied groups (2 docs or more), their sizes and the cutoffs k a group spans (k, k+1)."""
-    group, start, size = batch.tie_layout()
-    heads = np.flatnonzero((np.arange(len(group)) == start) & (size > 1))
-    q = batch.qidx[heads] if len(heads) else heads
-    before = heads - batch.offsets[q]          # ranks above the group
-    out = []
-    for i, name in enumerate(batch.queries):
-        mine = q == i
-        sizes, above = size[heads[mine]], before[mine]
-        straddles = [k for k in cutoffs if np.any((above < k) & (above + sizes > k))]
-        out.append({"query": name.decode("utf-8", "replace"), "tied_groups": int(mine.sum()),
-                    "largest": int(sizes.max(initial=0)), "tied_docs": int(sizes.sum()), "straddles": straddles})
-    return out
-

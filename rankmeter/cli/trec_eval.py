@@ -155,7 +155,7 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     if not args.complete and results.missing:
         print(f"rankmeter trec_eval: warning: {len(results.missing)} judged topic(s) have no results "
               "and are not evaluated (trec_eval 10.0 would abort; -c scores them)", file=err)
-    ids = results.ids
+    ids = results.query_ids(order="bytes")  # trec_eval prints and adds up its topics in byte order
     columns = []
     for label, tm, p in prepared:
         if p is None:
@@ -167,12 +167,12 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
             columns.append(Column(label, values, "float", tm.per_query, tm.summary, _reduce_mean))
             continue
         if isinstance(p, Derived):
-            values = p.compute(*[np.asarray(results.values(m), dtype=np.float64) for m in p.needs])
+            values = p.compute(*[np.asarray(results.values(m, order="bytes"), dtype=np.float64) for m in p.needs])
             columns.append(Column(label, values, "float", tm.per_query, tm.summary, _reduce_mean))
             continue
         vt = p.family.value_type
         kind = "text" if vt is TEXT else ("count" if vt is COUNT else "float")
-        values = results.values(p)
+        values = results.values(p, order="bytes")
         if kind == "text":
             values = list(values)
         # -Z turns counts into floats: summarise them as floats then
@@ -185,8 +185,8 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
             col.summary_override = int(np.count_nonzero(qrels.table.column("rel").to_numpy() > 0))
         columns.append(col)
     kept = [r for r in prepared if r[2] is not None]
-    num_rel = np.asarray(results.values(counts[1]), dtype=np.float64)
-    _iprec_nan(columns, kept, np.asarray(results.values(counts[0])), num_rel)
+    num_rel = np.asarray(results.values(counts[1], order="bytes"), dtype=np.float64)
+    _iprec_nan(columns, kept, np.asarray(results.values(counts[0], order="bytes")), num_rel)
     _rndcg_nan(columns, kept, num_rel, qrels, ids)
     _zero_leftovers(columns, np.array([q in bogus_ids for q in ids], dtype=bool))
     return ids, columns

@@ -30,6 +30,8 @@ class PartInfo:
 
     only_in_run: tuple[bytes, ...]   # query ids the run ranks but the qrels do not judge
     tag: bytes
+    #: the run's row of every ranked position of the batch (rank order), for :meth:`Evaluator.rows`
+    rows: np.ndarray | None = None
 
 
 def _array_starts(col: pa.Array) -> np.ndarray:
@@ -104,7 +106,7 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
 
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
                 needs=None, keep_docs: bool = False, subtopics: bool = False,
-                positive_only: bool = False) -> tuple[Batch, PartInfo]:
+                positive_only: bool = False, keep_rows: bool = False) -> tuple[Batch, PartInfo]:
     """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
@@ -126,6 +128,8 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         Attach the ranked and judged (doc, subtopic) judgments (for the diversity families).
     positive_only : bool
         Rank only the rows scored above 0 (a run without scores keeps every row).
+    keep_rows : bool
+        Give the run's row of every ranked position (``PartInfo.rows``), for :meth:`Evaluator.rows`.
     """
     table = run.table
     docs = table.column("doc")
@@ -151,7 +155,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
     del keys
 
-    exact = keep_docs or ties in ("input", "average") or run.ranked
+    exact = keep_docs or keep_rows or ties in ("input", "average") or run.ranked
     score = None
     if scored:
         score = table.column("score").to_numpy()
@@ -173,6 +177,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         counts = np.minimum(counts, max_docs)
     judged_rel, judged_offsets = judgments.judged_side(codes)
     offsets = segment_offsets(counts)
+    source_rows = (judged[order] if len(judged) < len(table) else order) if keep_rows else None
     batch = Batch(
         queries=judgments.names(codes), offsets=offsets, rel=row_rel[order],
         judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
@@ -181,7 +186,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
         tie_group=tie_group,
     )
-    return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag)
+    return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag, source_rows)
 
 
 def tie_groups(code: np.ndarray, score: np.ndarray | None) -> np.ndarray:

@@ -135,6 +135,54 @@ class Evaluator:
                                needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
         return batch
 
+    def rows(self, run) -> "pa.Table":
+        """The ranked rows of ``run`` joined to the judgments: what :meth:`evaluate` scores, as a table.
+
+        One row per ranked doc of every judged query the run ranks, after the options that change the
+        ranking (``ties``, ``max_docs``, ``positive_scores_only``, ``judged_only``), in the order the
+        measures see them: queries in natural order (q2 before q10), ranks in the engine's order.
+        Queries the qrels do not judge are not scored and have no rows (:func:`rankmeter.core.rows.ranked`
+        gives every row of a run without judgments).
+
+        Columns: ``query``, ``doc`` (strings), ``rank`` (1-based), ``score`` (null for a ranked list
+        without scores), ``tie_group`` (rows of one query with equal scores share a number, numbered
+        down the table) and ``tie_size``, ``grade`` (the qrels grade; null where the qrels do not list
+        the doc, and where they list it with a negative grade: unjudged, as trec_eval reads it),
+        ``judged`` and ``relevant`` (grade >= ``rel``).
+
+        >>> ev = Evaluator({"q1": {"a": 2, "b": 0}}, ["AP"], rel=2)
+        >>> t = ev.rows({"q1": {"a": 0.5, "b": 0.9, "c": 0.9}, "q9": {"x": 1.0}})
+        >>> t.select(["doc", "rank", "grade", "judged", "relevant", "tie_size"]).to_pylist()[0]
+        {'doc': 'c', 'rank': 1, 'grade': None, 'judged': False, 'relevant': False, 'tie_size': 2}
+        >>> t.column("grade").to_pylist(), t.column("relevant").to_pylist()
+        ([None, 0, 2], [False, False, True])
+        """
+        import pyarrow as pa
+
+        from rankmeter.core.rows import rows_table
+        from rankmeter.io import as_run
+
+        run = as_run(run, columns=self.options.columns, format=self.options.input_format)
+        ties = "trec_eval" if self.options.ties == "average" else self.options.ties
+        batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=ties,
+                                  positive_only=self.options.positive_scores_only, needs=self.needs,
+                                  keep_rows=True)
+        source = info.rows
+        if self.options.judged_only:
+            keep = batch.rel >= 0
+            source = source[keep]
+            counts = np.bincount(batch.qidx[keep], minlength=batch.nq)
+            grades = batch.rel[keep]
+        else:
+            counts = np.diff(batch.offsets)
+            grades = batch.rel
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        judged = grades >= 0
+        grade = pa.array(np.where(judged, grades, 0), mask=~judged)
+        score = None if run.ranked else run.table.column("score").to_numpy()[source]
+        return rows_table(batch.queries, run.table.column("doc").take(pa.array(source)), offsets, score,
+                          {"grade": grade, "judged": judged, "relevant": judged & (grades >= self.options.rel)})
+
     def kernels(self, batch: Batch, measures: Iterable[Measure] | None = None) -> dict[Measure, np.ndarray]:
         """Per-query values of each measure over ``batch`` (the judged-only view built once if needed)."""
         views = {False: batch}

@@ -7,12 +7,56 @@ recognised in one pass and only its blocks and tied groups move.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
 
 from rankmeter.core.keys import binary_parts, id_words, order_codes
 
-__all__ = ["rank_order"]
+_DIGIT_RUNS = re.compile(r"(\d+)")
+
+__all__ = ["rank_order", "natural_order", "natural_key"]
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key putting q2 before q10: digit runs compare as numbers, the rest as text; the id itself last,
+    so that ids equal as numbers ("01", "1") still have one order.
+
+    >>> sorted(["q10", "q2", "b", "q1", "01", "1"], key=natural_key)
+    ['01', '1', 'b', 'q1', 'q2', 'q10']
+    """
+    parts = tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                  for part in _DIGIT_RUNS.split(text) if part)
+    return parts, text
+
+
+def natural_order(ids) -> np.ndarray:
+    """Permutation putting query ids (bytes or str) in natural order (:func:`natural_key`): the one order of
+    every per-query table rankmeter prints or returns.
+
+    Ids made of ASCII digits only (TREC topics, MS MARCO) are ordered with whole-array operations: by
+    value, then by the id (leading zeros); any other id set goes through :func:`natural_key`.
+
+    >>> natural_order([b"10", b"9", b"010", b"100"]).tolist()
+    [1, 2, 0, 3]
+    >>> natural_order(["q10", "q9", "Q1"]).tolist()
+    [2, 1, 0]
+    """
+    ids = list(ids)
+    if not ids:
+        return np.zeros(0, np.int64)
+    raw = [i if isinstance(i, bytes) else i.encode("utf-8", "surrogateescape") for i in ids]
+    column = pa.array(raw, pa.binary())
+    if all(r.isdigit() and len(r) <= 18 for r in raw):
+        import pyarrow.compute as pc
+        values = pc.cast(column.cast(pa.string()), pa.int64()).to_numpy()
+        by_id = np.empty(len(raw), np.int64)
+        by_id[pc.sort_indices(column).to_numpy()] = np.arange(len(raw))
+        return np.lexsort((by_id, values))
+    from rankmeter.io.canonical import decode_id
+    keys = [natural_key(decode_id(r)) for r in raw]
+    return np.array(sorted(range(len(raw)), key=keys.__getitem__), dtype=np.int64)
 
 
 def _doc_ranks(docs: pa.Array, rows: np.ndarray) -> np.ndarray:

@@ -17,7 +17,11 @@ class Results:
 
     ``results["nDCG@10"]`` is the mean (any accepted spelling of the name);
     ``results.per_query`` is a pandas DataFrame with a ``query`` column and one
-    column per measure.
+    column per measure. Every per-query view (:attr:`queries`, :meth:`values`,
+    ``per_query``, :meth:`to_arrow`, :meth:`to_dict`, the notebook table) lists the
+    queries in natural order (q2 before q10: :func:`rankmeter.core.order.natural_order`),
+    the one order of every per-query table rankmeter prints. Means add the values up in
+    trec_eval's order (its queries sorted bytewise), so they equal trec_eval's to the bit.
     """
 
     def __init__(self, queries: list[bytes], names: list[tuple[str, Measure]],
@@ -29,8 +33,10 @@ class Results:
         #: queries the run ranks that the qrels do not judge (never scored)
         self.only_in_run = only_in_run
         self._names = list(dict(names).items())  # one entry per label, in the order asked for
-        self._values = values
+        self._values = values  # in bytewise query order: the order trec_eval adds them up in
         self.run = run_name
+        from rankmeter.core.order import natural_order
+        self._natural = natural_order(queries)
 
     @property
     def names(self) -> list[str]:
@@ -44,13 +50,18 @@ class Results:
 
     @property
     def ids(self) -> list[bytes]:
-        """Query ids evaluated, as the bytes the engine compares, in bytewise order."""
-        return list(self._queries)
+        """Query ids evaluated, as the bytes the engine compares, in natural order."""
+        return [self._queries[i] for i in self._natural]
 
     @property
     def queries(self) -> list[str]:
-        """Query ids evaluated, in bytewise order."""
-        return [decode_id(q) for q in self._queries]
+        """Query ids evaluated, in natural order (q2 before q10)."""
+        return [decode_id(self._queries[i]) for i in self._natural]
+
+    def query_ids(self, *, order: str = "natural") -> list[bytes]:
+        """Query ids as the engine compares them (bytes): in natural order, or ``order="bytes"``:
+        sorted bytewise, trec_eval's order (``rankmeter trec_eval -q`` prints and adds up in it)."""
+        return self.ids if order == "natural" else list(self._queries)
 
     def _measure(self, key: str | Measure) -> Measure:
         if isinstance(key, Measure):
@@ -76,9 +87,14 @@ class Results:
             return False
         return True
 
-    def values(self, key: str | Measure) -> np.ndarray:
-        """Per-query values of one measure, aligned with :attr:`queries`."""
-        return self._values[self._measure(key)].copy()
+    def values(self, key: str | Measure, *, order: str = "natural") -> np.ndarray:
+        """Per-query values of one measure, aligned with :attr:`queries` (natural order), or with
+        ``query_ids(order="bytes")`` for ``order="bytes"``."""
+        if order not in ("natural", "bytes"):
+            from rankmeter.errors import ParameterError
+            raise ParameterError(f"order={order!r}: expected 'natural' or 'bytes'")
+        values = self._values[self._measure(key)]
+        return values[self._natural] if order == "natural" else values.copy()
 
     @property
     def mean(self) -> dict[str, Any]:
@@ -90,7 +106,7 @@ class Results:
         import pyarrow as pa
         cols = {"query": pa.array(self.queries, pa.string())}
         for label, m in self._names:
-            cols[label] = pa.array(self._values[m])
+            cols[label] = pa.array(self._values[m][self._natural])
         return pa.table(cols)
 
     @property
@@ -108,7 +124,7 @@ class Results:
         out: dict[str, Any] = {"run": self.run, "mean": self.mean}
         if per_query:
             rows = []
-            for i, q in enumerate(self.queries):
+            for i, q in zip(self._natural, self.queries):
                 row: dict[str, Any] = {"query": q}
                 for label, m in self._names:
                     v = self._values[m][i]
@@ -120,7 +136,7 @@ class Results:
     def _repr_html_(self) -> str:
         from rankmeter.report.notebook import html_table
         names = self.names
-        columns = [self._values[m] for _, m in self._names]
+        columns = [self._values[m][self._natural] for _, m in self._names]
         rows = [["mean"] + [v for v in self.mean.values()]]
         rows += [[q] + [col[i] for col in columns] for i, q in enumerate(self.queries)]
         return html_table(["query"] + names, rows, caption=f"{self.run or 'run'}: {len(self.queries)} queries")
