@@ -1,6 +1,9 @@
 """System-ranking correlations against scipy, the rbo package and the worked examples of the papers."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,6 +11,9 @@ from hypothesis import strategies as st
 
 from rankmeter import ParameterError
 from rankmeter.analyses.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
+from rankmeter.analyses.meta.correlation import correlations, pearson
+
+AUTOJUDGE = Path(__file__).parent.parent / "fixtures" / "llm_judges" / "autojudge.json"
 
 scores = st.lists(st.integers(0, 6).map(lambda v: v / 6), min_size=3, max_size=12)
 
@@ -40,11 +46,12 @@ def test_tau_ap_weighs_the_top_more_than_the_bottom():
     bottom_swapped = [4, 3, 1, 2]            # 0 > 1 > 3 > 2
     assert kendall_tau(top_swapped, truth) == kendall_tau(bottom_swapped, truth) == pytest.approx(2 / 3)
     # by hand: C = (0, 2, 3) -> 2/3 (0/1 + 2/2 + 3/3) - 1 = 1/3; C = (1, 2, 2) -> 2/3 (1 + 1 + 2/3) - 1 = 7/9
-    assert tau_ap(top_swapped, truth) == pytest.approx(1 / 3)
-    assert tau_ap(bottom_swapped, truth) == pytest.approx(7 / 9)
-    assert tau_ap(truth, truth) == 1.0 and tau_ap(truth[::-1], truth) == -1.0
-    assert tau_ap(top_swapped, truth, symmetric=True) == pytest.approx(
-        (tau_ap(top_swapped, truth) + tau_ap(truth, top_swapped)) / 2)
+    for ties in ("strict", "favourable"):  # no ties: both rules give the paper's value
+        assert tau_ap(top_swapped, truth, symmetric=False, ties=ties) == pytest.approx(1 / 3)
+        assert tau_ap(bottom_swapped, truth, symmetric=False, ties=ties) == pytest.approx(7 / 9)
+        assert tau_ap(truth, truth, ties=ties) == 1.0 and tau_ap(truth[::-1], truth, ties=ties) == -1.0
+    assert tau_ap(top_swapped, truth) == pytest.approx(
+        (tau_ap(top_swapped, truth, symmetric=False) + tau_ap(truth, top_swapped, symmetric=False)) / 2)
 
 
 @settings(max_examples=60, deadline=None)
@@ -120,3 +127,73 @@ def test_rbo_equals_repro_eval(seed):
         a, b = same
         assert rbo(a, b, p=p, kind="res") == pytest.approx(external.rbo_res(a, b, p), abs=1e-12)
         assert rbo(a, b, p=p, kind="ext") == pytest.approx(external.rbo_ext(a, b, p), abs=1e-12)
+
+
+def _autojudge_cases():
+    return json.loads(AUTOJUDGE.read_text())["cases"]
+
+
+def test_autojudge_fixtures_cover_ties_and_undefined_cases():
+    cases = _autojudge_cases()
+    assert len(cases) == 308
+    assert sum(c["tauap_b"] is None for c in cases) == 30           # one side all alike
+    assert sum(len(set(c["a"])) < len(c["a"]) for c in cases) > 100  # ties on the ranking side
+
+
+@pytest.mark.parametrize("key", ["tauap_b", "kendall", "pearson", "spearman"])
+def test_equal_trec_autojudge_on_its_fixtures_and_random_inputs(key):
+    """TREC AutoJudge (trec-auto-judge/auto-judge-code 5d121df) correlation_to_truth, run by
+    tools/regen_llm_judge_fixtures.py: tauap_b (pyircore) and pandas' kendall / pearson / spearman."""
+    ours = {"tauap_b": tau_ap, "kendall": kendall_tau, "pearson": pearson, "spearman": spearman}[key]
+    compared = undefined = 0
+    for case in _autojudge_cases():
+        got = ours(case["a"], case["b"])
+        if case[key] is None:
+            assert np.isnan(got), case["name"]
+            undefined += 1
+        else:
+            assert got == pytest.approx(case[key], abs=1e-12), case["name"]
+            compared += 1
+    assert compared + undefined == 308 and compared >= 278
+
+
+def test_tau_ap_strict_ties_by_hand():
+    # a = (2, 1, 1): the pivot group {s1, s2} sits under s0; b = (3, 3, 1) ties s0 with s1
+    # a against b: s1: p = 1, s0 above by a and strictly by b? no (tie) -> 0; s2: p = 1, s0 above by both -> 1
+    #   2 / 2 * (0 + 1) - 1 = 0
+    # b against a: pivots by b: s2 (p = 2): s0 above in a -> 1, s1 not (tie) -> 1 / 2; 2 / 1 * 1/2 - 1 = 0
+    a, b = [2, 1, 1], [3, 3, 1]
+    assert tau_ap(a, b, symmetric=False) == 0.0 and tau_ap(b, a, symmetric=False) == 0.0
+    # the earlier rule orders a's tie by b and counts b's tie as agreement: 1
+    assert tau_ap(a, b, symmetric=False, ties="favourable") == 1.0
+    assert np.isnan(tau_ap([1, 1, 1], [1, 2, 3]))
+    with pytest.raises(ParameterError, match="ties="):
+        tau_ap(a, b, ties="optimistic")
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_pearson_equals_scipy(data):
+    stats = pytest.importorskip("scipy.stats")
+    x = data.draw(st.lists(st.floats(-100, 100, allow_nan=False), min_size=3, max_size=15))
+    y = data.draw(st.lists(st.floats(-100, 100, allow_nan=False), min_size=len(x), max_size=len(x)))
+    got = pearson(x, y)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        assert np.isnan(got)
+    else:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert got == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-9)
+
+
+def test_correlations_report_every_coefficient_undefined_when_systems_score_alike():
+    got = correlations({"s1": 0.3, "s2": 0.3, "s3": 0.3}, {"s1": 0.1, "s2": 0.5, "s3": 0.2},
+                       names=("nDCG@10 (human)", "nDCG@10 (LLM)"))
+    keys = ["kendall_tau_b", "kendall_tau_a", "spearman", "pearson", "tau_ap", "tau_ap_a_vs_b", "rbo"]
+    assert got["systems"] == 3 and all(got[k] is None for k in keys)
+    assert set(got["undefined"]) == set(keys)
+    assert got["undefined"]["tau_ap"] == "every system scores 0.3 under nDCG@10 (human): the systems are not ranked"
+    fine = correlations([0.1, 0.2, 0.3], [0.1, 0.3, 0.2])
+    assert fine["undefined"] == {} and fine["kendall_tau_b"] == pytest.approx(1 / 3)
+    assert fine["tau_ap"] == tau_ap([0.1, 0.2, 0.3], [0.1, 0.3, 0.2])

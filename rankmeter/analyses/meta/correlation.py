@@ -1,13 +1,15 @@
-"""Correlation between system rankings: Kendall's tau, tau_ap, Spearman's rho and RBO.
+"""Correlation between system rankings: Kendall's tau, tau_ap, Spearman's rho, Pearson's r and RBO.
 
 Two measures (or two qrels versions) score the same systems; these say how alike the
 orderings of the systems are. Scores are given as two arrays over the same systems (or two
 dicts name -> score); rankings go from the highest score down. All are vectorised over the
-pairs (``n`` systems: ``n (n - 1) / 2`` pairs at once).
+pairs (``n`` systems: ``n (n - 1) / 2`` pairs at once). When every system scores alike on
+one side there is no ranking to compare: :func:`correlations` then reports each
+coefficient as undefined, with the reason.
 
 >>> a, b = [0.30, 0.25, 0.20, 0.10], [0.31, 0.20, 0.22, 0.05]
->>> round(kendall_tau(a, b), 4), round(tau_ap(a, b), 4), round(spearman(a, b), 4)
-(0.6667, 0.6667, 0.8)
+>>> round(kendall_tau(a, b), 4), round(tau_ap(a, b), 4), round(spearman(a, b), 4), round(pearson(a, b), 4)
+(0.6667, 0.6667, 0.8, 0.95)
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["kendall_tau", "tau_ap", "spearman", "rbo", "system_ranking"]
+__all__ = ["kendall_tau", "tau_ap", "spearman", "pearson", "rbo", "system_ranking", "correlations"]
 
 
 def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -64,25 +66,64 @@ def kendall_tau(a, b, *, variant: str = "b") -> float:
     return s / denom if denom > 0 else float("nan")
 
 
-def tau_ap(a, b, *, symmetric: bool = False) -> float:
-    """AP correlation (Yilmaz, Aslam and Robertson, SIGIR 2008) of ranking ``a`` against the truth ``b``.
+def tau_ap(a, b, *, symmetric: bool = True, ties: str = "strict") -> float:
+    """AP correlation (Yilmaz, Aslam and Robertson, SIGIR 2008) of the rankings by ``a`` and by ``b``.
 
-    tau_ap = 2 / (n - 1) * sum over ranks i >= 2 of ``a``'s ordering of
-    C(i) / (i - 1) - 1, with C(i) the systems above rank i that ``b`` also puts
-    above that system. Disagreements near the top weigh more than near the
-    bottom. It is not symmetric; ``symmetric=True`` averages both directions.
-    Ties in ``a`` are ordered by ``b`` (the most favourable order) and ties in
-    ``b`` count as agreement; give scores without ties for the paper's definition.
+    One direction, ranking ``a`` against the truth ``b``: 2 / (n - 1) * sum over
+    ranks i >= 2 of ``a``'s ordering of C(i) / (i - 1), minus 1, with C(i) the
+    systems above rank i that ``b`` also puts above that system. Disagreements
+    near the top weigh more than near the bottom.
+
+    Parameters
+    ----------
+    a, b : arrays or dicts name -> score
+    symmetric : bool, default True
+        Average the two directions (``a`` against ``b`` and ``b`` against ``a``);
+        False: ``a`` against the truth ``b`` only.
+    ties : {"strict", "favourable"}, default "strict"
+        ``"strict"`` is tau_ap-b as TREC AutoJudge computes it (``tauap_b`` in
+        trec_auto_judge/pyircore.py, after Urbano and Marrero, SIGIR 2017): a
+        system's pivot is the number of systems strictly above it in the ranking
+        evaluated, the top tied group is skipped, and only systems strictly above
+        in both rankings count as agreeing (ties count against). Undefined (NaN)
+        when every system ties in the ranking evaluated. ``"favourable"`` is
+        rankmeter's earlier rule: ties in ``a`` are ordered by ``b`` (the most
+        favourable order) and ties in ``b`` count as agreement. Without ties both
+        rules give the paper's value.
+
+    Examples
+    --------
+    >>> tau_ap([1, 2, 3, 4], [10, 20, 40, 30], symmetric=False), tau_ap([1, 1, 2], [1, 2, 3])
+    (0.33333333333333326, 0.75)
     """
+    if ties not in ("strict", "favourable"):
+        raise ParameterError(f"ties={ties!r}: expected 'strict' (TREC AutoJudge's tau_ap-b) or 'favourable'")
     x, y = _paired(a, b)
+    direction = _tau_ap_strict if ties == "strict" else _tau_ap_favourable
     if symmetric:
-        return (tau_ap(x, y) + tau_ap(y, x)) / 2
+        return (direction(x, y) + direction(y, x)) / 2
+    return direction(x, y)
+
+
+def _tau_ap_favourable(x: np.ndarray, y: np.ndarray) -> float:
     n = len(x)
-    order = np.lexsort((-y, -x))          # a's ranking, its ties ordered by b
+    order = np.lexsort((-y, -x))          # x's ranking, its ties ordered by y
     yb = y[order]
-    above = np.tril(yb[None, :] >= yb[:, None], k=-1)   # above[i, j]: j above i in a, and b agrees
+    above = np.tril(yb[None, :] >= yb[:, None], k=-1)   # above[i, j]: j above i in x, and y agrees
     correct = above.sum(axis=1)[1:]
     return float(2.0 / (n - 1) * (correct / np.arange(1, n)).sum() - 1.0)
+
+
+def _tau_ap_strict(x: np.ndarray, y: np.ndarray) -> float:
+    # pyircore's _tauap_b_ties with x's ranking evaluated: pivot p_i = |{j: x_j > x_i}|, agreeing
+    # c_i = |{j: x_j > x_i and y_j > y_i}|, value 2 / |{i: p_i > 0}| * sum c_i / p_i - 1
+    above_x = x[None, :] > x[:, None]     # [i, j]: j strictly above i by x
+    pivot = above_x.sum(axis=1)
+    agree = (above_x & (y[None, :] > y[:, None])).sum(axis=1)
+    ranked = pivot > 0
+    if not ranked.any():
+        return float("nan")
+    return float(2.0 / ranked.sum() * (agree[ranked] / pivot[ranked]).sum() - 1.0)
 
 
 def spearman(a, b) -> float:
@@ -105,6 +146,21 @@ def spearman(a, b) -> float:
     rx, ry = rx - rx.mean(), ry - ry.mean()
     denom = np.sqrt((rx * rx).sum() * (ry * ry).sum())
     return float((rx * ry).sum() / denom) if denom > 0 else float("nan")
+
+
+def pearson(a, b) -> float:
+    """Pearson's linear correlation of the scores, as ``scipy.stats.pearsonr`` computes it (NaN when one side is constant).
+
+    >>> round(pearson([1, 2, 3], [2, 4, 7]), 4)
+    0.9934
+    """
+    x, y = _paired(a, b)
+    if (x == x[0]).all() or (y == y[0]).all():  # x - mean(x) need not be exactly 0 there
+        return float("nan")
+    x, y = x / np.abs(x).max(), y / np.abs(y).max()  # scaled first, as scipy does: tiny values keep their norm
+    dx, dy = x - x.mean(), y - y.mean()
+    nx, ny = np.linalg.norm(dx), np.linalg.norm(dy)
+    return float(np.clip(np.dot(dx / nx, dy / ny), -1.0, 1.0))
 
 
 def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float:
@@ -150,3 +206,30 @@ def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float
                                                      + Xl * (np.log(1 / (1 - p)) - pf.sum())))
     tail = (Xs * (d[s:] - s) * pd[s:] / (s * d[s:])).sum()
     return float(q * ((X / d * pd).sum() + tail) + ((Xl - Xs) / l + Xs / s) * p ** l)
+
+
+def correlations(a, b, *, p: float = 0.9, names: tuple[str, str] = ("a", "b")) -> dict:
+    """Every coefficient of this module for one pair of score sets, each a number or undefined with the reason.
+
+    Returns ``{"systems": n, "kendall_tau_b", "kendall_tau_a", "spearman", "pearson", "tau_ap" (symmetric,
+    strict ties), "tau_ap_a_vs_b" (``a`` against the truth ``b``), "rbo": number or None, "undefined":
+    {coefficient: reason}}``. When every system scores alike under ``a`` or ``b`` there is no ranking:
+    every coefficient is None, with that reason (``names`` name the two sides in it).
+
+    >>> got = correlations([0.2, 0.2, 0.2], [0.1, 0.3, 0.2], names=("human qrels", "LLM qrels"))
+    >>> got["kendall_tau_b"], got["undefined"]["kendall_tau_b"]
+    (None, 'every system scores 0.2 under human qrels: the systems are not ranked')
+    """
+    x, y = _paired(a, b)
+    ranking_a, ranking_b = system_ranking(a), system_ranking(b)
+    keys = ("kendall_tau_b", "kendall_tau_a", "spearman", "pearson", "tau_ap", "tau_ap_a_vs_b", "rbo")
+    for values, name in ((x, names[0]), (y, names[1])):
+        if (values == values[0]).all():
+            reason = f"every system scores {values[0]:g} under {name}: the systems are not ranked"
+            return {"systems": len(x), **dict.fromkeys(keys), "undefined": dict.fromkeys(keys, reason)}
+    got = {"kendall_tau_b": kendall_tau(x, y), "kendall_tau_a": kendall_tau(x, y, variant="a"),
+           "spearman": spearman(x, y), "pearson": pearson(x, y), "tau_ap": tau_ap(x, y),
+           "tau_ap_a_vs_b": tau_ap(x, y, symmetric=False), "rbo": rbo(ranking_a, ranking_b, p=p)}
+    undefined = {k: "not a finite number" for k, v in got.items() if not np.isfinite(v)}
+    return {"systems": len(x), **{k: (None if k in undefined else v) for k, v in got.items()},
+            "undefined": undefined}
