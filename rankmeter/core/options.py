@@ -8,7 +8,8 @@ value gets the same message shape::
 
     rel='2': expected an integer relevance threshold (grades >= rel are relevant)
 
-The CLI builds its flags from the same table (:func:`add_option_flags`), so a
+They are the ``evaluation`` and ``executor`` groups of the one parameter table
+(:data:`rankmeter.core.params.PARAMS`), from which the CLI builds its flags, so a
 flag and its keyword can never drift apart.
 
 >>> validate_options(rel=2, judged_only=True).rel
@@ -20,25 +21,22 @@ rankmeter.errors.ParameterError: queries='all': expected one of 'both', 'qrels'
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from numbers import Integral, Real
-
+from rankmeter.core.params import PARAMS
 from rankmeter.errors import ParameterError
 
-__all__ = ["Options", "OPTIONS", "OptionSpec", "validate_options", "add_option_flags", "options_from_args",
-           "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS", "GRADE_POLICIES", "grade_policy"]
+__all__ = ["Options", "OPTIONS", "validate_options", "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS",
+           "GRADE_POLICIES", "grade_policy"]
 
-QUERY_POLICIES = ("both", "qrels")
-TIE_POLICIES = ("trec_eval", "input", "average", "best", "worst")
-EXECUTORS = ("auto", "memory", "streamed", "spark")
-
-
+QUERY_POLICIES = PARAMS["queries"].choices
+TIE_POLICIES = PARAMS["ties"].choices
+EXECUTORS = PARAMS["executor"].choices
 #: How qrels grades are read: integers only (the default), truncated toward zero like trec_eval's
 #: ``atol``, or real numbers (LLM and crowd judgments such as 0.73 or 2.5).
-GRADE_POLICIES = ("integer", "truncate", "real")
+GRADE_POLICIES = PARAMS["grades"].choices
 
 
 def grade_policy(grades: str = "integer", truncate_grades: bool = False) -> str:
@@ -55,137 +53,10 @@ def grade_policy(grades: str = "integer", truncate_grades: bool = False) -> str:
     return "truncate" if truncate_grades else grades
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, Integral) and not _is_bool(value)
-
-
-def _is_grade(value: Any) -> bool:
-    """An integer, or a finite real number (a threshold on real grades)."""
-    if _is_int(value):
-        return True
-    return isinstance(value, Real) and not _is_bool(value) and value == value and abs(value) != float("inf")
-
-
-def _number(text: str) -> int | float:
-    """A CLI number: an integer when it is one, else a finite float (``--rel 0.5``)."""
-    import argparse
-
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
-    if not _is_grade(value):
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r} (expected a finite number)")
-    return value
-
-
-def _is_bool(value: Any) -> bool:
-    """A bool, numpy's included (without importing numpy: the CLI starts faster)."""
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
-
-
-def _positive_int_or_none(value: Any) -> bool:
-    return value is None or (_is_int(value) and value >= 1)
-
-
-def _is_intents(value: Any) -> bool:
-    """None, or {query: {subtopic: probability}} with finite non-negative numbers."""
-    if value is None:
-        return True
-    if not isinstance(value, Mapping):
-        return False
-    for weights in value.values():
-        if not isinstance(weights, Mapping):
-            return False
-        for w in weights.values():
-            if _is_bool(w) or not isinstance(w, (int, float)) and type(w).__module__ != "numpy":
-                return False
-            try:
-                if not 0.0 <= float(w) < float("inf"):
-                    return False
-            except (TypeError, ValueError):
-                return False
-    return True
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One option: default, acceptance test, what it expects (for messages) and CLI help."""
-
-    name: str
-    default: Any
-    accepts: Callable[[Any], bool]
-    expected: str
-    help: str
-    choices: tuple = ()
-    flag: str | None = None        # the CLI flag, when the option has one
-    cli: bool = True               # offered on the evaluation commands
-
-    def check(self, value: Any) -> Any:
-        if self.choices:
-            if not isinstance(value, str) or value not in self.choices:
-                raise ParameterError(f"{self.name}={value!r}: expected one of "
-                                     + ", ".join(repr(c) for c in self.choices))
-        elif not self.accepts(value):
-            raise ParameterError(f"{self.name}={value!r}: expected {self.expected}")
-        if _is_int(value):
-            return int(value)
-        if self.accepts is _is_grade:
-            return int(value) if float(value).is_integer() else float(value)
-        return value
-
-
-OPTIONS: dict[str, OptionSpec] = {spec.name: spec for spec in (
-    OptionSpec("queries", "both", lambda v: True, "", choices=QUERY_POLICIES,
-               help="which queries are averaged: those in both inputs (judged queries the run lacks are named "
-                    "in a warning), or every qrels query, a missing one scoring as an empty ranking "
-                    "(trec_eval -c)"),
-    OptionSpec("rel", 1, _is_grade, "a relevance threshold: a number, grades >= rel are relevant",
-               help="relevance threshold for measures that do not set their own rel= (trec_eval -l)"),
-    OptionSpec("judged_only", False, _is_bool, "True or False",
-               help="drop unjudged docs from rankings before scoring, closing the gaps (trec_eval -J)"),
-    OptionSpec("max_docs", None, lambda v: v is None or (_is_int(v) and v >= 0),
-               "a non-negative integer or None",
-               help="score only the first N docs of each ranking (trec_eval -M)"),
-    OptionSpec("ties", "trec_eval", lambda v: True, "", choices=TIE_POLICIES,
-               help="docs with equal scores: docno descending (trec_eval), as given (input), the expected value over "
-                    "all their orders (average), relevant first (best) or last (worst)"),
-    OptionSpec("positive_scores_only", False, _is_bool, "True or False",
-               help="rank only docs with a score above 0: zero and negative predictions are no prediction "
-                    "(TorchMetrics' retrieval fix, PR 3104); default: every listed doc is ranked"),
-    OptionSpec("grades", "integer", lambda v: True, "", choices=GRADE_POLICIES,
-               help="how qrels grades are read: integers only, truncated toward zero as trec_eval does, or "
-                    "real numbers such as 0.73 or 2.5 (LLM and crowd judgments; gain measures use them as they "
-                    "are, binary ones threshold them at rel)"),
-    OptionSpec("truncate_grades", False, _is_bool, "True or False",
-               help="read a non-integer grade such as 1.7 as 1, as trec_eval does (the same as --grades truncate)"),
-    OptionSpec("columns", None, lambda v: v is None or (isinstance(v, Mapping) and all(
-        isinstance(k, str) and isinstance(c, str) for k, c in v.items())),
-               "None or a dict role -> column name, e.g. {'query': 'user', 'doc': 'item'}",
-               help="column names of DataFrame inputs: role=name pairs, e.g. query=user,doc=item"),
-    OptionSpec("intents", None, _is_intents,
-               "None or a dict {query: {subtopic: probability}} of non-negative numbers",
-               help="diversity measures: the probability of each subtopic of a query (default: equal)", cli=False),
-    OptionSpec("input_format", "auto", lambda v: True, "", flag="--format-in",
-               choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
-               help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
-    OptionSpec("executor", "auto", lambda v: True, "", choices=EXECUTORS,
-               help="how a run is scored: auto (Spark for Spark DataFrames, else in memory), memory, "
-                    "streamed (a file read in blocks of whole queries: bounded memory; the file must be "
-                    "grouped by query), spark"),
-    OptionSpec("threads", None, _positive_int_or_none, "a positive integer or None",
-               help="parts scored at once (default: 2, or 1 on a one-core machine)", cli=False),
-    OptionSpec("chunk_bytes", None, _positive_int_or_none, "a positive number of bytes or None",
-               help="streamed executor: bytes of the file read at a time (default 8 MiB)", cli=False),
-    OptionSpec("progress", None, lambda v: v is None or isinstance(v, bool), "True, False or None",
-               help="show a progress bar on stderr (default: when stderr is a terminal)", cli=False),
-    OptionSpec("partitions", None, _positive_int_or_none, "a positive integer or None",
-               help="Spark: hash-partition both inputs by query into this many partitions", cli=False),
-)}
+#: The evaluation options, as declared in the one parameter table (:data:`rankmeter.core.params.PARAMS`).
+OPTIONS = {name: PARAMS[name] for name in (
+    "queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades", "truncate_grades",
+    "columns", "intents", "input_format", "executor", "threads", "chunk_bytes", "progress", "partitions")}
 
 
 #: What other tools call our options (pytrec_eval, trec_eval, ranx ...), for "did you mean".
@@ -240,40 +111,4 @@ def validate_options(options: Options | None = None, **given: Any) -> Options:
     values = {name: OPTIONS[name].check(value) for name, value in given.items()}
     out = Options(**{**base, **values})
     out.grade_policy  # grades='real' with truncate_grades=True is refused here, once
-    return out
-
-
-def _columns_flag(text: str) -> dict[str, str]:
-    pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
-    if not pairs or any(len(p) != 2 or not p[0].strip() or not p[1].strip() for p in pairs):
-        raise ParameterError(f"--columns {text!r}: expected role=name pairs, e.g. query=user,doc=item,score=pred")
-    return {role.strip(): name.strip() for role, name in pairs}
-
-
-def add_option_flags(parser, *, only: tuple[str, ...] | None = None) -> None:
-    """Add the evaluation options as flags (``--queries``, ``--rel``, ``--judged-only`` ...) to an argparse parser."""
-    for spec in OPTIONS.values():
-        if not spec.cli or (only is not None and spec.name not in only):
-            continue
-        flag = spec.flag or "--" + spec.name.replace("_", "-")
-        if isinstance(spec.default, bool):
-            parser.add_argument(flag, dest=spec.name, action="store_true", help=spec.help)
-        elif spec.choices:
-            parser.add_argument(flag, dest=spec.name, choices=spec.choices, default=spec.default,
-                                help=f"{spec.help} (default {spec.default})")
-        elif spec.name == "columns":
-            parser.add_argument(flag, dest=spec.name, default=None, metavar="ROLE=NAME,...", help=spec.help)
-        else:
-            parser.add_argument(flag, dest=spec.name, type=_number if spec.accepts is _is_grade else int,
-                                default=spec.default, metavar="N",
-                                help=spec.help + ("" if spec.default is None else f" (default {spec.default})"))
-
-
-def options_from_args(args) -> dict[str, Any]:
-    """The evaluation options an argparse namespace holds, as keyword arguments."""
-    out = {}
-    for spec in OPTIONS.values():
-        if hasattr(args, spec.name):
-            value = getattr(args, spec.name)
-            out[spec.name] = _columns_flag(value) if spec.name == "columns" and value is not None else value
     return out

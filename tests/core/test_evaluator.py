@@ -17,15 +17,15 @@ RUN = {"q1": {"a": 0.9, "x": 0.8, "c": 0.8}, "q2": {"e": 1.0, "d": 0.5}, "q9": {
 
 
 def test_options_are_validated_once_with_one_message_shape():
-    for given, message in [({"rel": "1"}, "rel='1': expected a relevance threshold: a number"),
+    for given, message in [({"rel": "1"}, "rel='1': expected a relevance threshold: a finite number"),
                            ({"rel": float("nan")}, "rel=nan: expected a relevance threshold"),
                            ({"grades": "float"}, "grades='float': expected one of 'integer', 'truncate', 'real'"),
                            ({"grades": "real", "truncate_grades": True}, "pass one of the two"),
                            ({"queries": "all"}, "queries='all': expected one of 'both', 'qrels'"),
-                           ({"max_docs": -1}, "max_docs=-1: expected a non-negative integer"),
+                           ({"max_docs": -1}, "max_docs=-1: expected an integer in [0, inf) or None"),
                            ({"ties": "random"}, "ties='random': expected one of"),
                            ({"judged_only": "yes"}, "judged_only='yes': expected True or False"),
-                           ({"columns": {"query": 3}}, "columns={'query': 3}: expected None or a dict"),
+                           ({"columns": {"query": 3}}, "columns={'query': 3}: expected role=name pairs"),
                            ({"relevance": 2}, "unknown option relevance; did you mean rel?")]:
         with pytest.raises(ParameterError) as err:
             validate_options(**given)

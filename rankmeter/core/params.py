@@ -1,0 +1,372 @@
+"""Every knob of every command, declared once: :data:`PARAMS`.
+
+Each parameter has a name (the Python keyword; the flag is ``--`` + the name with dashes), a group, a
+type, the valid range or choices, a default and a help text. The command line builds every flag from
+this table (:mod:`rankmeter.cli.flags`), and the Python functions validate their keywords with it
+(:func:`check`), so a name means the same wherever it appears and every bad value gets one message
+shape, with what is valid::
+
+    alpha=5: expected a number in (0, 1)
+
+On the command line the same message names the flag: ``--alpha 5: expected a number in (0, 1)``.
+
+>>> check("alpha", 0.01)
+0.01
+>>> check("decimals", -1)
+Traceback (most recent call last):
+...
+rankmeter.errors.ParameterError: decimals=-1: expected an integer in [0, 17]
+>>> PARAMS["seed"].parse("-3")
+Traceback (most recent call last):
+...
+rankmeter.errors.ParameterError: seed=-3: expected an integer in [0, 4294967295]
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+from typing import Any
+
+from rankmeter.errors import ParameterError
+
+__all__ = ["Param", "PARAMS", "GROUPS", "check", "validate", "is_bool"]
+
+_INF = math.inf
+
+#: The groups the help output and the docs list parameters under, in order.
+GROUPS = {
+    "inputs": "inputs", "evaluation": "evaluation options", "tests": "significance tests and corrections",
+    "fusion": "fusion", "pooling": "pooling", "meta": "meta-evaluation", "beyond": "beyond-accuracy",
+    "check": "run checks", "runs": "run utilities", "report": "report and plots", "output": "output",
+    "executor": "executor",
+}
+
+
+def is_bool(value: Any) -> bool:
+    """A bool, numpy's included (without importing numpy: the CLI starts faster)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
+def _is_intents(value: Any) -> bool:
+    """{query: {subtopic: probability}} with finite non-negative numbers."""
+    if not isinstance(value, Mapping):
+        return False
+    for weights in value.values():
+        if not isinstance(weights, Mapping):
+            return False
+        for w in weights.values():
+            if is_bool(w) or not isinstance(w, Real) and type(w).__module__ != "numpy":
+                return False
+            try:
+                if not 0.0 <= float(w) < _INF:
+                    return False
+            except (TypeError, ValueError):
+                return False
+    return True
+
+
+def _fmt(x: float) -> str:
+    if x == _INF:
+        return "inf"
+    if x == -_INF:
+        return "-inf"
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+@dataclass(frozen=True)
+class Param:
+    """One knob (see the module docstring).
+
+    ``kind`` is one of ``integer``, ``number`` (a finite real), ``grade`` (an integer, or a finite real
+    used as a relevance threshold), ``bool``, ``choice``, ``string``, ``path``, ``paths`` (one or more),
+    ``strings`` (a repeatable flag), ``numbers`` (a list of finite reals in the range) and ``mapping``
+    (``role=name`` pairs). ``optional``: None is accepted (and is the default).
+    """
+
+    name: str
+    kind: str
+    default: Any = None
+    help: str = ""
+    group: str = "output"
+    low: float = -_INF
+    high: float = _INF
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    optional: bool = False
+    flag: str | None = None        # the long flag when it is not --name-with-dashes
+    short: str | None = None       # e.g. "-m"
+    metavar: str | None = None
+    positional: bool = False
+    required: bool = False
+    cli: bool = True               # offered as a flag (some keywords are for Python callers only)
+
+    @property
+    def long_flag(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def expected(self) -> str:
+        """What the parameter accepts, as messages and help say it."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind in ("integer", "number", "numbers", "grade"):
+            left = "(" if self.low_open or self.low == -_INF else "["
+            right = ")" if self.high_open or self.high == _INF else "]"
+            what = {"integer": "an integer", "number": "a number", "numbers": "numbers, each",
+                    "grade": "a relevance threshold: a number"}[self.kind]
+            if self.low == -_INF and self.high == _INF:
+                text = {"integer": "an integer", "number": "a finite number", "numbers": "finite numbers",
+                        "grade": "a relevance threshold: a finite number (grades >= rel are relevant)"}[self.kind]
+            else:
+                text = f"{what} in {left}{_fmt(self.low)}, {_fmt(self.high)}{right}"
+            return text + (" or None" if self.optional else "")
+        return {"intents": "a dict {query: {subtopic: probability}} of finite non-negative numbers",
+                "bool": "True or False", "string": "a string", "path": "a file path", "paths": "file paths",
+                "strings": "strings", "mapping": "role=name pairs, e.g. query=user,doc=item"}[self.kind]
+
+    def _refuse(self, value: Any, detail: str = "") -> ParameterError:
+        shown = value if not isinstance(value, str) or len(value) < 80 else value[:77] + "..."
+        return ParameterError(f"{self.name}={shown!r}: {detail}expected {self.expected}")
+
+    def _in_range(self, v: float) -> bool:
+        above = v > self.low if self.low_open else v >= self.low
+        below = v < self.high if self.high_open else v <= self.high
+        return above and below
+
+    def _number(self, value: Any, *, integer: bool) -> int | float:
+        if is_bool(value) or not isinstance(value, Real):
+            raise self._refuse(value)
+        if integer and not isinstance(value, Integral):
+            if isinstance(value, float) and value.is_integer() and self.kind == "grade":
+                pass
+            else:
+                raise self._refuse(value)
+        v = float(value)
+        if math.isnan(v) or math.isinf(v) or not self._in_range(v):
+            raise self._refuse(value)
+        return int(value) if isinstance(value, Integral) or (self.kind == "grade" and v.is_integer()) else v
+
+    def check(self, value: Any) -> Any:
+        """``value`` validated and normalised (Python ints and floats, tuples); ParameterError if not."""
+        if value is None and (self.optional or self.default is None and not self.required):
+            return None
+        kind = self.kind
+        if kind == "choice":
+            if is_bool(value) or value not in self.choices:
+                raise self._refuse(value)
+            return value
+        if kind == "integer":
+            return self._number(value, integer=True)
+        if kind == "number":
+            return float(self._number(value, integer=False))
+        if kind == "grade":
+            return self._number(value, integer=False)
+        if kind == "bool":
+            if not is_bool(value):
+                raise self._refuse(value)
+            return bool(value)
+        if kind in ("string", "path"):
+            import os
+            if kind == "path" and isinstance(value, os.PathLike):
+                return value
+            if not isinstance(value, str) or not value:
+                raise self._refuse(value)
+            return value
+        if kind == "mapping":
+            if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                         for k, v in value.items()):
+                raise self._refuse(value)
+            return dict(value)
+        if kind == "intents":
+            if not _is_intents(value):
+                raise self._refuse(value)
+            return value
+        if kind in ("paths", "strings", "numbers"):
+            if isinstance(value, (str, bytes)):
+                value = [value]
+            items = list(value)
+            if kind == "numbers":
+                return tuple(float(self._number(v, integer=False)) for v in items)
+            return items
+        raise AssertionError(kind)
+
+    def parse(self, text: str) -> Any:
+        """A command-line value in this parameter's type, then checked (the message names the keyword;
+        the CLI puts the flag in its place)."""
+        kind = self.kind
+        if kind in ("integer", "number", "grade", "numbers"):
+            try:
+                value: Any = int(text)
+            except ValueError:
+                try:
+                    value = float(text)
+                except ValueError:
+                    raise self._refuse(text) from None
+            if kind == "integer" and isinstance(value, float):
+                raise self._refuse(text)
+            if kind == "numbers":
+                return float(self._number(value, integer=False))
+            return self.check(value)
+        if kind == "mapping":
+            pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
+            if not pairs or any(len(p) != 2 or not p[0].strip() or not p[1].strip() for p in pairs):
+                raise self._refuse(text)
+            return {role.strip(): name.strip() for role, name in pairs}
+        if kind in ("string", "path", "paths", "strings") and not text:
+            raise self._refuse(text)
+        return self.check(text) if kind == "choice" else text
+
+    def but(self, **changes: Any) -> "Param":
+        """This parameter as one command offers it: the same name and meaning, e.g. other choices."""
+        return replace(self, **changes)
+
+
+def _p(name, kind, default=None, help="", group="output", **more) -> Param:
+    return Param(name, kind, default, help, group, **more)
+
+
+_TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
+_CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+_SEED_MAX = 2 ** 32 - 1
+
+PARAMS: dict[str, Param] = {p.name: p for p in (
+    # inputs
+    _p("qrels", "path", help="the judgments: a qrels file in any input format (- for standard input)",
+       group="inputs", positional=True, required=True),
+    _p("runs", "paths", help="run files in any input format", group="inputs", positional=True, required=True),
+    _p("run", "path", help="a run file in any input format (- for standard input)", group="inputs",
+       positional=True, required=True),
+    _p("measure", "strings", help="a measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)",
+       group="inputs", short="-m", metavar="MEASURE"),
+    _p("query", "string", help="the query id", group="inputs", short="-Q"),
+    # evaluation options (rankmeter.core.options.Options)
+    _p("queries", "choice", "both", group="evaluation", choices=("both", "qrels"),
+       help="which queries are averaged: those in both inputs (judged queries the run lacks are named in a "
+            "warning), or every qrels query, a missing one scoring as an empty ranking (trec_eval -c)"),
+    _p("rel", "grade", 1, group="evaluation",
+       help="relevance threshold for measures that do not set their own rel= (trec_eval -l); grades >= rel "
+            "are relevant"),
+    _p("judged_only", "bool", False, group="evaluation",
+       help="drop unjudged docs from rankings before scoring, closing the gaps (trec_eval -J)"),
+    _p("max_docs", "integer", None, group="evaluation", low=0, optional=True, metavar="N",
+       help="score only the first N docs of each ranking (trec_eval -M)"),
+    _p("ties", "choice", "trec_eval", group="evaluation", choices=("trec_eval", "input", "average", "best", "worst"),
+       help="docs with equal scores: docno descending (trec_eval), as given (input), the expected value over "
+            "all their orders (average), relevant first (best) or last (worst)"),
+    _p("positive_scores_only", "bool", False, group="evaluation",
+       help="rank only docs with a score above 0: zero and negative predictions are no prediction "
+            "(TorchMetrics' retrieval convention); default: every listed doc is ranked"),
+    _p("grades", "choice", "integer", group="evaluation", choices=("integer", "truncate", "real"),
+       help="how qrels grades are read: integers only, truncated toward zero as trec_eval does, or real "
+            "numbers such as 0.73 (LLM and crowd judgments)"),
+    _p("truncate_grades", "bool", False, group="evaluation",
+       help="read a non-integer grade such as 1.7 as 1, as trec_eval does (the same as --grades truncate)"),
+    _p("columns", "mapping", None, group="evaluation", optional=True, metavar="ROLE=NAME,...",
+       help="column names of table inputs: role=name pairs, e.g. query=user,doc=item,score=prediction"),
+    _p("intents", "intents", None, group="evaluation", optional=True, cli=False,
+       help="diversity measures: the probability of each subtopic of a query (default: equal)"),
+    _p("input_format", "choice", "auto", group="evaluation", flag="--format-in",
+       choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
+       help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
+    _p("executor", "choice", "auto", group="executor", choices=("auto", "memory", "streamed", "spark"),
+       help="how a run is scored: auto (Spark for Spark DataFrames, else in memory), memory, streamed (a file "
+            "read in blocks of whole queries: bounded memory; the file must be grouped by query), spark"),
+    _p("threads", "integer", None, group="executor", low=1, optional=True, cli=False,
+       help="parts scored at once (default: 2, or 1 on a one-core machine)"),
+    _p("chunk_bytes", "integer", None, group="executor", low=1, optional=True, cli=False,
+       help="streamed executor: bytes of the file read at a time (default 8 MiB)"),
+    _p("progress", "bool", None, group="executor", optional=True, cli=False,
+       help="show a progress bar on stderr (default: when stderr is a terminal)"),
+    _p("partitions", "integer", None, group="executor", low=1, optional=True, cli=False,
+       help="Spark: hash-partition both inputs by query into this many partitions"),
+    # significance tests and corrections
+    _p("test", "choice", "t", group="tests", choices=_TESTS,
+       help="paired two-sided test: t, wilcoxon, randomization, bootstrap or tukey (randomised HSD)"),
+    _p("correction", "choice", "none", group="tests", choices=_CORRECTIONS,
+       help="multiple-comparison correction per measure: none, bonferroni, holm or bh (Benjamini-Hochberg)"),
+    _p("alpha", "number", 0.05, group="tests", low=0, high=1, low_open=True, high_open=True,
+       help="significance level"),
+    _p("permutations", "integer", 10000, group="tests", low=1, high=10_000_000,
+       help="permutations / resamples of the random tests"),
+    _p("seed", "integer", 0, group="tests", low=0, high=_SEED_MAX, help="random seed"),
+    _p("baseline", "strings", None, group="tests", metavar="RUN",
+       help="the run the others are compared with, by name (repeatable: several baselines, corrected "
+            "together; default the first run)"),
+    _p("all_pairs", "bool", False, group="tests", help="also compare every pair of runs, corrected over all pairs"),
+    # output
+    _p("format", "choice", "text", choices=("text", "json", "csv", "markdown", "latex"), help="output format"),
+    _p("decimals", "integer", 4, low=0, high=17, metavar="N", help="digits after the point in text tables"),
+    _p("output", "path", None, short="-o", help="the file to write (never one of the inputs)"),
+    _p("per_query", "bool", False, short="-q", help="also show per-query values"),
+    # report and plots
+    _p("title", "string", None, group="report", help="the page title (default: the run names)"),
+    _p("max_ranks", "integer", 20, group="report", low=1, metavar="N", help="ranks shown per explanation"),
+    _p("explain_queries", "integer", 100, group="report", low=0, metavar="N",
+       help="explain the first N queries (0: all)"),
+    _p("train", "path", None, group="beyond",
+       help="training interactions (a CSV/TSV/Parquet/JSON Lines table with user and item columns)"),
+    _p("beyond_k", "integer", None, group="beyond", low=1, optional=True, metavar="K",
+       help="cut each list at its first K items for the beyond-accuracy measures"),
+    _p("kind", "choice", None, group="report", choices=("diff", "pr", "dist"),
+       help="diff: sorted per-query differences of two runs; pr: interpolated precision-recall; dist: per-query "
+            "values per run"),
+    _p("pair", "strings", None, group="report", metavar="RUN", help="diff: the two runs (SYSTEM - BASELINE)"),
+    _p("style", "choice", "box", group="report", choices=("box", "violin", "strip"), help="dist: how to draw"),
+    # run checks and run utilities
+    _p("dedupe", "choice", None, group="check", choices=("first", "max"),
+       help="write the run without duplicate docs, keeping the first line or the highest score"),
+    _p("all_queries", "bool", False, group="check",
+       help="list every query, not only those whose value depends on the tie order"),
+    _p("cutoff", "integer", None, group="check", low=1, short="-k", metavar="K",
+       help="a rank cut-off (repeatable)"),
+    _p("tag", "string", None, group="runs", help="the run tag to write"),
+    _p("keep", "string", None, group="runs", help="filter: comma-separated query ids to keep"),
+    _p("drop", "string", None, group="runs", help="filter: comma-separated query ids to drop"),
+    _p("sample_size", "integer", 50, group="runs", low=1, flag="-n", metavar="N",
+       help="sample: number of queries"),
+    _p("to", "choice", None, group="runs", choices=("trec", "parquet", "jsonl"),
+       help="output format (default: by the output's suffix, else TREC)"),
+    # pooling
+    _p("depth", "integer", None, group="pooling", low=1, optional=True,
+       help="depth@k: every doc some run ranks in its top k"),
+    _p("take", "integer", None, group="pooling", low=1, optional=True,
+       help="take@N: the N docs of best priority per query"),
+    _p("priority", "choice", "rrf", group="pooling", choices=("rrf", "sum", "rbp"), help="take@N priority"),
+    # meta-evaluation
+    _p("other_qrels", "path", None, group="meta", help="a second qrels version: correlate one measure under both"),
+    _p("p", "number", 0.9, group="meta", low=0, high=1, low_open=True,
+       help="persistence (RBO, RBP): in (0, 1]; 1 is average overlap"),
+    _p("size", "integer", None, group="meta", low=1, metavar="N", help="topic-set size (repeatable)"),
+    _p("trials", "integer", 1000, group="meta", low=1, high=10_000_000, help="draws per size"),
+    _p("bin_width", "number", 0.01, group="meta", low=0, high=1, low_open=True,
+       help="width of the difference bins"),
+    _p("min_diff", "number", None, group="meta", low=0, low_open=True, optional=True,
+       help="the smallest difference to detect"),
+    _p("topics", "integer", None, group="meta", low=2, optional=True,
+       help="a topic count: its smallest detectable difference (and power)"),
+    _p("variance", "number", None, group="meta", low=0, low_open=True, optional=True,
+       help="variance of the measure (else estimated from --qrels and --run)"),
+    _p("beta", "number", 0.2, group="meta", low=0, high=1, low_open=True, high_open=True,
+       help="type II error (0.2: power 0.8)"),
+    _p("systems", "integer", 2, group="meta", low=2, help="systems compared by the ANOVA"),
+)}
+
+
+def check(name: str, value: Any) -> Any:
+    """``value`` of parameter ``name`` validated (see :data:`PARAMS`)."""
+    return PARAMS[name].check(value)
+
+
+def validate(**given: Any) -> dict[str, Any]:
+    """Every keyword validated against :data:`PARAMS`; the values normalised.
+
+    >>> validate(alpha=0.1, test="wilcoxon", seed=7)
+    {'alpha': 0.1, 'test': 'wilcoxon', 'seed': 7}
+    """
+    unknown = sorted(set(given) - set(PARAMS))
+    if unknown:
+        raise ParameterError(f"unknown parameter {', '.join(unknown)}")
+    return {name: PARAMS[name].check(value) for name, value in given.items()}
