@@ -9,8 +9,8 @@
 
 It returns a :class:`Pool` with the docs per query, the pool's size per query, its overlap with
 existing qrels (docs already judged) and :meth:`Pool.write` (``query 0 doc -1`` lines, the grade to
-fill in). :func:`agreement` compares two qrels versions on the (query, doc) pairs both judge:
-Cohen's kappa, Fleiss' kappa over the two assessors, and the Jaccard overlap of the relevant sets.
+fill in). :func:`agreement`, which compares two qrels versions, now lives in
+:mod:`rankmeter.analyses.judges.agreement`; it is re-exported here for older code.
 
 >>> p = pool([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"c": 9.0, "a": 1.0}}], depth=1)
 >>> sorted(d.decode() for d in p.docs[b"q"])
@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from rankmeter.analyses.judges.agreement import agreement
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_qrels
 from rankmeter.io.canonical import decode_id
@@ -49,70 +48,52 @@ class Pool:
 
 
 def pool(runs, *, depth: int | None = None, take: int | None = None, priority: str = "rrf", p: float = 0.8,
-         qrels=None) -> Pool:
-    """The pool of ``runs`` (see the module docstring); ``qrels`` counts docs already judged."""
-    from rankmeter.analyses.fusion.methods import fuse
+         qrels=None, ties: str = "trec_eval", **options) -> Pool:
+    """The pool of ``runs`` (see the module docstring); ``qrels`` counts docs already judged.
+
+    Each parameter is checked against :data:`~rankmeter.analyses.fusion.catalog.POOL_PARAMETERS`.
+    ``ties`` ranks each run's tied docs (``trec_eval`` or ``input``, as :func:`fuse`); ``options``
+    (``columns``, ``input_format``, ``grades`` ...) read the runs and the qrels as ``evaluate`` does.
+    A depth@k pool lists each query's docs by their best rank over the runs (then docno descending).
+    """
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, POOL_PARAMETERS
+    from rankmeter.analyses.fusion.methods import depth_pool_run, fuse
     from rankmeter.analyses.runs import cut
+    from rankmeter.core.options import validate_options
 
     if (depth is None) == (take is None):
         raise ParameterError("give exactly one of depth= (depth@k) or take= (take@N)")
+    FUSE_OPTIONS["ties"].check(ties)
+    opts = validate_options(ties=ties, **options)
+    reading = {"columns": opts.columns, "input_format": opts.input_format}
     if depth is not None:
-        from rankmeter.core.naming import name_runs
-        cuts = [cut(run, depth) for _, run in name_runs(runs)]
-        fused = fuse(cuts, method="sum", norm=None) if len(cuts) > 1 else cuts[0]
-        chosen = fused
+        chosen = depth_pool_run(runs, POOL_PARAMETERS["depth"].check(depth), ties=ties, **reading)
     else:
-        methods = {"rrf": ("rrf", None, {}), "sum": ("sum", "min-max", {}), "rbp": ("rbc", None, {"phi": p})}
-        if priority not in methods:
-            raise ParameterError(f"priority={priority!r}: expected one of {', '.join(methods)}")
+        take = POOL_PARAMETERS["take"].check(take)
+        priority = POOL_PARAMETERS["priority"].check(priority)
+        methods = {"rrf": ("rrf", None, {}), "sum": ("sum", "min-max", {}),
+                   "rbp": ("rbc", None, {"phi": POOL_PARAMETERS["p"].check(p)})}
         method, norm, params = methods[priority]
-        chosen = cut(fuse(runs, method=method, norm=norm, params=params), take)
+        chosen = cut(fuse(runs, method=method, norm=norm, params=params, ties=ties, **reading), take)
     table = chosen.table
     docs: dict[bytes, list[bytes]] = {}
     for q, d in zip(table.column("query").to_pylist(), table.column("doc").to_pylist()):
         docs.setdefault(q, []).append(d)
     judged: dict[bytes, int] = {q: 0 for q in docs}
     if qrels is not None:
-        known = as_qrels(qrels).table
-        pairs = set(zip(known.column("query").to_pylist(), known.column("doc").to_pylist()))
-        judged = {q: sum((q, d) in pairs for d in ds) for q, ds in docs.items()}
+        judged.update(_already_judged(qrels, chosen, opts, docs))
     return Pool(docs, judged)
 
 
-def agreement(qrels_a, qrels_b, *, rel: int = 1) -> dict[str, float]:
-    """Agreement of two judgment sets on the (query, doc) pairs both judge.
+def _already_judged(qrels, chosen, opts, docs: dict) -> dict[bytes, int]:
+    """Per pooled query, how many of its pooled docs ``qrels`` already grade (the core's join)."""
+    import pyarrow.compute as pc
 
-    Returns ``pairs`` (how many), ``cohen_kappa`` and ``fleiss_kappa`` over the grades, and
-    ``jaccard`` of the relevant pairs (grade >= ``rel``) over the pairs judged by both.
-    """
-    a, b = as_qrels(qrels_a).table, as_qrels(qrels_b).table
-    left = {(q, d): g for q, d, g in zip(a.column("query").to_pylist(), a.column("doc").to_pylist(),
-                                         a.column("rel").to_pylist())}
-    common = [(key, left[key], g) for key, g in zip(zip(b.column("query").to_pylist(), b.column("doc").to_pylist()),
-                                                     b.column("rel").to_pylist()) if key in left]
-    if not common:
-        raise ParameterError("the two qrels judge no (query, doc) pair in common")
-    x = np.array([g for _, g, _ in common])
-    y = np.array([g for _, _, g in common])
-    labels = np.unique(np.concatenate([x, y]))
-    xi, yi = np.searchsorted(labels, x), np.searchsorted(labels, y)
-    k = len(labels)
-    table = np.zeros((k, k))
-    np.add.at(table, (xi, yi), 1)
-    n = len(common)
-    observed = np.trace(table) / n
-    expected = (table.sum(axis=1) @ table.sum(axis=0)) / n ** 2
-    cohen = (observed - expected) / (1 - expected) if expected < 1 else 1.0
-    # Fleiss with two raters per item: category shares over both raters
-    counts = np.zeros((n, k))
-    np.add.at(counts, (np.arange(n), xi), 1)
-    np.add.at(counts, (np.arange(n), yi), 1)
-    share = counts.sum(axis=0) / (2 * n)
-    per_item = ((counts ** 2).sum(axis=1) - 2) / 2  # (sum n_ij^2 - r) / (r (r - 1)), r = 2
-    pbar, pe = per_item.mean(), (share ** 2).sum()
-    fleiss = (pbar - pe) / (1 - pe) if pe < 1 else 1.0
-    rel_a, rel_b = x >= rel, y >= rel
-    union = (rel_a | rel_b).sum()
-    return {"pairs": n, "cohen_kappa": float(cohen), "fleiss_kappa": float(fleiss),
-            "jaccard": float((rel_a & rel_b).sum() / union) if union else 1.0}
+    from rankmeter.core import Evaluator
 
+    evaluator = Evaluator(qrels, ["P@1"], columns=opts.columns, input_format=opts.input_format,
+                          grades=opts.grades, truncate_grades=opts.truncate_grades)
+    rows = evaluator.rows(chosen)
+    counts = rows.group_by("query").aggregate([("judged", "sum")])
+    found = dict(zip(counts.column("query").to_pylist(), counts.column("judged_sum").to_pylist()))
+    return {q: int(found.get(decode_id(q), 0)) for q in docs}
