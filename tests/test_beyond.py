@@ -16,8 +16,10 @@ import pytest
 
 from rankmeter.analyses.beyond import beyond_accuracy
 
-pe = pytest.importorskip("recommenders.evaluation.python_evaluation")
-pd = pytest.importorskip("pandas")
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+pe = optional("recommenders.evaluation.python_evaluation")
+pd = optional("pandas")
 
 
 def _case(seed):

@@ -17,8 +17,10 @@ from rankmeter import ParameterError, compare, evaluate
 from rankmeter.cli.app import main
 from rankmeter.report.tables import escape_latex, format_comparison, letters
 
-pd = pytest.importorskip("pandas")
-stats = pytest.importorskip("scipy.stats")
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+pd = optional("pandas")
+stats = optional("scipy.stats")
 
 NQ = 30
 

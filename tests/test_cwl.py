@@ -20,8 +20,10 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.measures import parse_measure
 
-ir_measures = pytest.importorskip("ir_measures")
-pytest.importorskip("cwl")
+from optional_packages import installed, optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+ir_measures = optional("ir_measures")
+needs_cwl = pytest.mark.skipif(not installed("cwl"), reason="needs cwl, not installed (pip install cwl-eval)")
 logging.getLogger("ir_measures.cwl_eval").setLevel(logging.ERROR)
 
 DOCS = [f"d{i}" for i in range(16)]
@@ -46,6 +48,7 @@ def _with(name: str, **params) -> str:
     return str(parse_measure(name).with_params(**params))
 
 
+@needs_cwl
 @pytest.mark.parametrize("name", MEASURES)
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=datasets())
@@ -78,6 +81,7 @@ def _cwl_metric(name: str):
     return m, build[m.name]()
 
 
+@needs_cwl
 @pytest.mark.parametrize("name", [n for n in MEASURES if not n.startswith("RBP")] + ["RBP(p=0.8,rel=1)"])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=datasets())

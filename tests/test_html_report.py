@@ -23,8 +23,6 @@ from rankmeter import ParameterError
 from rankmeter.cli.app import main
 from rankmeter.report.html import render_report, script_json, write_report
 
-pytest.importorskip("matplotlib", reason="the report's plots need matplotlib: pip install 'rankmeter[plot]'")
-pytest.importorskip("pandas", reason="the comparison table is a pandas DataFrame")
 
 CHROMIUM = "/usr/bin/chromium"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -16,8 +16,6 @@ from rankmeter.io import read_qrels
 from rankmeter.io.irds import PROFILES, profile, relevance_level
 from rankmeter.measures import parse_measure
 
-ir_datasets = pytest.importorskip("ir_datasets")
-
 NAME = "rankmeter-test/local-dl"
 
 

@@ -12,7 +12,6 @@ from rankmeter.io.output import OutputError
 from rankmeter.cli.app import main
 from rankmeter.report import plots
 
-pytest.importorskip("matplotlib", reason="plots need matplotlib: pip install 'rankmeter[plot]'")
 
 # RR by hand: base finds the relevant doc at rank 2 on q1, 1 on q2, 1 on q3; new at 1, 2, 1.
 QRELS = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}

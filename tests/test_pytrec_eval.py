@@ -43,7 +43,9 @@ import warnings
 
 import pytest
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+pytrec_eval = optional("pytrec_eval")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

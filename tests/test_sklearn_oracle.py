@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 import rankmeter
 
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+sklearn_metrics = optional("sklearn.metrics")
 
 
 @st.composite

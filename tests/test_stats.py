@@ -11,7 +11,9 @@ from rankmeter.errors import ParameterError
 from rankmeter.analyses.stats import adjust, bootstrap, effect_size, paired_t, randomization, tukey_hsd, wilcoxon
 from rankmeter.executors.progress import progress_bar
 
-stats = pytest.importorskip("scipy.stats")
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+stats = optional("scipy.stats")
 
 
 def _scores(seed, n=40, k=2, shift=0.05):
