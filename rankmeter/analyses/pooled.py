@@ -3,6 +3,8 @@
 ``pooled_auc`` flattens the run: each (query, doc) row is one example, its
 label relevant when the doc's grade is >= ``rel`` (docs absent from the
 qrels, or with a negative grade, are non-relevant), its score the run's.
+The rows are the core's ranked, joined rows (:meth:`rankmeter.core.Evaluator.rows`):
+the judged queries the run ranks, under the evaluation options given.
 The result is the fraction of (relevant, non-relevant) row pairs in which
 the relevant row scores higher, a tie counting 1/2 -- what scikit-learn's
 ``roc_auc_score`` and TorchMetrics' ``BinaryAUROC`` return on the flattened
@@ -31,7 +33,7 @@ from rankmeter.errors import ParameterError
 __all__ = ["pooled_auc"]
 
 
-def pooled_auc(qrels, run, *, rel: int = 1) -> float:
+def pooled_auc(qrels, run, *, rel: int | float = 1, **options) -> float:
     """ROC area of the run's scores over all its rows at once (see the module docstring).
 
     Parameters
@@ -40,6 +42,12 @@ def pooled_auc(qrels, run, *, rel: int = 1) -> float:
         Anything :func:`rankmeter.evaluate` reads (paths, dicts, frames).
     rel
         Grades >= ``rel`` are relevant.
+    **options
+        The evaluation options (``judged_only``, ``max_docs``, ``positive_scores_only``, ``grades``,
+        ``columns`` ...): the rows are the core's (:meth:`~rankmeter.core.Evaluator.rows`), those
+        ``evaluate`` scores under the same options -- the judged queries the run ranks, one row per
+        ranked doc (a diversity qrels' subtopics do not repeat it), relevant when its top grade is
+        >= ``rel``. A ranked list without scores is scored by its ranks (rank 1 highest).
 
     Returns
     -------
@@ -47,14 +55,13 @@ def pooled_auc(qrels, run, *, rel: int = 1) -> float:
         The pooled AUC. Raises :class:`~rankmeter.ParameterError` when the run
         has no relevant or no non-relevant row (the area is undefined).
     """
-    from rankmeter.io import as_qrels, as_run
+    from rankmeter.core import Evaluator
 
-    judged = as_qrels(qrels).table
-    rows = as_run(run).table.select(["query", "doc", "score"])
-    joined = rows.join(judged, keys=["query", "doc"], join_type="left outer")
-    grades = joined.column("rel").fill_null(-1).to_numpy()
-    scores = joined.column("score").to_numpy()
-    positive = grades >= max(rel, 0)
+    rows = Evaluator(qrels, ["P@1"], rel=rel, **options).rows(run)
+    positive = rows.column("relevant").to_numpy(zero_copy_only=False)
+    score = rows.column("score")
+    scores = (-rows.column("rank").to_numpy().astype(np.float64) if score.null_count == len(score) and len(score)
+              else score.to_numpy(zero_copy_only=False))
     n_pos = int(positive.sum())
     n_neg = len(positive) - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -65,4 +72,3 @@ def pooled_auc(qrels, run, *, rel: int = 1) -> float:
     mid_rank = np.cumsum(counts) - (counts - 1) / 2.0
     rank_sum = float(mid_rank[inverse][positive].sum())
     return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
-

@@ -53,7 +53,7 @@ from rankmeter.analyses.fusion.normalise import normalise
 
 __all__ = ["METHODS", "fuse"]
 
-def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, np.ndarray]:
+def _aligned(runs: list[Run], ties: str = "trec_eval") -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, np.ndarray]:
     """Every (query, doc) retrieved by some run, and the runs' scores and ranks on them (NaN: absent),
     and the first row (over the runs' rows in rank order, run after run) of each pair.
 
@@ -76,7 +76,7 @@ def _aligned(runs: list[Run]) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarra
         n = t.num_rows
         code = np.repeat(block_codes[code_at:code_at + len(b)], np.diff(np.append(b, n)))
         code_at += len(b)
-        order = ranked_rows(run)
+        order = ranked_rows(run, ties=ties)
         code = code[order]
         key = pair_hash(code, doc_hash[at:at + n][order])
         change = np.flatnonzero(code[1:] != code[:-1]) + 1
@@ -190,56 +190,61 @@ def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
 
 
 def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Mapping | None = None,
-         name: str | None = None, train_qrels=None, train_runs=None) -> Run:
+         name: str | None = None, train_qrels=None, train_runs=None, ties: str = "trec_eval", **options) -> Run:
     """Fuse several runs into one :class:`~rankmeter.io.canonical.Run` (see the module table).
 
     Parameters
     ----------
     runs : list or dict of runs
-        Any run inputs (paths, Run, dicts, frames), two or more.
+        Any run inputs (paths, Run, dicts, frames), two or more. Each is read and checked as
+        ``evaluate`` reads it: a doc listed twice for a query is refused, naming both lines.
     method : str, default "rrf"
         A method of the table above, as ranx names it.
     norm : str or None, default "min-max"
-        Per-query normalisation before fusing (:data:`~rankmeter.analyses.fusion.normalise.NORMS`; ranx's
-        default); rank-based methods read only the order, which it keeps. None: raw scores.
+        Per-query normalisation before fusing (:data:`~rankmeter.analyses.fusion.catalog.NORMS`, ``borda``
+        included; ranx's default); rank-based methods read only the order, which it keeps. None: raw scores.
     params : dict, optional
-        The method's parameters (``{"k": 60}``, ``{"weights": [0.3, 0.7]}``, ``{"phi": 0.8}``, ...).
+        The method's parameters (``{"k": 60}``, ``{"weights": [0.3, 0.7]}``, ``{"phi": 0.8}``, ...), each
+        checked against its range in :data:`~rankmeter.analyses.fusion.catalog.PARAMETERS`.
     name : str, optional
         The fused run's tag (default: the method).
     train_qrels : qrels, optional
         For the trained methods (:mod:`~rankmeter.analyses.fusion.trained`): judgments of training queries;
         their tables (``probs``, ``log_odds``, ``map_scores``) are estimated from them and
         ``train_runs`` (default: ``runs``) unless ``params`` gives them.
+    ties : {"trec_eval", "input"}, default "trec_eval"
+        How each run's tied docs are ranked (rank-based methods, the ``rank`` and ``borda`` norms, training):
+        ``trec_eval``, score descending then docno descending; ``input``, the order the run gives
+        (``evaluate(ties="input")``'s order; for a run given in rank order, ranx's ranks).
+    **options
+        Evaluation options (``rel``, ``judged_only``, ``max_docs``, ``columns``, ``input_format`` ...):
+        how the runs are read and how the trained methods join them to ``train_qrels``.
     """
-    if method not in METHODS:
-        raise ParameterError(f"method={method!r}: expected one of {', '.join(METHODS)}")
-    if norm is not None and norm not in NORMS:
-        raise ParameterError(f"norm={norm!r}: expected one of {', '.join(NORMS)} or None")
-    defaults = METHODS[method][0]
-    training = TRAINED[method][1] if method in TRAINED else {}
-    unknown = set(params or {}) - set(defaults) - set(training)
-    if unknown:
-        raise ParameterError(f"{method} takes {', '.join(defaults) or 'no parameters'}; not {', '.join(sorted(unknown))}")
-    p = {**defaults, **(params or {})}
-    named = name_runs(runs)
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, check_params
+    from rankmeter.core.options import validate_options
+
+    FUSE_OPTIONS["method"].check(method)
+    FUSE_OPTIONS["norm"].check(norm)
+    FUSE_OPTIONS["ties"].check(ties)
+    opts = validate_options(ties=ties, **options)
+    named = _read_runs(runs, opts)
     if len(named) < 2:
-        raise ParameterError("fuse needs at least two runs")
-    if "weights" in p:
-        if p["weights"] is None:
-            p["weights"] = [1.0] * len(named)
-        if len(p["weights"]) != len(named):
-            raise ParameterError(f"weights: {len(p['weights'])} given for {len(named)} runs")
+        raise ParameterError(f"fuse needs at least two runs; got {len(named)}")
+    p = {**METHODS[method][0], **check_params(method, params, runs=len(named))}
+    training = TRAINED[method][1] if method in TRAINED else {}
+    if "weights" in p and p["weights"] is None:
+        p["weights"] = (1.0,) * len(named)
     runs_ = [run for _, run in named]
     if method in TRAINED and p[TRAINED[method][0]] is None and train_qrels is not None:
         from rankmeter.analyses.fusion.trained import train
         chosen = {k: p.pop(k, v) for k, v in training.items()}
-        p.update(train(train_qrels, runs_ if train_runs is None else [r for _, r in name_runs(train_runs)],
-                       method, **chosen))
+        trainers = runs_ if train_runs is None else [r for _, r in _read_runs(train_runs, opts)]
+        p.update(train(train_qrels, trainers, method, **chosen, **opts.as_dict()))
     for k in training:
         p.pop(k, None)
     if norm not in (None, "borda") and not METHODS[method][1]:
-        runs_ = [_normalised(run, norm) for run in runs_]
-    query, doc, S, R, first = _aligned(runs_)
+        runs_ = [_normalised(run, norm, ties) for run in runs_]
+    query, doc, S, R, first = _aligned(runs_, ties)
     if method in ("bordafuse", "w_bordafuse") or (norm == "borda" and not METHODS[method][1]):
         S = _borda(query, R, points=method in ("bordafuse", "w_bordafuse"))
     if method in TRAINED:
@@ -247,17 +252,47 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         S = trained_scores(method, S, R, _list_lengths(_query_codes(query), R), p)
     if method in ("condorcet", "w_condorcet"):
         from rankmeter.analyses.fusion.condorcet import condorcet_scores
-        fused = condorcet_scores(_query_codes(query), first, R, np.asarray(p["weights"] if p.get("weights") is not None else [1.0] * R.shape[1]))
+        fused = condorcet_scores(_query_codes(query), first, R, np.asarray(p.get("weights") or (1.0,) * R.shape[1]))
     else:
         fused = _combine(method, S, R, p)
     table = pa.table({"query": query, "doc": doc, "score": pa.array(fused, pa.float64())})
     out = Run(table, f"<fused {method}>", tag=(name or method).encode())
-    order = ranked_rows(out)
+    order = ranked_rows(out)  # the fused run in trec_eval's order: every reader ranks the written file alike
     return Run(table.take(pa.array(order)), out.source, tag=out.tag)
 
 
-def _normalised(run: Run, norm: str) -> Run:
-    order = ranked_rows(run)
+def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> Run:
+    """The docs some run ranks in its top ``depth`` (TREC's depth@k pool), each scored by minus its best
+    rank over the runs, in rank order (best rank first, then docno descending)."""
+    from rankmeter.core.options import validate_options
+
+    opts = validate_options(ties=ties, **options)
+    query, doc, _, R, _ = _aligned([run for _, run in _read_runs(runs, opts)], ties)
+    best = np.nanmin(R, axis=1)
+    keep = pa.array(np.flatnonzero(best <= depth))
+    table = pa.table({"query": query.take(keep), "doc": doc.take(keep),
+                      "score": pa.array(-best[np.asarray(keep)], pa.float64())})
+    out = Run(table, "<depth pool>", tag=b"pool")
+    return Run(table.take(pa.array(ranked_rows(out))), out.source, tag=out.tag)
+
+
+def _read_runs(runs, opts) -> list[tuple[str, Run]]:
+    """The runs read as ``evaluate`` reads them (formats, columns) and checked by the core's join: a doc
+    listed twice for one query is refused with the message ``evaluate`` gives, naming both lines."""
+    from rankmeter.core.build import build_batch
+    from rankmeter.core.judgments import Judgments
+    from rankmeter.io.canonical import Qrels
+
+    named = name_runs(runs, columns=opts.columns, format=opts.input_format)
+    nothing = Judgments(Qrels(pa.table({"query": pa.array([], pa.binary()), "doc": pa.array([], pa.binary()),
+                                        "rel": pa.array([], pa.int64())}), "<no judgments>"))
+    for _, run in named:
+        build_batch(nothing, run)  # the core's duplicate check; no query is judged, so nothing else is built
+    return named
+
+
+def _normalised(run: Run, norm: str, ties: str = "trec_eval") -> Run:
+    order = ranked_rows(run, ties=ties)
     table = run.table.take(pa.array(order))
     offsets = np.append(query_starts(table.column("query")), len(table)).astype(np.int64)
     scores = normalise(table.column("score").to_numpy(), offsets, norm)

@@ -1,9 +1,9 @@
 """Fusion methods trained on judged queries: how likely each rank of each run is to hold a relevant doc.
 
 Training reads, per training run, the hit list of every query the training
-qrels judge and the run ranks (1 where the doc at that rank has grade >= 1,
-ranx's relevance level), with the engine's one ordering and join; everything
-is vectorised over queries. The estimates and scores are ranx's:
+qrels judge and the run ranks (1 where the doc at that rank has grade >= ``rel``;
+ranx's hit lists use 1, the default), with the core's one ordering and join
+under the evaluation options given; everything is vectorised over queries. The estimates and scores are ranx's:
 
 =============  ==============================================================  =====================
 method         trained per run (ranx's parameter)                              score of the doc at rank i
@@ -50,33 +50,41 @@ _BAYES_CUTS = np.array([0, 5, 10, 15, 20, 30, 100, 200, 500, 1000])
 MIN_ODD = float(np.log(0.001 / 0.999))
 
 
-def _hit_lists(qrels, run):
-    """(hit per rank, query index per rank, 0-based rank, list length per query, number of queries)."""
-    from rankmeter.core.build import build_batch
-    from rankmeter.core.judgments import Judgments
-    from rankmeter.io import as_qrels
+def _hit_lists(evaluator, run):
+    """(hit per rank, query index per rank, 0-based rank, list length per query, number of queries) of the
+    judged queries ``run`` ranks: the core's ranked rows (:meth:`~rankmeter.core.Evaluator.rows`) under the
+    evaluator's options, a hit where the row is relevant (grade >= ``rel``)."""
+    rows = evaluator.rows(run)
+    rank = rows.column("rank").to_numpy()
+    q = np.cumsum(rank == 1) - 1             # the table holds each query's rows together, from rank 1
+    lengths = np.bincount(q) if len(q) else np.zeros(0, np.int64)
+    hit = rows.column("relevant").to_numpy(zero_copy_only=False).astype(np.float64)
+    return hit, q, rank - 1, lengths, len(lengths)
 
-    batch, _ = build_batch(Judgments(as_qrels(qrels)), run)
-    return (batch.rel >= 1).astype(np.float64), batch.qidx, batch.rank - 1, batch.num_ret, batch.nq
 
-
-def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP") -> dict:
+def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP", **options) -> dict:
     """The trained parameter of ``method`` for each of ``runs`` from the judged queries of ``qrels``.
 
+    ``options`` are the evaluation options (``rel``, ``ties``, ``judged_only``, ``max_docs`` ...): a doc is
+    a hit when its grade is >= ``rel`` (ranx's hit lists use 1), ranked and joined as ``evaluate`` ranks
+    and joins under the same options; ``mapfuse`` scores ``measure`` with them.
     Returns ranx's parameter dict: ``{"probs": [...]}``, ``{"log_odds": [...]}`` or ``{"map_scores": [...]}``.
     """
-    from rankmeter.io import as_run
+    from rankmeter.analyses.fusion.catalog import PARAMETERS
+    from rankmeter.core import Evaluator
+    from rankmeter.core.naming import name_runs
 
     if method not in TRAINED:
         raise ParameterError(f"{method} is not trained; trained methods: {', '.join(TRAINED)}")
-    if method == "probfuse" and (not isinstance(n_segments, (int, np.integer)) or n_segments < 1):
-        raise ParameterError(f"n_segments={n_segments!r}: expected a positive integer")
+    if method == "probfuse":
+        n_segments = PARAMETERS["n_segments"].check(n_segments, method=method)
     key = TRAINED[method][0]
+    evaluator = Evaluator(qrels, [measure], **options)
+    named = [run for _, run in name_runs(list(runs), columns=evaluator.options.columns,
+                                         format=evaluator.options.input_format)]
     if method == "mapfuse":
-        from rankmeter.core import Evaluator
-        evaluator = Evaluator(qrels, [measure], queries="both")
-        return {key: [float(evaluator.evaluate(as_run(run)).mean[measure]) for run in runs]}
-    return {key: [_estimate(method, *_hit_lists(qrels, as_run(run)), n_segments=n_segments) for run in runs]}
+        return {key: [float(evaluator.evaluate(run).mean[measure]) for run in named]}
+    return {key: [_estimate(method, *_hit_lists(evaluator, run), n_segments=n_segments) for run in named]}
 
 
 def _estimate(method: str, hit, q, pos, lengths, nq, *, n_segments: int) -> np.ndarray:

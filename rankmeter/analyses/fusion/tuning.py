@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankmeter.errors import ParameterError
-from rankmeter.analyses.fusion.catalog import METHODS
 
 __all__ = ["optimise", "Optimised", "default_grid"]
 
@@ -48,22 +47,34 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
     """The parameters of ``method`` that maximise ``measure`` over ``qrels`` (the training queries).
 
     ``test_qrels`` (the held-out queries) scores the chosen parameters once. The qrels are
-    prepared once for all trials (one :class:`~rankmeter.core.Evaluator`).
+    prepared once for all trials (one :class:`~rankmeter.core.Evaluator`). ``options`` (``rel``,
+    ``ties``, ``judged_only``, ``max_docs`` ...) reach everything: the trained methods' tables are
+    estimated under them, each fused run is scored under them, and ``ties`` (``trec_eval`` or
+    ``input``) also ranks the runs' tied docs for fusing (any other tie policy only scores).
     """
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, TIES
     from rankmeter.core import Evaluator
     from rankmeter.core.naming import name_runs
     from rankmeter.executors.progress import Progress
     from rankmeter.analyses.fusion.methods import fuse
 
-    if method not in METHODS:
-        raise ParameterError(f"method={method!r}: expected one of {', '.join(METHODS)}")
-    named = [run for _, run in name_runs(runs)]
-    trials = grid if grid is not None else default_grid(method, len(named), step)
+    FUSE_OPTIONS["method"].check(method)
+    FUSE_OPTIONS["norm"].check(norm)
+    step = FUSE_OPTIONS["step"].check(step)
+    if grid is not None and (isinstance(grid, (str, bytes, dict)) or not all(isinstance(g, dict) for g in grid)
+                             or not len(grid)):
+        raise ParameterError("grid: expected a non-empty list of parameter dicts, e.g. [{'k': 10}, {'k': 60}]")
     evaluator = Evaluator(qrels, measure, **options)
+    opts = evaluator.options
+    reading = {"columns": opts.columns, "input_format": opts.input_format}
+    fuse_ties = opts.ties if opts.ties in TIES else "trec_eval"
+    named = [run for _, run in name_runs(runs, columns=opts.columns, format=opts.input_format)]
+    trials = grid if grid is not None else default_grid(method, len(named), step)
     label, m = evaluator.names[0]
     bar = Progress(len(trials), f"optimising {method}", enabled=progress)
     from rankmeter.analyses.fusion.trained import TRAINED, train
     tables: dict = {}
+    training_options = {k: v for k, v in opts.as_dict().items() if k not in ("progress",)}
 
     def with_tables(params: dict) -> dict:
         """A trained method's tables, estimated on ``qrels`` once per setting of its training parameters."""
@@ -72,20 +83,21 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
         chosen = {k: params.get(k, v) for k, v in TRAINED[method][1].items()}
         key = tuple(sorted(chosen.items()))
         if key not in tables:
-            tables[key] = train(qrels, named, method, **chosen)
+            tables[key] = train(qrels, named, method, **chosen, **training_options)
         return {**{k: v for k, v in params.items() if k not in chosen}, **tables[key]}
+
+    def fused(params: dict):
+        return fuse(named, method=method, norm=norm, params=with_tables(params), ties=fuse_ties, **reading)
 
     scored = []
     try:
         for params in trials:
-            fused = fuse(named, method=method, norm=norm, params=with_tables(params))
-            scored.append((params, float(evaluator.evaluate(fused)[label])))
+            scored.append((params, float(evaluator.evaluate(fused(params))[label])))
             bar.update(advance=1)
     finally:
         bar.close()
     best_params, best = max(scored, key=lambda t: t[1])
     held_out = None
     if test_qrels is not None:
-        fused = fuse(named, method=method, norm=norm, params=with_tables(best_params))
-        held_out = float(Evaluator(test_qrels, measure, **options).evaluate(fused)[label])
+        held_out = float(Evaluator(test_qrels, measure, options=opts).evaluate(fused(best_params))[label])
     return Optimised(best_params, best, held_out, scored)
