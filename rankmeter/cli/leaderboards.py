@@ -1,0 +1,67 @@
+"""``rankmeter meta leaderboards QRELS_A QRELS_B RUN... -m nDCG@10 -m AP``: how alike two qrels rank the runs.
+
+Also from precomputed leaderboards: ``rankmeter meta leaderboards --board-a A.txt --board-b B.txt``
+(trec_eval output, ``run measure query value`` lines or a run/measure/value table; repeat the flag
+for one trec_eval file per run).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["add_parser", "run"]
+
+_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "columns")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rankmeter.errors import ParameterError
+    from rankmeter.analyses.judges.leaderboards import from_scores, leaderboards, read_leaderboard
+
+    top_k = args.top_k or (1, 3, 5, 10)
+    if args.board_a or args.board_b:
+        if not (args.board_a and args.board_b) or args.inputs:
+            raise ParameterError("precomputed leaderboards: give --board-a and --board-b, and no qrels or runs")
+        board_a, board_b = read_leaderboard(args.board_a), read_leaderboard(args.board_b)
+        if args.measure:
+            board_a = {m: v for m, v in board_a.items() if m in args.measure}
+            board_b = {m: v for m, v in board_b.items() if m in args.measure}
+        names = (", ".join(args.board_a), ", ".join(args.board_b))
+        result = from_scores(board_a, board_b, names=names, p=args.p, top_k=top_k)
+    else:
+        if len(args.inputs or []) < 4:
+            raise ParameterError("give QRELS_A QRELS_B and at least two runs (or --board-a and --board-b)")
+        if not args.measure:
+            raise ParameterError("give at least one measure: -m nDCG@10 (repeatable)")
+        from rankmeter.cli import flags
+        qrels_a, qrels_b, *runs = args.inputs
+        result = leaderboards(qrels_a, qrels_b, runs, args.measure, p=args.p, top_k=top_k,
+                              **flags.keywords(args, _OPTIONS))
+    if args.format == "json":
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(result.to_text(decimals=args.decimals, moves=args.moves))
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    """Register ``leaderboards`` on ``subparsers`` (the ``meta`` command's kinds)."""
+    from rankmeter.cli import flags
+
+    p = subparsers.add_parser("leaderboards", help="how alike two qrels versions (human, LLM) rank the same runs: "
+                                                   "tau-b, Spearman, Pearson, tau_ap, RBO, largest moves, top-k overlap")
+    p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
+                   help="the two judgment sets, then the runs (two or more)")
+    p.add_argument("-m", "--measure", action="append", help="a measure (repeatable); with --board-*: keep these only")
+    p.add_argument("--board-a", action="append", metavar="FILE", help="a precomputed leaderboard of side A "
+                   "(trec_eval output, 'run measure query value' lines or a run,measure,value table; repeatable)")
+    p.add_argument("--board-b", action="append", metavar="FILE", help="the same for side B")
+    p.add_argument("--top-k", type=int, action="append", metavar="K", help="top-k overlap (repeatable; default 1 3 5 10)")
+    p.add_argument("--moves", type=int, default=5, metavar="N", help="runs listed as moving most (default 5)")
+    p.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default 0.9)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    p.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
+    flags.add(p, *_OPTIONS)
+    p.set_defaults(func=run, subparser=p)

@@ -1,0 +1,146 @@
+"""Leaderboard agreement (rankmeter.analyses.judges.leaderboards, `meta leaderboards`) against scipy and TREC AutoJudge."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import rankmeter
+from rankmeter.errors import InputError, ParameterError
+from rankmeter.analyses.judges.leaderboards import from_scores, leaderboards, read_leaderboard
+
+AUTOJUDGE = Path(__file__).parent / "fixtures" / "llm_judges" / "autojudge.json"
+
+
+def _close(got, want):
+    return (got is None and np.isnan(want)) or (got is not None and abs(got - want) <= 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_correlations_equal_scipy_on_random_leaderboards(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 15))
+    a = {f"run{i}": float(v) for i, v in enumerate(rng.integers(0, 6, n) / 5)}
+    b = {f"run{i}": float(v) for i, v in enumerate(rng.integers(0, 6, n) / 5)}
+    got = from_scores({"AP": a}, {"AP": b}).measures[0]
+    x, y = list(a.values()), list(b.values())
+    if len(set(x)) == 1 or len(set(y)) == 1:
+        assert all(v is None for k, v in got["correlations"].items() if k not in ("systems", "undefined"))
+        return
+    c = got["correlations"]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _close(c["kendall_tau_b"], stats.kendalltau(x, y).statistic)
+        assert _close(c["spearman"], stats.spearmanr(x, y).statistic)
+        assert c["pearson"] == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
+    ranks_a = stats.rankdata([-v for v in x], method="min")
+    assert [r["rank_a"] for r in sorted(got["runs"], key=lambda r: int(r["run"][3:]))] == list(ranks_a)
+
+
+def test_tau_ap_equals_autojudge_tauap_b_through_leaderboards():
+    cases = json.loads(AUTOJUDGE.read_text())["cases"]
+    compared = 0
+    for case in cases:
+        board_a = {"M": {f"r{i}": v for i, v in enumerate(case["a"])}}
+        board_b = {"M": {f"r{i}": v for i, v in enumerate(case["b"])}}
+        got = from_scores(board_a, board_b).measures[0]["correlations"]
+        if case["tauap_b"] is None:
+            assert got["tau_ap"] is None and got["undefined"]["tau_ap"].startswith("every system scores")
+        else:
+            assert got["tau_ap"] == pytest.approx(case["tauap_b"], abs=1e-12), case["name"]
+            assert got["kendall_tau_b"] == pytest.approx(case["kendall"], abs=1e-12)
+            assert got["spearman"] == pytest.approx(case["spearman"], abs=1e-12)
+            assert got["pearson"] == pytest.approx(case["pearson"], abs=1e-12)
+            compared += 1
+    assert compared == 278
+
+
+def test_moves_and_top_k_by_hand():
+    a = {"r1": 0.5, "r2": 0.4, "r3": 0.3, "r4": 0.2, "r5": 0.1}
+    b = {"r1": 0.2, "r2": 0.4, "r3": 0.3, "r4": 0.5, "r5": 0.1}
+    m = from_scores({"AP": a}, {"AP": b}, top_k=(1, 2, 3)).measures[0]
+    assert [(r["run"], r["change"]) for r in m["moves"][:2]] == [("r1", -3), ("r4", 3)]
+    assert [(t["k"], t["common"], t["only_a"], t["only_b"]) for t in m["top_k"]] == [
+        (1, 0, ["r1"], ["r4"]), (2, 1, ["r1"], ["r4"]), (3, 2, ["r1"], ["r4"])]
+    tied = from_scores({"AP": {"x": 0.3, "y": 0.3, "z": 0.1}}, {"AP": {"x": 0.1, "y": 0.2, "z": 0.3}}, top_k=(1,))
+    assert tied.measures[0]["top_k"][0]["only_a"] == ["x", "y"]  # both share rank 1
+
+
+def test_every_run_alike_reports_undefined_with_the_reason():
+    board = from_scores({"P@10": {"a": 0.2, "b": 0.2, "c": 0.2}}, {"P@10": {"a": 0.1, "b": 0.3, "c": 0.2}},
+                        names=("human", "llm"))
+    text = board.to_text()
+    assert "undefined: every system scores 0.2 under human: the systems are not ranked" in text
+    assert "nan" not in text and "Kendall's tau-b                  undefined" in text
+
+
+def _qrels_and_runs(tmp_path, seed=3, nruns=5):
+    rng = np.random.default_rng(seed)
+    human = tmp_path / "human.qrels"
+    llm = tmp_path / "llm.qrels"
+    human.write_text("".join(f"q{q} 0 d{d} {int(rng.integers(0, 3))}\n" for q in range(6) for d in range(12)))
+    llm.write_text("".join(f"q{q} 0 d{d} {int(rng.integers(0, 3))}\n" for q in range(6) for d in range(20)))
+    runs = []
+    for s in range(nruns):
+        path = tmp_path / f"sys{s}.run"
+        path.write_text("".join(f"q{q} Q0 d{d} {r + 1} {30 - r}.5 sys{s}\n"
+                                for q in range(6) for r, d in enumerate(rng.permutation(20)[:10])))
+        runs.append(str(path))
+    return str(human), str(llm), runs
+
+
+def test_scored_leaderboards_match_evaluate(tmp_path):
+    human, llm, runs = _qrels_and_runs(tmp_path)
+    got = leaderboards(human, llm, runs, ["nDCG@10", "AP"])
+    assert [m["measure"] for m in got.measures] == ["nDCG@10", "AP"]
+    first, second = rankmeter.evaluate(human, runs, ["AP"]), rankmeter.evaluate(llm, runs, ["AP"])
+    ap = got.measures[1]
+    for row in ap["runs"]:
+        assert row["score_a"] == first[row["run"]]["AP"] and row["score_b"] == second[row["run"]]["AP"]
+    x = [first[r]["AP"] for r in first.runs]
+    y = [second[r]["AP"] for r in first.runs]
+    assert ap["correlations"]["kendall_tau_b"] == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_precomputed_leaderboards_in_three_formats(tmp_path):
+    trec = tmp_path / "sys1.txt"
+    trec.write_text("runid\tall\tsys1\nnum_q\tall\t2\nmap\tq1\t0.5\nmap\tq2\t0.3\nmap\tall\t0.4\nP_10\tall\t0.2\n")
+    four = tmp_path / "board.txt"
+    four.write_text("sys1 map q1 0.5\nsys1 map all 0.4\nsys2 map all 0.6\n")
+    table = tmp_path / "board.csv"
+    table.write_text("run,measure,value\nsys1,map,0.4\nsys2,map,0.6\n")
+    assert read_leaderboard([str(trec)]) == {"num_q": {"sys1": 2.0}, "map": {"sys1": 0.4}, "P_10": {"sys1": 0.2}}
+    assert read_leaderboard(str(four)) == read_leaderboard(str(table)) == {"map": {"sys1": 0.4, "sys2": 0.6}}
+    bad = tmp_path / "bad.txt"
+    bad.write_text("sys1 map all high\n")
+    with pytest.raises(InputError, match="not a number"):
+        read_leaderboard(str(bad))
+    with pytest.raises(ParameterError, match="one leaderboard only"):
+        from_scores({"map": {"a": 1, "b": 2}}, {"map": {"a": 1, "c": 2}})
+
+
+def _cli(argv):
+    from rankmeter.cli.leaderboards import add_parser
+    parser = argparse.ArgumentParser(prog="rankmeter meta")
+    add_parser(parser.add_subparsers(dest="kind"))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_cli_scores_and_reads_boards(tmp_path, capsys):
+    human, llm, runs = _qrels_and_runs(tmp_path)
+    assert _cli(["leaderboards", human, llm, *runs, "-m", "nDCG@10", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["a"] == human and len(got["measures"][0]["runs"]) == 5
+    four = tmp_path / "a.txt"
+    four.write_text("s1 M all 0.1\ns2 M all 0.2\ns3 M all 0.3\n")
+    other = tmp_path / "b.txt"
+    other.write_text("s1 M all 0.3\ns2 M all 0.2\ns3 M all 0.1\n")
+    assert _cli(["leaderboards", "--board-a", str(four), "--board-b", str(other)]) == 0
+    text = capsys.readouterr().out
+    assert "Kendall's tau-b                  -1.0000" in text and "s1: 3 -> 1 (+2)" in text
