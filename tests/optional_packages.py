@@ -52,6 +52,7 @@ PIP_NAMES = {
     "ir_datasets": "ir_datasets",
     "zstandard": "zstandard",
     "hypothesis": "hypothesis",
+    "krippendorff": "krippendorff",
 }
 
 
