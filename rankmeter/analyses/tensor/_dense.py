@@ -1,0 +1,363 @@
+"""The array-API form of the supported families: ``[B, N]`` rankings, one row per list, on any device.
+
+Each function here is the same formula as the family's numpy kernel in
+``rankmeter/measures/<family>.py`` (cited per function), written over dense
+rows: rank ``i`` is column ``i - 1``, a row's ranked candidates come first
+(best score first, equal scores in input order) and ``valid`` marks them.
+The registry sweep of ``tests/test_tensor_forms.py`` runs every supported
+family through both forms and asserts they agree to 1e-12 in float64.
+Nothing loops over rows; the loops below run over a gain map's entries.
+"""
+from __future__ import annotations
+
+import math
+
+from rankmeter.analyses.tensor._inputs import Inputs
+from rankmeter.errors import MeasureError
+
+__all__ = ["Ranked", "DENSE"]
+
+
+class Ranked:
+    """The candidates of every row in rank order, and what the formulas read from them."""
+
+    def __init__(self, inputs: Inputs, ties: str):
+        ops, xp = inputs.ops, inputs.ops.xp
+        self.ops, self.xp, self.dtype, self.ties = ops, xp, inputs.dtype, ties
+        rows, width = inputs.shape
+        self.rows, self.width = rows, width
+        order = ops.argsort(-inputs.scores, axis=1)
+        ranked_first = ops.take(inputs.ranked, order)
+        if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
+            order = ops.take(order, ops.argsort(ops.astype(~ranked_first, xp.int8), axis=1))
+        self.order = order
+        self.valid = ops.take(inputs.ranked, order)
+        zero = ops.zeros((), self.dtype)
+        self.zero = zero
+        self.g = xp.where(self.valid, ops.take(inputs.targets, order), zero)
+        self.n_ret = xp.sum(ops.astype(self.valid, self.dtype), axis=1)
+        self.rank = ops.astype(ops.arange(width, xp.int64), self.dtype)[None, :] + 1.0
+        self.judged, self.judged_mask = inputs.judged, inputs.judged_mask
+        self._cache: dict = {}
+        if ties == "average":
+            self.sorted_scores = ops.take(inputs.scores, order)
+            self._tie_layout(self.sorted_scores)
+
+    # ------------------------------------------------------------- helpers
+    def f(self, x):
+        return self.ops.astype(x, self.dtype)
+
+    def div(self, num, den):
+        """num / den where den > 0, else 0 (the kernels' ``np.divide(..., where=den > 0)``)."""
+        xp = self.xp
+        ok = den > 0
+        return xp.where(ok, num / xp.where(ok, den, self.f(xp.ones_like(den))), self.zero)
+
+    def upto(self, x, k):
+        """Columns of the top ``k`` ranks (all without a cutoff)."""
+        return x if k is None else x[:, :k]
+
+    def is_rel(self, level):
+        key = ("is_rel", level)
+        if key not in self._cache:
+            self._cache[key] = self.valid & (self.g >= max(level, 0))
+        return self._cache[key]
+
+    def num_rel(self, level):
+        key = ("num_rel", level)
+        if key not in self._cache:
+            self._cache[key] = self.xp.sum(self.f(self.judged_mask & (self.judged >= max(level, 0))), axis=1)
+        return self._cache[key]
+
+    def num_judged_nonrel(self, level):
+        return self.xp.sum(self.f(self.judged_mask & (self.judged < level)), axis=1)
+
+    def count_upto(self, mask, k=None):
+        """Per row, True entries in the top k (expected count over tie orders when averaged)."""
+        return self.xp.sum(self.upto(self.tie_mean(self.f(mask)), k), axis=1)
+
+    def count_upto_rows(self, mask, k_per_row):
+        inside = self.rank <= k_per_row[:, None]
+        return self.xp.sum(self.xp.where(inside, self.tie_mean(self.f(mask)), self.zero), axis=1)
+
+    # ---------------------------------------------------------------- ties
+    def _tie_layout(self, sorted_scores):
+        """Per rank: first and last column of its tied group (equal scores among the ranked)."""
+        ops, xp = self.ops, self.xp
+        col = ops.arange(self.width, xp.int64)[None, :]
+        n = ops.astype(self.n_ret, xp.int64)[:, None]
+        head = ops.full((self.rows, 1), True, xp.bool)
+        new = ops.concat([head, sorted_scores[:, 1:] != sorted_scores[:, :-1]], axis=1) | (col == n)
+        start = ops.cummax(xp.where(new, col, -1), axis=1)
+        last = ops.concat([new[:, 1:], head], axis=1)
+        flipped = ops.flip(xp.where(last, self.width - 1 - col, -1), axis=1)
+        end = self.width - 1 - ops.flip(ops.cummax(flipped, axis=1), axis=1)
+        self.tie_start, self.tie_end = start, end
+        self.tie_size = self.f(end - start + 1)
+
+    def tie_mean(self, values):
+        """Per rank, the mean of ``values`` over its tied group (``Batch.tie_mean``)."""
+        if self.ties != "average":
+            return values
+        total = self.ops.cumsum(values)
+        take = self.ops.take
+        return (take(total, self.tie_end) - take(total, self.tie_start) + take(values, self.tie_start)) / self.tie_size
+
+    # --------------------------------------------------------------- gains
+    def gains(self, grades, spec, mask):
+        """``dcg.gain_values``: linear, exp (2^g - 1) or a map overriding listed grades; 0 outside ``mask``."""
+        xp = self.xp
+        positive = grades > 0
+        if spec == "exp":
+            out = xp.where(positive, xp.exp2(grades) - 1.0, self.zero)
+        else:
+            out = xp.where(positive, grades, self.zero)
+            if not isinstance(spec, str):
+                for grade, gain in spec:
+                    out = xp.where(grades == grade, self.ops.full((), gain, self.dtype), out)
+        return xp.where(mask, out, self.zero)
+
+    def discount(self, ranks, kind: str, base: float):
+        """``dcg._denominators``: log_b(i + 1), or for jk 1 below rank b and log_b(i) after."""
+        xp = self.xp
+        if base <= 1.0:
+            raise MeasureError(f"log_base={base!r}: the base of the discount's logarithm must be > 1")
+
+        def log(x):
+            return xp.log2(x) if base == 2.0 else xp.log(x) / math.log(base)
+        if kind == "jk":
+            return xp.where(ranks < base, self.f(xp.ones_like(ranks)), log(xp.maximum(ranks, self.f(xp.ones_like(ranks)))))
+        return log(ranks + 1.0)
+
+    def ideal_gains(self, m):
+        """Positive gains of the ideal ranking, best first (``dcg._ideal_list``)."""
+        spec, ideal = m.get("gain"), m.get("ideal")
+        key = ("ideal", spec if isinstance(spec, str) else tuple(spec), ideal, m.cutoff)
+        if key not in self._cache:
+            if ideal == "qrels":
+                gains = self.gains(self.judged, spec, self.judged_mask)
+            else:
+                gains = self.upto(self.gains(self.g, spec, self.valid), m.cutoff if ideal == "topk" else None)
+            gains = self.xp.where(gains > 0, gains, self.zero)
+            self._cache[key] = self.ops.sort_descending(gains, axis=1)
+        return self._cache[key]
+
+    def qrels_top(self):
+        """The highest judged grade of the batch, at least 0 (``needs.qrels_max_grade``), on the device."""
+        xp = self.xp
+        return xp.max(xp.where(self.judged_mask, self.judged, self.zero))
+
+
+# ----------------------------------------------------------------- families
+def _level(m):
+    rel = m.get("rel")
+    return 1 if rel is None else rel
+
+
+def precision(r: Ranked, m):
+    """measures/precision.py ``precision``."""
+    hits = r.is_rel(_level(m))
+    if m.cutoff is None:
+        return r.div(r.count_upto(hits), r.n_ret)
+    return r.count_upto(hits, m.cutoff) / m.cutoff
+
+
+def hits(r: Ranked, m):
+    return r.count_upto(r.is_rel(_level(m)), m.cutoff)
+
+
+def recall(r: Ranked, m):
+    """measures/recall.py ``recall``."""
+    level = _level(m)
+    return r.div(r.count_upto(r.is_rel(level), m.cutoff), r.num_rel(level))
+
+
+def _f(r: Ranked, m, beta: float):
+    """measures/recall.py ``_f_measure``, trec_eval's operation order."""
+    level = _level(m)
+    found = r.count_upto(r.is_rel(level), m.cutoff)
+    size = r.n_ret if m.cutoff is None else r.f(r.xp.ones_like(r.n_ret)) * m.cutoff
+    ok = found > 0
+    p = r.div(found, r.xp.where(ok, size, r.zero))
+    rec = r.div(found, r.xp.where(ok, r.num_rel(level), r.zero))
+    x = beta * beta
+    return r.div((x + 1.0) * p * rec, r.xp.where(ok, x * p + rec, r.zero))
+
+
+def r_precision(r: Ranked, m):
+    """measures/precision.py ``r_precision``."""
+    level = _level(m)
+    R = r.num_rel(level)
+    return r.div(r.count_upto_rows(r.is_rel(level), R), R)
+
+
+def average_precision(r: Ranked, m):
+    """measures/ap.py ``average_precision`` (and ``_ap_over_tie_orders`` under ties='average')."""
+    xp, level, k = r.xp, _level(m), m.cutoff
+    relevant = r.f(r.is_rel(level))
+    if r.ties == "average":
+        take = r.ops.take
+        before = take(r.ops.cumsum(relevant) - relevant, r.tie_start)
+        group_rel = r.tie_mean(relevant) * r.tie_size
+        i = r.f(r.ops.arange(r.width, xp.int64)[None, :] - r.tie_start) + 1.0
+        spread = r.div(group_rel - 1.0, r.tie_size - 1.0)
+        term = (group_rel / r.tie_size) * (before + 1.0 + (i - 1.0) * spread) / r.rank
+        term = xp.where(r.valid, term, r.zero)
+    else:
+        term = xp.where(r.is_rel(level), r.ops.cumsum(relevant) / r.rank, r.zero)
+    precision_sum = xp.sum(r.upto(term, k), axis=1)
+    R = r.num_rel(level)
+    kind = m.get("denom")
+    if kind == "R" or (kind == "min" and k is None):
+        denom = R
+    elif kind == "min":
+        denom = xp.minimum(R, r.f(xp.ones_like(R)) * k)
+    else:
+        denom = xp.sum(r.upto(relevant, k), axis=1)
+    return r.div(precision_sum, denom)
+
+
+def _first_relevant_chances(r: Ranked, m):
+    """measures/rr.py ``_first_relevant_chances``: per rank, the chance that the first relevant doc is
+    there, over the orders of tied docs. Only each row's first tied group holding a relevant doc counts:
+    with t docs, r relevant, the first relevant is past the group's i-th rank (0-based) with chance
+    prod_{j <= i} (t - r - j) / (t - j) (McSherry and Najork 2008)."""
+    xp = r.xp
+    relevant = r.f(r.is_rel(_level(m)))
+    before = r.ops.take(r.ops.cumsum(relevant) - relevant, r.tie_start)
+    group_rel = r.tie_mean(relevant) * r.tie_size
+    first_group = r.valid & (group_rel > 0) & (before == 0)
+    i = r.f(r.ops.arange(r.width, xp.int64)[None, :] - r.tie_start)
+    factor = xp.where(first_group, (r.tie_size - group_rel - i) / (r.tie_size - i), r.f(xp.ones_like(i)))
+    past = r.ops.cumprod(xp.where(factor > 0, factor, r.zero))
+    at_or_past = r.ops.concat([r.f(xp.ones_like(past[:, :1])), past[:, :-1]], axis=1)
+    return xp.where(first_group, at_or_past - past, r.zero)
+
+
+def reciprocal_rank(r: Ranked, m):
+    """measures/rr.py ``reciprocal_rank`` (``_rr_over_tie_orders`` under ties='average')."""
+    xp = r.xp
+    if r.ties == "average":
+        return xp.sum(r.upto(_first_relevant_chances(r, m) / r.rank, m.cutoff), axis=1)
+    first = r.ops.amin(xp.where(r.is_rel(_level(m)), r.rank, r.f(xp.ones_like(r.rank)) * math.inf), axis=1)
+    hit = first < math.inf if m.cutoff is None else first <= m.cutoff
+    return xp.where(hit, 1.0 / xp.where(hit, first, r.f(xp.ones_like(first))), r.zero)
+
+
+def success(r: Ranked, m):
+    """measures/rr.py ``success`` (``_success_over_tie_orders``) and measures/fallout.py ``hit_rate``."""
+    if r.ties == "average" and m.cutoff is not None:
+        chance = r.xp.sum(r.upto(_first_relevant_chances(r, m), m.cutoff), axis=1)
+        return r.xp.minimum(chance, r.f(r.xp.ones_like(chance)))
+    return r.f(r.count_upto(r.is_rel(_level(m)), m.cutoff) > 0)
+
+
+def cumulative_gain(r: Ranked, m):
+    """measures/dcg.py ``cumulative_gain``."""
+    return r.xp.sum(r.upto(r.tie_mean(r.gains(r.g, m.get("gain"), r.valid)), m.cutoff), axis=1)
+
+
+def _dcg(r: Ranked, m):
+    g = r.tie_mean(r.gains(r.g, m.get("gain"), r.valid))
+    d = g / r.discount(r.rank, m.get("discount"), m.get("log_base"))
+    return r.xp.sum(r.upto(d, m.cutoff), axis=1)
+
+
+def _ideal_dcg(r: Ranked, m):
+    ideal = r.upto(r.ideal_gains(m), m.cutoff)
+    positions = r.f(r.ops.arange(ideal.shape[1], r.xp.int64))[None, :] + 1.0
+    return r.xp.sum(ideal / r.discount(positions, m.get("discount"), m.get("log_base")), axis=1)
+
+
+def ndcg(r: Ranked, m):
+    """measures/dcg.py ``ndcg``: DCG@k / ideal DCG@k, 0 when the ideal is 0."""
+    return r.div(_dcg(r, m), _ideal_dcg(r, m))
+
+
+def ncg(r: Ranked, m):
+    """measures/dcg.py ``normalized_cumulative_gain``."""
+    return r.div(cumulative_gain(r, m), r.xp.sum(r.upto(r.ideal_gains(m), m.cutoff), axis=1))
+
+
+def _err(r: Ranked, grades, valid, top, p: float, k):
+    """measures/err.py ``_err`` over rows of ``grades`` (already mapped to 0..top)."""
+    xp = r.xp
+    rank = r.f(r.ops.arange(grades.shape[1], xp.int64))[None, :] + 1.0
+    gaining = valid & (grades > 0)
+    satisfy = xp.exp2(grades - top) - xp.exp2(-top)
+    miss = xp.where(gaining, (1.0 - xp.exp2(grades - top)) + xp.exp2(-top), r.f(xp.ones_like(grades)))
+    before = r.ops.concat([r.f(xp.ones_like(miss[:, :1])), r.ops.cumprod(miss)[:, :-1]], axis=1)
+    reach = (p ** (rank - 1.0)) * before
+    return xp.sum(r.upto(xp.where(gaining, satisfy * reach / rank, r.zero), k), axis=1)
+
+
+def _err_top(r: Ranked, m):
+    given = m.get("max_grade")
+    return r.ops.full((), float(given), r.dtype) if given is not None else r.qrels_top()
+
+
+def _err_grades(r: Ranked, grades, valid, level, top):
+    return r.xp.where(valid & (grades >= max(level, 0)), r.xp.minimum(grades, top), r.zero)
+
+
+def err(r: Ranked, m):
+    top = _err_top(r, m)
+    return _err(r, _err_grades(r, r.g, r.valid, _level(m), top), r.valid, top, m.get("p"), m.cutoff)
+
+
+def nerr(r: Ranked, m):
+    """measures/err.py ``nerr``: over the ERR of the judged grades, best first."""
+    top, level = _err_top(r, m), _level(m)
+    found = _err(r, _err_grades(r, r.g, r.valid, level, top), r.valid, top, m.get("p"), m.cutoff)
+    judged = r.ops.sort_descending(r.xp.where(r.judged_mask, r.judged, r.f(r.xp.ones_like(r.judged)) * -1.0), axis=1)
+    valid = judged >= 0
+    ideal = _err(r, _err_grades(r, judged, valid, level, top), valid, top, m.get("p"), m.cutoff)
+    return r.div(found, ideal)
+
+
+def rbp(r: Ranked, m):
+    """measures/rbp.py ``rbp`` (quantity ERG; gain binary or graded)."""
+    xp, p = r.xp, m.get("p")
+    if m.get("gain") == "binary":
+        gains = r.f(r.is_rel(_level(m)))
+    else:
+        scale = m.get("max_grade")
+        if scale is None:   # each row's own highest judged grade
+            top = r.ops.amax(xp.where(r.judged_mask, r.judged, r.zero), axis=1)[:, None]
+        else:
+            top = r.qrels_top() if scale == "qrels" else r.ops.full((), float(scale), r.dtype)
+        ok = r.valid & (r.g > 0) & (top > 0)
+        gains = xp.where(ok, xp.minimum(r.g, top) / xp.where(ok, top, r.f(xp.ones_like(r.g))), r.zero)
+    steps = r.ops.full((r.rows, r.width), p, r.dtype)
+    powers = r.ops.concat([r.f(xp.ones_like(steps[:, :1])), r.ops.cumprod(steps)[:, :-1]], axis=1)
+    return (1.0 - p) * xp.sum(r.tie_mean(gains) * powers, axis=1)
+
+
+def auc(r: Ranked, m):
+    """measures/auc.py ``auc``: judged candidates not ranked tie below every ranked one."""
+    xp, level = r.xp, _level(m)
+    is_rel = r.is_rel(level)
+    nonrel = r.valid & ~is_rel
+    nonrel_ret = xp.sum(r.f(nonrel), axis=1)
+    rel_ret = r.n_ret - nonrel_ret
+    R = r.num_rel(level)
+    rel_left = R - rel_ret
+    nonrel_left = r.num_judged_nonrel(level) - nonrel_ret
+    below = nonrel_ret[:, None] - r.ops.cumsum(r.f(nonrel))
+    wins = xp.sum(xp.where(is_rel, below, r.zero), axis=1) + rel_ret * nonrel_left + 0.5 * rel_left * nonrel_left
+    return r.div(wins, R * (nonrel_ret + nonrel_left))
+
+
+DENSE = {
+    "P": precision, "Hits": hits, "R": recall, "F": lambda r, m: _f(r, m, m.get("beta")),
+    "F1": lambda r, m: _f(r, m, 1.0), "Rprec": r_precision, "AP": average_precision, "RR": reciprocal_rank,
+    "Success": success, "HitRate": success, "CG": cumulative_gain, "DCG": _dcg, "nDCG": ndcg, "NCG": ncg,
+    "ERR": err, "nERR": nerr, "RBP": rbp, "AUC": auc,
+}
+
+
+def empty_rows(r: Ranked, m):
+    """Rows a measure's ``empty_target_action`` applies to (``undefined.no_relevant``; nDCG: no ideal gain)."""
+    if m.name == "nDCG":
+        return _ideal_dcg(r, m) <= 0
+    return r.num_rel(_level(m)) == 0

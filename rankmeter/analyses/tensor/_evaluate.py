@@ -1,0 +1,121 @@
+"""``rankmeter.tensor.evaluate``: per-row values of measures over ``[B, N]`` arrays of any array library."""
+from __future__ import annotations
+
+from rankmeter.analyses.tensor._dense import DENSE, Ranked, empty_rows
+from rankmeter.analyses.tensor._inputs import plan_measures, prepare
+from rankmeter.errors import MeasureError, ParameterError
+
+__all__ = ["evaluate", "evaluate_planned"]
+
+
+def evaluate(scores, targets, measures, *, mask=None, indexes=None, ties: str = "input", num_relevant=None,
+             ideal_targets=None, empty_target_action: str | None = None, positive_scores_only: bool = False,
+             top_k: int | None = None, ignore_index=None) -> dict:
+    """Score every row of a batch: ``[B, N]`` scores and graded targets in, per-row values out.
+
+    Each row is one ranked list: its candidates ordered by score, best first
+    (equal scores keep their input order), every candidate judged by its
+    target. The values are those of :func:`rankmeter.evaluate` on the same
+    lists, computed in the input's own library, on its device.
+
+    Parameters
+    ----------
+    scores : array [B, N]
+        Scores of numpy, torch or any library following the Python array API
+        standard. float32 scores are scored in float32, anything else in float64.
+    targets : array [B, N]
+        Grades (0 = not relevant; bool, int or float), of the same library.
+    measures : str or list of str
+        Names of the grammar (``"nDCG@10"``, ``"AP"``, ``"RR@10"``, ``"P@5"``,
+        ``"RBP(p=0.8)"``, ``"DCG(gain=exp)@5"``) or of trec_eval (``"map"``),
+        of the families in :data:`SUPPORTED`.
+    mask : bool array [B, N], optional
+        True where an element is real, False for padding (never ranked nor judged).
+    indexes : int array [L], optional
+        TorchMetrics' flat form: ``scores`` and ``targets`` are 1-D and
+        ``indexes`` names each candidate's query; rows are the queries in
+        ascending id order (numpy and torch).
+    ties : {"input", "average"}
+        Equal scores in input order, or the expected value over every order
+        of each tied group (the closed forms of the table API).
+    num_relevant : int array [B], optional
+        Relevant docs (grade >= 1) of each row's whole judged set when the
+        candidates are a cut of it: R, AP, Rprec, nDCG's ideal ... then match
+        trec_eval on the full qrels. The missing docs count as grade 1.
+    ideal_targets : array [B, M], optional
+        Instead of ``num_relevant``: the grades of every relevant doc of each
+        row's judged set, listed or not (pad with 0), for graded ideal gains.
+    empty_target_action : {"neg", "pos", "skip", "error"}, optional
+        TorchMetrics' value for a row without a relevant doc, for the measures
+        that take it (P, R, Rprec, AP, RR, HitRate, nDCG, AUC): 0, 1, NaN (left
+        out of means) or refuse. Default: each measure's own (``neg``).
+    positive_scores_only : bool
+        Rank only the candidates scored above 0; the others stay judged.
+    top_k : int, optional
+        TorchMetrics' cutoff: the ``@k`` of every measure (refused with a
+        measure that names its own cutoff or takes none).
+    ignore_index : number, optional
+        Elements whose target equals it are dropped, as padding.
+
+    Returns
+    -------
+    dict
+        Measure name as given -> per-row values ``[B]``, an array of the
+        input's library on its device.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7], [0.1, 0.5, 0.3]])
+    >>> targets = np.array([[1, 0, 1], [0, 0, 2]])
+    >>> out = evaluate(scores, targets, ["AP", "RR", "nDCG@2"])
+    >>> [round(float(v), 4) for v in out["AP"]], out["RR"].tolist()
+    ([0.8333, 0.5], [1.0, 0.5])
+    >>> [round(float(v), 4) for v in out["nDCG@2"]]
+    [0.6131, 0.6309]
+    """
+    planned = plan_measures(measures, top_k=top_k, empty_target_action=empty_target_action, ties=ties)
+    inputs = prepare(scores, targets, mask=mask, indexes=indexes, num_relevant=num_relevant,
+                     ideal_targets=ideal_targets, ignore_index=ignore_index,
+                     positive_scores_only=positive_scores_only)
+    return evaluate_planned(inputs, planned, ties)
+
+
+def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
+    """Per-row values of ``planned`` measures over validated ``inputs``.
+
+    ``form``: ``"kernels"`` runs the families' numpy kernels (numpy input only),
+    ``"dense"`` the array-API form; ``"auto"`` takes the kernels for numpy.
+    """
+    if form not in ("auto", "kernels", "dense"):
+        raise ParameterError(f"form={form!r}: expected auto, kernels or dense")
+    ranked = Ranked(inputs, ties)
+    use_kernels = form == "kernels" or (form == "auto" and inputs.ops.name == "numpy")
+    if use_kernels:
+        if inputs.ops.name != "numpy":
+            raise ParameterError("form='kernels' reads numpy arrays; use form='dense' for other libraries")
+        from rankmeter.analyses.tensor._kernels import batch_of, kernel_values
+        batch = batch_of(ranked)
+        return {label: kernel_values(batch, m) for label, m in planned}
+    return {label: _dense_values(ranked, m) for label, m in planned}
+
+
+def _dense_values(ranked: Ranked, m):
+    values = DENSE[m.name](ranked, m)
+    if not any(p.name == "empty_target_action" for p in m.family.params):
+        return values
+    action = m.get("empty_target_action")
+    if action == "neg":
+        return values
+    xp = ranked.xp
+    empty = empty_rows(ranked, m)
+    if action == "error":
+        if bool(xp.any(empty)):
+            count = int(xp.sum(ranked.f(empty)))
+            first = ranked.ops.argsort(ranked.ops.astype(~empty, xp.int8), axis=0)[:min(count, 5)]
+            raise MeasureError(f"{m}: {count} queries have no relevant doc (e.g. "
+                               f"{', '.join(f'row {int(i)}' for i in first)}) and empty_target_action=error "
+                               "refuses them; use neg (0), pos (1) or skip")
+        return values
+    fill = 1.0 if action == "pos" else float("nan")
+    return xp.where(empty, ranked.ops.full((), fill, ranked.dtype), values)

@@ -1,0 +1,195 @@
+"""The few array operations the tensor path needs, for numpy, torch and any array-API library.
+
+The Python array API standard covers almost everything the dense kernels
+use; the rest (a stable sort, gathers along an axis, running sums and
+products, a running maximum) differs in name between libraries, so each
+library gets one small adapter. torch is imported only when the input is a
+torch tensor: ``import rankmeter`` never loads it.
+
+>>> import numpy as np
+>>> ops = namespace_of(np.array([[3.0, 1.0]]))
+>>> ops.name, ops.cumsum(np.array([[1.0, 2.0, 3.0]])).tolist()
+('numpy', [[1.0, 3.0, 6.0]])
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rankmeter.errors import ParameterError
+
+__all__ = ["Ops", "namespace_of"]
+
+
+class Ops:
+    """Array operations of one library (``xp`` is its namespace: where, log2, sum, ...)."""
+
+    name = "array-api"
+
+    def __init__(self, xp, like=None):
+        self.xp = xp
+        self.device = getattr(like, "device", None)
+
+    # ----------------------------------------------------------- creation
+    def arange(self, n: int, dtype):
+        return self.xp.arange(n, dtype=dtype, device=self.device)
+
+    def zeros(self, shape, dtype):
+        return self.xp.zeros(shape, dtype=dtype, device=self.device)
+
+    def full(self, shape, value, dtype):
+        return self.xp.full(shape, value, dtype=dtype, device=self.device)
+
+    def astype(self, x, dtype):
+        return self.xp.astype(x, dtype)
+
+    # ------------------------------------------------------ along an axis
+    def argsort(self, x, axis: int = -1):
+        """Ascending, stable: equal keys keep their order."""
+        return self.xp.argsort(x, axis=axis, stable=True)
+
+    def sort_descending(self, x, axis: int = -1):
+        return self.xp.sort(x, axis=axis, descending=True)
+
+    def take(self, x, idx, axis: int = 1):
+        return self.xp.take_along_axis(x, idx, axis=axis)
+
+    def cumsum(self, x, axis: int = 1):
+        return self.xp.cumulative_sum(x, axis=axis)
+
+    def cumprod(self, x, axis: int = 1):
+        return self.xp.cumulative_prod(x, axis=axis)
+
+    def cummax(self, x, axis: int = 1):
+        raise ParameterError("ties='average' needs a running maximum, which the array API standard lacks; "
+                             "use ties='input', or numpy or torch arrays")
+
+    def flip(self, x, axis: int = 1):
+        return self.xp.flip(x, axis=axis)
+
+    def amin(self, x, axis: int = 1):
+        return self.xp.min(x, axis=axis)
+
+    def amax(self, x, axis: int = 1):
+        return self.xp.max(x, axis=axis)
+
+    def concat(self, arrays, axis: int = 1):
+        return self.xp.concat(arrays, axis=axis)
+
+    def is_float(self, x) -> bool:
+        return self.xp.isdtype(x.dtype, "real floating")
+
+    def is_bool(self, x) -> bool:
+        return self.xp.isdtype(x.dtype, "bool")
+
+    def item(self, x) -> Any:
+        """A 0-d array as a Python number (one scalar from the device)."""
+        return float(x)
+
+
+class NumpyOps(Ops):
+    name = "numpy"
+
+    def __init__(self, like=None):
+        import numpy as np
+        super().__init__(np, like)
+        self.device = None
+
+    def arange(self, n, dtype):
+        return self.xp.arange(n, dtype=dtype)
+
+    def zeros(self, shape, dtype):
+        return self.xp.zeros(shape, dtype=dtype)
+
+    def full(self, shape, value, dtype):
+        return self.xp.full(shape, value, dtype=dtype)
+
+    def astype(self, x, dtype):
+        return x.astype(dtype, copy=False)
+
+    def argsort(self, x, axis=-1):
+        return self.xp.argsort(x, axis=axis, kind="stable")
+
+    def sort_descending(self, x, axis=-1):
+        return self.xp.flip(self.xp.sort(x, axis=axis), axis=axis)
+
+    def take(self, x, idx, axis=1):
+        return self.xp.take_along_axis(x, idx, axis=axis)
+
+    def cumsum(self, x, axis=1):
+        return self.xp.cumsum(x, axis=axis)
+
+    def cumprod(self, x, axis=1):
+        return self.xp.cumprod(x, axis=axis)
+
+    def cummax(self, x, axis=1):
+        return self.xp.maximum.accumulate(x, axis=axis)
+
+    def concat(self, arrays, axis=1):
+        return self.xp.concatenate(arrays, axis=axis)
+
+    def is_float(self, x):
+        return x.dtype.kind == "f"
+
+    def is_bool(self, x):
+        return x.dtype.kind == "b"
+
+
+class TorchOps(Ops):
+    name = "torch"
+
+    def __init__(self, like):
+        import torch
+        super().__init__(torch, like)
+
+    def astype(self, x, dtype):
+        return x.to(dtype)
+
+    def argsort(self, x, axis=-1):
+        return self.xp.argsort(x, dim=axis, stable=True)
+
+    def sort_descending(self, x, axis=-1):
+        return self.xp.sort(x, dim=axis, descending=True).values
+
+    def take(self, x, idx, axis=1):
+        return self.xp.gather(x, axis, idx)
+
+    def cumsum(self, x, axis=1):
+        return self.xp.cumsum(x, dim=axis)
+
+    def cumprod(self, x, axis=1):
+        return self.xp.cumprod(x, dim=axis)
+
+    def cummax(self, x, axis=1):
+        return self.xp.cummax(x, dim=axis).values
+
+    def flip(self, x, axis=1):
+        return self.xp.flip(x, dims=(axis,))
+
+    def amin(self, x, axis=1):
+        return self.xp.amin(x, dim=axis)
+
+    def amax(self, x, axis=1):
+        return self.xp.amax(x, dim=axis)
+
+    def concat(self, arrays, axis=1):
+        return self.xp.cat(arrays, dim=axis)
+
+    def is_float(self, x):
+        return x.dtype.is_floating_point
+
+    def is_bool(self, x):
+        return x.dtype == self.xp.bool
+
+
+def namespace_of(x) -> Ops:
+    """The adapter for the library of array ``x`` (numpy, torch, or one with ``__array_namespace__``)."""
+    module = type(x).__module__.split(".")[0]
+    if module == "numpy":
+        return NumpyOps(x)
+    if module == "torch":
+        return TorchOps(x)
+    get = getattr(x, "__array_namespace__", None)
+    if get is None:
+        raise ParameterError(f"scores of type {type(x).__name__}: expected a [rows, candidates] array of numpy, "
+                             "torch or a library following the Python array API standard (CuPy, JAX)")
+    return Ops(get(), x)
