@@ -33,7 +33,8 @@ def test_findings_on_a_hand_made_case(files):
     assert found["only_in_run"].details["queries"] == ["q9"]
     assert found["missing_from_run"].details["queries"] == ["q3"]
     assert found["grades"].details["distribution"] == {0: 1, 1: 3, 2: 1} and "rel=2" in found["grades"].message
-    assert found["ties"].details == {"groups": 1, "straddle": {10: 0, 100: 0, 1000: 0}, "queries": 1}
+    assert found["ties"].details == {"queries": 3, "groups": 1, "tied_rows": 2, "queries_with_ties": 1,
+                                     "straddle": {10: 0, 100: 0, 1000: 0}}
     assert found["grades"].details["suggested_rel"] == 2
     assert {"rank_field", "tags", "query_is_doc"}.isdisjoint(found)  # ranks agree, one tag, ids distinct
     assert "coverage" not in found  # not measured while the run has duplicates (it cannot be scored)
@@ -59,7 +60,7 @@ def test_ids_used_as_query_and_doc():
 def test_cli_exit_codes_json_and_dedupe(files, tmp_path):
     qrels, run = files
     out = cli("check", qrels, run, "--format", "json")
-    assert out.returncode == 1
+    assert out.returncode == 1  # duplicates are an error
     codes = {f["code"] for f in json.loads(out.stdout)["findings"]}
     assert {"duplicates", "only_in_run", "missing_from_run", "grades", "ties"} <= codes
     fixed = tmp_path / "fixed.txt"
@@ -138,12 +139,13 @@ def test_graded_advice_and_binary_advice():
 
 
 def test_tie_groups_counts_straddles_and_queries():
-    from rankmeter.analyses.check import tie_groups
+    from rankmeter.core.rows import ranked, tie_summary
     from rankmeter.io import as_run
     # q1: 12 docs, ranks 9..12 tied (straddles 10); q2: two tied pairs at the top; q3: no tie
     q1 = {f"d{i}": float(100 - i) for i in range(8)} | {f"t{i}": 1.0 for i in range(4)}
     run = as_run({"q1": q1, "q2": {"a": 2.0, "b": 2.0, "c": 1.0, "d": 1.0}, "q3": {"x": 3.0, "y": 2.0}})
-    assert tie_groups(run) == {"groups": 3, "straddle": {10: 1, 100: 0, 1000: 0}, "queries": 2}
+    assert tie_summary(ranked(run)) == {"queries": 3, "groups": 3, "tied_rows": 8, "queries_with_ties": 2,
+                                        "straddle": {10: 1, 100: 0, 1000: 0}}
 
 
 def test_duplicate_judgments_are_reported_without_scoring(tmp_path):
@@ -168,7 +170,7 @@ def _plain_ties(rows, cuts=(10, 100, 1000)):
     by_query: dict = {}
     for query, _, score in rows:
         by_query.setdefault(query, []).append(score)
-    groups, straddle, queries = 0, {k: 0 for k in cuts}, 0
+    groups, straddle, queries, tied_rows = 0, {k: 0 for k in cuts}, 0, 0
     for scores in by_query.values():
         scores = sorted(scores, reverse=True)
         start, found = 0, False
@@ -178,11 +180,13 @@ def _plain_ties(rows, cuts=(10, 100, 1000)):
                 end += 1
             if end > start:
                 groups, found = groups + 1, True
+                tied_rows += end - start + 1
                 for k in cuts:
                     straddle[k] += start + 1 <= k < end + 1
             start = end + 1
         queries += found
-    return {"groups": groups, "straddle": straddle, "queries": queries}
+    return {"queries": len(by_query), "groups": groups, "tied_rows": tied_rows, "queries_with_ties": queries,
+            "straddle": straddle}
 
 
 @settings(max_examples=60, deadline=None)
@@ -190,15 +194,15 @@ def _plain_ties(rows, cuts=(10, 100, 1000)):
 def test_tie_groups_equal_a_plain_loop(rows, cut):
     import pyarrow as pa
 
-    from rankmeter.analyses.check import tie_groups
+    from rankmeter.core.rows import ranked, tie_summary
     from rankmeter.io.canonical import Run
 
     table = pa.table({"query": pa.array([q.encode() for q, _, _ in rows], pa.binary()),
                       "doc": pa.array([f"d{i}".encode() for i in range(len(rows))], pa.binary()),
                       "score": pa.array([float(s) for _, _, s in rows])})
-    found = tie_groups(Run(table))
+    found = tie_summary(ranked(Run(table)))
     assert found == _plain_ties(rows)
-    assert tie_groups(Run(table), cutoffs=(cut,)) == _plain_ties(rows, (cut,))  # small cut-offs: straddles
+    assert tie_summary(ranked(Run(table)), cutoffs=(cut,)) == _plain_ties(rows, (cut,))  # small cut-offs
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,8 +1,19 @@
 """``rankmeter check``: read everything and report what would silently change a number, without refusing.
 
-:func:`check` returns a list of :class:`Finding` (level ``"warning"`` or
-``"note"``); the CLI prints them as text or JSON and exits 0 when there is no
-warning, 1 otherwise (2 for an input it cannot read at all). Checks:
+:func:`check` returns a list of :class:`Finding`, each of a level:
+
+* ``"error"``: the inputs are wrong in a way that stops or silently corrupts evaluation (docs listed
+  twice: trec_eval aborts and rankmeter refuses; ids used as a query and as a doc: columns swapped;
+  scores that are ranks: an inverted run);
+* ``"warning"``: something that changes a number without being wrong (ties across a cut-off, low
+  judged coverage, queries on one side only);
+* ``"note"``: advice (grades and the relevance level they suggest, ties inside the cut-offs).
+
+The CLI prints them as text or JSON. Its exit status is 0 unless there is an error (1), so advice
+and warnings never break a ``&&`` chain; ``--strict`` exits 1 on warnings too; an input it cannot read
+at all exits 2. Tied groups are counted by :func:`rankmeter.core.rows.tie_summary` over every query of
+the run, the same figures as the report's Ties table and ``rankmeter ties`` (which counts over the
+judged queries the run ranks, as they are scored). Checks:
 
 * duplicate docs in a query (all of them, with their lines) -- trec_eval aborts;
 * queries only in a run, judged queries a run lacks;
@@ -32,8 +43,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.analyses.check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
-from rankmeter.core.build import tie_groups as engine_tie_groups
 from rankmeter.core.keys import binary_parts, id_hash, pair_hash
 from rankmeter.core.order import rank_order
 from rankmeter.errors import InputError
@@ -41,7 +52,7 @@ from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Qrels, Run, decode_id
 from rankmeter.core.naming import looks_like_one_run, name_runs
 
-__all__ = ["Finding", "check", "dedupe", "tie_groups", "judged_at"]
+__all__ = ["Finding", "check", "dedupe", "judged_at", "exit_status"]
 
 _CUTS = (10, 100, 1000)
 
@@ -93,40 +104,15 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
     return out
 
 
-def tie_groups(run: Run, *, cutoffs=_CUTS, codes: np.ndarray | None = None) -> dict:
-    """Groups of equal scores within a query: how many, how many straddle each cut-off, queries with any.
-
-    The order inside a group does not matter here, so the engine's ordering is
-    asked not to break ties (equal grades for every row: nothing to reorder).
-
-    >>> tie_groups(as_run({"q1": {"a": 2.0, "b": 1.0, "c": 1.0}, "q2": {"d": 1.0}}))
-    {'groups': 1, 'straddle': {10: 0, 100: 0, 1000: 0}, 'queries': 1}
-    """
-    none = {"groups": 0, "straddle": {k: 0 for k in cutoffs}, "queries": 0}
-    if run.ranked or len(run) == 0:
-        return none
-    codes = query_codes(run) if codes is None else codes
-    score = run.table.column("score").to_numpy()
-    order = rank_order(codes, score, run.table.column("doc").combine_chunks(), np.zeros(len(codes), np.int64))
-    codes, score = codes[order], score[order]
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-    counts = np.diff(np.append(starts, len(order)))
-    rank = np.arange(len(order)) - np.repeat(starts, counts) + 1
-    group = engine_tie_groups(codes, score)  # the engine's numbering of tied groups, in rank order
-    group_start = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-    group_size = np.diff(np.append(group_start, len(order)))
-    tied = group_size > 1
-    if not tied.any():
-        return none
-    first = rank[group_start][tied]
-    last = first + group_size[tied] - 1
-    return {"groups": int(tied.sum()), "straddle": {k: int(((first <= k) & (last > k)).sum()) for k in cutoffs},
-            "queries": int(len(np.unique(codes[group_start][tied])))}
+def exit_status(findings: list[Finding], *, strict: bool = False) -> int:
+    """The CLI's exit status for ``findings``: 1 for an error (a warning too when ``strict``), else 0."""
+    failing = ("error", "warning") if strict else ("error",)
+    return 1 if any(f.level in failing for f in findings) else 0
 
 
-def check(qrels, runs, *, columns=None) -> list[Finding]:
+def check(qrels, runs, *, columns=None, input_format: str = "auto") -> list[Finding]:
     """Everything :mod:`rankmeter.analyses.check` looks at, for one qrels and one or more runs."""
-    q = as_qrels(qrels, columns=columns)
+    q = as_qrels(qrels, columns=columns, format=input_format)
     findings: list[Finding] = []
     subtopics = "subtopic" in q.table.column_names
     dups = [] if subtopics else _duplicates(q)
@@ -137,7 +123,7 @@ def check(qrels, runs, *, columns=None) -> list[Finding]:
                                 "diversity measures (alpha_nDCG, ERR_IA ...) read each subtopic's judgment, the "
                                 "others each doc's highest grade (trec_eval would see docs judged twice)", {}))
     if dups:
-        findings.append(Finding("warning", "duplicates", q.source,
+        findings.append(Finding("error", "duplicates", q.source,
                                 f"{len(dups)} docs judged twice for a query (trec_eval aborts); first: doc "
                                 f"{decode_id(dups[0][1])} of query {decode_id(dups[0][0])}, lines {dups[0][2]}",
                                 {"duplicates": [(decode_id(a), decode_id(b), c) for a, b, c in dups]}))
@@ -146,10 +132,10 @@ def check(qrels, runs, *, columns=None) -> list[Finding]:
     judged_docs = pc.unique(q.table.column("doc"))
     both_ways = judged_queries & set(judged_docs.to_pylist())
     if both_ways:
-        findings.append(Finding("warning", "query_is_doc", q.source, f"ids used as a query and as a doc: "
+        findings.append(Finding("error", "query_is_doc", q.source, f"ids used as a query and as a doc: "
                                 f"{_names(sorted(both_ways))}; check the column order",
                                 {"ids": [decode_id(x) for x in sorted(both_ways)]}))
-    for name, (run, fields) in _load_runs(runs, columns):
+    for name, (run, fields) in _load_runs(runs, columns, input_format):
         findings += _check_run(q, judged_queries, judged_docs, name, run, fields, scorable=not dups)
     return findings
 
@@ -173,17 +159,29 @@ def _grades(q: Qrels) -> Finding:
                    {"distribution": distribution, "suggested_rel": level})
 
 
-def _load_runs(runs, columns) -> list[tuple[str, tuple[Run, dict]]]:
+def _load_runs(runs, columns, input_format="auto") -> list[tuple[str, tuple[Run, dict]]]:
     """(name, (run, rank/tag fields)) of each run, each file read once."""
     if isinstance(runs, Mapping) and not looks_like_one_run(runs):
-        loaded = {name: load_run_fields(r, columns=columns) for name, r in runs.items()}
+        loaded = {name: load_run_fields(r, columns=columns, format=input_format) for name, r in runs.items()}
         named = name_runs({name: run for name, (run, _) in loaded.items()})
         return [(name, (run, loaded[name][1])) for name, run in named]
     if isinstance(runs, (str, bytes, os.PathLike, Run, Mapping)) or not isinstance(runs, (list, tuple)):
         runs = [runs]
-    loaded = [load_run_fields(r, columns=columns) for r in runs]
-    named = name_runs([run for run, _ in loaded])
+    loaded = [load_run_fields(r, columns=columns, format=input_format) for r in runs]
+    named = _named(runs, [run for run, _ in loaded])
     return [(name, (run, fields)) for (name, run), (_, fields) in zip(named, loaded)]
+
+
+def _natural(ids) -> list[bytes]:
+    from rankmeter.core.order import natural_order
+    ids = list(ids)
+    return [ids[i] for i in natural_order(ids)]
+
+
+def _named(given, loaded) -> list[tuple[str, Run]]:
+    """The runs named by the one naming rule, from what was given (paths name by file)."""
+    from rankmeter.core.naming import unique_names
+    return list(zip(unique_names([r.name for r in loaded], [r.source for r in loaded], given), loaded))
 
 
 def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, run: Run,
@@ -205,12 +203,12 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
     later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + _score_findings(run, fields, name)
     out: list[Finding] = []
     if dups:
-        out.append(Finding("warning", "duplicates", name,
+        out.append(Finding("error", "duplicates", name,
                            f"{len(dups)} docs listed twice for a query (trec_eval aborts; rankmeter refuses; "
                            f"--dedupe first|max fixes it); first: doc {decode_id(dups[0][1])} of query "
                            f"{decode_id(dups[0][0])}, lines {dups[0][2]}",
                            {"duplicates": [(decode_id(a), decode_id(b), c) for a, b, c in dups]}))
-    only_run, missing = sorted(query_set - judged_queries), sorted(judged_queries - query_set)
+    only_run, missing = _natural(query_set - judged_queries), _natural(judged_queries - query_set)
     if only_run:
         out.append(Finding("warning", "only_in_run", name, f"{len(only_run)} queries are not judged and never "
                            f"scored: {_names(only_run)}", {"queries": [decode_id(x) for x in only_run]}))
@@ -231,15 +229,16 @@ def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
     """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
     out = []
     codes = query_codes(run)
-    ties = tie_groups(run, codes=codes)
+    ties = tie_summary(ranked(run), cutoffs=_CUTS)  # over every query of the run
     if ties["groups"]:
         straddle = ties["straddle"]
         out.append(Finding("note" if not any(straddle.values()) else "warning", "ties", name,
-                           f"{ties['groups']} groups of tied scores in {ties['queries']} queries; straddling rank "
-                           f"10/100/1000: {straddle[10]}/{straddle[100]}/{straddle[1000]} (inside them docno "
-                           "decides the order)", ties))
+                           f"{ties['groups']} groups of tied scores in {ties['queries_with_ties']} of "
+                           f"{ties['queries']} queries; straddling rank 10/100/1000: "
+                           f"{straddle[10]}/{straddle[100]}/{straddle[1000]} (inside them docno decides the order)",
+                           ties))
     if not run.ranked and len(run) > 1 and _scores_are_ranks(run):
-        out.append(Finding("warning", "scores_look_like_ranks", name,
+        out.append(Finding("error", "scores_look_like_ranks", name,
                            "each query's scores are exactly 1, 2, 3 ...: if they are ranks, the ranking is "
                            "inverted (rank 1 scores lowest); negate them, or read the file with "
                            "columns={'rank': ...}"))
@@ -261,7 +260,7 @@ def _query_is_doc(run: Run, run_queries: pa.Array, judged_queries: set, judged_d
     ids = sorted(set(docs_as_query.to_pylist()) | set(queries_as_doc.to_pylist()))
     if not ids:
         return []
-    return [Finding("warning", "query_is_doc", name, f"ids used as a query and as a doc: {_names(ids)}; check "
+    return [Finding("error", "query_is_doc", name, f"ids used as a query and as a doc: {_names(ids)}; check "
                     "the column order (query first, then doc)", {"ids": [decode_id(x) for x in ids]})]
 
 

@@ -25,24 +25,25 @@ from rankmeter.io.canonical import Run
 __all__ = ["load_run_fields", "rank_disagreements", "tag_changes", "query_codes"]
 
 
-def load_run_fields(obj, *, columns=None) -> tuple[Run, dict[str, pa.Array]]:
+def load_run_fields(obj, *, columns=None, format: str = "auto") -> tuple[Run, dict[str, pa.Array]]:
     """The run, and (for a six-field TREC file given by path) its rank and tag fields, read once."""
-    if not isinstance(obj, (str, os.PathLike)) or columns or os.fsdecode(obj) == "-":
-        return as_run(obj, columns=columns), {}
+    if not isinstance(obj, (str, os.PathLike)) or columns or format not in ("auto", "trec") \
+            or os.fsdecode(obj) == "-":
+        return as_run(obj, columns=columns, format=format), {}
     from rankmeter.io.detect import detect
     from rankmeter.io.parquet import is_parquet
     from rankmeter.io.source import check_text, load_bytes
     from rankmeter.io.trec import run_fields_from_bytes
 
     if not os.path.exists(obj):
-        return as_run(obj, columns=columns), {}
+        return as_run(obj, columns=columns, format=format), {}
     data, name = load_bytes(obj)
     if is_parquet(data):
-        return as_run(obj, columns=columns), {}
+        return as_run(obj, columns=columns, format=format), {}
     check_text(data, name)
-    style, header = detect(data, name, "auto")
+    style, header = detect(data, name, format)
     if style != "trec" or header:
-        return as_run(obj, columns=columns), {}
+        return as_run(obj, columns=columns, format=format), {}
     return run_fields_from_bytes(data, name)
 
 

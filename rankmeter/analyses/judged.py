@@ -41,7 +41,7 @@ from rankmeter.errors import ParameterError
 
 __all__ = ["judged", "JudgedReport", "JudgedRow"]
 
-_CUTOFFS = (10, 100, 1000)
+CUTOFFS = (10, 100, 1000)
 
 
 @dataclass
@@ -120,7 +120,7 @@ class JudgedReport:
         return "\n".join(lines) + "\n"
 
 
-def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs=_CUTOFFS, rbp_p: float = 0.8,
+def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs=CUTOFFS, rbp_p: float = 0.8,
            **options) -> JudgedReport:
     """Per run: Judged@k, each measure full and condensed, bpref, infAP and the RBP interval.
 
@@ -182,42 +182,3 @@ def _evaluate_quietly(evaluator, run, name):
     """The run's results; judged queries it lacks are counted in the row, not warned about."""
     from rankmeter.executors.memory import evaluate_in_memory
     return evaluate_in_memory(evaluator, run, warn=False)
-
-
-def _judged_command(args) -> int:
-    import json
-    import sys
-
-    from rankmeter.core.options import options_from_args
-    from rankmeter.io.output import printable
-
-    report = judged(args.qrels, args.runs, args.measure or ["AP", "nDCG@10"], cutoffs=args.cutoffs or _CUTOFFS,
-                    rbp_p=args.p, **options_from_args(args))
-    if args.format == "json":
-        json.dump(report.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif args.format == "csv":
-        sys.stdout.write(report.to_csv())
-    else:
-        for line in report.to_text(decimals=args.decimals).splitlines():
-            print(printable(line))
-    return 0
-
-
-def add_parser(subparsers) -> None:
-    """``rankmeter judged QRELS RUN... -m MEASURE``."""
-    from rankmeter.core.options import add_option_flags
-
-    j = subparsers.add_parser("judged", help="how far each run rests on judgments: Judged@k, measures on the full "
-                                             "and the judged-only ranking, bpref, infAP, the RBP interval")
-    j.add_argument("qrels", help="the judgments")
-    j.add_argument("runs", nargs="+", help="run files")
-    j.add_argument("-m", "--measure", action="append", help="measure scored full and judged-only (repeatable; "
-                                                           "default AP and nDCG@10)")
-    j.add_argument("-k", "--cutoff", dest="cutoffs", type=int, action="append", metavar="K",
-                   help="Judged@K (repeatable; default 10, 100, 1000)")
-    j.add_argument("--p", type=float, default=0.8, help="RBP persistence (default 0.8)")
-    j.add_argument("--format", choices=("text", "json", "csv"), default="text", help="output format (default text)")
-    j.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
-    add_option_flags(j, only=("queries", "rel", "max_docs", "ties", "grades", "truncate_grades", "columns"))
-    j.set_defaults(func=_judged_command)

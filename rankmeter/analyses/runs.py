@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core.build import query_starts, ranked_rows
+from rankmeter.core.params import check as check_param
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Run, encode_id
@@ -25,18 +26,21 @@ from rankmeter.io.canonical import Run, encode_id
 __all__ = ["rerank", "cut", "filter_queries", "retag", "merge", "sample", "write_run"]
 
 
-def rerank(run) -> Run:
-    """The run's rows in rank order (queries in bytewise order)."""
+def rerank(run, *, ties: str = "trec_eval") -> Run:
+    """The run's rows in rank order (queries in bytewise order; tied docs by ``ties``: trec_eval's
+    docno descending, or ``"input"``: the order given)."""
     run = as_run(run)
-    return Run(run.table.take(pa.array(ranked_rows(run))), run.source, origin=run.origin, tag=run.tag,
+    ties = check_param("ties", ties)
+    return Run(run.table.take(pa.array(ranked_rows(run, ties=ties))), run.source, origin=run.origin, tag=run.tag,
                ranked=run.ranked)
 
 
-def cut(run, k: int) -> Run:
-    """Each query's first ``k`` docs, in rank order."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ParameterError(f"k={k!r}: expected a positive integer")
-    ranked = rerank(run)
+def cut(run, k: int, *, ties: str = "trec_eval") -> Run:
+    """Each query's first ``k`` docs, in rank order (``ties`` as :func:`rerank`)."""
+    k = check_param("k", k)
+    if k is None:
+        raise ParameterError("k=None: expected an integer in [1, inf)")
+    ranked = rerank(run, ties=ties)
     starts = query_starts(ranked.table.column("query"))
     counts = np.diff(np.append(starts, len(ranked)))
     position = np.arange(len(ranked)) - np.repeat(starts, counts)
@@ -49,6 +53,14 @@ def filter_queries(run, *, keep: Iterable | None = None, qrels=None, drop: Itera
     run = as_run(run)
     query = run.table.column("query")
     mask = np.ones(len(run), dtype=bool)
+    if keep is not None:
+        absent = pc.filter(pa.array([encode_id(q) for q in keep], pa.binary()),
+                           pc.invert(pc.is_in(pa.array([encode_id(q) for q in keep], pa.binary()), value_set=query)))
+        if len(absent):
+            from rankmeter.io.canonical import decode_id
+            shown = ", ".join(decode_id(q)[:60] for q in absent.to_pylist()[:5])
+            raise ParameterError(f"keep: {run.source} has no query {shown}{' ...' if len(absent) > 5 else ''}; "
+                                 f"check the ids (the run has {len(pc.unique(query))} queries)")
     if keep is not None or qrels is not None:
         wanted = [encode_id(q) for q in (keep or [])]
         if qrels is not None:

@@ -14,233 +14,46 @@ import os
 import sys
 import warnings
 
-from rankmeter.core.options import add_option_flags, options_from_args
 from rankmeter.io.output import printable
 
 __all__ = ["main"]
 
 
-def _eval(args: argparse.Namespace) -> int:
-    from rankmeter.core import Evaluator
-    from rankmeter.executors.streamed import evaluate_streamed
-    from rankmeter.report.text import print_results
-
-    options = options_from_args(args)
-    if args.chunked:
-        options["executor"] = "streamed"
-    measures = args.measure
-    if args.profile:  # the dataset's official measures and relevance level (ir_datasets profiles)
-        from rankmeter.io.irds import profile, relevance_level
-        measures = (measures or []) + profile(args.qrels)
-        if "--rel" not in sys.argv[1:]:
-            options["rel"] = relevance_level(args.qrels)
-    if not measures:
-        from rankmeter.errors import ParameterError
-        raise ParameterError("give at least one measure with -m (e.g. -m AP -m nDCG@10), or --profile for an "
-                             "ir_datasets qrels")
-    evaluator = Evaluator(args.qrels, measures, **options)
-    all_results = [evaluate_streamed(evaluator, path) if evaluator.options.executor == "streamed"
-                   else evaluator.evaluate(path) for path in args.runs]
-    if args.format == "json":
-        # one shape whatever the number of runs
-        json.dump({"measures": all_results[0].names, "options": {k: v for k, v in options.items() if v is not None},
-                   "runs": [r.to_dict(per_query=args.per_query) for r in all_results]}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print_results(all_results, args.runs, fmt=args.format, per_query=args.per_query, decimals=args.decimals)
-    return 0
+#: The one registry of commands, in the order ``rankmeter --help`` lists them: name -> module. Each
+#: module has ``HELP``, ``add_arguments(parser)`` (flags from the parameter table, rankmeter.cli.flags)
+#: and ``run(args) -> int``; ``trec_eval`` reads trec_eval's own arguments.
+COMMANDS = {
+    "eval": "rankmeter.cli.evaluate", "trec_eval": "rankmeter.cli.trec_eval", "explain": "rankmeter.cli.explain",
+    "compare": "rankmeter.cli.compare", "measures": "rankmeter.cli.measures", "plot": "rankmeter.cli.plot",
+    "report": "rankmeter.cli.report", "check": "rankmeter.cli.check", "judged": "rankmeter.cli.judged",
+    "ties": "rankmeter.cli.ties", "fuse": "rankmeter.cli.fuse", "pool": "rankmeter.cli.pool",
+    "agree": "rankmeter.cli.agree", "run": "rankmeter.cli.run", "beyond": "rankmeter.cli.beyond",
+    "meta": "rankmeter.cli.meta",
+}
+_TREC_EVAL_HELP = "trec_eval 10.0 compatible output (same options)"
 
 
-def _explain(args: argparse.Namespace) -> int:
-    from rankmeter.core.explain import explain
-    result = explain(args.qrels, args.run, args.measure, args.query, **options_from_args(args))
-    if args.format == "csv":
-        import csv
-        w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(result.columns)
-        w.writerows(result.rows)
-    elif args.format == "json":
-        json.dump({"measure": str(result.measure), "query": result.query, "value": result.value,
-                   "columns": result.columns, "rows": result.rows, "ideal_columns": result.ideal_columns,
-                   "ideal_rows": result.ideal_rows, "formula": result.formula}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(result)
-    return 0
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; ``only``: build just that command's parser (what a run needs)."""
+    import importlib
 
-
-def _compare(args: argparse.Namespace) -> int:
-    from rankmeter.report.tables import write_comparison
-    from rankmeter.analyses.stats import compare
-    cmp = compare(args.qrels, args.runs, args.measure, baseline=args.baseline, test=args.test,
-                  correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
-                  **options_from_args(args))
-    write_comparison(cmp, args.format)
-    if args.all_pairs and args.format in ("text", "markdown"):
-        from rankmeter.report.tables import all_pairs_text
-        sys.stdout.write(f"\nEvery pair ({args.correction} correction over all pairs):\n" + all_pairs_text(cmp))
-    if args.per_query and args.format in ("text", "markdown"):
-        from rankmeter.report.tables import per_query_text
-        sys.stdout.write("\nPer query:\n" + per_query_text(cmp))
-    return 0
-
-
-def _measures(args: argparse.Namespace) -> int:
-    from rankmeter.report.text import print_measures
-    print_measures(fmt=args.format)
-    return 0
-
-
-def _plot(args: argparse.Namespace) -> int:
-    from rankmeter.errors import ParameterError
-    from rankmeter.report import plots
-
-    from rankmeter.io.output import check_output
-
-    inputs = [args.qrels, *args.runs]
-    check_output(args.output, inputs=inputs, suffixes=(".png", ".svg"))  # before any work is spent
-    options = options_from_args(args)
-    if args.kind == "pr":
-        fig = plots.plot_pr(args.qrels, args.runs, **options)
-    elif not args.measure:
-        raise ParameterError(f"--kind {args.kind} needs a measure: -m MEASURE")
-    elif args.kind == "diff":
-        fig = plots.plot_diff(args.qrels, args.runs, args.measure, pair=args.pair, **options)
-    else:
-        fig = plots.plot_distribution(args.qrels, args.runs, args.measure, kind=args.style, **options)
-    print(plots.save(fig, args.output, inputs=inputs), file=sys.stderr)
-    return 0
-
-
-def _interactions(path: str | None):
-    from rankmeter.cli.beyond import read_interactions
-
-    return read_interactions(path) if path else None
-
-
-def _report(args: argparse.Namespace) -> int:
-    from rankmeter.report.html import write_report
-
-    path = write_report(args.qrels, args.runs, args.measure, args.output, baseline=args.baseline,
-                        title=args.title, test=args.test, correction=args.correction, alpha=args.alpha,
-                        max_ranks=args.max_ranks, max_explained=args.explain_queries or None,
-                        train=_interactions(args.train), beyond_k=args.beyond_k,
-                        **options_from_args(args))
-    print(path, file=sys.stderr)
-    return 0
-
-
-#: the evaluation options of commands that read whole runs in memory (all but --executor)
-_RUN_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
-                "truncate_grades", "columns")
-
-
-def _parser() -> argparse.ArgumentParser:
     from rankmeter._version import __version__
+    from rankmeter.cli.flags import Parser
 
-    p = argparse.ArgumentParser(prog="rankmeter", description="Score ranked results against relevance judgments.")
+    p = Parser(prog="rankmeter", description="Score ranked results against relevance judgments.")
     p.add_argument("--version", action="version", version=f"rankmeter {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    e = sub.add_parser("eval", help="score runs with chosen measures")
-    e.add_argument("qrels", help="TREC qrels file (- for stdin)")
-    e.add_argument("runs", nargs="+", help="TREC run file(s)")
-    e.add_argument("-m", "--measure", action="append",
-                   help="measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)")
-    e.add_argument("--profile", action="store_true",
-                   help="add the official measures (and relevance level) of the ir_datasets qrels given, e.g. "
-                        "msmarco-passage/trec-dl-2019/judged (needs rankmeter[irds])")
-    e.add_argument("-q", "--per-query", action="store_true", help="also show per-query values")
-    e.add_argument("--format", choices=("text", "json", "csv"), default="text",
-                   help="text: a table fitted to the terminal; json: {measures, options, runs: [...]}; csv")
-    e.add_argument("--decimals", type=int, default=4, metavar="N", help="digits after the point in text tables "
-                   "(default 4)")
-    add_option_flags(e)
-    e.add_argument("--chunked", action="store_true", help="the same as --executor streamed")
-    e.set_defaults(func=_eval)
-    x = sub.add_parser("explain", help="show one measure's computation for one query, step by step")
-    x.add_argument("qrels", help="the judgments: a qrels file (any input format), - for stdin")
-    x.add_argument("run", help="the run: a run file (any input format), - for stdin")
-    x.add_argument("--measure", "-m", required=True, help="one measure, e.g. 'nDCG(gain=exp)@5'")
-    x.add_argument("--query", "-Q", required=True, help="the query id")
-    x.add_argument("--format", choices=("text", "json", "csv"), default="text",
-                   help="text: the table and the formula; json; csv: the per-rank table (default text)")
-    add_option_flags(x, only=_RUN_OPTIONS)
-    x.set_defaults(func=_explain)
-    c = sub.add_parser("compare", help="compare runs with significance tests (tables for papers)")
-    c.add_argument("qrels", help="TREC qrels file")
-    c.add_argument("runs", nargs="+", help="two or more TREC run files (named by run tag, else file name)")
-    c.add_argument("-m", "--measure", action="append", required=True, help="measure (repeatable)")
-    c.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey"), default="t",
-                   help="paired two-sided test (default t)")
-    c.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
-                   help="multiple-comparison correction per measure (default none)")
-    c.add_argument("--baseline", action="append", help="run the others are compared with (repeatable: several "
-                   "baselines, corrected together; default the first run)")
-    c.add_argument("--all-pairs", action="store_true", help="also print every pair of runs, corrected over all pairs")
-    c.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    c.add_argument("--permutations", type=int, default=10000,
-                   help="permutations / resamples of the random tests (default 10000)")
-    c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    add_option_flags(c, only=_RUN_OPTIONS)
-    c.add_argument("--format", choices=("text", "markdown", "latex", "csv", "json"), default="text",
-                   help="table format (default text)")
-    c.add_argument("-q", "--per-query", action="store_true", help="also print every query's values (text)")
-    c.set_defaults(func=_compare)
-    m = sub.add_parser("measures", help="list every measure with its parameters")
-    m.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    m.set_defaults(func=_measures)
-    pl = sub.add_parser("plot", help="plot runs: per-query differences, precision-recall, distributions")
-    pl.add_argument("qrels", help="the judgments: a qrels file (any input format)")
-    pl.add_argument("runs", nargs="+", help="TREC run file(s), named by run tag")
-    pl.add_argument("--kind", choices=("diff", "pr", "dist"), required=True,
-                    help="diff: sorted per-query differences of two runs; pr: interpolated precision-recall; "
-                         "dist: per-query values per run")
-    pl.add_argument("-m", "--measure", help="the measure (diff and dist), e.g. nDCG@10")
-    pl.add_argument("-o", "--output", required=True, help="output file, .png or .svg")
-    pl.add_argument("--pair", nargs=2, metavar=("BASELINE", "SYSTEM"), help="diff: the two runs (SYSTEM - BASELINE)")
-    pl.add_argument("--style", choices=("box", "violin", "strip"), default="box", help="dist: how to draw")
-    add_option_flags(pl, only=_RUN_OPTIONS)
-    pl.set_defaults(func=_plot)
-    rp = sub.add_parser("report", help="write one self-contained HTML report comparing runs")
-    rp.add_argument("qrels", help="the judgments: a qrels file (any input format)")
-    rp.add_argument("runs", nargs="+", help="TREC run file(s), named by run tag")
-    rp.add_argument("-m", "--measure", action="append", required=True, help="measure (repeatable)")
-    rp.add_argument("-o", "--output", required=True, help="the .html file to write")
-    rp.add_argument("--baseline", help="run tag of the baseline (default: the first run)")
-    rp.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey"), default="t",
-                    help="significance test (default t)")
-    rp.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
-                    help="multiple-comparison correction (default none)")
-    rp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    rp.add_argument("--title", help="the page title (default: the run names)")
-    rp.add_argument("--max-ranks", type=int, default=20, help="ranks shown per explanation (default 20)")
-    rp.add_argument("--explain-queries", type=int, default=100,
-                    help="explain the first N queries (default 100; 0 for all)")
-    rp.add_argument("--train", help="training interactions (a CSV/TSV/Parquet/JSON Lines table with user and item "
-                                    "columns): adds beyond-accuracy measures of each run's lists")
-    rp.add_argument("--beyond-k", type=int, help="cut each list at its first K items for those measures")
-    add_option_flags(rp, only=_RUN_OPTIONS)
-    rp.set_defaults(func=_report)
-    from rankmeter.cli.beyond import add_parser as add_beyond
-    from rankmeter.cli.check import add_parser as add_check
-    from rankmeter.cli.fuse import add_parser as add_fuse
-    from rankmeter.cli.fuse import add_pool_parsers
-    from rankmeter.analyses.judged import add_parser as add_judged
-    from rankmeter.cli.meta import add_parser as add_meta
-    from rankmeter.cli.run import add_parser as add_run
-    from rankmeter.cli.ties import add_parser as add_ties
-    add_check(sub)
-    add_judged(sub)
-    add_ties(sub)
-    add_fuse(sub)
-    add_pool_parsers(sub)
-    add_run(sub)
-    add_beyond(sub)
-    add_meta(sub)
-    sub.add_parser("trec_eval", help="trec_eval 10.0 compatible output (same options)", add_help=False)
-    for name, command in sub.choices.items():
-        if name != "meta":  # meta's own kinds name their parser
-            command.set_defaults(subparser=command)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    for name, module_name in COMMANDS.items():
+        if name == "trec_eval":
+            sub.add_parser(name, help=_TREC_EVAL_HELP, add_help=False)
+            continue
+        if only is not None and name != only:
+            sub.add_parser(name, help="")  # listed, not built: a run builds only its own command
+            continue
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(name, help=module.HELP, description=module.__doc__.strip().splitlines()[0])
+        module.add_arguments(command)
+        command.set_defaults(func=module.run, subparser=command)
     return p
 
 
@@ -285,9 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "trec_eval":
             from rankmeter.cli.trec_eval import run
             return run(argv[1:])
-        parser = _parser()
+        command = next((a for a in argv if not a.startswith("-")), None)
+        parser = _parser(only=command if command in COMMANDS and "-h" not in argv and "--help" not in argv
+                         else None)
         args, extra = parser.parse_known_args(argv)
-        if extra:  # an unknown flag: the subcommand's own usage, not the top-level one
+        if extra:  # an unknown flag: named with the command it was given to
             getattr(args, "subparser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
         code = args.func(args)
         sys.stdout.flush()

@@ -1,17 +1,32 @@
-"""``rankmeter check QRELS RUN...`` and its ``--dedupe`` fix (see :mod:`rankmeter.analyses.check`)."""
+"""``rankmeter check QRELS RUN...`` and its ``--dedupe`` fix (see :mod:`rankmeter.analyses.check`).
+
+Exit status: 0 when nothing is wrong (advice alone included: a finding of level ``advice`` or ``info``
+never fails a ``&&`` chain), 1 when a finding is a ``warning`` (something that changes scores:
+duplicates, ties across a cut-off ...), 2 for an error in the inputs.
+"""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-__all__ = ["add_parser"]
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
+
+HELP = "lint qrels and runs: duplicates, missing queries, ties, coverage ..."
 
 
-def _check(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.check import check, dedupe, findings_json
+def add_arguments(p) -> None:
+    flags.add(p, "qrels", "runs", PARAMS["format"].but(choices=("text", "json")), "dedupe",
+              PARAMS["output"].but(help="with --dedupe: the file to write (never one of the inputs)"),
+              "columns", "input_format")
+    p.add_argument("--strict", action="store_true", help="exit 1 on warnings too (default: on errors only)")
+
+
+def run(args) -> int:
+    from rankmeter.analyses.check import check, dedupe, exit_status, findings_json
     from rankmeter.io.output import printable
 
+    options = flags.keywords(args, ("columns", "input_format"))
     if args.dedupe:
         if len(args.runs) != 1 or not args.output:
             from rankmeter.errors import ParameterError
@@ -19,22 +34,11 @@ def _check(args: argparse.Namespace) -> int:
         from rankmeter.analyses.runs import write_run
         write_run(dedupe(args.runs[0], keep=args.dedupe), args.output, inputs=[args.qrels, *args.runs],
                   format="trec")
-    findings = check(args.qrels, args.runs)
+    findings = check(args.qrels, args.runs, **options)
     if args.format == "json":
         json.dump({"findings": findings_json(findings)}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         for f in findings:
             print(printable(f))
-    return 1 if any(f.level == "warning" for f in findings) else 0
-
-
-def add_parser(subparsers) -> None:
-    c = subparsers.add_parser("check", help="lint qrels and runs: duplicates, missing queries, ties, coverage ...")
-    c.add_argument("qrels", help="the judgments")
-    c.add_argument("runs", nargs="+", help="run files")
-    c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    c.add_argument("--dedupe", choices=("first", "max"),
-                   help="write the run without duplicate docs, keeping the first line or the highest score")
-    c.add_argument("-o", "--output", help="with --dedupe: the file to write (never one of the inputs)")
-    c.set_defaults(func=_check)
+    return exit_status(findings, strict=args.strict)

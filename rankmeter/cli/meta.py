@@ -5,17 +5,19 @@ import argparse
 import json
 import sys
 
-__all__ = ["add_parser"]
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
+
+HELP = "meta-evaluation: how far a measure or a ranking of systems holds"
+_SCORING = flags.EVALUATION
 
 
 def _correlate(args: argparse.Namespace) -> int:
     import rankmeter
-
-    from rankmeter.core.options import options_from_args
+    from rankmeter.analyses.meta.correlation import correlations
     from rankmeter.errors import ParameterError
-    from rankmeter.analyses.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
 
-    options = options_from_args(args)
+    options = flags.evaluation(args)
     measures = args.measure
     if args.other_qrels:
         if len(measures) != 1:
@@ -32,16 +34,19 @@ def _correlate(args: argparse.Namespace) -> int:
         a = {run: table[run][table.names[0]] for run in table.runs}
         b = {run: table[run][table.names[1]] for run in table.runs}
         names = tuple(table.names)
-    result = {"systems": len(a), "kendall_tau_b": kendall_tau(a, b), "kendall_tau_a": kendall_tau(a, b, variant="a"),
-              "tau_ap": tau_ap(a, b), "tau_ap_symmetric": tau_ap(a, b, symmetric=True),
-              "spearman": spearman(a, b), f"rbo_ext(p={args.p})": rbo(system_ranking(a), system_ranking(b), p=args.p)}
+    if names[0] == names[1]:
+        raise ParameterError(f"-m {measures[0]} twice: give two different measures, or one with --other-qrels")
+    result = correlations(a, b, p=args.p, names=names)
     if args.format == "json":
         json.dump({"a": names[0], "b": names[1], **result}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print(f"system rankings by {names[0]} and by {names[1]} ({len(a)} systems)")
-        for key, value in list(result.items())[1:]:
-            print(f"  {key:<22} {value:.4f}")
+        print(f"system rankings by {names[0]} and by {names[1]} ({result['systems']} systems)")
+        for key, value in result.items():
+            if key in ("systems", "undefined"):
+                continue
+            shown = f"{value:.{args.decimals}f}" if value is not None else f"undefined ({result['undefined'][key]})"
+            print(f"  {key:<22} {shown}")
     return 0
 
 
@@ -55,9 +60,8 @@ def _emit(args, data: dict, lines: list[str]) -> int:
 
 
 def _matrix(args):
-    from rankmeter.core.options import options_from_args
     from rankmeter.analyses.meta.discrimination import score_matrix
-    return score_matrix(args.qrels, list(args.runs), args.measure, **options_from_args(args))
+    return score_matrix(args.qrels, list(args.runs), args.measure, **flags.evaluation(args))
 
 
 def _power(args: argparse.Namespace) -> int:
@@ -124,78 +128,64 @@ def _size(args: argparse.Namespace) -> int:
 
 
 def _zscores(args: argparse.Namespace) -> int:
-    from rankmeter.core.options import options_from_args
     from rankmeter.analyses.meta.zscores import standardisation, write_zscores
 
-    table = standardisation(args.qrels, list(args.runs), args.measure, **options_from_args(args))
+    table = standardisation(args.qrels, list(args.runs), args.measure, **flags.evaluation(args))
     write_zscores(table, args.output)
     print(f"wrote the mean and standard deviation of {len(args.runs)} runs for {len(table)} topics and "
           f"{len(args.measure)} measure(s) to {args.output} (trec_eval -Z)")
     return 0
 
 
-def add_parser(subparsers) -> None:
-    from rankmeter.core.options import add_option_flags
-
-    meta = subparsers.add_parser("meta", help="meta-evaluation: how far a measure or a ranking of systems holds")
-    kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure")
+def add_arguments(meta) -> None:
+    kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure",
+                                parser_class=flags.Parser)
+    systems = PARAMS["runs"].but(help="the systems' run files (at least two)")
     c = kinds.add_parser("correlate", help="correlation between the system rankings of two measures or two qrels")
-    c.add_argument("qrels", help="the judgments")
-    c.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
-    c.add_argument("-m", "--measure", action="append", required=True,
-                   help="the two measures to correlate (or one, with --other-qrels)")
-    c.add_argument("--other-qrels", help="a second qrels version: correlate one measure under both")
-    c.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default 0.9)")
-    c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    add_option_flags(c, only=("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns"))
+    flags.add(c, "qrels", systems, PARAMS["measure"].but(required=True, help="the two measures to correlate (or "
+                                                                             "one, with --other-qrels)"),
+              "other_qrels", PARAMS["p"].but(help="RBO's persistence, in (0, 1]: 1 is average overlap"),
+              PARAMS["format"].but(choices=("text", "json")), "decimals", *_SCORING)
     c.set_defaults(func=_correlate, subparser=c)
-    only = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "truncate_grades", "columns")
 
     def one_measure_over_runs(name: str, help: str):
         """A kind reading QRELS RUN... -m M: its parser, with the arguments they all share."""
         kind = kinds.add_parser(name, help=help)
-        kind.add_argument("qrels", help="the judgments")
-        kind.add_argument("runs", nargs="+", help="the systems' run files (at least two)")
-        kind.add_argument("-m", "--measure", required=True, help="the measure")
-        kind.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        kind.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-        add_option_flags(kind, only=only)
+        flags.add(kind, "qrels", systems, PARAMS["measure"].but(kind="string", required=True, help="the measure"),
+                  "seed", PARAMS["format"].but(choices=("text", "json")), *_SCORING)
         return kind
 
     d = one_measure_over_runs("discriminative-power", "share of run pairs a measure separates (Sakai 2006)")
-    d.add_argument("--test", choices=("bootstrap", "tukey", "randomization", "t"), default="bootstrap",
-                   help="paired test giving each pair's ASL (default bootstrap, Sakai's; tukey: randomised HSD)")
-    d.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    d.add_argument("--permutations", type=int, default=1000, help="bootstrap samples or trials (default 1000)")
+    flags.add(d, PARAMS["test"].but(choices=("bootstrap", "tukey", "randomization", "t"), default="bootstrap",
+                                    help="paired test giving each pair's ASL (bootstrap: Sakai's; tukey: randomised "
+                                         "HSD)"),
+              "alpha", PARAMS["permutations"].but(default=1000, help="bootstrap samples or trials"))
     d.set_defaults(func=_power, subparser=d)
 
     w = one_measure_over_runs("swap-rate", "how often two topic sets order a pair of runs differently")
-    w.add_argument("--size", type=int, action="append", help="topic-set size (repeatable; default 1 .. topics/2)")
-    w.add_argument("--trials", type=int, default=1000, help="draws per size (default 1000; fewer pairs: all)")
-    w.add_argument("--bin-width", type=float, default=0.01, help="width of the difference bins (default 0.01)")
+    flags.add(w, PARAMS["size"].but(help="topic-set size (repeatable; default 1 .. topics/2)"), "trials",
+              "bin_width")
     w.set_defaults(func=_swaps, subparser=w)
 
     t = kinds.add_parser("topic-set-size", help="topics needed, power, or smallest detectable difference "
                                                 "(Sakai 2016)")
-    t.add_argument("--test", choices=("t", "anova"), default="t", help="paired t (two systems) or one-way ANOVA")
-    t.add_argument("--min-diff", type=float, help="the smallest difference to detect")
-    t.add_argument("--topics", type=int, help="a topic count: its smallest detectable difference (and power)")
-    t.add_argument("--variance", type=float, help="variance of the measure (else estimated from --qrels/--run)")
-    t.add_argument("--alpha", type=float, default=0.05, help="type I error (default 0.05)")
-    t.add_argument("--beta", type=float, default=0.2, help="type II error (default 0.2: power 0.8)")
-    t.add_argument("--systems", type=int, default=2, help="systems compared by the ANOVA (default 2)")
-    t.add_argument("--qrels", help="judgments to estimate the variance from")
-    t.add_argument("--run", dest="runs", action="append", help="a run to estimate the variance from (repeatable)")
-    t.add_argument("-m", "--measure", help="the measure whose variance is estimated")
-    t.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    add_option_flags(t, only=only)
+    flags.add(t, PARAMS["test"].but(choices=("t", "anova"), help="paired t (two systems) or one-way ANOVA"),
+              "min_diff", "topics", "variance", PARAMS["alpha"].but(help="type I error"), "beta", "systems",
+              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
+                                  help="judgments to estimate the variance from"),
+              PARAMS["runs"].but(positional=False, required=False, flag="--run",
+                                 help="a run to estimate the variance from (repeatable)"),
+              PARAMS["measure"].but(kind="string", help="the measure whose variance is estimated"),
+              PARAMS["format"].but(choices=("text", "json")), *_SCORING)
     t.set_defaults(func=_size, subparser=t)
 
     z = kinds.add_parser("zscores", help="per topic mean and deviation of reference runs: a trec_eval -Z file")
-    z.add_argument("qrels", help="the judgments")
-    z.add_argument("runs", nargs="+", help="the reference runs (at least two)")
-    z.add_argument("-m", "--measure", action="append", required=True,
-                   help="a measure (repeatable; trec_eval's printed names, e.g. map, P_10, for trec_eval -Z)")
-    z.add_argument("-o", "--output", required=True, help="the file to write (never one of the inputs)")
-    add_option_flags(z, only=only)
+    flags.add(z, "qrels", PARAMS["runs"].but(help="the reference runs (at least two)"),
+              PARAMS["measure"].but(required=True, help="a measure (repeatable; trec_eval's printed names, e.g. "
+                                                        "map, P_10, for trec_eval -Z)"),
+              PARAMS["output"].but(required=True), *_SCORING)
     z.set_defaults(func=_zscores, subparser=z)
+
+
+def run(args) -> int:
+    return args.func(args)

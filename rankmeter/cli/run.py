@@ -1,24 +1,43 @@
-"""``rankmeter run cut|rerank|filter|tag|merge|sample|convert ...`` (see :mod:`rankmeter.analyses.runs`)."""
+"""``rankmeter run cut|rerank|renumber|filter|tag|merge|sample|convert RUN... -o OUT``: run utilities."""
 from __future__ import annotations
 
-import argparse
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
 
-__all__ = ["add_parser"]
+HELP = "cut, re-rank, filter, re-tag, merge, sample or convert run files"
+ACTIONS = ("cut", "rerank", "renumber", "filter", "tag", "merge", "sample", "convert")
 
 
-def _run(args: argparse.Namespace) -> int:
+def add_arguments(p) -> None:
+    p.add_argument("action", choices=ACTIONS, metavar="{" + ",".join(ACTIONS) + "}",
+                   help="what to do (rerank, renumber and convert all write the run in rank order)")
+    flags.add(p, PARAMS["runs"].but(help="the run file(s); several for merge"),
+              PARAMS["output"].but(required=True), PARAMS["k"].but(default=1000, help="cut: docs kept per query"),
+              "keep", "drop",
+              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
+                                  help="filter: keep the queries these judgments judge"),
+              PARAMS["tag"].but(help="the run tag to write (required by tag)"), "sample_size",
+              PARAMS["seed"].but(help="sample: random seed"), "to", *flags.READING_FUSING)
+
+
+def run(args) -> int:
     from rankmeter.analyses import runs
+    from rankmeter.errors import ParameterError
+    from rankmeter.io import as_run
 
-    inputs = list(args.runs) + ([args.qrels] if getattr(args, "qrels", None) else [])
+    reading = flags.keywords(args, ("columns", "input_format"))
+    inputs = list(args.runs) + ([args.qrels] if args.qrels else [])
+    if args.action == "tag" and not args.tag:
+        raise ParameterError("run tag: give the new tag with --tag TAG")
     if args.action == "merge":
-        result = runs.merge(args.runs, tag=args.tag)
+        result = runs.merge([as_run(r, columns=reading.get("columns"), format=reading["input_format"])
+                             for r in args.runs], tag=args.tag)
     else:
         if len(args.runs) != 1:
-            from rankmeter.errors import ParameterError
             raise ParameterError(f"run {args.action} takes one run file ({len(args.runs)} given)")
-        run = args.runs[0]
+        run = as_run(args.runs[0], columns=reading.get("columns"), format=reading["input_format"])
         if args.action == "cut":
-            result = runs.cut(run, args.k)
+            result = runs.cut(run, args.k, ties=args.ties)
         elif args.action == "filter":
             keep = args.keep.split(",") if args.keep else None
             drop = args.drop.split(",") if args.drop else None
@@ -26,28 +45,10 @@ def _run(args: argparse.Namespace) -> int:
         elif args.action == "tag":
             result = runs.retag(run, args.tag)
         elif args.action == "sample":
-            result = runs.sample(run, args.n, seed=args.seed)
+            result = runs.sample(run, args.sample_size, seed=args.seed)
         else:  # rerank, renumber, convert: the same run, in rank order, in the format asked
-            result = runs.rerank(run)
+            result = runs.rerank(run, ties=args.ties)
         if args.tag and args.action != "tag":
             result = runs.retag(result, args.tag)
     runs.write_run(result, args.output, inputs=inputs, format=args.to)
     return 0
-
-
-def add_parser(subparsers) -> None:
-    r = subparsers.add_parser("run", help="cut, re-rank, filter, re-tag, merge, sample or convert run files")
-    r.add_argument("action", choices=("cut", "rerank", "renumber", "filter", "tag", "merge", "sample", "convert"),
-                   help="what to do (rerank, renumber and convert all write the run in rank order)")
-    r.add_argument("runs", nargs="+", help="the run file(s); several for merge")
-    r.add_argument("-o", "--output", required=True, help="the file to write (never one of the inputs)")
-    r.add_argument("-k", type=int, default=1000, help="cut: docs kept per query (default 1000)")
-    r.add_argument("--keep", help="filter: comma-separated query ids to keep")
-    r.add_argument("--drop", help="filter: comma-separated query ids to drop")
-    r.add_argument("--qrels", help="filter: keep the queries these judgments judge")
-    r.add_argument("--tag", help="the run tag to write (tag: required)")
-    r.add_argument("-n", type=int, default=50, help="sample: number of queries (default 50)")
-    r.add_argument("--seed", type=int, default=0, help="sample: random seed (default 0)")
-    r.add_argument("--to", choices=("trec", "parquet", "jsonl"),
-                   help="output format (default: by the output's suffix, else TREC)")
-    r.set_defaults(func=_run)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run
 
-__all__ = ["name_runs", "looks_like_one_run"]
+__all__ = ["name_runs", "unique_names", "looks_like_one_run"]
 
 
 def _is_path(obj) -> bool:
@@ -34,18 +34,31 @@ def looks_like_one_run(obj: Mapping) -> bool:
 
 
 def _auto_names(loaded: list[Run], given: list) -> list[str]:
-    tags = Counter(r.name for r in loaded)
+    return unique_names([r.name for r in loaded], [r.source for r in loaded], given)
+
+
+def unique_names(tags: Sequence[str], sources: Sequence[str], given: Sequence) -> list[str]:
+    """The one naming rule (module docstring) for runs with these tags, read from these sources, given as
+    ``given`` (paths or objects): what eval, compare, report, JSON and Python all call the runs.
+
+    >>> unique_names(["r", "r"], ["a.run", "b.run"], ["a.run", "b.run"])
+    ['a.run', 'b.run']
+    >>> unique_names(["bm25", ""], ["x/a.run", "x/b.run"], ["x/a.run", "x/b.run"])
+    ['bm25', 'b.run']
+    """
+    tags = list(tags)
+    count = Counter(tags)
     choices = []
-    for i, (run, obj) in enumerate(zip(loaded, given)):
-        names = [run.name] if run.name and tags[run.name] == 1 else []
+    for i, (tag, source, obj) in enumerate(zip(tags, sources, given)):
+        names = [tag] if tag and count[tag] == 1 else []
         if _is_path(obj):
             path = os.fsdecode(obj)
             names += [os.path.basename(path) or path, path]
-        elif not run.source.startswith("<"):
-            names += [os.path.basename(run.source) or run.source, run.source]
+        elif source and not source.startswith("<"):
+            names += [os.path.basename(source) or source, source]
         names.append(f"run{i + 1}")
         choices.append(list(dict.fromkeys(names)))
-    level = [0] * len(loaded)
+    level = [0] * len(tags)
     while True:
         names = [c[min(lv, len(c) - 1)] for c, lv in zip(choices, level)]
         count = Counter(names)

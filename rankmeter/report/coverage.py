@@ -6,14 +6,15 @@
 * Ties: per run, groups of equal scores within a query, how many straddle
   rank 10, 100 and 1000 (the order inside them is decided by docno, not by
   the system, so an @k measure moves with the doc ids), and the queries that
-  have any (:func:`rankmeter.analyses.check.tie_groups`, from the run's scores).
+  have any, over every query of the run (:func:`rankmeter.core.rows.tie_summary`: the figures
+  ``rankmeter check`` prints).
 
 Every run name is escaped; the numbers carry ``data-v`` for sorting.
 """
 from __future__ import annotations
 
-from rankmeter.analyses.check import tie_groups
 from rankmeter.analyses.judged import judged
+from rankmeter.core.rows import ranked, tie_summary
 
 __all__ = ["coverage_html", "ties_html"]
 
@@ -61,14 +62,13 @@ def ties_html(named, *, ties: str = "trec_eval") -> str:
     head = "".join(f'<th class="{"text" if i == 0 else "num"}">{h}</th>' for i, h in enumerate(heads))
     rows = []
     for name, run in named:
-        found = tie_groups(run)
-        nq = len(run.queries)
-        cells = [f'<td class="text run">{_esc(name)}</td>', _cell(nq), _cell(found["groups"])]
+        found = tie_summary(ranked(run, ties=ties))
+        cells = [f'<td class="text run">{_esc(name)}</td>', _cell(found["queries"]), _cell(found["groups"])]
         for k in (10, 100, 1000):
             n = found["straddle"][k]
             warn = ' class="down"' if n else ""
             cells.append(f'<td data-v="{n}"{warn}>{n}</td>')
-        cells.append(_cell(found["queries"]))
+        cells.append(_cell(found["queries_with_ties"]))
         rows.append(f"<tr>{''.join(cells)}</tr>")
     broken = {"trec_eval": "docno, descending (trec_eval's rule), not by the system",
               "input": "the file order (ties='input')"}.get(ties, f"the ties={_esc(ties)} policy")

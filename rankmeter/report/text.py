@@ -34,7 +34,7 @@ def _rows(results_list, names, per_query):
     header = ["run", "query"] + measure_names
     rows = []
     for res, name in zip(results_list, names):
-        label = res.run or name
+        label = name  # the one naming rule (rankmeter.core.naming): unique, the same in every command
         if per_query:
             columns = [res.values(m) for m in measure_names]
             order = sorted(range(len(res.queries)), key=lambda i: natural_key(res.queries[i]))
@@ -97,7 +97,35 @@ def print_results(results_list, names, *, fmt="text", per_query=False, out=None,
     out.write(render_table(header, rows, decimals=decimals, width=_width(out)))
 
 
-def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> None:
+def _matching(groups: dict, name: str | None) -> dict:
+    """The families whose name, or one of whose trec_eval names, contains ``name`` (any case), or whose
+    family a full measure name such as ``P(rel=2)@10`` parses to; every family when ``name`` is None."""
+    if not name:
+        return groups
+    wanted = {name.lower()}
+    try:
+        from rankmeter.core.resolve import resolve_measures
+        wanted |= {m.family.name.lower() for _, m in resolve_measures(name)}
+        exact = True
+    except Exception:  # noqa: BLE001 - not a whole measure name: a part of one
+        exact = False
+    from rankmeter.measures.facts import trec_eval_names
+    trec = trec_eval_names()
+
+    def hit(fam) -> bool:
+        names = [fam.name.lower()] + [n.lower() for n in trec.get(fam.name, [])]
+        if exact:
+            return fam.name.lower() in wanted
+        return any(w in n for w in wanted for n in names)
+    found = {module: [f for f in fams if hit(f)] for module, fams in groups.items()}
+    found = {module: fams for module, fams in found.items() if fams}
+    if not found:
+        from rankmeter.errors import ParameterError
+        raise ParameterError(f"no measure matches {name!r}; rankmeter measures lists them all")
+    return found
+
+
+def print_measures(out=None, *, fmt: str = "text", width: int | None = None, name: str | None = None) -> None:
     """List every registered measure: parameters, defaults, allowed values, cutoff rule, trec_eval names.
 
     Parameters
@@ -109,6 +137,8 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> 
         one object per family as :func:`rankmeter.measures.facts.family_facts` gives it.
     width : int, optional
         Wrap text at this many columns (default: the terminal's width, 100 when not a terminal).
+    name : str, optional
+        Only the measures this names: a measure (``nDCG@10``, ``ndcg_cut.10``) or part of a name.
     """
     import json
     import shutil
@@ -121,7 +151,7 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None) -> 
 
     out = out or sys.stdout
     trec = trec_eval_names()
-    groups = families_by_module()
+    groups = _matching(families_by_module(), name)
     if fmt == "json":
         common = [{"name": p.name, "default": p.default, "allowed": allowed_values(p), "doc": p.doc}
                   for p in COMMON_PARAMS]

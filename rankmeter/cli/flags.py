@@ -1,0 +1,101 @@
+"""Command-line flags made from the one parameter table (:data:`rankmeter.core.params.PARAMS`).
+
+A command names the parameters it takes; :func:`add` makes each one's flag, type, default, choices and
+help from its declaration, and a bad value is refused while the arguments are read, in one line that
+names the flag and what is valid::
+
+    rankmeter: error: argument --alpha: 5: expected a number in (0, 1)
+
+:func:`keywords` gives the parsed values back as the keywords the Python functions take.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rankmeter.core.params import PARAMS, Param
+from rankmeter.errors import ParameterError
+
+__all__ = ["Parser", "add", "keywords", "evaluation", "EVALUATION", "READING", "EVALUATION_FUSING",
+           "READING_FUSING"]
+
+#: The evaluation options every command that scores runs takes.
+EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
+              "truncate_grades", "columns", "input_format")
+#: The options of every command that reads runs without scoring them (the rank order and the reader).
+READING = ("ties", "columns", "input_format")
+#: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given.
+_FUSING_TIES = PARAMS["ties"].but(choices=("trec_eval", "input"),
+                                  help="order of each input run's tied docs: trec_eval (docno descending) or input "
+                                       "(the order given, as ranx reads a run)")
+EVALUATION_FUSING = tuple(_FUSING_TIES if name == "ties" else name for name in EVALUATION)
+READING_FUSING = (_FUSING_TIES, "columns", "input_format")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised as ParameterError: one line and exit status 2, like every error."""
+
+    def error(self, message: str):  # noqa: D102 - argparse's hook
+        raise ParameterError(f"{self.prog}: {message}")
+
+
+def _converter(param: Param):
+    def convert(text: str) -> Any:
+        try:
+            return param.parse(text)
+        except ParameterError:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected {param.expected}") from None
+    convert.__name__ = param.kind
+    return convert
+
+
+def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
+    """Add the flags of ``specs`` (parameter names, or parameters narrowed with :meth:`Param.but`)."""
+    for spec in specs:
+        param = PARAMS[spec] if isinstance(spec, str) else spec
+        if not param.cli:
+            continue
+        help_text = param.help
+        if param.positional:
+            parser.add_argument(param.name, nargs="+" if param.kind == "paths" else None,
+                                metavar=param.metavar or param.name.upper(), help=help_text)
+            continue
+        names = [param.long_flag] + ([param.short] if param.short else [])
+        if param.long_flag.startswith("-") and not param.long_flag.startswith("--"):
+            names = [param.long_flag]
+        kwargs: dict[str, Any] = {"dest": param.name, "help": help_text}
+        if param.kind == "bool":
+            kwargs["action"] = "store_true"
+        elif param.kind in ("strings", "paths"):
+            kwargs.update(action="append", metavar=param.metavar or param.name.upper())
+            if param.name == "pair":
+                kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
+        elif param.kind == "numbers":
+            kwargs.update(nargs="+", type=_converter(param), metavar=param.metavar or "X")
+        elif param.kind == "integer" and param.name in ("cutoff", "size"):
+            kwargs.update(action="append", type=_converter(param), metavar=param.metavar or "N")
+        else:
+            kwargs["type"] = _converter(param)
+            kwargs["default"] = param.default
+            if param.kind == "choice":
+                kwargs["metavar"] = "{" + ",".join(param.choices) + "}"
+                help_text += f" (default {param.default})" if param.default is not None else ""
+            elif param.default is not None:
+                help_text += f" (default {param.default})"
+            kwargs["help"] = help_text
+            if param.metavar:
+                kwargs["metavar"] = param.metavar
+        if param.required:
+            kwargs["required"] = True
+        parser.add_argument(*names, **kwargs)
+
+
+def keywords(args: argparse.Namespace, names) -> dict[str, Any]:
+    """The values of parameters ``names`` the namespace holds, as Python keywords."""
+    return {name: getattr(args, name) for name in names if hasattr(args, name)}
+
+
+def evaluation(args: argparse.Namespace) -> dict[str, Any]:
+    """The evaluation options the namespace holds."""
+    from rankmeter.core.options import OPTIONS
+    return keywords(args, OPTIONS)

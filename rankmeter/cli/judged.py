@@ -1,0 +1,37 @@
+"""``rankmeter judged QRELS RUN... -m MEASURE``: how far each run rests on judgments."""
+from __future__ import annotations
+
+import json
+import sys
+
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
+
+HELP = ("how far each run rests on judgments: Judged@k, measures on the full and the judged-only ranking, "
+        "bpref, infAP, the RBP interval")
+
+
+def add_arguments(p) -> None:
+    flags.add(p, "qrels", "runs",
+              PARAMS["measure"].but(help="measure scored full and judged-only (repeatable; default AP and nDCG@10)"),
+              PARAMS["cutoff"].but(help="Judged@K (repeatable; default 10, 100, 1000)"),
+              PARAMS["p"].but(default=0.8, high_open=True, help="RBP persistence, in (0, 1)"),
+              PARAMS["format"].but(choices=("text", "json", "csv")), "decimals",
+              *[name for name in flags.EVALUATION if name != "judged_only"])
+
+
+def run(args) -> int:
+    from rankmeter.analyses.judged import CUTOFFS, judged
+    from rankmeter.io.output import printable
+
+    report = judged(args.qrels, args.runs, args.measure or ["AP", "nDCG@10"], cutoffs=args.cutoff or CUTOFFS,
+                    rbp_p=args.p, **flags.evaluation(args))
+    if args.format == "json":
+        json.dump(report.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "csv":
+        sys.stdout.write(report.to_csv())
+    else:
+        for line in report.to_text(decimals=args.decimals).splitlines():
+            print(printable(line))
+    return 0

@@ -1,0 +1,36 @@
+"""``rankmeter plot QRELS RUN... --kind diff|pr|dist -o FILE``: figures of runs (needs matplotlib)."""
+from __future__ import annotations
+
+import sys
+
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
+
+HELP = "plot runs: per-query differences, precision-recall, distributions"
+
+
+def add_arguments(p) -> None:
+    flags.add(p, "qrels", "runs", PARAMS["kind"].but(required=True),
+              PARAMS["measure"].but(kind="string", help="the measure (diff and dist), e.g. nDCG@10"),
+              PARAMS["output"].but(required=True, help="output file, .png or .svg (never one of the inputs)"),
+              "pair", "style", *flags.EVALUATION)
+
+
+def run(args) -> int:
+    from rankmeter.errors import ParameterError
+    from rankmeter.io.output import check_output
+    from rankmeter.report import plots
+
+    inputs = [args.qrels, *args.runs]
+    check_output(args.output, inputs=inputs, suffixes=(".png", ".svg"))  # before any work is spent
+    options = flags.evaluation(args)
+    if args.kind == "pr":
+        fig = plots.plot_pr(args.qrels, args.runs, **options)
+    elif not args.measure:
+        raise ParameterError(f"--kind {args.kind} needs a measure: -m MEASURE")
+    elif args.kind == "diff":
+        fig = plots.plot_diff(args.qrels, args.runs, args.measure, pair=args.pair, **options)
+    else:
+        fig = plots.plot_distribution(args.qrels, args.runs, args.measure, kind=args.style, **options)
+    print(plots.save(fig, args.output, inputs=inputs), file=sys.stderr)
+    return 0

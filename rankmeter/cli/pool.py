@@ -1,0 +1,25 @@
+"""``rankmeter pool RUN... --depth K | --take N [--priority rrf|sum|rbp] -o pool.txt``: a judgment pool."""
+from __future__ import annotations
+
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
+
+HELP = "build a judgment pool from runs (depth@k or take@N by priority)"
+
+
+def add_arguments(p) -> None:
+    flags.add(p, PARAMS["runs"].but(help="the run files to pool"), "depth", "take", "priority",
+              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
+                                  help="existing judgments: count the pooled docs already judged"),
+              PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"), *flags.READING_FUSING)
+
+
+def run(args) -> int:
+    from rankmeter.analyses.fusion.pooling import pool
+
+    made = pool(list(args.runs), depth=args.depth, take=args.take, priority=args.priority, qrels=args.qrels,
+                **flags.keywords(args, ("ties", "columns", "input_format")))
+    made.write(args.output, inputs=[*args.runs] + ([args.qrels] if args.qrels else []))
+    total, judged = sum(made.sizes.values()), sum(made.already_judged.values())
+    print(f"{len(made.docs)} queries, {total} docs to judge ({judged} already in the qrels) -> {args.output}")
+    return 0

@@ -1,0 +1,35 @@
+"""``rankmeter report QRELS RUN... -m MEASURE -o report.html``: one self-contained HTML report."""
+from __future__ import annotations
+
+import sys
+
+from rankmeter.cli import flags
+from rankmeter.cli.compare import TESTS
+from rankmeter.core.params import PARAMS
+
+HELP = "write one self-contained HTML report comparing runs"
+
+
+def add_arguments(p) -> None:
+    flags.add(p, "qrels", "runs", PARAMS["measure"].but(required=True),
+              PARAMS["output"].but(required=True, help="the .html file to write (never one of the inputs)"),
+              *TESTS, "title", "max_ranks", "explain_queries", "train", "beyond_k", *flags.EVALUATION)
+
+
+def run(args) -> int:
+    from rankmeter.report.html import write_report
+
+    if args.baseline and len(args.baseline) > 1:
+        from rankmeter.errors import ParameterError
+        raise ParameterError("report: give one --baseline (compare takes several)")
+    train = None
+    if args.train:
+        from rankmeter.io.interactions import read_interactions
+        train = read_interactions(args.train)
+    path = write_report(args.qrels, args.runs, args.measure, args.output,
+                        baseline=args.baseline[0] if args.baseline else None, title=args.title, test=args.test,
+                        correction=args.correction, alpha=args.alpha, max_ranks=args.max_ranks,
+                        max_explained=args.explain_queries or None, train=train, beyond_k=args.beyond_k,
+                        permutations=args.permutations, seed=args.seed, **flags.evaluation(args))
+    print(path, file=sys.stderr)
+    return 0
