@@ -1,0 +1,35 @@
+"""Griffe extension for the API reference: Sphinx roles in docstrings shown as code.
+
+rankmeter's docstrings are numpydoc and name other objects with Sphinx roles
+(``:func:`evaluate```, ``:class:`~rankmeter.core.results.Results```); MkDocs renders
+Markdown, where a role would show as raw text. Each role becomes inline code with the
+name the role would display (``~`` keeps the last component). Loaded by mkdocstrings
+(``extensions:`` in mkdocs.yml); a developer tool, not part of the installed package.
+"""
+from __future__ import annotations
+
+import re
+
+import griffe
+
+ROLE = re.compile(r":(?:py:)?(?:class|func|mod|data|meth|attr|exc|obj|const):`(~?)([^`<]+?)(?:\s*<([^>]+)>)?`")
+
+
+def rst_roles_to_code(text: str) -> str:
+    """``:func:`~a.b.c``` -> ```c```; ``:class:`a.B``` -> ```a.B```; ``:func:`title <a.b>``` -> ```title```.
+
+    >>> rst_roles_to_code("see :func:`~rankmeter.api.evaluate` and :mod:`rankmeter.io`")
+    'see `evaluate` and `rankmeter.io`'
+    """
+    def code(match: re.Match) -> str:
+        tilde, name = match.group(1), match.group(2).strip()
+        if tilde:
+            name = name.rsplit(".", 1)[-1]
+        return f"`{name}`"
+    return ROLE.sub(code, text)
+
+
+class RstRoles(griffe.Extension):
+    def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = rst_roles_to_code(obj.docstring.value)
