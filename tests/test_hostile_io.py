@@ -120,7 +120,7 @@ def test_a_json_line_that_is_not_an_object_is_named(tmp_path, content, line):
             "except rankmeter.InputError as e:\n    print(e)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert f"run.jsonl:{line}: JSON " in done.stdout and "not an object" in done.stdout
+    assert f"run.jsonl:{line}: a JSON " in done.stdout and "not an object" in done.stdout
 
 
 @pytest.mark.parametrize("depth", [100, 100_000])
@@ -138,3 +138,102 @@ def test_json_nested_deep_is_a_clean_input_error(tmp_path, depth, shape):
         assert "InputError" not in done.stdout
     else:
         assert done.stdout.startswith("InputError") and "deep.jsonl:1:" in done.stdout
+
+
+# ------------------------------------------------------------------ bounded memory on hostile input
+_MEMORY_LIMIT_MB = 400
+
+
+def _bomb(path, kind: str, member: bytes, copies: int) -> None:
+    """``copies`` times ``member`` compressed: concatenated streams, which every one of these formats allows."""
+    import bz2
+    import gzip
+    import lzma
+
+    if kind == "zstd":
+        import pyarrow as pa
+        with pa.CompressedOutputStream(str(path), "zstd") as out:
+            for _ in range(copies):
+                out.write(member)
+        return
+    compress = {"gzip": lambda b: gzip.compress(b, 1), "bz2": bz2.compress, "xz": lzma.compress}[kind]
+    packed = compress(member)
+    with open(path, "wb") as out:
+        for _ in range(copies):
+            out.write(packed)
+
+
+def _peak_of_reading(path, *, as_run: bool = False, streamed: bool = False) -> tuple[str, float]:
+    """In a child: read ``path``; (its error message, the child's peak resident memory in MB)."""
+    reader = ("from rankmeter.io.source import open_stream\nstream, _ = open_stream(path)\n"
+              "while stream.read(1 << 20): pass\n") if streamed else \
+        f"rankmeter.{'read_run' if as_run else 'read_qrels'}(path)\n"
+    code = ("import resource, sys, rankmeter\npath = sys.argv[1]\ntry:\n"
+            + "".join("    " + line + "\n" for line in reader.splitlines())
+            + "    print('read without error')\nexcept rankmeter.InputError as exc:\n    print(exc)\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    message, peak = done.stdout.strip().rsplit("\n", 1)
+    return message, float(peak)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bz2", "xz", "zstd"])
+def test_a_compression_bomb_is_refused_in_bounded_memory(tmp_path, kind):
+    """1 GiB of zeros: refused after the first block (it peaked at 2.1 GB when decompressed whole)."""
+    path = tmp_path / "bomb"
+    _bomb(path, kind, bytes(16 << 20), 64)
+    assert path.stat().st_size < 8 << 20
+    message, peak = _peak_of_reading(path)
+    assert "binary data (a NUL byte)" in message and "bomb:1:" in message
+    assert peak < _MEMORY_LIMIT_MB, f"{kind}: peak {peak:.0f} MB"
+
+
+def test_text_then_a_bomb_is_refused_at_its_line(tmp_path):
+    path = tmp_path / "bomb.gz"
+    import gzip
+    with open(path, "wb") as out:
+        out.write(gzip.compress(b"q1 Q0 d1 1 2.5 t\n" * 3))
+        packed = gzip.compress(bytes(16 << 20), 1)
+        for _ in range(64):
+            out.write(packed)
+    message, peak = _peak_of_reading(path, as_run=True)
+    assert "bomb.gz:4: binary data" in message
+    assert peak < _MEMORY_LIMIT_MB
+
+
+def test_one_endless_line_is_refused_in_bounded_memory(tmp_path):
+    path = tmp_path / "line.gz"
+    _bomb(path, "gzip", b"a" * (16 << 20), 64)
+    message, peak = _peak_of_reading(path, as_run=True)
+    assert "line 1 is longer than 64 MiB" in message
+    assert peak < _MEMORY_LIMIT_MB
+
+
+def test_the_streamed_reader_refuses_a_bomb_at_its_first_block(tmp_path):
+    path = tmp_path / "bomb.gz"
+    _bomb(path, "gzip", bytes(16 << 20), 64)
+    message, peak = _peak_of_reading(path, streamed=True)
+    assert "binary data (a NUL byte)" in message
+    assert peak < _MEMORY_LIMIT_MB
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_endless_devices_are_refused_in_bounded_memory(device):
+    message, peak = _peak_of_reading(device, as_run=True)
+    assert message.startswith(f"{device}:") and "binary data" in message
+    assert peak < _MEMORY_LIMIT_MB
+
+
+@pytest.mark.parametrize("content", [b"BZh91A", b"BZh9", b"BZh91AY&S"])
+def test_a_truncated_bzip2_header_is_no_text_run(tmp_path, content):
+    path = tmp_path / "run"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match="the bz2 data is truncated"):
+        rankmeter.read_run(path)
+
+
+def test_text_that_starts_like_bzip2_is_still_text(tmp_path):
+    path = tmp_path / "run"
+    path.write_bytes(b"BZh9 Q0 d1 1 2.5 t\n")
+    assert len(rankmeter.read_run(path)) == 1

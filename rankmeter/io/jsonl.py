@@ -37,8 +37,6 @@ _NOT_AN_OBJECT = re.compile(rb"(?m)^[ \t\r\f\v]*[^{ \t\r\n\f\v]")
 _DEPTH_STEP = np.zeros(256, dtype=np.int8)
 _DEPTH_STEP[[ord("["), ord("{")]] = 1
 _DEPTH_STEP[[ord("]"), ord("}")]] = -1
-_JSON_KINDS = {type(None): "null", list: "array", str: "a string", int: "a number", float: "a number",
-               bool: "true/false"}
 _TOO_DEEP = ("JSON nested too deep for rankmeter (records are flat objects of ids and numbers); "
              "check that this is the right file")
 
@@ -78,7 +76,7 @@ def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
             raise InputError(f"not valid JSON ({detail}); every line must be one "
                              "JSON object", source=name, line=number) from None
         if not isinstance(obj, dict):
-            raise InputError(f"JSON {_JSON_KINDS.get(type(obj), 'value')}, not an object; every line must be one JSON "
+            raise InputError(f"a JSON {'null' if obj is None else type(obj).__name__}, not an object; every line must be one JSON "
                              "object such as {\"query_id\": ..., \"doc_id\": ..., \"score\": ...}",
                              source=name, line=number)
         rows.append(obj)

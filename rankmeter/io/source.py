@@ -5,7 +5,12 @@ file is called, and decompressed as a stream: leading blank space is counted
 and dropped as it arrives, so a small archive of gigabytes of newlines is
 found empty without ever holding them. Input that is not text at all (empty,
 binary, an archive, UTF-16) is refused before any parsing, with a message
-that says what the file is and what to do.
+that says what the file is and what to do: the first block read is checked
+whole, every later one for NUL bytes, control bytes and a line longer than
+:data:`LONGEST_LINE`, so a compression bomb, ``/dev/zero`` or
+``/dev/urandom`` is refused after one block (memory stays that of a block,
+whatever the expanded size). A plain regular file is read in one piece after
+its first block passed the same check.
 
 A path that is not a regular file (a named pipe, a terminal) may block until
 something writes to it; after a second without data a note on stderr says
@@ -37,6 +42,10 @@ PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
 #: Decompressed bytes read at a time from a compressed stream.
 BLOCK_BYTES = 16 << 20
+#: A line longer than this is in no qrels or run: such input is refused as it streams in.
+LONGEST_LINE = 64 << 20
+#: Bytes of a plain regular file checked before the whole file is read.
+HEAD_BYTES = 1 << 16
 #: Seconds without data from a pipe or terminal before the "waiting" note.
 WAIT_NOTE_SECONDS = 1.0
 
@@ -46,6 +55,9 @@ _COMPRESSIONS = (
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
+#: A Parquet file starts (and ends) with these bytes: binary, not checked as text.
+PARQUET_MAGIC = b"PAR1"
+_BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
 # Signatures of files that are not text: (start, must also contain, what it is, what to do).
 # The second part keeps a text file whose first id merely starts like one ("PK.. 0 d 1").
 _MAGIC = (
@@ -67,9 +79,10 @@ def compression_of(head: bytes) -> str | None:
     ('gzip', None)
     """
     for magic, kind in _COMPRESSIONS:
-        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9")
-        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and
-                                       head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9");
+        # a file that ends within that magic is a truncated archive, not a line of text
+        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and (
+                head[4:10] in _BZ2_BLOCKS or len(head) < 10 and any(b.startswith(head[4:]) for b in _BZ2_BLOCKS))):
             return kind
     return None
 
@@ -231,35 +244,104 @@ def _line_breaks(data: bytes) -> int:
     return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
-def _read_decompressed(stream: BinaryIO, name: str) -> bytes:
-    """All of a decompressing stream; leading blank space is only counted, never held."""
+class _Guard:
+    """Checks of a stream's blocks as they arrive: hostile input is refused after one block.
+
+    The first block with text is checked as :func:`check_text` checks a whole
+    file (the same verdict: every check it makes looks at the start, or finds
+    the first NUL); every block after it for a NUL byte, more than 1% control
+    bytes in its first 64 KiB, and a line longer than :data:`LONGEST_LINE`.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.checked_head = False
+        self.parquet = False
+        self.lines = 0          # line breaks in the blocks before this one
+        self.line_bytes = 0     # bytes since the last line break
+
+    def __call__(self, block: bytes) -> None:
+        if self.parquet:
+            return
+        if not self.checked_head:
+            if block.isspace():
+                self.lines += _line_breaks(block)
+                return
+            if self.lines == 0 and block.startswith(PARQUET_MAGIC):
+                self.parquet = True  # binary by design: Parquet's reader checks it
+                return
+            check_text(block, self.name, first_line=self.lines + 1)
+            self.checked_head = True
+        else:
+            nul = block.find(b"\x00")
+            if nul >= 0:
+                raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
+                                 "is the right file", source=self.name,
+                                 line=self.lines + _line_breaks(block[:nul]) + 1)
+            _refuse_control(block, self.name, self.lines)
+        first = _first_break(block)
+        if first < 0:
+            self.line_bytes += len(block)
+        elif self.line_bytes + first <= LONGEST_LINE:
+            self.line_bytes = len(block) - _last_break(block) - 1  # blocks are shorter than the limit
+            self.lines += _line_breaks(block)
+            return
+        if self.line_bytes + max(first, 0) > LONGEST_LINE:
+            raise InputError(f"line {self.lines + 1} is longer than {LONGEST_LINE >> 20} MiB: not a text file "
+                             "of qrels or a run; check that this is the right file", source=self.name)
+
+
+def _first_break(block: bytes) -> int:
+    found = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+    return min(found) if found else -1
+
+
+def _last_break(block: bytes) -> int:
+    return max(block.rfind(b"\n"), block.rfind(b"\r"))
+
+
+def _read_guarded(stream: BinaryIO, name: str) -> bytes:
+    """All of a stream (decompressing, a pipe, a device) in blocks, each checked as it arrives.
+
+    Leading blank space is only counted, never held; blank lines come back as
+    LFs so that line numbers stay those of the file.
+    """
+    guard = _Guard(name)
     blank_lines = 0
     pending_cr = False
+    blocks: list[bytes] = []
     while True:
         block = _read(stream, name, BLOCK_BYTES)
         if not block:
-            return b""  # blank throughout: the caller reports an empty file
-        if pending_cr and block.startswith(b"\n"):
-            blank_lines -= 1  # a CRLF cut between two blocks is one line break
-        if not block.isspace():
             break
-        blank_lines += _line_breaks(block)
-        pending_cr = block.endswith(b"\r")
-    rest = _read(stream, name)
-    # Blank lines kept as LFs so that line numbers stay those of the file.
-    return b"".join((b"\n" * blank_lines, block, rest)) if blank_lines or rest else block
+        if not blocks:
+            if pending_cr and block.startswith(b"\n"):
+                blank_lines -= 1  # a CRLF cut between two blocks is one line break
+            if block.isspace():
+                blank_lines += _line_breaks(block)
+                pending_cr = block.endswith(b"\r")
+                continue
+            if blank_lines > LONGEST_LINE:  # held as LFs below: refused rather than materialised
+                raise InputError(f"{blank_lines} blank lines before the first text: not a file of qrels "
+                                 "or a run; check that this is the right file", source=name)
+            guard.lines = blank_lines
+        guard(block)
+        blocks.append(block)
+    if not blocks:
+        return b""  # blank throughout: the caller reports an empty file
+    if blank_lines:
+        blocks.insert(0, b"\n" * blank_lines)
+    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
 
 
-def _gunzip(compressed: bytes, name: str) -> bytes:
-    """gzip in one call (much faster than a stream) unless its first block is blank: then streamed."""
-    try:
-        first = zlib.decompressobj(wbits=31).decompress(compressed, 1 << 16)
-        if first and not first.isspace():
-            return gzip.decompress(compressed)
-    except _DECOMPRESS_ERRORS as exc:
-        raise _broken("gzip", exc, name) from None
-    stream = _CheckedStream(_decompressing(io.BytesIO(compressed), "gzip"), "gzip", name)
-    return _read_decompressed(stream, name)
+def _refuse_control(data: bytes, name: str, lines_before: int = 0) -> None:
+    sample = np.frombuffer(data, dtype=np.uint8, count=min(len(data), 1 << 16))
+    control = _CONTROL[sample]
+    if control.sum() * 100 > len(sample):  # over 1%: no text file looks like this
+        first = int(np.argmax(control))
+        raise InputError(f"binary data (control byte 0x{sample[first]:02x} and many more), not a text "
+                         "file of qrels or a run; check that this is the right file",
+                         source=name, line=lines_before + data.count(b"\n", 0, first) + 1)
 
 
 def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
@@ -279,19 +361,36 @@ def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
         with _waiting_note(name, not (owned or name == "<stdin>") or _regular_stream(raw)):
             head = _peek(raw, name)
         kind = compression_of(head)
-        if kind is None:
-            data = _rest(raw, head, name)
-        elif kind == "gzip":
-            data = _gunzip(_rest(raw, head, name), name)
+        if kind is None and _plain_file(raw, owned, name):
+            data = _rest(raw, head, name)  # a regular file whose start is text: one read
+        elif kind is None:
+            data = _read_guarded(_Prefixed(head, raw), name)  # a pipe, a device, a file object
         else:
             stream = _CheckedStream(_decompressing(_Prefixed(head, raw), kind), kind, name)
-            data = _read_decompressed(stream, name)
+            data = _read_guarded(stream, name)
     finally:
         if owned:
             raw.close()
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     return data, name
+
+
+def _plain_file(raw: BinaryIO, owned: bool, name: str) -> bool:
+    """Whether ``raw`` is a regular file rankmeter opened whose first block passed :class:`_Guard`'s check.
+
+    Then it is read in one piece (its size is known: no bomb); anything else
+    is read in checked blocks.
+    """
+    if not owned or not _regular_stream(raw):
+        return False
+    try:
+        start = os.pread(raw.fileno(), HEAD_BYTES, 0)
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+    if start and not start.isspace() and not start.startswith(PARQUET_MAGIC):
+        check_text(start, name)
+    return True
 
 
 def _rest(raw: BinaryIO, head: bytes, name: str) -> bytes:
@@ -360,14 +459,41 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     raw, owned = _open_raw(source, name)
     head = _peek(raw, name)
     kind = compression_of(head)
-    if kind is None:
-        return io.BufferedReader(_Prefixed(head, raw, owned), BLOCK_BYTES), name
-    return io.BufferedReader(_CheckedStream(_decompressing(_Prefixed(head, raw, owned), kind), kind, name),
-                             BLOCK_BYTES), name
+    inner = _Prefixed(head, raw, owned)
+    if kind is not None:
+        inner = _CheckedStream(_decompressing(inner, kind), kind, name)
+    return io.BufferedReader(_GuardedStream(inner, name), BLOCK_BYTES), name
 
 
-def check_text(data: bytes, name: str) -> None:
-    """Refuse empty input and input that is not text at all (every text reader runs this)."""
+class _GuardedStream(io.RawIOBase):
+    """A stream whose blocks pass :class:`_Guard` as they are read: binary data is refused at once."""
+
+    def __init__(self, inner: BinaryIO, name: str):
+        self.inner, self.guard = inner, _Guard(name)
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        try:
+            self.inner.close()
+        finally:
+            super().close()
+
+    def readinto(self, buffer) -> int:
+        data = _as_bytes(self.inner.read(len(buffer)), self.guard.name)
+        if data:
+            self.guard(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
+    """Refuse empty input and input that is not text at all (every text reader runs this).
+
+    ``first_line`` is the line number of ``data``'s first line in its file
+    (a block read after blank lines).
+    """
     if not data or data.isspace():
         raise InputError("the file is empty; expected qrels or run lines", source=name)
     for magic, also, what, todo in _MAGIC:
@@ -382,11 +508,5 @@ def check_text(data: bytes, name: str) -> None:
                 raise InputError("looks like UTF-16 text (every other byte is NUL); save it as UTF-8 "
                                  "or ASCII", source=name)
         raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
-                         "is the right file", source=name, line=line)
-    sample = np.frombuffer(data, dtype=np.uint8, count=min(len(data), 1 << 16))
-    control = _CONTROL[sample]
-    if control.sum() * 100 > len(sample):  # over 1%: no text file looks like this
-        first = int(np.argmax(control))
-        raise InputError(f"binary data (control byte 0x{sample[first]:02x} and many more), not a text "
-                         "file of qrels or a run; check that this is the right file",
-                         source=name, line=data.count(b"\n", 0, first) + 1)
+                         "is the right file", source=name, line=line + first_line - 1)
+    _refuse_control(data, name, first_line - 1)
