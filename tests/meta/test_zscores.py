@@ -62,3 +62,86 @@ def test_trec_eval_reads_the_file_as_rankmeter_does(tmp_path):
     theirs = subprocess.run([binary, "-q", "-Z", str(path), "-m", "map", "-m", "P.5", qrels, runs[3]],
                             capture_output=True)
     assert ours.stdout == theirs.stdout
+
+
+def _identical_case(tmp_path, value_runs=3):
+    """Topic 1: every reference run ranks the one relevant doc 5th of 10, so P_10 = 0.1 and map = 0.2 in each
+    (numpy's std of three 0.1s is 1.7e-17 and their mean 0.1 + 1 ulp); topic 2 differs between runs."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d5 1\n" + "".join(f"2 0 d{d} 1\n" for d in range(3)))
+    runs = []
+    for r in range(value_runs):
+        p = tmp_path / f"r{r}.run"
+        p.write_text("".join(f"1 Q0 d{d} {d} {20 - d} r{r}\n" for d in range(1, 11))
+                     + "".join(f"2 Q0 d{(d + r) % 10} {d + 1} {20 - d} r{r}\n" for d in range(10)))
+        runs.append(str(p))
+    return str(qrels), runs
+
+
+def test_identical_values_give_a_deviation_of_exactly_zero(tmp_path):
+    qrels, runs = _identical_case(tmp_path)
+    table = standardisation(qrels, runs, ["P_10", "map"])
+    assert np.std([0.1, 0.1, 0.1], ddof=1) > 0        # what the file held before
+    assert table["1"]["P_10"] == (0.1, 0.0) and table["1"]["map"] == (0.2, 0.0)
+    assert table["2"]["P_10"][1] == 0.0 and table["2"]["map"][1] > 0   # P_10 = 0.3 in all three; map differs
+    path = tmp_path / "z.txt"
+    write_zscores(table, path)
+    lines = path.read_text().splitlines()
+    assert "1 P_10 0.1 0.0" in lines and "1 map 0.2 0.0" in lines
+
+
+def test_trec_eval_z_gives_zero_for_a_run_at_the_mean(tmp_path):
+    """rankmeter trec_eval -Z on a reference run: Z 0.0000 on the topics where every reference run scored
+    alike (was -0.54: (0.1 - (0.1 + 1 ulp)) / 1.7e-17), and trec_eval's -1000000 for a value elsewhere."""
+    import io
+
+    from rankmeter.cli.trec_eval import run as trec_eval
+    from rankmeter.compat.zscores import to_zscores
+
+    qrels, runs = _identical_case(tmp_path)
+    path = tmp_path / "z.txt"
+    write_zscores(standardisation(qrels, runs, ["P_10"]), path)
+    back = read_zscores(str(path))
+    assert back[b"1"][b"P_10"] == (0.1, 0.0)
+    assert to_zscores(np.array([0.1, 0.2]), [b"1", b"1"], "P_10", back).tolist() == [0.0, MISSING_ZSCORE]
+    out = io.BytesIO()
+    assert trec_eval(["-q", "-Z", str(path), "-m", "P.10", qrels, runs[0]], out=out) == 0
+    lines = out.getvalue().decode().splitlines()
+    label = "Z" + f"{'P_10':<22}"
+    assert f"{label}\t1\t0.0000" in lines and f"{label}\t2\t0.0000" in lines
+    other = tmp_path / "other.run"
+    other.write_text("".join(f"1 Q0 d{d} {d + 1} {20 - d} x\n" for d in range(6, 16)))
+    out = io.BytesIO()
+    assert trec_eval(["-q", "-Z", str(path), "-m", "P.10", qrels, str(other)], out=out) == 0
+    assert f"{label}\t1\t-1000000.0000" in out.getvalue().decode().splitlines()
+
+
+def test_write_zscores_refuses_to_replace_an_input(tmp_path):
+    from rankmeter.errors import RankmeterError
+
+    qrels, runs = _identical_case(tmp_path)
+    table = standardisation(qrels, runs, ["P_10"])
+    before = open(runs[0]).read()
+    with pytest.raises(RankmeterError):
+        write_zscores(table, runs[0], inputs=[qrels, *runs])
+    assert open(runs[0]).read() == before
+
+
+def test_c_trec_eval_reads_the_identical_values_file_as_rankmeter_does(tmp_path):
+    import io
+
+    from rankmeter.cli.trec_eval import run as trec_eval
+
+    qrels, runs = _identical_case(tmp_path)
+    path = tmp_path / "z.txt"
+    write_zscores(standardisation(qrels, runs, ["P_10", "map"]), path)
+    binary = os.environ.get("TREC_EVAL_BIN")
+    if not binary:
+        pytest.skip("TREC_EVAL_BIN not set (built by .ci/run from shared/anchors)")
+    for run in runs:
+        argv = ["-q", "-Z", str(path), "-m", "P.10", "-m", "map", qrels, run]
+        out = io.BytesIO()
+        assert trec_eval(argv, out=out) == 0
+        theirs = subprocess.run([binary, *argv], capture_output=True)
+        assert out.getvalue() == theirs.stdout
+        assert b"Zmap                   \t1\t0.0000\n" in theirs.stdout

@@ -7,8 +7,13 @@ the (mean, sd) of every topic and measure from the reference runs;
 :func:`write_zscores` writes them as the file trec_eval reads with ``-Z``
 (``qid measure mean stddev``; ``rankmeter trec_eval -Z`` reads it too) and
 :func:`standardise` applies them to per-query values as trec_eval does
-(compat/zscores.py: a zero deviation gives 0 at the mean, -1000000
-elsewhere and for topics missing from the table).
+(compat/zscores.py, trec_eval's convert_zscores.c: a zero deviation gives
+z = 0 at the mean, -1000000 elsewhere and for topics missing from the table).
+
+Identical reference values give a deviation of exactly 0 and a mean equal to
+that value (:func:`mean_and_sd` computes about the first value), so a run
+scoring the common value gets z = 0 from rankmeter and trec_eval alike, never
+a quotient of two rounding errors.
 
 >>> table = standardisation({"t1": {"a": 1, "b": 1}}, {"r1": {"t1": ["a", "x"]}, "r2": {"t1": ["x", "b"]}},
 ...                         ["RR"])
@@ -23,7 +28,7 @@ import numpy as np
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["standardisation", "write_zscores", "standardise"]
+__all__ = ["standardisation", "write_zscores", "standardise", "mean_and_sd"]
 
 
 def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[str, dict[str, tuple[float, float]]]:
@@ -47,18 +52,40 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     out: dict[str, dict[str, tuple[float, float]]] = {}
     for query, per in values.items():
         for label, xs in per.items():
-            arr = np.asarray(xs)
-            sd = float(arr.std(ddof=ddof)) if len(arr) > ddof else 0.0
-            out.setdefault(query, {})[label] = (float(arr.mean()), sd)
+            out.setdefault(query, {})[label] = mean_and_sd(xs, ddof=ddof)
     return out
 
 
-def write_zscores(table: dict, path) -> None:
-    """Write ``table`` as a trec_eval ``-Z`` file: ``qid measure mean stddev`` per line (repr precision)."""
+def mean_and_sd(values, *, ddof: int = 1) -> tuple[float, float]:
+    """Mean and standard deviation of ``values``, computed about the first value so that identical values
+    give their value and exactly 0 by construction (numpy's two-pass ``std`` of three 0.1s is 1.7e-17: the
+    mean 0.1 + 1 ulp is subtracted back). A deviation from fewer than ``ddof + 1`` values is 0.
+
+    >>> mean_and_sd([0.1, 0.1, 0.1])
+    (0.1, 0.0)
+    >>> mean_and_sd([1.0, 2.0, 3.0])
+    (2.0, 1.0)
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if not len(x):
+        raise ParameterError("a mean of no values")
+    shifted = x - x[0]                         # exactly 0 wherever a value equals the first
+    shift = float(shifted.mean())
+    mean = float(x[0]) + shift
+    if len(x) <= ddof or not shifted.any():
+        return mean, 0.0
+    return mean, float(np.sqrt(((shifted - shift) ** 2).sum() / (len(x) - ddof)))
+
+
+def write_zscores(table: dict, path, *, inputs=()) -> None:
+    """Write ``table`` as a trec_eval ``-Z`` file: ``qid measure mean stddev`` per line (repr precision, so
+    trec_eval reads back the very doubles: a value equal to the mean of a topic whose runs all scored it
+    gives z = 0). ``inputs``: the files the table was computed from, which the writer refuses to replace."""
     from rankmeter.io.output import output_file
 
-    lines = [f"{q} {m} {mean!r} {sd!r}\n" for q in sorted(table) for m, (mean, sd) in sorted(table[q].items())]
-    with output_file(path) as fh:
+    lines = [f"{q} {m} {float(mean)!r} {float(sd)!r}\n" for q in sorted(table)
+             for m, (mean, sd) in sorted(table[q].items())]
+    with output_file(path, inputs=inputs) as fh:
         fh.write("".join(lines))
 
 
@@ -73,5 +100,6 @@ def standardise(values: dict[str, float], table: dict, measure: str) -> dict[str
             out[query] = MISSING_ZSCORE
             continue
         mean, sd = stats
+        # trec_eval's rule for sd = 0 (convert_zscores.c): 0 at the mean, undefined (MISSING) elsewhere
         out[query] = (value - mean) / sd if sd != 0 else (0.0 if value == mean else MISSING_ZSCORE)
     return out
