@@ -284,16 +284,57 @@ def test_dump_dom_hostile_ids_stay_inert(hostile_report, tmp_path):
     assert "&lt;img/src=x/onerror=document.documentElement.dataset.pwned=1&gt;" in dom
 
 
-@needs_chromium
-def test_screenshot_renders_something(rr_report, tmp_path):
-    shot = tmp_path / "shot.png"
-    _chromium(tmp_path, "--hide-scrollbars", "--window-size=1200,1600", f"--screenshot={shot}", rr_report.as_uri())
+def _boxes(page, selector: str) -> list[tuple[int, int, int, int]]:
+    """Page coordinates (x, y, width, height) of every element matching ``selector``, as on a full-page shot."""
+    return [tuple(int(round(v)) for v in box) for box in page.eval_on_selector_all(
+        selector, "els => els.map(e => { const r = e.getBoundingClientRect();"
+                  " return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })")]
+
+
+def _text_lines(mask) -> int:
+    """Separate horizontal bands of ``mask`` (lines of text in a cell or table)."""
+    rows = mask.any(axis=1)
+    return int(rows[0]) + int(np.count_nonzero(rows[1:] & ~rows[:-1]))
+
+
+def test_screenshot_shows_the_tables_their_colours_and_the_plots(page_of, rr_report):
+    """What a reader sees, checked in the pixels of a full-page screenshot at the elements' own boxes.
+
+    A blank or unstyled page, a table hidden or drawn white, the Δ column without its sign colours or a
+    plot without its bars all fail here (thresholds measured on a good page: text covers 1-7 % of a table).
+    """
+    from io import BytesIO
+
     import matplotlib.image
 
-    pixels = matplotlib.image.imread(shot)
-    assert pixels.shape[:2] == (1600, 1200)
-    ink = (pixels[..., :3] < 0.9).any(axis=-1).mean()  # share of pixels that are not (near) white
-    assert 0.02 < ink < 0.6  # text, tables and plots drawn; neither blank nor an error colour
+    page = page_of(rr_report)
+    pixels = matplotlib.image.imread(BytesIO(page.screenshot(full_page=True)), format="png")[..., :3]
+    dark = pixels.max(axis=-1) < 0.5  # text and axes
+    red = (pixels[..., 0] > 0.6) & (pixels[..., 1] < 0.45) & (pixels[..., 2] < 0.45)
+    blue = (pixels[..., 2] > 0.5) & (pixels[..., 0] < 0.4)
+
+    def at(mask, box):
+        x, y, w, h = box
+        assert w > 0 and h > 0 and y + h <= mask.shape[0] and x + w <= mask.shape[1], f"box {box} off the page"
+        return mask[y:y + h, x:x + w]
+
+    (comparison,) = _boxes(page, "#comparison")
+    assert comparison[2] > 400 and 0.01 < at(dark, comparison).mean() < 0.3
+    assert _text_lines(at(dark, comparison)) >= 3  # header, base, new
+    assert at(red, comparison).any()  # new's negative mean difference, in red
+
+    rows = _boxes(page, "#per-query tbody tr")
+    assert len(rows) == 3 and all(h >= 15 for _, _, _, h in rows)
+    for box in rows:
+        assert at(dark, box).mean() > 0.01, f"per-query row {box} drawn without visible text"
+    deltas = _boxes(page, "#per-query tbody tr td:last-child")  # RR new - base: +0.5, -0.5, -0.667
+    assert [bool(at(blue, box).any()) for box in deltas] == [True, False, False]
+    assert [bool(at(red, box).any()) for box in deltas] == [False, True, True]
+
+    figures = _boxes(page, "figure svg")
+    assert len(figures) >= 2 and min(w for _, _, w, _ in figures) > 200
+    bars = figures[0]  # per-query differences: one bar up (blue), two down (red)
+    assert at(blue, bars).mean() > 0.01 and at(red, bars).mean() > 0.02 and at(dark, bars).any()
 
 
 # ------------------------------------------------------------------ real browser: playwright on the same chromium
