@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from rankmeter.errors import InputError, ParameterError
 from rankmeter.analyses.judges.agreement import agreement, agreement_text
+from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"
 

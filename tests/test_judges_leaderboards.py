@@ -10,8 +10,12 @@ import pytest
 from scipy import stats
 
 import rankmeter
+from rankmeter.analyses.judges.leaderboards import (
+    from_scores,
+    leaderboards,
+    read_leaderboard,
+)
 from rankmeter.errors import InputError, ParameterError
-from rankmeter.analyses.judges.leaderboards import from_scores, leaderboards, read_leaderboard
 
 AUTOJUDGE = Path(__file__).parent / "fixtures" / "llm_judges" / "autojudge.json"
 

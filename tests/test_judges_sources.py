@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.errors import InputError, ParameterError
 from rankmeter.analyses.judges.sources import aggregate, mix, read_samples
+from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from rankmeter import compare_scores
-from rankmeter.errors import InputError, ParameterError
 from rankmeter.analyses.nuggets import compare_nuggets, nugget_scores, read_assignments
+from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"
 SYSTEMS = ("sys0", "sys1", "sys2")

@@ -245,7 +245,10 @@ def main() -> int:
         trees = {name: checkout(name, args.mirror, tmp) for name in PINS}
         provenance = {name: {"repository": PINS[name][0], "commit": full} for name, (_, full) in trees.items()}
         provenance["python"] = sys.version.split()[0]
-        import numpy, pandas, scipy, sklearn
+        import numpy
+        import pandas
+        import scipy
+        import sklearn
         provenance["libraries"] = {"numpy": numpy.__version__, "scipy": scipy.__version__,
                                    "pandas": pandas.__version__, "scikit-learn": sklearn.__version__}
         work = tmp / "work"

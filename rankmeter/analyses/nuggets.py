@@ -40,7 +40,7 @@ import numpy as np
 
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["read_assignments", "nugget_scores", "compare_nuggets", "NuggetScores", "MEASURES"]
+__all__ = ["MEASURES", "NuggetScores", "compare_nuggets", "nugget_scores", "read_assignments"]
 
 MEASURES = ("strict_vital", "strict_all", "vital", "all")
 

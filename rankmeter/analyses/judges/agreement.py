@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.errors import ParameterError
 from rankmeter.analyses.judges.pairs import join, source_name
+from rankmeter.errors import ParameterError
 
 __all__ = ["agreement", "agreement_text"]
 
@@ -180,8 +180,8 @@ def agreement_text(result: dict, *, decimals: int = 4) -> str:
         return "undefined" if value is None else f"{value:.{decimals}f}"
 
     a, b, rel = printable(result["a"]), printable(result["b"]), f"{result['rel']:g}"
-    lines = [f"{a} vs {b}: {result['pairs']} pairs judged by both; {result['only_a']} by {a} only, "
-             f"{result['only_b']} by {b} only"]
+    lines = [(f"{a} vs {b}: {result['pairs']} pairs judged by both; {result['only_a']} by {a} only, "
+              f"{result['only_b']} by {b} only")]
     labels = {"cohen_kappa": "Cohen's kappa", "cohen_kappa_binary": f"Cohen's kappa, binary (grade >= {rel})",
               "quadratic_kappa": "Cohen's kappa, quadratic weights", "krippendorff_alpha": "Krippendorff's alpha, ordinal",
               "fleiss_kappa": "Fleiss' kappa", "jaccard": f"Jaccard of the relevant pairs (grade >= {rel})"}
@@ -197,8 +197,8 @@ def agreement_text(result: dict, *, decimals: int = 4) -> str:
     if result.get("per_query"):
         qw = max(len("query"), *(len(printable(r["query"])) for r in result["per_query"]))
         lines += ["", "per query (undefined: -)",
-                  f"  {'query':<{qw}} {'pairs':>6} {'only a':>6} {'only b':>6} {'kappa':>8} {'binary':>8} "
-                  f"{'quadratic':>9} {'alpha':>8}"]
+                  (f"  {'query':<{qw}} {'pairs':>6} {'only a':>6} {'only b':>6} {'kappa':>8} {'binary':>8} "
+                   f"{'quadratic':>9} {'alpha':>8}")]
         for r in result["per_query"]:
             cells = [("-" if r[n] is None else f"{r[n]:.{decimals}f}") for n in
                      ("cohen_kappa", "cohen_kappa_binary", "quadratic_kappa", "krippendorff_alpha")]

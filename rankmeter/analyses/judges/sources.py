@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.canonical import Qrels, decode_id, encode_id, qrels_table
 
-__all__ = ["read_samples", "aggregate", "mix", "Mixed", "write_qrels", "METHODS"]
+__all__ = ["METHODS", "Mixed", "aggregate", "mix", "read_samples", "write_qrels"]
 
 METHODS = ("mode", "mean", "median")
 
@@ -128,7 +128,7 @@ def _pair_codes(query: pa.Array, doc: pa.Array):
     qi = pc.dictionary_encode(query).combine_chunks() if isinstance(query, pa.ChunkedArray) else pc.dictionary_encode(query)
     di = pc.dictionary_encode(doc).combine_chunks() if isinstance(doc, pa.ChunkedArray) else pc.dictionary_encode(doc)
     key = qi.indices.to_numpy().astype(np.int64) * len(di.dictionary) + di.indices.to_numpy().astype(np.int64)
-    uniq, first, code = np.unique(key, return_index=True, return_inverse=True)
+    _, first, code = np.unique(key, return_index=True, return_inverse=True)
     return code.ravel(), first
 
 

@@ -1,0 +1,239 @@
+"""What the LLM's labels change, run by run: :func:`impact`.
+
+Each run is scored under three versions of the judgments: ``human`` only, ``llm`` only and
+``mixed`` (human-first, :func:`rankmeter.analyses.judges.mix`), and under the mixed judgments
+with every retrieved doc judged by neither counted relevant at the top grade
+(``unjudged_relevant``; the mixed score itself counts them non-relevant, the usual worst case).
+For precision-like measures and RBP the two are the bounds; for measures normalised by the
+relevant docs (AP, nDCG) the second is the value under that assumption, not a bound.
+
+Each run's rank (competition rank of the mean) under each version and its change from the human
+ranking; then the comparisons of :func:`rankmeter.analyses.stats.compare.compare` (against the
+baseline, or every pair) under each version, with its test and correction, flagging each
+comparison whose conclusion (significantly better, worse, or neither) differs from the human one.
+
+When the LLM gave probabilities per grade (a :func:`rankmeter.analyses.judges.read_samples` JSON
+Lines file), ``probabilities=`` adds, under ``llm`` and ``mixed``: the expected score, exact for
+measures linear in the grades (DCG: the score under the expected grades; others are undefined,
+with the reason), and an interval from resampling the labels (seeded, ``samples`` draws; the
+``alpha / 2`` and ``1 - alpha / 2`` quantiles of each run's mean).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmeter.errors import ParameterError
+
+__all__ = ["LINEAR", "Impact", "impact"]
+
+VERSIONS = ("human", "llm", "mixed")
+#: measures whose value is linear in the grades (gain = grade): their expectation is the score under expected grades
+LINEAR = re.compile(r"^DCG(@\d+)?$")
+
+
+@dataclass
+class Impact:
+    """Scores, ranks, bounds, comparisons and flips per run and measure (see the module docstring)."""
+
+    measures: list[str]
+    runs: list[dict] = field(default_factory=list)
+    comparisons: list[dict] = field(default_factory=list)
+    expected: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"measures": self.measures, **self.settings, "runs": self.runs, "comparisons": self.comparisons,
+                "expected": self.expected}
+
+    def flips(self) -> list[dict]:
+        """The comparisons whose conclusion differs from the human judgments' under some version."""
+        return [c for c in self.comparisons if c["flips"]]
+
+    def to_text(self, *, decimals: int = 4) -> str:
+        from rankmeter.io.output import printable
+        f = f"{{:.{decimals}f}}"
+        lines = []
+        for m in self.measures:
+            width = max(len(printable(r["run"])) for r in self.runs)
+            lines.append(f"{m}: score (rank) under each version; unjudged docs non-relevant .. relevant (mixed)")
+            lines.append(f"  {'run':<{width}}  {'human':>{decimals + 7}}  {'llm':>{decimals + 7}}  "
+                         f"{'mixed':>{decimals + 7}}  unjudged")
+            for r in self.runs:
+                s, k = r["scores"][m], r["ranks"][m]
+                cells = [f"{f.format(s[v])} ({k[v]:>2})" for v in VERSIONS]
+                lines.append(f"  {printable(r['run']):<{width}}  " + "  ".join(cells)
+                             + f"  {f.format(s['mixed'])} .. {f.format(s['unjudged_relevant'])}")
+            if m in self.expected:
+                lines.append("  with the LLM's probabilities: expected score [interval]")
+                for run, e in self.expected[m].items():
+                    parts = []
+                    for v in ("llm", "mixed"):
+                        mean = "undefined" if e[v]["expected"] is None else f.format(e[v]["expected"])
+                        low, high = e[v]["interval"]
+                        parts.append(f"{v} {mean} [{f.format(low)}, {f.format(high)}]")
+                    lines.append(f"    {printable(run)}: " + "; ".join(parts))
+                why = next((e[v]["undefined"] for e in self.expected[m].values() for v in ("llm", "mixed")
+                            if e[v].get("undefined")), None)
+                if why:
+                    lines.append(f"    expected score undefined: {why}")
+            flips = [c for c in self.comparisons if c["measure"] == m and c["flips"]]
+            test = f"{self.settings['test']} test, {self.settings['correction']} correction, alpha {self.settings['alpha']}"
+            lines.append(f"  comparisons whose conclusion changes with the labels ({test}): "
+                         + ("none" if not flips else ""))
+            for c in flips:
+                said = ", ".join(f"{v}: {c[v]['conclusion']}" for v in VERSIONS)
+                lines.append(f"    {printable(c['system'])} vs {printable(c['baseline'])}: {said}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+def _ranks(values: list[float]) -> list[int]:
+    return [1 + sum(v > x for v in values) for x in values]
+
+
+def _conclusion(row: dict, alpha: float) -> str:
+    p = row["p_adjusted"]
+    if p is None or not np.isfinite(p) or p >= alpha:
+        return "no significant difference"
+    return "better" if row["delta"] > 0 else "worse"
+
+
+def _unjudged_relevant(mixed, run, top: float):
+    """The mixed qrels plus every doc ``run`` retrieves for a judged query that neither side judged, at ``top``."""
+    from rankmeter.io.canonical import Qrels, qrels_table
+    known = mixed.table
+    retrieved = run.table.select(["query", "doc"])
+    retrieved = retrieved.filter(pc.is_in(retrieved.column("query"), value_set=pc.unique(known.column("query"))))
+    unjudged = retrieved.join(known.select(["query", "doc"]), keys=["query", "doc"], join_type="left anti",
+                              use_threads=False)
+    unjudged = unjudged.group_by(["query", "doc"], use_threads=False).aggregate([])
+    rel_type = known.schema.field("rel").type
+    extra = pa.array(np.full(len(unjudged), top), type=pa.float64()).cast(rel_type)
+    table = qrels_table(pa.concat_arrays([known.column("query").combine_chunks(),
+                                          unjudged.column("query").combine_chunks()]),
+                        pa.concat_arrays([known.column("doc").combine_chunks(), unjudged.column("doc").combine_chunks()]),
+                        pa.concat_arrays([known.column("rel").combine_chunks(), extra]))
+    return Qrels(table, "unjudged relevant", origin="dict")
+
+
+def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t",
+           correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
+           probabilities=None, samples: int = 200, **options) -> Impact:
+    """What scoring with the LLM's labels changes for each run (see the module docstring).
+
+    Parameters
+    ----------
+    human, llm : path, Qrels, dict or DataFrame
+        The human and the LLM judgments (LLM grades may be real numbers: pass ``grades="real"``).
+    runs : list or dict
+        Two or more runs, named as :func:`rankmeter.compare` names them.
+    measures : str or list of str
+    baseline : str or list of str, optional
+        The run(s) compared with; None compares every pair of runs.
+    test, correction, alpha, permutations, seed
+        As for :func:`rankmeter.compare`.
+    probabilities : path or Samples, optional
+        The LLM's probability per grade for each pair (JSON Lines, see
+        :mod:`rankmeter.analyses.judges.sources`): adds ``expected``.
+    samples : int, default 200
+        Label draws for the resampled interval.
+    **options
+        Evaluation options of :func:`rankmeter.evaluate`, the same under every version.
+    """
+    import rankmeter
+    from rankmeter.analyses.judges.sources import mix
+    from rankmeter.analyses.stats.compare import compare
+    from rankmeter.core.naming import name_runs
+
+    measures = [measures] if isinstance(measures, str) else list(measures)
+    named = name_runs(runs, columns=options.get("columns"))
+    if len(named) < 2:
+        raise ParameterError(f"runs: got {len(named)}; the impact on rankings needs at least two runs")
+    runs_by_name = dict(named)
+    mixed = mix(human, llm)
+    sources = {"human": human, "llm": llm, "mixed": mixed.qrels}
+    grades = {"grades": "real"} if mixed.qrels.real_grades and "grades" not in options else {}
+    tables = {v: rankmeter.evaluate(q, runs_by_name, measures, **options, **grades) for v, q in sources.items()}
+    labels = list(tables["human"].names)
+    top = float(pc.max(mixed.qrels.table.column("rel")).as_py())
+    best = {name: rankmeter.evaluate(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures,
+                                     **options, **grades) for name, run in named}
+    result = Impact(labels, settings={"test": test, "correction": correction, "alpha": alpha,
+                                      "baseline": baseline, "judged": mixed.counts})
+    names = [name for name, _ in named]
+    ranks = {(v, m): dict(zip(names, _ranks([tables[v][n][m] for n in names]))) for v in VERSIONS for m in labels}
+    for name in names:
+        scores = {m: {**{v: tables[v][name][m] for v in VERSIONS}, "unjudged_relevant": best[name][name][m]}
+                  for m in labels}
+        rank = {m: {v: ranks[(v, m)][name] for v in VERSIONS} for m in labels}
+        change = {m: {v: rank[m]["human"] - rank[m][v] for v in ("llm", "mixed")} for m in labels}
+        result.runs.append({"run": name, "scores": scores, "ranks": rank, "rank_change": change})
+    compared = {v: compare(q, runs_by_name, measures, baseline=baseline or names[0], test=test, correction=correction,
+                           alpha=alpha, permutations=permutations, seed=seed, **options, **grades)
+                for v, q in sources.items()}
+    records = {v: (c.pair_records() if baseline is None else c.table_records()) for v, c in compared.items()}
+    for i, row in enumerate(records["human"]):
+        system = row.get("system", row.get("system_a"))
+        base = row.get("baseline", row.get("system_b"))
+        if system == base:
+            continue
+        entry = {"measure": row["measure"], "system": system, "baseline": base}
+        for v in VERSIONS:
+            r = records[v][i]
+            entry[v] = {"delta": r["delta"], "p_value": r["p_value"], "p_adjusted": r["p_adjusted"],
+                        "conclusion": _conclusion(r, alpha)}
+        entry["flips"] = [v for v in ("llm", "mixed") if entry[v]["conclusion"] != entry["human"]["conclusion"]]
+        result.comparisons.append(entry)
+    if probabilities is not None:
+        result.expected = _expected(human, probabilities, runs_by_name, labels, measures, alpha, samples, seed,
+                                    options)
+    return result
+
+
+def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed, options) -> dict:
+    """Expected score (linear measures) and resampled interval, under LLM-only and mixed labels."""
+    import rankmeter
+    from rankmeter.analyses.judges.sources import Samples, aggregate, mix, read_samples
+    from rankmeter.io.canonical import Qrels, qrels_table
+
+    s = probabilities if isinstance(probabilities, Samples) else read_samples(probabilities)
+    if s.probabilities is None:
+        raise ParameterError("probabilities: the file gives single grades; expected scores need a probability "
+                             "per grade ({\"query\", \"doc\", \"probabilities\": {grade: p}})")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 2:
+        raise ParameterError(f"samples={samples!r}: expected an integer >= 2, e.g. 200")
+    opts = {**options, "grades": "real"}
+    mean_qrels = aggregate(s, method="mean")
+    exact = {"llm": rankmeter.evaluate(mean_qrels, runs, measures, **opts),
+             "mixed": rankmeter.evaluate(mix(human, mean_qrels).qrels, runs, measures, **opts)}
+    rng = np.random.Generator(np.random.PCG64(seed))
+    cumulative = np.cumsum(s.probabilities, axis=1)
+    draws = {v: {run: {m: [] for m in labels} for run in runs} for v in ("llm", "mixed")}
+    for _ in range(samples):
+        picked = (rng.random((len(cumulative), 1)) > cumulative).sum(axis=1)
+        grade = s.levels[np.minimum(picked, len(s.levels) - 1)]
+        drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
+        for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
+            table = rankmeter.evaluate(q, runs, measures, **opts)
+            for run in runs:
+                for m in labels:
+                    draws[v][run][m].append(table[run][m])
+    out: dict = {}
+    for m in labels:
+        linear = bool(LINEAR.match(m))
+        out[m] = {}
+        for run in runs:
+            out[m][run] = {}
+            for v in ("llm", "mixed"):
+                low, high = np.quantile(draws[v][run][m], [alpha / 2, 1 - alpha / 2])
+                entry = {"expected": exact[v][run][m] if linear else None, "interval": [float(low), float(high)]}
+                if not linear:
+                    entry["undefined"] = (f"{m} is not linear in the grades: its expectation is not the score under "
+                                          "the expected grades (DCG is); see the interval")
+                out[m][run][v] = entry
+    return out
