@@ -16,17 +16,13 @@ and is listed at the end of the report.
 """
 from __future__ import annotations
 
-import contextlib
 import dis
 import inspect
-import io
 import os
 import re
 import shutil
-import subprocess
 import sys
 import types
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -37,6 +33,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:  # test modules import optional_packages and reference from here
     sys.path.insert(0, str(TESTS_DIR))
 
+from cli_runner import CliResult, run_cli_in_process, run_cli_subprocess  # noqa: E402,F401
 from optional_packages import ORACLES, PIP_NAMES, Missing, install_hint, installed, top_level  # noqa: E402
 
 try:
@@ -311,94 +308,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 # ---------------------------------------------------------------------------------------------- the CLI
-
-@dataclass
-class CliResult:
-    """What one ``rankmeter`` command did: exit code, standard output and error (text and bytes)."""
-    code: int
-    out: str
-    err: str
-    stdout_bytes: bytes = b""
-
-    # subprocess.CompletedProcess spellings, so tests read the same either way
-    @property
-    def returncode(self) -> int:
-        return self.code
-
-    @property
-    def stdout(self) -> str:
-        return self.out
-
-    @property
-    def stderr(self) -> str:
-        return self.err
-
-
-_NEEDS_EXTRA = re.compile(r"No module named '([\w.]+)'|needs ([\w.]+): pip install")
-
-
-def _skip_if_missing_extra(result: CliResult) -> CliResult:
-    """A command that refused for a missing optional package (exit 2, the CLI's message) is a visible skip."""
-    if result.code == 2:
-        match = _NEEDS_EXTRA.search(result.err)
-        if match:
-            name = match.group(1) or match.group(2)
-            if top_level(name) in PIP_NAMES and not installed(name):
-                pytest.skip(f"needs {top_level(name)}, not installed ({install_hint(name)}): the CLI said {result.err.strip()}")
-    return result
-
-
-def _argv(args) -> list[str]:
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        args = args[0]
-    return [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
-
-
-def run_cli_in_process(*args, stdin: bytes | str | None = None, cwd=None) -> CliResult:
-    """``rankmeter ARGS`` through ``rankmeter.cli.app.main`` in this process, its global changes undone."""
-    from rankmeter.cli.app import main
-
-    argv = _argv(args)
-    stdin_bytes = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
-    out_buffer, err_buffer = io.BytesIO(), io.BytesIO()
-    out = io.TextIOWrapper(out_buffer, encoding="utf-8", newline="", write_through=True)
-    err = io.TextIOWrapper(err_buffer, encoding="utf-8", newline="", write_through=True)
-    fake_in = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8", newline="")
-    saved_meta_path = list(sys.meta_path)  # main() may add a finder that hides pandas
-    saved_streams = sys.stdin, sys.stdout, sys.stderr
-    saved_cwd = os.getcwd()
-    try:
-        with warnings.catch_warnings():  # main() sets the warning filter and showwarning
-            if cwd is not None:
-                os.chdir(cwd)
-            sys.stdin, sys.stdout, sys.stderr = fake_in, out, err
-            try:
-                code = main(argv)
-            except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-            out.flush()
-            err.flush()
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
-        sys.meta_path[:] = saved_meta_path
-        os.chdir(saved_cwd)
-    stdout_bytes = out_buffer.getvalue()
-    result = CliResult(code if code is not None else 0, stdout_bytes.decode("utf-8", "replace"),
-                       err_buffer.getvalue().decode("utf-8", "replace"), stdout_bytes)
-    return _skip_if_missing_extra(result)
-
-
-def run_cli_subprocess(*args, stdin: bytes | str | None = None, cwd=None, env=None,
-                       timeout: float = 300) -> CliResult:
-    """``python -m rankmeter ARGS`` in a child process: for exit paths, signals, the console entry point."""
-    argv = _argv(args)
-    stdin_bytes = stdin.encode() if isinstance(stdin, str) else stdin
-    done = subprocess.run([sys.executable, "-m", "rankmeter", *argv], input=stdin_bytes, capture_output=True,
-                          cwd=cwd, env=env, timeout=timeout)
-    result = CliResult(done.returncode, done.stdout.decode("utf-8", "replace"),
-                       done.stderr.decode("utf-8", "replace"), done.stdout)
-    return _skip_if_missing_extra(result)
-
 
 @pytest.fixture
 def cli():
