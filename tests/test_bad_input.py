@@ -16,8 +16,6 @@ import lzma
 import os
 import pathlib
 import random
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +25,7 @@ import rankmeter
 import rankmeter.io.trec as trec
 from rankmeter import InputError, RankmeterError
 from rankmeter.io import as_qrels, as_run, read_qrels, read_run
+from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 DATA = pathlib.Path(__file__).parent / "data"
 QRELS = (DATA / "basic.qrels").read_bytes()
@@ -114,21 +113,18 @@ def _read(kind, path):
 
 
 def _check_cli(kind, path, where, phrase, tmp_path):
+    """``eval`` and ``trec_eval`` on the bad input, in process (tests/test_cli.py and the stdin test below
+    run the console entry point as a child process)."""
     q, r = (path, DATA / "basic.run") if kind == "qrels" else (DATA / "basic.qrels", path)
-    commands = (["eval", q, r, "-m", "AP"], ["trec_eval", q, r])
-    procs = [subprocess.Popen([sys.executable, "-m", "rankmeter", *map(str, argv)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=tmp_path)
-             for argv in commands]  # both at once: the test suite waits on them together
-    for argv, proc in zip(commands, procs):
-        out, raw_err = proc.communicate(timeout=120)
-        got = subprocess.CompletedProcess(proc.args, proc.returncode, out, raw_err)
-        err = got.stderr.decode("utf-8", "replace")
-        assert got.returncode != 0, (argv, err)
+    for argv in (["eval", q, r, "-m", "AP"], ["trec_eval", q, r]):
+        got = run_cli_in_process(*argv, cwd=tmp_path)
+        err = got.err
+        assert got.code != 0, (argv, err)
         assert "Traceback" not in err, err
         assert err.endswith("\n") and err.count("\n") == 1, err  # exactly one line
         assert err.startswith("rankmeter: error: "), err
         assert where in err and phrase in err, (where, phrase, err)
-        assert got.stdout == b""
+        assert got.stdout_bytes == b""
 
 
 @pytest.mark.parametrize("case_id,kind,content,line,phrase", LINE_CASES, ids=[c[0] for c in LINE_CASES])
@@ -181,10 +177,9 @@ def test_text_passed_instead_of_a_path():
         read_run(RUN.decode())
 
 
-def test_empty_stdin_through_the_cli(tmp_path):
-    got = subprocess.run([sys.executable, "-m", "rankmeter", "trec_eval", "-", str(DATA / "basic.run")],
-                         input=b"", capture_output=True, timeout=120)
-    assert got.returncode != 0 and got.stderr == b"rankmeter: error: <stdin>: the file is empty; expected qrels or run lines\n"
+def test_empty_stdin_through_the_cli(tmp_path, cli_subprocess):
+    got = cli_subprocess("trec_eval", "-", DATA / "basic.run", stdin=b"", timeout=120)
+    assert got.returncode != 0 and got.stderr == "rankmeter: error: <stdin>: the file is empty; expected qrels or run lines\n"
 
 
 # ---------------------------------------------------------------- duplicates
