@@ -372,7 +372,9 @@ def _subcommands(command: str) -> list[str]:
 
 
 def command_page(command: str, summary: str) -> str:
-    lines = [f"# rankmeter {command}", "", summary[:1].upper() + summary[1:] + ".", ""]
+    # no table of contents column (two entries): the room goes to the command's output and help
+    lines = ["---", "hide:", "  - toc", "---", "", f"# rankmeter {command}", "",
+             summary[:1].upper() + summary[1:] + ".", ""]
     examples = COMMAND_EXAMPLES.get(command)
     if examples is None:
         raise PluginError(f"command {command!r} has no entry in COMMAND_EXAMPLES (tools/docs_hooks.py)")
