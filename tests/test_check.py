@@ -2,17 +2,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import rankmeter
 from rankmeter.analyses.check import check, dedupe
+from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "rankmeter", *map(str, args)], capture_output=True, text=True)
+cli = run_cli_in_process
 
 
 @pytest.fixture

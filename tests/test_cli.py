@@ -6,12 +6,11 @@ import io
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 import rankmeter
+from cli_runner import run_cli_subprocess  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 QRELS = os.path.join(EXAMPLES, "qrels.txt")
@@ -19,8 +18,7 @@ RUN1 = os.path.join(EXAMPLES, "run.txt")
 RUN2 = os.path.join(EXAMPLES, "run2.txt")
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rankmeter", *args], capture_output=True, text=True)
+cli = run_cli_subprocess  # the console entry point itself, in a child process
 
 
 def test_eval_json_one_run_matches_the_api():

@@ -2,25 +2,23 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import rankmeter
 from rankmeter.errors import ParameterError
+from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 EXAMPLES = ROOT / "examples"
 
 
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "rankmeter", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT)
+cli = functools.partial(run_cli_in_process, cwd=ROOT)
 
 
 def test_hand_worked_values():
