@@ -20,24 +20,29 @@ from optional_packages import PIP_NAMES, install_hint, installed, top_level
 
 @dataclass
 class CliResult:
-    """What one ``rankmeter`` command did: exit code, standard output and error (text and bytes)."""
+    """What one ``rankmeter`` command did: exit code, standard output and error (text and bytes).
+
+    ``stdout`` / ``stderr`` / ``returncode`` read as on subprocess.CompletedProcess: text, or
+    bytes when the runner was called with ``text=False``.
+    """
     code: int
     out: str
     err: str
     stdout_bytes: bytes = b""
+    stderr_bytes: bytes = b""
+    text: bool = True
 
-    # subprocess.CompletedProcess spellings, so tests read the same either way
     @property
     def returncode(self) -> int:
         return self.code
 
     @property
-    def stdout(self) -> str:
-        return self.out
+    def stdout(self):
+        return self.out if self.text else self.stdout_bytes
 
     @property
-    def stderr(self) -> str:
-        return self.err
+    def stderr(self):
+        return self.err if self.text else self.stderr_bytes
 
 
 _NEEDS_EXTRA = re.compile(r"No module named '([\w.]+)'|needs ([\w.]+): pip install")
@@ -60,7 +65,7 @@ def _argv(args) -> list[str]:
     return [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
 
 
-def run_cli_in_process(*args, stdin: bytes | str | None = None, cwd=None) -> CliResult:
+def run_cli_in_process(*args, stdin: bytes | str | None = None, cwd=None, text: bool = True) -> CliResult:
     """``rankmeter ARGS`` through ``rankmeter.cli.app.main`` in this process, its global changes undone."""
     from rankmeter.cli.app import main
 
@@ -88,19 +93,19 @@ def run_cli_in_process(*args, stdin: bytes | str | None = None, cwd=None) -> Cli
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         sys.meta_path[:] = saved_meta_path
         os.chdir(saved_cwd)
-    stdout_bytes = out_buffer.getvalue()
+    stdout_bytes, stderr_bytes = out_buffer.getvalue(), err_buffer.getvalue()
     result = CliResult(code if code is not None else 0, stdout_bytes.decode("utf-8", "replace"),
-                       err_buffer.getvalue().decode("utf-8", "replace"), stdout_bytes)
+                       stderr_bytes.decode("utf-8", "replace"), stdout_bytes, stderr_bytes, text)
     return _skip_if_missing_extra(result)
 
 
-def run_cli_subprocess(*args, stdin: bytes | str | None = None, cwd=None, env=None,
-                       timeout: float = 300) -> CliResult:
+def run_cli_subprocess(*args, stdin: bytes | str | None = None, cwd=None, env=None, timeout: float = 300,
+                       text: bool = True) -> CliResult:
     """``python -m rankmeter ARGS`` in a child process: for exit paths, signals, the console entry point."""
     argv = _argv(args)
     stdin_bytes = stdin.encode() if isinstance(stdin, str) else stdin
     done = subprocess.run([sys.executable, "-m", "rankmeter", *argv], input=stdin_bytes, capture_output=True,
                           cwd=cwd, env=env, timeout=timeout)
     result = CliResult(done.returncode, done.stdout.decode("utf-8", "replace"),
-                       done.stderr.decode("utf-8", "replace"), done.stdout)
+                       done.stderr.decode("utf-8", "replace"), done.stdout, done.stderr, text)
     return _skip_if_missing_extra(result)
