@@ -187,8 +187,9 @@ def test_cli_prints_values_and_the_comparison(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)["table"]
     arp = {r["system"]: r["mean"] for r in rows if r["measure"] == "arp"}
-    # mine: u1 (2 + 1) / 2, u2 (2 + 1) / 2, u3 2 -> 5/3; pop: every list a, b -> 2
-    assert arp == {"mine": pytest.approx(5 / 3), "pop": pytest.approx(2.0)}
+    # mine: u1 (2 + 1) / 2, u2 (2 + 1) / 2, u3 2 -> 5/3; pop: every list a, b -> 2 (named by file, as
+    # every command names runs)
+    assert arp == {"mine.csv": pytest.approx(5 / 3), "pop.csv": pytest.approx(2.0)}
     bad = subprocess.run([sys.executable, "-m", "rankmeter", "beyond", str(tmp_path / "nope.csv"),
                           str(tmp_path / "pop.csv")], capture_output=True, text=True)
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr

@@ -9,7 +9,6 @@ Errors print on one line and exit with status 2.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import warnings

@@ -17,7 +17,8 @@ import pyarrow.compute as pc
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.batch import Batch
-from rankmeter.core.judgments import Judgments, duplicate_rows, segment_offsets
+from rankmeter.core.judgments import Judgments, duplicate_rows
+from rankmeter.core.segments import segment_offsets
 from rankmeter.core.keys import chunked_id_hash, pair_hash, query_mix
 from rankmeter.core.order import rank_order
 

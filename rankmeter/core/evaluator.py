@@ -135,7 +135,7 @@ class Evaluator:
                                needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
         return batch
 
-    def rows(self, run) -> "pa.Table":
+    def rows(self, run):
         """The ranked rows of ``run`` joined to the judgments: what :meth:`evaluate` scores, as a table.
 
         One row per ranked doc of every judged query the run ranks, after the options that change the

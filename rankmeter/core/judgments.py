@@ -21,23 +21,10 @@ from rankmeter.io.canonical import Qrels, decode_id
 from rankmeter.core.batch import NONPOOL, UNJUDGED
 from rankmeter.core.memory import give_back
 from rankmeter.core.keys import HashIndex, binary_parts, id_hash, pair_hash
+from rankmeter.core.segments import gather_segments, segment_offsets
 from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
 
 __all__ = ["Judgments", "segment_offsets", "gather_segments"]
-
-
-def segment_offsets(counts: np.ndarray) -> np.ndarray:
-    """Offsets (n + 1, int64) of consecutive segments with these lengths."""
-    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-
-
-def gather_segments(offsets: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of segments ``which`` (in that order) and their new offsets."""
-    lo = offsets[which]
-    counts = offsets[which + 1] - lo
-    new = segment_offsets(counts)
-    rows = np.repeat(lo - new[:-1], counts) + np.arange(int(new[-1]))
-    return rows, new
 
 
 def _single(column) -> pa.Array:

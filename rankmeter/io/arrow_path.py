@@ -194,10 +194,12 @@ def _read_buffer(buf: pa.Buffer, options: dict) -> "pa.Table | None":
 
 
 def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, first_line, has_hash: bool, kind: str,
-                 *, run_fields: bool = False, grades: str = "integer"):
+                 *, run_fields: bool = False, grades: str = "integer", read_span=None, span_block: int = 0):
     """Arrow's parse of a laid-out buffer, checked with whole-array operations.
 
-    ``grades`` is the qrels' grade policy: ``"real"`` reads float64 grades.
+    ``grades`` is the qrels' grade policy: ``"real"`` reads float64 grades. A :class:`FileSpan` is read
+    by ``read_span`` in Arrow blocks of ``span_block`` bytes (:func:`rankmeter.io.direct.read_span`, which
+    passes itself: this module stays below the direct reader).
 
     Returns (columns, line numbers or None); None when the layout is not
     what it seemed (another layout, or the slow path, must judge); False
@@ -208,11 +210,9 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     used = (0, 1) if nfields == 2 else (0, 1, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
     tag = None
     if isinstance(buf, FileSpan):
-        from rankmeter.io.direct import read_span
-        from rankmeter.io.direct import STREAM_BLOCK_BYTES
         # a run keeps small blocks (its unused fields are dropped block by block); qrels keep every
         # field anyway, and Arrow parses larger blocks faster (a 10M-line qrels: 1.4 -> 0.5 s)
-        block = STREAM_BLOCK_BYTES if kind == "run" else 4 * STREAM_BLOCK_BYTES
+        block = span_block if kind == "run" else 4 * span_block
         options = _csv_options(names, types, delimiter, threads=False, block_bytes=block)
         table, tag = read_span(buf, options, [names[i] for i in used])
     else:

@@ -91,7 +91,8 @@ def _scan(fh, path: str, size: int, kind: str, format: str, grades: str):
     if not stripped or tail[len(stripped):] not in (b"", b"\n", b"\r\n", b"\r"):
         return None
     span = FileSpan(path, offset, size - offset, b"\n" if b"\n" in head else b"\r")
-    return parse_layout(span, delimiter, len(fields), skipped + 1, has_hash, kind, grades=grades)
+    return parse_layout(span, delimiter, len(fields), skipped + 1, has_hash, kind, grades=grades,
+                        read_span=read_span, span_block=STREAM_BLOCK_BYTES)
 
 
 class _Range(io.RawIOBase):

@@ -11,6 +11,8 @@ and read only the batch (vectorised numpy over all queries at once).
 """
 from __future__ import annotations
 
+import re
+
 import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -293,7 +295,6 @@ class Measure:
         return self.family.aggregation.reduce(values, value_type)
 
     def __str__(self) -> str:
-        from rankmeter.measures.grammar import format_measure
         return format_measure(self)
 
     def __repr__(self) -> str:
@@ -304,3 +305,29 @@ def level_of(batch, m: Measure) -> int | float:
     """The relevance threshold a kernel uses: the measure's ``rel`` (evaluate fills it in), else 1."""
     rel = m.get("rel")
     return 1 if rel is None else rel
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, str):
+        return value if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) else f'"{value}"'
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return "{" + ", ".join(f"{_format_value(k)}: {_format_value(v)}" for k, v in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_format_value(v) for v in value) + "]"
+    raise AssertionError(value)  # pragma: no cover
+
+
+def format_measure(measure: Measure) -> str:
+    """The canonical name of ``measure``."""
+    out = measure.name
+    if measure.params:
+        out += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in measure.params) + ")"
+    if measure.cutoff is not None:
+        out += "@" + _format_value(measure.cutoff)
+    return out

@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from rankmeter.errors import MeasureError
-from rankmeter.measures.base import Measure
+from rankmeter.measures.base import Measure, format_measure  # noqa: F401 - format_measure is public here too
 
 __all__ = ["parse_measure", "format_measure"]
 
@@ -158,27 +158,3 @@ def parse_measure(text: str | Measure) -> Measure:
     return _Parser(text).measure()
 
 
-def _format_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    if isinstance(value, str):
-        return value if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) else f'"{value}"'
-    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
-        return "{" + ", ".join(f"{_format_value(k)}: {_format_value(v)}" for k, v in value) + "}"
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_format_value(v) for v in value) + "]"
-    raise AssertionError(value)  # pragma: no cover
-
-
-def format_measure(measure: Measure) -> str:
-    """The canonical name of ``measure``."""
-    out = measure.name
-    if measure.params:
-        out += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in measure.params) + ")"
-    if measure.cutoff is not None:
-        out += "@" + _format_value(measure.cutoff)
-    return out

@@ -37,7 +37,7 @@ def beyond_html(train, named: list, *, baseline: str, k: int | None, options: di
                 correction: str, alpha: float, permutations: int, seed: int | None) -> str:
     """The section's HTML: a table of every run's values, then the comparison over users."""
     from rankmeter.analyses.beyond import PER_USER, beyond_accuracy
-    from rankmeter.report.html import _comparison_html, _num, esc
+    from rankmeter.report.markup import _comparison_html, _num, esc
 
     results = {name: beyond_accuracy(train, run_as_lists(run, ties=options.get("ties", "trec_eval")), k=k)
                for name, run in named}

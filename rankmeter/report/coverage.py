@@ -20,7 +20,7 @@ __all__ = ["coverage_html", "ties_html"]
 
 
 def _esc(value) -> str:
-    from rankmeter.report.html import esc
+    from rankmeter.report.markup import esc
     return esc(value)
 
 

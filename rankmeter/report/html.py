@@ -22,32 +22,23 @@ import base64
 import hashlib
 import json
 import math
-from html import escape
 from pathlib import Path
 
 import numpy as np
 
 from rankmeter import __version__
 from rankmeter.errors import ParameterError, RankmeterError
-from rankmeter.io.output import check_output, printable
+from rankmeter.io.output import check_output
 from rankmeter.report.assets import CSS, SCRIPT
 from rankmeter.measures.aggregation import TEXT
 from rankmeter.report.plots import PerQueryTable, _align
+from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc  # noqa: F401 - esc is public here
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
 DASH = "\u2013"
 _COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value", "p_adjusted",
             "ci_low", "ci_high", "effect_size", "wins", "ties", "losses"]
-
-
-def esc(value: object) -> str:
-    """Text for HTML content or a quoted attribute; bidirectional controls shown escaped, never obeyed.
-
-    >>> esc("run\u202e<b>")
-    'run\\\\u202e&lt;b&gt;'
-    """
-    return escape(printable(value), quote=True)
 
 
 def script_json(obj: object) -> str:
@@ -106,93 +97,6 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
                          "losses": int((d < 0).sum())})
     return rows, False
 
-
-def _num(v, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "\u2013"
-    if isinstance(v, (bool, np.bool_)):
-        return "\u2713" if v else ""
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        return f"{float(v):.{digits}f}"
-    return str(v)
-
-
-def _p(v) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "\u2013"
-    return "<0.001" if v < 0.001 else f"{v:.3f}"
-
-
-def _dv(v) -> str:
-    """A sortable data-v attribute value: '' for a missing number."""
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return ""
-    return repr(f) if math.isfinite(f) else ""
-
-
-def _comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
-    cols = [("measure", "measure", True), ("system", "system", True), ("baseline", "baseline", True),
-            ("mean", "mean", False), ("delta", "\u0394", False), ("p_value", "p", False),
-            ("p_adjusted", "p (adjusted)", False), ("ci", "CI of \u0394", False),
-            ("effect_size", "effect size", False), ("wtl", "wins / ties / losses", False)]
-    head = "".join(f'<th class="{"text" if t else "num"}">{esc(h)}</th>' for _, h, t in cols)
-    best: dict[str, float] = {}
-    for row in records:
-        if not _isnan(row.get("mean")):
-            best[row["measure"]] = max(best.get(row["measure"], -math.inf), row["mean"])
-    body = []
-    for row in records:
-        p = row.get("p_adjusted")
-        sig = tested and p is not None and not _isnan(p) and p < alpha and row.get("system") != row.get("baseline")
-        delta = row.get("delta")
-        cells = []
-        is_base = row.get("system") == row.get("baseline")
-        for key, _, text in cols:
-            if is_base and key in ("delta", "wtl", "ci"):
-                cells.append(f'<td data-v="">{DASH}</td>')
-            elif key == "ci":
-                lo, hi = row.get("ci_low"), row.get("ci_high")
-                shown = DASH if _isnan(lo) else f"[{_num(lo)}, {_num(hi)}]"
-                cells.append(f'<td data-v="{_dv(lo)}">{shown}</td>')
-            elif key == "wtl":
-                cells.append(f'<td data-v="{_dv(row.get("wins"))}">{_num(row.get("wins"))} / '
-                             f'{_num(row.get("ties"))} / {_num(row.get("losses"))}</td>')
-            elif text:
-                cells.append(f'<td class="text">{esc(row.get(key, ""))}</td>')
-            else:
-                v = row.get(key)
-                classes = []
-                if key == "mean" and not _isnan(v) and v == best.get(row["measure"]):
-                    classes.append("best")
-                if key == "delta" and not _isnan(delta) and delta:
-                    classes.append("up" if delta > 0 else "down")
-                if key == "p_adjusted" and sig:
-                    classes.append("sig")
-                shown = _p(v) if key.startswith("p_") else _num(v)
-                cls = f' class="{" ".join(classes)}"' if classes else ""
-                cells.append(f'<td data-v="{_dv(v)}"{cls}>{shown}</td>')
-        base_cls = ' class="base"' if is_base else ""
-        body.append(f"<tr{base_cls}>{''.join(cells)}</tr>")
-    note = (f"Bold: best mean per measure. * : adjusted p &lt; {esc(alpha)}. A system's mean and \u0394 are "
-            "over the queries it shares with the baseline." if tested else
-            "Significance tests were not run (they need two runs or more); "
-            "means are paired over the queries both runs answered.")
-    return (f'<div class="scroll"><table class="sortable" id="comparison"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div><p class="note">{note}</p>')
-
-
-def _isnan(v) -> bool:
-    try:
-        return v is None or math.isnan(float(v))
-    except (TypeError, ValueError):
-        return False
-
-
-# ------------------------------------------------------------------ per-query table
 
 def _per_query_html(tables: dict[str, PerQueryTable], baseline: str, explained: set[str]) -> str:
     first = next(iter(tables.values()))
