@@ -47,7 +47,7 @@ from rankmeter.core.build import query_starts, ranked_rows
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run
 from rankmeter.core.naming import name_runs
-from rankmeter.analyses.fusion.catalog import METHODS, NORMS
+from rankmeter.analyses.fusion.catalog import METHODS
 from rankmeter.analyses.fusion.trained import TRAINED
 from rankmeter.analyses.fusion.normalise import normalise
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from rankmeter.analyses.judges.agreement import agreement
 from rankmeter.errors import ParameterError
-from rankmeter.io import as_qrels
 from rankmeter.io.canonical import decode_id
 
 __all__ = ["Pool", "pool", "agreement"]
@@ -87,8 +86,6 @@ def pool(runs, *, depth: int | None = None, take: int | None = None, priority: s
 
 def _already_judged(qrels, chosen, opts, docs: dict) -> dict[bytes, int]:
     """Per pooled query, how many of its pooled docs ``qrels`` already grade (the core's join)."""
-    import pyarrow.compute as pc
-
     from rankmeter.core import Evaluator
 
     evaluator = Evaluator(qrels, ["P@1"], columns=opts.columns, input_format=opts.input_format,
