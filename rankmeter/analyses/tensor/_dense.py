@@ -21,27 +21,45 @@ __all__ = ["Ranked", "DENSE"]
 class Ranked:
     """The candidates of every row in rank order, and what the formulas read from them."""
 
-    def __init__(self, inputs: Inputs, ties: str):
+    def __init__(self, inputs: Inputs, ties: str, depth: int | None = None):
         ops, xp = inputs.ops, inputs.ops.xp
         self.ops, self.xp, self.dtype, self.ties = ops, xp, inputs.dtype, ties
         rows, width = inputs.shape
-        self.rows, self.width = rows, width
-        order = ops.argsort(-inputs.scores, axis=1)
-        ranked_first = ops.take(inputs.ranked, order)
-        if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
-            order = ops.take(order, ops.argsort(ops.astype(~ranked_first, xp.int8), axis=1))
+        depth = width if depth is None or ties == "average" else min(depth, width)
+        self.rows, self.width = rows, depth
+        order = self._order(inputs, depth)
         self.order = order
-        self.valid = ops.take(inputs.ranked, order)
         zero = ops.zeros((), self.dtype)
         self.zero = zero
+        self.n_ret = xp.sum(ops.astype(inputs.ranked, self.dtype), axis=1)
+        self.rank = ops.astype(ops.arange(depth, xp.int64), self.dtype)[None, :] + 1.0
+        self.valid = self.rank <= self.n_ret[:, None]   # ranked candidates come first
         self.g = xp.where(self.valid, ops.take(inputs.targets, order), zero)
-        self.n_ret = xp.sum(ops.astype(self.valid, self.dtype), axis=1)
-        self.rank = ops.astype(ops.arange(width, xp.int64), self.dtype)[None, :] + 1.0
         self.judged, self.judged_mask = inputs.judged, inputs.judged_mask
         self._cache: dict = {}
         if ties == "average":
             self.sorted_scores = ops.take(inputs.scores, order)
             self._tie_layout(self.sorted_scores)
+
+    def _order(self, inputs: Inputs, depth: int):
+        """Columns of each row's top ``depth`` ranks: ranked candidates by score, best first, equal scores
+        in input order, then the others."""
+        ops, xp = self.ops, self.xp
+        width = inputs.shape[1]
+        bits = ops.float32_bits(inputs.scores + 0.0) if inputs.scores.dtype == xp.float32 else None
+        if bits is not None and width < 2 ** 31:
+            # float32 bits as an int32 that orders as the floats do (negative floats count down), widened
+            # with the column so that every key is distinct: a top-k or an unstable sort is then exact
+            order32 = xp.where(bits < 0, bits ^ 0x7FFFFFFF, bits)
+            column = ops.arange(width, xp.int64)[None, :]
+            key = ops.astype(order32, xp.int64) * width + (width - 1 - column)
+            key = xp.where(inputs.ranked, key, ops.full((), -(2 ** 63), xp.int64))
+            return ops.top_indices(key, depth)
+        order = ops.argsort(-inputs.scores, axis=1)
+        if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
+            ranked_first = ops.take(inputs.ranked, order)
+            order = ops.take(order, ops.argsort(ops.astype(~ranked_first, xp.int8), axis=1))
+        return order[:, :depth]
 
     # ------------------------------------------------------------- helpers
     def f(self, x):
@@ -139,7 +157,8 @@ class Ranked:
             else:
                 gains = self.upto(self.gains(self.g, spec, self.valid), m.cutoff if ideal == "topk" else None)
             gains = self.xp.where(gains > 0, gains, self.zero)
-            self._cache[key] = self.ops.sort_descending(gains, axis=1)
+            k = gains.shape[1] if m.cutoff is None else min(m.cutoff, gains.shape[1])
+            self._cache[key] = self.ops.top_values(gains, k)
         return self._cache[key]
 
     def qrels_top(self):

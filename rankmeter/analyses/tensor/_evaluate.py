@@ -61,7 +61,9 @@ def evaluate(scores, targets, measures, *, mask=None, indexes=None, ties: str = 
     -------
     dict
         Measure name as given -> per-row values ``[B]``, an array of the
-        input's library on its device.
+        input's library on its device. A row without any real element is
+        no query: its values are NaN (left out of :class:`Metric`'s means),
+        as are those of ``empty_target_action="skip"``.
 
     Examples
     --------
@@ -89,15 +91,32 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
     """
     if form not in ("auto", "kernels", "dense"):
         raise ParameterError(f"form={form!r}: expected auto, kernels or dense")
-    ranked = Ranked(inputs, ties)
     use_kernels = form == "kernels" or (form == "auto" and inputs.ops.name == "numpy")
+    ranked = Ranked(inputs, ties, None if use_kernels else _depth(planned))
     if use_kernels:
         if inputs.ops.name != "numpy":
             raise ParameterError("form='kernels' reads numpy arrays; use form='dense' for other libraries")
         from rankmeter.analyses.tensor._kernels import batch_of, kernel_values
         batch = batch_of(ranked)
-        return {label: kernel_values(batch, m) for label, m in planned}
-    return {label: _dense_values(ranked, m) for label, m in planned}
+        values = {label: kernel_values(batch, m) for label, m in planned}
+    else:
+        values = {label: _dense_values(ranked, m) for label, m in planned}
+    # a row without any real element is no query (rankmeter.evaluate and TorchMetrics have none there)
+    xp = inputs.ops.xp
+    absent = ~xp.any(inputs.judged_mask, axis=1)
+    nan = inputs.ops.full((), float("nan"), values[planned[0][0]].dtype)
+    return {label: xp.where(absent, nan, v) for label, v in values.items()}
+
+
+def _depth(planned) -> int | None:
+    """Ranks the measures read: the largest cutoff, or every rank (None) if one reads past its cutoff."""
+    depth = 0
+    for _, m in planned:
+        reads_all = any(p.name == "ideal" for p in m.family.params) and m.get("ideal") == "run"
+        if m.cutoff is None or reads_all:
+            return None
+        depth = max(depth, m.cutoff)
+    return depth
 
 
 def _dense_values(ranked: Ranked, m):

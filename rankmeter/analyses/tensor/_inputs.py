@@ -130,21 +130,25 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
     if mask is not None and tuple(mask.shape) != tuple(scores.shape):
         raise InputError(f"mask has shape {tuple(mask.shape)}, scores {tuple(scores.shape)}", source="mask")
     dtype = _compute_dtype(ops, scores)
+    padded = mask is not None or ignore_index is not None
     real = ops.full(tuple(scores.shape), True, xp.bool) if mask is None else mask
     s = ops.astype(scores, dtype)
     t = ops.astype(targets, dtype)
     if ignore_index is not None:
         real = real & (t != ignore_index)
-    bad_score = xp.isnan(s) & real
-    bad_target = ((t < 0) | xp.isnan(t)) & real
-    if bool(xp.any(bad_score | bad_target)):   # one boolean from the device
-        if bool(xp.any(bad_score)):
+    # the checks that read values: one boolean from the device
+    bad_score = xp.isnan(s) if ops.is_float(scores) else None
+    bad_target = None if ops.is_bool(targets) else (t < 0) | xp.isnan(t) if ops.is_float(targets) else t < 0
+    bad = [b & real if padded else b for b in (bad_score, bad_target) if b is not None]
+    if bad and bool(xp.any(bad[0] | bad[1] if len(bad) == 2 else bad[0])):
+        if bad_score is not None and bool(xp.any(bad[0])):
             raise InputError("scores hold NaN; give every real candidate a number (mask out padding)",
                              source="scores")
         raise InputError("targets hold a negative value or NaN; grades are >= 0 (0 = not relevant); mask "
                          "padding with mask= or drop a label with ignore_index=", source="targets")
-    t = xp.where(real, t, ops.zeros((), dtype))
-    s = xp.where(real, s, ops.zeros((), dtype))
+    if padded:
+        t = xp.where(real, t, ops.zeros((), dtype))
+        s = xp.where(real, s, ops.zeros((), dtype))
     ranked = real & (s > 0) if positive_scores_only else real
     judged, judged_mask = _judged_side(ops, t, real, num_relevant, ideal_targets, dtype)
     return Inputs(ops, s, t, real, ranked, judged, judged_mask, dtype, row_ids)

@@ -38,7 +38,6 @@ def _grades(values: np.ndarray) -> np.ndarray:
 
 def batch_of(ranked: Ranked) -> Batch:
     """The Batch of the rows of ``ranked`` (numpy arrays), ties averaged when ``ranked`` averages them."""
-    from rankmeter.core.build import tie_groups
     from rankmeter.core.needs import _top
 
     valid = ranked.valid
@@ -51,8 +50,12 @@ def batch_of(ranked: Ranked) -> Batch:
     judged_rel = _grades(judged[np.arange(judged.shape[1])[None, :] < judged_counts[:, None]])
     tie = None
     if ranked.ties == "average":
+        # as core/build.py's tie_groups: rows of one query with equal scores share a group number
         qidx = np.repeat(np.arange(ranked.rows), counts)
-        tie = tie_groups(qidx, ranked.sorted_scores[valid])
+        score = ranked.sorted_scores[valid]
+        new = np.ones(len(qidx), dtype=bool)
+        new[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
+        tie = np.cumsum(new) - 1
     needs = {"qrels_max_grade": _top(judged_rel.max(initial=0))}
     return Batch(queries=_RowNames(ranked.rows), offsets=offsets, rel=rel,
                  judged_offsets=np.concatenate(([0], np.cumsum(judged_counts))).astype(np.int64),

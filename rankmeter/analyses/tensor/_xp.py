@@ -75,6 +75,18 @@ class Ops:
     def concat(self, arrays, axis: int = 1):
         return self.xp.concat(arrays, axis=axis)
 
+    def float32_bits(self, x):
+        """The bits of float32 ``x`` as int32 (None: the library cannot reinterpret them)."""
+        return None
+
+    def top_indices(self, key, k: int):
+        """Columns of the k largest of each row of distinct ``key`` values, largest first."""
+        return self.argsort(-key, axis=1)[:, :k]
+
+    def top_values(self, x, k: int):
+        """The k largest values of each row, largest first."""
+        return self.sort_descending(x, axis=1)[:, :k]
+
     def is_float(self, x) -> bool:
         return self.xp.isdtype(x.dtype, "real floating")
 
@@ -127,6 +139,12 @@ class NumpyOps(Ops):
     def concat(self, arrays, axis=1):
         return self.xp.concatenate(arrays, axis=axis)
 
+    def float32_bits(self, x):
+        return x.view(self.xp.int32)
+
+    def top_indices(self, key, k):
+        return self.xp.flip(self.xp.argsort(key, axis=1), axis=1)[:, :k]
+
     def is_float(self, x):
         return x.dtype.kind == "f"
 
@@ -173,6 +191,19 @@ class TorchOps(Ops):
 
     def concat(self, arrays, axis=1):
         return self.xp.cat(arrays, dim=axis)
+
+    def float32_bits(self, x):
+        return x.view(self.xp.int32)
+
+    def top_indices(self, key, k):
+        if k == key.shape[1]:
+            return self.xp.sort(key, dim=1, descending=True).indices
+        return self.xp.topk(key, k, dim=1).indices
+
+    def top_values(self, x, k):
+        if k >= x.shape[1]:
+            return self.sort_descending(x, axis=1)
+        return self.xp.topk(x, k, dim=1).values
 
     def is_float(self, x):
         return x.dtype.is_floating_point
