@@ -366,10 +366,7 @@ def test_several_baselines_share_one_family_and_effect_sizes_have_intervals():
         compare(qrels, runs, ["AP"], baseline=["sys0", "nope"])
 
 
-def test_cli_several_baselines_and_all_pairs(tmp_path):
-    import subprocess
-    import sys
-
+def test_cli_several_baselines_and_all_pairs(tmp_path, cli):
     qrels, runs = _data()
     qp = tmp_path / "q.txt"
     qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
@@ -379,9 +376,8 @@ def test_cli_several_baselines_and_all_pairs(tmp_path):
         p.write_text("".join(f"{q} Q0 {d} {i + 1} {s} {name}\n" for q, docs in run.items()
                              for i, (d, s) in enumerate(sorted(docs.items(), key=lambda t: -t[1]))))
         paths.append(str(p))
-    done = subprocess.run([sys.executable, "-m", "rankmeter", "compare", str(qp), *paths, "-m", "AP",
-                           "--baseline", "sys0", "--baseline", "sys1", "--all-pairs", "--correction", "holm"],
-                          capture_output=True, text=True)
+    done = cli("compare", qp, *paths, "-m", "AP", "--baseline", "sys0", "--baseline", "sys1", "--all-pairs",
+               "--correction", "holm")
     assert done.returncode == 0, done.stderr
     assert "Against the baselines sys0, sys1:" in done.stdout and "Every pair (holm correction" in done.stdout
     pairs = compare(str(qp), paths, ["AP"], correction="holm").pairwise

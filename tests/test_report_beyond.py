@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -65,7 +63,7 @@ def test_one_run_has_no_comparison_and_k_without_train_is_refused():
         render_report(QRELS, RUNS, ["P@2"], beyond_k=5, plots=False)
 
 
-def test_cli_train_flag(tmp_path):
+def test_cli_train_flag(tmp_path, cli):
     (tmp_path / "train.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in TRAIN.items()
                                                                   for i in items))
     (tmp_path / "q.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items()))
@@ -76,13 +74,11 @@ def test_cli_train_flag(tmp_path):
                                 for i, (d, s) in enumerate(docs.items())))
         paths.append(str(path))
     out = tmp_path / "r.html"
-    done = subprocess.run([sys.executable, "-m", "rankmeter", "report", str(tmp_path / "q.txt"), *paths, "-m", "P@2",
-                           "-o", str(out), "--train", str(tmp_path / "train.csv"), "--beyond-k", "2"],
-                          capture_output=True, text=True)
+    done = cli("report", tmp_path / "q.txt", *paths, "-m", "P@2", "-o", out, "--train", tmp_path / "train.csv",
+               "--beyond-k", "2")
     assert done.returncode == 0, done.stderr
     cells = _beyond_cells(out.read_text())
     assert cells["pop"]["arp"] == pytest.approx(2.0)
-    bad = subprocess.run([sys.executable, "-m", "rankmeter", "report", str(tmp_path / "q.txt"), *paths, "-m", "P@2",
-                          "-o", str(tmp_path / "s.html"), "--train", str(tmp_path / "none.csv")],
-                         capture_output=True, text=True)
+    bad = cli("report", tmp_path / "q.txt", *paths, "-m", "P@2", "-o", tmp_path / "s.html",
+              "--train", tmp_path / "none.csv")
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,8 +1,6 @@
 """Run utilities: hand-checked cases through the API and `rankmeter run`."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
@@ -37,17 +35,15 @@ def test_rerank_cut_filter_tag_merge_sample():
 
 
 @pytest.mark.parametrize("suffix", ["txt", "parquet", "jsonl"])
-def test_cli_round_trips_every_format(tmp_path, suffix):
+def test_cli_round_trips_every_format(tmp_path, suffix, cli):
     source = tmp_path / "run.txt"
     source.write_text("".join(f"{q} Q0 {d} 9 {s} t\n" for q, docs in RUN.items() for d, s in docs.items()))
     out = tmp_path / f"out.{suffix}"
-    done = subprocess.run([sys.executable, "-m", "rankmeter", "run", "cut", str(source), "-k", "2", "-o", str(out)],
-                          capture_output=True, text=True)
+    done = cli("run", "cut", str(source), "-k", "2", "-o", str(out))
     assert done.returncode == 0, done.stderr
     back = rankmeter.read_run(str(out))
     assert _pairs(runs.rerank(back)) == _pairs(runs.cut(RUN, 2))
     if suffix == "txt":
         assert [line.split()[3] for line in out.read_text().splitlines()] == ["1", "1", "2", "1", "2"]
-    refused = subprocess.run([sys.executable, "-m", "rankmeter", "run", "rerank", str(source), "-o", str(source)],
-                             capture_output=True, text=True)
+    refused = cli("run", "rerank", str(source), "-o", str(source))
     assert refused.returncode == 2 and "one of the inputs" in refused.stderr

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -43,20 +41,17 @@ def test_values_are_evaluate_under_each_policy_and_groups_are_counted(tmp_path):
     assert groups["2"]["tied_groups"] == 1 and groups["2"]["largest"] == 4 and groups["2"]["straddles"] == [10]
 
 
-def test_command_line_text_and_json(tmp_path):
+def test_command_line_text_and_json(tmp_path, cli):
     qrels, run = _case(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "rankmeter", "ties", str(qrels), str(run), "-m", "AP", "-m", "P@10",
-                           "--format", "json"], capture_output=True, text=True)
+    done = cli("ties", str(qrels), str(run), "-m", "AP", "-m", "P@10", "--format", "json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert [r["measure"] for r in data["overall"]] == ["AP", "P@10"]
     ap = rankmeter.evaluate(qrels, run, ["AP"], ties="average").mean["AP"]
     assert data["overall"][0]["average"] == pytest.approx(ap)
-    text = subprocess.run([sys.executable, "-m", "rankmeter", "ties", str(qrels), str(run), "-m", "AP"],
-                          capture_output=True, text=True)
+    text = cli("ties", str(qrels), str(run), "-m", "AP")
     assert text.returncode == 0
     assert "2 of 2 queries hold tied docs" in text.stdout and "10: 1" in text.stdout
     assert f"{ap:.4f}" in text.stdout
-    bad = subprocess.run([sys.executable, "-m", "rankmeter", "ties", str(qrels), str(run), "-m", "nope"],
-                         capture_output=True, text=True)
+    bad = cli("ties", str(qrels), str(run), "-m", "nope")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

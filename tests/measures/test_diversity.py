@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -116,7 +115,7 @@ RUN_FILE = """\
 """
 
 
-def test_worked_example_from_a_trec_diversity_file(tmp_path):
+def test_worked_example_from_a_trec_diversity_file(tmp_path, cli):
     """Subtopics 1 {a, b} and 2 {a, c}; subtopic 3 has no relevant doc, so S = 2.
 
     Run b, a, x. Gains: b covers 1 -> 1; a covers 1 (seen once) and 2 -> 0.5 + 1 = 1.5; x -> 0.
@@ -135,9 +134,10 @@ def test_worked_example_from_a_trec_diversity_file(tmp_path):
     ideal_dcg = 3 + 1 / math.log2(3) + 1 / 2
     assert values == {"alpha_DCG@3": 0.675613, "alpha_nDCG@3": 0.758691, "P_IA@2": 0.75, "StRecall@1": 0.5,
                       "AP_IA": 0.625, "P@2": 1.0, "nDCG(gain=exp)@3": round((1 + 3 / math.log2(3)) / ideal_dcg, 6)}
-    out = subprocess.run([sys.executable, "-m", "rankmeter", "eval", str(tmp_path / "web.div.qrels"),
-                          str(tmp_path / "run.txt"), "-m", "alpha_nDCG@3", "-m", "P@2", "--format", "csv"],
-                         capture_output=True, text=True, check=True).stdout
+    done = cli("eval", tmp_path / "web.div.qrels", tmp_path / "run.txt", "-m", "alpha_nDCG@3", "-m", "P@2",
+               "--format", "csv")
+    assert done.code == 0, done.err
+    out = done.stdout
     assert out.splitlines()[1].split(",")[2:] == ["0.7586908119341802", "1.0"]
 
 
@@ -282,12 +282,11 @@ def test_equal_intents_change_nothing_and_bad_intents_are_refused():
         rankmeter.evaluate(qrels, run, names, intents={"1": {"1": -1}})
 
 
-def test_a_missing_cutoff_is_named_and_check_notes_diversity_qrels(tmp_path):
+def test_a_missing_cutoff_is_named_and_check_notes_diversity_qrels(tmp_path, cli):
     with pytest.raises(rankmeter.MeasureError, match=r"alpha_nDCG needs a cutoff, e.g. alpha_nDCG@10"):
         rankmeter.evaluate({"q": {"a": 1}}, {"q": ["a"]}, "alpha_nDCG")
     (tmp_path / "web.div.qrels").write_text(QRELS_FILE)
     (tmp_path / "run.txt").write_text(RUN_FILE)
-    out = subprocess.run([sys.executable, "-m", "rankmeter", "check", str(tmp_path / "web.div.qrels"),
-                          str(tmp_path / "run.txt")], capture_output=True, text=True)
+    out = cli("check", str(tmp_path / "web.div.qrels"), str(tmp_path / "run.txt"))
     assert "diversity qrels: 3 (query, subtopic) pairs" in out.stdout + out.stderr
     assert "judged twice for a query" not in out.stdout + out.stderr
