@@ -12,7 +12,6 @@ import gzip
 import io
 import json
 import lzma
-import subprocess
 import sys
 
 import numpy as np
@@ -22,6 +21,7 @@ import pytest
 
 import rankmeter
 from rankmeter.io import read_qrels, read_run
+from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R@20"]
 
@@ -132,9 +132,9 @@ def _same(results, reference):
         np.testing.assert_array_equal(results.values(m), values[m], err_msg=m)
 
 
-def _cli(args, cwd, stdin=None):
-    return subprocess.run([sys.executable, "-m", "rankmeter", "eval", *map(str, args), *sum((["-m", m] for m in MEASURES), []),
-                           "--format", "json", "-q"], input=stdin, capture_output=True, cwd=cwd, timeout=120)
+def _cli(args, cwd=None, stdin=None):
+    return run_cli_in_process("eval", *args, *sum((["-m", m] for m in MEASURES), []), "--format", "json", "-q",
+                              stdin=stdin, cwd=cwd, text=False)
 
 
 def _cli_values(got) -> dict:
@@ -170,21 +170,15 @@ def test_run_formats_give_the_trec_values(tmp_path, reference, case_id, name, co
 
 
 def test_formats_through_the_cli(tmp_path, reference, cli_reference):
-    """Every case at once through ``python -m rankmeter eval``, and ``-`` for each kind."""
+    """Every case through ``rankmeter eval`` (in process), and ``-`` for each kind."""
     base = reference[0]
-    procs = []
     for kind, cases in (("qrels", QRELS_CASES), ("run", RUN_CASES)):
         for case_id, name, content in cases:
             d = tmp_path / f"{kind}-{case_id}"
             d.mkdir()
             (d / name).write_bytes(content)
             args = [d / name, base / "run.txt"] if kind == "qrels" else [base / "qrels.txt", d / name]
-            procs.append((case_id, subprocess.Popen(
-                [sys.executable, "-m", "rankmeter", "eval", *map(str, args), *sum((["-m", m] for m in MEASURES), []),
-                 "--format", "json", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)))
-    for case_id, proc in procs:
-        out, err = proc.communicate(timeout=120)
-        assert _cli_values(subprocess.CompletedProcess(proc.args, proc.returncode, out, err)) == cli_reference, case_id
+            assert _cli_values(_cli(args)) == cli_reference, case_id
     # standard input: compressed qrels, a CSV run
     assert _cli_values(_cli(["-", base / "run.txt"], tmp_path, stdin=bz2.compress(TREC_QRELS))) == cli_reference
     csv_run = b"qid,docno,score\n" + _text(RUN, lambda q, d, k, s: (q, d, f"{s}"), ",")
