@@ -1,0 +1,286 @@
+"""ranx's ``Qrels`` and ``Run``: the same constructors, files and attributes, held as plain dicts.
+
+A ``Run`` keeps each query's docs by score descending and its queries sorted, as ranx keeps them
+(so ``to_dict`` and ``save`` write what ranx writes); ``.scores`` / ``.mean_scores`` are filled by
+:func:`~rankmeter.compat.ranx.evaluate`. Docs with equal scores stay in the order given (ranx's
+numba quicksort leaves their order arbitrary).
+
+>>> run = Run({"q2": {"a": 0.1, "b": 0.9}, "q1": {"c": 1.0}}, name="bm25")
+>>> dict(run.to_dict()), run.name, len(run)
+({'q1': {'c': 1.0}, 'q2': {'b': 0.9, 'a': 0.1}}, 'bm25', 2)
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections import defaultdict
+
+from rankmeter.errors import InputError, ParameterError
+
+__all__ = ["Qrels", "Run", "file_kind"]
+
+_KINDS = {"qrels": ("json", "trec", "gz", "parquet"), "run": ("json", "trec", "lz4", "gz", "parquet")}
+
+
+def file_kind(path, kind: str | None, what: str) -> str:
+    """ranx's rule: the extension (``.txt`` is trec, ``.parq`` parquet) unless ``kind`` is given."""
+    if kind is None:
+        kind = os.path.splitext(os.fspath(path))[1][1:]
+        kind = {"txt": "trec", "parq": "parquet"}.get(kind, kind)
+    if kind not in _KINDS[what]:
+        raise ParameterError(f"kind={kind!r} ({os.fspath(path)}): a ranx {what} file is one of "
+                             f"{', '.join(_KINDS[what])}; pass kind= for another extension")
+    return kind
+
+
+def _sorted(d: dict, value) -> dict:
+    """Queries sorted by id, each query's docs by value descending (a stable sort keeps ties as given)."""
+    return {q: dict(sorted(((str(doc), value(v)) for doc, v in docs.items()), key=lambda kv: -kv[1]))
+            for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0])}
+
+
+def _lines(path, kind: str, width: int, layout: str):
+    """(line number, fields) of a TREC file (gzipped when ``kind`` is gz), each line checked for its width."""
+    with (gzip.open if kind == "gz" else open)(path, "rt") as f:
+        for number, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != width:
+                raise InputError(f"a line has {width} fields ({layout}); this one has {len(fields)}",
+                                 source=os.fspath(path), line=number)
+            yield number, fields
+
+
+def _frame_dict(df, q_id_col, doc_id_col, score_col) -> dict:
+    out: dict = {}
+    for q, d, s in zip(df[q_id_col].tolist(), df[doc_id_col].tolist(), df[score_col].tolist()):
+        out.setdefault(q, {})[d] = s
+    return out
+
+
+def _lz4(path, content=None):
+    try:
+        import cbor2
+        import lz4.frame
+    except ImportError:
+        raise ParameterError("lz4 files need the lz4 and cbor2 packages: pip install lz4 cbor2") from None
+    if content is None:
+        with lz4.frame.open(path, mode="r") as f:
+            return cbor2.loads(lz4.frame.decompress(f.read()))
+    with lz4.frame.open(path, mode="wb") as f:
+        f.write(lz4.frame.compress(cbor2.dumps(content), compression_level=16))
+
+
+class _Judged:
+    """What Qrels and Run share: a dict of dicts, sorted as ranx sorts it."""
+
+    _value = float
+    _what = "run"
+
+    def __init__(self, data: dict | None = None, name: str | None = None):
+        self._data: dict = _sorted(data, self._value) if data else {}
+        self.name = name
+
+    def keys(self):
+        return self._data.keys()
+
+    def get_query_ids(self) -> list[str]:
+        return list(self._data)
+
+    def get_doc_ids_and_scores(self) -> list[dict]:
+        return list(self._data.values())
+
+    def add_score(self, q_id: str, doc_id: str, score) -> None:
+        self._data.setdefault(q_id, {})[doc_id] = self._value(score)
+        self.sort()
+
+    def add(self, q_id: str, doc_ids: list, scores: list) -> None:
+        self.add_multi([q_id], [doc_ids], [scores])
+
+    def add_multi(self, q_ids: list, doc_ids: list, scores: list) -> None:
+        for q, docs, values in zip(q_ids, doc_ids, scores):
+            self._data.setdefault(q, {}).update(zip(docs, map(self._value, values)))
+        self.sort()
+
+    def sort(self) -> None:
+        self._data = _sorted(self._data, self._value)
+
+    def to_dict(self) -> dict:
+        out = defaultdict(dict)
+        for q, docs in self._data.items():
+            out[q] = dict(docs)
+        return out
+
+    def to_dataframe(self):
+        import pandas as pd
+        rows = [(q, d, v) for q, docs in self._data.items() for d, v in docs.items()]
+        return pd.DataFrame({"q_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
+                             "score": [r[2] for r in rows]})
+
+    def _write_trec(self, path, line) -> None:
+        rows = [line(q, rank, d, v) for q, docs in self._data.items() for rank, (d, v) in enumerate(docs.items())]
+        with open(path, "w") as f:
+            f.write("\n".join(rows))  # ranx writes no final newline
+
+    @property
+    def size(self) -> int:
+        return len(self._data)
+
+    def __getitem__(self, q_id) -> dict:
+        return dict(self._data[q_id])
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    __str__ = __repr__
+
+
+class Qrels(_Judged):
+    """Relevance judgments ``{q_id: {doc_id: grade}}`` (integers), as ranx's ``Qrels``."""
+
+    _value = int
+    _what = "qrels"
+
+    def set_relevance_level(self, rel_lvl: int = 1) -> None:
+        """Shift every grade down by ``rel_lvl - 1`` (ranx's method)."""
+        self._data = {q: {d: g - (rel_lvl - 1) for d, g in docs.items()} for q, docs in self._data.items()}
+
+    def save(self, path: str = "qrels.json", kind: str | None = None) -> None:
+        kind = file_kind(path, kind, "qrels")
+        if kind == "json":
+            with open(path, "w") as f:
+                json.dump(self.to_dict(), f, indent=2)
+        elif kind == "parquet":
+            self.to_dataframe().to_parquet(path, index=False)
+        else:
+            self._write_trec(path, lambda q, _, d, g: f"{q} 0 {d} {g}")
+
+    @staticmethod
+    def from_dict(d: dict) -> "Qrels":
+        return Qrels(d)
+
+    @staticmethod
+    def from_file(path: str, kind: str | None = None) -> "Qrels":
+        kind = file_kind(path, kind, "qrels")
+        if kind == "json":
+            with open(path) as f:
+                return Qrels(json.load(f))
+        if kind == "parquet":
+            return Qrels.from_parquet(path)
+        qrels: dict = {}
+        for number, fields in _lines(path, kind, 4, "query 0 doc grade"):
+            try:
+                qrels.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+            except ValueError:
+                raise InputError(f"grade {fields[3]!r} is not an integer", source=os.fspath(path),
+                                 line=number) from None
+        return Qrels(qrels)
+
+    @staticmethod
+    def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score") -> "Qrels":
+        return Qrels(_frame_dict(df, q_id_col, doc_id_col, score_col))
+
+    @staticmethod
+    def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
+                     pd_kwargs: dict | None = None) -> "Qrels":
+        import pandas as pd
+        return Qrels.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
+
+    @staticmethod
+    def from_ir_datasets(dataset_id: str) -> "Qrels":
+        """The qrels of an ir_datasets dataset already downloaded; rankmeter never downloads one."""
+        from rankmeter.io import read_qrels
+        qrels = Qrels(_table_dict(read_qrels(f"irds:{dataset_id}").table, "rel"))
+        qrels.name = dataset_id
+        return qrels
+
+
+def _table_dict(table, value: str) -> dict:
+    from rankmeter.io.canonical import decode_id
+    out: dict = {}
+    for q, d, v in zip(table.column("query").to_pylist(), table.column("doc").to_pylist(),
+                       table.column(value).to_pylist()):
+        out.setdefault(decode_id(q), {})[decode_id(d)] = v
+    return out
+
+
+class Run(_Judged):
+    """A ranking ``{q_id: {doc_id: score}}`` with a name, as ranx's ``Run``; evaluation fills ``.scores``."""
+
+    def __init__(self, run: dict | None = None, name: str | None = None):
+        super().__init__(run, name)
+        self.metadata: dict = {}
+        self.scores: defaultdict = defaultdict(dict)
+        self.mean_scores: dict = {}
+        self.std_scores: dict = {}
+
+    def make_comparable(self, qrels: Qrels) -> "Run":
+        """Add empty results for the qrels' queries the run lacks and drop the queries the qrels lack."""
+        self._data = {q: self._data.get(q, {}) for q in qrels.keys()}
+        self.sort()
+        return self
+
+    def save(self, path: str = "run.json", kind: str | None = None) -> None:
+        kind = file_kind(path, kind, "run")
+        if kind == "json":
+            with open(path, "w") as f:
+                json.dump(self.to_dict(), f, indent=2)
+        elif kind == "lz4":
+            _lz4(path, self.to_dict())
+        elif kind == "parquet":
+            self.to_dataframe().to_parquet(path, index=False)
+        else:
+            self._write_trec(path, lambda q, rank, d, s: f"{q} Q0 {d} {rank + 1} {s} {self.name}")
+
+    @staticmethod
+    def from_dict(d: dict, name: str | None = None) -> "Run":
+        return Run(d, name)
+
+    @staticmethod
+    def from_file(path: str, kind: str | None = None, name: str | None = None) -> "Run":
+        kind = file_kind(path, kind, "run")
+        if kind == "json":
+            with open(path) as f:
+                return Run(json.load(f), name)
+        if kind == "lz4":
+            return Run(_lz4(path), name)
+        if kind == "parquet":
+            return Run.from_parquet(path, name=name)
+        run: dict = {}
+        for number, fields in _lines(path, kind, 6, "query Q0 doc rank score tag"):
+            try:
+                run.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+            except ValueError:
+                raise InputError(f"score {fields[4]!r} is not a number", source=os.fspath(path), line=number) from None
+            name = fields[5] if name is None else name
+        return Run(run, name)
+
+    @staticmethod
+    def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
+                name: str | None = None) -> "Run":
+        return Run(_frame_dict(df, q_id_col, doc_id_col, score_col), name)
+
+    @staticmethod
+    def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
+                     pd_kwargs: dict | None = None, name: str | None = None) -> "Run":
+        import pandas as pd
+        return Run.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col, name)
+
+    @staticmethod
+    def from_ranxhub(id: str) -> "Run":
+        """A run of ranxhub, only from ranx's own download cache (``~/.ranx/<id>.rh``): rankmeter works offline."""
+        from pathlib import Path
+        path = Path.home() / ".ranx" / f"{id}.rh"
+        if not path.exists():
+            raise InputError(f"ranxhub run {id!r} is not on this machine and rankmeter does not download: fetch it "
+                             f"once with ranx (`ranx.Run.from_ranxhub({id!r})`, which caches it in ~/.ranx), or "
+                             "save the run as a file and use Run.from_file", source=str(path))
+        content = _lz4(path)
+        run = Run(content["run"], content["metadata"]["run"]["name"])
+        run.metadata = content["metadata"]
+        return run

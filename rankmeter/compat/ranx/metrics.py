@@ -1,0 +1,90 @@
+"""ranx's metric names (``ndcg@10``, ``map@100-l2``, ``rbp.95``) read as rankmeter measures, and ``evaluate``.
+
+ranx 0.3 computes every metric from the docs whose grade is >= the level ``-lN``
+(default 1): a doc below it counts as not relevant and gains nothing, and
+negative grades are just low grades (bpref counts them as judged non-relevant).
+Each name becomes the rankmeter measures that give ranx's value per query:
+
+==================  ============================================================
+ranx                rankmeter
+==================  ============================================================
+``hits@k``          ``Hits(rel=N)@k``
+``hit_rate@k``      ``HitRate(rel=N)@k`` (Success)
+``precision@k``     ``P(rel=N)@k``
+``recall@k``        ``R(rel=N)@k``
+``f1@k``            ``F1(rel=N)@k``
+``r-precision``     ``Rprec(rel=N)``
+``mrr@k``           ``RR(rel=N)@k``
+``map@k``           ``AP(rel=N)@k``
+``bpref``           ``Bpref(rel=N)``
+``dcg@k``           ``DCG(gain={g: g if g >= N else 0})@k`` (Järvelin: gain = grade)
+``dcg_burges@k``    ``DCG(gain={g: 2^g - 1 if g >= N else 0})@k`` (Burges)
+``ndcg@k``          ``nDCG`` with the ``dcg`` gains: ideal of the judged docs, cut at k
+``ndcg_burges@k``   ``nDCG`` with the ``dcg_burges`` gains
+``rbp.P``           ``(1 - p) sum_i g_i p^(i-1)`` with g = the grade (>= N):
+                    ``N * RBP(p=0.P, rel=N) + sum_{t>N} RBP(p=0.P, rel=t)``
+==================  ============================================================
+
+A gain map lists the grades of the qrels, so :func:`measures_for` takes them.
+No cutoff (``k = 0`` in ranx) means the whole ranking.
+"""
+from __future__ import annotations
+
+from rankmeter.errors import MeasureError
+
+__all__ = ["METRICS", "split_metric", "measures_for", "grades_of"]
+
+#: ranx metric -> rankmeter family
+METRICS = {
+    "hits": "Hits", "hit_rate": "HitRate", "precision": "P", "recall": "R", "f1": "F1", "r-precision": "Rprec",
+    "mrr": "RR", "map": "AP", "bpref": "Bpref", "dcg": "DCG", "dcg_burges": "DCG", "ndcg": "nDCG",
+    "ndcg_burges": "nDCG", "rbp": "RBP",
+}
+_NO_CUTOFF = {"r-precision", "bpref", "rbp"}
+
+
+def split_metric(metric: str) -> tuple[str, int | float, int]:
+    """``"ndcg@10-l2"`` -> ``("ndcg", 10, 2)``; ``"rbp.95"`` -> ``("rbp", 0.95, 1)`` (ranx's own reading)."""
+    if not isinstance(metric, str):
+        raise MeasureError(f"metrics: {metric!r} is not a ranx metric name such as 'ndcg@10'")
+    name, level = metric, 1
+    if "-l" in name:
+        name, _, text = name.partition("-l")
+        if not text.isdigit():
+            raise MeasureError(f"{metric!r}: the relevance level after -l must be an integer, e.g. ndcg@10-l2")
+        level = int(text)
+    if name.startswith("rbp"):
+        base, sep, p = name.replace("@", ".").partition(".")
+        if base != "rbp" or not sep or not p.isdigit():
+            raise MeasureError(f"{metric!r}: RBP needs its persistence, e.g. rbp.95 for p = 0.95")
+        return "rbp", float(f"0.{p}"), level
+    base, _, k = name.partition("@")
+    if base not in METRICS:
+        raise MeasureError(f"unknown ranx metric {metric!r}; ranx's metrics are {', '.join(METRICS)}")
+    if k and not k.isdigit():
+        raise MeasureError(f"{metric!r}: the cutoff after @ must be a non-negative integer")
+    return base, int(k) if k else 0, level
+
+
+def grades_of(qrels) -> list[int]:
+    """The distinct grades of ``{query: {doc: grade}}``."""
+    return sorted({int(g) for docs in qrels.values() for g in docs.values()})
+
+
+def measures_for(metric: str, grades: list[int]) -> list[tuple[float, object]]:
+    """``[(weight, rankmeter Measure)]`` whose weighted sum per query is ranx's ``metric``."""
+    from rankmeter.measures import Measure
+
+    base, k, level = split_metric(metric)
+    family = METRICS[base]
+    if base == "rbp":
+        top = max([g for g in grades if g >= level], default=level)
+        out = [(float(level), Measure.of("RBP", {"p": k, "rel": level}, None))]
+        return out + [(1.0, Measure.of("RBP", {"p": k, "rel": t}, None)) for t in range(level + 1, top + 1)]
+    cutoff = None if base in _NO_CUTOFF or k == 0 else k
+    if family in ("DCG", "nDCG"):
+        burges = base.endswith("_burges")
+        gains = {g: (float(2 ** g - 1) if burges else float(g)) if g >= level and g > 0 else 0.0
+                 for g in set(grades) | {1}}
+        return [(1.0, Measure.of(family, {"gain": gains}, cutoff))]
+    return [(1.0, Measure.of(family, {"rel": level}, cutoff))]
