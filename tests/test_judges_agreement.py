@@ -1,4 +1,4 @@
-"""rankmeter.analyses.judges.agreement against scikit-learn, the krippendorff package and UMBRELA's own evaluation."""
+"""rankmeter.analyses.judges.judge_agreement against scikit-learn, the krippendorff package and UMBRELA's own evaluation."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from rankmeter.analyses.judges.agreement import agreement, agreement_text
+from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
 from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"

@@ -1,4 +1,4 @@
-"""judges.impact: scores under human, LLM and mixed labels, bounds, rank changes, flipped conclusions, expectations."""
+"""judges.label_impact: scores under human, LLM and mixed labels, bounds, rank changes, flipped conclusions, expectations."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.judges.impact import impact
+from rankmeter.analyses.judges.label_impact import impact
 from rankmeter.analyses.judges.sources import mix
 from rankmeter.analyses.stats.compare import compare
 

@@ -1,4 +1,4 @@
-"""Leaderboard agreement (rankmeter.analyses.judges.leaderboards, `meta leaderboards`) against scipy and TREC AutoJudge."""
+"""Leaderboard agreement (rankmeter.analyses.judges.leaderboard_agreement, `meta leaderboards`) against scipy and TREC AutoJudge."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import rankmeter
-from rankmeter.analyses.judges.leaderboards import (
+from rankmeter.analyses.judges.leaderboard_agreement import (
     from_scores,
     leaderboards,
     read_leaderboard,

@@ -62,7 +62,7 @@ def _mix(args) -> int:
 
 
 def _impact(args) -> int:
-    from rankmeter.analyses.judges.impact import impact
+    from rankmeter.analyses.judges.label_impact import impact
     from rankmeter.cli import flags
     from rankmeter.errors import ParameterError
 
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_agree(args: argparse.Namespace) -> int:
     """``rankmeter agree HUMAN LLM``."""
-    from rankmeter.analyses.judges.agreement import agreement, agreement_text
+    from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
     bins = [float(b) for b in args.bins.split(",")] if args.bins else None
     result = agreement(args.qrels_a, args.qrels_b, rel=args.rel, bins=bins, per_query=not args.no_per_query)
     return _emit(args, result, agreement_text(result, decimals=args.decimals))

@@ -16,8 +16,12 @@ _OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "colu
 
 
 def run(args: argparse.Namespace) -> int:
+    from rankmeter.analyses.judges.leaderboard_agreement import (
+        from_scores,
+        leaderboards,
+        read_leaderboard,
+    )
     from rankmeter.errors import ParameterError
-    from rankmeter.analyses.judges.leaderboards import from_scores, leaderboards, read_leaderboard
 
     top_k = args.top_k or (1, 3, 5, 10)
     if args.board_a or args.board_b:

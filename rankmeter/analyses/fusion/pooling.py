@@ -10,7 +10,7 @@
 It returns a :class:`Pool` with the docs per query, the pool's size per query, its overlap with
 existing qrels (docs already judged) and :meth:`Pool.write` (``query 0 doc -1`` lines, the grade to
 fill in). :func:`agreement`, which compares two qrels versions, now lives in
-:mod:`rankmeter.analyses.judges.agreement`; it is re-exported here for older code.
+:mod:`rankmeter.analyses.judges.judge_agreement`; it is re-exported here for older code.
 
 >>> p = pool([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"c": 9.0, "a": 1.0}}], depth=1)
 >>> sorted(d.decode() for d in p.docs[b"q"])
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rankmeter.analyses.judges.agreement import agreement
+from rankmeter.analyses.judges.judge_agreement import agreement
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import decode_id
 

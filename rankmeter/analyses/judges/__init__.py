@@ -3,18 +3,22 @@
 :mod:`.sources` -- :func:`aggregate` several sampled labels per (query, doc) into one qrels
 (UMBRELA's mode, the mean, the median), :func:`mix` human and LLM qrels human-first with the
 provenance of every pair.
-:mod:`.agreement` -- :func:`agreement` of two judges on the pairs both judged: Cohen's kappa,
+:mod:`.judge_agreement` -- :func:`agreement` of two judges on the pairs both judged: Cohen's kappa,
 binary and quadratic-weighted kappa, Krippendorff's ordinal alpha, the confusion matrix, per query.
-:mod:`.leaderboards` -- :func:`leaderboards`: how alike two qrels versions rank the same runs.
-:mod:`.impact` -- :func:`impact`: what the LLM's labels change, run by run.
+:mod:`.leaderboard_agreement` -- :func:`leaderboards`: how alike two qrels versions rank the same runs.
+:mod:`.label_impact` -- :func:`impact`: what the LLM's labels change, run by run.
 """
 _WHERE = {"aggregate": "sources", "mix": "sources", "read_samples": "sources", "Mixed": "sources",
-          "agreement": "agreement", "agreement_text": "agreement",
-          "leaderboards": "leaderboards", "read_leaderboard": "leaderboards", "Leaderboards": "leaderboards",
-          "impact": "impact", "Impact": "impact"}
+          "write_qrels": "sources",
+          "agreement": "judge_agreement", "agreement_text": "judge_agreement",
+          "leaderboards": "leaderboard_agreement", "from_scores": "leaderboard_agreement",
+          "read_leaderboard": "leaderboard_agreement", "Leaderboards": "leaderboard_agreement",
+          "impact": "label_impact", "Impact": "label_impact"}
 __all__ = list(_WHERE)
 
 
+# The modules are not named like the functions they hold: importing ``judges.agreement`` the module
+# would otherwise shadow ``judges.agreement`` the function.
 def __getattr__(name: str):  # numpy and pyarrow on first use only
     if name in _WHERE:
         import importlib

@@ -81,10 +81,11 @@ class Impact:
                             if e[v].get("undefined")), None)
                 if why:
                     lines.append(f"    expected score undefined: {why}")
-            flips = [c for c in self.comparisons if c["measure"] == m and c["flips"]]
+            mine = [c for c in self.comparisons if c["measure"] == m]
+            flips = [c for c in mine if c["flips"]]
             test = f"{self.settings['test']} test, {self.settings['correction']} correction, alpha {self.settings['alpha']}"
-            lines.append(f"  comparisons whose conclusion changes with the labels ({test}): "
-                         + ("none" if not flips else ""))
+            lines.append(f"  {len(flips)} of {len(mine)} comparisons change their conclusion with the labels ({test})"
+                         + (":" if flips else ""))
             for c in flips:
                 said = ", ".join(f"{v}: {c[v]['conclusion']}" for v in VERSIONS)
                 lines.append(f"    {printable(c['system'])} vs {printable(c['baseline'])}: {said}")

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["leaderboards", "from_scores", "read_leaderboard", "Leaderboards"]
+__all__ = ["Leaderboards", "from_scores", "leaderboards", "read_leaderboard"]
 
 
 @dataclass
