@@ -19,7 +19,7 @@ import numpy as np
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["kendall_tau", "tau_ap", "spearman", "pearson", "rbo", "system_ranking", "correlations"]
+__all__ = ["correlations", "kendall_tau", "pearson", "rbo", "spearman", "system_ranking", "tau_ap"]
 
 
 def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
