@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -97,17 +95,15 @@ def test_explained_value_equals_evaluate(data, measure):
     assert [row[0] for row in e.rows] == list(range(1, len(e.rows) + 1))
 
 
-def test_cli_explain_text_and_json(tmp_path):
+def test_cli_explain_text_and_json(tmp_path, cli):
     qrels = tmp_path / "qrels.txt"
     run = tmp_path / "run.txt"
     qrels.write_text("".join(f"q 0 {d} {g}\n" for d, g in zip("abcdefg", [5, 3, 2, 1, 2, 4, 0])))
     run.write_text("".join(f"q Q0 {d} {i + 1} {10 - i} tag\n" for i, d in enumerate("abcde")))
-    out = subprocess.run([sys.executable, "-m", "rankmeter", "explain", str(qrels), str(run),
-                          "--measure", "nDCG(gain=exp)@5", "--query", "q"], capture_output=True, text=True)
+    out = cli("explain", str(qrels), str(run), "--measure", "nDCG(gain=exp)@5", "--query", "q")
     assert out.returncode == 0, out.stderr
     assert "DCG@5 = 31/1 + 7/1.585 + 3/2 + 1/2.322 + 3/2.585 = 38.5077" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "rankmeter", "explain", str(qrels), str(run),
-                          "-m", "AP", "-Q", "q", "--format", "json"], capture_output=True, text=True)
+    out = cli("explain", str(qrels), str(run), "-m", "AP", "-Q", "q", "--format", "json")
     obj = json.loads(out.stdout)
     assert obj["columns"][:4] == ["rank", "doc", "score", "grade"]
     assert np.isclose(obj["value"], 1.0 * (1 + 1 + 1 + 1 + 1) / 6)

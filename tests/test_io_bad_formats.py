@@ -113,24 +113,19 @@ def test_bad_input_api(tmp_path, case_id, kind, name, content, where, phrase):
     assert "\n" not in msg
 
 
-def test_bad_input_cli(tmp_path):
-    """Every case through ``python -m rankmeter eval``: exit 2, one line, the location, no traceback."""
+def test_bad_input_cli(tmp_path, cli):
+    """Every case through ``rankmeter eval`` (in process): exit 2, one line, the location, no traceback."""
     (tmp_path / "good.qrels").write_bytes(GOOD_QRELS)
     (tmp_path / "good.run").write_bytes(GOOD_RUN)
-    procs = []
     for case_id, kind, name, content, where, phrase in CASES:
         d = tmp_path / case_id
         d.mkdir()
         path = d / name
         path.write_bytes(content)
         args = [path, tmp_path / "good.run"] if kind == "qrels" else [tmp_path / "good.qrels", path]
-        procs.append((case_id, path, where, phrase, subprocess.Popen(
-            [sys.executable, "-m", "rankmeter", "eval", *map(str, args), "-m", "AP"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)))
-    for case_id, path, where, phrase, proc in procs:
-        out, err = proc.communicate(timeout=120)
-        err = err.decode("utf-8", "replace")
-        assert proc.returncode == 2, (case_id, err)
+        got = cli("eval", *args, "-m", "AP")
+        out, err = got.stdout_bytes, got.err
+        assert got.code == 2, (case_id, err)
         assert "Traceback" not in err and err.count("\n") == 1, (case_id, err)
         assert err.startswith("rankmeter: error: " + _where(path, where)), (case_id, err)
         assert phrase in err and out == b"", (case_id, err)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import gzip
 import io
 import math
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -19,6 +17,7 @@ import pytest
 
 import rankmeter
 from rankmeter import InputError, MeasureError, ParameterError
+from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 
 def _random(seed: int, *, every_judged_doc_ranked: bool = False):
@@ -164,8 +163,7 @@ def test_integer_grades_read_as_real_score_the_same():
         np.testing.assert_allclose(real.values(m), plain.values(m), rtol=1e-14, atol=1e-15, err_msg=m)
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rankmeter", *args], capture_output=True, text=True)
+_cli = run_cli_in_process
 
 
 def test_cli_reads_real_grades_only_when_asked(tmp_path):
