@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError", "MissingExtra", "require"]
+__all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError", "MissingExtra", "require", "shown_id", "shown_repr"]
 
 
 def _numbers(value: int | Sequence[int]) -> str:
@@ -16,6 +16,55 @@ def _numbers(value: int | Sequence[int]) -> str:
         return str(value)
     values = [str(v) for v in value]
     return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+
+
+#: Bidirectional controls (embeddings, overrides, isolates, marks): escaped, never obeyed by a terminal
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+#: Characters of an id shown in a message; a longer id is cut, with its length
+SHOWN_ID_CHARS = 60
+
+
+def shown_id(value: object, limit: int = SHOWN_ID_CHARS) -> str:
+    """An id (query, doc, run tag) as a message may show it: short, one line, no terminal controls.
+
+    Bytes are decoded as UTF-8 (an undecodable byte shows as ``\\xff``);
+    control and bidirectional characters are escaped; an id longer than
+    ``limit`` characters is cut, followed by its whole length.
+
+    >>> shown_id(b"301")
+    '301'
+    >>> print(shown_id("q\\u202eevil\\n"))
+    q\\u202eevil\\n
+    >>> shown_id("x" * 1_000_000)
+    'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… (1000000 bytes)'
+    """
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        text = raw[: 4 * limit + 4].decode("utf-8", "backslashreplace")
+    else:
+        text = str(value)
+        raw = None
+    cut = len(text) > limit or (raw is not None and len(raw) > 4 * limit + 4)
+    if cut:
+        size = len(raw) if raw is not None else len(text.encode("utf-8", "surrogatepass"))
+        text = text[:limit]
+    if not text.isprintable() or BIDI_CONTROLS.intersection(text):
+        text = "".join(c if c.isprintable() and c not in BIDI_CONTROLS else repr(c)[1:-1] for c in text)
+    return f"{text}… ({size} bytes)" if cut else text
+
+
+def shown_repr(value: object, limit: int = SHOWN_ID_CHARS) -> str:
+    """``repr(value)`` for a message when it is short and harmless, else :func:`shown_id` in quotes.
+
+    >>> shown_repr("d1"), shown_repr(7), shown_repr(b"d1")
+    ("'d1'", '7', "b'd1'")
+    >>> shown_repr("q" * 100)
+    "'qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq… (100 bytes)'"
+    """
+    text = repr(value)
+    if len(text) <= limit + 2 and text.isprintable() and not BIDI_CONTROLS.intersection(text):
+        return text
+    return "'" + shown_id(value, limit) + "'"
 
 
 class RankmeterError(Exception):
@@ -62,8 +111,8 @@ class InputError(RankmeterError, ValueError):
             else:
                 where = f"{source}: "
         text = where + message + (f"; {hint}" if hint else "")
-        if not text.isprintable():  # escape line breaks and other controls: one line, always
-            text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        if not text.isprintable() or BIDI_CONTROLS.intersection(text):  # one line, no terminal controls
+            text = "".join(c if c.isprintable() and c not in BIDI_CONTROLS else repr(c)[1:-1] for c in text)
         super().__init__(text)
 
 

@@ -237,3 +237,61 @@ def test_text_that_starts_like_bzip2_is_still_text(tmp_path):
     path = tmp_path / "run"
     path.write_bytes(b"BZh9 Q0 d1 1 2.5 t\n")
     assert len(rankmeter.read_run(path)) == 1
+
+
+# ------------------------------------------------------------------ huge and hostile ids in messages
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_shown_id_cuts_and_escapes():
+    from rankmeter.errors import shown_id
+    assert shown_id(b"q" * 1_000_000) == "q" * 60 + "… (1000000 bytes)"
+    assert shown_id("é" * 100).endswith("… (200 bytes)")  # the length in bytes, as ids are compared
+    shown = shown_id("a" + _BIDI + "\x1b[2J\n")
+    assert shown.isprintable() and not set(_BIDI) & set(shown)
+    assert shown == "a\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\x1b[2J\\n"
+    assert shown_id(b"d\xff1") == "d\\xff1"
+
+
+def test_a_huge_id_is_cut_in_reader_messages():
+    huge = "q" * 1_000_000
+    with pytest.raises(InputError) as caught:
+        rankmeter.io.run_from_dict({huge: {"d1": float("nan")}})
+    assert len(str(caught.value)) < 400 and "(1000000 bytes)" in str(caught.value)
+
+
+def test_bidi_controls_never_reach_a_message_raw(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 1.5\u202e t\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        rankmeter.read_run(path)
+    assert not set(_BIDI) & set(str(caught.value)) and "\\u202e" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        rankmeter.io.run_from_dict({"q\u202e1": {"d1": "high"}})
+    assert not set(_BIDI) & set(str(caught.value))
+
+
+def test_text_tables_cut_huge_ids_and_escape_bidi():
+    from rankmeter.report.text import print_results
+    qrels = {"q\u202e1": {"d1": 1}, "q" * 3000: {"d1": 1}}
+    run = {"q\u202e1": {"d1": 1.0}, "q" * 3000: {"d1": 1.0}}
+    results = rankmeter.evaluate(qrels, run, ["AP"])
+    results.run = "t" * 3000  # a 3,000-character run tag
+    out = io.StringIO()
+    print_results([results], ["run"], per_query=True, out=out)
+    text = out.getvalue()
+    assert not set(_BIDI) & set(text) and "q\\u202e1" in text
+    assert max(len(line) for line in text.splitlines()) < 200
+    assert "(3000 bytes)" in text
+
+
+def test_interactions_with_a_null_line_are_an_input_error(tmp_path):
+    from rankmeter.io.interactions import read_interactions
+    path = tmp_path / "recs.jsonl"
+    path.write_bytes(b"null\n")
+    code = (f"from rankmeter.io.interactions import read_interactions\nimport rankmeter\ntry:\n"
+            f"    read_interactions({str(path)!r})\nexcept rankmeter.InputError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "recs.jsonl:1: a JSON null, not an object" in done.stdout
+    assert read_interactions  # imported in the parent too: the module exists

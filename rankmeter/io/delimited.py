@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmeter.errors import InputError
+from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run
 from rankmeter.io.arrow_path import first_data_line, normalised_layout
 from rankmeter.io.columns import resolve_columns
@@ -145,7 +145,7 @@ def _to_number(col: pa.ChunkedArray, column: str, name: str, lines: np.ndarray) 
     values = col.to_pylist()
     row = next(i for i, v in enumerate(values) if not _NUMBER.fullmatch(v))
     shown = values[row].decode("utf-8", "replace")
-    raise InputError(f"column {column!r}: {shown!r} is not a number; every row needs a number there",
+    raise InputError(f"column {column!r}: {shown_repr(shown)} is not a number; every row needs a number there",
                      source=name, line=int(lines[row]))
 
 

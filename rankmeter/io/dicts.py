@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from rankmeter.errors import InputError
+from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run, encode_id, grade_policy, qrels_table
 
 __all__ = ["qrels_from_dict", "run_from_dict"]
@@ -29,19 +29,19 @@ _INT64 = 2 ** 63
 def _id(value: object, where: str) -> bytes:
     """A dict key or list item as id bytes, refusing what cannot be an id."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, bytes, int, np.integer)):
-        raise InputError(f"{where}: the id {value!r} is a {type(value).__name__}; ids are strings, "
+        raise InputError(f"{where}: the id {shown_repr(value)} is a {type(value).__name__}; ids are strings, "
                          "bytes or integers", source=_SOURCE)
     out = encode_id(value.item() if isinstance(value, np.integer) else value)
     if not out or b"\x00" in out:
-        raise InputError(f"{where}: the id {value!r} is empty or holds a NUL character; "
+        raise InputError(f"{where}: the id {shown_repr(value)} is empty or holds a NUL character; "
                          "give every query and document a non-empty id", source=_SOURCE)
     return out
 
 
 def _query_id(q: object, seen: dict[bytes, object], name: str) -> bytes:
-    qb = _id(q, f"{name}[{q!r}]")
+    qb = _id(q, f"{name}[{shown_repr(q)}]")
     if qb in seen:
-        raise InputError(f"{name}[{seen[qb]!r}] and {name}[{q!r}] are the same query id; "
+        raise InputError(f"{name}[{shown_repr(seen[qb])}] and {name}[{shown_repr(q)}] are the same query id; "
                          "merge them into one entry", source=_SOURCE)
     seen[qb] = q
     return qb
@@ -61,9 +61,9 @@ def _grade(value: object, where: str, policy: str) -> int | float:
             "trec_eval does" if policy == "integer" and isinstance(value, (float, np.floating)) \
             and math.isfinite(value) else ""
         what = "a finite grade" if policy == "real" else "an integer grade"
-        raise InputError(f"{where} = {value!r} is not {what}{hint}", source=_SOURCE)
+        raise InputError(f"{where} = {shown_repr(value)} is not {what}{hint}", source=_SOURCE)
     if not -_INT64 <= grade < _INT64:
-        raise InputError(f"{where} = {value!r} is out of range; grades are small integers", source=_SOURCE)
+        raise InputError(f"{where} = {shown_repr(value)} is out of range; grades are small integers", source=_SOURCE)
     return grade
 
 
@@ -95,11 +95,11 @@ def qrels_from_dict(data: Mapping, *, grades: str = "integer", truncate_grades: 
     for q, judged in data.items():
         qb = _query_id(q, seen, "qrels")
         if not isinstance(judged, Mapping):
-            raise InputError(f"qrels[{q!r}] is a {type(judged).__name__}; expected a dict doc -> grade",
+            raise InputError(f"qrels[{shown_repr(q)}] is a {type(judged).__name__}; expected a dict doc -> grade",
                              source=_SOURCE)
         # diversity qrels: {query: {subtopic: {doc: grade}}}
-        groups = [(s, f"qrels[{q!r}][{s!r}]", g) for s, g in judged.items()] \
-            if any(isinstance(g, Mapping) for g in judged.values()) else [(None, f"qrels[{q!r}]", judged)]
+        groups = [(s, f"qrels[{shown_repr(q)}][{s!r}]", g) for s, g in judged.items()] \
+            if any(isinstance(g, Mapping) for g in judged.values()) else [(None, f"qrels[{shown_repr(q)}]", judged)]
         for subtopic, name, group in groups:
             if not isinstance(group, Mapping):
                 raise InputError(f"{name} is a {type(group).__name__}; expected a dict doc -> grade "
@@ -107,10 +107,10 @@ def qrels_from_dict(data: Mapping, *, grades: str = "integer", truncate_grades: 
             sb = b"" if subtopic is None else _id(subtopic, name)
             doc_keys: dict[bytes, object] = {}
             for d, grade in group.items():
-                where = f"{name}[{d!r}]"
+                where = f"{name}[{shown_repr(d)}]"
                 db = _id(d, where)
                 if db in doc_keys:
-                    raise InputError(f"{name} judges doc {d!r} twice (keys {doc_keys[db]!r} and {d!r} "
+                    raise InputError(f"{name} judges doc {shown_repr(d)} twice (keys {shown_repr(doc_keys[db])} and {shown_repr(d)} "
                                      "are the same id); keep one", source=_SOURCE)
                 doc_keys[db] = d
                 rels.append(_grade(grade, where, policy))
@@ -140,14 +140,14 @@ def run_from_dict(data: Mapping, *, tag: str = "") -> Run:
         if isinstance(results, Mapping):
             kind = False
             for d, score in results.items():
-                where = f"run[{q!r}][{d!r}]"
+                where = f"run[{shown_repr(q)}][{shown_repr(d)}]"
                 db = _id(d, where)
                 if not _finite(score):
-                    raise InputError(f"{where} = {score!r} is not a finite number; scores are "
+                    raise InputError(f"{where} = {shown_repr(score)} is not a finite number; scores are "
                                      "ints or floats, higher meaning better", source=_SOURCE)
                 if db in doc_keys:
-                    raise InputError(f"run[{q!r}] lists doc {d!r} twice (keys {doc_keys[db]!r} and "
-                                     f"{d!r} are the same id); keep one", source=_SOURCE)
+                    raise InputError(f"run[{shown_repr(q)}] lists doc {shown_repr(d)} twice (keys {shown_repr(doc_keys[db])} and "
+                                     f"{shown_repr(d)} are the same id); keep one", source=_SOURCE)
                 doc_keys[db] = d
                 queries.append(qb)
                 docs.append(db)
@@ -156,19 +156,19 @@ def run_from_dict(data: Mapping, *, tag: str = "") -> Run:
             kind = True
             positions: dict[bytes, int] = {}
             for i, d in enumerate(results):
-                db = _id(d, f"run[{q!r}][{i}]")
+                db = _id(d, f"run[{shown_repr(q)}][{i}]")
                 if db in positions:
-                    raise InputError(f"run[{q!r}] lists doc {d!r} twice (positions {positions[db]} and {i}); "
+                    raise InputError(f"run[{shown_repr(q)}] lists doc {shown_repr(d)} twice (positions {positions[db]} and {i}); "
                                      "a ranking holds each doc once", source=_SOURCE)
                 positions[db] = i
                 queries.append(qb)
                 docs.append(db)
                 scores.append(0.0)
         else:
-            raise InputError(f"run[{q!r}] is a {type(results).__name__}; expected a dict doc -> score "
+            raise InputError(f"run[{shown_repr(q)}] is a {type(results).__name__}; expected a dict doc -> score "
                              "or a ranked list of docs", source=_SOURCE)
         if ranked is not None and ranked != kind:
-            raise InputError(f"run[{q!r}]: the run dict mixes scored dicts and ranked lists; use one kind",
+            raise InputError(f"run[{shown_repr(q)}]: the run dict mixes scored dicts and ranked lists; use one kind",
                              source=_SOURCE)
         ranked = kind
     if not queries:

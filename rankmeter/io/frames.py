@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from rankmeter.errors import InputError
+from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run, encode_id, grade_policy, qrels_table
 from rankmeter.io.columns import resolve_columns
 
@@ -160,7 +160,7 @@ def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, 
                 "; pass grades='real' to keep fractional grades, or truncate_grades=True to truncate " \
                 "it as trec_eval does"
             what = "a finite grade" if real else "an integer grade"
-            raise InputError(f"column {roles['rel']!r}: {values[row].item()!r} is not {what}{hint}",
+            raise InputError(f"column {roles['rel']!r}: {shown_repr(values[row].item())} is not {what}{hint}",
                              **locate(row))
         if np.abs(values).max(initial=0) >= 2.0 ** 63:
             raise InputError(f"column {roles['rel']!r} holds grades out of range", source=source)
@@ -192,7 +192,7 @@ def run_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *,
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"column {roles['score']!r}: {values[row].item()!r} is not a finite number",
+            raise InputError(f"column {roles['score']!r}: {shown_repr(values[row].item())} is not a finite number",
                              **locate(row))
     elif roles.get("rank") is not None:
         ranks = numbers(table.column(roles["rank"]), roles["rank"], "a rank", source, locate)

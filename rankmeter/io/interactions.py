@@ -37,8 +37,8 @@ def read_interactions(path):
             import pyarrow.parquet as pq
             return pq.read_table(io.BytesIO(data))
         if lower.endswith((".jsonl", ".json")):
-            import pyarrow.json as pajson
-            return pajson.read_json(io.BytesIO(data))
+            from rankmeter.io.jsonl import json_lines_table
+            return json_lines_table(data, name)  # never a line Arrow's reader would crash on
         import pyarrow.csv as pacsv
         delimiter = "\t" if lower.endswith((".tsv", ".txt")) else ","
         return pacsv.read_csv(io.BytesIO(data), parse_options=pacsv.ParseOptions(delimiter=delimiter))

@@ -28,7 +28,7 @@ from rankmeter.io.columns import resolve_columns
 from rankmeter.io.delimited import _nonblank_lines
 from rankmeter.io.frames import qrels_from_table, run_from_table
 
-__all__ = ["read_jsonl", "MAX_DEPTH"]
+__all__ = ["read_jsonl", "json_lines_table", "MAX_DEPTH"]
 
 #: Deepest nesting of brackets handed to Arrow's JSON reader (records are flat: 2 is usual).
 MAX_DEPTH = 64
@@ -120,6 +120,18 @@ def _document(data: bytes, name: str, kind: str, grades: str):
         return run_from_dict(obj)
     except InputError as exc:
         raise InputError(str(exc).replace("<dict>: ", "", 1), source=name) from None
+
+
+def json_lines_table(data: bytes, name: str) -> pa.Table:
+    """JSON Lines as an Arrow table, by Arrow where that is safe, else line by line (errors name the line)."""
+    import pyarrow.json as pajson
+
+    if _arrow_safe(data):
+        try:
+            return pajson.read_json(pa.BufferReader(data))
+        except (pa.ArrowInvalid, ValueError):
+            pass
+    return _python_table(data, name)[0]
 
 
 def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None,

@@ -20,7 +20,7 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from rankmeter.errors import InputError
+from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy, qrels_table
 from rankmeter.io.arrow_path import arrow_columns as _arrow_columns
 from rankmeter.io.arrow_path import first_data_line as _first_data_line
@@ -38,8 +38,7 @@ _LAYOUT = {"qrels": "query iter doc rel", "run": "query Q0 doc rank score tag", 
 
 
 def _excerpt(raw: bytes) -> str:
-    text = decode_id(raw.strip())
-    return repr(text if len(text) <= 60 else text[:57] + "...")
+    return shown_repr(decode_id(raw.strip()))
 
 
 # ---------------------------------------------------------------- slow path
@@ -78,7 +77,7 @@ def _slow_grade(grade: bytes, policy: str, name: str, number: int) -> int | floa
     if policy == "real" and _FLOAT.fullmatch(grade):
         value = float(grade)
         if not math.isfinite(value):
-            raise InputError(f"grade {decode_id(grade)} is out of range; grades are finite numbers",
+            raise InputError(f"grade {shown_id(grade)} is out of range; grades are finite numbers",
                              source=name, line=number)
         return value
     if _INT.fullmatch(grade):
@@ -87,17 +86,17 @@ def _slow_grade(grade: bytes, policy: str, name: str, number: int) -> int | floa
         digits = _INT_PREFIX.match(grade).group()  # C atol: the leading integer part
         value = int(digits) if digits.strip(b"+-") else 0
     elif _FLOAT.fullmatch(grade):
-        raise InputError(f"grade {decode_id(grade)!r} is not an integer (trec_eval would silently "
+        raise InputError(f"grade {shown_repr(decode_id(grade))} is not an integer (trec_eval would silently "
                          "truncate it toward zero; fix the grade, pass grades='real' (--grades real) to "
                          "keep fractional grades, or truncate_grades=True to truncate as trec_eval does)",
                          source=name, line=number)
     else:
         what, expected = ("a number", "numbers such as 0, 0.5, 2") if policy == "real" else \
             ("an integer", "integers such as 0, 1, 2")
-        raise InputError(f"grade {decode_id(grade)!r} is not {what} (field 4 of query iter doc rel); "
+        raise InputError(f"grade {shown_repr(decode_id(grade))} is not {what} (field 4 of query iter doc rel); "
                          f"grades are {expected}", source=name, line=number)
     if not -_INT64 <= value < _INT64:
-        raise InputError(f"grade {decode_id(grade)} is out of range; grades are small integers",
+        raise InputError(f"grade {shown_id(grade)} is out of range; grades are small integers",
                          source=name, line=number)
     return value
 
@@ -241,7 +240,7 @@ def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple
 def _score(text: bytes, name: str, number: int, field: str) -> float:
     value = float(text) if _FLOAT.fullmatch(text) else None
     if value is None or not np.isfinite(value):
-        raise InputError(f"score {decode_id(text)!r} is not a finite number ({field}); fix the score",
+        raise InputError(f"score {shown_repr(decode_id(text))} is not a finite number ({field}); fix the score",
                          source=name, line=number)
     return value
 

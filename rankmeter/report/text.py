@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+from rankmeter.errors import shown_id
 from rankmeter.io.output import printable
 
 __all__ = ["print_results", "print_measures", "render_table", "natural_key"]
@@ -21,7 +22,7 @@ def _fmt(value, decimals: int = 4) -> str:
         return f"{value:.{decimals}f}"
     if value is None:
         return ""
-    return printable(value)
+    return shown_id(value)  # an id or a run name: one line, no terminal controls, a huge one cut
 
 
 def natural_key(text: str):
