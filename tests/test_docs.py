@@ -120,18 +120,14 @@ def _norm(line: str) -> str:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
-def test_page_commands_print_what_the_page_shows(page, monkeypatch, capsys):
-    from rankmeter.cli.app import main
-
-    monkeypatch.chdir(ROOT)
+def test_page_commands_print_what_the_page_shows(page, cli):
     commands = _commands(page.read_text(encoding="utf-8"))
     assert commands
     for command, expected in commands:
         argv = shlex.split(command)
         assert argv[0] == "rankmeter"
-        capsys.readouterr()
-        status = main(argv[1:])
-        captured = capsys.readouterr()
+        captured = cli(*argv[1:], cwd=ROOT)  # in process: streams, warning filters and import finders restored
+        status = captured.code
         assert status == 0, f"{page.name}: `{command}` exited {status}: {captured.err}"
         printed = {_norm(line) for line in captured.out.splitlines()}
         for line in expected:
