@@ -85,9 +85,10 @@ class BeyondAccuracy:
     per_user: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def _pairs_of(data, what: str, user: str, item: str, score: str | None):
+def _pairs_of(data, what: str, user: str, item: str, score: str | None, ties: str = "trec_eval"):
     """(users, items) as Arrow string arrays in list order: dicts of lists, or frames (the recommender
-    frames :mod:`rankmeter.analyses.recsys` reads; each user's rows by score descending when ``score`` is given)."""
+    frames :mod:`rankmeter.analyses.recsys` reads; with ``score``, each user's rows in the engine's rank
+    order: score descending, tied items by ``ties`` as everywhere, :func:`rankmeter.core.rows.ranked`)."""
     from collections.abc import Mapping
 
     import pyarrow as pa
@@ -96,10 +97,19 @@ def _pairs_of(data, what: str, user: str, item: str, score: str | None):
     if isinstance(data, Mapping):
         users, items = [], []
         for u, listed in data.items():
-            ordered = sorted(listed, key=lambda i: -listed[i]) if isinstance(listed, Mapping) else list(listed)
-            users += [str(u)] * len(ordered)
-            items += [str(i) for i in ordered]
-        return pa.array(users, pa.string()), pa.array(items, pa.string())
+            if isinstance(listed, Mapping):  # {user: {item: score}}: ranked by the engine below
+                users += [str(u)] * len(listed)
+                items += [str(i) for i in listed]
+                continue
+            users += [str(u)] * len(listed)
+            items += [str(i) for i in listed]
+        users, items = pa.array(users, pa.string()), pa.array(items, pa.string())
+        if any(isinstance(listed, Mapping) for listed in data.values()):
+            scores = [float(v) for listed in data.values() if isinstance(listed, Mapping) for v in listed.values()]
+            if len(scores) != len(users):
+                raise InputError(f"{what}: give every user a list of items or every user {{item: score}}")
+            return _ranked_lists(users, items, np.asarray(scores), ties)
+        return users, items
     from rankmeter.io.frames import is_frame
     from rankmeter.analyses.recsys import _arrow
     if not is_frame(data):
@@ -108,10 +118,19 @@ def _pairs_of(data, what: str, user: str, item: str, score: str | None):
     users = pc.cast(table.column(user), pa.string()).combine_chunks()
     items = pc.cast(table.column(item), pa.string()).combine_chunks()
     if score:
-        codes = pc.dictionary_encode(users).indices.to_numpy(zero_copy_only=False)
-        order = pa.array(np.lexsort((-table.column(score).to_numpy().astype(float), codes)))
-        users, items = users.take(order), items.take(order)
+        return _ranked_lists(users, items, table.column(score).to_numpy().astype(float), ties)
     return users, items
+
+
+def _ranked_lists(users, items, scores: np.ndarray, ties: str):
+    """Each user's items in the engine's rank order (the order evaluate and the report use)."""
+    import pyarrow as pa
+
+    from rankmeter.core.rows import ranked
+    from rankmeter.io.canonical import Run
+    table = pa.table({"query": users.cast(pa.binary()), "doc": items.cast(pa.binary()), "score": pa.array(scores)})
+    rows = ranked(Run(table), ties=ties)
+    return rows.column("query").combine_chunks(), rows.column("doc").combine_chunks()
 
 
 def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -130,7 +149,8 @@ def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
                     catalog=None, entropy: str = "recommenders", tail_ratio: float | None = None,
-                    user: str = "user", item: str = "item", score: str | None = None) -> BeyondAccuracy:
+                    user: str = "user", item: str = "item", score: str | None = None,
+                    ties: str = "trec_eval") -> BeyondAccuracy:
     """The beyond-accuracy measures of ``recommendations`` given ``train`` (see the module docstring).
 
     ``item_features``: ``{item: vector}`` for feature-cosine similarity (default: co-occurrence);
@@ -145,7 +165,7 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
                                    or not 0 < tail_ratio < float("inf")):
         raise ParameterError(f"tail_ratio={tail_ratio!r}: expected a share in (0, 1] or a positive count")
     tu, ti = _pairs_of(train, "train", user, item, None)
-    ru, ri = _pairs_of(recommendations, "recommendations", user, item, score)
+    ru, ri = _pairs_of(recommendations, "recommendations", user, item, score, ties)
     if not len(tu) or not len(ru):
         raise InputError("train and recommendations must each hold at least one (user, item)")
     items, t_item, r_item = _codes(ti, ri)

@@ -24,7 +24,8 @@ def run(args) -> int:
     from rankmeter.report.tables import write_comparison
 
     options = {"k": args.k, "head": args.head, "tail_ratio": args.tail_ratio, "entropy": args.entropy,
-               "catalog": args.catalog, "user": args.user, "item": args.item, "score": args.score_column}
+               "catalog": args.catalog, "user": args.user, "item": args.item, "score": args.score_column,
+               "ties": args.ties}
     train = read_interactions(args.train)
     names = unique_names([""] * len(args.recommendations), args.recommendations, args.recommendations)
     systems = {name: read_interactions(path) for name, path in zip(names, args.recommendations)}
@@ -58,6 +59,7 @@ def add_arguments(b) -> None:
               PARAMS["measure"].but(help="per-user measure to compare (repeatable; default all of novelty, "
                                          "diversity, serendipity, arp, aplt, aclt, popularity_lift)"),
               PARAMS["k"].but(short=None, flag="--k", help="cut each list at its first K items"),
-              "head", "tail_ratio", "entropy", "catalog", "user", "item", "score_column", *TESTS,
+              "head", "tail_ratio", "entropy", "catalog", "user", "item", "score_column",
+              flags.READING_FUSING[0], *TESTS,
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json"),
                                    help="format of the comparison table"))

@@ -71,7 +71,9 @@ def _scores(evaluator: Evaluator, systems):
     if missing:
         warnings.warn(f"runs without results for some judged queries are compared only on the queries they "
                       f"answered (queries='qrels' scores the missing ones as 0): {', '.join(missing)}", stacklevel=3)
-    universe = sorted(set().union(*(r.ids for r in per_run)))
+    from rankmeter.core.order import natural_order
+    universe = list(set().union(*(r.ids for r in per_run)))
+    universe = [universe[i] for i in natural_order(universe)]  # natural order, as every per-query table
     where = {qid: i for i, qid in enumerate(universe)}
     matrices = {}
     for m in evaluator.measures:
@@ -323,8 +325,9 @@ def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str
         raise ParameterError(f"scores: system {lacking[0][0]!r} has no values for {lacking[0][1]!r}; every "
                              "system needs every measure")
     bases = _baselines(baseline, labels, "systems")
-    queries = sorted({str(q) for per in scores.values() for values in per.values() for q in values},
-                     key=lambda q: q.encode("utf-8", "surrogateescape"))
+    from rankmeter.core.order import natural_order
+    queries = list({str(q) for per in scores.values() for values in per.values() for q in values})
+    queries = [queries[i] for i in natural_order(queries)]  # the order compare's own tables use
     where = {q: i for i, q in enumerate(queries)}
     matrices = {}
     for m in measures:
