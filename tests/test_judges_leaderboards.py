@@ -148,3 +148,24 @@ def test_cli_scores_and_reads_boards(tmp_path, capsys):
     assert _cli(["leaderboards", "--board-a", str(four), "--board-b", str(other)]) == 0
     text = capsys.readouterr().out
     assert "Kendall's tau-b                  -1.0000" in text and "s1: 3 -> 1 (+2)" in text
+
+
+def test_slope_chart_draws_one_line_per_run_coloured_by_its_move(tmp_path, capsys):
+    import xml.etree.ElementTree as ET
+    a = {"r1": 0.5, "r2": 0.4, "r3": 0.3, "<r4&>": 0.2}
+    b = {"r1": 0.2, "r2": 0.4, "r3": 0.3, "<r4&>": 0.5}
+    svg = from_scores({"AP": a}, {"AP": b}, names=("human", "llm")).slope_svg("AP")
+    root = ET.fromstring(svg)  # well-formed: the run name is escaped
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = root.findall(f"{ns}line")
+    assert len(lines) == 4
+    colours = sorted(line.get("stroke") for line in lines)
+    assert colours == ["#2b7bba", "#555555", "#555555", "#d6604d"]  # r4 climbs, r1 falls, r2 and r3 stay
+    with pytest.raises(ParameterError, match="not in these leaderboards"):
+        from_scores({"AP": a}, {"AP": b}).slope_svg("P@10")
+    board_a, board_b = tmp_path / "a.txt", tmp_path / "b.txt"
+    board_a.write_text("s1 M all 0.1\ns2 M all 0.2\ns3 M all 0.3\n")
+    board_b.write_text("s1 M all 0.3\ns2 M all 0.2\ns3 M all 0.1\n")
+    out = tmp_path / "slope.svg"
+    assert _cli(["leaderboards", "--board-a", str(board_a), "--board-b", str(board_b), "--svg", str(out)]) == 0
+    assert ET.fromstring(out.read_text()).tag == f"{ns}svg"

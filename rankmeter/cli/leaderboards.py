@@ -24,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
     from rankmeter.errors import ParameterError
 
     top_k = args.top_k or (1, 3, 5, 10)
+    if args.svg:
+        from rankmeter.io.output import check_output
+        check_output(args.svg, inputs=[*(args.inputs or []), *(args.board_a or []), *(args.board_b or [])],
+                     suffixes=(".svg",))  # before any work is spent
     if args.board_a or args.board_b:
         if not (args.board_a and args.board_b) or args.inputs:
             raise ParameterError("precomputed leaderboards: give --board-a and --board-b, and no qrels or runs")
@@ -42,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
         qrels_a, qrels_b, *runs = args.inputs
         result = leaderboards(qrels_a, qrels_b, runs, args.measure, p=args.p, top_k=top_k,
                               **flags.keywords(args, _OPTIONS))
+    if args.svg:
+        from rankmeter.io.output import output_file
+        with output_file(args.svg, inputs=[*(args.inputs or []), *(args.board_a or []), *(args.board_b or [])],
+                         suffixes=(".svg",)) as out:
+            out.write(result.slope_svg(args.measure[0] if args.measure else None))
     if args.format == "json":
         json.dump(result.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -65,6 +74,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--top-k", type=int, action="append", metavar="K", help="top-k overlap (repeatable; default 1 3 5 10)")
     p.add_argument("--moves", type=int, default=5, metavar="N", help="runs listed as moving most (default 5)")
     p.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default 0.9)")
+    p.add_argument("--svg", metavar="FILE", help="also write the two leaderboards of the first measure side by side "
+                                                "(a slope chart) to FILE.svg")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
     flags.add(p, *_OPTIONS)

@@ -35,13 +35,17 @@ def judgments(qrels, name: str) -> pa.Table:
     if "subtopic" in table.column_names:
         table = table.group_by(["query", "doc"], use_threads=False).aggregate([("rel", "max")]) \
             .rename_columns(["query", "doc", "rel"])
-    counts = table.group_by(["query", "doc"], use_threads=False).aggregate([("rel", "count")])
-    doubled = pc.filter(counts, pc.greater(counts.column("rel_count"), 1))
-    if len(doubled):
-        query, doc = decode_id(doubled.column("query")[0].as_py()), decode_id(doubled.column("doc")[0].as_py())
-        raise InputError(f"judges query {query!r} doc {doc!r} more than once ({len(doubled)} pairs are listed "
-                         "twice or more); combine sampled labels first with `rankmeter judges aggregate`",
-                         source=name)
+    query_code = pc.dictionary_encode(table.column("query").combine_chunks())
+    doc_code = pc.dictionary_encode(table.column("doc").combine_chunks())
+    key = (query_code.indices.to_numpy().astype(np.int64) * max(len(doc_code.dictionary), 1)
+           + doc_code.indices.to_numpy().astype(np.int64))
+    order = np.argsort(key, kind="stable")
+    twice = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(twice):
+        row = int(order[twice[0] + 1])
+        query, doc = decode_id(table.column("query")[row].as_py()), decode_id(table.column("doc")[row].as_py())
+        raise InputError(f"judges query {query!r} doc {doc!r} more than once ({len(twice)} lines repeat a pair); "
+                         "combine sampled labels first with `rankmeter judges aggregate`", source=name)
     return table.select(["query", "doc", "rel"]).cast(
         pa.schema([("query", pa.binary()), ("doc", pa.binary()), ("rel", pa.float64())]))
 
@@ -52,7 +56,7 @@ class Joined:
 
     queries: list[str]         # the distinct query ids, decoded, in bytewise order
     query: np.ndarray          # index into ``queries`` per pair
-    doc: list[bytes]
+    doc: pa.Array
     grade_a: np.ndarray
     grade_b: np.ndarray
 
@@ -77,4 +81,4 @@ def join(qrels_a, qrels_b, names: tuple[str, str]) -> Joined:
         return joined.column(column).to_numpy(zero_copy_only=False).astype(np.float64)
 
     return Joined(queries=[decode_id(q) for q in sorted_unique.to_pylist()], query=index.astype(np.int64),
-                  doc=joined.column("doc").to_pylist(), grade_a=grades("rel_a"), grade_b=grades("rel_b"))
+                  doc=joined.column("doc").combine_chunks(), grade_a=grades("rel_a"), grade_b=grades("rel_b"))

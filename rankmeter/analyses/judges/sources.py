@@ -236,7 +236,7 @@ def mix(human, llm) -> Mixed:
     grade = np.where(from_human, joined.grade_a, joined.grade_b)
     whole = bool((grade == np.floor(grade)).all())
     query = pa.array([encode_id(q) for q in joined.queries], pa.binary()).take(pa.array(joined.query))
-    table = qrels_table(query, pa.array(joined.doc, pa.binary()), pa.array(grade.astype(np.int64) if whole else grade))
+    table = qrels_table(query, joined.doc, pa.array(grade.astype(np.int64) if whole else grade))
     source = np.where(from_human, "human", "llm")
     differ = both & (joined.grade_a != joined.grade_b)
     nq = len(joined.queries)
