@@ -38,9 +38,11 @@ __all__ = [
 _SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "errors", "executors", "io", "measures", "report",
                 "types"}
 
-#: Module paths of earlier releases (and of scripts written for them) -> where the module lives now.
-#: ``import rankmeter.pooled`` and ``rankmeter.pooled.pooled_auc`` keep working; the docs show the new paths.
+#: Short public paths, and module paths of earlier releases (scripts written for them) -> where the module
+#: lives now: ``import rankmeter.tensor`` and ``rankmeter.pooled.pooled_auc`` work; the docs show both.
 _MOVED = {
+    "rankmeter.tensor": "rankmeter.analyses.tensor", "rankmeter.judges": "rankmeter.analyses.judges",
+    "rankmeter.nuggets": "rankmeter.analyses.nuggets",
     "rankmeter.engine": "rankmeter.core", "rankmeter.results": "rankmeter.core.results",
     "rankmeter.explanations": "rankmeter.core.explain", "rankmeter.io.naming": "rankmeter.core.naming",
     "rankmeter.output": "rankmeter.io.output", "rankmeter.progress": "rankmeter.executors.progress",

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmeter.errors import InputError
+from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import read_run
 from rankmeter.io.arrow_path import first_data_line
 from rankmeter.io.source import compression_of, open_stream
@@ -195,6 +195,11 @@ def evaluate_streamed(evaluator, run) -> Results:
         in the whole file), and when a query's lines are not together.
     """
     options = evaluator.options
+    if options.input_format not in ("auto", "trec") or options.columns:
+        given = (f"input_format={options.input_format!r}" if options.input_format not in ("auto", "trec")
+                 else f"columns={dict(options.columns)!r}")
+        raise ParameterError(f"the streamed executor reads TREC run text only; {given} cannot be honoured: use "
+                             "executor='memory' for tables (CSV, TSV, Parquet, JSON Lines, named columns)")
     if not isinstance(run, (str, bytes, os.PathLike)) and not hasattr(run, "read"):
         raise InputError("the streamed executor reads a run file: pass its path (or executor='memory' for "
                          f"a {type(run).__name__})")
