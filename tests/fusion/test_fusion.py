@@ -78,7 +78,7 @@ def test_bad_parameters():
         fuse(runs, method="nope")
     with pytest.raises(ParameterError, match="takes k"):
         fuse(runs, method="rrf", params={"phi": 1})
-    with pytest.raises(ParameterError, match="weights: 3 given for 2 runs"):
+    with pytest.raises(ParameterError, match=r"wsum weights=\[1, 2, 3\]: 3 given for 2 runs; expected one number per run"):
         fuse(runs, method="wsum", params={"weights": [1, 2, 3]})
     with pytest.raises(ParameterError, match="at least two"):
         fuse(runs[:1])

@@ -12,7 +12,7 @@ import rankmeter
 from rankmeter import InputError, ParameterError
 from rankmeter.analyses.fusion import fuse, optimise
 from rankmeter.analyses.fusion.catalog import (FUSE_OPTIONS, METHODS, NORMS, PARAMETERS, POOL_PARAMETERS,
-                                               Parameter, parse_param)
+                                               parse_param)
 from rankmeter.analyses.fusion.pooling import pool
 from rankmeter.analyses.fusion.trained import train
 
@@ -20,7 +20,7 @@ RUNS = [{"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0, "y": 0.5}},
         {"q1": {"c": 9.0, "d": 8.0, "a": 1.0}, "q2": {"y": 2.0, "x": 1.0}}]
 
 
-def _outside(p: Parameter):
+def _outside(p):
     """Values outside ``p``'s declared type and range."""
     wrong_type = st.sampled_from(["abc", "60", b"1", True, False, object(), {"a": 1}])
     if p.kind == "choice":
@@ -36,12 +36,13 @@ def _outside(p: Parameter):
         inside = st.floats(min_value=max(p.low, -1e6), max_value=min(p.high, 1e6), allow_nan=False)
         bad_numbers.append(inside.filter(lambda v: not float(v).is_integer()))
     bad = st.one_of(*bad_numbers)
-    if p.kind in ("number", "integer"):
+    per_run = getattr(p, "per_run", "")
+    if not per_run:
         return st.one_of(bad, wrong_type) if p.optional else st.one_of(bad, wrong_type, st.none())
-    if p.kind == "weights":  # one number per run (two runs here): one of them bad, or a wrong count
+    if per_run == "numbers":  # one number per run (two runs here): one of them bad, or a wrong count
         return st.one_of(bad.map(lambda v: [1.0, v]), bad.map(lambda v: (v, 0.5)),
                          st.sampled_from([[1.0], [1.0, 1.0, 1.0], "ab", 3.0]))
-    # table: one list of numbers per run
+    # "lists": one list of numbers per run
     return st.one_of(bad.map(lambda v: [[0.5, v], [0.5]]), st.sampled_from([[[0.5]], [0.5, 0.5], "ab", [["x"], [1]]]))
 
 

@@ -148,7 +148,7 @@ def test_condorcet_on_a_cycle_is_reproducible_and_scores_m_down_to_1():
 def test_trained_method_without_tables_says_how_to_train():
     with pytest.raises(ParameterError, match="train_qrels"):
         fuse(_runs(0), method="probfuse")
-    with pytest.raises(ParameterError, match="probs: 2 given for 3 runs"):
+    with pytest.raises(ParameterError, match=r"posfuse probs=\[\[0.5\], \[0.4\]\]: 2 given for 3 runs; expected one list"):
         fuse(_runs(0), method="posfuse", params={"probs": [[0.5], [0.4]]})
 
 
