@@ -144,7 +144,7 @@ def test_a_console_command_must_print_what_the_page_shows(runner_state):
     good = "```console\n$ rankmeter trec_eval -m map examples/qrels.txt examples/run.txt\nmap all 0.1900\n```\n"
     assert hooks.execute_page(good, "t.md") == good
     bad = good.replace("0.1900", "0.2000")
-    with pytest.raises(PluginError, match="did not print 'map all 0.2000'"):
+    with pytest.raises(PluginError, match=r"did not print 1 line\(s\) the page shows:\n  'map all 0.2000'"):
         hooks.execute_page(bad, "t.md")
     failing = "```console\n$ rankmeter eval examples/qrels.txt no-such.run -m AP\n```\n"
     with pytest.raises(PluginError, match="exited 2"):
@@ -166,3 +166,15 @@ def test_unknown_languages_are_refused_and_skips_need_a_reason(runner_state):
     assert hooks.execute_page(skipped, "t.md") == skipped
     assert runner_state["skipped"] == ["docs/t.md:2: needs Java"]
     assert hooks.execute_page("```text\nanything\n```\n", "t.md")  # shown output is not run
+
+
+def test_a_page_may_run_in_a_folder_of_the_checkout_without_writing_into_it(runner_state):
+    folder = "docs/measures/data"
+    page = (f"<!-- docs-exec: cwd {folder} -->\n```console\n$ rankmeter eval s1.qrels s1.run -m P@2\n```\n\n"
+            "```console\n$ rankmeter run cut s1.run -k 1 -o cut.run\n```\n")
+    before = sorted(p.name for p in (ROOT / folder).iterdir())
+    built = hooks.execute_page(page, "t.md")
+    assert "P@2" in built
+    assert sorted(p.name for p in (ROOT / folder).iterdir()) == before  # cut.run went to the scratch folder
+    with pytest.raises(PluginError, match="not a folder of the checkout"):
+        hooks.execute_page("<!-- docs-exec: cwd ../.. -->\n", "t.md")

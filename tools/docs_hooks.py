@@ -19,7 +19,10 @@ Two jobs, both while the site builds:
   A block that cannot run says why on the line before its fence:
   ``<!-- docs-exec: skip (needs Java and a Spark session) -->``. Examples run from a scratch
   directory that links ``examples/``, ``docs/`` and ``tests/`` of the checkout, so files they write
-  never land in it. A failing example fails the build (``PluginError``), strict or not.
+  never land in it; a page whose examples read the files of one folder says
+  ``<!-- docs-exec: cwd tests/fixtures/... -->`` (or is listed in ``PAGE_FOLDERS``) and runs in a
+  scratch directory linking that folder's files. A failing example fails the build
+  (``PluginError``), strict or not.
 
 A developer tool, not part of the installed package.
 """
@@ -50,6 +53,10 @@ log = logging.getLogger("mkdocs.hooks.rankmeter")
 
 FENCE = re.compile(r"^```(\S*)\s*$")
 SKIP = re.compile(r"<!--\s*docs-exec:\s*skip\s*\((.+?)\)\s*-->")
+CWD = re.compile(r"<!--\s*docs-exec:\s*cwd\s+(\S+)\s*-->")
+#: Pages whose examples run in a folder of the checkout other than its root (as if the page said
+#: ``<!-- docs-exec: cwd FOLDER -->``): the folder's files are linked into a scratch directory.
+PAGE_FOLDERS = {"llm-judges.md": "tests/fixtures/llm_judges/example"}
 RUN = {"python", "console", "sh"}
 SHOWN = {"text"}
 #: the width text tables are laid out for on the site (the content column holds ~100 monospace characters)
@@ -154,7 +161,7 @@ class _Captured:
 @contextlib.contextmanager
 def _in_workdir():
     old_cwd, old_columns = os.getcwd(), os.environ.get("COLUMNS")
-    os.chdir(_workdir())
+    os.chdir(_state.get("page_dir") or _workdir())
     os.environ["COLUMNS"] = COLUMNS
     try:
         yield
@@ -173,6 +180,19 @@ def _workdir() -> Path:
             (work / name).symlink_to(ROOT / name, target_is_directory=True)
         _state["workdir"] = work
     return _state["workdir"]
+
+
+def _page_dir(folder: str) -> Path:
+    """A scratch directory holding links to every entry of ``folder`` (relative to the checkout)."""
+    source = (ROOT / folder).resolve()
+    if ROOT.resolve() not in source.parents or not source.is_dir():
+        raise PluginError(f"docs-exec cwd {folder!r}: not a folder of the checkout")
+    scratch = _workdir() / "pages" / folder.replace("/", "_")
+    if not scratch.exists():
+        scratch.mkdir(parents=True)
+        for entry in source.iterdir():
+            (scratch / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return scratch
 
 
 def run_rankmeter(argv: list[str]) -> tuple[int, str, str]:
@@ -283,9 +303,12 @@ def _run_console(body: list[str], where: str) -> tuple[list[str], list[str]]:
             problems.append(f"{where}: `{command}` exited {status}:\n{err.strip()}")
             continue
         printed = {_norm(line) for line in out.splitlines()}
-        for line in expected:
-            if _norm(line) not in printed:
-                problems.append(f"{where}: `{command}` did not print {line!r}; it printed:\n{out}")
+        missing = [line for line in expected if _norm(line) not in printed]
+        if missing:
+            shown = "\n".join(f"  {line!r}" for line in missing[:10])
+            more = f"\n  ... and {len(missing) - 10} more" if len(missing) > 10 else ""
+            problems.append(f"{where}: `{command}` did not print {len(missing)} line(s) the page shows:\n"
+                            f"{shown}{more}\nit printed:\n{out}")
         new_body.append(f"$ {command}")
         new_body += expected if expected else _shown_output(out.rstrip("\n").split("\n") if out.strip() else [])
     return new_body, problems
@@ -307,6 +330,16 @@ def execute_page(markdown: str, src_uri: str) -> str:
     """Run every example of one page; the Markdown with console output filled in. Raises PluginError."""
     lines = markdown.split("\n")
     globs: dict = {"__name__": f"docs:{src_uri}"}
+    folder = CWD.search(markdown)
+    folder = folder.group(1) if folder else PAGE_FOLDERS.get(src_uri)
+    _state["page_dir"] = _page_dir(folder) if folder else None
+    try:
+        return _execute_blocks(markdown, lines, globs, src_uri)
+    finally:
+        _state["page_dir"] = None
+
+
+def _execute_blocks(markdown: str, lines: list[str], globs: dict, src_uri: str) -> str:
     problems: list[str] = []
     replacements: list[tuple[int, int, list[str]]] = []
     for start, end, lang, skip in _blocks(markdown):
