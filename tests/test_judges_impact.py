@@ -72,7 +72,7 @@ def test_flips_are_the_comparisons_whose_conclusion_differs(baseline):
     assert got.flips() == [c for c in got.comparisons if c["flips"]]
 
 
-def test_expected_dcg_is_exact_and_the_interval_is_seeded(tmp_path):
+def test_expected_score_is_exact_for_linear_measures_and_the_interval_is_seeded(tmp_path):
     human = {"q1": {"a": 1}, "q2": {"z": 0}}
     probs = {("q1", "a"): {"0": 0.2, "1": 0.5, "2": 0.3}, ("q1", "b"): {"0": 0.6, "2": 0.4},
              ("q2", "c"): {"1": 0.9, "3": 0.1}}
@@ -81,27 +81,28 @@ def test_expected_dcg_is_exact_and_the_interval_is_seeded(tmp_path):
     llm = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
     runs = {"x": {"q1": {"b": 3.0, "a": 2.0}, "q2": {"c": 1.0, "z": 0.5}},
             "y": {"q1": {"a": 3.0, "b": 2.0}, "q2": {"z": 1.0, "c": 0.5}}}
-    got = impact(human, llm, runs, ["DCG@5", "nDCG@5"], baseline="x", probabilities=path, samples=50, seed=3,
+    linear = ["DCG@5", "RBP(p=0.6,gain=graded,max_grade=3)"]
+    got = impact(human, llm, runs, [*linear, "nDCG@5", "P@1"], baseline="x", probabilities=path, samples=50, seed=3,
                  grades="real")
     # exact: the mean over every labelling, weighted by its probability
     pairs = list(probs)
-    for version in ("llm", "mixed"):
-        for run in runs:
-            total = 0.0
-            for combo in itertools.product(*[list(probs[p].items()) for p in pairs]):
-                weight = np.prod([pr for _, pr in combo])
-                qrels = {}
-                for (q, d), (g, _) in zip(pairs, combo):
-                    qrels.setdefault(q, {})[d] = float(g)
-                if version == "mixed":
-                    for q, docs in human.items():
-                        qrels.setdefault(q, {}).update({d: float(g) for d, g in docs.items()})
-                total += weight * rankmeter.evaluate(qrels, {run: runs[run]}, ["DCG@5"], grades="real")[run]["DCG@5"]
-            assert got.expected["DCG@5"][run][version]["expected"] == pytest.approx(total, abs=1e-12)
-    assert got.expected["nDCG@5"]["x"]["llm"]["expected"] is None
-    assert "not linear" in got.expected["nDCG@5"]["x"]["llm"]["undefined"]
-    again = impact(human, llm, runs, ["DCG@5", "nDCG@5"], baseline="x", probabilities=path, samples=50, seed=3,
-                   grades="real")
+    for version, run, measure in itertools.product(("llm", "mixed"), runs, linear):
+        total = 0.0
+        for combo in itertools.product(*[list(probs[p].items()) for p in pairs]):
+            weight = np.prod([pr for _, pr in combo])
+            qrels = {}
+            for (q, d), (g, _) in zip(pairs, combo):
+                qrels.setdefault(q, {})[d] = float(g)
+            if version == "mixed":
+                for q, docs in human.items():
+                    qrels.setdefault(q, {}).update({d: float(g) for d, g in docs.items()})
+            total += weight * rankmeter.evaluate(qrels, {run: runs[run]}, [measure], grades="real")[run][measure]
+        assert got.expected[measure][run][version]["expected"] == pytest.approx(total, abs=1e-12)
+    for nonlinear in ("nDCG@5", "P@1"):
+        assert got.expected[nonlinear]["x"]["llm"]["expected"] is None
+        assert "not linear" in got.expected[nonlinear]["x"]["llm"]["undefined"]
+    again = impact(human, llm, runs, [*linear, "nDCG@5", "P@1"], baseline="x", probabilities=path, samples=50,
+                   seed=3, grades="real")
     assert again.expected == got.expected
     low, high = got.expected["DCG@5"]["x"]["llm"]["interval"]
     assert low <= high

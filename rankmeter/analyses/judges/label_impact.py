@@ -14,8 +14,8 @@ comparison whose conclusion (significantly better, worse, or neither) differs fr
 
 When the LLM gave probabilities per grade (a :func:`rankmeter.analyses.judges.read_samples` JSON
 Lines file), ``probabilities=`` adds, under ``llm`` and ``mixed``: the expected score, exact for
-measures linear in the grades (DCG: the score under the expected grades; others are undefined,
-with the reason), and an interval from resampling the labels (seeded, ``samples`` draws; the
+measures linear in the grades (:data:`LINEAR`: DCG, and graded RBP with a fixed ``max_grade``;
+the score under the expected grades; others are undefined, with the reason), and an interval from resampling the labels (seeded, ``samples`` draws; the
 ``alpha / 2`` and ``1 - alpha / 2`` quantiles of each run's mean).
 """
 from __future__ import annotations
@@ -32,8 +32,10 @@ from rankmeter.errors import ParameterError
 __all__ = ["LINEAR", "Impact", "impact"]
 
 VERSIONS = ("human", "llm", "mixed")
-#: measures whose value is linear in the grades (gain = grade): their expectation is the score under expected grades
-LINEAR = re.compile(r"^DCG(@\d+)?$")
+#: measures whose value is linear in the grades, so that their expectation is the score under the expected
+#: grades: DCG (gain = grade) and graded RBP with a fixed top grade (gain = grade / max_grade); not nDCG, AP,
+#: binary measures (a threshold on the grade) or DCG(gain=exp)
+LINEAR = re.compile(r"^(DCG(@\d+)?|RBP\((?=[^)]*\bgain=graded\b)(?=[^)]*\bmax_grade=)[^)]*\)(@\d+)?)$")
 
 
 @dataclass
@@ -235,6 +237,7 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
                 entry = {"expected": exact[v][run][m] if linear else None, "interval": [float(low), float(high)]}
                 if not linear:
                     entry["undefined"] = (f"{m} is not linear in the grades: its expectation is not the score under "
-                                          "the expected grades (DCG is); see the interval")
+                                          "the expected grades (DCG's and graded RBP's with max_grade are); see "
+                                          "the interval")
                 out[m][run][v] = entry
     return out
