@@ -82,10 +82,28 @@ def _cli_words(message: str) -> str:
     return re.sub(r"\b([a-z_]+)='?([\w.-]+)'?", flag, message)
 
 
+class _ClosedOutput:
+    """Standard output when the process started without one: every write fails as writing a closed
+    descriptor does, so a command that prints says so in one line (exit 2), and one writing -o FILE works."""
+
+    def write(self, text):
+        import errno
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self):
+        pass
+
+    @property
+    def buffer(self):
+        return self
+
+
 def main(argv: list[str] | None = None) -> int:
     from rankmeter.errors import RankmeterError
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with standard output closed (>&-): writing to it is an error, reported
+        sys.stdout = _ClosedOutput()
     if argv and argv[0] in _WITHOUT_PANDAS and "pandas" not in sys.modules:
         # pyarrow imports pandas (0.3-0.5 s) on its first numpy conversion only to check whether an
         # object is a pandas one; these commands never use pandas, so tell pyarrow it is absent.

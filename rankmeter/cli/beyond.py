@@ -26,6 +26,12 @@ def run(args) -> int:
     options = {"k": args.k, "head": args.head, "tail_ratio": args.tail_ratio, "entropy": args.entropy,
                "catalog": args.catalog, "user": args.user, "item": args.item, "score": args.score_column,
                "ties": args.ties}
+    columns = {"--user": args.user, "--item": args.item, "--score": args.score_column}
+    named = [c for c in columns.values() if c]
+    if len(set(named)) < len(named):
+        from rankmeter.errors import ParameterError
+        raise ParameterError("--user, --item and --score name one column twice (" + ", ".join(
+            f"{flag} {c}" for flag, c in columns.items() if c) + "): each names a column of its own")
     train = read_interactions(args.train)
     names = unique_names([""] * len(args.recommendations), args.recommendations, args.recommendations)
     systems = {name: read_interactions(path) for name, path in zip(names, args.recommendations)}

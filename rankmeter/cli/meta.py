@@ -19,6 +19,8 @@ def _correlate(args: argparse.Namespace) -> int:
 
     options = flags.evaluation(args)
     measures = args.measure
+    if len(measures) == 2 and measures[0] == measures[1]:
+        raise ParameterError(f"-m {measures[0]} twice: give two different measures, or one with --other-qrels")
     if args.other_qrels:
         if len(measures) != 1:
             raise ParameterError("with --other-qrels give one measure: the same measure under both qrels")
@@ -34,8 +36,6 @@ def _correlate(args: argparse.Namespace) -> int:
         a = {run: table[run][table.names[0]] for run in table.runs}
         b = {run: table[run][table.names[1]] for run in table.runs}
         names = tuple(table.names)
-    if names[0] == names[1]:
-        raise ParameterError(f"-m {measures[0]} twice: give two different measures, or one with --other-qrels")
     result = correlations(a, b, p=args.p, names=names)
     if args.format == "json":
         json.dump({"a": names[0], "b": names[1], **result}, sys.stdout, indent=2)

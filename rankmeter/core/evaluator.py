@@ -84,8 +84,14 @@ def _check_real_grades(measures: Iterable[Measure]) -> None:
                                    f"use {p.name}='linear' or 'exp' (gain 2^g - 1), or read the grades as integers")
 
 
+def _short(name: str, limit: int = 60) -> str:
+    """An id as a message shows it: at most ``limit`` characters, the rest counted (a hostile id is never
+    echoed whole; control and bidirectional characters are escaped where the message is printed)."""
+    return name if len(name) <= limit else f"{name[:limit]}... ({len(name)} characters)"
+
+
 def _names(ids: Iterable[bytes], total: int) -> str:
-    shown = [decode_id(q) for q in ids]
+    shown = [_short(decode_id(q)) for q in ids]
     more = f" and {total - len(shown)} more" if total > len(shown) else ""
     return ", ".join(shown) + more
 
@@ -210,12 +216,14 @@ class Evaluator:
         return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
 
     def finish(self, parts: list[Part], *, run_name: str = "", warn: bool = True,
-               check_common: bool = True) -> Results:
+               check_common: bool = True, source: str | None = None) -> Results:
         """Put the parts of one run together (see module docstring).
 
         ``warn=False`` leaves the warning about judged queries the run lacks to
-        the caller (``Results.missing`` names them).
+        the caller (``Results.missing`` names them). ``source``: where the run was read from (a file
+        name), for messages; ``run_name`` by default.
         """
+        source = source or run_name or None
         codes = np.concatenate([p.codes for p in parts]) if parts else np.zeros(0, np.int64)
         values = {m: np.concatenate([p.values[m] for p in parts]) if parts else
                   m.family.value_type.array([]) for m in self.measures}
@@ -223,20 +231,21 @@ class Evaluator:
         seen[codes] = True
         if len(codes) != int(seen.sum()):
             raise InputError("a query was scored in two parts of the run: its lines are not together; "
-                             "group the run by query first", source=run_name or None)
+                             "group the run by query first", source=source)
         missing = np.flatnonzero(~seen)
         only_in_run = sorted({q for p in parts for q in p.only_in_run})
         if check_common and len(codes) == 0 and only_in_run:
             raise InputError(
                 f"no query of the run is judged in the qrels: the run has {_names(only_in_run[:_NAMED], len(only_in_run))}; "
                 f"the qrels have {_names(self.judgments.names(np.arange(min(_NAMED, self.judgments.nq))), self.judgments.nq)}; "
-                "check that both use the same query ids", source=run_name or None)
+                "check that both use the same query ids", source=source)
         if self.options.queries == "qrels" and len(missing):
             extra = self.kernels(empty_batch(self.judgments, missing, self.needs, subtopics=self.subtopics))
             codes = np.concatenate([codes, missing])
             values = {m: np.concatenate([values[m], extra[m]]) for m in self.measures}
         elif len(missing) and warn:
-            warnings.warn(f"{len(missing)} judged queries have no results in the run and are left out of the "
+            warnings.warn(f"{_short(run_name) + ': ' if run_name else ''}{len(missing)} judged queries have no "
+                          "results in the run and are left out of the "
                           f"means: {_names(self.judgments.names(missing[:_NAMED]), len(missing))} "
                           "(queries='qrels' scores them as 0)", stacklevel=3)
         order = np.argsort(codes, kind="stable")

@@ -1,7 +1,7 @@
 """One rule for naming runs, shared by evaluate, compare, report and plots.
 
 A dict of runs is named by its keys. Runs given as a list (or one run) are
-named by their run tag when it is non-empty and unique among them, else by
+named by their run tag when it is non-empty, at most 60 characters and unique among them, else by
 their file name, else their path, else ``run<i>``; a name still repeated
 gets `` (i)`` with its position.
 
@@ -37,6 +37,10 @@ def _auto_names(loaded: list[Run], given: list) -> list[str]:
     return unique_names([r.name for r in loaded], [r.source for r in loaded], given)
 
 
+#: a run tag longer than this does not name the run (its file does): a name fits a table's column
+_LONGEST_TAG = 60
+
+
 def unique_names(tags: Sequence[str], sources: Sequence[str], given: Sequence) -> list[str]:
     """The one naming rule (module docstring) for runs with these tags, read from these sources, given as
     ``given`` (paths or objects): what eval, compare, report, JSON and Python all call the runs.
@@ -50,7 +54,7 @@ def unique_names(tags: Sequence[str], sources: Sequence[str], given: Sequence) -
     count = Counter(tags)
     choices = []
     for i, (tag, source, obj) in enumerate(zip(tags, sources, given)):
-        names = [tag] if tag and count[tag] == 1 else []
+        names = [tag] if tag and count[tag] == 1 and len(tag) <= _LONGEST_TAG else []
         if _is_path(obj):
             path = os.fsdecode(obj)
             names += [os.path.basename(path) or path, path]

@@ -57,4 +57,5 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool 
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(evaluator.score, pieces))
-    return evaluator.finish(parts, run_name=run.name or run.source, warn=warn, check_common=check_common)
+    return evaluator.finish(parts, run_name=run.name or run.source, warn=warn, check_common=check_common,
+                            source=run.source)
