@@ -28,6 +28,8 @@ Examples
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from rankmeter.analyses.judges.pairs import join, source_name
@@ -112,7 +114,7 @@ def agreement(qrels_a, qrels_b, *, rel: float = 1, bins=None, per_query: bool = 
         of the module docstring (None when undefined), ``confusion`` ``{"grades", "counts"}`` (rows:
         ``a``'s grade), ``undefined`` ``{figure: reason}`` and ``per_query``.
     """
-    if isinstance(rel, bool) or not isinstance(rel, (int, float)) or not np.isfinite(rel):
+    if isinstance(rel, bool) or not isinstance(rel, numbers.Real) or not np.isfinite(rel):
         raise ParameterError(f"rel={rel!r}: expected a grade, e.g. 1 (relevant means grade >= rel)")
     names = (source_name(qrels_a, "a"), source_name(qrels_b, "b"))
     joined = join(qrels_a, qrels_b, names)

@@ -147,6 +147,23 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
         Label draws for the resampled interval.
     **options
         Evaluation options of :func:`rankmeter.evaluate`, the same under every version.
+
+    Returns
+    -------
+    Impact
+
+    Examples
+    --------
+    The human judged only ``a`` per query; the LLM also judged ``b`` relevant, which lifts ``second``:
+
+    >>> human = {"q1": {"a": 1}, "q2": {"a": 1}, "q3": {"a": 1}}
+    >>> llm = {q: {"a": 1, "b": 1} for q in human}
+    >>> runs = {"first": {q: {"a": 2.0, "b": 1.0} for q in human}, "second": {q: {"b": 2.0, "c": 1.0} for q in human}}
+    >>> got = impact(human, llm, runs, "P@1", baseline="first")
+    >>> [(r["run"], r["scores"]["P@1"]["human"], r["scores"]["P@1"]["llm"]) for r in got.runs]
+    [('first', 1.0, 1.0), ('second', 0.0, 1.0)]
+    >>> got.runs[1]["rank_change"]["P@1"]["llm"]
+    1
     """
     import rankmeter
     from rankmeter.analyses.judges.sources import mix

@@ -66,7 +66,12 @@ class Joined:
 
 
 def join(qrels_a, qrels_b, names: tuple[str, str]) -> Joined:
-    """Both judgment sets over the union of their pairs (a vectorised full outer join)."""
+    """Both judgment sets over the union of their pairs (a vectorised full outer join).
+
+    >>> j = join({"q": {"a": 2, "b": 0}}, {"q": {"b": 1, "c": 3}}, ("human", "llm"))
+    >>> j.doc.to_pylist(), j.grade_a.tolist(), j.grade_b.tolist(), j.both.tolist()
+    ([b'a', b'b', b'c'], [2.0, 0.0, nan], [nan, 1.0, 3.0], [False, True, False])
+    """
     a, b = judgments(qrels_a, names[0]), judgments(qrels_b, names[1])
     joined = a.join(b, keys=["query", "doc"], join_type="full outer", left_suffix="_a", right_suffix="_b",
                     use_threads=False)
