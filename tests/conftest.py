@@ -200,7 +200,7 @@ def _missing_optional(exc: BaseException) -> str | None:
     return None
 
 
-_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'|MissingExtra: .* needs ([\w.]+):")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -211,10 +211,12 @@ def pytest_make_collect_report(collector):
     that use it skip. Under CI the skip fails the run like any other that is not allowed.
     """
     report = yield
-    if report.failed and isinstance(collector, pytest.Module):
-        match = _NO_MODULE.search(str(report.longrepr))
-        if match and top_level(match.group(1)) in PIP_NAMES and not installed(match.group(1)):
-            package = top_level(match.group(1))
+    if report.failed and isinstance(collector, pytest.File):  # test modules and rankmeter's doctest modules
+        text = str(report.longrepr)
+        match = None if "During handling of the above exception" in text else _NO_MODULE.search(text)
+        name = match and (match.group(1) or match.group(2))
+        if name and top_level(name) in PIP_NAMES and not installed(name):
+            package = top_level(name)
             reason = (f"needs {package}, not installed ({install_hint(package)}); imported at module level: "
                       "bind it with optional() (tests/optional_packages.py) so only the tests using it skip")
             report = pytest.CollectReport(report.nodeid, "skipped", (str(collector.path), 0, reason), [])

@@ -53,6 +53,8 @@ PIP_NAMES = {
     "zstandard": "zstandard",
     "hypothesis": "hypothesis",
     "krippendorff": "krippendorff",
+    "mkdocs": "mkdocs (the docs tools)",
+    "torchmetrics": ORACLES["torchmetrics"],
 }
 
 
