@@ -72,6 +72,7 @@ def test_every_figure_equals_sklearn_and_krippendorff_overall_and_per_query(seed
             assert all(row[k] is None for k in ("cohen_kappa", "quadratic_kappa", "krippendorff_alpha"))
             continue
         qx, qy = [h for h, _ in pairs], [g for _, g in pairs]
+        assert row["confusion"] == confusion_matrix(qx, qy, labels=grades).tolist()
         assert _close(row["cohen_kappa"], _sklearn(qx, qy))
         assert _close(row["cohen_kappa_binary"], _sklearn([g >= rel for g in qx], [g >= rel for g in qy]))
         # per query the weights keep the grade scale of the whole set (sklearn: labels= every grade seen)

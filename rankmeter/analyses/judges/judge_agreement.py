@@ -112,7 +112,8 @@ def agreement(qrels_a, qrels_b, *, rel: float = 1, bins=None, per_query: bool = 
     dict
         JSON-ready: ``a``, ``b`` (names), ``pairs``, ``only_a``, ``only_b``, ``rel``, each figure
         of the module docstring (None when undefined), ``confusion`` ``{"grades", "counts"}`` (rows:
-        ``a``'s grade), ``undefined`` ``{figure: reason}`` and ``per_query``.
+        ``a``'s grade), ``undefined`` ``{figure: reason}`` and ``per_query`` (each figure per query,
+        with the query's confusion counts over the same grades).
     """
     if isinstance(rel, bool) or not isinstance(rel, numbers.Real) or not np.isfinite(rel):
         raise ParameterError(f"rel={rel!r}: expected a grade, e.g. 1 (relevant means grade >= rel)")
@@ -166,8 +167,10 @@ def _per_query(joined, stacked: dict, confusion: np.ndarray) -> list[dict]:
     only_b = np.bincount(joined.query[np.isnan(joined.grade_a) & ~np.isnan(joined.grade_b)],
                          minlength=len(joined.queries))
     columns = {name: [float(v) if ok else None for v, ok in zip(*stacked[name])] for name in _FIGURES}
+    counts = confusion.astype(int).tolist()
     return [{"query": q, "pairs": int(pairs[i]), "only_a": int(only_a[i]), "only_b": int(only_b[i]),
-             **{name: columns[name][i] for name in _FIGURES}} for i, q in enumerate(joined.queries)]
+             **{name: columns[name][i] for name in _FIGURES}, "confusion": counts[i]}
+            for i, q in enumerate(joined.queries)]
 
 
 def _number(value: float):
