@@ -46,6 +46,7 @@ def _converter(param: Param):
         except ParameterError:
             raise argparse.ArgumentTypeError(f"{text!r}: expected {param.expected}") from None
     convert.__name__ = param.kind
+    convert.param = param  # what the flag was made from (the parameter sweep reads it)
     return convert
 
 

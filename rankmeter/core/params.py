@@ -185,8 +185,10 @@ class Param:
                 raise self._refuse(value)
             return value
         if kind in ("paths", "strings", "numbers"):
-            if isinstance(value, (str, bytes)):
+            if isinstance(value, (str, bytes)) and kind != "numbers":
                 value = [value]
+            if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+                raise self._refuse(value)
             items = list(value)
             if kind == "numbers":
                 return tuple(float(self._number(v, integer=False)) for v in items)

@@ -1,0 +1,113 @@
+"""Every declared parameter of every command, fed values outside what it accepts: a clean refusal.
+
+The flags are made from the parameter table (rankmeter/core/params.py) by rankmeter/cli/flags.py. For each
+command of the registry and each flag with a declared type, range or choices, every value just outside the
+range, non-finite, of another type or not among the choices must give exit 2, one line on stderr naming
+the flag, nothing on stdout and no file written -- before any input is read.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import pytest
+
+from rankmeter.cli.app import COMMANDS, _parser
+from rankmeter.core.params import PARAMS, Param, check
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+Q, R1, R2 = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")
+
+
+def _base(command: str, kind: str | None, out: Path) -> list[str]:
+    """A valid call of ``command`` (the positional inputs and required flags), writing into ``out``."""
+    o = str(out / "out.file")
+    return {
+        "eval": ["eval", Q, R1, "-m", "AP"], "explain": ["explain", Q, R1, "-m", "AP", "-Q", "1"],
+        "compare": ["compare", Q, R1, R2, "-m", "AP"], "measures": ["measures"],
+        "plot": ["plot", Q, R1, R2, "--kind", "pr", "-o", str(out / "p.svg")],
+        "report": ["report", Q, R1, R2, "-m", "AP", "-o", str(out / "r.html")], "check": ["check", Q, R1],
+        "judged": ["judged", Q, R1], "ties": ["ties", Q, R1], "fuse": ["fuse", R1, R2, "-o", o],
+        "pool": ["pool", R1, R2, "--depth", "5", "-o", o], "agree": ["agree", Q, Q],
+        "run": ["run", "cut", R1, "-o", o], "beyond": ["beyond", Q, R1],
+        "meta": ["meta", kind or "correlate", Q, R1, R2, "-m", "AP"] + (["-m", "P@5"] if kind == "correlate" else [])
+        + (["-o", o] if kind == "zscores" else []),
+    }[command]
+
+
+def _bad_values(param: Param) -> list[str]:
+    """Command-line values the parameter must refuse."""
+    if param.kind == "choice":
+        return ["no-such-choice", ""]
+    if param.kind not in ("integer", "number", "grade", "numbers"):
+        return []
+    bad = ["abc", "nan", "inf", "-inf"]
+    if param.kind == "integer":
+        bad.append("1.5")
+    if param.low != -math.inf:
+        bad.append(repr(param.low) if param.low_open else repr(param.low - (1 if param.kind == "integer" else 1e-3)))
+    if param.high != math.inf:
+        bad.append(repr(param.high) if param.high_open else repr(param.high + (1 if param.kind == "integer" else 1e-3)))
+    return bad
+
+
+def _typed_flags(parser: argparse.ArgumentParser):
+    """(flag, Param) of every option made from the parameter table that takes a value."""
+    for action in parser._actions:
+        convert = getattr(action, "type", None)
+        param = getattr(convert, "param", None)
+        if action.option_strings and isinstance(param, Param):
+            yield action.option_strings[0], param
+
+
+def _commands():
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        if name == "trec_eval":
+            continue  # trec_eval's own arguments, as trec_eval reads them (tests/compat)
+        if name == "meta":
+            kinds = next(a for a in command._actions if isinstance(a, argparse._SubParsersAction))
+            for kind, kind_parser in kinds.choices.items():
+                yield name, kind, kind_parser
+        else:
+            yield name, None, command
+
+
+CASES = [(name, kind, flag, value) for name, kind, parser in _commands()
+         for flag, param in _typed_flags(parser) for value in _bad_values(param)]
+
+
+def test_every_command_is_swept():
+    assert {name for name, _, _, _ in CASES} >= set(COMMANDS) - {"trec_eval", "measures", "agree"}
+    assert len(CASES) > 200
+
+
+@pytest.mark.parametrize("name,kind,flag,value", CASES,
+                         ids=[f"{n}{'-' + k if k else ''}{f}={v}" for n, k, f, v in CASES])
+def test_out_of_range_values_are_refused_in_one_line(name, kind, flag, value, tmp_path, cli):
+    argv = _base(name, kind, tmp_path) + [f"{flag}={value}" if value.startswith("-") or not value else flag]
+    if not (value.startswith("-") or not value):
+        argv.append(value)
+    result = cli(*argv)
+    assert result.returncode == 2, (argv, result.stdout, result.stderr)
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("rankmeter: error: ") and flag in result.stderr, result.stderr
+    assert "expected" in result.stderr and "internal error" not in result.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
+def test_python_keywords_use_the_same_check(name):
+    param = PARAMS[name]
+    for value in _bad_values(param):
+        try:
+            parsed = float(value) if param.kind != "choice" else value
+        except ValueError:
+            parsed = value
+        if param.kind == "integer" and isinstance(parsed, float) and parsed.is_integer():
+            parsed = int(parsed)
+        with pytest.raises(Exception) as err:
+            check(name, parsed)
+        assert f"{name}=" in str(err.value) and "expected" in str(err.value)
