@@ -44,11 +44,29 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     below: float | None = None        # an exclusive upper bound (RBP's p < 1)
+    above: float | None = None        # an exclusive lower bound (INST's T > 0)
+
+    def range_text(self) -> str:
+        """The valid values as a message says them: ``a number >= 0 and below 1``, ``an integer >= 1``."""
+        what = {"int": "an integer", "floats": "a list of numbers"}.get(self.kind, "a number")
+        bounds = [f"{word} {_num(bound)}" for word, bound in ((">=", self.minimum), ("above", self.above),
+                                                              ("<=", self.maximum), ("below", self.below))
+                  if bound is not None]
+        if not bounds:
+            return {"float": "a finite number", "grade": "a finite number",
+                    "floats": "a list of finite numbers"}.get(self.kind, what)
+        return f"{what}{', each' if self.kind == 'floats' else ''} {' and '.join(bounds)}"
+
+    def _in_range(self, out: float) -> bool:
+        return not ((self.minimum is not None and out < self.minimum)
+                    or (self.maximum is not None and out > self.maximum)
+                    or (self.below is not None and not out < self.below)
+                    or (self.above is not None and not out > self.above))
 
     def coerce(self, value: Any, family: str) -> Any:
         """Return ``value`` in canonical form, or raise MeasureError saying what was expected."""
         def bad(expected: str) -> MeasureError:
-            return MeasureError(f"{family}: parameter {self.name}={value!r} is invalid; expected {expected}")
+            return MeasureError(f"{family}: parameter {self.name}={_short(value)} is invalid; expected {expected}")
 
         kind = self.kind
         if kind == "choice_or_gains":
@@ -56,17 +74,17 @@ class Param:
         if kind == "int":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not _finite(value) or float(value) != int(value) or abs(int(value)) >= 2 ** 62:
-                raise bad("an integer")
+                raise bad(self.range_text())
             out: Any = int(value)
         elif kind == "grade":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not _finite(value) or abs(float(value)) >= 2 ** 62:
-                raise bad("a number")
+                raise bad(self.range_text())
             out = int(value) if float(value) == int(value) else float(value)
         elif kind == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not _finite(value):
-                raise bad("a finite number")
+                raise bad(self.range_text())
             out = float(value)
         elif kind == "bool":
             if isinstance(value, str) and value.lower() in ("true", "false"):
@@ -93,25 +111,30 @@ class Param:
             if isinstance(value, (int, float)):
                 value = (value,)
             try:
-                return tuple(float(v) for v in value)
-            except (TypeError, ValueError):
-                raise bad("a list of numbers, e.g. [0.25, 0.5]") from None
+                out = tuple(float(v) for v in value)
+            except (TypeError, ValueError, OverflowError):
+                raise bad(f"{self.range_text()}, e.g. [0.25, 0.5]") from None
+            if not out or not all(_finite(v) and self._in_range(v) for v in out):
+                raise bad(self.range_text() + " (at least one)")
+            return out
         else:  # pragma: no cover - a family declared a kind this module does not know
             raise AssertionError(kind)
-        if self.minimum is not None and out < self.minimum:
-            raise bad(f"a value >= {self.minimum}")
-        if self.maximum is not None and out > self.maximum:
-            raise bad(f"a value <= {self.maximum}")
-        if self.below is not None and not out < self.below:
-            raise bad(f"a value below {self.below}")
+        if not self._in_range(out):
+            raise bad(self.range_text())
         return out
+
+
+def _num(x: float) -> str:
+    """A bound as people write it: 1 rather than 1.0."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
 def _short(value) -> str:
     """A value for a message, however large."""
     if isinstance(value, int) and abs(value) >= 10 ** 18:
         return f"<an integer of about {int(value.bit_length() * 0.30103)} digits>"
-    return repr(value)[:20]
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _finite(value) -> bool:
@@ -166,6 +189,8 @@ class Family:
     params: tuple[Param, ...] = ()
     cutoff: str = "optional"          # "none" | "optional" | "required"
     cutoff_kind: type = int           # int, or float for recall levels
+    #: (lowest, highest) a float cutoff may be, both included: IPrec's recall level in [0, 1]
+    cutoff_range: tuple[float, float] | None = None
     aggregation: Aggregation = MEAN
     value_type: ValueType = FLOAT
     needs: tuple[str, ...] = ()
@@ -260,6 +285,10 @@ class Measure:
                         or not _finite(cutoff):
                     raise MeasureError(f"{fam.name}@{_short(cutoff)}: the cutoff must be a finite number")
                 cutoff = float(cutoff)
+                if fam.cutoff_range is not None and not fam.cutoff_range[0] <= cutoff <= fam.cutoff_range[1]:
+                    low, high = fam.cutoff_range
+                    raise MeasureError(f"{fam.name}@{_short(cutoff)}: the cutoff must be in [{_num(low)}, "
+                                       f"{_num(high)}]")
         elif fam.cutoff == "required":
             raise MeasureError(f"{fam.name} needs a cutoff, e.g. {fam.name}@10")
         order = [p.name for p in fam.all_params]

@@ -175,11 +175,13 @@ QUANTITY = Param("quantity", "ERG", "which C/W/L number: ERG = expected rate of 
 RESIDUAL = Param("residual", False, "the best case (unjudged docs and docs past the ranking gain 1) minus the "
                  "value (cwl_eval -r)", kind="bool")
 MAX_DEPTH = Param("max_depth", 1000, "ranks the user model runs over; rankings are cut or padded to it "
-                  "(cwl_eval --max_depth)", kind="int", minimum=1)
+                  "(cwl_eval --max_depth; at most 100,000: every ranking is padded to it)", kind="int", minimum=1,
+                  maximum=100_000)
 _MIN_REL = Param("min_rel", 0, "grade scaled to gain 0 (lower grades too)", kind="int")
 _MAX_REL = Param("max_rel", None, "grade scaled to gain 1 (higher grades too); default: the highest grade in the "
                  "whole qrels (ir_measures requires it)", kind="int")
-_T = Param("T", 1.0, "the gain the user wants (grades scaled to [0, 1])", minimum=0.0)
+_T = Param("T", 1.0, "the gain the user wants (grades scaled to [0, 1]); T = 0 would make the rate of gain 0 / 0",
+           above=0.0)
 _COMMON = (_MIN_REL, _MAX_REL, QUANTITY, RESIDUAL, MAX_DEPTH)
 
 for _name, _summary, _own, _cutoff in [

@@ -444,7 +444,7 @@ _IDEAL = Param("ideal", "qrels", "ideal ranking: best ordering of the query's ju
                "the run returned (run), or of the run's top k docs (topk)", kind="choice",
                choices=("qrels", "run", "topk"))
 _LOG_BASE = Param("log_base", 2.0, "base b of the discount's logarithm: gain / log_b(i+1); jk: no discount below "
-                  "rank b (scikit-learn dcg_score's log_base; must be > 1)", minimum=1.0)
+                  "rank b (scikit-learn dcg_score's log_base; must be > 1)", above=1.0)
 
 register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,
                 params=(_GAIN,), explain=_explain_gain, tie_average="kernel"))

@@ -44,14 +44,16 @@ def value_text(value: Any) -> str:
 
 def allowed_values(p: Param) -> str:
     """What a parameter accepts, in words."""
-    if p.minimum is not None and p.below is not None:
-        limit = f" in [{value_text(p.minimum)}, {value_text(p.below)})"
-    elif p.minimum is not None and p.maximum is not None:
-        limit = f" in [{value_text(p.minimum)}, {value_text(p.maximum)}]"
-    elif p.minimum is not None:
-        limit = f" >= {value_text(p.minimum)}"
-    elif p.maximum is not None:
-        limit = f" <= {value_text(p.maximum)}"
+    low = (f"[{value_text(p.minimum)}" if p.minimum is not None else
+           f"({value_text(p.above)}" if p.above is not None else None)
+    high = (f"{value_text(p.maximum)}]" if p.maximum is not None else
+            f"{value_text(p.below)})" if p.below is not None else None)
+    if low and high:
+        limit = f" in {low}, {high}"
+    elif low:
+        limit = f" {'>=' if low[0] == '[' else '>'} {low[1:]}"
+    elif high:
+        limit = f" {'<=' if high[-1] == ']' else '<'} {high[:-1]}"
     else:
         limit = ""
     if p.kind == "choice":
@@ -61,7 +63,7 @@ def allowed_values(p: Param) -> str:
     if p.kind == "gains":
         return "a map {grade: gain}"
     if p.kind == "floats":
-        return "a list of numbers"
+        return "a list of numbers" + (", each" + limit if limit else "")
     if p.kind == "bool":
         return "true, false"
     if p.kind == "int":

@@ -106,7 +106,8 @@ def iprec_average(batch, m) -> np.ndarray:
 
 
 register(Family("IPrec", "interpolated precision at recall level r (trec_eval iprec_at_recall_r)",
-                iprec_at_recall, cutoff="required", cutoff_kind=float))
+                iprec_at_recall, cutoff="required", cutoff_kind=float, cutoff_range=(0.0, 1.0)))
 register(Family("IPrecAvg", "mean interpolated precision over recall levels (trec_eval 11pt_avg)",
                 iprec_average, cutoff="none",
-                params=(Param("recalls", _ELEVEN, "recall levels to average over", kind="floats"),)))
+                params=(Param("recalls", _ELEVEN, "recall levels to average over", kind="floats",
+                                      minimum=0.0, maximum=1.0),)))
