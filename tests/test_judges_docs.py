@@ -66,8 +66,9 @@ def test_page_commands_print_what_the_page_shows(index, example):
 
 
 def test_page_python_examples_run(example):
+    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
     parser = doctest.DocTestParser()
-    test = parser.get_doctest(PAGE.read_text(encoding="utf-8"), {}, PAGE.name, str(PAGE), 0)
+    test = parser.get_doctest("\n".join(blocks), {}, PAGE.name, str(PAGE), 0)
     assert len(test.examples) >= 12
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
