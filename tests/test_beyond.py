@@ -170,10 +170,8 @@ def test_compare_beyond_tests_over_users():
         compare_beyond(train, systems, "gini_index")
 
 
-def test_cli_prints_values_and_the_comparison(tmp_path):
+def test_cli_prints_values_and_the_comparison(tmp_path, cli):
     import json
-    import subprocess
-    import sys
     (tmp_path / "train.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in _TRAIN.items()
                                                                   for i in items))
     (tmp_path / "mine.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in _RECS.items()
@@ -181,15 +179,13 @@ def test_cli_prints_values_and_the_comparison(tmp_path):
     other = {"u1": ["a", "b"], "u2": ["a", "b"], "u3": ["a", "b"]}
     (tmp_path / "pop.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in other.items()
                                                                 for i in items))
-    done = subprocess.run([sys.executable, "-m", "rankmeter", "beyond", str(tmp_path / "train.csv"),
-                           str(tmp_path / "mine.csv"), str(tmp_path / "pop.csv"), "-m", "arp", "--format", "json"],
-                          capture_output=True, text=True)
+    done = cli("beyond", tmp_path / "train.csv", tmp_path / "mine.csv", tmp_path / "pop.csv", "-m", "arp",
+               "--format", "json")
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)["table"]
     arp = {r["system"]: r["mean"] for r in rows if r["measure"] == "arp"}
     # mine: u1 (2 + 1) / 2, u2 (2 + 1) / 2, u3 2 -> 5/3; pop: every list a, b -> 2 (named by file, as
     # every command names runs)
     assert arp == {"mine.csv": pytest.approx(5 / 3), "pop.csv": pytest.approx(2.0)}
-    bad = subprocess.run([sys.executable, "-m", "rankmeter", "beyond", str(tmp_path / "nope.csv"),
-                          str(tmp_path / "pop.csv")], capture_output=True, text=True)
+    bad = cli("beyond", str(tmp_path / "nope.csv"), str(tmp_path / "pop.csv"))
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
