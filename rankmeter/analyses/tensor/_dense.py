@@ -47,14 +47,14 @@ class Ranked:
         ops, xp = self.ops, self.xp
         width = inputs.shape[1]
         bits = ops.float32_bits(inputs.scores + 0.0) if inputs.scores.dtype == xp.float32 else None
-        if bits is not None and width < 2 ** 31:
-            # float32 bits as an int32 that orders as the floats do (negative floats count down), widened
-            # with the column so that every key is distinct: a top-k or an unstable sort is then exact
+        if bits is not None and width < 2 ** 30:
+            # float32 bits as an int32 that orders as the floats do (negative floats count down; the
+            # unranked get the smallest int32, below -inf), widened with the column into distinct keys,
+            # best first: an unstable sort or a top-k of them is then exact
             order32 = xp.where(bits < 0, bits ^ 0x7FFFFFFF, bits)
+            order32 = xp.where(inputs.ranked, order32, ops.full((), -(2 ** 31), xp.int32))
             column = ops.arange(width, xp.int64)[None, :]
-            key = ops.astype(order32, xp.int64) * width + (width - 1 - column)
-            key = xp.where(inputs.ranked, key, ops.full((), -(2 ** 63), xp.int64))
-            return ops.top_indices(key, depth)
+            return ops.smallest_columns(ops.astype(order32, xp.int64) * -width + column, depth, width)
         order = ops.argsort(-inputs.scores, axis=1)
         if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
             ranked_first = ops.take(inputs.ranked, order)

@@ -81,22 +81,27 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
     n = int(indexes.shape[0])
     if n == 0:
         raise InputError("no candidates: scores is empty", source="scores")
-    order = ops.argsort(indexes, axis=0)
-    ids = indexes[order]
+    grouped = bool(xp.all(indexes[1:] >= indexes[:-1]))   # the usual case: queries one after another
+    order = None if grouped else ops.argsort(indexes, axis=0)
+    ids = indexes if grouped else indexes[order]
     new = ops.concat([ops.full((1,), True, xp.bool), ids[1:] != ids[:-1]], axis=0)
+    starts = ops.nonzero(new)
+    rows = int(starts.shape[0])
+    if n % rows == 0 and bool(xp.all(starts == ops.arange(rows, starts.dtype) * (n // rows))):
+        width = n // rows   # every query the same length: the rows are a reshape
+        values = [v if grouped else v[order] for v in (preds, target, mask)]
+        return (*(xp.reshape(v, (rows, width)) for v in values), ids[starts])
     group = ops.cumsum(ops.astype(new, xp.int64), axis=0) - 1
-    position = ops.arange(n, xp.int64)
-    start = ops.cummax(xp.where(new, position, ops.zeros((n,), xp.int64)), axis=0)
-    column = position - start
-    rows, width = int(group[-1]) + 1, int(ops.amax(column, axis=0)) + 1   # two scalars from the device
+    column = ops.arange(n, xp.int64) - xp.take(starts, group)
+    width = int(ops.amax(column, axis=0)) + 1
     shaped = []
-    for value, fill in ((preds, 0), (target, 0), (mask, False)):
+    for value in (preds, target, mask):
         out = ops.zeros((rows, width), value.dtype)
-        out[group, column] = value[order]
+        out[group, column] = value if grouped else value[order]
         shaped.append(out)
     real = ops.zeros((rows, width), xp.bool)
     real[group, column] = True
-    return shaped[0], shaped[1], real & shaped[2], ids[new]
+    return shaped[0], shaped[1], real & shaped[2], ids[starts]
 
 
 def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, ideal_targets=None,

@@ -69,6 +69,10 @@ class Ops:
     def amin(self, x, axis: int = 1):
         return self.xp.min(x, axis=axis)
 
+    def nonzero(self, x):
+        """Positions of the True entries of 1-D ``x``."""
+        return self.xp.nonzero(x)[0]
+
     def amax(self, x, axis: int = 1):
         return self.xp.max(x, axis=axis)
 
@@ -79,9 +83,10 @@ class Ops:
         """The bits of float32 ``x`` as int32 (None: the library cannot reinterpret them)."""
         return None
 
-    def top_indices(self, key, k: int):
-        """Columns of the k largest of each row of distinct ``key`` values, largest first."""
-        return self.argsort(-key, axis=1)[:, :k]
+    def smallest_columns(self, key, k: int, width: int):
+        """Columns of the k smallest ``key`` values of each row, smallest first, where each key is
+        distinct and ends in its column c as ``key = ... * width + c``."""
+        return self.argsort(key, axis=1)[:, :k]
 
     def top_values(self, x, k: int):
         """The k largest values of each row, largest first."""
@@ -142,8 +147,8 @@ class NumpyOps(Ops):
     def float32_bits(self, x):
         return x.view(self.xp.int32)
 
-    def top_indices(self, key, k):
-        return self.xp.flip(self.xp.argsort(key, axis=1), axis=1)[:, :k]
+    def smallest_columns(self, key, k, width):
+        return _columns_by_numpy(key, k, width)
 
     def is_float(self, x):
         return x.dtype.kind == "f"
@@ -163,6 +168,9 @@ class TorchOps(Ops):
         return x.to(dtype)
 
     def argsort(self, x, axis=-1):
+        if x.device.type == "cpu" and x.ndim == 1:   # numpy's stable sort of a view is faster on one long row
+            import numpy as np
+            return self.xp.from_numpy(np.argsort(x.numpy(), kind="stable"))
         return self.xp.argsort(x, dim=axis, stable=True)
 
     def sort_descending(self, x, axis=-1):
@@ -186,6 +194,9 @@ class TorchOps(Ops):
     def amin(self, x, axis=1):
         return self.xp.amin(x, dim=axis)
 
+    def nonzero(self, x):
+        return self.xp.nonzero(x, as_tuple=True)[0]
+
     def amax(self, x, axis=1):
         return self.xp.amax(x, dim=axis)
 
@@ -195,10 +206,12 @@ class TorchOps(Ops):
     def float32_bits(self, x):
         return x.view(self.xp.int32)
 
-    def top_indices(self, key, k):
+    def smallest_columns(self, key, k, width):
+        if key.device.type == "cpu":   # numpy sorts short rows several times faster; a view, not a copy
+            return self.xp.from_numpy(_columns_by_numpy(key.numpy(), k, width))
         if k == key.shape[1]:
-            return self.xp.sort(key, dim=1, descending=True).indices
-        return self.xp.topk(key, k, dim=1).indices
+            return self.xp.sort(key, dim=1).indices
+        return self.xp.topk(key, k, dim=1, largest=False).indices
 
     def top_values(self, x, k):
         if k >= x.shape[1]:
@@ -210,6 +223,18 @@ class TorchOps(Ops):
 
     def is_bool(self, x):
         return x.dtype == self.xp.bool
+
+
+def _columns_by_numpy(key, k: int, width: int):
+    """``Ops.smallest_columns`` on a numpy array: sort the keys themselves (cheaper than an argsort) and
+    read each one's column back from its last digits."""
+    import numpy as np
+    if k < key.shape[1]:
+        key = np.partition(key, k - 1, axis=1)[:, :k]
+        key.sort(axis=1)
+    else:
+        key = np.sort(key, axis=1)
+    return key % width
 
 
 def namespace_of(x) -> Ops:

@@ -1,0 +1,177 @@
+"""rankmeter.tensor against TorchMetrics' retrieval metrics, side by side: one training step and one epoch.
+
+* step: update + compute of one (8000, 40) batch (``--step-rows``, ``--step-width``), the median of
+  ``--repeats`` runs, for nDCG@10, MAP and MRR: TorchMetrics' class, rankmeter's drop-in class of the same
+  name on the same flat ``preds, target, indexes`` (the same values: ties averaged for nDCG, relevant docs
+  counted at scores > 0 for MAP and MRR, as TorchMetrics 1.9 does) and rankmeter.tensor.Metric on
+  ``[rows, candidates]``;
+* epoch: ``--rows`` queries of ``--width`` candidates (1M x 100 by default) in batches of
+  ``--step-rows``, update after update, one compute at the end, each tool in a child process of its
+  own (wall time and peak memory from bench/child.py), TorchMetrics stopped after ``--timeout`` s.
+  rankmeter is run on a tenth of the rows too: its peak memory does not depend on the number of batches.
+
+Both sides run with the same torch thread count (``--threads``; on a shared machine torch's intra-op
+threads contend with other processes, so say which). ``--device cuda`` runs both on the GPU.
+
+    python bench/bench_tensor.py                       # the issue's sizes (the epoch takes minutes)
+    python bench/bench_tensor.py --rows 20000 --repeats 3 --threads 1   # a quick run
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+METRICS = {"nDCG@10": ("RetrievalNormalizedDCG", {"top_k": 10}), "MAP": ("RetrievalMAP", {}),
+           "MRR": ("RetrievalMRR", {})}
+OWN_NAMES = {"nDCG@10": ("nDCG@10", {"ties": "average"}),
+             "MAP": ("AP(denom=hits)", {"positive_scores_only": True}),
+             "MRR": ("RR", {"positive_scores_only": True})}
+
+
+def _batch(torch, rows: int, width: int, seed: int, device: str, graded: bool):
+    g = torch.Generator().manual_seed(seed)
+    scores = torch.randn(rows, width, generator=g)
+    targets = torch.randint(0, 4 if graded else 2, (rows, width), generator=g)
+    return scores.to(device), targets.to(device)
+
+
+def _sync(torch, device: str):
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def step(args) -> None:
+    import torch
+    import torchmetrics.retrieval as tm
+
+    from rankmeter.analyses.tensor import Metric
+    from rankmeter.analyses.tensor import torchmetrics as dropin
+
+    print(f"step: update + compute of one ({args.step_rows}, {args.step_width}) batch, median of {args.repeats}, "
+          f"device {args.device}, torch threads {torch.get_num_threads()}")
+    print(f"{'metric':<9}{'TorchMetrics s':>15}{'drop-in s':>11}{'Metric s':>10}{'ratio':>9}{'ratio Metric':>14}"
+          f"{'values (TorchMetrics / drop-in / Metric)':>44}")
+    for label, (cls_name, kwargs) in METRICS.items():
+        scores, targets = _batch(torch, args.step_rows, args.step_width, 0, args.device, label.startswith("nDCG"))
+        indexes = torch.arange(args.step_rows, device=args.device).repeat_interleave(args.step_width)
+        flat = (scores.flatten(), targets.flatten())
+        own_name, own_options = OWN_NAMES[label]
+
+        def theirs():
+            metric = getattr(tm, cls_name)(**kwargs).to(args.device)
+            metric.update(*flat, indexes=indexes)
+            return float(metric.compute())
+
+        def ours():
+            metric = getattr(dropin, cls_name)(**kwargs).to(args.device)
+            metric.update(*flat, indexes=indexes)
+            return float(metric.compute())
+
+        def ours_rows():
+            metric = Metric(own_name, **own_options)
+            metric.update(scores, targets)
+            return float(metric.compute()[own_name])
+
+        times, values = {}, {}
+        for name, fn in (("tm", theirs), ("dropin", ours), ("rows", ours_rows)):
+            values[name] = fn()   # warm-up (and the value)
+            runs = []
+            for _ in range(args.repeats):
+                _sync(torch, args.device)
+                start = time.perf_counter()
+                fn()
+                _sync(torch, args.device)
+                runs.append(time.perf_counter() - start)
+            times[name] = statistics.median(runs)
+        print(f"{label:<9}{times['tm']:>15.4f}{times['dropin']:>11.4f}{times['rows']:>10.4f}"
+              f"{times['tm'] / times['dropin']:>8.1f}x{times['tm'] / times['rows']:>13.1f}x"
+              f"{values['tm']:>16.6f} / {values['dropin']:.6f} / {values['rows']:.6f}")
+
+
+def epoch_child(args) -> None:
+    """One tool over one epoch (run in a child process); prints JSON: value and seconds."""
+    import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    cls_name, kwargs = METRICS[args.metric]
+    if args.tool == "torchmetrics":
+        import torchmetrics.retrieval as tm
+        metric = getattr(tm, cls_name)(**kwargs).to(args.device)
+    else:
+        from rankmeter.analyses.tensor import torchmetrics as dropin
+        metric = getattr(dropin, cls_name)(**kwargs).to(args.device)
+    start = time.perf_counter()
+    done = 0
+    while done < args.rows:
+        rows = min(args.step_rows, args.rows - done)
+        scores, targets = _batch(torch, rows, args.width, done, args.device, args.metric.startswith("nDCG"))
+        indexes = torch.arange(done, done + rows, device=args.device).repeat_interleave(args.width)
+        metric.update(scores.flatten(), targets.flatten(), indexes=indexes)
+        done += rows
+    value = float(metric.compute())
+    _sync(torch, args.device)
+    print(json.dumps({"value": value, "seconds": time.perf_counter() - start}))
+
+
+def epoch(args) -> None:
+    from child import run_child
+
+    print(f"\nepoch: {args.rows} queries x {args.width} candidates in batches of {args.step_rows}, one compute; "
+          f"each tool in its own process (TorchMetrics stopped after {args.timeout:.0f} s)")
+    print(f"{'metric':<9}{'tool':<26}{'rows':>9}{'seconds':>10}{'peak MiB':>10}{'value':>12}")
+    base = [sys.executable, __file__, "--device", args.device, "--width", str(args.width),
+            "--step-rows", str(args.step_rows)] + (["--threads", str(args.threads)] if args.threads else [])
+    for label in METRICS:
+        runs = [("torchmetrics", args.rows), ("rankmeter", args.rows), ("rankmeter", max(args.rows // 10, 1))]
+        for tool, rows in runs:
+            if tool == "torchmetrics" and args.skip_torchmetrics_epoch:
+                continue
+            child = run_child(base + ["--child", "--tool", tool, "--metric", label, "--rows", str(rows)],
+                              timeout=args.timeout if tool == "torchmetrics" else None)
+            if child.status is None:
+                print(f"{label:<9}{tool:<26}{rows:>9}{'>' + format(args.timeout, '.0f'):>10}{child.peak_mib:>10.0f}"
+                      f"{'stopped':>12}")
+                continue
+            if child.status != 0:
+                print(f"{label:<9}{tool:<26}{rows:>9}  failed: {child.stderr.strip().splitlines()[-1:]}")
+                continue
+            result = json.loads(child.stdout.strip().splitlines()[-1])
+            print(f"{label:<9}{tool:<26}{rows:>9}{result['seconds']:>10.2f}{child.peak_mib:>10.0f}"
+                  f"{result['value']:>12.6f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    parser.add_argument("--step-rows", type=int, default=8000)
+    parser.add_argument("--step-width", type=int, default=40)
+    parser.add_argument("--rows", type=int, default=1_000_000, help="queries in the epoch (default 1M)")
+    parser.add_argument("--width", type=int, default=100, help="candidates per query in the epoch (default 100)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads for both sides (default: torch's)")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds before TorchMetrics' epoch is stopped")
+    parser.add_argument("--skip-torchmetrics-epoch", action="store_true")
+    parser.add_argument("--no-epoch", action="store_true", help="only the per-step table")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--tool", help=argparse.SUPPRESS)
+    parser.add_argument("--metric", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        epoch_child(args)
+        return
+    import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    step(args)
+    if not args.no_epoch:
+        epoch(args)
+
+
+if __name__ == "__main__":
+    main()
