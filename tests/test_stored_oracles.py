@@ -4,7 +4,8 @@ The files hold their inputs, the oracle's outputs and their provenance (package,
 function, seeds); ``python tools/regen_oracle_fixtures.py`` regenerates them from the oracles
 (``--check`` says whether a stored file still matches). The live comparisons stay under the
 ``oracle`` marker (tests/test_pytrec_eval.py, tests/test_ir_measures_registry.py,
-tests/fusion/test_fusion.py); these keep the same values checked on a machine without them.
+tests/fusion/test_fusion.py, tests/test_measures_peers.py); these keep the same values checked on a
+machine without them (and without importing torch).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from rankmeter.compat.trec_eval import uses_level
 from rankmeter.core import resolve_measures
 
 ORACLES = Path(__file__).resolve().parent / "fixtures" / "oracles"
-FILES = ("pytrec_eval", "ir_measures", "ranx_fusion")
+FILES = ("pytrec_eval", "ir_measures", "ranx_fusion", "torchmetrics")
 
 pytestmark = pytest.mark.stored_oracle
 
@@ -139,3 +140,18 @@ def test_ranx_fusion_scores(seed):
         if bad:
             wrong.append((method, norm, bad[:3]))
     assert not wrong, f"seed {seed}: (method, norm, where) {wrong}"
+
+
+# ---------------------------------------------------------------------------------------------- TorchMetrics
+
+@pytest.mark.parametrize("seed", _seeds("torchmetrics"))
+def test_torchmetrics_retrieval_means(seed):
+    """TorchMetrics' retrieval metrics with each empty_target_action, as rankmeter's parameters spell them."""
+    case = _case("torchmetrics", seed)
+    measures = sorted({v["rankmeter"] for v in case["values"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mean = rankmeter.evaluate(case["qrels"], case["run"], measures).mean
+    wrong = [(v["class"], v["kwargs"], v["rankmeter"], mean[v["rankmeter"]], v["value"]) for v in case["values"]
+             if not math.isclose(mean[v["rankmeter"]], v["value"], rel_tol=1e-6, abs_tol=1e-6)]
+    assert not wrong, f"seed {seed}: (class, kwargs, rankmeter, rankmeter's mean, TorchMetrics) {wrong[:6]}"

@@ -6,7 +6,7 @@ its provenance: package, version, the function called, the seeds, the Python and
 installed; the live tests (marker ``oracle``) keep comparing against the oracle itself.
 
     python tools/regen_oracle_fixtures.py                 # every oracle
-    python tools/regen_oracle_fixtures.py pytrec_eval     # one (pytrec_eval, ir_measures, ranx_fusion)
+    python tools/regen_oracle_fixtures.py pytrec_eval     # one (pytrec_eval, ir_measures, ranx_fusion, torchmetrics)
     python tools/regen_oracle_fixtures.py --check         # regenerate in memory; exit 1 if a file would change
 
 Regenerate after upgrading an oracle (the version is in the provenance) or changing a generator
@@ -253,9 +253,75 @@ def ranx_fusion_fixture() -> dict:
     }
 
 
+# ---------------------------------------------------------------------------------------------- torchmetrics
+
+TORCH_SEEDS = range(12)
+TORCH_ACTIONS = ("neg", "pos", "skip")
+
+
+def _torch_case(seed: int) -> tuple[dict, dict]:
+    """Every ranked doc judged and every judged doc ranked (TorchMetrics sees only the scored candidates);
+    distinct scores; grades 0..2, some queries without a relevant doc (empty_target_action decides those)."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(int(rng.integers(1, 6))):
+        n = int(rng.integers(1, 11))
+        grades = rng.integers(0, 3, n) if rng.random() < 0.75 else np.zeros(n, dtype=int)
+        scores = rng.permutation(n) + rng.random()
+        qrels[f"q{q}"] = {f"d{i}": int(g) for i, g in enumerate(grades)}
+        run[f"q{q}"] = {f"d{i}": float(s) for i, s in enumerate(scores)}
+    return qrels, run
+
+
+def torchmetrics_fixture() -> dict:
+    import torch
+    import torchmetrics.retrieval as retrieval
+    from test_measures_peers import TORCH_SPECS  # the live test's table: class, keyword arguments, rankmeter name
+
+    from rankmeter.measures import parse_measure
+
+    cases = []
+    for seed in TORCH_SEEDS:
+        qrels, run = _torch_case(seed)
+        queries = sorted(qrels)
+        values = []
+        for cls_name, kwargs, name in TORCH_SPECS:
+            for action in TORCH_ACTIONS:
+                if cls_name == "RetrievalFallOut" or action != "neg":  # as test_torchmetrics_conventions
+                    measure = str(parse_measure(name).with_params(empty_target_action=action)) if action != "neg" \
+                        else name
+                    arguments = dict(kwargs, empty_target_action=action)
+                else:
+                    measure, arguments = name, dict(kwargs)
+                preds, target, index = [], [], []
+                for i, q in enumerate(queries):
+                    for d, score in run[q].items():
+                        grade = qrels[q].get(d, 0)
+                        preds.append(score)
+                        target.append(grade if cls_name == "RetrievalNormalizedDCG" else int(grade >= 1))
+                        index.append(i)
+                metric = getattr(retrieval, cls_name)(**arguments)
+                value = float(metric(torch.tensor(preds, dtype=torch.float64), torch.tensor(target),
+                                     indexes=torch.tensor(index)))
+                values.append({"class": cls_name, "kwargs": arguments, "rankmeter": measure, "value": value})
+        cases.append({"seed": seed, "qrels": qrels, "run": run, "values": values})
+    return {
+        "provenance": {
+            **_provenance("torchmetrics", "torchmetrics", "torchmetrics.retrieval.<class>(**kwargs)(preds float64, "
+                          "target, indexes=query index) over the table TORCH_SPECS of tests/test_measures_peers.py, "
+                          "each with empty_target_action neg/pos/skip", TORCH_SEEDS,
+                          "binary targets (grade >= 1) except RetrievalNormalizedDCG (the grades); compared to "
+                          "rankmeter's mean at 1e-6 as the live test"),
+            "torch": _version("torch"),
+        },
+        "cases": cases,
+    }
+
+
 # ---------------------------------------------------------------------------------------------- main
 
-FIXTURES = {"pytrec_eval": pytrec_eval_fixture, "ir_measures": ir_measures_fixture, "ranx_fusion": ranx_fusion_fixture}
+FIXTURES = {"pytrec_eval": pytrec_eval_fixture, "ir_measures": ir_measures_fixture, "ranx_fusion": ranx_fusion_fixture,
+            "torchmetrics": torchmetrics_fixture}
 
 
 def _text(data: dict) -> str:
