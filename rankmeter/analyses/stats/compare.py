@@ -44,8 +44,6 @@ def _check(test, correction, alpha, permutations, seed) -> None:
         raise ParameterError(f"seed={seed!r}: expected a non-negative integer (or None for a fresh one)")
     if test == "wilcoxon":
         sig._scipy_stats()
-    elif test == "t":
-        sig._scipy_special()
 
 
 def _named_runs(runs, columns, format="auto") -> list[tuple[str, Run]]:
@@ -205,7 +203,7 @@ def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, t
         systems is in :attr:`Comparison.pairwise`, corrected over all pairs.
     test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, default "t"
         Two-sided paired tests (see :mod:`rankmeter.analyses.stats.significance`): Student's
-        t, Wilcoxon signed-rank (both need scipy: ``pip install 'rankmeter[stats]'``),
+        t, Wilcoxon signed-rank (needs scipy: ``pip install 'rankmeter[stats]'``),
         sign-flip randomization, studentised bootstrap, or Sakai's randomised
         Tukey HSD across all systems (these three are pure numpy).
     correction : {"none", "bonferroni", "holm", "bh"}, default "none"

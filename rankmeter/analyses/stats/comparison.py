@@ -85,7 +85,7 @@ class Comparison:
 
     @property
     def queries(self) -> list[str]:
-        """Every query scored by at least one run, in bytewise order."""
+        """Every query scored by at least one run, in natural order (q2 before q10)."""
         return list(self._queries)
 
     def table_records(self) -> list[dict[str, Any]]:

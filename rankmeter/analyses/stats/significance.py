@@ -7,7 +7,7 @@ interval for the mean difference at level ``1 - alpha``:
 ========================  ===================================  ==========================================
 test                      p-value                              interval of the mean difference
 ========================  ===================================  ==========================================
-:func:`paired_t`          Student's paired t (scipy)           Student's t interval
+:func:`paired_t`          Student's paired t                   Student's t interval
 :func:`wilcoxon`          Wilcoxon signed-rank (scipy)         Student's t interval (of the *mean*)
 :func:`randomization`     sign-flip permutation test           mean +- the 1-alpha quantile of the sign-flip
                                                                distribution of the centred differences
@@ -23,7 +23,8 @@ Random numbers come from ``numpy.random.Generator(PCG64(seed))``: the same
 seed and data give identical p-values. Work is done in blocks of at most
 about four million numbers, whatever ``B`` is, so memory stays bounded.
 
-scipy is needed for ``t`` and ``wilcoxon`` only; it is imported inside them.
+scipy is needed for ``wilcoxon`` only; it is imported inside it. Student's t distribution is
+computed by :mod:`.student` (equal to scipy's ``stdtr``/``stdtrit`` to about 1e-12).
 """
 from __future__ import annotations
 
@@ -44,15 +45,15 @@ _BLOCK = 1 << 22  # numbers per block of random draws
 
 
 def _scipy_stats():
-    return require("scipy.stats", "stats", "the t and wilcoxon tests (randomization, bootstrap and tukey "
-                                           "work without it)")
+    return require("scipy.stats", "stats", "the wilcoxon test (t, randomization, bootstrap and tukey work "
+                                           "without it)")
 
 
 def _scipy_special():
-    """Student's t distribution functions (``stdtr``, ``stdtrit``): what ``scipy.stats.t`` computes with,
-    without importing scipy.stats (about 0.3 s of a command's start)."""
-    return require("scipy.special", "stats", "the t and wilcoxon tests (randomization, bootstrap and tukey "
-                                             "work without it)")
+    """Student's t distribution functions (``stdtr``, ``stdtrit``), computed without scipy
+    (:mod:`rankmeter.analyses.stats.student`: the default t test runs on a plain install)."""
+    from rankmeter.analyses.stats import student
+    return student
 
 
 def _rng(seed: int | None) -> np.random.Generator:
