@@ -147,3 +147,90 @@ def test_every_value_inside_the_range_gives_numbers(family, param, fraction):
 def test_the_reported_cases_are_refused_with_the_valid_range(text, expected):
     with pytest.raises(MeasureError, match=expected.replace("[", r"\[").replace("]", r"\]")):
         rankmeter.evaluate(QRELS, RUN, [text])
+
+
+# ------------------------------------------------------------------ gain=exp at huge grades
+def test_ndcg_exp_of_huge_grades_is_the_ratio_worked_by_hand():
+    """q1 judges a = 3000, b = 2999 and ranks b, a. With G = 2^3000 the gains are G/2 and G (the -1
+    is below G's last bit), so nDCG = (G/2 + G/log2 3) / (G + (G/2)/log2 3) = (1/2 + 1/log2 3) /
+    (1 + 1/(2 log2 3)); NCG@1 = (G/2) / G = 1/2. q2 (grade 1, found first) scores 1."""
+    qrels = {"q1": {"a": 3000, "b": 2999}, "q2": {"c": 1, "d": 0}}
+    run = {"q1": ["b", "a"], "q2": ["c", "d"]}
+    r = rankmeter.evaluate(qrels, run, ["nDCG(gain=exp)", "NCG(gain=exp)@1", "ERR"])
+    by_hand = (0.5 + 1 / math.log2(3)) / (1 + 0.5 / math.log2(3))
+    assert r.values("nDCG(gain=exp)").tolist() == pytest.approx([by_hand, 1.0], rel=1e-15)
+    assert r["nDCG(gain=exp)"] == pytest.approx((by_hand + 1) / 2, rel=1e-15)
+    assert r.values("NCG(gain=exp)@1").tolist() == [0.5, 1.0]
+    assert np.isfinite(r.values("ERR")).all()
+    assert r.undefined == {}
+
+
+def test_exp_gains_below_the_safe_grade_are_unchanged_to_the_bit():
+    """Scaling only starts above grade 960; 2^1000 - 1 is a double and DCG@1 gives it exactly."""
+    qrels = {"q1": {"a": 1000, "b": 3}, "q2": {"c": 5}}
+    run = {"q1": ["a", "b"], "q2": ["c"]}
+    r = rankmeter.evaluate(qrels, run, ["DCG(gain=exp)@1", "CG(gain=exp)", "nDCG(gain=exp)"])
+    assert r.values("DCG(gain=exp)@1").tolist() == [float(2 ** 1000 - 1), 31.0]
+    assert r.values("CG(gain=exp)").tolist() == [float(2 ** 1000 - 1) + 7.0, 31.0]
+    assert r.values("nDCG(gain=exp)").tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("measure", ["DCG(gain=exp)", "CG(gain=exp)", "G(gain=exp)"])
+def test_a_sum_of_exp_gains_beyond_double_range_is_refused(measure):
+    qrels = {"q1": {"a": 1}, "q\u202e2": {"b": 3000}}
+    run = {"q1": ["a"], "q\u202e2": ["b"]}
+    with pytest.raises(MeasureError, match="grade 3000") as caught:
+        rankmeter.evaluate(qrels, run, [measure])
+    assert "q\\u202e2" in str(caught.value)  # the query named, its bidi control escaped
+
+
+# ------------------------------------------------------------------ the undefined rule in every output
+def _with_an_undefined_query():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 0}}
+    run = {"q1": ["a"], "q2": ["b"]}
+    return rankmeter.evaluate(qrels, run, ["nDCG(empty_target_action=skip)", "P@1"])
+
+
+def test_undefined_is_null_in_json_and_counted_beside_the_mean():
+    import json
+    r = _with_an_undefined_query()
+    text = json.dumps(r.to_dict(per_query=True), allow_nan=False)  # never NaN: always valid JSON
+    data = json.loads(text)
+    assert data["mean"] == {"nDCG(empty_target_action=skip)": 1.0, "P@1": 0.5}
+    assert data["undefined"] == {"nDCG(empty_target_action=skip)": 1}
+    assert [row["nDCG(empty_target_action=skip)"] for row in data["per_query"]] == [1.0, None]
+    assert r.to_arrow().column("nDCG(empty_target_action=skip)").null_count == 1
+
+
+def test_undefined_is_marked_in_text_and_empty_in_csv():
+    import io
+    from rankmeter.report.text import print_results
+    r = _with_an_undefined_query()
+    out = io.StringIO()
+    print_results([r], ["run"], per_query=True, out=out)
+    lines = out.getvalue().splitlines()
+    assert lines[2].split()[-2:] == ["-", "0.0000"]                       # q2
+    assert lines[3].split()[2:] == ["1.0000", "(1", "undefined)", "0.5000"]  # the mean and its count
+    out = io.StringIO()
+    print_results([r], ["run"], per_query=True, fmt="csv", out=out)
+    assert out.getvalue().splitlines()[2:] == ["run,q2,,0.0", "run,all,1.0,0.5", "run,undefined,1,0"]
+
+
+def test_the_cli_json_holds_no_nan():
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+    folder = Path(tempfile.mkdtemp())
+    (folder / "q").write_text("q1 0 a 1\nq2 0 b 0\n")
+    (folder / "r").write_text("q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n")
+    done = subprocess.run([sys.executable, "-m", "rankmeter", "eval", str(folder / "q"), str(folder / "r"),
+                           "-m", "nDCG(empty_target_action=skip)", "--per-query", "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} in JSON output")
+    data = json.loads(done.stdout, parse_constant=refuse)
+    assert data["runs"][0]["undefined"] == {"nDCG(empty_target_action=skip)": 1}

@@ -1,4 +1,24 @@
-"""Scores of one run: :class:`Results`, what every executor's ``finish`` returns."""
+"""Scores of one run: :class:`Results`, what every executor's ``finish`` returns.
+
+Undefined values, the one rule
+------------------------------
+A per-query value that cannot be computed (NaN: a query ``empty_target_action="skip"``
+leaves out, ir_measures' Accuracy with nothing relevant retrieved...) is *undefined*. It is
+never shown as a number: ``None`` (``null``) in :meth:`Results.to_dict` and
+:meth:`Results.to_arrow`, ``-`` in text tables (:mod:`rankmeter.report.text`), an empty cell in
+CSV. Every mean is over the defined queries only, and :attr:`Results.undefined` counts the
+others beside it (``"undefined"`` in JSON, ``(n undefined)`` beside the mean in text). A mean
+that is itself not finite is ``None`` too. So JSON output never holds ``NaN`` or ``Infinity``:
+``json.dumps(results.to_dict(per_query=True), allow_nan=False)`` always succeeds.
+
+>>> import json, rankmeter
+>>> r = rankmeter.evaluate({"q1": {"a": 1}, "q2": {"b": 0}}, {"q1": ["a"], "q2": ["b"]},
+...                        ["nDCG(empty_target_action=skip)"])
+>>> r.undefined, r.mean
+({'nDCG(empty_target_action=skip)': 1}, {'nDCG(empty_target_action=skip)': 1.0})
+>>> print(json.dumps(r.to_dict(per_query=True), allow_nan=False))
+{"run": "<dict>", "mean": {"nDCG(empty_target_action=skip)": 1.0}, "undefined": {"nDCG(empty_target_action=skip)": 1}, "per_query": [{"query": "q1", "nDCG(empty_target_action=skip)": 1.0}, {"query": "q2", "nDCG(empty_target_action=skip)": null}]}
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -10,6 +30,18 @@ from rankmeter.io.canonical import decode_id
 from rankmeter.measures import Measure
 
 __all__ = ["Results", "RunsResults"]
+
+
+def _floating(values) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype.kind == "f"
+
+
+def _plain(value) -> Any:
+    """One per-query value as a plain Python object; None when undefined (NaN or infinite)."""
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
 
 
 class Results:
@@ -76,9 +108,28 @@ class Results:
             raise KeyError(f"{key!s} was not computed; computed: {', '.join(map(str, self.measures))}")
         return m
 
+    def _summary(self, m: Measure) -> Any:
+        """The measure's summary over the defined queries; None when that is not finite."""
+        values = self._values[m]
+        if _floating(values):
+            defined = np.isfinite(values)
+            if not defined.all():
+                values = values[defined]
+        out = m.summarize(values)
+        if isinstance(out, (float, np.floating)) and not np.isfinite(out):
+            return None
+        return out
+
+    @property
+    def undefined(self) -> dict[str, int]:
+        """Measure name (as asked for) -> how many queries have no value (left out of the mean);
+        only the measures with at least one."""
+        counts = {label: int((~np.isfinite(self._values[m])).sum()) if _floating(self._values[m]) else 0
+                  for label, m in self._names}
+        return {label: n for label, n in counts.items() if n}
+
     def __getitem__(self, key: str | Measure) -> Any:
-        m = self._measure(key)
-        return m.summarize(self._values[m])
+        return self._summary(self._measure(key))
 
     def __contains__(self, key: object) -> bool:
         try:
@@ -99,14 +150,15 @@ class Results:
     @property
     def mean(self) -> dict[str, Any]:
         """Measure name (as asked for) -> summary value."""
-        return {label: m.summarize(self._values[m]) for label, m in self._names}
+        return {label: self._summary(m) for label, m in self._names}
 
     def to_arrow(self):
         """Per-query values as a pyarrow Table: ``query`` then one column per measure."""
         import pyarrow as pa
         cols = {"query": pa.array(self.queries, pa.string())}
         for label, m in self._names:
-            cols[label] = pa.array(self._values[m][self._natural])
+            values = self._values[m][self._natural]
+            cols[label] = pa.array(values, mask=~np.isfinite(values)) if _floating(values) else pa.array(values)
         return pa.table(cols)
 
     @property
@@ -122,13 +174,15 @@ class Results:
     def to_dict(self, per_query: bool = False) -> dict[str, Any]:
         """JSON-ready: {"run", "mean", and with per_query=True "per_query": [{query, measure: value}]}."""
         out: dict[str, Any] = {"run": self.run, "mean": self.mean}
+        undefined = self.undefined
+        if undefined:
+            out["undefined"] = undefined
         if per_query:
             rows = []
             for i, q in zip(self._natural, self.queries):
                 row: dict[str, Any] = {"query": q}
                 for label, m in self._names:
-                    v = self._values[m][i]
-                    row[label] = v.item() if hasattr(v, "item") else v
+                    row[label] = _plain(self._values[m][i])
                 rows.append(row)
             out["per_query"] = rows
         return out
@@ -190,7 +244,7 @@ class RunsResults:
     def per_query(self):
         """Tidy per-query values: run, query, measure, value (a pandas DataFrame; needs pandas)."""
         pd = require("pandas", "pandas", "RunsResults.per_query")
-        rows = [(name, q, label, v.item() if hasattr(v, "item") else v)
+        rows = [(name, q, label, _plain(v))
                 for name, results in self._named for label in results.names
                 for q, v in zip(results.queries, results.values(label))]
         return pd.DataFrame(rows, columns=["run", "query", "measure", "value"])

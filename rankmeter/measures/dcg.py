@@ -74,15 +74,67 @@ __all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
 
 
 # ----------------------------------------------------------------- helpers
-def gain_values(grades: np.ndarray, spec) -> np.ndarray:
-    """Gain of each grade under ``spec`` (``"linear"``, ``"exp"`` or ((grade, gain), ...))."""
+#: Grades up to this give exp gains summed exactly as written; a query judging a higher grade has
+#: its gains scaled by 2^-(its top grade - EXP_SAFE_GRADE) (exact: a power of two), so that a ratio
+#: (nDCG, NCG, nDCGRel, RnDCG) stays a number; a sum that is itself beyond double range is refused.
+EXP_SAFE_GRADE = 960
+
+
+def gain_values(grades: np.ndarray, spec, shift: np.ndarray | None = None) -> np.ndarray:
+    """Gain of each grade under ``spec`` (``"linear"``, ``"exp"`` or ((grade, gain), ...)).
+
+    ``shift`` (exp gains only) scales each gain by 2^-shift: (2^g - 1) * 2^-s
+    computed as 2^(g - s) - 2^-s, which does not overflow for any grade.
+    """
     g = grades.astype(np.float64)
     if spec == "exp":
-        return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
+        if shift is None:
+            with np.errstate(over="ignore"):
+                return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
+        return np.where(grades > 0, np.exp2(g - shift) - np.exp2(-shift), 0.0)
     out = np.where(grades > 0, g, 0.0)
     if not isinstance(spec, str):
         for grade, gain in spec:
             out[grades == grade] = gain
+    return out
+
+
+def exp_shift(batch, spec) -> np.ndarray | None:
+    """Per query the power of two its exp gains are scaled down by (None: no query needs it)."""
+    if spec != "exp":
+        return None
+    key = ("exp_shift",)
+    if key not in batch._cache:
+        top = np.zeros(batch.nq)
+        if len(batch.judged_rel):
+            np.maximum.at(top, batch.judged_qidx, batch.judged_rel.astype(np.float64))
+        shift = np.maximum(np.ceil(top) - EXP_SAFE_GRADE, 0.0)
+        batch._cache[key] = shift if shift.any() else None
+    return batch._cache[key]
+
+
+def _gains(batch, grades: np.ndarray, qidx: np.ndarray, spec) -> np.ndarray:
+    """Gains of ``grades`` (of queries ``qidx``), scaled per query by :func:`exp_shift` where needed."""
+    shift = exp_shift(batch, spec)
+    return gain_values(grades, spec, None if shift is None else shift[qidx])
+
+
+def _unscaled(batch, m, values: np.ndarray) -> np.ndarray:
+    """A sum of gains (CG, DCG) back at its true scale; refused where that is beyond double range."""
+    shift = exp_shift(batch, m.get("gain"))
+    if shift is None:
+        return values
+    with np.errstate(over="ignore"):
+        out = np.ldexp(values, shift.astype(np.int64))
+    bad = ~np.isfinite(out)
+    if bad.any():
+        q = int(np.flatnonzero(bad)[0])
+        top = int(shift[q] + EXP_SAFE_GRADE)
+        query = batch.queries[q].decode("utf-8", "replace") if hasattr(batch, "queries") else str(q)
+        from rankmeter.errors import shown_id
+        raise MeasureError(f"{m}: query {shown_id(query)} judges a doc with grade {top}, whose gain 2^{top} - 1 "
+                           "is beyond the range of a double (about 2^1024); use nDCG (a ratio, computed "
+                           "scaled), gain=linear or a gain map")
     return out
 
 
@@ -145,8 +197,8 @@ def desc_by_query(values: np.ndarray, qidx: np.ndarray, nq: int):
 def _ideal_gains(batch, spec):
     """Positive gains of each query's judged docs (grades >= 0), best first: vals, qidx, offsets, pos."""
     keep = batch.judged_rel > 0 if isinstance(spec, str) else batch.judged_rel >= 0
-    gains = gain_values(batch.judged_rel[keep], spec)
     q = batch.judged_qidx[keep]
+    gains = _gains(batch, batch.judged_rel[keep], q, spec)
     if isinstance(spec, str):
         # linear and exp gains rise with the grade and judged_rel is sorted descending: already ideal
         counts = np.bincount(q, minlength=batch.nq)
@@ -182,11 +234,15 @@ def _top_rows(batch, k):
 
 def cumulative_gain(batch, m) -> np.ndarray:
     """Sum of the gains in the top k (the whole ranking without a cutoff)."""
+    return _unscaled(batch, m, _cumulative_gain_scaled(batch, m))
+
+
+def _cumulative_gain_scaled(batch, m) -> np.ndarray:
     rows, q, _ = _top_rows(batch, m.cutoff)
     if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
-        g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
+        g = batch.tie_mean(_gains(batch, batch.rel, batch.qidx, m.get("gain")))[rows]
     else:
-        g = gain_values(batch.rel[rows], m.get("gain"))
+        g = _gains(batch, batch.rel[rows], q, m.get("gain"))
     return np.bincount(q, weights=g, minlength=batch.nq).astype(np.float64)
 
 
@@ -194,7 +250,7 @@ def _dcg(batch, m) -> np.ndarray:
     log_base = m.get("log_base")
     if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
         rows, q, rank = _top_rows(batch, m.cutoff)
-        g = batch.tie_mean(gain_values(batch.rel, m.get("gain")))[rows]
+        g = batch.tie_mean(_gains(batch, batch.rel, batch.qidx, m.get("gain")))[rows]
         return np.bincount(q, weights=_discounted(g, rank, m.get("discount"), log_base), minlength=batch.nq)
     # only ranks with a gain add to the sum (in rank order, as adding the zeros would)
     _, q, rank, g, _ = _run_side(batch, m.get("gain"))
@@ -207,7 +263,7 @@ def _dcg(batch, m) -> np.ndarray:
 
 def discounted_cumulative_gain(batch, m) -> np.ndarray:
     """sum over ranks i <= k of gain(rel_i) discounted by rank."""
-    return _dcg(batch, m)
+    return _unscaled(batch, m, _dcg(batch, m))
 
 
 def _ideal_list(batch, m):
@@ -220,7 +276,7 @@ def _ideal_list(batch, m):
         vals, q, _, pos = _ideal_gains(batch, spec)
     else:
         rows, q, _ = _top_rows(batch, k if ideal == "topk" else None)
-        g = gain_values(batch.rel[rows], spec)
+        g = _gains(batch, batch.rel[rows], q, spec)
         vals, q, _, pos = desc_by_query(g[g > 0], q[g > 0], batch.nq)
     return vals, q, pos
 
@@ -250,7 +306,7 @@ def normalized_cumulative_gain(batch, m) -> np.ndarray:
     if m.cutoff is not None:
         vals, q = vals[pos <= m.cutoff], q[pos <= m.cutoff]
     best = np.bincount(q, weights=vals, minlength=batch.nq).astype(np.float64)
-    return _safe_div(cumulative_gain(batch, m), best)
+    return _safe_div(_cumulative_gain_scaled(batch, m), best)
 
 
 # ----------------------------------------------------- trec_eval variants
@@ -263,7 +319,7 @@ def _run_side(batch, spec):
     """
     key = ("run_dcg", spec)
     if key not in batch._cache:
-        gains = gain_values(batch.rel, spec)
+        gains = _gains(batch, batch.rel, batch.qidx, spec)
         pos = np.flatnonzero(gains)
         q = batch.query_of(pos)
         rank = pos - batch.offsets[q] + 1
@@ -356,6 +412,14 @@ def g_measure(batch, m) -> np.ndarray:
     bit (other gains take the rank-by-rank way).
     """
     spec = m.get("gain")
+    shift = exp_shift(batch, spec)
+    if shift is not None:  # G adds gains to costs of at least 1: no scaled form
+        q = int(np.argmax(shift))
+        query = batch.queries[q].decode("utf-8", "replace") if hasattr(batch, "queries") else str(q)
+        from rankmeter.errors import shown_id
+        raise MeasureError(f"{m}: query {shown_id(query)} judges a doc with grade {int(shift[q]) + EXP_SAFE_GRADE}; "
+                           f"G with exp gains is defined only up to grade {EXP_SAFE_GRADE}; use gain=linear or "
+                           "a gain map")
     vals, _, offsets, _ = _ideal_gains(batch, spec)
     npos = np.diff(offsets)
     ideal_cost = seq_cumsum(np.maximum(vals, 1.0), offsets)

@@ -1,6 +1,9 @@
 """Tables for people and for files: aligned text that fits the terminal without cutting a digit, CSV.
 
-The same command prints the same text whichever optional packages are installed.
+The same command prints the same text whichever optional packages are installed. Undefined
+values follow the one rule of :mod:`rankmeter.core.results`: a per-query value that cannot be
+computed is ``-`` in text (an empty cell in CSV), and a mean over fewer queries than the table
+shows says how many it left out, ``0.5000 (1 undefined)`` (CSV: a row ``undefined`` with the counts).
 """
 from __future__ import annotations
 
@@ -17,9 +20,26 @@ from rankmeter.io.output import printable
 __all__ = ["print_results", "print_measures", "render_table", "natural_key"]
 
 
+#: How a text table shows a value that cannot be computed
+UNDEFINED = "-"
+
+
+class _MeanOf:
+    """A mean over the defined queries and how many were undefined, as a table cell."""
+
+    def __init__(self, value, undefined: int):
+        self.value, self.undefined = value, undefined
+
+    def text(self, decimals: int) -> str:
+        shown = UNDEFINED if self.value is None else _fmt(self.value, decimals)
+        return f"{shown} ({self.undefined} undefined)"
+
+
 def _fmt(value, decimals: int = 4) -> str:
+    if isinstance(value, _MeanOf):
+        return value.text(decimals)
     if isinstance(value, (float, np.floating)):
-        return f"{value:.{decimals}f}"
+        return f"{value:.{decimals}f}" if np.isfinite(value) else UNDEFINED
     if value is None:
         return ""
     return shown_id(value)  # an id or a run name: one line, no terminal controls, a huge one cut
@@ -41,8 +61,19 @@ def _rows(results_list, names, per_query):
             order = sorted(range(len(res.queries)), key=lambda i: natural_key(res.queries[i]))
             for i in order:
                 rows.append([label, res.queries[i]] + [col[i] for col in columns])
-        rows.append([label, "all"] + list(res.mean.values()))
+        undefined = getattr(res, "undefined", {})
+        rows.append([label, "all"] + [_MeanOf(v, undefined[m]) if undefined.get(m) else
+                                      UNDEFINED if v is None else v for m, v in res.mean.items()])
     return header, rows
+
+
+def _csv_cell(value):
+    if isinstance(value, _MeanOf):
+        value = value.value
+    value = value.item() if hasattr(value, "item") else value
+    if value is UNDEFINED or isinstance(value, float) and not np.isfinite(value):
+        return ""
+    return value
 
 
 def _width(out) -> int | None:
@@ -93,7 +124,11 @@ def print_results(results_list, names, *, fmt="text", per_query=False, out=None,
         w = csv.writer(out, lineterminator="\n")
         w.writerow(header)
         for row in rows:
-            w.writerow([v.item() if hasattr(v, "item") else v for v in row])
+            w.writerow([_csv_cell(v) for v in row])
+        for res, name in zip(results_list, names):  # the counts the means leave out, when any
+            undefined = getattr(res, "undefined", {})
+            if undefined:
+                w.writerow([name, "undefined"] + [undefined.get(m, 0) for m in header[2:]])
         return
     out.write(render_table(header, rows, decimals=decimals, width=_width(out)))
 
