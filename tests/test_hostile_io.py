@@ -294,3 +294,25 @@ def test_interactions_with_a_null_line_are_an_input_error(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "recs.jsonl:1: a JSON null, not an object" in done.stdout
     assert read_interactions  # imported in the parent too: the module exists
+
+
+# ------------------------------------------------------------------ run convert with ids that are not UTF-8
+def test_parquet_keeps_ids_that_are_not_utf8_byte_for_byte(tmp_path):
+    from rankmeter.analyses.runs import write_run
+    source = tmp_path / "run.txt"
+    source.write_bytes(b"q\xe91 Q0 d\xff1 1 2.5 t\nq\xe91 Q0 d2 2 1.5 t\n")
+    run = rankmeter.read_run(source)
+    write_run(run, tmp_path / "run.parquet")
+    back = rankmeter.read_run(tmp_path / "run.parquet")
+    assert back.table.column("query").to_pylist() == [b"q\xe91", b"q\xe91"]
+    assert back.table.column("doc").to_pylist() == [b"d\xff1", b"d2"]
+    assert back.table.column("score").to_pylist() == [2.5, 1.5]
+
+
+def test_json_lines_refuses_ids_that_are_not_utf8_and_writes_nothing(tmp_path):
+    from rankmeter.analyses.runs import write_run
+    source = tmp_path / "run.txt"
+    source.write_bytes(b"q1 Q0 d\xff1 1 2.5 t\n")
+    with pytest.raises(ParameterError, match=r"doc id d\\xff1 is not UTF-8"):
+        write_run(rankmeter.read_run(source), tmp_path / "run.jsonl")
+    assert not (tmp_path / "run.jsonl").exists()

@@ -120,19 +120,52 @@ def write_run(run, path, *, inputs=(), format: str | None = None) -> None:
     if kind == "trec":
         _write_trec(table, rank, tag, path, inputs)
         return
-    queries = [q.decode("utf-8", "surrogateescape") for q in table.column("query").to_pylist()]
-    docs = [d.decode("utf-8", "surrogateescape") for d in table.column("doc").to_pylist()]
-    scores = table.column("score").to_pylist()
     if kind == "parquet":
         import pyarrow.parquet as pq
+        # ids as text where they are UTF-8, else as the very bytes (Parquet's binary columns; rankmeter
+        # reads either back to the same ids)
+        columns = {"query": _text_or_bytes(table.column("query")), "doc": _text_or_bytes(table.column("doc")),
+                   "rank": pa.array(rank), "score": table.column("score"),
+                   "tag": _text_or_bytes(pa.array([tag.encode("utf-8", "surrogateescape")] * len(table),
+                                                  pa.binary()))}
         with output_file(path, inputs=inputs, mode="wb") as out:
-            pq.write_table(pa.table({"query": queries, "doc": docs, "rank": rank, "score": scores,
-                                     "tag": [tag] * len(docs)}), out)
+            pq.write_table(pa.table(columns), out)
         return
+    for role in ("query", "doc"):  # JSON holds text only: an id that is not UTF-8 cannot be written
+        _refuse_non_utf8(table.column(role), role, "JSON Lines")
+    queries = [q.decode("utf-8") for q in table.column("query").to_pylist()]
+    docs = [d.decode("utf-8") for d in table.column("doc").to_pylist()]
+    scores = table.column("score").to_pylist()
     with output_file(path, inputs=inputs) as out:
         import json
         out.writelines(json.dumps({"query_id": q, "doc_id": d, "rank": int(r), "score": s}) + "\n"
                        for q, d, r, s in zip(queries, docs, rank, scores))
+
+
+def _text_or_bytes(ids):
+    """Binary ids as a string column when every one is UTF-8, else unchanged (binary)."""
+    try:
+        return ids.cast(pa.string())
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        return ids
+
+
+def _refuse_non_utf8(ids, role: str, what: str) -> None:
+    try:
+        ids.cast(pa.string())
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        from rankmeter.errors import shown_id
+        bad = next(v for v in ids.to_pylist() if not _is_utf8(v))
+        raise ParameterError(f"the {role} id {shown_id(bad)} is not UTF-8 text, which {what} cannot hold; "
+                             "write TREC or Parquet, which keep the bytes") from None
+
+
+def _is_utf8(value: bytes) -> bool:
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _score_text(scores) -> pa.Array:
