@@ -141,42 +141,63 @@ _MODULE_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _IMPORTERS = {"importorskip", "import_module", "find_spec", "optional"}
 
 
+_CODE_FACTS: dict = {}
+
+
+def _code_facts(code) -> tuple[tuple[str, ...], frozenset[str]]:
+    """(names a function's code and its nested code refer to, top-level packages it imports or asks for by name)."""
+    facts = _CODE_FACTS.get(code)
+    if facts is None:
+        names: list[str] = []
+        packages: set[str] = set()
+        for sub in _code_objects(code):
+            names.extend(sub.co_names)
+            packages.update(top_level(ins.argval) for ins in dis.get_instructions(sub) if ins.opname == "IMPORT_NAME")
+            if _IMPORTERS.intersection(sub.co_names):
+                packages.update(top_level(c) for c in sub.co_consts
+                                if isinstance(c, str) and _MODULE_PATH.fullmatch(c) and top_level(c) in PIP_NAMES)
+        facts = _CODE_FACTS[code] = (tuple(dict.fromkeys(names)), frozenset(packages))
+    return facts
+
+
+_USES: dict = {}
+
+
 def _uses(item) -> tuple[set[str], dict[str, Missing]]:
     """Top-level optional packages a test uses, and the missing ones, following same-module helpers and fixtures."""
     module = item.module
-    namespace = vars(module)
-    packages: set[str] = set()
-    missing: dict[str, Missing] = {}
-    stack = _function_and_inner(item.function)
+    roots = list(_function_and_inner(item.function))
     fixture_info = getattr(item, "_fixtureinfo", None)
     for defs in fixture_info.name2fixturedefs.values() if fixture_info is not None else ():
         func = getattr(defs[-1], "func", None)
         if func is not None and getattr(func, "__module__", None) == module.__name__:
-            stack.extend(_function_and_inner(func))
-    seen: set[int] = set()
+            roots.extend(_function_and_inner(func))
+    key = (module.__name__, tuple(getattr(f, "__code__", None) for f in roots))
+    if key in _USES:  # the parametrised copies of one test
+        return _USES[key]
+    namespace = vars(module)
+    packages: set[str] = set()
+    missing: dict[str, Missing] = {}
+    stack, seen = roots, set()
     while stack:
         code = getattr(stack.pop(), "__code__", None)
-        if code is None or id(code) in seen:
+        if code is None or code in seen:
             continue
-        seen.add(id(code))
-        for sub in _code_objects(code):
-            for name in sub.co_names:
-                value = namespace.get(name)
-                if isinstance(value, Missing):
-                    missing[name] = value
-                    packages.add(top_level(value.module_name))
-                elif isinstance(value, types.ModuleType):
-                    packages.add(top_level(value.__name__))
-                elif isinstance(value, type) and value.__module__ == module.__name__:
-                    stack.extend(v for v in vars(value).values() if inspect.isfunction(v))
-                elif inspect.isfunction(value) and value.__module__ == module.__name__:
-                    stack.extend(_function_and_inner(value))
-            for instruction in dis.get_instructions(sub):
-                if instruction.opname == "IMPORT_NAME":
-                    packages.add(top_level(instruction.argval))
-            if _IMPORTERS.intersection(sub.co_names):
-                packages.update(top_level(c) for c in sub.co_consts
-                                if isinstance(c, str) and _MODULE_PATH.fullmatch(c) and top_level(c) in PIP_NAMES)
+        seen.add(code)
+        names, imported = _code_facts(code)
+        packages |= imported
+        for name in names:
+            value = namespace.get(name)
+            if isinstance(value, Missing):
+                missing[name] = value
+                packages.add(top_level(value.module_name))
+            elif isinstance(value, types.ModuleType):
+                packages.add(top_level(value.__name__))
+            elif isinstance(value, type) and value.__module__ == module.__name__:
+                stack.extend(v for v in vars(value).values() if inspect.isfunction(v))
+            elif inspect.isfunction(value) and value.__module__ == module.__name__:
+                stack.extend(_function_and_inner(value))
+    _USES[key] = packages, missing
     return packages, missing
 
 
