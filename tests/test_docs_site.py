@@ -77,6 +77,8 @@ def test_one_page_per_command_with_its_help_and_real_output(site):
     assert status == 0
     commands = [name for name, _ in hooks.command_names()]
     assert {"eval", "compare", "trec_eval", "meta", "run"} <= set(commands)
+    # every command shows an example run (a new command's page shows only its help until it has one)
+    assert set(commands) == set(hooks.COMMAND_EXAMPLES), "add the command to COMMAND_EXAMPLES in tools/docs_hooks.py"
     for name in commands:
         html = _page(site_dir, f"commands/{name}.md")
         assert f"rankmeter {name}" in html

@@ -1,4 +1,4 @@
-"""Griffe extension for the API reference: Sphinx roles in docstrings shown as code.
+"""Griffe extension for the API reference: Sphinx roles and reST literals in docstrings shown as code.
 
 rankmeter's docstrings are numpydoc and name other objects with Sphinx roles
 (``:func:`evaluate```, ``:class:`~rankmeter.core.results.Results```); MkDocs renders
@@ -12,6 +12,7 @@ import re
 
 import griffe
 
+DOUBLE = re.compile(r"``([^`]+)``")
 ROLE = re.compile(r":(?:py:)?(?:class|func|mod|data|meth|attr|exc|obj|const):`(~?)([^`<]+?)(?:\s*<([^>]+)>)?`")
 
 
@@ -20,13 +21,16 @@ def rst_roles_to_code(text: str) -> str:
 
     >>> rst_roles_to_code("see :func:`~rankmeter.api.evaluate` and :mod:`rankmeter.io`")
     'see `evaluate` and `rankmeter.io`'
+    >>> rst_roles_to_code('path, ``"-"`` (stdin)')
+    'path, `"-"` (stdin)'
     """
     def code(match: re.Match) -> str:
         tilde, name = match.group(1), match.group(2).strip()
         if tilde:
             name = name.rsplit(".", 1)[-1]
         return f"`{name}`"
-    return ROLE.sub(code, text)
+    # reST's ``literal`` is Markdown's `literal` (the same in prose; numpydoc type fields show it only this way)
+    return DOUBLE.sub(r"`\1`", ROLE.sub(code, text))
 
 
 class RstRoles(griffe.Extension):
