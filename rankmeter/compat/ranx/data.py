@@ -48,7 +48,7 @@ def _lines(path, kind: str, width: int, layout: str):
             if not fields:
                 continue
             if len(fields) != width:
-                raise InputError(f"a line has {width} fields ({layout}); this one has {len(fields)}",
+                raise InputError(f"expected {width} fields ({layout}), found {len(fields)}; fix or remove the line",
                                  source=os.fspath(path), line=number)
             yield number, fields
 
@@ -194,10 +194,30 @@ class Qrels(_Judged):
     @staticmethod
     def from_ir_datasets(dataset_id: str) -> "Qrels":
         """The qrels of an ir_datasets dataset already downloaded; rankmeter never downloads one."""
-        from rankmeter.io import read_qrels
-        qrels = Qrels(_table_dict(read_qrels(f"irds:{dataset_id}").table, "rel"))
+        from rankmeter.io.irds import irds_qrels
+        _require_local(dataset_id)
+        qrels = Qrels(_table_dict(irds_qrels(dataset_id).table, "rel"))
         qrels.name = dataset_id
         return qrels
+
+
+def _require_local(dataset_id: str) -> None:
+    """Refuse a dataset whose qrels file is not on this machine (ir_datasets would download it)."""
+    try:
+        import ir_datasets
+    except ImportError:
+        raise ImportError('Qrels.from_ir_datasets needs ir_datasets: pip install "rankmeter[irds]"') from None
+    try:
+        handler = ir_datasets.load(dataset_id).qrels_handler()
+    except (KeyError, AttributeError, NotImplementedError):
+        return  # unknown ids and datasets without qrels get irds_qrels' own message
+    sources = getattr(handler, "_qrels_dlc", None)
+    sources = sources if isinstance(sources, list) else [sources]
+    paths = [dlc.path(force=False) if hasattr(dlc, "path") else None for dlc in sources]
+    if not paths or any(p is None or not os.path.exists(p) for p in paths):
+        raise InputError("this dataset's qrels are not on this machine, and rankmeter does not download: fetch "
+                         f"them once with ir_datasets (`ir_datasets export {dataset_id} qrels`), then call again",
+                         source=f"irds:{dataset_id}")
 
 
 def _table_dict(table, value: str) -> dict:
