@@ -1,15 +1,11 @@
 """docs/llm-judges.md cannot drift: its Python examples run as doctests and its commands print what it shows.
 
 Both run in a copy of tests/fixtures/llm_judges/example/. The commands go through the CLI modules'
-own parsers (rankmeter.cli.judges, .leaderboards, .nuggets), so the page holds whether or not the
-top-level parser registers them yet.
+registered commands, in process (the shared cli fixture).
 """
 from __future__ import annotations
 
-import argparse
-import contextlib
 import doctest
-import io
 import re
 import shlex
 import shutil
@@ -20,18 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "llm-judges.md"
 EXAMPLE = ROOT / "tests" / "fixtures" / "llm_judges" / "example"
-
-
-def _parser() -> argparse.ArgumentParser:
-    from rankmeter.cli import judges, leaderboards, nuggets
-    parser = argparse.ArgumentParser(prog="rankmeter")
-    sub = parser.add_subparsers(dest="command")
-    judges.add_parser(sub)
-    judges.add_agree_parser(sub)
-    nuggets.add_parser(sub)
-    meta = sub.add_parser("meta")
-    leaderboards.add_parser(meta.add_subparsers(dest="meta_command"))
-    return parser
 
 
 def _blocks() -> list[tuple[str, str]]:
@@ -56,13 +40,11 @@ def test_page_shows_every_command():
 
 
 @pytest.mark.parametrize("index", range(7))
-def test_page_commands_print_what_the_page_shows(index, example):
+def test_page_commands_print_what_the_page_shows(index, example, cli):
     command, shown = _blocks()[index]
-    args = _parser().parse_args(shlex.split(command)[1:])
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert args.func(args) == 0
-    assert out.getvalue() == shown, command
+    result = cli(*shlex.split(command)[1:], cwd=example)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == shown, command
 
 
 def test_page_python_examples_run(example):

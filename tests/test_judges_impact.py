@@ -1,7 +1,6 @@
 """judges.label_impact: scores under human, LLM and mixed labels, bounds, rank changes, flipped conclusions, expectations."""
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 
@@ -110,15 +109,14 @@ def test_expected_score_is_exact_for_linear_measures_and_the_interval_is_seeded(
 
 
 def test_cli_impact_and_agree_and_sources(tmp_path, capsys):
-    from rankmeter.cli.judges import add_agree_parser, add_parser
-    parser = argparse.ArgumentParser(prog="rankmeter")
-    sub = parser.add_subparsers(dest="command")
-    add_parser(sub)
-    add_agree_parser(sub)
+    import sys
+
+    from cli_runner import run_cli_in_process
 
     def cli(argv):
-        args = parser.parse_args(argv)
-        return args.func(args)
+        result = run_cli_in_process(*argv)
+        sys.stdout.write(result.stdout)
+        return result.returncode
 
     human, llm, runs = _data(seed=2, queries=5, nruns=3)
     paths = {}

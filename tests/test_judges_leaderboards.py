@@ -1,7 +1,6 @@
 """Leaderboard agreement (rankmeter.analyses.judges.leaderboard_agreement, `meta leaderboards`) against scipy and TREC AutoJudge."""
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -129,11 +128,14 @@ def test_precomputed_leaderboards_in_three_formats(tmp_path):
 
 
 def _cli(argv):
-    from rankmeter.cli.leaderboards import add_parser
-    parser = argparse.ArgumentParser(prog="rankmeter meta")
-    add_parser(parser.add_subparsers(dest="kind"))
-    args = parser.parse_args(argv)
-    return args.func(args)
+    """``rankmeter meta ARGV`` in process; its output goes to this test's stdout (capsys reads it)."""
+    import sys
+
+    from cli_runner import run_cli_in_process
+    result = run_cli_in_process("meta", *argv)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    return result.returncode
 
 
 def test_cli_scores_and_reads_boards(tmp_path, capsys):

@@ -1,7 +1,6 @@
 """RAG nugget scores (rankmeter.analyses.nuggets, `rankmeter nuggets`) against nuggetizer's own metrics."""
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -77,11 +76,12 @@ def test_several_systems_compare_through_compare_scores():
 
 
 def _cli(argv):
-    from rankmeter.cli.nuggets import add_parser
-    parser = argparse.ArgumentParser(prog="rankmeter")
-    add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return args.func(args)
+    import sys
+
+    from cli_runner import run_cli_in_process
+    result = run_cli_in_process(*argv)
+    sys.stdout.write(result.stdout)
+    return result.returncode
 
 
 def test_cli_json_shape_and_comparison(capsys):
@@ -91,7 +91,7 @@ def test_cli_json_shape_and_comparison(capsys):
     assert set(got) == {"per_query", "mean"} and set(got["mean"]) == {"strict_vital", "strict_all", "vital", "all"}
     assert set(got["per_query"][0]) == {"query", "strict_vital", "strict_all", "vital", "all"}
     assert _cli(["nuggets", one, str(FIXTURES / "nuggetizer_sys1.jsonl"), "--baseline", "sys1", "--test",
-                 "randomization", "--permutations", "200", "--weights", "vital=1,okay=0.5"]) == 0
+                 "randomization", "--permutations", "200", "--importance-weights", "vital=1,okay=0.5"]) == 0
     text = capsys.readouterr().out
     assert "sys0: 40 answer records" in text and "weighted" in text and "sys1" in text
     assert np.isfinite(nugget_scores(one).mean["all"])

@@ -30,9 +30,12 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
         "report": ["report", Q, R1, R2, "-m", "AP", "-o", str(out / "r.html")], "check": ["check", Q, R1],
         "judged": ["judged", Q, R1], "ties": ["ties", Q, R1], "fuse": ["fuse", R1, R2, "-o", o],
         "pool": ["pool", R1, R2, "--depth", "5", "-o", o], "agree": ["agree", Q, Q],
-        "run": ["run", "cut", R1, "-o", o], "beyond": ["beyond", Q, R1],
+        "run": ["run", "cut", R1, "-o", o], "beyond": ["beyond", Q, R1], "nuggets": ["nuggets", R1],
         "meta": ["meta", kind or "correlate", Q, R1, R2, "-m", "AP"] + (["-m", "P@5"] if kind == "correlate" else [])
-        + (["-o", o] if kind == "zscores" else []),
+        + (["-o", o] if kind == "zscores" else []) if kind != "leaderboards" else
+        ["meta", "leaderboards", Q, Q, R1, R2, "-m", "AP"],
+        "judges": {"aggregate": ["judges", "aggregate", Q, "-o", o], "mix": ["judges", "mix", Q, Q, "-o", o],
+                   "impact": ["judges", "impact", Q, Q, R1, R2, "-m", "AP"]}.get(kind, []),
     }[command]
 
 
@@ -67,8 +70,8 @@ def _commands():
     for name, command in sub.choices.items():
         if name == "trec_eval":
             continue  # trec_eval's own arguments, as trec_eval reads them (tests/compat)
-        if name == "meta":
-            kinds = next(a for a in command._actions if isinstance(a, argparse._SubParsersAction))
+        kinds = next((a for a in command._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if kinds is not None:  # meta, judges: each kind has flags of its own
             for kind, kind_parser in kinds.choices.items():
                 yield name, kind, kind_parser
         else:
@@ -80,7 +83,7 @@ CASES = [(name, kind, flag, value) for name, kind, parser in _commands()
 
 
 def test_every_command_is_swept():
-    assert {name for name, _, _, _ in CASES} >= set(COMMANDS) - {"trec_eval", "measures", "agree"}
+    assert {name for name, _, _, _ in CASES} >= set(COMMANDS) - {"trec_eval", "measures"}
     assert len(CASES) > 200
 
 

@@ -1,25 +1,13 @@
-"""``rankmeter agree QRELS_A QRELS_B``: how far two versions of the judgments agree."""
+"""``rankmeter agree HUMAN LLM``: how far two judges (two versions of the judgments) agree.
+
+Over the pairs both judged: Cohen's kappa on the grades, binary kappa at ``--rel``, quadratic-weighted
+kappa, Krippendorff's ordinal alpha, the confusion matrix, the same per query, and the pairs each side
+judged alone (:func:`rankmeter.analyses.judges.judge_agreement.agreement`).
+"""
 from __future__ import annotations
 
-import json
-import sys
+from rankmeter.cli.judges import add_agree_arguments as add_arguments  # noqa: F401 - the command's flags
+from rankmeter.cli.judges import run_agree as run  # noqa: F401
 
-from rankmeter.cli import flags
-from rankmeter.core.params import PARAMS
-
-HELP = "agreement of two qrels versions: Cohen's and Fleiss' kappa, Jaccard"
-
-
-def add_arguments(p) -> None:
-    flags.add(p, PARAMS["qrels"].but(name="qrels_a", metavar="QRELS_A", help="the first judgments"),
-              PARAMS["qrels"].but(name="qrels_b", metavar="QRELS_B", help="the second judgments"),
-              PARAMS["rel"].but(help="relevance threshold: grades >= rel are relevant (every binary figure)"),
-              PARAMS["format"].but(choices=("json",), default="json"))
-
-
-def run(args) -> int:
-    from rankmeter.analyses.fusion.pooling import agreement
-
-    json.dump(agreement(args.qrels_a, args.qrels_b, rel=args.rel), sys.stdout, indent=2)
-    sys.stdout.write("\n")
-    return 0
+HELP = ("agreement of two judges (human, LLM): Cohen's kappa, binary and quadratic kappa, Krippendorff's alpha, "
+        "confusion matrix, per query")

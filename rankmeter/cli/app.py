@@ -26,8 +26,8 @@ COMMANDS = {
     "compare": "rankmeter.cli.compare", "measures": "rankmeter.cli.measures", "plot": "rankmeter.cli.plot",
     "report": "rankmeter.cli.report", "check": "rankmeter.cli.check", "judged": "rankmeter.cli.judged",
     "ties": "rankmeter.cli.ties", "fuse": "rankmeter.cli.fuse", "pool": "rankmeter.cli.pool",
-    "agree": "rankmeter.cli.agree", "run": "rankmeter.cli.run", "beyond": "rankmeter.cli.beyond",
-    "meta": "rankmeter.cli.meta",
+    "agree": "rankmeter.cli.agree", "judges": "rankmeter.cli.judges", "nuggets": "rankmeter.cli.nuggets",
+    "run": "rankmeter.cli.run", "beyond": "rankmeter.cli.beyond", "meta": "rankmeter.cli.meta",
 }
 _TREC_EVAL_HELP = "trec_eval 10.0 compatible output (same options)"
 

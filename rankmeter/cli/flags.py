@@ -67,13 +67,13 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         kwargs: dict[str, Any] = {"dest": param.name, "help": help_text}
         if param.kind == "bool":
             kwargs["action"] = "store_true"
-        elif param.kind in ("strings", "paths"):
+        elif param.kind in ("strings", "paths") and not param.positional:
             kwargs.update(action="append", metavar=param.metavar or param.name.upper())
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
         elif param.kind == "numbers":
             kwargs.update(nargs="+", type=_converter(param), metavar=param.metavar or "X")
-        elif param.kind == "integer" and param.name in ("cutoff", "size"):
+        elif param.kind == "integer" and param.name in ("cutoff", "size", "top_k"):
             kwargs.update(action="append", type=_converter(param), metavar=param.metavar or "N")
         else:
             kwargs["type"] = _converter(param)

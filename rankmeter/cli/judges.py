@@ -11,9 +11,12 @@ import argparse
 import json
 import sys
 
-__all__ = ["add_agree_parser", "add_parser", "run", "run_agree"]
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
 
-_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "columns")
+__all__ = ["HELP", "add_arguments", "add_agree_arguments", "run", "run_agree"]
+
+_OPTIONS = flags.EVALUATION
 
 
 def _emit(args, data: dict, text: str) -> int:
@@ -99,61 +102,43 @@ def run_agree(args: argparse.Namespace) -> int:
     return _emit(args, result, agreement_text(result, decimals=args.decimals))
 
 
-def add_agree_parser(subparsers) -> None:
-    """Register ``agree`` (replacing the one ``rankmeter.cli.fuse.add_pool_parsers`` registers today)."""
-    a = subparsers.add_parser("agree", help="agreement of two judges (human, LLM): Cohen's kappa, binary and "
-                                            "quadratic kappa, Krippendorff's alpha, confusion matrix, per query")
-    a.add_argument("qrels_a", metavar="HUMAN", help="the first judgments (rows of the confusion matrix)")
-    a.add_argument("qrels_b", metavar="LLM", help="the second judgments (columns)")
-    a.add_argument("--rel", type=float, default=1, help="relevant means grade >= REL: used by the binary kappa and "
-                   "the Jaccard overlap (default 1; UMBRELA reports its binary kappa at 2)")
-    a.add_argument("--bins", metavar="EDGES", help="real grades: comma-separated edges making categories (a grade's "
-                   "category is how many edges it reaches), e.g. 0.5,1.5,2.5")
-    a.add_argument("--no-per-query", action="store_true", help="leave out the per-query figures")
-    a.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    a.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
-    a.set_defaults(func=run_agree, subparser=a)
+def add_agree_arguments(a) -> None:
+    """``rankmeter agree HUMAN LLM``'s flags (the ``agree`` command, rankmeter.cli.agree)."""
+    flags.add(a, PARAMS["qrels"].but(name="qrels_a", metavar="HUMAN", help="the first judgments (rows of the "
+                                                                             "confusion matrix)"),
+              PARAMS["qrels"].but(name="qrels_b", metavar="LLM", help="the second judgments (columns)"),
+              PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
+                                     "(UMBRELA reports its binary kappa at 2)"),
+              "bins", "no_per_query", PARAMS["format"].but(choices=("text", "json")), "decimals")
 
 
-def add_parser(subparsers) -> None:
-    """Register ``judges`` with its kinds ``aggregate``, ``mix`` and ``impact``."""
-    from rankmeter.cli import flags
+HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they change per run"
 
-    judges = subparsers.add_parser("judges", help="LLM-made judgments: aggregate samples, mix with human ones, "
-                                                  "what they change per run")
-    kinds = judges.add_subparsers(dest="judges_command", required=True, metavar="KIND")
+
+def add_arguments(judges) -> None:
+    """``judges`` with its kinds ``aggregate``, ``mix`` and ``impact``."""
+    kinds = judges.add_subparsers(dest="judges_command", required=True, metavar="KIND", parser_class=flags.Parser)
     g = kinds.add_parser("aggregate", help="several sampled labels per (query, doc) -> one qrels")
-    g.add_argument("samples", help="TREC qrels with one line per sample (in sample order), or JSON Lines with "
-                                   "grade or probabilities per pair")
-    g.add_argument("--method", choices=("mode", "mean", "median"), default="mode",
-                   help="mode (UMBRELA's: on a tie the label seen first), mean (real grades) or median (default mode)")
-    g.add_argument("-o", "--output", required=True, help="the qrels file to write (never one of the inputs)")
+    flags.add(g, PARAMS["qrels"].but(name="samples", metavar="SAMPLES",
+                                     help="TREC qrels with one line per sample (in sample order), or JSON Lines with "
+                                          "grade or probabilities per pair"),
+              PARAMS["method"].but(choices=("mode", "mean", "median"), default="mode",
+                                   help="how a pair's samples become one grade: mode (UMBRELA's: on a tie the label "
+                                        "seen first), mean (real grades) or median"),
+              PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"))
     g.set_defaults(func=run, subparser=g)
     m = kinds.add_parser("mix", help="human-first qrels: the human grade where judged, the LLM's elsewhere")
-    m.add_argument("human", help="the human judgments")
-    m.add_argument("llm", help="the LLM judgments")
-    m.add_argument("-o", "--output", required=True, help="the qrels file to write")
-    m.add_argument("--provenance", metavar="FILE", help="also write query, doc, grade, source (human or llm) per pair")
-    m.add_argument("--per-query", action="store_true", help="print the counts per query")
+    flags.add(m, PARAMS["qrels"].but(name="human", metavar="HUMAN", help="the human judgments"),
+              PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM judgments"),
+              PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"),
+              "provenance", PARAMS["per_query"].but(short=None, help="print the counts per query"))
     m.set_defaults(func=run, subparser=m)
     i = kinds.add_parser("impact", help="each run under human, LLM and mixed judgments: scores, unjudged bounds, "
                                         "rank changes, comparisons whose conclusion flips")
-    i.add_argument("human", help="the human judgments")
-    i.add_argument("llm", help="the LLM judgments")
-    i.add_argument("runs", nargs="+", help="two or more runs")
-    i.add_argument("-m", "--measure", action="append", help="a measure (repeatable)")
-    i.add_argument("--baseline", action="append", help="compare with this run (repeatable; default: every pair)")
-    i.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey"), default="t",
-                   help="paired test, as in compare (default t)")
-    i.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
-                   help="multiple-comparison correction, as in compare (default none)")
-    i.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    i.add_argument("--permutations", type=int, default=10000, help="random tests' samples (default 10000)")
-    i.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    i.add_argument("--probabilities", metavar="FILE", help="the LLM's probability per grade (JSON Lines): expected "
-                   "scores (DCG exactly) and a resampled interval")
-    i.add_argument("--samples", type=int, default=200, help="label draws for the interval (default 200)")
-    i.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    i.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
-    flags.add(i, *_OPTIONS)
+    flags.add(i, PARAMS["qrels"].but(name="human", metavar="HUMAN", help="the human judgments"),
+              PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM judgments"),
+              PARAMS["runs"].but(help="two or more runs"), "measure",
+              PARAMS["baseline"].but(help="compare with this run (repeatable; default: every pair)"),
+              "test", "correction", "alpha", "permutations", "seed", "probabilities", "samples",
+              PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)
     i.set_defaults(func=run, subparser=i)

@@ -10,9 +10,12 @@ import argparse
 import json
 import sys
 
-__all__ = ["add_parser", "run"]
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
 
-_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "grades", "columns")
+__all__ = ["HELP", "add_arguments", "run"]
+
+_OPTIONS = flags.EVALUATION
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,24 +62,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers) -> None:
-    """Register ``leaderboards`` on ``subparsers`` (the ``meta`` command's kinds)."""
-    from rankmeter.cli import flags
+HELP = ("how alike two qrels versions (human, LLM) rank the same runs: tau-b, Spearman, Pearson, tau_ap, RBO, "
+        "largest moves, top-k overlap")
 
-    p = subparsers.add_parser("leaderboards", help="how alike two qrels versions (human, LLM) rank the same runs: "
-                                                   "tau-b, Spearman, Pearson, tau_ap, RBO, largest moves, top-k overlap")
+
+def add_arguments(p) -> None:
+    """``meta leaderboards``' flags (a kind of ``meta``: rankmeter.cli.meta registers it)."""
     p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
                    help="the two judgment sets, then the runs (two or more)")
-    p.add_argument("-m", "--measure", action="append", help="a measure (repeatable); with --board-*: keep these only")
-    p.add_argument("--board-a", action="append", metavar="FILE", help="a precomputed leaderboard of side A "
-                   "(trec_eval output, 'run measure query value' lines or a run,measure,value table; repeatable)")
-    p.add_argument("--board-b", action="append", metavar="FILE", help="the same for side B")
-    p.add_argument("--top-k", type=int, action="append", metavar="K", help="top-k overlap (repeatable; default 1 3 5 10)")
-    p.add_argument("--moves", type=int, default=5, metavar="N", help="runs listed as moving most (default 5)")
-    p.add_argument("--p", type=float, default=0.9, help="RBO's persistence (default 0.9)")
-    p.add_argument("--svg", metavar="FILE", help="also write the two leaderboards of the first measure side by side "
-                                                "(a slope chart) to FILE.svg")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    p.add_argument("--decimals", type=int, default=4, metavar="N", help="digits in text output (default 4)")
-    flags.add(p, *_OPTIONS)
-    p.set_defaults(func=run, subparser=p)
+    flags.add(p, PARAMS["measure"].but(help="a measure (repeatable); with --board-*: keep these only"),
+              "board_a", "board_b", "top_k", "moves", PARAMS["p"].but(help="RBO's persistence, in (0, 1]"),
+              "svg", PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)

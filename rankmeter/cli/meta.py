@@ -186,6 +186,11 @@ def add_arguments(meta) -> None:
               PARAMS["output"].but(required=True), *_SCORING)
     z.set_defaults(func=_zscores, subparser=z)
 
+    from rankmeter.cli import leaderboards
+    board = kinds.add_parser("leaderboards", help=leaderboards.HELP)
+    leaderboards.add_arguments(board)
+    board.set_defaults(func=leaderboards.run, subparser=board)
+
 
 def run(args) -> int:
     return args.func(args)

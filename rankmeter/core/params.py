@@ -40,6 +40,7 @@ GROUPS = {
     "inputs": "inputs", "evaluation": "evaluation options", "tests": "significance tests and corrections",
     "fusion": "fusion", "pooling": "pooling", "meta": "meta-evaluation", "beyond": "beyond-accuracy",
     "check": "run checks", "runs": "run utilities", "report": "report and plots", "output": "output",
+    "judges": "LLM-made judgments and nuggets",
     "executor": "executor",
 }
 
@@ -360,6 +361,28 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
        help="choose the method's parameters (weights, k, phi ...) by this measure on --qrels, by grid search"),
     _p("test_qrels", "path", None, group="fusion",
        help="--optimise: held-out judgments to report the chosen parameters on"),
+    # judges and nuggets (LLM-made judgments)
+    _p("bins", "string", None, group="judges", metavar="EDGES",
+       help="real grades: comma-separated edges making categories (a grade's category is how many edges it "
+            "reaches), e.g. 0.5,1.5,2.5"),
+    _p("no_per_query", "bool", False, group="judges", help="leave out the per-query figures"),
+    _p("provenance", "path", None, group="judges", metavar="FILE",
+       help="also write query, doc, grade, source (human or llm) per pair"),
+    _p("probabilities", "path", None, group="judges", metavar="FILE",
+       help="the LLM's probability per grade (JSON Lines): expected scores and a resampled interval"),
+    _p("samples", "integer", 200, group="judges", low=1, high=1_000_000, help="label draws for the interval"),
+    _p("partial", "number", 0.5, group="judges", low=0, high=1, help="worth of partial_support in vital and all"),
+    _p("importance_weights", "string", None, group="judges", flag="--importance-weights",
+       metavar="IMPORTANCE=W,...", help="add weighted nugget scores, e.g. vital=1,okay=0.5"),
+    _p("board_a", "paths", None, group="meta", positional=False, metavar="FILE",
+       help="a precomputed leaderboard of side A (trec_eval output, 'run measure query value' lines or a "
+            "run,measure,value table; repeatable)"),
+    _p("board_b", "paths", None, group="meta", positional=False, metavar="FILE", help="the same for side B"),
+    _p("top_k", "integer", None, group="meta", low=1, metavar="K",
+       help="top-k overlap (repeatable; default 1 3 5 10)"),
+    _p("moves", "integer", 5, group="meta", low=1, metavar="N", help="runs listed as moving most"),
+    _p("svg", "path", None, group="report", metavar="FILE",
+       help="also write the two leaderboards of the first measure side by side (a slope chart) to FILE"),
     # pooling
     _p("depth", "integer", None, group="pooling", low=1, optional=True,
        help="depth@k: every doc some run ranks in its top k"),

@@ -8,7 +8,7 @@ versions) give: Kendall's tau (a and b), tau_ap, Spearman's rho, rank-biased ove
 """
 _WHERE = {
     "kendall_tau": "correlation", "tau_ap": "correlation", "spearman": "correlation", "rbo": "correlation",
-    "system_ranking": "correlation",
+    "system_ranking": "correlation", "pearson": "correlation", "correlations": "correlation",
     "discriminative_power": "discrimination", "swap_rate": "discrimination", "score_matrix": "discrimination",
     "power": "design", "topic_set_size": "design", "minimum_detectable_difference": "design",
     "variance_estimate": "design",
