@@ -2,8 +2,8 @@
 
 The reference for every value is the local engine on the same rows (itself
 checked against trec_eval's golden files), plus a few values worked by hand.
-One Spark session serves the whole test run; the module is skipped, saying
-why, when pyspark or Java is missing.
+One Spark session serves the whole test run; the tests that need it are
+skipped, saying why, when pyspark or Java is missing.
 """
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ import pytest
 import rankmeter
 from rankmeter import InputError, ParameterError
 
-pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rankmeter[spark]')")
-if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-    pytest.skip("Spark needs Java (java on PATH or JAVA_HOME); none found", allow_module_level=True)
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+pyspark = optional("pyspark", reason="pyspark is not installed (pip install 'rankmeter[spark]')")
+JAVA = bool(shutil.which("java") or os.environ.get("JAVA_HOME"))
 
 import rankmeter.executors.spark.scoring as rspark  # noqa: E402
 from rankmeter.core.needs import needs_of  # noqa: E402
@@ -35,6 +36,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*pandas.*:FutureWarning",
 
 @pytest.fixture(scope="session")
 def spark():
+    if not pyspark:  # every Spark test takes this fixture: they skip, saying why; the others run
+        pytest.skip(pyspark.reason)
+    if not JAVA:
+        pytest.skip("Spark needs Java (java on PATH or JAVA_HOME); none found")
     from pyspark.sql import SparkSession
     session = (SparkSession.builder.master("local[2]").appName("rankmeter-tests")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
