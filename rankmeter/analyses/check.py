@@ -46,7 +46,6 @@ import pyarrow.compute as pc
 from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.analyses.check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
 from rankmeter.core.keys import binary_parts, id_hash, pair_hash
-from rankmeter.core.order import rank_order
 from rankmeter.errors import InputError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Qrels, Run, decode_id
@@ -144,7 +143,8 @@ def _grades(q: Qrels) -> Finding:
     grades = q.table.column("rel").to_numpy()
     values, counts = np.unique(grades, return_counts=True)
     distribution = {int(v): int(c) for v, c in zip(values, counts)}
-    top = int(grades.max(initial=0))
+    from rankmeter.core.needs import top_grade
+    top = top_grade(q)
     if top >= 2:
         advice = (f"graded judgments (0-{top}): binary measures (AP, RR, P, R, bpref) count every grade >= rel "
                   "as relevant, 1 by default; if the lowest positive grade means 'marginal', use rel=2 as TREC "

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Need", "NEEDS", "compute_needs", "needs_of"]
+__all__ = ["Need", "NEEDS", "compute_needs", "needs_of", "top_grade"]
 
 
 @dataclass(frozen=True)
@@ -59,3 +59,14 @@ def needs_of(measures: Iterable) -> list[str]:
 def compute_needs(names: Iterable[str], qrels, *, spark: bool = False) -> dict[str, Any]:
     """Each named need computed from ``qrels`` (a Qrels, or with ``spark=True`` a canonical Spark DataFrame)."""
     return {name: (NEEDS[name].spark if spark else NEEDS[name].local)(qrels) for name in names}
+
+
+def top_grade(qrels) -> int | float:
+    """The highest grade of ``qrels`` (any qrels input), 0 without positive grades: the one definition of
+    the qrels' top grade (ERR's default g_max, the check's advice, the bounds for unjudged docs).
+
+    >>> top_grade({"q1": {"a": 3}, "q2": {"b": 1}})
+    3
+    """
+    from rankmeter.io import as_qrels
+    return compute_needs(["qrels_max_grade"], as_qrels(qrels))["qrels_max_grade"]

@@ -180,7 +180,8 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     grades = {"grades": "real"} if mixed.qrels.real_grades and "grades" not in options else {}
     tables = {v: rankmeter.evaluate(q, runs_by_name, measures, **options, **grades) for v, q in sources.items()}
     labels = list(tables["human"].names)
-    top = float(pc.max(mixed.qrels.table.column("rel")).as_py())
+    from rankmeter.core.needs import top_grade
+    top = float(top_grade(mixed.qrels))
     best = {name: rankmeter.evaluate(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures,
                                      **options, **grades) for name, run in named}
     result = Impact(labels, settings={"test": test, "correction": correction, "alpha": alpha,
