@@ -53,7 +53,7 @@ log = logging.getLogger("mkdocs.hooks.rankmeter")
 
 FENCE = re.compile(r"^```(\S*)\s*$")
 SKIP = re.compile(r"<!--\s*docs-exec:\s*skip\s*\((.+?)\)\s*-->")
-CWD = re.compile(r"<!--\s*docs-exec:\s*cwd\s+(\S+)\s*-->")
+CWD = re.compile(r"^<!--\s*docs-exec:\s*cwd\s+(\S+)\s*-->\s*$", flags=re.M)  # on a line of its own
 #: Pages whose examples run in a folder of the checkout other than its root (as if the page said
 #: ``<!-- docs-exec: cwd FOLDER -->``): the folder's files are linked into a scratch directory.
 PAGE_FOLDERS = {"llm-judges.md": "tests/fixtures/llm_judges/example"}
@@ -188,8 +188,8 @@ def _workdir() -> Path:
 
 def _page_dir(folder: str) -> Path:
     """A scratch directory holding links to every entry of ``folder`` (relative to the checkout)."""
-    source = (ROOT / folder).resolve()
-    if ROOT.resolve() not in source.parents or not source.is_dir():
+    source = Path(os.path.normpath(ROOT / folder))  # lexically: a folder linked into the checkout is fine
+    if ROOT not in source.parents or not source.is_dir():
         raise PluginError(f"docs-exec cwd {folder!r}: not a folder of the checkout")
     scratch = _workdir() / "pages" / folder.replace("/", "_")
     if not scratch.exists():
