@@ -144,7 +144,12 @@ def optimize_fusion(qrels: Qrels, runs: list, norm: str | None = "min-max", meth
             chosen = train(judged, ranked, "probfuse", n_segments=params["n_segments"])
         else:
             chosen = {**slide, **params}
-        score = evaluate(qrels, _fused(runs, method, norm, chosen), metric, save_results_in_run=False)
+        try:
+            fused = _fused(runs, method, norm, chosen)
+        except ParameterError as exc:
+            raise ParameterError(f"optimize_fusion: the grid's {params} is refused ({exc}); start the grid "
+                                 "inside the range (min_phi=, min_gamma=, min_sigma=, step=)") from None
+        score = evaluate(qrels, fused, metric, save_results_in_run=False)
         report[str(next(iter(params.values())))] = score
         if score >= best_score:  # ranx keeps the last of equal scores
             best_score, best = score, chosen
