@@ -20,7 +20,8 @@ iterable of :class:`Qrel` / :class:`ScoredDoc` (ir_measures' own namedtuples too
 inputs (paths, frames with its column names) are accepted as well.
 
 As ir_measures does, a judged query the run does not answer gets ``measure.DEFAULT`` (0; not
-``Accuracy``), a query where a measure is undefined is left out for it, ``NumQ``/``NumRel``/``NumRet`` are summed over queries and the rest averaged. A diversity
+``Accuracy``), a query where a measure is undefined is left out for it, ``NumQ``, ``NumRel`` and
+``NumRet`` are summed over queries and the rest averaged. A diversity
 qrels (namedtuples or rows whose ``iteration`` differs) keeps its subtopics for the diversity
 measures (``ERR_IA``, ``alpha_nDCG``, ...); the other measures read one grade per
 (query, doc) as ir_measures' providers do: the doc's last judgment in input order.
@@ -31,13 +32,41 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-from rankmeter.compat.ir_measures_objects import REGISTRY, SUMMED, UNFILLED, Measure, ParamInfo, \
-    is_measure_object, to_rankmeter
+from rankmeter.compat.ir_measures_objects import (
+    REGISTRY,
+    SUMMED,
+    UNFILLED,
+    Measure,
+    ParamInfo,
+    is_measure_object,
+    to_rankmeter,
+)
 from rankmeter.errors import MeasureError
 
-__all__ = ["calc_aggregate", "iter_calc", "calc", "evaluator", "Evaluator", "parse_measure", "parse_trec_measure",
-           "read_trec_qrels", "read_trec_run", "Qrel", "ScoredDoc", "Metric", "CalcResults", "GenericQrel",
-           "GenericScoredDoc", "BaseMeasure", "Measure", "parse_trec_qrels", "parse_trec_run", "convert_trec_name", "ParamInfo", *REGISTRY]
+__all__ = [
+    "BaseMeasure",
+    "CalcResults",
+    "Evaluator",
+    "GenericQrel",
+    "GenericScoredDoc",
+    "Measure",
+    "Metric",
+    "ParamInfo",
+    "Qrel",
+    "ScoredDoc",
+    "calc",
+    "calc_aggregate",
+    "convert_trec_name",
+    "evaluator",
+    "iter_calc",
+    "parse_measure",
+    "parse_trec_measure",
+    "parse_trec_qrels",
+    "parse_trec_run",
+    "read_trec_qrels",
+    "read_trec_run",
+]
+__all__ += list(REGISTRY)  # the measure objects: AP, nDCG, ERR_IA, MAP, α_nDCG, ...
 
 
 class Qrel(NamedTuple):

@@ -20,11 +20,11 @@ reads an object of either library as the rankmeter measure that gives ir_measure
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from rankmeter.errors import MeasureError
 
-__all__ = ["Measure", "ParamInfo", "REGISTRY", "SUMMED", "UNFILLED", "to_rankmeter", "is_measure_object"]
+__all__ = ["REGISTRY", "SUMMED", "UNFILLED", "Measure", "ParamInfo", "is_measure_object", "to_rankmeter"]
 
 
 class ParamInfo(NamedTuple):
@@ -42,16 +42,16 @@ class Measure:
     __name__ = "Measure"
     NAME: str = "Measure"
     AT_PARAM = "cutoff"
-    SUPPORTED_PARAMS: dict[str, ParamInfo] = {}
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {}
     DEFAULT = 0.0  # the value of a judged query the run does not answer
 
     def __init__(self, **params):
         self.params = params
 
-    def __call__(self, **params) -> "Measure":
+    def __call__(self, **params) -> Measure:
         return type(self)(**{**self.params, **params})
 
-    def __matmul__(self, value) -> "Measure":
+    def __matmul__(self, value) -> Measure:
         return self(**{self.AT_PARAM: value})
 
     def __getitem__(self, key):
@@ -80,7 +80,7 @@ class Measure:
         missing = [k for k, p in self.SUPPORTED_PARAMS.items() if p.required and k not in self.params]
         if missing:
             raise MeasureError(f"{self!r}: give {', '.join(missing)}, e.g. {self.__name__}"
-                               + (f"@10" if missing == [self.AT_PARAM] else f"({missing[0]}=...)"))
+                               + ("@10" if missing == [self.AT_PARAM] else f"({missing[0]}=...)"))
 
     def iter_calc(self, qrels, run):
         from rankmeter.compat.ir_measures import iter_calc

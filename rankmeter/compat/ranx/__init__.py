@@ -7,8 +7,17 @@ differs (ties, Tukey, ranxhub).
 from rankmeter.compat.ranx.data import Qrels, Run
 from rankmeter.compat.ranx.evaluation import evaluate
 
-__all__ = ["evaluate", "compare", "fuse", "normalize", "optimize_fusion", "Qrels", "Run", "Report",
-           "OptimizationReport"]
+__all__ = [
+    "OptimizationReport",
+    "Qrels",
+    "Report",
+    "Run",
+    "compare",
+    "evaluate",
+    "fuse",
+    "normalize",
+    "optimize_fusion",
+]
 
 
 def __getattr__(name: str):

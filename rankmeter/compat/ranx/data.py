@@ -161,11 +161,11 @@ class Qrels(_Judged):
             self._write_trec(path, lambda q, _, d, g: f"{q} 0 {d} {g}")
 
     @staticmethod
-    def from_dict(d: dict) -> "Qrels":
+    def from_dict(d: dict) -> Qrels:
         return Qrels(d)
 
     @staticmethod
-    def from_file(path: str, kind: str | None = None) -> "Qrels":
+    def from_file(path: str, kind: str | None = None) -> Qrels:
         kind = file_kind(path, kind, "qrels")
         if kind == "json":
             with open(path) as f:
@@ -182,17 +182,17 @@ class Qrels(_Judged):
         return Qrels(qrels)
 
     @staticmethod
-    def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score") -> "Qrels":
+    def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score") -> Qrels:
         return Qrels(_frame_dict(df, q_id_col, doc_id_col, score_col))
 
     @staticmethod
     def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
-                     pd_kwargs: dict | None = None) -> "Qrels":
+                     pd_kwargs: dict | None = None) -> Qrels:
         import pandas as pd
         return Qrels.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
 
     @staticmethod
-    def from_ir_datasets(dataset_id: str) -> "Qrels":
+    def from_ir_datasets(dataset_id: str) -> Qrels:
         """The qrels of an ir_datasets dataset already downloaded; rankmeter never downloads one."""
         from rankmeter.io.irds import irds_qrels
         _require_local(dataset_id)
@@ -239,7 +239,7 @@ class Run(_Judged):
         self.mean_scores: dict = {}
         self.std_scores: dict = {}
 
-    def make_comparable(self, qrels: Qrels) -> "Run":
+    def make_comparable(self, qrels: Qrels) -> Run:
         """Add empty results for the qrels' queries the run lacks and drop the queries the qrels lack."""
         self._data = {q: self._data.get(q, {}) for q in qrels.keys()}
         self.sort()
@@ -258,11 +258,11 @@ class Run(_Judged):
             self._write_trec(path, lambda q, rank, d, s: f"{q} Q0 {d} {rank + 1} {s} {self.name}")
 
     @staticmethod
-    def from_dict(d: dict, name: str | None = None) -> "Run":
+    def from_dict(d: dict, name: str | None = None) -> Run:
         return Run(d, name)
 
     @staticmethod
-    def from_file(path: str, kind: str | None = None, name: str | None = None) -> "Run":
+    def from_file(path: str, kind: str | None = None, name: str | None = None) -> Run:
         kind = file_kind(path, kind, "run")
         if kind == "json":
             with open(path) as f:
@@ -282,17 +282,17 @@ class Run(_Judged):
 
     @staticmethod
     def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
-                name: str | None = None) -> "Run":
+                name: str | None = None) -> Run:
         return Run(_frame_dict(df, q_id_col, doc_id_col, score_col), name)
 
     @staticmethod
     def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
-                     pd_kwargs: dict | None = None, name: str | None = None) -> "Run":
+                     pd_kwargs: dict | None = None, name: str | None = None) -> Run:
         import pandas as pd
         return Run.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col, name)
 
     @staticmethod
-    def from_ranxhub(id: str) -> "Run":
+    def from_ranxhub(id: str) -> Run:
         """A run of ranxhub, only from ranx's own download cache (``~/.ranx/<id>.rh``): rankmeter works offline."""
         from pathlib import Path
         path = Path.home() / ".ranx" / f"{id}.rh"

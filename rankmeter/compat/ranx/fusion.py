@@ -24,7 +24,7 @@ import numpy as np
 from rankmeter.compat.ranx.data import Qrels, Run
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["fuse", "normalize", "optimize_fusion", "OptimizationReport"]
+__all__ = ["OptimizationReport", "fuse", "normalize", "optimize_fusion"]
 
 #: the name ranx gives a fused run, when it is not the method's
 _NAMES = {"sum": "comb_sum", "mnz": "comb_mnz", "gmnz": "comb_gmnz", "anz": "comb_anz", "max": "comb_max",

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from rankmeter.errors import MeasureError
 
-__all__ = ["METRICS", "split_metric", "measures_for", "grades_of"]
+__all__ = ["METRICS", "grades_of", "measures_for", "split_metric"]
 
 #: ranx metric -> rankmeter family
 METRICS = {

@@ -27,7 +27,7 @@ import numpy as np
 from rankmeter.compat.ranx.evaluation import per_query
 from rankmeter.errors import ParameterError
 
-__all__ = ["compare", "Report", "FrozensetDict"]
+__all__ = ["FrozensetDict", "Report", "compare"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ۹ʳˢᵗᵘᵛʷˣʸᶻ"  # ranx's characters, its q included
@@ -105,7 +105,9 @@ class Report:
             from tabulate import tabulate
         except ImportError:  # the same layout without tabulate: left-aligned columns
             widths = [max(len(str(r[c])) for r in rows + [headers]) for c in range(len(headers))]
-            line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip()  # noqa: E731
+
+            def line(cells) -> str:
+                return "  ".join(str(x).ljust(w) for x, w in zip(cells, widths)).rstrip()
             return "\n".join([line(headers), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
         return tabulate(tabular_data=rows, headers=headers)
 
@@ -119,8 +121,8 @@ class Report:
                     top, best[m] = round(self.results[model][m], self.rounding_digits), model
         head = " & ".join([r"\textbf{\#}", r"\textbf{Model}"] + [rf"\textbf{{{_label(m)}}}" for m in self.metrics])
         lines = [r"% needs \usepackage{graphicx} and \usepackage{booktabs}", r"\begin{table*}[ht]", r"\centering",
-                 rf"\caption{{Scores of the runs; best in bold. A superscript letter marks a run this one beats "
-                 rf"significantly ({TESTS[self.stat_test]}, $p \le {self.max_p}$).}}",
+                 (rf"\caption{{Scores of the runs; best in bold. A superscript letter marks a run this one beats "
+                  rf"significantly ({TESTS[self.stat_test]}, $p \le {self.max_p}$).}}"),
                  r"\resizebox{0.8\textwidth}{!}{", r"\begin{tabular}{c|l" + "|c" * len(self.metrics) + "}",
                  r"\toprule", head + r" \\", r"\midrule"]
         for i, model in enumerate(self.model_names):
