@@ -245,27 +245,18 @@ def pytest_make_collect_report(collector):
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_pyfunc_call(pyfuncitem):
-    """A missing optional package imported at run time (by rankmeter, lazily) is a visible skip, never an error."""
-    try:
-        return (yield)
-    except ImportError as exc:
-        package = _missing_optional(exc)
-        if package is None:
-            raise
-        pytest.skip(f"needs {package}, not installed ({install_hint(package)}; imported at run time: {exc})")
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef, request):
-    try:
-        return (yield)
-    except ImportError as exc:
-        package = _missing_optional(exc)
-        if package is None:
-            raise
-        pytest.skip(f"needs {package}, not installed ({install_hint(package)}; imported by fixture "
-                    f"{fixturedef.argname}: {exc})")
+def pytest_runtest_makereport(item, call):
+    """A missing optional package imported at run time (by rankmeter lazily, or by a fixture) is a visible
+    skip naming it, never an error: in setup (a cached module fixture re-raises it too) or in the test."""
+    report = yield
+    if report.failed and call.excinfo is not None:
+        package = _missing_optional(call.excinfo.value)
+        if package is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0,
+                               f"needs {package}, not installed ({install_hint(package)}); imported at run time: "
+                               f"{call.excinfo.value}")
+    return report
 
 
 # ---------------------------------------------------------------------------------------------- the CI skip gate

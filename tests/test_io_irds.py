@@ -15,6 +15,7 @@ from rankmeter import InputError
 from rankmeter.io import read_qrels
 from rankmeter.io.irds import PROFILES, profile, relevance_level
 from rankmeter.measures import parse_measure
+from optional_packages import installed  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 NAME = "rankmeter-test/local-dl"
 
@@ -80,6 +81,7 @@ def test_cli_takes_a_dataset_id(local_dataset):
     assert json.loads(got.stdout)["runs"][0]["mean"]["nDCG@10"] == expected
 
 
+@pytest.mark.skipif(not installed("ir_datasets"), reason="needs ir_datasets, not installed (pip install ir_datasets)")
 def test_unknown_dataset_and_missing_extra(monkeypatch, tmp_path):
     with pytest.raises(InputError, match="no such file, and no ir_datasets dataset of this id"):
         read_qrels("no-such-family/nothing")

@@ -196,10 +196,11 @@ def _files(tmp_path):
 
 
 @pytest.mark.parametrize("kind,ext", [("diff", "svg"), ("pr", "png"), ("dist", "svg")])
-def test_cli_plot_writes_the_file(tmp_path, kind, ext):
+def test_cli_plot_writes_the_file(tmp_path, kind, ext, cli):
     qrels, base, new = _files(tmp_path)
     out = tmp_path / f"out.{ext}"
-    assert main(["plot", qrels, base, new, "--kind", kind, "-m", "RR", "-o", str(out)]) == 0
+    done = cli("plot", qrels, base, new, "--kind", kind, "-m", "RR", "-o", out)
+    assert done.code == 0, done.err
     data = out.read_bytes()
     assert data.startswith(b"\x89PNG") if ext == "png" else b"<svg" in data
 
