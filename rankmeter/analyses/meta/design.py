@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
 __all__ = ["power", "topic_set_size", "minimum_detectable_difference", "variance_estimate"]
@@ -44,25 +45,34 @@ def _stats():
     return stats
 
 
-def _check(test: str, alpha: float, variance: float, systems: int) -> None:
-    if test not in ("t", "anova"):
-        raise ParameterError(f"test={test!r}: expected 't' (two systems) or 'anova' (several)")
-    if not 0 < alpha < 1:
-        raise ParameterError(f"alpha={alpha!r}: expected a probability strictly between 0 and 1")
-    if not variance > 0:
-        raise ParameterError(f"variance={variance!r}: expected a positive number")
-    if test == "anova" and systems < 2:
-        raise ParameterError(f"systems={systems!r}: ANOVA compares at least two systems")
+_DESIGN_TEST = PARAMS["test"].but(choices=("t", "anova"), default="t",
+                                  help="paired t (two systems) or one-way ANOVA (several)")
+_MOST = Param("most", "integer", 1_000_000, "the most topics searched", "meta", low=2)
+
+
+def check(name: str, value, *, required: bool = True):
+    """``value`` of ``name`` checked against the one parameter table (:data:`rankmeter.core.params.PARAMS`);
+    None refused where a number is required (the table lets a flag be left out)."""
+    spec = {"test": _DESIGN_TEST, "most": _MOST}.get(name) or PARAMS[name]
+    return (spec.but(optional=False, required=True) if required else spec).check(value)
+
+
+def _check(test: str, alpha: float, variance: float, systems: int) -> tuple:
+    """The design parameters checked against the one parameter table, with their valid ranges."""
+    test = check("test", test)
+    systems = check("systems", systems)
+    if test == "t" and systems != 2:
+        raise ParameterError(f"systems={systems!r}: the paired t-test compares two systems; use test='anova'")
+    return test, check("alpha", alpha), check("variance", variance), systems
 
 
 def power(topics: int, *, test: str = "t", min_diff: float, variance: float, alpha: float = 0.05,
           systems: int = 2) -> float:
     """The chance that ``topics`` topics detect a difference of ``min_diff`` (see module docstring)."""
-    _check(test, alpha, variance, systems)
+    test, alpha, variance, systems = _check(test, alpha, variance, systems)
+    n = check("topics", topics)
+    min_diff = check("min_diff", min_diff)
     stats = _stats()
-    n = int(topics)
-    if n < 2:
-        return 0.0
     if test == "t":
         df = n - 1
         nc = math.sqrt(n) * min_diff / math.sqrt(variance)
@@ -77,10 +87,8 @@ def power(topics: int, *, test: str = "t", min_diff: float, variance: float, alp
 def topic_set_size(*, test: str = "t", min_diff: float, variance: float, alpha: float = 0.05, beta: float = 0.2,
                    systems: int = 2, most: int = 1_000_000) -> int:
     """The fewest topics whose power reaches ``1 - beta`` (a search over n; powers rise with n)."""
-    if not 0 < beta < 1:
-        raise ParameterError(f"beta={beta!r}: expected a probability strictly between 0 and 1")
-    if not min_diff > 0:
-        raise ParameterError(f"min_diff={min_diff!r}: expected a positive difference")
+    test, alpha, variance, systems = _check(test, alpha, variance, systems)
+    beta, min_diff, most = check("beta", beta), check("min_diff", min_diff), check("most", most)
     target = 1 - beta
     low, high = 2, 2
     while power(high, test=test, min_diff=min_diff, variance=variance, alpha=alpha, systems=systems) < target:
@@ -99,6 +107,8 @@ def topic_set_size(*, test: str = "t", min_diff: float, variance: float, alpha: 
 def minimum_detectable_difference(topics: int, *, test: str = "t", variance: float, alpha: float = 0.05,
                                   beta: float = 0.2, systems: int = 2) -> float:
     """The smallest difference ``topics`` topics detect with power ``1 - beta`` (bisection, 1e-10)."""
+    test, alpha, variance, systems = _check(test, alpha, variance, systems)
+    topics, beta = check("topics", topics), check("beta", beta)
     target = 1 - beta
     low, high = 0.0, math.sqrt(variance)
     while power(topics, test=test, min_diff=high, variance=variance, alpha=alpha, systems=systems) < target:

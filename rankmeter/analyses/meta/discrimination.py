@@ -30,25 +30,53 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rankmeter.core.params import PARAMS
 from rankmeter.errors import ParameterError
 
 __all__ = ["discriminative_power", "swap_rate", "score_matrix", "DiscriminativePower", "SwapRate"]
 
 _TESTS = ("bootstrap", "tukey", "randomization", "t")
+_TEST = PARAMS["test"].but(choices=_TESTS, default="bootstrap")
 
 
 def score_matrix(qrels, runs, measure, **options) -> tuple[np.ndarray, list[str], list[str]]:
-    """(topics x runs matrix of ``measure``, topic ids, run names) over the topics every run answered."""
+    """(topics x runs matrix of ``measure``, topic ids, run names): complete, as every analysis here needs.
+
+    The topics are those of the query policy (the evaluation option ``queries``): with ``"both"`` (the
+    default) every judged topic some run ranks, with ``"qrels"`` every judged topic. A run that lacks one
+    of these topics scores it as an empty ranking (``queries="qrels"``'s documented rule: 0 for the
+    measures of relevant docs retrieved), with a warning naming the runs -- so one run missing two topics
+    neither shrinks the topic set of every run nor makes ``swap_rate`` refuse a size the collection holds.
+    """
+    import warnings
+
     from rankmeter.core import Evaluator, validate_options
     from rankmeter.analyses.stats.compare import _named_runs, _scores
 
     opts = validate_options(**options)
     evaluator = Evaluator(qrels, [measure], options=opts)
     systems = _named_runs(runs, opts.columns, opts.input_format)
-    topics, matrices = _scores(evaluator, systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # compare's warning speaks of comparisons; ours below says what happens
+        topics, matrices = _scores(evaluator, systems)
     x = matrices[evaluator.measures[0]]
-    keep = ~np.isnan(x).any(axis=1)
-    return x[keep], [t for t, k in zip(topics, keep) if k], [name for name, _ in systems]
+    lacking = np.isnan(x)
+    if lacking.any():
+        complete = Evaluator(qrels, [measure], options=opts.replace(queries="qrels"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            every, full = _scores(complete, systems)
+        where = {topic: i for i, topic in enumerate(every)}
+        x = full[complete.measures[0]][[where[t] for t in topics]]
+        named = [f"{name} ({int(n)})" for (name, _), n in zip(systems, lacking.sum(axis=0)) if n]
+        warnings.warn(f"runs without results for some of the {len(topics)} topics score them as empty rankings "
+                      f"(queries='qrels' rule): {', '.join(named)}", stacklevel=2)
+    return x, topics, [name for name, _ in systems]
+
+
+def _seed(seed):
+    """None (fresh randomness) or a seed within the one parameter table's range."""
+    return None if seed is None else PARAMS["seed"].check(seed)
 
 
 @dataclass
@@ -76,11 +104,15 @@ class DiscriminativePower:
 def discriminative_power(scores: np.ndarray, *, test: str = "bootstrap", alpha: float = 0.05,
                          permutations: int = 1000, seed: int | None = 0,
                          names: list[str] | None = None) -> DiscriminativePower:
-    """Sakai's discriminative power of the measure behind ``scores`` (topics x runs, no NaN)."""
+    """Sakai's discriminative power of the measure behind ``scores`` (topics x runs, no NaN).
+
+    ``alpha``, ``permutations`` and ``seed`` (None: fresh randomness) are checked against the one parameter
+    table (:data:`rankmeter.core.params.PARAMS`), the message giving the valid range.
+    """
     from rankmeter.analyses.stats import significance as sig
 
-    if test not in _TESTS:
-        raise ParameterError(f"test={test!r}: expected one of {', '.join(_TESTS)}")
+    test, alpha = _TEST.check(test), PARAMS["alpha"].but(optional=False, required=True).check(alpha)
+    permutations, seed = PARAMS["permutations"].but(required=True).check(permutations), _seed(seed)
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] < 2 or np.isnan(x).any():
         raise ParameterError("scores: a (topics x runs) matrix of at least two runs, without missing values")
@@ -133,12 +165,21 @@ def swap_rate(scores: np.ndarray, *, sizes=None, trials: int = 1000, bin_width: 
     of runs swaps when its difference of means has opposite signs on the two
     sets (a zero difference on either counts as a swap, as in the paper's
     "different order"). Pairs are binned by |difference| on the first set.
+    ``trials``, ``bin_width``, each size and ``seed`` (None: fresh randomness) are checked against the one
+    parameter table (:data:`rankmeter.core.params.PARAMS`), the message giving the valid range.
     """
+    trials, seed = PARAMS["trials"].but(required=True).check(trials), _seed(seed)
+    bin_width = PARAMS["bin_width"].but(required=True).check(bin_width)
     x = np.asarray(scores, dtype=np.float64)
+    if x.ndim != 2:
+        raise ParameterError("scores: a (topics x runs) matrix of at least two topics and two runs, no NaN")
     n, k = x.shape
     if k < 2 or n < 2 or np.isnan(x).any():
         raise ParameterError("scores: a (topics x runs) matrix of at least two topics and two runs, no NaN")
-    sizes = list(range(1, n // 2 + 1)) if sizes is None else [int(c) for c in sizes]
+    if sizes is not None and (isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__")):
+        sizes = [sizes]
+    sizes = list(range(1, n // 2 + 1)) if sizes is None else [PARAMS["size"].but(required=True).check(c)
+                                                                for c in sizes]
     if any(c < 1 or 2 * c > n for c in sizes):
         raise ParameterError(f"sizes: each topic-set size must be 1 .. {n // 2} (two disjoint sets of {n} topics)")
     rng = np.random.default_rng(seed)
