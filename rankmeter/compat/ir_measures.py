@@ -204,6 +204,30 @@ def _rows(data, value: str) -> tuple[dict, dict | None] | None:
     return flat, (nested if len(subtopics) > 1 else None)
 
 
+def _arrow(data: dict | None, value: str, nested: bool = False):
+    """``{q: {doc: v}}`` (``{q: {subtopic: {doc: v}}}``) as an Arrow table rankmeter reads without a Python
+    pass of its own; the dict itself when its values are not plain numbers (rankmeter's reader names them)."""
+    import pyarrow as pa
+    if data is None:
+        return None
+    if nested:
+        rows = [(q, s, d, v) for q, subs in data.items() for s, docs in subs.items() for d, v in docs.items()]
+    else:
+        rows = [(q, None, d, v) for q, docs in data.items() for d, v in docs.items()]
+    try:
+        columns = {"query": pa.array([str(r[0]) for r in rows], pa.string())}
+        if nested:
+            columns["subtopic"] = pa.array([str(r[1]) for r in rows], pa.string())
+        columns["doc"] = pa.array([str(r[2]) for r in rows], pa.string())
+        values = pa.array([r[3] for r in rows], pa.float64() if value == "score" else None)
+        if value != "score" and not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+            return data
+        columns[value] = values
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        return data
+    return pa.table(columns)
+
+
 # ------------------------------------------------------------------ evaluation
 def _measures(measures) -> list[tuple[object, object]]:
     """(key as given, rankmeter Measure) pairs; a rankmeter name that expands to several gives each by label."""
@@ -238,6 +262,8 @@ class Evaluator:
         flat, nested = read if read is not None else (qrels, None)
         diverse = [m for _, m in self.measures if FAMILIES[m.name].subtopics]
         plain = [m for _, m in self.measures if not FAMILIES[m.name].subtopics]
+        if read is not None:
+            flat, nested = _arrow(flat, "rel"), _arrow(nested, "rel", nested=True)
         self._parts = [Core(flat, plain)] if plain else []
         if diverse:
             self._parts.append(Core(nested if nested is not None else flat, diverse))
@@ -245,7 +271,7 @@ class Evaluator:
     def iter_calc(self, run) -> Iterator[Metric]:
         """``Metric(query_id, measure, value)`` per query and measure; judged queries the run lacks give 0."""
         read = _rows(run, "score")
-        run = read[0] if read is not None else run
+        run = _arrow(read[0], "score") if read is not None else run
         values: dict = {}
         queries: list[str] = []
         for part in self._parts:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pyarrow as pa
 
 from rankmeter.compat.ranx.data import Qrels, Run
 from rankmeter.compat.ranx.metrics import grades_of, measures_for
@@ -31,6 +32,15 @@ def _as_dict(data, what: str) -> dict:
                          f"{type(data).__name__} (numba typed lists are ranx's internals: pass the Qrels/Run)")
 
 
+def _table(data: dict, value: str, kind) -> "pa.Table":
+    """``{q: {doc: value}}`` as the Arrow table rankmeter's readers take (ids already strings: read once)."""
+    queries = [str(q) for q, docs in data.items() for _ in range(len(docs))]
+    docs = [str(d) for items in data.values() for d in items]
+    values = [v for items in data.values() for v in items.values()]
+    return pa.table({"query": pa.array(queries, pa.string()), "doc": pa.array(docs, pa.string()),
+                     value: pa.array(values, kind)})
+
+
 def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.ndarray]]:
     """ranx's query order (sorted ids) and each metric's values in it, for qrels and run with the same queries."""
     from rankmeter.core.evaluator import Evaluator
@@ -42,14 +52,15 @@ def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.n
                          "for queries missing from the run and remove those not appearing in qrels.")
     # ranx reads a negative grade as a low grade (bpref: judged, not relevant); rankmeter, as trec_eval, as
     # unjudged: 0 is what ranx means by it
-    judged = {q: {str(d): max(int(g), 0) for d, g in docs.items()} for q, docs in judged.items()}
+    judged = {str(q): {str(d): max(int(g), 0) for d, g in docs.items()} for q, docs in judged.items()}
     grades = grades_of(judged)
     parts = {m: measures_for(m, grades) for m in metrics}
     wanted = list(dict.fromkeys(measure for part in parts.values() for _, measure in part))
     queries = sorted(map(str, ranked))
     with warnings.catch_warnings():  # ranx scores an empty ranking 0 without a word
         warnings.filterwarnings("ignore", r".*judged queries have no results")
-        results = Evaluator(judged, wanted, queries="qrels").evaluate({q: docs for q, docs in ranked.items() if docs})
+        results = Evaluator(_table(judged, "rel", pa.int64()), wanted, queries="qrels") \
+            .evaluate(_table(ranked, "score", pa.float64()))
     position = {q: i for i, q in enumerate(results.queries)}
     order = np.array([position[q] for q in queries], dtype=np.int64)
     values = {}
