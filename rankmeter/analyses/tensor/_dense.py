@@ -31,10 +31,15 @@ class Ranked:
         self.order = order
         zero = ops.zeros((), self.dtype)
         self.zero = zero
-        self.n_ret = xp.sum(ops.astype(inputs.ranked, self.dtype), axis=1)
-        self.rank = ops.astype(ops.arange(depth, xp.int64), self.dtype)[None, :] + 1.0
-        self.valid = self.rank <= self.n_ret[:, None]   # ranked candidates come first
-        self.g = xp.where(self.valid, ops.take(inputs.targets, order), zero)
+        self.rank = ops.astype(ops.arange(depth, ops.int64), self.dtype)[None, :] + 1.0
+        if inputs.all_ranked:
+            self.n_ret = ops.full((rows,), float(width), self.dtype)
+            self.valid = ops.full((rows, depth), True, xp.bool)
+            self.g = ops.take(inputs.targets, order)
+        else:
+            self.n_ret = xp.sum(ops.astype(inputs.ranked, self.dtype), axis=1)
+            self.valid = self.rank <= self.n_ret[:, None]   # ranked candidates come first
+            self.g = xp.where(self.valid, ops.take(inputs.targets, order), zero)
         self.judged, self.judged_mask = inputs.judged, inputs.judged_mask
         self._cache: dict = {}
         if ties == "average":
@@ -51,10 +56,12 @@ class Ranked:
             # float32 bits as an int32 that orders as the floats do (negative floats count down; the
             # unranked get the smallest int32, below -inf), widened with the column into distinct keys,
             # best first: an unstable sort or a top-k of them is then exact
-            order32 = xp.where(bits < 0, bits ^ 0x7FFFFFFF, bits)
-            order32 = xp.where(inputs.ranked, order32, ops.full((), -(2 ** 31), xp.int32))
-            column = ops.arange(width, xp.int64)[None, :]
-            return ops.smallest_columns(ops.astype(order32, xp.int64) * -width + column, depth, width)
+            order32 = bits ^ ((bits >> 31) & 0x7FFFFFFF)
+            if not inputs.all_ranked:
+                order32 = xp.where(inputs.ranked, order32, ops.full((), -(2 ** 31), xp.int32))
+            shift = max(int(width - 1).bit_length(), 1)
+            column = ops.arange(width, ops.int64)[None, :]
+            return ops.smallest_columns((-ops.astype(order32, ops.int64) << shift) | column, depth, shift)
         order = ops.argsort(-inputs.scores, axis=1)
         if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
             ranked_first = ops.take(inputs.ranked, order)
@@ -102,8 +109,8 @@ class Ranked:
     def _tie_layout(self, sorted_scores):
         """Per rank: first and last column of its tied group (equal scores among the ranked)."""
         ops, xp = self.ops, self.xp
-        col = ops.arange(self.width, xp.int64)[None, :]
-        n = ops.astype(self.n_ret, xp.int64)[:, None]
+        col = ops.arange(self.width, ops.int64)[None, :]
+        n = ops.astype(self.n_ret, ops.int64)[:, None]
         head = ops.full((self.rows, 1), True, xp.bool)
         new = ops.concat([head, sorted_scores[:, 1:] != sorted_scores[:, :-1]], axis=1) | (col == n)
         start = ops.cummax(xp.where(new, col, -1), axis=1)
@@ -218,7 +225,7 @@ def average_precision(r: Ranked, m):
         take = r.ops.take
         before = take(r.ops.cumsum(relevant) - relevant, r.tie_start)
         group_rel = r.tie_mean(relevant) * r.tie_size
-        i = r.f(r.ops.arange(r.width, xp.int64)[None, :] - r.tie_start) + 1.0
+        i = r.f(r.ops.arange(r.width, r.ops.int64)[None, :] - r.tie_start) + 1.0
         spread = r.div(group_rel - 1.0, r.tie_size - 1.0)
         term = (group_rel / r.tie_size) * (before + 1.0 + (i - 1.0) * spread) / r.rank
         term = xp.where(r.valid, term, r.zero)
@@ -246,7 +253,7 @@ def _first_relevant_chances(r: Ranked, m):
     before = r.ops.take(r.ops.cumsum(relevant) - relevant, r.tie_start)
     group_rel = r.tie_mean(relevant) * r.tie_size
     first_group = r.valid & (group_rel > 0) & (before == 0)
-    i = r.f(r.ops.arange(r.width, xp.int64)[None, :] - r.tie_start)
+    i = r.f(r.ops.arange(r.width, r.ops.int64)[None, :] - r.tie_start)
     factor = xp.where(first_group, (r.tie_size - group_rel - i) / (r.tie_size - i), r.f(xp.ones_like(i)))
     past = r.ops.cumprod(xp.where(factor > 0, factor, r.zero))
     at_or_past = r.ops.concat([r.f(xp.ones_like(past[:, :1])), past[:, :-1]], axis=1)
@@ -284,7 +291,7 @@ def _dcg(r: Ranked, m):
 
 def _ideal_dcg(r: Ranked, m):
     ideal = r.upto(r.ideal_gains(m), m.cutoff)
-    positions = r.f(r.ops.arange(ideal.shape[1], r.xp.int64))[None, :] + 1.0
+    positions = r.f(r.ops.arange(ideal.shape[1], r.ops.int64))[None, :] + 1.0
     return r.xp.sum(ideal / r.discount(positions, m.get("discount"), m.get("log_base")), axis=1)
 
 
@@ -301,7 +308,7 @@ def ncg(r: Ranked, m):
 def _err(r: Ranked, grades, valid, top, p: float, k):
     """measures/err.py ``_err`` over rows of ``grades`` (already mapped to 0..top)."""
     xp = r.xp
-    rank = r.f(r.ops.arange(grades.shape[1], xp.int64))[None, :] + 1.0
+    rank = r.f(r.ops.arange(grades.shape[1], r.ops.int64))[None, :] + 1.0
     gaining = valid & (grades > 0)
     satisfy = xp.exp2(grades - top) - xp.exp2(-top)
     miss = xp.where(gaining, (1.0 - xp.exp2(grades - top)) + xp.exp2(-top), r.f(xp.ones_like(grades)))

@@ -49,6 +49,7 @@ class Inputs:
     judged_mask: Any
     dtype: Any
     row_ids: Any = None   # the flat form's query ids, one per row (sorted)
+    all_ranked: bool = False   # no padding and nothing dropped: every element is ranked
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -59,7 +60,7 @@ def _compute_dtype(ops: Ops, scores):
     xp = ops.xp
     if ops.is_float(scores) and scores.dtype == xp.float32:
         return xp.float32
-    return xp.float64
+    return ops.float64
 
 
 def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
@@ -91,8 +92,8 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
         width = n // rows   # every query the same length: the rows are a reshape
         values = [v if grouped else v[order] for v in (preds, target, mask)]
         return (*(xp.reshape(v, (rows, width)) for v in values), ids[starts])
-    group = ops.cumsum(ops.astype(new, xp.int64), axis=0) - 1
-    column = ops.arange(n, xp.int64) - xp.take(starts, group)
+    group = ops.cumsum(ops.astype(new, ops.int64), axis=0) - 1
+    column = ops.arange(n, ops.int64) - xp.take(starts, group)
     width = int(ops.amax(column, axis=0)) + 1
     shaped = []
     for value in (preds, target, mask):
@@ -122,9 +123,13 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
                              "real, False for padding)", source="mask")
     row_ids = None
     if indexes is not None:
+        given = mask
         if mask is None:
             mask = ops.full(tuple(scores.shape), True, xp.bool)
         scores, targets, mask, row_ids = _flat_to_rows(ops, scores, targets, indexes, mask)
+        if given is None and tuple(mask.shape) == (row_ids.shape[0], int(indexes.shape[0]) // row_ids.shape[0]) \
+                and mask.shape[0] * mask.shape[1] == int(indexes.shape[0]):
+            mask = None   # queries of one length: no padding
     if len(scores.shape) != 2:
         raise InputError(f"scores has shape {tuple(scores.shape)}: expected [rows, candidates], one ranking "
                          "per row (one list: scores[None, :]; TorchMetrics' flat form: pass indexes=)",
@@ -156,7 +161,8 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
         s = xp.where(real, s, ops.zeros((), dtype))
     ranked = real & (s > 0) if positive_scores_only else real
     judged, judged_mask = _judged_side(ops, t, real, num_relevant, ideal_targets, dtype)
-    return Inputs(ops, s, t, real, ranked, judged, judged_mask, dtype, row_ids)
+    return Inputs(ops, s, t, real, ranked, judged, judged_mask, dtype, row_ids,
+                  all_ranked=not padded and not positive_scores_only)
 
 
 def _judged_side(ops: Ops, t, real, num_relevant, ideal_targets, dtype):
@@ -179,7 +185,7 @@ def _judged_side(ops: Ops, t, real, num_relevant, ideal_targets, dtype):
         width = int(ops.amax(extra, axis=0)) if rows else 0
         if width == 0:
             return t, real
-        column = ops.astype(ops.arange(width, xp.int64), dtype)[None, :]
+        column = ops.astype(ops.arange(width, ops.int64), dtype)[None, :]
         more = column < extra[:, None]
         ones = xp.where(more, ops.full((), 1.0, dtype), ops.zeros((), dtype))
         return ops.concat([t, ones], axis=1), ops.concat([real, more], axis=1)

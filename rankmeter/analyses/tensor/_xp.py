@@ -28,6 +28,11 @@ class Ops:
     def __init__(self, xp, like=None):
         self.xp = xp
         self.device = getattr(like, "device", None)
+        # the widest types the library has (JAX without x64 has neither 64-bit type)
+        info = getattr(xp, "__array_namespace_info__", None)
+        names = set(info().dtypes()) if info is not None else {"float64", "int64"}
+        self.float64 = xp.float64 if "float64" in names else xp.float32
+        self.int64 = xp.int64 if "int64" in names else xp.int32
 
     # ----------------------------------------------------------- creation
     def arange(self, n: int, dtype):
@@ -83,9 +88,9 @@ class Ops:
         """The bits of float32 ``x`` as int32 (None: the library cannot reinterpret them)."""
         return None
 
-    def smallest_columns(self, key, k: int, width: int):
+    def smallest_columns(self, key, k: int, shift: int):
         """Columns of the k smallest ``key`` values of each row, smallest first, where each key is
-        distinct and ends in its column c as ``key = ... * width + c``."""
+        distinct and holds its column c in its low bits: ``key = (...) << shift | c``."""
         return self.argsort(key, axis=1)[:, :k]
 
     def top_values(self, x, k: int):
@@ -147,8 +152,8 @@ class NumpyOps(Ops):
     def float32_bits(self, x):
         return x.view(self.xp.int32)
 
-    def smallest_columns(self, key, k, width):
-        return _columns_by_numpy(key, k, width)
+    def smallest_columns(self, key, k, shift):
+        return _columns_by_numpy(key, k, shift)
 
     def is_float(self, x):
         return x.dtype.kind == "f"
@@ -206,12 +211,12 @@ class TorchOps(Ops):
     def float32_bits(self, x):
         return x.view(self.xp.int32)
 
-    def smallest_columns(self, key, k, width):
+    def smallest_columns(self, key, k, shift):
         if key.device.type == "cpu":   # numpy sorts short rows several times faster; a view, not a copy
-            return self.xp.from_numpy(_columns_by_numpy(key.numpy(), k, width))
+            return self.xp.from_numpy(_columns_by_numpy(key.numpy(), k, shift))
         if k == key.shape[1]:
-            return self.xp.sort(key, dim=1).indices
-        return self.xp.topk(key, k, dim=1, largest=False).indices
+            return self.xp.sort(key, dim=1).values & ((1 << shift) - 1)
+        return self.xp.topk(key, k, dim=1, largest=False).values & ((1 << shift) - 1)
 
     def top_values(self, x, k):
         if k >= x.shape[1]:
@@ -225,7 +230,7 @@ class TorchOps(Ops):
         return x.dtype == self.xp.bool
 
 
-def _columns_by_numpy(key, k: int, width: int):
+def _columns_by_numpy(key, k: int, shift: int):
     """``Ops.smallest_columns`` on a numpy array: sort the keys themselves (cheaper than an argsort) and
     read each one's column back from its last digits."""
     import numpy as np
@@ -234,7 +239,7 @@ def _columns_by_numpy(key, k: int, width: int):
         key.sort(axis=1)
     else:
         key = np.sort(key, axis=1)
-    return key % width
+    return key & ((1 << shift) - 1)
 
 
 def namespace_of(x) -> Ops:

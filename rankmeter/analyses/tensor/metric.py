@@ -73,15 +73,15 @@ class Metric:
             self._start(ops)
         elif ops.name != self._ops.name:
             raise ParameterError(f"this Metric holds {self._ops.name} state; update it with {self._ops.name} arrays")
-        stacked = xp.stack([ops.astype(values[label], xp.float64) for label in self.labels])
+        stacked = xp.stack([ops.astype(values[label], ops.float64) for label in self.labels])
         defined = ~xp.isnan(stacked)
-        self.sums = self.sums + xp.sum(xp.where(defined, stacked, ops.zeros((), xp.float64)), axis=1)
-        self.counts = self.counts + xp.sum(ops.astype(defined, xp.float64), axis=1)
+        self.sums = self.sums + xp.sum(xp.where(defined, stacked, ops.zeros((), ops.float64)), axis=1)
+        self.counts = self.counts + xp.sum(ops.astype(defined, ops.float64), axis=1)
 
     def _start(self, ops) -> None:
         self._ops = ops
-        self.sums = ops.zeros((len(self.labels),), ops.xp.float64)
-        self.counts = ops.zeros((len(self.labels),), ops.xp.float64)
+        self.sums = ops.zeros((len(self.labels),), ops.float64)
+        self.counts = ops.zeros((len(self.labels),), ops.float64)
 
     def merge(self, other: "Metric") -> "Metric":
         """Add the state of ``other`` (the same measures and options) to this one; returns self."""
