@@ -47,7 +47,7 @@ SORTS_ALLOWED = {
     "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
     "analyses/fusion/methods.py": "fused scores per query into the output run's order",
-    "analyses/judges/impact.py": "two qrels versions joined by (query, doc): judgments, not a run",
+    "analyses/judges/label_impact.py": "two qrels versions joined by (query, doc): judgments, not a run",
     "analyses/judges/pairs.py": "two qrels versions joined by (query, doc): judgments, not a run",
     "analyses/judges/sources.py": "sampled labels per (query, doc) in sample order (UMBRELA's mode)",
     "analyses/meta/correlation.py": "systems by score (leaderboards)",
@@ -58,8 +58,6 @@ SORTS_ALLOWED = {
     "compat/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
     "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
     "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",
-    "compat/rel_formats.py": "trec_eval -R prefs/qrels_jg: form_prefs_counts.c breaks ties by docno ascending, "
-                             "a quirk of those formats the engine's order does not have",
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",
     "report/plots.py": "per-query differences, largest first (a figure)",
     "report/svg.py": "per-query differences, largest first (a figure)",

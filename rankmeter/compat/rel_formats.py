@@ -11,6 +11,7 @@ whitespace. Ids stay bytes (compared like C ``strcmp``).
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 
 from rankmeter.errors import InputError
 from rankmeter.compat.prefs import PrefJudgments
@@ -19,11 +20,8 @@ __all__ = ["read_prefs", "read_qrels_jg", "ranked_docs"]
 
 
 def _lines(path: str):
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read the relevance file: {exc.strerror}", source=path) from None
+    from rankmeter.io.source import load_bytes  # every reader's opening: compression, -, recorded as an input
+    data, _ = load_bytes(path)
     for number, line in enumerate(data.splitlines(), start=1):
         if line.startswith(b"#"):
             continue
@@ -100,30 +98,30 @@ def read_qrels_jg(path: str) -> dict[bytes, list[tuple[np.ndarray, np.ndarray]]]
 
 
 def ranked_docs(run, *, max_docs: int | None, ties_descending: bool) -> dict[bytes, np.ndarray]:
-    """Each query's documents by score descending, then cut to ``max_docs``.
+    """Each query's documents in the engine's rank order (:func:`rankmeter.core.rows.ranked`), cut to
+    ``max_docs``.
 
-    Ties: form_res_rels_jg.c (qrels_jg) orders them by docno descending like the qrels path,
-    form_prefs_counts.c (prefs) by docno ASCENDING (its comp_sim_docno compares p1 to p2).
+    Ties: form_res_rels_jg.c (qrels_jg) orders them by docno descending like the qrels path (the
+    engine's order); form_prefs_counts.c (prefs) by docno ASCENDING (its comp_sim_docno compares p1 to
+    p2): each tied group of the engine's order read backwards.
     """
-    table = run.table
-    if table.num_rows == 0:
+    from rankmeter.core.rows import ranked
+
+    rows = ranked(run, as_bytes=True)
+    if rows.num_rows == 0:
         return {}
-    query = np.array(table.column("query").to_pylist(), dtype=object).astype(bytes)
-    doc = np.array(table.column("doc").to_pylist(), dtype=object).astype(bytes)
-    score = table.column("score").to_numpy()
-    order = np.lexsort((doc, -score, query))
-    if ties_descending:
-        # reverse each (query, score) run of ties: same key order, docno descending
-        q, sc = query[order], score[order]
-        key_start = np.r_[True, (q[1:] != q[:-1]) | (sc[1:] != sc[:-1])]
-        group = np.cumsum(key_start)
-        order = order[np.lexsort((-np.arange(len(order)), group))]
-    query, doc = query[order], doc[order]
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
-    ends = np.r_[starts[1:], len(query)]
-    out = {}
-    for s, e in zip(starts.tolist(), ends.tolist()):
-        if max_docs is not None:
-            e = min(e, s + max(max_docs, 0))
-        out[bytes(query[s])] = doc[s:e]
+    position = np.arange(rows.num_rows)
+    if not ties_descending:
+        group = rows.column("tie_group").to_numpy()
+        size = rows.column("tie_size").to_numpy()
+        first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])[group]
+        position = 2 * first + size - 1 - position  # the group's rows in reverse
+    rank = rows.column("rank").to_numpy()
+    keep = rank <= max(max_docs, 0) if max_docs is not None else np.ones(len(rank), dtype=bool)
+    query = np.array(rows.column("query").to_pylist(), dtype=object).astype(bytes)[keep]
+    doc = np.array(rows.column("doc").take(pa.array(position)).to_pylist(), dtype=object).astype(bytes)[keep]
+    starts = np.flatnonzero(rank[keep] == 1)
+    ends = np.r_[starts[1:], len(doc)]
+    out = {q: doc[:0] for q in rows.column("query").unique().to_pylist()}  # -M 0 keeps every query, empty
+    out.update({bytes(query[s]): doc[s:e] for s, e in zip(starts.tolist(), ends.tolist())})
     return out

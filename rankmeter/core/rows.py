@@ -69,8 +69,10 @@ def _ties(offsets: np.ndarray, score: np.ndarray | None) -> tuple[np.ndarray, np
     return group.astype(np.int64), size.astype(np.int64)
 
 
-def rows_table(query, doc, offsets: np.ndarray, score: np.ndarray | None, extra: dict | None = None) -> pa.Table:
-    """The table of ranked rows whose query blocks stand at ``offsets`` (one id per block in ``query``)."""
+def rows_table(query, doc, offsets: np.ndarray, score: np.ndarray | None, extra: dict | None = None, *,
+               as_bytes: bool = False) -> pa.Table:
+    """The table of ranked rows whose query blocks stand at ``offsets`` (one id per block in ``query``);
+    ids as strings, or as the bytes the engine compares (``as_bytes``)."""
     names = query.to_pylist() if isinstance(query, pa.Array) else list(query)
     order = _natural_blocks(names, offsets)
     counts = np.diff(offsets)
@@ -78,11 +80,13 @@ def rows_table(query, doc, offsets: np.ndarray, score: np.ndarray | None, extra:
     rank = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1], counts) + 1
     score_in_order = None if score is None else np.asarray(score, dtype=np.float64)
     group, size = _ties(offsets, score_in_order)
-    query_ids = _as_text(pa.array(names, pa.binary()))
+    text = (lambda column: column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column) \
+        if as_bytes else _as_text
+    query_ids = text(pa.array(names, pa.binary()))
     take = pa.array(order)
     columns = {
         "query": query_ids.take(pa.array(qidx)).take(take),
-        "doc": _as_text(doc).take(take),
+        "doc": text(doc).take(take),
         "rank": pa.array(rank[order]),
         "score": pa.nulls(len(order), pa.float64()) if score is None else pa.array(score_in_order[order]),
         "tie_group": pa.array(group[order]),
@@ -99,14 +103,16 @@ def rows_table(query, doc, offsets: np.ndarray, score: np.ndarray | None, extra:
     return pa.table(columns)
 
 
-def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "auto") -> pa.Table:
+def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "auto",
+           as_bytes: bool = False) -> pa.Table:
     """Every row of ``run`` in rank order, without judgments: query, doc, rank, score, tie_group, tie_size.
 
     Queries in natural order (q2 before q10); within a query, the engine's order
     (:func:`rankmeter.core.order.rank_order`: score descending, then docno descending, or the given order
     under ``ties="input"`` and for ranked lists without scores). ``ties`` takes the evaluation options'
     values; ``"average"``, ``"best"`` and ``"worst"`` need grades, so without judgments they rank as
-    ``"trec_eval"`` does (use :meth:`rankmeter.Evaluator.rows` for them).
+    ``"trec_eval"`` does (use :meth:`rankmeter.Evaluator.rows` for them). ``as_bytes``: ids as the bytes
+    the engine compares (binary columns), not strings.
     """
     from rankmeter.core.build import _local_queries
     from rankmeter.core.order import rank_order
@@ -126,7 +132,7 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     offsets = np.concatenate(([0], np.cumsum(per_code))).astype(np.int64)
     block_names = names.take(pa.array(by_name))
     return rows_table(block_names, docs.take(pa.array(order)), offsets,
-                      None if score is None else score[order])
+                      None if score is None else score[order], as_bytes=as_bytes)
 
 
 def _query_index(rows: pa.Table) -> tuple[np.ndarray, list[str]]:
