@@ -163,6 +163,11 @@ def _bomb(path, kind: str, member: bytes, copies: int) -> None:
             out.write(packed)
 
 
+def _capped() -> None:
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
 def _peak_of_reading(path, *, as_run: bool = False, streamed: bool = False) -> tuple[str, float]:
     """In a child: read ``path``; (its error message, the child's peak resident memory in MB)."""
     reader = ("from rankmeter.io.source import open_stream\nstream, _ = open_stream(path)\n"
@@ -172,7 +177,8 @@ def _peak_of_reading(path, *, as_run: bool = False, streamed: bool = False) -> t
             + "".join("    " + line + "\n" for line in reader.splitlines())
             + "    print('read without error')\nexcept rankmeter.InputError as exc:\n    print(exc)\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300,
+                          preexec_fn=_capped)  # a regression fails this test, not the machine
     assert done.returncode == 0, done.stderr[-2000:]
     message, peak = done.stdout.strip().rsplit("\n", 1)
     return message, float(peak)
