@@ -62,8 +62,8 @@ def test_cli_pool_and_agree(tmp_path):
     qa, qb = tmp_path / "a.qrels", tmp_path / "b.qrels"
     qa.write_text("q 0 a 1\nq 0 b 0\nq 0 c 1\n")
     qb.write_text("q 0 a 1\nq 0 b 1\nq 0 c 1\n")
-    got = json.loads(subprocess.run([sys.executable, "-m", "rankmeter", "agree", str(qa), str(qb)],
-                                    capture_output=True, text=True).stdout)
+    got = json.loads(subprocess.run([sys.executable, "-m", "rankmeter", "agree", str(qa), str(qb),
+                                     "--format", "json"], capture_output=True, text=True).stdout)
     assert got["pairs"] == 3 and got["jaccard"] == pytest.approx(2 / 3)
 
 
