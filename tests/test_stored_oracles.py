@@ -19,11 +19,12 @@ import pytest
 
 import rankmeter
 from rankmeter.analyses.fusion import fuse
+from rankmeter.analyses.fusion.pooling import pool
 from rankmeter.compat.trec_eval import uses_level
 from rankmeter.core import resolve_measures
 
 ORACLES = Path(__file__).resolve().parent / "fixtures" / "oracles"
-FILES = ("pytrec_eval", "ir_measures", "ranx_fusion", "torchmetrics")
+FILES = ("pytrec_eval", "ir_measures", "ranx_fusion", "torchmetrics", "trectools_pools")
 
 pytestmark = pytest.mark.stored_oracle
 
@@ -155,3 +156,29 @@ def test_torchmetrics_retrieval_means(seed):
     wrong = [(v["class"], v["kwargs"], v["rankmeter"], mean[v["rankmeter"]], v["value"]) for v in case["values"]
              if not math.isclose(mean[v["rankmeter"]], v["value"], rel_tol=1e-6, abs_tol=1e-6)]
     assert not wrong, f"seed {seed}: (class, kwargs, rankmeter, rankmeter's mean, TorchMetrics) {wrong[:6]}"
+
+
+# ---------------------------------------------------------------------------------------------- trectools pools
+
+@pytest.mark.parametrize("seed", _seeds("trectools_pools"))
+def test_trectools_pools(seed, tmp_path):
+    """Depth-k pools, and take@N pools by RRF or RBP priority, from the same run files trectools read."""
+    case = _case("trectools_pools", seed)
+    paths = []
+    for i, text in enumerate(case["runs"]):
+        path = tmp_path / f"r{i}.run"
+        path.write_text(text)
+        paths.append(str(path))
+    wrong = []
+    for stored_pool in case["pools"]:
+        if "depth" in stored_pool:
+            got, label = pool(paths, depth=stored_pool["depth"]), f"depth {stored_pool['depth']}"
+        else:
+            got = pool(paths, take=stored_pool["take"], priority=stored_pool["priority"])
+            label = f"take {stored_pool['take']} by {stored_pool['priority']}"
+        ours = {(q.decode() if isinstance(q, bytes) else q): sorted(d.decode() if isinstance(d, bytes) else d
+                                                                     for d in docs) for q, docs in got.docs.items()}
+        for q, docs in stored_pool["pool"].items():
+            if ours.get(q) != docs:
+                wrong.append((label, q, sorted(set(docs) ^ set(ours.get(q, [])))))
+    assert not wrong, f"seed {seed}: (pool, query, docs in one pool only) {wrong[:6]}"

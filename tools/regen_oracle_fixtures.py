@@ -6,7 +6,7 @@ its provenance: package, version, the function called, the seeds, the Python and
 installed; the live tests (marker ``oracle``) keep comparing against the oracle itself.
 
     python tools/regen_oracle_fixtures.py                 # every oracle
-    python tools/regen_oracle_fixtures.py pytrec_eval     # one (pytrec_eval, ir_measures, ranx_fusion, torchmetrics)
+    python tools/regen_oracle_fixtures.py pytrec_eval     # one (pytrec_eval, ir_measures, ranx_fusion, torchmetrics, trectools_pools)
     python tools/regen_oracle_fixtures.py --check         # regenerate in memory; exit 1 if a file would change
 
 Regenerate after upgrading an oracle (the version is in the provenance) or changing a generator
@@ -318,10 +318,83 @@ def torchmetrics_fixture() -> dict:
     }
 
 
+# ---------------------------------------------------------------------------------------------- trectools pools
+
+TRECTOOLS_SEEDS = range(4)
+TRECTOOLS_DEPTHS = (1, 5, 10, 30)
+TRECTOOLS_TAKES = (3, 10, 25)
+
+
+def _pool_runs(seed: int, nruns: int = 3) -> list[str]:
+    """Runs (TREC text) with distinct scores per query, rank column in score order."""
+    rng = np.random.default_rng(seed)
+    texts = []
+    for r in range(nruns):
+        lines = []
+        for q in range(1, 6):
+            docs = rng.choice(60, int(rng.integers(5, 40)), replace=False)
+            scores = rng.permutation(len(docs)) * 1.5 + 0.25
+            ranked = sorted(zip(docs, scores), key=lambda t: -t[1])
+            lines += [f"{q} Q0 D{d} {i + 1} {float(s)} r{r}\n" for i, (d, s) in enumerate(ranked)]
+        texts.append("".join(lines))
+    return texts
+
+
+def _take_ties(texts: list[str], n: int, priority: str) -> list[str]:
+    """Queries whose n-th and (n+1)-th priorities tie: trectools keeps whichever pandas' sort puts first."""
+    tied = []
+    for q in sorted({line.split()[0] for text in texts for line in text.splitlines()}):
+        priorities: dict[str, float] = {}
+        for text in texts:
+            docs = [line.split()[2] for line in text.splitlines() if line.split()[0] == q]
+            for i, d in enumerate(docs):
+                priorities[d] = priorities.get(d, 0.0) + (1 / (60 + i + 1) if priority == "rrf" else 0.2 * 0.8 ** i)
+        ordered = sorted(priorities.values(), reverse=True)
+        if len(ordered) > n and abs(ordered[n - 1] - ordered[n]) < 1e-12:
+            tied.append(q)
+    return tied
+
+
+def trectools_fixture() -> dict:
+    import tempfile
+
+    import trectools
+
+    cases = []
+    for seed in TRECTOOLS_SEEDS:
+        texts = _pool_runs(seed)
+        with tempfile.TemporaryDirectory() as folder:
+            paths = []
+            for i, text in enumerate(texts):
+                path = Path(folder) / f"r{i}.run"
+                path.write_text(text)
+                paths.append(str(path))
+            maker = trectools.TrecPoolMaker()
+            pools = []
+            for k in TRECTOOLS_DEPTHS:
+                pool = maker.make_pool_from_files(paths, strategy="topX", topX=k).pool
+                pools.append({"depth": k, "pool": {str(q): sorted(docs) for q, docs in pool.items()}})
+            for priority in ("rrf", "rbp"):
+                for n in TRECTOOLS_TAKES:
+                    pool = maker.make_pool_from_files(paths, strategy=priority, topX=n).pool
+                    tied = _take_ties(texts, n, priority)
+                    pools.append({"take": n, "priority": priority, "left_out_ties": tied,
+                                  "pool": {str(q): sorted(docs) for q, docs in pool.items() if str(q) not in tied}})
+        cases.append({"seed": seed, "runs": texts, "pools": pools})
+    return {
+        "provenance": _provenance("trectools", "trectools", "trectools.TrecPoolMaker().make_pool_from_files(paths, "
+                                  "strategy='topX'|'rrf'|'rbp', topX=k).pool", TRECTOOLS_SEEDS,
+                                  "three runs of five queries, distinct scores; take@N (RRF k=60, RBP p=0.8) leaves "
+                                  "out queries whose N-th and (N+1)-th priorities tie (trectools' pick is then "
+                                  "pandas' sort order)"),
+        "cases": cases,
+    }
+
+
 # ---------------------------------------------------------------------------------------------- main
 
 FIXTURES = {"pytrec_eval": pytrec_eval_fixture, "ir_measures": ir_measures_fixture, "ranx_fusion": ranx_fusion_fixture,
-            "torchmetrics": torchmetrics_fixture}
+            "torchmetrics": torchmetrics_fixture, "trectools_pools": trectools_fixture}
 
 
 def _text(data: dict) -> str:
