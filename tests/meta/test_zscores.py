@@ -1,6 +1,7 @@
 """Score standardisation by hand; the -Z file read back by rankmeter and by trec_eval itself."""
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -145,3 +146,14 @@ def test_c_trec_eval_reads_the_identical_values_file_as_rankmeter_does(tmp_path)
         theirs = subprocess.run([binary, *argv], capture_output=True)
         assert out.getvalue() == theirs.stdout
         assert b"Zmap                   \t1\t0.0000\n" in theirs.stdout
+
+
+def test_ddof_is_validated(tmp_path):
+    from rankmeter.errors import ParameterError
+
+    qrels, runs = _identical_case(tmp_path)
+    for bad in (-1, 0.5, None, "1"):
+        with pytest.raises(ParameterError, match=r"ddof=.*: expected an integer in \[0, inf\)"):
+            standardisation(qrels, runs, ["P_10"], ddof=bad)
+    population, sample = (standardisation(qrels, runs, ["map"], ddof=d)["2"]["map"][1] for d in (0, 1))
+    assert population == pytest.approx(sample * math.sqrt(2 / 3))

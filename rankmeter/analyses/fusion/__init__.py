@@ -4,7 +4,10 @@
 the pairs), normalises each run's scores per query (:mod:`.normalise`) and
 combines the aligned score matrix with one numpy expression per method
 (:mod:`.methods`). Rank-based methods (``rrf``, ``isr``, ``rbc`` ...) read each
-run's ranks in the engine's order (score descending, docno descending).
+run's ranks in the core's order (score descending, docno descending; ``ties="input"``: the order given,
+as ranx reads a run). Every parameter is declared, with its valid range, in :mod:`.catalog`; the runs are
+read and checked as ``evaluate`` reads them, and trained methods join them to judgments through the core
+(:meth:`rankmeter.core.Evaluator.rows`) under the evaluation options given.
 
 >>> import rankmeter
 >>> fused = rankmeter.fuse([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"b": 9.0, "c": 1.0}}], method="rrf")

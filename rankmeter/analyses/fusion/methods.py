@@ -2,7 +2,9 @@
 
 With S[p, r] the (normalised) score run r gives pair p = (query, doc) (missing when the run
 does not retrieve it), n_p the number of runs retrieving p and rank[p, r] its 1-based rank in
-run r (engine order: score descending, docno descending):
+run r in the core's order (``ties="trec_eval"``: score descending, docno descending; ``ties="input"``: the
+order the run gives, ranx's ranks for a run given in rank order). The parameters and their valid ranges
+are declared in :data:`~rankmeter.analyses.fusion.catalog.PARAMETERS`:
 
 ==============  ==========================================================  ================
 method          fused score                                                 parameters

@@ -38,7 +38,9 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     them as trec_eval prints them (``map``, ``P_10``, ``ndcg_cut_10``), which rankmeter reads too.
     """
     import rankmeter
+    from rankmeter.core.params import Param
 
+    ddof = Param("ddof", "integer", 1, "delta degrees of freedom (1: sample deviation)", "meta", low=0).check(ddof)
     table = rankmeter.evaluate(qrels, runs, measures, **options)
     if not hasattr(table, "runs") or len(table.runs) < 2:
         raise ParameterError("standardisation needs at least two reference runs")
