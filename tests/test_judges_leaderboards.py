@@ -171,3 +171,22 @@ def test_slope_chart_draws_one_line_per_run_coloured_by_its_move(tmp_path, capsy
     out = tmp_path / "slope.svg"
     assert _cli(["leaderboards", "--board-a", str(board_a), "--board-b", str(board_b), "--svg", str(out)]) == 0
     assert ET.fromstring(out.read_text()).tag == f"{ns}svg"
+
+
+def test_report_draws_the_two_leaderboards_when_given_two_qrels(tmp_path, cli):
+    from pathlib import Path
+    example = Path(__file__).resolve().parent / "fixtures" / "llm_judges" / "example"
+    runs = [str(example / f"{name}.run") for name in ("bm25", "monot5", "random", "rankllama")]
+    page = tmp_path / "report.html"
+    result = cli("report", str(example / "human.qrels"), *runs, "-m", "nDCG@10", "--other-qrels",
+                 str(example / "llm.qrels"), "-o", str(page))
+    assert result.returncode == 0, result.stderr
+    html = page.read_text()
+    section = html[html.index('id="sec-leaderboards"'):html.index('id="sec-coverage"')]
+    assert section.count("<svg") == 1 and all(name in section for name in ("bm25", "monot5", "rankllama"))
+    from rankmeter.analyses.judges.leaderboard_agreement import leaderboards
+    found = leaderboards(str(example / "human.qrels"), str(example / "llm.qrels"),
+                         {Path(r).stem: r for r in runs}, ["nDCG@10"])  # named by tag, as the report names them
+    assert found.slope_svg("nDCG@10") in section  # the chart the API draws, as it is
+    without = cli("report", str(example / "human.qrels"), *runs, "-m", "nDCG@10", "-o", str(tmp_path / "b.html"))
+    assert without.returncode == 0 and 'id="sec-leaderboards"' not in (tmp_path / "b.html").read_text()

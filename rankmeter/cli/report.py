@@ -13,7 +13,10 @@ HELP = "write one self-contained HTML report comparing runs"
 def add_arguments(p) -> None:
     flags.add(p, "qrels", "runs", PARAMS["measure"].but(required=True),
               PARAMS["output"].but(required=True, help="the .html file to write (never one of the inputs)"),
-              *TESTS, "title", "max_ranks", "explain_queries", "train", "beyond_k", *flags.EVALUATION)
+              *TESTS, "title", "max_ranks", "explain_queries", "train", "beyond_k",
+              PARAMS["other_qrels"].but(help="a second qrels version (LLM-made, say): adds the two leaderboards "
+                                             "side by side (a slope chart per measure) and their agreement"),
+              *flags.EVALUATION)
 
 
 def run(args) -> int:
@@ -30,6 +33,7 @@ def run(args) -> int:
                         baseline=args.baseline[0] if args.baseline else None, title=args.title, test=args.test,
                         correction=args.correction, alpha=args.alpha, max_ranks=args.max_ranks,
                         max_explained=args.explain_queries or None, train=train, beyond_k=args.beyond_k,
-                        permutations=args.permutations, seed=args.seed, **flags.evaluation(args))
+                        permutations=args.permutations, seed=args.seed, other_qrels=args.other_qrels,
+                        **flags.evaluation(args))
     print(path, file=sys.stderr)
     return 0

@@ -245,7 +245,7 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
 def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
                   seed: int = 0, max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True,
-                  train=None, beyond_k: int | None = None, **options) -> str:
+                  train=None, beyond_k: int | None = None, other_qrels=None, **options) -> str:
     """The report as one HTML string; see :func:`write_report` for the parameters."""
     from rankmeter.core import Evaluator, validate_options
     from rankmeter.core.naming import name_runs
@@ -283,6 +283,13 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
                              correction=correction, alpha=alpha, permutations=permutations, seed=seed)
     elif beyond_k is not None:
         raise ParameterError("beyond_k needs train= (the training interactions the lists are measured against)")
+    boards = ""
+    if other_qrels is not None:  # two qrels versions (human, LLM): the two leaderboards side by side
+        from rankmeter.analyses.judges.leaderboard_agreement import leaderboards
+        found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **options)
+        boards = ("".join(f'<figure class="slope">{found.slope_svg(lb)}<figcaption>{esc(lb)}</figcaption></figure>'
+                          for lb, _ in labels)
+                  + f'<pre class="note">{esc(found.to_text())}</pre>')
     data = {"version": __version__, "qrels": q.source, "baseline": baseline, "measures": [lb for lb, _ in labels],
             "runs": [{"name": n, "tag": r.name, "file": r.source} for n, r in named],
             "queries": first.queries,
@@ -303,9 +310,10 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
             ("test", f"{esc(test)}, correction {esc(correction)}, alpha {esc(alpha)}" if tested else "not run"),
             ("settings", f"rel &ge; {esc(opts.rel)}{', judged docs only' if opts.judged_only else ''}")]
     nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
-                  [("comparison", "comparison"), ("beyond", "beyond accuracy"), ("coverage", "judged coverage"),
-                   ("ties", "ties"), ("plots", "plots"), ("per-query", "per query"), ("explain", "explanations")]
-                  if (plots or k != "plots") and (beyond or k != "beyond"))
+                  [("comparison", "comparison"), ("leaderboards", "two qrels"), ("beyond", "beyond accuracy"),
+                   ("coverage", "judged coverage"), ("ties", "ties"), ("plots", "plots"), ("per-query", "per query"),
+                   ("explain", "explanations")]
+                  if (plots or k != "plots") and (beyond or k != "beyond") and (boards or k != "leaderboards"))
     from rankmeter.report.coverage import coverage_html, ties_html
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -316,6 +324,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + f"</dl><nav>{nav}</nav></header>",
         '<section id="sec-comparison"><h2>Comparison</h2>'
         + _comparison_html(frame, alpha=alpha, tested=tested) + "</section>",
+        f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
         f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
         + coverage_html(q, named, [label for label, _ in labels], options) + "</section>",
