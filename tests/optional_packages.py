@@ -36,6 +36,7 @@ ORACLES = {
     "repro_eval": "--no-deps repro-eval==0.4.0",
     "sklearn": "scikit-learn",
     "statsmodels": "statsmodels",
+    "krippendorff": "krippendorff==0.9.0",
 }
 
 #: Every optional package a test may need, with the pip argument that installs it.
@@ -52,8 +53,8 @@ PIP_NAMES = {
     "ir_datasets": "ir_datasets",
     "zstandard": "zstandard",
     "hypothesis": "hypothesis",
-    "krippendorff": "krippendorff",
     "mkdocs": "mkdocs (the docs tools)",
+    "yaml": "pyyaml",
     "torchmetrics": ORACLES["torchmetrics"],
 }
 
