@@ -394,8 +394,9 @@ def command_names() -> list[tuple[str, str]]:
         match = re.match(r"^    (\S+)(?:\s{2,}(.*))?$", line)
         if match:
             out.append((match.group(1), (match.group(2) or "").strip()))
-        elif out and line.strip():
-            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}".strip())
+        elif out and line.strip():  # a wrapped description (argparse also breaks after a hyphen)
+            joint = "" if out[-1][1].endswith("-") else " "
+            out[-1] = (out[-1][0], f"{out[-1][1]}{joint}{line.strip()}".strip())
     return out
 
 
