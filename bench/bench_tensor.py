@@ -158,6 +158,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before TorchMetrics' epoch is stopped")
     parser.add_argument("--skip-torchmetrics-epoch", action="store_true")
     parser.add_argument("--no-epoch", action="store_true", help="only the per-step table")
+    parser.add_argument("--no-step", action="store_true", help="only the epoch table")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tool", help=argparse.SUPPRESS)
     parser.add_argument("--metric", help=argparse.SUPPRESS)
@@ -168,7 +169,8 @@ def main() -> None:
     import torch
     if args.threads:
         torch.set_num_threads(args.threads)
-    step(args)
+    if not args.no_step:
+        step(args)
     if not args.no_epoch:
         epoch(args)
 
