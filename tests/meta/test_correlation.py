@@ -82,7 +82,7 @@ def test_inputs_checked_and_dicts_matched_by_name():
     with pytest.raises(ParameterError, match="at least two"):
         spearman([1], [2])
     with pytest.raises(ParameterError, match="persistence"):
-        rbo(["a"], ["a"], p=1.0)
+        rbo(["a"], ["a"], p=0.0)
 
 
 def test_cli_correlates_two_measures_over_runs(tmp_path):
@@ -197,3 +197,18 @@ def test_correlations_report_every_coefficient_undefined_when_systems_score_alik
     fine = correlations([0.1, 0.2, 0.3], [0.1, 0.3, 0.2])
     assert fine["undefined"] == {} and fine["kendall_tau_b"] == pytest.approx(1 / 3)
     assert fine["tau_ap"] == tau_ap([0.1, 0.2, 0.3], [0.1, 0.3, 0.2])
+
+
+def test_rbo_at_p_1_is_the_rbo_packages_average_overlap():
+    import random
+
+    import rbo as oracle
+
+    from rankmeter.analyses.meta.correlation import rbo as ours
+    rng = random.Random(7)
+    for _ in range(200):
+        items = list(range(30))
+        a, b = rng.sample(items, rng.randint(1, 20)), rng.sample(items, rng.randint(1, 20))
+        assert ours(a, b, p=1) == pytest.approx(oracle.RankingSimilarity(a, b).rbo(p=1.0), abs=1e-12)
+    with pytest.raises(ParameterError, match=r"in \(0, 1\]"):
+        ours([1], [1], p=1.5)

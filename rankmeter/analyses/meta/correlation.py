@@ -173,13 +173,17 @@ def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float
     * ``"res"`` (eq. 30): the residual, the most the unseen tails could add;
     * ``"ext"`` (eq. 32): the point estimate extrapolated from the prefixes.
 
-    ``p`` in (0, 1) is the persistence.
+    ``p`` in (0, 1] is the persistence; ``p=1`` gives the average overlap at the depth of the shorter list
+    (Fagin, Kumar and Sivakumar 2003: the mean of X_d / d, d = 1..s), what the rbo package's ``rbo(p=1)``
+    computes, for every ``kind``.
 
     >>> round(rbo(["a", "b", "c", "d"], ["b", "a", "c", "e"], p=0.9), 4)
     0.7177
+    >>> rbo(["a", "b", "c", "d"], ["b", "a", "c", "e"], p=1)  # (0/1 + 2/2 + 3/3 + 3/4) / 4
+    0.6875
     """
-    if not 0 < p < 1:
-        raise ParameterError(f"p={p!r}: expected a persistence strictly between 0 and 1")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1:
+        raise ParameterError(f"p={p!r}: expected a persistence in (0, 1] (1: average overlap)")
     if kind not in ("ext", "min", "res"):
         raise ParameterError(f"kind={kind!r}: expected 'ext', 'min' or 'res'")
     S, L = (list(a), list(b)) if len(a) <= len(b) else (list(b), list(a))
@@ -195,6 +199,8 @@ def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float
     d = np.arange(1, l + 1, dtype=np.float64)
     pd = p ** d
     q = (1 - p) / p
+    if p == 1:
+        return float((X[:s] / d[:s]).mean())
     Xs, Xl = X[s - 1], X[l - 1]
     if kind == "min":
         return float(q * (((X[:s] - Xs) * pd[:s] / d[:s]).sum() - Xs * np.log(1 - p)))
