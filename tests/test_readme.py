@@ -174,3 +174,17 @@ def test_the_fresh_venv_is_not_this_interpreter(machine: ReadmeMachine):
                            capture_output=True, text=True, check=True)
     assert Path(probe.stdout.strip()).resolve() == machine.venv.resolve()
     assert Path(probe.stdout.strip()).resolve() != Path(sys.prefix).resolve()
+
+
+def test_how_it_works_names_the_layout_as_it_is():
+    """The architecture section names every package of rankmeter/, and every path it names exists."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## How it works"):text.index("\n## ", text.index("## How it works") + 1)]
+    packages = {p.name for p in (ROOT / "rankmeter").iterdir() if (p / "__init__.py").exists()}
+    for package in packages:
+        assert f"rankmeter/{package}/" in section or f"`{package}/`" in section, f"README does not describe {package}/"
+    named = set(re.findall(r"`(?:rankmeter/)?((?:[a-z_]+/)+[a-z_]+\.py|[a-z_]+\.py)`", section))
+    assert named, "no module paths found in the section"
+    for path in named:
+        candidates = [ROOT / "rankmeter" / path] + [ROOT / "rankmeter" / p / path for p in packages]
+        assert any(c.exists() for c in candidates), f"README names {path}, which does not exist"
