@@ -20,14 +20,17 @@ from rankmeter.compat.ranx.data import Qrels, Run
 from rankmeter.compat.ranx.metrics import grades_of, measures_for
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["evaluate", "per_query"]
+__all__ = ["evaluate", "per_query", "as_dict"]
 
 
-def _as_dict(data, what: str) -> dict:
+def as_dict(data, what: str) -> dict:
+    """``{q: {doc: value}}`` of a Qrels or Run (this module's or ranx's own) or of a dict."""
     if isinstance(data, (Qrels, Run)):
         return data._data
     if isinstance(data, dict):
         return data
+    if type(data).__module__.startswith("ranx.") and hasattr(data, "to_dict"):
+        return {q: dict(docs) for q, docs in data.to_dict().items()}
     raise ParameterError(f"{what}: expected a ranx {what.capitalize()} or a dict {{q_id: {{doc_id: value}}}}; got "
                          f"{type(data).__name__} (numba typed lists are ranx's internals: pass the Qrels/Run)")
 
@@ -45,8 +48,8 @@ def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.n
     """ranx's query order (sorted ids) and each metric's values in it, for qrels and run with the same queries."""
     from rankmeter.core.evaluator import Evaluator
 
-    judged = _as_dict(qrels, "qrels")
-    ranked = _as_dict(run, "run")
+    judged = as_dict(qrels, "qrels")
+    ranked = as_dict(run, "run")
     if set(judged) != set(ranked):
         raise InputError("Qrels and Run query ids do not match. Pass `make_comparable=True` to add empty results "
                          "for queries missing from the run and remove those not appearing in qrels.")

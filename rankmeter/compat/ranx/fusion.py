@@ -22,6 +22,7 @@ import itertools
 import numpy as np
 
 from rankmeter.compat.ranx.data import Qrels, Run
+from rankmeter.compat.ranx.evaluation import as_dict
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["OptimizationReport", "fuse", "normalize", "optimize_fusion"]
@@ -67,7 +68,7 @@ def _fused(runs, method: str, norm, params) -> Run:
     if norm in ("min-max-inverted", "min_max_inverted"):
         # ranx ranks the inverted scores; rankmeter.fuse reads ranks (rank-based methods, segfuse) before the norm
         runs, norm = [normalize(run, norm) for run in runs], None
-    fused = rankmeter_fuse([run._data for run in runs], method=method, norm=norm, params=params, ties="input")
+    fused = rankmeter_fuse([as_dict(run, "run") for run in runs], method=method, norm=norm, params=params, ties="input")
     return _from_rankmeter(fused, name)
 
 
@@ -84,7 +85,7 @@ def normalize(run: Run, norm: str = "min-max") -> Run:
         raise ParameterError("norm='borda' scores a doc against every run's candidates: use fuse(..., norm='borda')")
     norm = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}.get(norm, norm)
     out: dict = {}
-    for q, docs in run._data.items():
+    for q, docs in as_dict(run, "run").items():
         scores = np.array(list(docs.values()), dtype=np.float64)
         values = normalise(scores, np.array([0, len(scores)], dtype=np.int64), norm) if len(scores) else scores
         out[q] = dict(zip(docs, values.tolist()))
@@ -130,8 +131,8 @@ def optimize_fusion(qrels: Qrels, runs: list, norm: str | None = "min-max", meth
     from rankmeter.compat.ranx.evaluation import evaluate
 
     _check_same_queries(runs, qrels)
-    judged = qrels._data if isinstance(qrels, Qrels) else qrels
-    ranked = [run._data for run in runs]
+    judged = as_dict(qrels, "qrels")
+    ranked = [as_dict(run, "run") for run in runs]
     if method in _TRAINING_ONLY:
         if return_optimization_report:
             raise ParameterError(f"{method} does not support optimization report.")
