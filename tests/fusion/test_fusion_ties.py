@@ -70,16 +70,38 @@ def test_input_ties_equal_ranx(method, norm, params):
         assert differ > 0, (method, norm)
 
 
-def test_input_ties_reach_training():
-    """A trained method's tables come from the same ranks: with ties in the input order, posfuse trained on
-    tied runs equals ranx's posfuse trained by ranx.optimize_fusion on the same runs."""
+@pytest.mark.parametrize("method, train_params", [("posfuse", {}), ("probfuse", {"n_segments": 3}),
+                                                  ("segfuse", {}), ("slidefuse", {}), ("bayesfuse", {}),
+                                                  ("mapfuse", {})])
+def test_input_ties_reach_training(method, train_params):
+    """A trained method's tables come from the same ranks: with ties in the input order, the tables trained on
+    tied runs equal ranx's (its *_train functions on the same qrels and runs), and so do the fused runs."""
+    from ranx import fusion as rf
+
+    from rankmeter.analyses.fusion.trained import train
+
     runs = _tied_runs(11, nruns=2)
     rng = np.random.default_rng(3)
-    qrels = {q: {f"d{d}": int(rng.integers(0, 2)) for d in range(20)} for q in runs[0]}
+    qrels = {q: {f"d{d}": int(rng.integers(0, 3)) for d in range(20)} for q in runs[0]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ranx_runs = [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
-        best = ranx.optimize_fusion(ranx.Qrels(qrels), ranx_runs, norm=None, method="posfuse")
-        want = ranx.fuse(ranx_runs, norm=None, method="posfuse", params=best).to_dict()
-    got = _as_dict(fuse(runs, method="posfuse", norm=None, train_qrels=qrels, ties="input"))
-    assert _equal(got, want)
+        rq, rr = ranx.Qrels(qrels), [ranx.Run(r, name=f"r{i}") for i, r in enumerate(runs)]
+        if method == "mapfuse":
+            trained = {"map_scores": rf.mapfuse_train(rq, rr)}
+        elif method == "bayesfuse":
+            trained = {"log_odds": rf.bayesfuse_train(rq, rr)}
+        elif method == "probfuse":
+            trained = {"probs": rf.probfuse_train(rq, rr, train_params["n_segments"])}
+        else:
+            trained = {"probs": getattr(rf, f"{method}_train")(rq, rr)}
+        window = {"w": 2} if method == "slidefuse" else {}
+        want = ranx.fuse(rr, norm=None, method=method, params={**trained, **window}).to_dict()
+    ours = train(qrels, runs, method, ties="input", **train_params)
+    key = next(iter(ours))
+    for a, b in zip(ours[key], trained[key]):
+        np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-12, atol=1e-12)
+    by_docno = train(qrels, runs, method, **train_params)[key]   # trec_eval's tie order trains other tables
+    assert not all(np.allclose(np.asarray(a, float), np.asarray(b, float)) for a, b in zip(by_docno, trained[key]))
+    got = _as_dict(fuse(runs, method=method, norm=None, train_qrels=qrels, params={**train_params, **window},
+                        ties="input"))
+    assert _equal(got, want), method
