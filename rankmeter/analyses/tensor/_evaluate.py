@@ -91,6 +91,8 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
     """
     if form not in ("auto", "kernels", "dense"):
         raise ParameterError(f"form={form!r}: expected auto, kernels or dense")
+    if not planned:
+        return {}
     use_kernels = form == "kernels" or (form == "auto" and inputs.ops.name == "numpy")
     ranked = Ranked(inputs, ties, None if use_kernels else _depth(planned))
     if use_kernels:
