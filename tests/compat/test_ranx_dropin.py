@@ -389,3 +389,17 @@ def test_ranx_readme_examples_run_with_one_import_changed():
     assert str(mine["report"]) == str(theirs["report"])
     assert _normalised(mine["best_params"]) == _normalised(theirs["best_params"])
     _same_fused(theirs["combined_test_run"], mine["combined_test_run"])
+
+
+def test_report_table_without_tabulate_holds_the_same_cells(monkeypatch):
+    import sys
+    qrels, runs = _runs(61, n=3, queries=15)
+    report = ours.compare(ours.Qrels(qrels), [ours.Run(r, name=f"run{i}") for i, r in enumerate(runs)],
+                          ["ndcg@10", "map"], max_p=0.5)
+    with_tabulate = report.to_table()
+    monkeypatch.setitem(sys.modules, "tabulate", None)  # tabulate comes with ranx, not with rankmeter
+    plain = report.to_table()
+    assert plain != with_tabulate
+    cells = [line.split() for line in plain.splitlines()]
+    want = [line.split() for line in with_tabulate.splitlines()]
+    assert cells[:1] + cells[2:] == want[:1] + want[2:]  # headers and rows; the rule under the headers differs
