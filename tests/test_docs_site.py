@@ -95,8 +95,9 @@ def test_api_reference_documents_every_public_name(site):
     for name in rankmeter.__all__:
         if name == "__version__":
             continue
-        module = getattr(rankmeter, name).__module__
-        assert f'id="{module}.{name}"' in html, f"{module}.{name} has no entry on the API page"
+        obj = getattr(rankmeter, name)
+        target = obj.__name__ if isinstance(obj, type(rankmeter)) else f"{obj.__module__}.{name}"
+        assert f'id="{target}"' in html, f"{target} has no entry on the API page"
     assert ":func:" not in html and ":class:" not in html  # Sphinx roles are shown as code
     assert 'id="rankmeter.compat.pytrec_eval.RelevanceEvaluator"' in html
 
