@@ -102,3 +102,17 @@ def test_report_names_runs_and_counts_ties_as_check_does(files, tmp_path, cli):
     ties = html[html.index('id="ties"'):]
     cells = re.findall(r'<td class="text run">([^<]+)</td><td data-v="(\d+)">\d+</td><td data-v="(\d+)">', ties)
     assert [(name, int(nq), int(groups)) for name, nq, groups in cells[:2]] == [("a.run", 4, 2), ("b.run", 4, 1)]
+
+
+def test_p_values_and_notebook_views_say_one_thing(files):
+    qrels, a, b = files
+    from rankmeter.report.markup import format_p
+    from rankmeter.report.tables import _p_text as text_p
+    for v in (0.5, 0.04321, 1e-4, 3e-7):
+        assert text_p(v) == format_p(v)  # the text tables and the HTML report print a p-value alike
+    cmp = rankmeter.compare(qrels, [a, b], "AP")
+    page = cmp._repr_html_()
+    assert "nan" not in page.lower() and "no correction" in page
+    baseline_row = page.split("a.run")[1].split("</tr>")[0]  # a.run is the baseline: no test, no wins
+    assert ">0<" not in baseline_row
+    assert repr(rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP")).startswith("Results(1 query:")

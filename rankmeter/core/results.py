@@ -197,7 +197,8 @@ class Results:
 
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in self.mean.items())
-        return f"Results({len(self._queries)} queries: {means})"
+        n = len(self._queries)
+        return f"Results({n} quer{'y' if n == 1 else 'ies'}: {means})"
 
 
 class RunsResults:

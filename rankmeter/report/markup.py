@@ -39,7 +39,16 @@ def _num(v, digits: int = 4) -> str:
 def _p(v) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "\u2013"
-    return "<0.001" if v < 0.001 else f"{v:.3f}"
+    return format_p(v)
+
+
+def format_p(v: float) -> str:
+    """A p-value as every table shows it (text, Markdown, LaTeX, HTML): four decimals, ``<0.0001`` below.
+
+    >>> format_p(0.04321), format_p(3e-7)
+    ('0.0432', '<0.0001')
+    """
+    return "<0.0001" if v < 1e-4 else f"{v:.4f}"
 
 
 def _dv(v) -> str:

@@ -133,7 +133,8 @@ def all_pairs_text(cmp, digits: int = 4) -> str:
 def _p_text(p) -> str:
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+    from rankmeter.report.markup import format_p
+    return format_p(p)
 
 
 def _plain(cmp, digits: int) -> str:

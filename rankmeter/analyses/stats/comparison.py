@@ -185,9 +185,16 @@ class Comparison:
         from rankmeter.report.notebook import html_table
         columns = ["measure", "system", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high",
                    "effect_size", "wins", "ties", "losses"]
-        rows = [[r.get(c) for c in columns] for r in self.table_records()]
-        return html_table(columns, rows, caption=f"{self.test} test, correction {self.correction}, "
-                                                 f"baseline {self.baseline}")
+        import math
+        rows = []
+        for r in self.table_records():
+            base = r.get("system") == r.get("baseline")  # the baseline's own row: no test, no wins
+            rows.append([None if base and c in ("delta", "p_value", "p_adjusted", "ci_low", "ci_high", "effect_size",
+                                                "wins", "ties", "losses")
+                         else None if isinstance(r.get(c), float) and math.isnan(r.get(c)) else r.get(c)
+                         for c in columns])
+        correction = "no correction" if self.correction == "none" else f"{self.correction} correction"
+        return html_table(columns, rows, caption=f"{self.test} test, {correction}, baseline {self.baseline}")
 
     def __repr__(self) -> str:
         return (f"Comparison({len(self.systems)} systems, baseline={self.baseline!r}, "
