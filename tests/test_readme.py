@@ -188,3 +188,11 @@ def test_how_it_works_names_the_layout_as_it_is():
     for path in named:
         candidates = [ROOT / "rankmeter" / path] + [ROOT / "rankmeter" / p / path for p in packages]
         assert any(c.exists() for c in candidates), f"README names {path}, which does not exist"
+
+
+def test_readme_links_point_at_files_that_exist():
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
+    local = [t for t in targets if not re.match(r"[a-z]+://", t)]
+    assert local, "no relative links found"
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"
