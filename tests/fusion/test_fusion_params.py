@@ -183,3 +183,44 @@ def test_pool_counts_judged_docs_through_the_core(tmp_path):
     made = pool(RUNS, depth=2, qrels=str(qrels))
     assert made.already_judged == {b"q1": 1, b"q2": 1}
     assert made.docs[b"q1"] == [b"c", b"a", b"d", b"b"]  # best rank first (c, a rank 1), then docno descending
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--method", "rrf", "--param", "k=-1"], "rrf k=-1: expected a number in [0, inf)"),
+    (["--method", "rrf", "--param", "k=abc"], "rrf k='abc': expected a number in [0, inf)"),
+    (["--method", "wsum", "--weights", "nan", "1"], "expected numbers, each in [0, inf)"),
+    (["--method", "wsum", "--weights", "inf", "1"], "expected numbers, each in [0, inf)"),
+    (["--method", "rbc", "--param", "phi=2"], "rbc phi=2: expected a number in (0, 1)"),
+    (["--method", "slidefuse", "--param", "w=-1", "--qrels", "QRELS"], "slidefuse w=-1: expected an integer in"),
+    (["--method", "gmnz", "--param", "gamma=nan"], "gmnz gamma=nan: expected a number in [0, inf)"),
+    (["--method", "rrf", "--ties", "average"], "--ties"),
+])
+def test_command_line_refuses_in_one_line_and_writes_nothing(cli, tmp_path, args, message):
+    paths = []
+    for i, run in enumerate(RUNS):
+        path = tmp_path / f"r{i}.run"
+        path.write_text("".join(f"{q} Q0 {d} 1 {s} r{i}\n" for q, docs in run.items() for d, s in docs.items()))
+        paths.append(path)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 a 1\n")
+    out = tmp_path / "fused.run"
+    done = cli("fuse", *paths, *[str(qrels) if a == "QRELS" else a for a in args], "-o", out)
+    assert done.code == 2 and message in done.err and len(done.err.strip().splitlines()) == 1, done.err
+    assert not out.exists()
+
+
+def test_command_line_fuses_with_ties_rel_and_borda(cli, tmp_path):
+    paths = []
+    for i, run in enumerate(CRAFTED):
+        path = tmp_path / f"c{i}.run"
+        path.write_text("".join(f"{q} Q0 {d} {r + 1} {s} c{i}\n" for q, docs in run.items()
+                                for r, (d, s) in enumerate(docs.items())))
+        paths.append(path)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"q1 0 {d} {g}\n" for d, g in QRELS["q1"].items()))
+    out = tmp_path / "fused.run"
+    done = cli("fuse", *paths, "--method", "posfuse", "--norm", "none", "--qrels", qrels, "--rel", "2", "-o", out)
+    assert done.code == 0, done.err
+    assert out.read_text().splitlines()[0].split()[2] == "b"          # trained at rel 2 (rel 1 puts z first)
+    for extra in (["--norm", "borda", "--method", "sum"], ["--ties", "input"]):
+        assert cli("fuse", *paths, *extra, "-o", out).code == 0
