@@ -14,9 +14,9 @@ import math
 
 import rankmeter
 from rankmeter import ParameterError, compare, evaluate
-from rankmeter.cli.app import main
 from rankmeter.report.tables import escape_latex, format_comparison, letters
 
+from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 pd = optional("pandas")
@@ -272,8 +272,9 @@ def cli_files(tmp_path):
 
 
 def _run_cli(capsys, argv):
-    assert main(argv) == 0
-    return capsys.readouterr().out
+    done = run_cli_in_process(*argv)  # the shared runner: streams, warning hooks and import finders restored
+    assert done.code == 0, done.err
+    return done.out
 
 
 def test_cli_text_is_plain_off_a_terminal(cli_files, capsys):
@@ -322,11 +323,11 @@ def test_cli_csv_and_json(cli_files, capsys):
     assert len(obj["table"]) == 3 and len(obj["pairwise"]) == 3 and obj["table"][0]["p_value"] is None
 
 
-def test_cli_errors(cli_files, capsys):
+def test_cli_errors(cli_files, cli):
     q, paths, _ = cli_files
-    assert main(["compare", q, *paths, "-m", "AP", "--baseline", "nope"]) == 2
-    assert "not one of the runs" in capsys.readouterr().err
-    assert main(["compare", q, paths[0], "-m", "AP"]) == 2
+    bad = cli("compare", q, *paths, "-m", "AP", "--baseline", "nope")
+    assert bad.code == 2 and "not one of the runs" in bad.err
+    assert cli("compare", q, paths[0], "-m", "AP").code == 2
 
 
 def test_format_comparison_bolds_no_tie_and_shows_deltas(cli_files):

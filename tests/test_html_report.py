@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 from rankmeter import ParameterError
-from rankmeter.cli.app import main
 from rankmeter.report.html import render_report, script_json, write_report
 
 
@@ -237,17 +236,17 @@ def test_script_json_cannot_close_the_block():
     assert json.loads(text) == {"a": "</script><!--&\u2028\u2029", "n": None, "v": 0.5}
 
 
-def test_cli_report(tmp_path, capsys):
+def test_cli_report(tmp_path, cli):
     out = tmp_path / "cli.html"
-    code = main(["report", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt"),
-                 "-m", "AP", "-m", "P@5", "-o", str(out), "--test", "randomization", "--baseline", "neural",
-                 "--explain-queries", "3", "--title", "<i>T</i>"])
-    assert code == 0 and str(out) in capsys.readouterr().err
+    done = cli("report", EXAMPLES / "qrels.txt", EXAMPLES / "run.txt", EXAMPLES / "run2.txt",
+               "-m", "AP", "-m", "P@5", "-o", out, "--test", "randomization", "--baseline", "neural",
+               "--explain-queries", "3", "--title", "<i>T</i>")
+    assert done.code == 0 and str(out) in done.err, done.err
     page = out.read_text()
     assert "<title>&lt;i&gt;T&lt;/i&gt;</title>" in page
     assert len(re.findall(r'<details class="explain"', page)) == 3
-    assert main(["report", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), "-m", "AP",
-                 "-o", str(out), "--baseline", "nope"]) == 2
+    assert cli("report", EXAMPLES / "qrels.txt", EXAMPLES / "run.txt", "-m", "AP",
+               "-o", out, "--baseline", "nope").code == 2
 
 
 # ------------------------------------------------------------------ real browser: chromium directly
