@@ -274,12 +274,14 @@ def test_refusals_name_what_to_do():
 
 
 def test_inputs_are_not_mutated_and_stay_on_their_library():
-    scores = torch.tensor([[0.2, 0.9, 0.4]])
+    scores = torch.tensor([[0.2, 0.9, 0.4]], requires_grad=True) * 1.0   # a model's output, in a graph
     targets = torch.tensor([[1, 0, 2]])
-    before = (scores.clone(), targets.clone())
-    out = evaluate(scores, targets, ["nDCG@2", "AP"])
+    before = (scores.detach().clone(), targets.clone())
+    out = evaluate(scores, targets, ["nDCG@2", "AP"], ties="average")
+    out.update(evaluate(scores, targets, ["RR", "P@2"]))
     assert torch.equal(scores, before[0]) and torch.equal(targets, before[1])
-    assert all(v.device == scores.device and v.dtype == torch.float32 for v in out.values())
+    assert all(v.device == scores.device and v.dtype == torch.float32 and not v.requires_grad
+               for v in out.values())
 
 
 def test_import_rankmeter_does_not_import_torch():

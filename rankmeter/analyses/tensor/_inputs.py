@@ -121,6 +121,8 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
         if type(mask).__module__.split(".")[0] != type(scores).__module__.split(".")[0] or not ops.is_bool(mask):
             raise InputError("mask must be a boolean array of the scores' library (True where an element is "
                              "real, False for padding)", source="mask")
+    if ops.name == "torch":   # measures are not differentiable: no autograd graph (a view, not a copy)
+        scores, targets = scores.detach(), targets.detach()
     row_ids = None
     if indexes is not None:
         given = mask
