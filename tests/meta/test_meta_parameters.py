@@ -128,3 +128,28 @@ def test_topics_no_run_ranks_stay_out_under_both(tmp_path):
     assert "99" not in topics and x.shape == (6, 3)
     x, topics, _ = score_matrix(qrels, runs, "AP", queries="qrels")
     assert "99" in topics and x.shape == (7, 3) and (x[topics.index("99")] == 0).all()
+
+
+@pytest.mark.parametrize("kind, args, flag", [
+    ("swap-rate", ["--trials", "-1"], "--trials"), ("swap-rate", ["--seed", "-1"], "--seed"),
+    ("swap-rate", ["--size", "26"], "size=26: expected an integer in [1, 25]"),
+    ("discriminative-power", ["--alpha", "5"], "--alpha"),
+    ("discriminative-power", ["--permutations", "0"], "--permutations"),
+])
+def test_command_line_refuses_absurd_values_in_one_line(cli, tmp_path, kind, args, flag):
+    qrels, runs = _collection(tmp_path)
+    done = cli("meta", kind, qrels, *runs, "-m", "AP", *args)
+    errors = [line for line in done.err.splitlines() if line.startswith("rankmeter: error")]
+    assert done.code == 2 and len(errors) == 1 and flag in errors[0], done.err
+
+
+def test_swap_rate_size_25_over_50_topics_when_a_run_lacks_two(cli, tmp_path):
+    import json
+
+    qrels, runs = _collection(tmp_path)
+    done = cli("meta", "swap-rate", qrels, *runs, "-m", "AP", "--size", "25", "--trials", "20", "--format", "json")
+    assert done.code == 0, done.err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x, _, _ = score_matrix(qrels, runs, "AP")
+    assert json.loads(done.out)["overall"]["25"] == swap_rate(x, sizes=[25], trials=20).overall[25]

@@ -180,8 +180,10 @@ def swap_rate(scores: np.ndarray, *, sizes=None, trials: int = 1000, bin_width: 
         sizes = [sizes]
     sizes = list(range(1, n // 2 + 1)) if sizes is None else [PARAMS["size"].but(required=True).check(c)
                                                                 for c in sizes]
-    if any(c < 1 or 2 * c > n for c in sizes):
-        raise ParameterError(f"sizes: each topic-set size must be 1 .. {n // 2} (two disjoint sets of {n} topics)")
+    too_big = [c for c in sizes if 2 * c > n]
+    if too_big:
+        raise ParameterError(f"size={too_big[0]!r}: expected an integer in [1, {n // 2}] (two disjoint sets of "
+                             f"size topics among the {n})")
     rng = np.random.default_rng(seed)
     iu, ju = np.triu_indices(k, 1)
     overall, bins, used = {}, {}, {}
