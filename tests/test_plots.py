@@ -9,7 +9,6 @@ import pytest
 
 from rankmeter import ParameterError
 from rankmeter.io.output import OutputError
-from rankmeter.cli.app import main
 from rankmeter.report import plots
 
 
@@ -205,9 +204,9 @@ def test_cli_plot_writes_the_file(tmp_path, kind, ext, cli):
     assert data.startswith(b"\x89PNG") if ext == "png" else b"<svg" in data
 
 
-def test_cli_plot_errors(tmp_path, capsys):
+def test_cli_plot_errors(tmp_path, cli):
     qrels, base, new = _files(tmp_path)
-    assert main(["plot", qrels, base, "--kind", "diff", "-m", "RR", "-o", str(tmp_path / "o.svg")]) == 2
-    assert "two runs" in capsys.readouterr().err
-    assert main(["plot", qrels, base, new, "--kind", "dist", "-o", str(tmp_path / "o.svg")]) == 2
-    assert "needs a measure" in capsys.readouterr().err
+    one_run = cli("plot", qrels, base, "--kind", "diff", "-m", "RR", "-o", tmp_path / "o.svg")
+    assert one_run.code == 2 and "two runs" in one_run.err
+    no_measure = cli("plot", qrels, base, new, "--kind", "dist", "-o", tmp_path / "o.svg")
+    assert no_measure.code == 2 and "needs a measure" in no_measure.err
