@@ -98,11 +98,12 @@ def legend(cmp) -> str:
 
 
 def _against_baseline(cmp, digits: int) -> tuple[list[str], list[list[str]]]:
-    """Per measure and system: mean, the difference to the baseline, its p-value (adjusted) and interval."""
+    """Per measure and system: its mean and the baseline's over the queries both answered (so that
+    mean - base = delta), the difference, its p-value (adjusted) and interval, and that query count."""
     level = f"{1 - cmp.alpha:.0%} CI"
     several = len(getattr(cmp, "baselines", [cmp.baseline])) > 1
-    header = ["measure", "system", *(["baseline"] if several else []), "mean", "delta", "p", "p adjusted", level,
-              "d_z", f"d_z {level}", "W/T/L"]
+    header = ["measure", "system", *(["baseline"] if several else []), "mean", "base", "delta", "p", "p adjusted",
+              level, "d_z", f"d_z {level}", "W/T/L", "queries"]
     rows = []
     for r in cmp.table_records():
         if r["system"] == r["baseline"]:
@@ -110,11 +111,12 @@ def _against_baseline(cmp, digits: int) -> tuple[list[str], list[list[str]]]:
         delta = r["delta"]
         shown = 0.0 if delta is not None and abs(delta) < 0.5 * 10 ** -digits else delta  # never "-0.0000"
         rows.append([r["measure"], r["system"], *([r["baseline"]] if several else []), _value(r["mean"], digits),
+                     _value(r["baseline_mean"], digits),
                      "n/a" if shown is None else f"{shown:+.{digits}f}", _p_text(r["p_value"]),
                      _p_text(r["p_adjusted"]), f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
                      _value(r.get("effect_size"), 2),
                      f"[{_value(r.get('effect_low'), 2)}, {_value(r.get('effect_high'), 2)}]",
-                     f"{r['wins']}/{r['ties']}/{r['losses']}"])
+                     f"{r['wins']}/{r['ties']}/{r['losses']}", str(r["queries"])])
     return header, rows
 
 
