@@ -55,6 +55,7 @@ PIP_NAMES = {
     "hypothesis": "hypothesis",
     "mkdocs": "mkdocs (the docs tools)",
     "yaml": "pyyaml",
+    "jax": "jax",
     "torchmetrics": ORACLES["torchmetrics"],
 }
 
