@@ -56,6 +56,7 @@ PIP_NAMES = {
     "mkdocs": "mkdocs (the docs tools)",
     "yaml": "pyyaml",
     "jax": "jax",
+    "lightning": "lightning",
     "torchmetrics": ORACLES["torchmetrics"],
 }
 
