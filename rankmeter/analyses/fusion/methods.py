@@ -281,15 +281,15 @@ def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> R
 def _read_runs(runs, opts) -> list[tuple[str, Run]]:
     """The runs read as ``evaluate`` reads them (formats, columns) and checked by the core's join: a doc
     listed twice for one query is refused with the message ``evaluate`` gives, naming both lines."""
-    from rankmeter.core.build import build_batch
-    from rankmeter.core.judgments import Judgments
+    from rankmeter.core import Evaluator
     from rankmeter.io.canonical import Qrels
 
     named = name_runs(runs, columns=opts.columns, format=opts.input_format)
-    nothing = Judgments(Qrels(pa.table({"query": pa.array([], pa.binary()), "doc": pa.array([], pa.binary()),
-                                        "rel": pa.array([], pa.int64())}), "<no judgments>"))
+    nothing = Qrels(pa.table({"query": pa.array([], pa.binary()), "doc": pa.array([], pa.binary()),
+                              "rel": pa.array([], pa.int64())}), "<no judgments>")
+    checker = Evaluator(nothing, ["P@1"])
     for _, run in named:
-        build_batch(nothing, run)  # the core's duplicate check; no query is judged, so nothing else is built
+        checker.rows(run)  # the core's join and its duplicate check; no query is judged, so no row is built
     return named
 
 
