@@ -15,14 +15,13 @@ import pytest
 import rankmeter
 from rankmeter.io.output import OutputError, check_output, output_file, printable
 from rankmeter.report.text import natural_key, render_table
+from cli_runner import run_cli_subprocess  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 QRELS, RUN1, RUN2 = EXAMPLES / "qrels.txt", EXAMPLES / "run.txt", EXAMPLES / "run2.txt"
 
 
-def cli(*args, cwd=None, env=None):
-    return subprocess.run([sys.executable, "-m", "rankmeter", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env)
+cli = run_cli_subprocess  # terminal widths, environments and exit paths: the shared runner's child process
 
 
 def test_wide_tables_split_into_blocks_and_keep_every_digit():
