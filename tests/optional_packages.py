@@ -16,7 +16,7 @@ visibly. Under ``CI`` every such skip fails the run (tests/ALLOWED_SKIPS.md).
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import importlib.machinery
 
 import pytest
 
@@ -71,9 +71,13 @@ def install_hint(module: str) -> str:
 
 
 def installed(module: str) -> bool:
-    """Whether ``module`` can be imported (its top-level package is found), without importing it."""
+    """Whether ``module``'s top-level package is on the path, without importing it.
+
+    Looked up on sys.path itself, not through sys.modules: a test that hides a package
+    (``sys.modules["x"] = None``) to check rankmeter's message does not make it "not installed".
+    """
     try:
-        return importlib.util.find_spec(top_level(module)) is not None
+        return importlib.machinery.PathFinder.find_spec(top_level(module)) is not None
     except (ImportError, ValueError):
         return False
 
