@@ -11,6 +11,7 @@ Nothing loops over rows; the loops below run over a gain map's entries.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 from rankmeter.analyses.tensor._inputs import Inputs
 from rankmeter.errors import MeasureError
@@ -23,28 +24,59 @@ class Ranked:
 
     def __init__(self, inputs: Inputs, ties: str, depth: int | None = None):
         ops, xp = inputs.ops, inputs.ops.xp
-        self.ops, self.xp, self.dtype, self.ties = ops, xp, inputs.dtype, ties
+        self.ops, self.xp, self.dtype, self.ties, self.inputs = ops, xp, inputs.dtype, ties, inputs
         rows, width = inputs.shape
         depth = width if depth is None or ties == "average" else min(depth, width)
         self.rows, self.width = rows, depth
-        order = self._order(inputs, depth)
-        self.order = order
-        zero = ops.zeros((), self.dtype)
-        self.zero = zero
+        self.zero = ops.zeros((), self.dtype)
         self.rank = ops.astype(ops.arange(depth, ops.int64), self.dtype)[None, :] + 1.0
-        if inputs.all_ranked:
-            self.n_ret = ops.full((rows,), float(width), self.dtype)
-            self.valid = ops.full((rows, depth), True, xp.bool)
-            self.g = ops.take(inputs.targets, order)
-        else:
-            self.n_ret = xp.sum(ops.astype(inputs.ranked, self.dtype), axis=1)
-            self.valid = self.rank <= self.n_ret[:, None]   # ranked candidates come first
-            self.g = xp.where(self.valid, ops.take(inputs.targets, order), zero)
         self.judged, self.judged_mask = inputs.judged, inputs.judged_mask
         self._cache: dict = {}
-        if ties == "average":
-            self.sorted_scores = ops.take(inputs.scores, order)
-            self._tie_layout(self.sorted_scores)
+
+    # the ranking is sorted on first use: a plan of RR, Success and HitRate alone never sorts
+    @cached_property
+    def order(self):
+        return self._order(self.inputs, self.width)
+
+    @cached_property
+    def n_ret(self):
+        if self.inputs.all_ranked:
+            return self.ops.full((self.rows,), float(self.inputs.shape[1]), self.dtype)
+        return self.xp.sum(self.ops.astype(self.inputs.ranked, self.dtype), axis=1)
+
+    @cached_property
+    def valid(self):
+        if self.inputs.all_ranked:
+            return self.ops.full((self.rows, self.width), True, self.xp.bool)
+        return self.rank <= self.n_ret[:, None]   # ranked candidates come first
+
+    @cached_property
+    def g(self):
+        grades = self.ops.take(self.inputs.targets, self.order)
+        return grades if self.inputs.all_ranked else self.xp.where(self.valid, grades, self.zero)
+
+    @cached_property
+    def sorted_scores(self):
+        return self.ops.take(self.inputs.scores, self.order)
+
+    def first_relevant_rank(self, level):
+        """Per row, the rank of the first relevant candidate (inf without one), found without sorting:
+        1 + the ranked candidates above the best-scored relevant one (the first of them in input
+        order when several tie)."""
+        key = ("first", level)
+        if key not in self._cache:
+            ops, xp, inputs = self.ops, self.xp, self.inputs
+            scores, ranked = inputs.scores, inputs.ranked
+            relevant = ranked & (inputs.targets >= max(level, 0))
+            best = ops.amax(xp.where(relevant, scores, ops.full((), -math.inf, self.dtype)), axis=1)[:, None]
+            column = ops.arange(inputs.shape[1], ops.int64)[None, :]
+            tied = relevant & (scores == best)
+            first = ops.amin(xp.where(tied, column, ops.full((), inputs.shape[1], ops.int64)), axis=1)[:, None]
+            above = ranked & ((scores > best) | ((scores == best) & (column < first)))
+            rank = xp.sum(self.f(above), axis=1) + 1.0
+            found = xp.any(relevant, axis=1)
+            self._cache[key] = xp.where(found, rank, ops.full((), math.inf, self.dtype))
+        return self._cache[key]
 
     def _order(self, inputs: Inputs, depth: int):
         """Columns of each row's top ``depth`` ranks: ranked candidates by score, best first, equal scores
@@ -106,8 +138,23 @@ class Ranked:
         return self.xp.sum(self.xp.where(inside, self.tie_mean(self.f(mask)), self.zero), axis=1)
 
     # ---------------------------------------------------------------- ties
-    def _tie_layout(self, sorted_scores):
+    @cached_property
+    def tie_start(self):
+        return self._tie_layout()[0]
+
+    @cached_property
+    def tie_end(self):
+        return self._tie_layout()[1]
+
+    @cached_property
+    def tie_size(self):
+        return self.f(self.tie_end - self.tie_start + 1)
+
+    def _tie_layout(self):
         """Per rank: first and last column of its tied group (equal scores among the ranked)."""
+        if "tie_layout" in self._cache:
+            return self._cache["tie_layout"]
+        sorted_scores = self.sorted_scores
         ops, xp = self.ops, self.xp
         col = ops.arange(self.width, ops.int64)[None, :]
         n = ops.astype(self.n_ret, ops.int64)[:, None]
@@ -117,8 +164,8 @@ class Ranked:
         last = ops.concat([new[:, 1:], head], axis=1)
         flipped = ops.flip(xp.where(last, self.width - 1 - col, -1), axis=1)
         end = self.width - 1 - ops.flip(ops.cummax(flipped, axis=1), axis=1)
-        self.tie_start, self.tie_end = start, end
-        self.tie_size = self.f(end - start + 1)
+        self._cache["tie_layout"] = start, end
+        return start, end
 
     def tie_mean(self, values):
         """Per rank, the mean of ``values`` over its tied group (``Batch.tie_mean``)."""
@@ -265,7 +312,7 @@ def reciprocal_rank(r: Ranked, m):
     xp = r.xp
     if r.ties == "average":
         return xp.sum(r.upto(_first_relevant_chances(r, m) / r.rank, m.cutoff), axis=1)
-    first = r.ops.amin(xp.where(r.is_rel(_level(m)), r.rank, r.f(xp.ones_like(r.rank)) * math.inf), axis=1)
+    first = r.first_relevant_rank(_level(m))
     hit = first < math.inf if m.cutoff is None else first <= m.cutoff
     return xp.where(hit, 1.0 / xp.where(hit, first, r.f(xp.ones_like(first))), r.zero)
 
@@ -275,7 +322,8 @@ def success(r: Ranked, m):
     if r.ties == "average" and m.cutoff is not None:
         chance = r.xp.sum(r.upto(_first_relevant_chances(r, m), m.cutoff), axis=1)
         return r.xp.minimum(chance, r.f(r.xp.ones_like(chance)))
-    return r.f(r.count_upto(r.is_rel(_level(m)), m.cutoff) > 0)
+    first = r.first_relevant_rank(_level(m))
+    return r.f(first < math.inf if m.cutoff is None else first <= m.cutoff)
 
 
 def cumulative_gain(r: Ranked, m):
