@@ -35,6 +35,8 @@ UPWARD = {
                                                                  "measure grammar's name resolver",
     ("rankmeter.analyses.meta.zscores", "rankmeter.compat.zscores"): "meta zscores writes trec_eval's -Z file, "
                                                                       "whose format compat.zscores owns",
+    ("rankmeter.core.resolve", "rankmeter.compat.ir_measures_objects"):
+        "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
     ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
                                                      "calls the public entry point, which picks the executor",
 }

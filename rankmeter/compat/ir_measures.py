@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from rankmeter.compat.ir_measures_objects import (
+    CALCULATION,
     REGISTRY,
     SUMMED,
     UNFILLED,
@@ -333,3 +334,7 @@ def calc_aggregate(measures, qrels, run) -> dict:
 def calc(measures, qrels, run) -> CalcResults:
     """``CalcResults(aggregated, per_query)`` in one pass."""
     return Evaluator(measures, qrels).calc(run)
+
+
+CALCULATION.update(iter_calc=iter_calc, calc_aggregate=calc_aggregate, calc=calc, evaluator=evaluator,
+                   CalcResults=CalcResults)  # the measure objects' methods

@@ -24,6 +24,9 @@ from typing import Any, ClassVar, NamedTuple
 
 from rankmeter.errors import MeasureError
 
+#: the drop-in's calculation functions by name, registered by rankmeter.compat.ir_measures as it loads
+CALCULATION: dict[str, Any] = {}
+
 __all__ = ["REGISTRY", "SUMMED", "UNFILLED", "Measure", "ParamInfo", "is_measure_object", "to_rankmeter"]
 
 
@@ -82,22 +85,20 @@ class Measure:
             raise MeasureError(f"{self!r}: give {', '.join(missing)}, e.g. {self.__name__}"
                                + ("@10" if missing == [self.AT_PARAM] else f"({missing[0]}=...)"))
 
+    # ir_measures' methods on a measure: the drop-in's functions, which rankmeter.compat.ir_measures hands
+    # over when it loads (every measure object is reached through it), so this module stays below it
     def iter_calc(self, qrels, run):
-        from rankmeter.compat.ir_measures import iter_calc
-        return iter_calc([self], qrels, run)
+        return CALCULATION["iter_calc"]([self], qrels, run)
 
     def calc_aggregate(self, qrels, run):
-        from rankmeter.compat.ir_measures import calc_aggregate
-        return calc_aggregate([self], qrels, run)[self]
+        return CALCULATION["calc_aggregate"]([self], qrels, run)[self]
 
     def calc(self, qrels, run):
-        from rankmeter.compat.ir_measures import CalcResults, calc
-        aggregated, per_query = calc([self], qrels, run)
-        return CalcResults(aggregated[self], per_query)
+        aggregated, per_query = CALCULATION["calc"]([self], qrels, run)
+        return CALCULATION["CalcResults"](aggregated[self], per_query)
 
     def evaluator(self, qrels):
-        from rankmeter.compat.ir_measures import evaluator
-        return evaluator([self], qrels)
+        return CALCULATION["evaluator"]([self], qrels)
 
 
 def _param_repr(value) -> str:

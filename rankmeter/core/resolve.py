@@ -37,7 +37,11 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
             out.append((str(item), item))
             continue
         if _is_foreign_measure(item):
-            item = str(item)
+            # an ir_measures object means what ir_measures computes (ERR@k is gdeval's): its drop-in says
+            from rankmeter.compat.ir_measures_objects import to_rankmeter
+            measure = to_rankmeter(item)
+            out.append((str(measure), measure))
+            continue
         if not isinstance(item, str):
             raise ParameterError(f"measures: {item!r} is not a measure name or Measure")
         names = split_names(item)
@@ -55,5 +59,6 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
 
 
 def _is_foreign_measure(obj) -> bool:
-    """An ir_measures measure object (read through its printed name), without importing ir_measures."""
-    return type(obj).__module__.startswith("ir_measures.")
+    """An ir_measures measure object (of ir_measures or of rankmeter's drop-in), without importing ir_measures."""
+    module = type(obj).__module__
+    return module.startswith("ir_measures.") or module == "rankmeter.compat.ir_measures_objects"

@@ -44,8 +44,9 @@ RANX = {
     "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}), "bpref": ("Bpref", {}), "dcg": ("DCG", {}),
     "dcg_burges": ("DCG", {"gain": "exp"}), "rbp": ("RBP", {}), "hits": ("Hits", {}),
 }
-#: ir_measures names (its registry) that are spelled the same here
-IR_MEASURES = {"AP", "ERR", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
+#: ir_measures names (its registry) that are spelled the same here and mean the same (not ERR: ir_measures'
+#: ERR@k is gdeval's, ERR(max_grade=4)@k here; the drop-in rankmeter.compat.ir_measures reads it so)
+IR_MEASURES = {"AP", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
                "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged", "Accuracy", "Compat", "SDCG", "INST", "INSQ",
                "BPM", "NERR8", "NERR9", "NERR10", "NERR11",
                "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA"}
