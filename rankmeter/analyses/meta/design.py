@@ -47,13 +47,16 @@ def _stats():
 
 _DESIGN_TEST = PARAMS["test"].but(choices=("t", "anova"), default="t",
                                   help="paired t (two systems) or one-way ANOVA (several)")
-_MOST = Param("most", "integer", 1_000_000, "the most topics searched", "meta", low=2)
+_COUNT = 1_000_000_000   # topics or systems: scipy's distributions take machine integers; no collection is bigger
+_MOST = Param("most", "integer", 1_000_000, "the most topics searched", "meta", low=2, high=_COUNT)
+_NARROWED = {"test": _DESIGN_TEST, "most": _MOST, "topics": PARAMS["topics"].but(high=_COUNT),
+             "systems": PARAMS["systems"].but(high=_COUNT)}
 
 
 def check(name: str, value, *, required: bool = True):
     """``value`` of ``name`` checked against the one parameter table (:data:`rankmeter.core.params.PARAMS`);
     None refused where a number is required (the table lets a flag be left out)."""
-    spec = {"test": _DESIGN_TEST, "most": _MOST}.get(name) or PARAMS[name]
+    spec = _NARROWED.get(name) or PARAMS[name]
     return (spec.but(optional=False, required=True) if required else spec).check(value)
 
 
