@@ -191,6 +191,9 @@ class TorchOps(Ops):
         return self.xp.cumprod(x, dim=axis)
 
     def cummax(self, x, axis=1):
+        if x.device.type == "cpu":   # numpy's running maximum of a view is several times faster
+            import numpy as np
+            return self.xp.from_numpy(np.maximum.accumulate(x.numpy(), axis=axis))
         return self.xp.cummax(x, dim=axis).values
 
     def flip(self, x, axis=1):
