@@ -74,6 +74,11 @@ class RankmeterError(Exception):
 class InputError(RankmeterError, ValueError):
     """A qrels or run input is missing, unreadable or malformed.
 
+    Each part stays available as an attribute (``message``, ``source``,
+    ``line``, ``row``, ``hint``). The text is always one printable line: line
+    breaks and other control characters in any part (an id, a file name) are
+    shown escaped.
+
     Parameters
     ----------
     message : str
@@ -86,11 +91,6 @@ class InputError(RankmeterError, ValueError):
         0-based row position(s) in a DataFrame: ``<DataFrame> row 3: ...``.
     hint : str, optional
         What to do, when the message does not already say it.
-
-    Each part stays available as an attribute (``message``, ``source``,
-    ``line``, ``row``, ``hint``). The text is always one printable line: line
-    breaks and other control characters in any part (an id, a file name) are
-    shown escaped.
     """
 
     def __init__(self, message: str, *, source: str | None = None,

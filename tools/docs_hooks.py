@@ -103,11 +103,7 @@ DROP_INS = ["rankmeter.compat.pytrec_eval", "rankmeter.compat.ir_measures"]
 #: Docstring problems in rankmeter's source that the API page shows as they are until they are fixed
 #: there: (logger, message pattern, what to change). Each is logged at INFO with the fix instead of failing
 #: the strict build; remove an entry once its docstring is fixed.
-KNOWN_DOCSTRING_ISSUES = [
-    ("mkdocs.plugins.griffe", r"rankmeter/errors\.py:\d+: Could not parse line",
-     "InputError's docstring: the paragraph after its Parameters section is read as one more parameter; "
-     "move it above 'Parameters' (or under a 'Notes' heading)"),
-]
+KNOWN_DOCSTRING_ISSUES: list[tuple[str, str, str]] = []
 
 _state: dict = {}
 

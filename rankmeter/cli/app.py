@@ -50,7 +50,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name, help="")  # listed, not built: a run builds only its own command
             continue
         module = importlib.import_module(module_name)
-        command = sub.add_parser(name, help=module.HELP, description=module.__doc__.strip().splitlines()[0])
+        command = sub.add_parser(name, help=module.HELP,
+                                 description=module.__doc__.strip().splitlines()[0].replace("``", ""))
         module.add_arguments(command)
         command.set_defaults(func=module.run, subparser=command)
     return p
