@@ -38,6 +38,18 @@ def _id(value: object, where: str) -> bytes:
     return out
 
 
+def _plain_id(value: object) -> bytes | None:
+    """The bytes of a well-formed str or bytes id, fast; None for anything else (``_id`` then says why:
+    the message, with the id shown, is built only for an id that is wrong)."""
+    kind = type(value)
+    if kind is str:
+        if value and "\x00" not in value:
+            return value.encode("utf-8", "surrogateescape")
+    elif kind is bytes and value and b"\x00" not in value:
+        return value
+    return None
+
+
 def _query_id(q: object, seen: dict[bytes, object], name: str) -> bytes:
     qb = _id(q, f"{name}[{shown_repr(q)}]")
     if qb in seen:
@@ -107,13 +119,13 @@ def qrels_from_dict(data: Mapping, *, grades: str = "integer", truncate_grades: 
             sb = b"" if subtopic is None else _id(subtopic, name)
             doc_keys: dict[bytes, object] = {}
             for d, grade in group.items():
-                where = f"{name}[{shown_repr(d)}]"
-                db = _id(d, where)
+                db = _plain_id(d) or _id(d, f"{name}[{shown_repr(d)}]")
                 if db in doc_keys:
                     raise InputError(f"{name} judges doc {shown_repr(d)} twice (keys {shown_repr(doc_keys[db])} and {shown_repr(d)} "
                                      "are the same id); keep one", source=_SOURCE)
                 doc_keys[db] = d
-                rels.append(_grade(grade, where, policy))
+                rels.append(grade if type(grade) is int and policy != "real" and -_INT64 <= grade < _INT64
+                            else _grade(grade, f"{name}[{shown_repr(d)}]", policy))
                 queries.append(qb)
                 subtopics.append(sb)
                 docs.append(db)
@@ -140,11 +152,10 @@ def run_from_dict(data: Mapping, *, tag: str = "") -> Run:
         if isinstance(results, Mapping):
             kind = False
             for d, score in results.items():
-                where = f"run[{shown_repr(q)}][{shown_repr(d)}]"
-                db = _id(d, where)
-                if not _finite(score):
-                    raise InputError(f"{where} = {shown_repr(score)} is not a finite number; scores are "
-                                     "ints or floats, higher meaning better", source=_SOURCE)
+                db = _plain_id(d) or _id(d, f"run[{shown_repr(q)}][{shown_repr(d)}]")
+                if not (type(score) is float and math.isfinite(score)) and not _finite(score):
+                    raise InputError(f"run[{shown_repr(q)}][{shown_repr(d)}] = {shown_repr(score)} is not a finite "
+                                     "number; scores are ints or floats, higher meaning better", source=_SOURCE)
                 if db in doc_keys:
                     raise InputError(f"run[{shown_repr(q)}] lists doc {shown_repr(d)} twice (keys {shown_repr(doc_keys[db])} and "
                                      f"{shown_repr(d)} are the same id); keep one", source=_SOURCE)
@@ -156,7 +167,7 @@ def run_from_dict(data: Mapping, *, tag: str = "") -> Run:
             kind = True
             positions: dict[bytes, int] = {}
             for i, d in enumerate(results):
-                db = _id(d, f"run[{shown_repr(q)}][{i}]")
+                db = _plain_id(d) or _id(d, f"run[{shown_repr(q)}][{i}]")
                 if db in positions:
                     raise InputError(f"run[{shown_repr(q)}] lists doc {shown_repr(d)} twice (positions {positions[db]} and {i}); "
                                      "a ranking holds each doc once", source=_SOURCE)
