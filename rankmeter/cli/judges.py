@@ -117,7 +117,8 @@ HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they ch
 
 def add_arguments(judges) -> None:
     """``judges`` with its kinds ``aggregate``, ``mix`` and ``impact``."""
-    kinds = judges.add_subparsers(dest="judges_command", required=True, metavar="KIND", parser_class=flags.Parser)
+    kinds = judges.add_subparsers(dest="judges_command", required=True, metavar="KIND", parser_class=flags.Parser,
+                                  help="what to do")
     g = kinds.add_parser("aggregate", help="several sampled labels per (query, doc) -> one qrels")
     flags.add(g, PARAMS["qrels"].but(name="samples", metavar="SAMPLES",
                                      help="TREC qrels with one line per sample (in sample order), or JSON Lines with "
