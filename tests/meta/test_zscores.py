@@ -157,3 +157,17 @@ def test_ddof_is_validated(tmp_path):
             standardisation(qrels, runs, ["P_10"], ddof=bad)
     population, sample = (standardisation(qrels, runs, ["map"], ddof=d)["2"]["map"][1] for d in (0, 1))
     assert population == pytest.approx(sample * math.sqrt(2 / 3))
+
+
+def test_a_topic_uses_the_runs_that_rank_it(tmp_path):
+    qrels, runs = _case(tmp_path)
+    lines = [line for line in open(runs[0]).read().splitlines() if not line.startswith("3 ")]
+    open(runs[0], "w").write("\n".join(lines) + "\n")             # r0 no longer ranks topic 3
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = standardisation(qrels, runs, ["map"])
+        xs = np.array([rankmeter.evaluate(qrels, r, ["map"]).to_dict(per_query=True)["per_query"][2]["map"]
+                       for r in runs[1:]])
+    assert table["3"]["map"] == pytest.approx((xs.mean(), xs.std(ddof=1)))
+    assert sorted(table) == [str(t) for t in range(1, 9)]

@@ -36,6 +36,9 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
 
     Measures are keyed by their labels as given; for a file trec_eval itself reads with ``-Z``, give
     them as trec_eval prints them (``map``, ``P_10``, ``ndcg_cut_10``), which rankmeter reads too.
+    A topic's statistics come from the runs with a value on it (under ``queries="both"``, the runs
+    ranking it); a topic none has a value on is left out (trec_eval -Z then prints -1000000 for it).
+    Computed for every topic at once, about each topic's first value (:func:`mean_and_sd`).
     """
     import rankmeter
     from rankmeter.core.params import Param
@@ -45,17 +48,29 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     if not hasattr(table, "runs") or len(table.runs) < 2:
         raise ParameterError("standardisation needs at least two reference runs")
     labels = list(table.names)
-    values: dict[str, dict[str, list[float]]] = {}
-    for run in table.runs:
-        results = table[run]
-        for label in labels:
-            for query, value in zip(results.queries, results.values(label)):
-                values.setdefault(query, {}).setdefault(label, []).append(float(value))
-    out: dict[str, dict[str, tuple[float, float]]] = {}
-    for query, per in values.items():
-        for label, xs in per.items():
-            out.setdefault(query, {})[label] = mean_and_sd(xs, ddof=ddof)
-    return out
+    queries = np.array(sorted(set().union(*(table[run].queries for run in table.runs))), dtype=object)
+    out: dict[str, dict[str, tuple[float, float]]] = {q: {} for q in queries.tolist()}
+    for label in labels:
+        x = np.full((len(queries), len(table.runs)), np.nan)   # a run without a topic: not one of its values
+        for j, run in enumerate(table.runs):
+            results = table[run]
+            x[np.searchsorted(queries, np.array(results.queries, dtype=object)), j] = results.values(label)
+        mean, sd, count = _rows_mean_and_sd(x, ddof)
+        for q, m, d in zip(np.flatnonzero(count > 0).tolist(), mean[count > 0].tolist(), sd[count > 0].tolist()):
+            out[queries[q]][label] = (m, d)
+    return {q: per for q, per in out.items() if per}
+
+
+def _rows_mean_and_sd(x: np.ndarray, ddof: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``x`` (NaN: no value), the mean and deviation about the row's first value, and the count."""
+    present = ~np.isnan(x)
+    count = present.sum(axis=1)
+    first = x[np.arange(len(x)), np.argmax(present, axis=1)] if x.shape[1] else np.zeros(len(x))
+    shifted = np.where(present, x - first[:, None], 0.0)    # exactly 0 wherever a value equals the first
+    shift = shifted.sum(axis=1) / np.maximum(count, 1)
+    squares = np.where(present, (shifted - shift[:, None]) ** 2, 0.0).sum(axis=1)
+    sd = np.sqrt(squares / np.maximum(count - ddof, 1))
+    return first + shift, np.where(count > ddof, sd, 0.0), count
 
 
 def mean_and_sd(values, *, ddof: int = 1) -> tuple[float, float]:
@@ -68,15 +83,11 @@ def mean_and_sd(values, *, ddof: int = 1) -> tuple[float, float]:
     >>> mean_and_sd([1.0, 2.0, 3.0])
     (2.0, 1.0)
     """
-    x = np.asarray(values, dtype=np.float64)
-    if not len(x):
-        raise ParameterError("a mean of no values")
-    shifted = x - x[0]                         # exactly 0 wherever a value equals the first
-    shift = float(shifted.mean())
-    mean = float(x[0]) + shift
-    if len(x) <= ddof or not shifted.any():
-        return mean, 0.0
-    return mean, float(np.sqrt(((shifted - shift) ** 2).sum() / (len(x) - ddof)))
+    x = np.asarray(values, dtype=np.float64).reshape(1, -1)
+    if not x.size or np.isnan(x).any():
+        raise ParameterError("values: one or more numbers, none of them NaN")
+    mean, sd, _ = _rows_mean_and_sd(x, ddof)
+    return float(mean[0]), float(sd[0])
 
 
 def write_zscores(table: dict, path, *, inputs=()) -> None:
