@@ -4,10 +4,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import krippendorff
+from optional_packages import optional  # noqa: E402
+
+krippendorff = optional("krippendorff")
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
+sklearn_metrics = optional("sklearn.metrics")
 
 from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
 from rankmeter.errors import InputError, ParameterError
@@ -33,7 +35,7 @@ def _sklearn(x, y, **kwargs):
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        value = cohen_kappa_score(x, y, **kwargs)
+        value = sklearn_metrics.cohen_kappa_score(x, y, **kwargs)
     return None if np.isnan(value) else float(value)
 
 
@@ -63,7 +65,7 @@ def test_every_figure_equals_sklearn_and_krippendorff_overall_and_per_query(seed
     assert _close(got["cohen_kappa_binary"], _sklearn([g >= rel for g in x], [g >= rel for g in y]))
     assert _close(got["quadratic_kappa"], _sklearn(x, y, weights="quadratic"))
     assert _close(got["krippendorff_alpha"], _alpha(x, y))
-    assert got["confusion"] == {"grades": grades, "counts": confusion_matrix(x, y, labels=grades).tolist()}
+    assert got["confusion"] == {"grades": grades, "counts": sklearn_metrics.confusion_matrix(x, y, labels=grades).tolist()}
     for row in got["per_query"]:
         pairs = [(h, llm[row["query"]][d]) for d, h in human.get(row["query"], {}).items()
                  if d in llm.get(row["query"], {})]
@@ -72,7 +74,7 @@ def test_every_figure_equals_sklearn_and_krippendorff_overall_and_per_query(seed
             assert all(row[k] is None for k in ("cohen_kappa", "quadratic_kappa", "krippendorff_alpha"))
             continue
         qx, qy = [h for h, _ in pairs], [g for _, g in pairs]
-        assert row["confusion"] == confusion_matrix(qx, qy, labels=grades).tolist()
+        assert row["confusion"] == sklearn_metrics.confusion_matrix(qx, qy, labels=grades).tolist()
         assert _close(row["cohen_kappa"], _sklearn(qx, qy))
         assert _close(row["cohen_kappa_binary"], _sklearn([g >= rel for g in qx], [g >= rel for g in qy]))
         # per query the weights keep the grade scale of the whole set (sklearn: labels= every grade seen)
@@ -116,10 +118,10 @@ def test_real_grades_need_bins_and_rel_reaches_every_binary_figure():
         agreement(human, llm)
     got = agreement(human, llm, bins=[0.5, 1.5, 2.5], rel=1.5)
     # a grade's category is the number of edges it reaches: 0.2 1.4 1.6 2.9 0.4 -> 0 1 2 3 0
-    assert got["cohen_kappa"] == pytest.approx(cohen_kappa_score([0, 1, 2, 3, 1], [0, 1, 2, 3, 0]), abs=1e-12)
+    assert got["cohen_kappa"] == pytest.approx(sklearn_metrics.cohen_kappa_score([0, 1, 2, 3, 1], [0, 1, 2, 3, 0]), abs=1e-12)
     # binary figures use the grades as they are, against rel
     x, y = [0, 1, 2, 3, 1], [0.2, 1.4, 1.6, 2.9, 0.4]
-    assert got["cohen_kappa_binary"] == pytest.approx(cohen_kappa_score([g >= 1.5 for g in x], [g >= 1.5 for g in y]))
+    assert got["cohen_kappa_binary"] == pytest.approx(sklearn_metrics.cohen_kappa_score([g >= 1.5 for g in x], [g >= 1.5 for g in y]))
     assert got["jaccard"] == pytest.approx(1.0)
 
 

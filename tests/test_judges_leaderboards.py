@@ -6,7 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
+from optional_packages import optional  # noqa: E402
+
+stats = optional("scipy.stats")
 
 import rankmeter
 from rankmeter.analyses.judges.leaderboard_agreement import (

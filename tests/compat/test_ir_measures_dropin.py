@@ -10,9 +10,11 @@ import io
 import re
 import warnings
 
-import ir_measures
+from optional_packages import optional  # noqa: E402
+
+ir_measures = optional("ir_measures")
 import numpy as np
-import pandas as pd
+pd = optional("pandas")
 import pytest
 
 import rankmeter.compat.ir_measures as ours

@@ -13,9 +13,11 @@ import re
 import warnings
 
 import numpy as np
-import pandas as pd
+from optional_packages import optional  # noqa: E402
+
+pd = optional("pandas")
 import pytest
-import ranx
+ranx = optional("ranx")
 
 import rankmeter
 import rankmeter.compat.ranx as ours
