@@ -131,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except ImportError as exc:  # an optional dependency missing where no friendlier message was given
+        if _INTERRUPTED:  # Ctrl-C inside an import (numpy turns it into an ImportError): an interrupt
+            _interrupted()
         print(f"rankmeter: error: {printable(exc)}; install the extra that provides it, e.g. "
               "pip install 'rankmeter[all]'", file=sys.stderr)
         return 2
