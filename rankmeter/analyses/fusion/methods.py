@@ -53,7 +53,7 @@ from rankmeter.analyses.fusion.catalog import METHODS
 from rankmeter.analyses.fusion.trained import TRAINED
 from rankmeter.analyses.fusion.normalise import normalise
 
-__all__ = ["METHODS", "fuse"]
+__all__ = ["METHODS", "fuse", "fuse_read", "read_runs"]
 
 def _aligned(runs: list[Run], ties: str = "trec_eval") -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, np.ndarray]:
     """Every (query, doc) retrieved by some run, and the runs' scores and ranks on them (NaN: absent),
@@ -229,21 +229,34 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
     FUSE_OPTIONS["norm"].check(norm)
     FUSE_OPTIONS["ties"].check(ties)
     opts = validate_options(ties=ties, **options)
-    named = _read_runs(runs, opts)
+    named = read_runs(runs, opts)
     if len(named) < 2:
         raise ParameterError(f"fuse needs at least two runs; got {len(named)}")
     p = {**METHODS[method][0], **check_params(method, params, runs=len(named))}
-    training = TRAINED[method][1] if method in TRAINED else {}
-    if "weights" in p and p["weights"] is None:
-        p["weights"] = (1.0,) * len(named)
     runs_ = [run for _, run in named]
     if method in TRAINED and p[TRAINED[method][0]] is None and train_qrels is not None:
         from rankmeter.analyses.fusion.trained import train
-        chosen = {k: p.pop(k, v) for k, v in training.items()}
-        trainers = runs_ if train_runs is None else [r for _, r in _read_runs(train_runs, opts)]
+        chosen = {k: p.pop(k, v) for k, v in TRAINED[method][1].items()}
+        trainers = runs_ if train_runs is None else [r for _, r in read_runs(train_runs, opts)]
         p.update(train(train_qrels, trainers, method, **chosen, **opts.as_dict()))
-    for k in training:
+    return fuse_read(runs_, method=method, norm=norm, params=p, ties=ties, name=name)
+
+
+def fuse_read(runs: list[Run], *, method: str, norm: str | None, params: Mapping | None, ties: str = "trec_eval",
+              name: str | None = None) -> Run:
+    """:func:`fuse` over runs already read and checked (:func:`read_runs`), with their tables when trained:
+    what :func:`~rankmeter.analyses.fusion.optimise` calls once per setting it tries."""
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, check_params
+
+    FUSE_OPTIONS["method"].check(method)
+    FUSE_OPTIONS["norm"].check(norm)
+    FUSE_OPTIONS["ties"].check(ties)
+    p = {**METHODS[method][0], **check_params(method, params, runs=len(runs))}
+    for k in TRAINED[method][1] if method in TRAINED else {}:
         p.pop(k, None)
+    if "weights" in p and p["weights"] is None:
+        p["weights"] = (1.0,) * len(runs)
+    runs_ = list(runs)
     if norm not in (None, "borda") and not METHODS[method][1]:
         runs_ = [_normalised(run, norm, ties) for run in runs_]
     query, doc, S, R, first = _aligned(runs_, ties)
@@ -269,7 +282,7 @@ def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> R
     from rankmeter.core.options import validate_options
 
     opts = validate_options(ties=ties, **options)
-    query, doc, _, R, _ = _aligned([run for _, run in _read_runs(runs, opts)], ties)
+    query, doc, _, R, _ = _aligned([run for _, run in read_runs(runs, opts)], ties)
     best = np.nanmin(R, axis=1)
     keep = pa.array(np.flatnonzero(best <= depth))
     table = pa.table({"query": query.take(keep), "doc": doc.take(keep),
@@ -278,7 +291,7 @@ def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> R
     return Run(table.take(pa.array(ranked_rows(out))), out.source, tag=out.tag)
 
 
-def _read_runs(runs, opts) -> list[tuple[str, Run]]:
+def read_runs(runs, opts) -> list[tuple[str, Run]]:
     """The runs read as ``evaluate`` reads them (formats, columns) and checked by the core's join: a doc
     listed twice for one query is refused with the message ``evaluate`` gives, naming both lines."""
     from rankmeter.core import Evaluator

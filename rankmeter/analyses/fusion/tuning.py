@@ -54,9 +54,8 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
     """
     from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, TIES
     from rankmeter.core import Evaluator
-    from rankmeter.core.naming import name_runs
     from rankmeter.executors.progress import Progress
-    from rankmeter.analyses.fusion.methods import fuse
+    from rankmeter.analyses.fusion.methods import fuse_read, read_runs
 
     FUSE_OPTIONS["method"].check(method)
     FUSE_OPTIONS["norm"].check(norm)
@@ -66,9 +65,10 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
         raise ParameterError("grid: expected a non-empty list of parameter dicts, e.g. [{'k': 10}, {'k': 60}]")
     evaluator = Evaluator(qrels, measure, **options)
     opts = evaluator.options
-    reading = {"columns": opts.columns, "input_format": opts.input_format}
     fuse_ties = opts.ties if opts.ties in TIES else "trec_eval"
-    named = [run for _, run in name_runs(runs, columns=opts.columns, format=opts.input_format)]
+    named = [run for _, run in read_runs(runs, opts)]      # read and checked once for every trial
+    if len(named) < 2:
+        raise ParameterError(f"optimise needs at least two runs; got {len(named)}")
     trials = grid if grid is not None else default_grid(method, len(named), step)
     label, m = evaluator.names[0]
     bar = Progress(len(trials), f"optimising {method}", enabled=progress)
@@ -87,7 +87,7 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
         return {**{k: v for k, v in params.items() if k not in chosen}, **tables[key]}
 
     def fused(params: dict):
-        return fuse(named, method=method, norm=norm, params=with_tables(params), ties=fuse_ties, **reading)
+        return fuse_read(named, method=method, norm=norm, params=with_tables(params), ties=fuse_ties)
 
     scored = []
     try:
