@@ -189,3 +189,27 @@ def test_cli_prints_values_and_the_comparison(tmp_path, cli):
     assert arp == {"mine.csv": pytest.approx(5 / 3), "pop.csv": pytest.approx(2.0)}
     bad = cli("beyond", str(tmp_path / "nope.csv"), str(tmp_path / "pop.csv"))
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_frictions_coverage_within_one_lower_bias_is_better_and_columns_align(tmp_path, cli):
+    from rankmeter.analyses.beyond import beyond_accuracy, compare_beyond
+    train = {"u1": ["i1", "i2"], "u2": ["i2", "i3"], "u3": ["i4"]}
+    recs = {"u1": ["i3", "i4"], "u2": ["i1", "i5"], "u3": ["i6"]}  # i5, i6: never seen in training
+    got = beyond_accuracy(train, recs).overall
+    assert got["catalog_coverage"] == 3 / 4 and got["items_outside_catalog"] == 2  # i1, i3, i4 of i1..i4
+    # recA recommends less popular items than recB every time: lower ARP, and that is the better value
+    popular = {"u1": ["i2"], "u2": ["i2"], "u3": ["i2"]}
+    rare = {"u1": ["i4"], "u2": ["i4"], "u3": ["i3"]}
+    train = {f"t{i}": ["i2", "i2b", "i3" if i < 2 else "i4"] for i in range(6)}
+    cmp = compare_beyond(train, {"rare": rare, "popular": popular}, ["arp"], test="randomization",
+                         permutations=200)
+    assert cmp.mean("arp", "rare") < cmp.mean("arp", "popular")
+    assert cmp.beats("arp", "popular") == [] and "arp" in cmp.lower_is_better
+    for name, rows in (("train", train), ("a", recs), ("b", popular)):
+        (tmp_path / f"{name}.csv").write_text("user,item\n" + "".join(f"{u},{i}\n" for u, items in rows.items()
+                                                                    for i in items))
+    out = cli("beyond", tmp_path / "train.csv", tmp_path / "a.csv", tmp_path / "b.csv", "--permutations", "50").stdout
+    head, first = out.splitlines()[:2]
+    for column in ("arp", "aclt", "serendipity"):  # each value ends where its heading ends
+        end = head.index(column) + len(column)
+        assert first[end - 1] != " " and (len(first) == end or first[end] == " "), (column, head, first)

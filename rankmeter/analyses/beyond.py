@@ -10,7 +10,8 @@ significance over users) and their means, plus the catalogue-level numbers:
 ======================  =================================================================  ==================
 name                    definition                                                          as in
 ======================  =================================================================  ==================
-catalog_coverage        distinct recommended items / distinct training items               Recommenders
+catalog_coverage        distinct recommended items of the catalogue / its distinct items    Recommenders
+                        (the catalogue: the training items, or ``catalog=``; never above 1)
 distributional_coverage Shannon entropy (log2) of how often each item is recommended        Recommenders
 novelty                 mean over all recommendations of -log2(count(i) / interactions);    Recommenders
                         per user: the mean over the user's list
@@ -72,6 +73,8 @@ from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER"]
 
+#: measures of popularity bias, whose smaller values are better in comparisons
+LOWER_IS_BETTER = ("arp", "popularity_lift")
 #: the measures with a value per user (the others are catalogue-level)
 PER_USER = ("novelty", "diversity", "serendipity", "arp", "aplt", "aclt", "popularity_lift")
 
@@ -192,7 +195,11 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     if catalog_size is not None:  # the catalogue's items never recommended count 0 (RecBole's num_items)
         counted_items = np.concatenate([listed[listed > 0], np.zeros(max(catalog_size - int((listed > 0).sum()), 0))])
     overall: dict[str, float] = {
-        "catalog_coverage": float((listed > 0).sum() / (in_train.sum() if catalog_size is None else catalog_size)),
+        # a share of the catalogue: an item recommended but never seen in training is outside it (Microsoft
+        # Recommenders counts it and can pass 1); how many there are is reported beside it
+        "catalog_coverage": float(((listed > 0) & in_train).sum() / in_train.sum() if catalog_size is None
+                                  else min((listed > 0).sum(), catalog_size) / catalog_size),
+        "items_outside_catalog": int(((listed > 0) & ~in_train).sum()) if catalog_size is None else 0,
         "distributional_coverage": spread,
         "gini_index": _gini(counted_items),
     }
@@ -301,7 +308,8 @@ def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str |
         per_user = beyond_accuracy(train, recs, **options).per_user
         scores[str(name)] = {m: per_user[m] for m in wanted}
     return compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
-                          permutations=permutations, seed=seed)
+                          permutations=permutations, seed=seed,
+                          lower_is_better=LOWER_IS_BETTER)
 
 
 def _mean_by(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:

@@ -38,12 +38,10 @@ def run(args) -> int:
     measures = args.measure or list(PER_USER)
     overall = {name: beyond_accuracy(train, recs, **options).overall for name, recs in systems.items()}
     keys = list(next(iter(overall.values())))
-    width = max(len(n) for n in names)
     if args.format in ("text", "markdown"):
-        sys.stdout.write("system".ljust(width) + "  " + "  ".join(keys) + "\n")
-        for name, values in overall.items():
-            sys.stdout.write(name.ljust(width) + "  " + "  ".join(f"{values[k]:.4f}".rjust(len(k)) for k in keys)
-                             + "\n")
+        from rankmeter.report.text import render_table
+        sys.stdout.write(render_table(["system", *keys], [[name, *(values[k] for k in keys)]
+                                                          for name, values in overall.items()], keys=1))
     if len(systems) < 2:
         return 0
     if args.format in ("text", "markdown"):

@@ -77,7 +77,8 @@ def _grid(cmp, digits: int) -> tuple[list[str], list[list[tuple[str, str, bool]]
     for measure in cmp.measures:
         texts = [_value(cmp.mean(measure, s), digits) for s in cmp.systems]
         known = [cmp.mean(measure, s) for s in cmp.systems if not math.isnan(cmp.mean(measure, s))]
-        best = _value(max(known), digits) if known else None
+        lower = measure in getattr(cmp, "lower_is_better", ())
+        best = _value(min(known) if lower else max(known), digits) if known else None
         unique_best = texts.count(best) == 1  # a tie at the printed precision: nothing is bold
         for i, system in enumerate(cmp.systems):
             sup = "".join(tag[o] for o in cmp.beats(measure, system))

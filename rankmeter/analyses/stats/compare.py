@@ -265,7 +265,8 @@ def _baselines(baseline, labels: list[str], what: str = "runs") -> list[int]:
     return list(dict.fromkeys(labels.index(b) for b in wanted))
 
 
-def _comparison(labels, bases, names, query_ids, matrices, test, correction, alpha, permutations, seed) -> Comparison:
+def _comparison(labels, bases, names, query_ids, matrices, test, correction, alpha, permutations, seed,
+                *, lower_is_better=()) -> Comparison:
     """The tests of every measure's (queries x systems) matrix: the statistics half of :func:`compare`."""
     k = len(labels)
     width = k if test == "tukey" else k * (k - 1) // 2
@@ -282,11 +283,12 @@ def _comparison(labels, bases, names, query_ids, matrices, test, correction, alp
     return Comparison(systems=labels, baseline=labels[bases[0]], baselines=[labels[b] for b in bases], measures=names,
                       queries=query_ids, scores=dict(matrices), table=table, pairwise=pairwise,
                       test=test, correction=correction, alpha=float(alpha), permutations=int(permutations),
-                      seed=seed)
+                      seed=seed, lower_is_better=lower_is_better)
 
 
 def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
-                   alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0) -> Comparison:
+                   alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
+                   lower_is_better=()) -> Comparison:
     """Test the differences of per-query (or per-user) scores computed elsewhere, as :func:`compare` does.
 
     Parameters
@@ -297,6 +299,9 @@ def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str
         pairs, as :func:`compare` leaves out queries a run did not answer.
     baseline, test, correction, alpha, permutations, seed
         As for :func:`compare`.
+    lower_is_better : sequence of str
+        Measures whose smaller values are better (popularity bias: ARP, popularity lift): the tables'
+        "better than" superscripts and bold best follow them.
 
     Returns
     -------
@@ -335,4 +340,4 @@ def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str
             x[[where[str(q)] for q in values], j] = np.asarray(list(values.values()), dtype=np.float64)
         matrices[m] = x
     return _comparison(labels, bases, [(m, None) for m in measures], queries, matrices,
-                       test, correction, alpha, permutations, seed)
+                       test, correction, alpha, permutations, seed, lower_is_better=tuple(lower_is_better))

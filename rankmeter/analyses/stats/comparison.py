@@ -63,7 +63,8 @@ class Comparison:
     def __init__(self, *, systems: list[str], baseline: str, measures: list[tuple[str, Measure]],
                  baselines: list[str] | None = None,
                  queries: list[str], scores: dict[str, np.ndarray], table: list[dict], pairwise: list[dict],
-                 test: str, correction: str, alpha: float, permutations: int, seed: int | None):
+                 test: str, correction: str, alpha: float, permutations: int, seed: int | None,
+                 lower_is_better=()):
         self.systems = list(systems)
         self.baseline = baseline
         self.baselines = list(baselines) if baselines else [baseline]
@@ -77,6 +78,8 @@ class Comparison:
         self.alpha = alpha
         self.permutations = permutations
         self.seed = seed
+        #: measures whose smaller values are better (ARP, popularity lift): "better than" follows them
+        self.lower_is_better = frozenset(lower_is_better)
 
     @property
     def measures(self) -> list[str]:
@@ -166,7 +169,8 @@ class Comparison:
         for other in self.systems:
             if other != system and self.significant(measure, system, other):
                 row, flipped = self._pair(measure, system, other)
-                if (-row["delta"] if flipped else row["delta"]) > 0:
+                gain = -row["delta"] if flipped else row["delta"]
+                if (-gain if self._label(measure) in self.lower_is_better else gain) > 0:
                     out.append(other)
         return out
 

@@ -68,15 +68,12 @@ def _tolerance(d: np.ndarray, axis=0) -> np.ndarray:
 def effect_size(d: np.ndarray) -> float:
     """Paired Cohen's d_z: mean difference / standard deviation of the differences (ddof=1).
 
-    NaN with fewer than two differences or when all differences are 0;
-    +-inf when they are all equal and non-zero.
+    Undefined (NaN, shown as n/a and null in JSON) with fewer than two differences or when the
+    differences have no spread (all equal: the ratio has no finite value).
     """
-    if len(d) < 2:
+    if len(d) < 2 or np.ptp(d) == 0:
         return math.nan
-    mean = float(d.mean())
-    if np.ptp(d) == 0:
-        return math.nan if mean == 0 else math.copysign(math.inf, mean)
-    return mean / float(d.std(ddof=1))
+    return float(d.mean()) / float(d.std(ddof=1))
 
 
 def effect_size_interval(dz: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
