@@ -29,7 +29,6 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 

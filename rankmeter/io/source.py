@@ -31,19 +31,16 @@ import zlib
 from contextlib import contextmanager
 from typing import BinaryIO, Union
 
-import numpy as np
-
 from rankmeter.errors import InputError
+from rankmeter.io.guard import (
+    BLOCK_BYTES, PARQUET_MAGIC, GuardedStream, check_text, read_block, read_guarded,
+)
 from rankmeter.io.inputs import open_input, record_input
 
 __all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "PathOrFile"]
 
 PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
-#: Decompressed bytes read at a time from a compressed stream.
-BLOCK_BYTES = 16 << 20
-#: A line longer than this is in no qrels or run: such input is refused as it streams in.
-LONGEST_LINE = 64 << 20
 #: Bytes of a plain regular file checked before the whole file is read.
 HEAD_BYTES = 1 << 16
 #: Seconds without data from a pipe or terminal before the "waiting" note.
@@ -55,21 +52,7 @@ _COMPRESSIONS = (
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
-#: A Parquet file starts (and ends) with these bytes: binary, not checked as text.
-PARQUET_MAGIC = b"PAR1"
 _BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
-# Signatures of files that are not text: (start, must also contain, what it is, what to do).
-# The second part keeps a text file whose first id merely starts like one ("PK.. 0 d 1").
-_MAGIC = (
-    (b"PK\x03\x04", b"", "a zip archive", "unzip it and pass the text file inside"),
-    (b"7z\xbc\xaf\x27\x1c", b"", "a 7-zip archive", "extract the text file inside"),
-    (b"\xff\xfe", b"\x00", "UTF-16 text", "save it as UTF-8 or ASCII"),
-    (b"\xfe\xff", b"\x00", "UTF-16 text", "save it as UTF-8 or ASCII"),
-    (b"%PDF-", b" obj", "a PDF document", "pass the TREC text file instead"),
-)
-# Control bytes that never occur in text (whitespace \t \n \v \f \r excluded).
-_CONTROL = np.zeros(256, dtype=bool)
-_CONTROL[[*range(1, 9), *range(14, 32), 127]] = True
 
 
 def compression_of(head: bytes) -> str | None:
@@ -222,128 +205,6 @@ def _open_raw(source: PathOrFile, name: str) -> tuple[BinaryIO, bool]:
         raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
 
 
-def _as_bytes(data, name: str) -> bytes:
-    if isinstance(data, str):
-        return data.encode("utf-8", "surrogateescape")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise InputError(f"read() returned a {type(data).__name__}; pass a binary file object", source=name)
-    return bytes(data)
-
-
-def _read(stream: BinaryIO, name: str, size: int = -1) -> bytes:
-    try:
-        return _as_bytes(stream.read(size), name)
-    except (OSError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"cannot be read ({exc})", source=name) from None
-
-
-def _line_breaks(data: bytes) -> int:
-    """Line breaks as ``bytes.splitlines`` counts them (LF, CR, CRLF)."""
-    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
-
-
-class _Guard:
-    """Checks of a stream's blocks as they arrive: hostile input is refused after one block.
-
-    The first block with text is checked as :func:`check_text` checks a whole
-    file (the same verdict: every check it makes looks at the start, or finds
-    the first NUL); every block after it for a NUL byte, more than 1% control
-    bytes in its first 64 KiB, and a line longer than :data:`LONGEST_LINE`.
-    """
-
-    def __init__(self, name: str):
-        self.name = name
-        self.checked_head = False
-        self.parquet = False
-        self.lines = 0          # line breaks in the blocks before this one
-        self.line_bytes = 0     # bytes since the last line break
-
-    def __call__(self, block: bytes) -> None:
-        if self.parquet:
-            return
-        if not self.checked_head:
-            if block.isspace():
-                self.lines += _line_breaks(block)
-                return
-            if self.lines == 0 and block.startswith(PARQUET_MAGIC):
-                self.parquet = True  # binary by design: Parquet's reader checks it
-                return
-            check_text(block, self.name, first_line=self.lines + 1)
-            self.checked_head = True
-        else:
-            nul = block.find(b"\x00")
-            if nul >= 0:
-                raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
-                                 "is the right file", source=self.name,
-                                 line=self.lines + _line_breaks(block[:nul]) + 1)
-            _refuse_control(block, self.name, self.lines)
-        first = _first_break(block)
-        if first < 0:
-            self.line_bytes += len(block)
-        elif self.line_bytes + first <= LONGEST_LINE:
-            self.line_bytes = len(block) - _last_break(block) - 1  # blocks are shorter than the limit
-            self.lines += _line_breaks(block)
-            return
-        if self.line_bytes + max(first, 0) > LONGEST_LINE:
-            raise InputError(f"line {self.lines + 1} is longer than {LONGEST_LINE >> 20} MiB: not a text file "
-                             "of qrels or a run; check that this is the right file", source=self.name)
-
-
-def _first_break(block: bytes) -> int:
-    found = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
-    return min(found) if found else -1
-
-
-def _last_break(block: bytes) -> int:
-    return max(block.rfind(b"\n"), block.rfind(b"\r"))
-
-
-def _read_guarded(stream: BinaryIO, name: str) -> bytes:
-    """All of a stream (decompressing, a pipe, a device) in blocks, each checked as it arrives.
-
-    Leading blank space is only counted, never held; blank lines come back as
-    LFs so that line numbers stay those of the file.
-    """
-    guard = _Guard(name)
-    blank_lines = 0
-    pending_cr = False
-    blocks: list[bytes] = []
-    while True:
-        block = _read(stream, name, BLOCK_BYTES)
-        if not block:
-            break
-        if not blocks:
-            if pending_cr and block.startswith(b"\n"):
-                blank_lines -= 1  # a CRLF cut between two blocks is one line break
-            if block.isspace():
-                blank_lines += _line_breaks(block)
-                pending_cr = block.endswith(b"\r")
-                continue
-            if blank_lines > LONGEST_LINE:  # held as LFs below: refused rather than materialised
-                raise InputError(f"{blank_lines} blank lines before the first text: not a file of qrels "
-                                 "or a run; check that this is the right file", source=name)
-            guard.lines = blank_lines
-        guard(block)
-        blocks.append(block)
-    if not blocks:
-        return b""  # blank throughout: the caller reports an empty file
-    if blank_lines:
-        blocks.insert(0, b"\n" * blank_lines)
-    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
-
-
-def _refuse_control(data: bytes, name: str, lines_before: int = 0) -> None:
-    sample = np.frombuffer(data, dtype=np.uint8, count=min(len(data), 1 << 16))
-    control = _CONTROL[sample]
-    if control.sum() * 100 > len(sample):  # over 1%: no text file looks like this
-        first = int(np.argmax(control))
-        raise InputError(f"binary data (control byte 0x{sample[first]:02x} and many more), not a text "
-                         "file of qrels or a run; check that this is the right file",
-                         source=name, line=lines_before + data.count(b"\n", 0, first) + 1)
-
-
 def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
     """Read a whole input (path, ``-`` for stdin, or binary file object), decompressed.
 
@@ -364,10 +225,10 @@ def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
         if kind is None and _plain_file(raw, owned, name):
             data = _rest(raw, head, name)  # a regular file whose start is text: one read
         elif kind is None:
-            data = _read_guarded(_Prefixed(head, raw), name)  # a pipe, a device, a file object
+            data = read_guarded(_Prefixed(head, raw), name)  # a pipe, a device, a file object
         else:
             stream = _CheckedStream(_decompressing(_Prefixed(head, raw), kind), kind, name)
-            data = _read_guarded(stream, name)
+            data = read_guarded(stream, name)
     finally:
         if owned:
             raw.close()
@@ -377,7 +238,7 @@ def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
 
 
 def _plain_file(raw: BinaryIO, owned: bool, name: str) -> bool:
-    """Whether ``raw`` is a regular file rankmeter opened whose first block passed :class:`_Guard`'s check.
+    """Whether ``raw`` is a regular file rankmeter opened whose first block passed :class:`~rankmeter.io.guard.Guard`'s check.
 
     Then it is read in one piece (its size is known: no bomb); anything else
     is read in checked blocks.
@@ -398,10 +259,10 @@ def _rest(raw: BinaryIO, head: bytes, name: str) -> bytes:
     try:
         if len(head) and raw.seekable() and raw.tell() == len(head):
             raw.seek(0)
-            return _read(raw, name)
+            return read_block(raw, name)
     except (OSError, ValueError, AttributeError):
         pass
-    rest = _read(raw, name)
+    rest = read_block(raw, name)
     return head + rest if rest else head
 
 
@@ -409,7 +270,7 @@ def _peek(raw: BinaryIO, name: str) -> bytes:
     """The first bytes (up to 10) of a stream, without losing them."""
     out = b""
     while len(out) < 10:
-        chunk = _read(raw, name, 10 - len(out))
+        chunk = read_block(raw, name, 10 - len(out))
         if not chunk:
             break
         out += chunk
@@ -462,51 +323,4 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     inner = _Prefixed(head, raw, owned)
     if kind is not None:
         inner = _CheckedStream(_decompressing(inner, kind), kind, name)
-    return io.BufferedReader(_GuardedStream(inner, name), BLOCK_BYTES), name
-
-
-class _GuardedStream(io.RawIOBase):
-    """A stream whose blocks pass :class:`_Guard` as they are read: binary data is refused at once."""
-
-    def __init__(self, inner: BinaryIO, name: str):
-        self.inner, self.guard = inner, _Guard(name)
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        try:
-            self.inner.close()
-        finally:
-            super().close()
-
-    def readinto(self, buffer) -> int:
-        data = _as_bytes(self.inner.read(len(buffer)), self.guard.name)
-        if data:
-            self.guard(data)
-        buffer[: len(data)] = data
-        return len(data)
-
-
-def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
-    """Refuse empty input and input that is not text at all (every text reader runs this).
-
-    ``first_line`` is the line number of ``data``'s first line in its file
-    (a block read after blank lines).
-    """
-    if not data or data.isspace():
-        raise InputError("the file is empty; expected qrels or run lines", source=name)
-    for magic, also, what, todo in _MAGIC:
-        if data.startswith(magic) and also in data[:4096]:
-            raise InputError(f"this is {what}, not a text file of qrels or a run; {todo}", source=name)
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        head = data[:512]
-        for zeros, other in ((head[1::2], head[0::2]), (head[0::2], head[1::2])):
-            if zeros.count(0) * 2 > len(zeros) and other.count(0) == 0:
-                raise InputError("looks like UTF-16 text (every other byte is NUL); save it as UTF-8 "
-                                 "or ASCII", source=name)
-        raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
-                         "is the right file", source=name, line=line + first_line - 1)
-    _refuse_control(data, name, first_line - 1)
+    return io.BufferedReader(GuardedStream(inner, name), BLOCK_BYTES), name
