@@ -68,76 +68,13 @@ import numpy as np
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
 from rankmeter.measures.explaining import explained_depth, fmt_number
+from rankmeter.measures.gains import EXP_SAFE_GRADE, exp_shift, gain_values, gains_of as _gains, unscaled as _unscaled
 from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
 
 __all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
 
 
 # ----------------------------------------------------------------- helpers
-#: Grades up to this give exp gains summed exactly as written; a query judging a higher grade has
-#: its gains scaled by 2^-(its top grade - EXP_SAFE_GRADE) (exact: a power of two), so that a ratio
-#: (nDCG, NCG, nDCGRel, RnDCG) stays a number; a sum that is itself beyond double range is refused.
-EXP_SAFE_GRADE = 960
-
-
-def gain_values(grades: np.ndarray, spec, shift: np.ndarray | None = None) -> np.ndarray:
-    """Gain of each grade under ``spec`` (``"linear"``, ``"exp"`` or ((grade, gain), ...)).
-
-    ``shift`` (exp gains only) scales each gain by 2^-shift: (2^g - 1) * 2^-s
-    computed as 2^(g - s) - 2^-s, which does not overflow for any grade.
-    """
-    g = grades.astype(np.float64)
-    if spec == "exp":
-        if shift is None:
-            with np.errstate(over="ignore"):
-                return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
-        return np.where(grades > 0, np.exp2(g - shift) - np.exp2(-shift), 0.0)
-    out = np.where(grades > 0, g, 0.0)
-    if not isinstance(spec, str):
-        for grade, gain in spec:
-            out[grades == grade] = gain
-    return out
-
-
-def exp_shift(batch, spec) -> np.ndarray | None:
-    """Per query the power of two its exp gains are scaled down by (None: no query needs it)."""
-    if spec != "exp":
-        return None
-    key = ("exp_shift",)
-    if key not in batch._cache:
-        top = np.zeros(batch.nq)
-        if len(batch.judged_rel):
-            np.maximum.at(top, batch.judged_qidx, batch.judged_rel.astype(np.float64))
-        shift = np.maximum(np.ceil(top) - EXP_SAFE_GRADE, 0.0)
-        batch._cache[key] = shift if shift.any() else None
-    return batch._cache[key]
-
-
-def _gains(batch, grades: np.ndarray, qidx: np.ndarray, spec) -> np.ndarray:
-    """Gains of ``grades`` (of queries ``qidx``), scaled per query by :func:`exp_shift` where needed."""
-    shift = exp_shift(batch, spec)
-    return gain_values(grades, spec, None if shift is None else shift[qidx])
-
-
-def _unscaled(batch, m, values: np.ndarray) -> np.ndarray:
-    """A sum of gains (CG, DCG) back at its true scale; refused where that is beyond double range."""
-    shift = exp_shift(batch, m.get("gain"))
-    if shift is None:
-        return values
-    with np.errstate(over="ignore"):
-        out = np.ldexp(values, shift.astype(np.int64))
-    bad = ~np.isfinite(out)
-    if bad.any():
-        q = int(np.flatnonzero(bad)[0])
-        top = int(shift[q] + EXP_SAFE_GRADE)
-        query = batch.queries[q].decode("utf-8", "replace") if hasattr(batch, "queries") else str(q)
-        from rankmeter.errors import shown_id
-        raise MeasureError(f"{m}: query {shown_id(query)} judges a doc with grade {top}, whose gain 2^{top} - 1 "
-                           "is beyond the range of a double (about 2^1024); use nDCG (a ratio, computed "
-                           "scaled), gain=linear or a gain map")
-    return out
-
-
 def _denominators(ranks: np.ndarray, discount: str, base: float = 2.0) -> np.ndarray:
     """The discount's denominator at each rank: log_b(i + 1), or for jk 1 below rank b and log_b(i) after."""
     if base <= 1.0:
