@@ -284,11 +284,11 @@ class Measure:
                 if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.integer, np.floating)) \
                         or not _finite(cutoff):
                     raise MeasureError(f"{fam.name}@{_short(cutoff)}: the cutoff must be a finite number")
-                cutoff = float(cutoff)
+                given, cutoff = cutoff, float(cutoff)
                 if fam.cutoff_range is not None and not fam.cutoff_range[0] <= cutoff <= fam.cutoff_range[1]:
                     low, high = fam.cutoff_range
-                    raise MeasureError(f"{fam.name}@{_short(cutoff)}: the cutoff must be in [{_num(low)}, "
-                                       f"{_num(high)}]")
+                    raise MeasureError(f"{fam.name}@{_short(given)}: the cutoff must be in [{_num(low)}, "
+                                       f"{_num(high)}] (a recall level)")
         elif fam.cutoff == "required":
             raise MeasureError(f"{fam.name} needs a cutoff, e.g. {fam.name}@10")
         order = [p.name for p in fam.all_params]
