@@ -29,15 +29,19 @@ from rankmeter.errors import MeasureError, require
 from rankmeter.io.canonical import decode_id
 from rankmeter.measures import Measure
 
-__all__ = ["Results", "RunsResults"]
+__all__ = ["Results", "RunsResults", "plain_value"]
 
 
 def _floating(values) -> bool:
     return isinstance(values, np.ndarray) and values.dtype.kind == "f"
 
 
-def _plain(value) -> Any:
-    """One per-query value as a plain Python object; None when undefined (NaN or infinite)."""
+def plain_value(value) -> Any:
+    """One value as a plain Python object for JSON; None when undefined (NaN or infinite), by the rule above.
+
+    >>> plain_value(np.float64(0.5)), plain_value(float("nan")), plain_value(np.int64(3))
+    (0.5, None, 3)
+    """
     value = value.item() if hasattr(value, "item") else value
     if isinstance(value, float) and not np.isfinite(value):
         return None
@@ -182,7 +186,7 @@ class Results:
             for i, q in zip(self._natural, self.queries):
                 row: dict[str, Any] = {"query": q}
                 for label, m in self._names:
-                    row[label] = _plain(self._values[m][i])
+                    row[label] = plain_value(self._values[m][i])
                 rows.append(row)
             out["per_query"] = rows
         return out
@@ -245,7 +249,7 @@ class RunsResults:
     def per_query(self):
         """Tidy per-query values: run, query, measure, value (a pandas DataFrame; needs pandas)."""
         pd = require("pandas", "pandas", "RunsResults.per_query")
-        rows = [(name, q, label, _plain(v))
+        rows = [(name, q, label, plain_value(v))
                 for name, results in self._named for label in results.names
                 for q, v in zip(results.queries, results.values(label))]
         return pd.DataFrame(rows, columns=["run", "query", "measure", "value"])
