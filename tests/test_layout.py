@@ -48,7 +48,8 @@ SORTS_ALLOWED = {
                          "test whether they are ranks",
     "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
-    "analyses/fusion/methods.py": "fused scores per query into the output run's order",
+    "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
+                                  "ranks come from the core)",
     "analyses/judges/label_impact.py": "two qrels versions joined by (query, doc): judgments, not a run",
     "analyses/judges/pairs.py": "two qrels versions joined by (query, doc): judgments, not a run",
     "analyses/judges/sources.py": "sampled labels per (query, doc) in sample order (UMBRELA's mode)",

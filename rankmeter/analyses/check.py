@@ -229,7 +229,7 @@ def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
     """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
     out = []
     codes = query_codes(run)
-    ties = tie_summary(ranked(run), cutoffs=_CUTS)  # over every query of the run
+    ties = tie_summary(ranked(run, duplicates="keep"), cutoffs=_CUTS)  # over every query of the run
     if ties["groups"]:
         straddle = ties["straddle"]
         out.append(Finding("note" if not any(straddle.values()) else "warning", "ties", name,

@@ -57,7 +57,7 @@ def pooled_auc(qrels, run, *, rel: int | float = 1, **options) -> float:
     """
     from rankmeter.core import Evaluator
 
-    rows = Evaluator(qrels, ["P@1"], rel=rel, **options).rows(run)
+    rows = Evaluator(qrels, [], rel=rel, **options).rows(run)
     positive = rows.column("relevant").to_numpy(zero_copy_only=False)
     score = rows.column("score")
     scores = (-rows.column("rank").to_numpy().astype(np.float64) if score.null_count == len(score) and len(score)

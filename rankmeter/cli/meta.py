@@ -131,7 +131,7 @@ def _zscores(args: argparse.Namespace) -> int:
     from rankmeter.analyses.meta.zscores import standardisation, write_zscores
 
     table = standardisation(args.qrels, list(args.runs), args.measure, **flags.evaluation(args))
-    write_zscores(table, args.output)
+    write_zscores(table, args.output, inputs=[args.qrels, *args.runs])
     print(f"wrote the mean and standard deviation of {len(args.runs)} runs for {len(table)} topics and "
           f"{len(args.measure)} measure(s) to {args.output} (trec_eval -Z)")
     return 0

@@ -22,7 +22,7 @@ from rankmeter.core.segments import segment_offsets
 from rankmeter.core.keys import chunked_id_hash, pair_hash, query_mix
 from rankmeter.core.order import rank_order
 
-__all__ = ["build_batch", "empty_batch", "PartInfo", "query_starts", "ranked_rows", "tie_groups"]
+__all__ = ["build_batch", "check_unique", "empty_batch", "PartInfo", "query_starts", "ranked_rows", "tie_groups"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,25 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
     return rank_order(rank[local], score, docs)
 
 
+def _refuse_duplicates(run: Run, dup: tuple[int, int] | None, docs) -> None:
+    """The one message for a doc a run lists twice for a query (naming both lines or rows)."""
+    if dup is None:
+        return
+    q = run.table.column("query")[dup[0]].as_py()
+    todo = ("remove one of the lines" if run.origin == "file"
+            else "drop one of the rows" if run.origin == "frame" else "keep one")
+    raise InputError(f"doc {decode_id(docs[dup[0]].as_py())[:60]} appears twice for query {decode_id(q)[:60]}; "
+                     f"a run lists a doc only once per query (trec_eval aborts too): {todo}", **run.locate(*dup))
+
+
+def check_unique(run: Run) -> None:
+    """Refuse ``run`` if it lists a doc twice for one query, as scoring it would (no judgments needed)."""
+    docs = run.table.column("doc")
+    docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
+    _, local = _local_queries(run.table.column("query"))
+    _refuse_duplicates(run, duplicate_rows(pair_hash(local, chunked_id_hash(docs)), local, docs), docs)
+
+
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
                 needs=None, keep_docs: bool = False, subtopics: bool = False,
                 positive_only: bool = False, keep_rows: bool = False) -> tuple[Batch, PartInfo]:
@@ -138,13 +157,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     code, unjudged_names, mixed_query = _run_codes(judgments, run)
     keys = pair_hash(code, chunked_id_hash(docs), mixed_query=mixed_query)
     del mixed_query
-    dup = duplicate_rows(keys, code, docs)
-    if dup is not None:
-        q = run.table.column("query")[dup[0]].as_py()
-        todo = ("remove one of the lines" if run.origin == "file"
-                else "drop one of the rows" if run.origin == "frame" else "keep one")
-        raise InputError(f"doc {decode_id(docs[dup[0]].as_py())} appears twice for query {decode_id(q)}; "
-                         f"a run lists a doc only once per query (trec_eval aborts too): {todo}", **run.locate(*dup))
+    _refuse_duplicates(run, duplicate_rows(keys, code, docs), docs)
 
     scored = not (ties == "input" or run.ranked)
     keep = code < judgments.nq

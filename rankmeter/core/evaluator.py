@@ -117,7 +117,8 @@ class Evaluator:
         from rankmeter.io import as_qrels
 
         self.options = validate_options(options, **given)
-        self.names = resolve_measures(measures)
+        # no measure: an Evaluator for rows() alone (fusion, pooling, pooled AUC read joined rows)
+        self.names = [] if isinstance(measures, (list, tuple)) and not measures else resolve_measures(measures)
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
         self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns, grades=self.options.grade_policy,
                                      format=self.options.input_format)

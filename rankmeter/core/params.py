@@ -295,7 +295,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
        help="significance level"),
     _p("permutations", "integer", 10000, group="tests", low=1, high=10_000_000,
        help="permutations / resamples of the random tests"),
-    _p("seed", "integer", 0, group="tests", low=0, high=_SEED_MAX, help="random seed"),
+    _p("seed", "integer", 0, group="tests", low=0, high=_SEED_MAX, optional=True,
+       help="random seed (Python: None draws a fresh one)"),
     _p("baseline", "strings", None, group="tests", metavar="RUN",
        help="the run the others are compared with, by name (repeatable: several baselines, corrected "
             "together; default the first run)"),
@@ -399,13 +400,13 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
        help="width of the difference bins"),
     _p("min_diff", "number", None, group="meta", low=0, low_open=True, optional=True,
        help="the smallest difference to detect"),
-    _p("topics", "integer", None, group="meta", low=2, optional=True,
+    _p("topics", "integer", None, group="meta", low=2, high=1_000_000_000, optional=True,
        help="a topic count: its smallest detectable difference (and power)"),
     _p("variance", "number", None, group="meta", low=0, low_open=True, optional=True,
        help="variance of the measure (else estimated from --qrels and --run)"),
     _p("beta", "number", 0.2, group="meta", low=0, high=1, low_open=True, high_open=True,
        help="type II error (0.2: power 0.8)"),
-    _p("systems", "integer", 2, group="meta", low=2, help="systems compared by the ANOVA"),
+    _p("systems", "integer", 2, group="meta", low=2, high=1_000_000_000, help="systems compared by the ANOVA"),
 )}
 
 

@@ -104,7 +104,7 @@ def rows_table(query, doc, offsets: np.ndarray, score: np.ndarray | None, extra:
 
 
 def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "auto",
-           as_bytes: bool = False) -> pa.Table:
+           as_bytes: bool = False, duplicates: str = "refuse") -> pa.Table:
     """Every row of ``run`` in rank order, without judgments: query, doc, rank, score, tie_group, tie_size.
 
     Queries in natural order (q2 before q10); within a query, the engine's order
@@ -112,13 +112,18 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     under ``ties="input"`` and for ranked lists without scores). ``ties`` takes the evaluation options'
     values; ``"average"``, ``"best"`` and ``"worst"`` need grades, so without judgments they rank as
     ``"trec_eval"`` does (use :meth:`rankmeter.Evaluator.rows` for them). ``as_bytes``: ids as the bytes
-    the engine compares (binary columns), not strings.
+    the engine compares (binary columns), not strings. A doc listed twice for a query is refused (InputError
+    naming both lines), as evaluation refuses it; ``duplicates="keep"`` ranks every row (what a run check
+    reporting the duplicates looks at).
     """
     from rankmeter.core.build import _local_queries
     from rankmeter.core.order import rank_order
     from rankmeter.io import as_run
 
+    from rankmeter.core.build import check_unique
     run = as_run(run, columns=columns, format=input_format)
+    if duplicates != "keep":
+        check_unique(run)  # a doc listed twice for a query is refused, as scoring the run would refuse it
     table = run.table
     names, local = _local_queries(table.column("query"))
     by_name = pc.sort_indices(names).to_numpy()

@@ -292,17 +292,13 @@ def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> R
 
 
 def read_runs(runs, opts) -> list[tuple[str, Run]]:
-    """The runs read as ``evaluate`` reads them (formats, columns) and checked by the core's join: a doc
-    listed twice for one query is refused with the message ``evaluate`` gives, naming both lines."""
-    from rankmeter.core import Evaluator
-    from rankmeter.io.canonical import Qrels
+    """The runs read as ``evaluate`` reads them (formats, columns) and checked by the core: a doc listed twice
+    for one query is refused with the message ``evaluate`` gives, naming both lines."""
+    from rankmeter.core.build import check_unique
 
     named = name_runs(runs, columns=opts.columns, format=opts.input_format)
-    nothing = Qrels(pa.table({"query": pa.array([], pa.binary()), "doc": pa.array([], pa.binary()),
-                              "rel": pa.array([], pa.int64())}), "<no judgments>")
-    checker = Evaluator(nothing, ["P@1"])
     for _, run in named:
-        checker.rows(run)  # the core's join and its duplicate check; no query is judged, so no row is built
+        check_unique(run)
     return named
 
 

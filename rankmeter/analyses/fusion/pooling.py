@@ -88,7 +88,7 @@ def _already_judged(qrels, chosen, opts, docs: dict) -> dict[bytes, int]:
     """Per pooled query, how many of its pooled docs ``qrels`` already grade (the core's join)."""
     from rankmeter.core import Evaluator
 
-    evaluator = Evaluator(qrels, ["P@1"], columns=opts.columns, input_format=opts.input_format,
+    evaluator = Evaluator(qrels, [], columns=opts.columns, input_format=opts.input_format,
                           grades=opts.grades, truncate_grades=opts.truncate_grades)
     rows = evaluator.rows(chosen)
     counts = rows.group_by("query").aggregate([("judged", "sum")])
