@@ -25,7 +25,7 @@ from rankmeter.analyses.tensor import SUPPORTED, evaluate
 from rankmeter.errors import InputError, MeasureError, ParameterError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_tensor_forms import batches, variants  # noqa: E402
+from test_tensor_forms import batches, torch_ops_on_cpu, variants  # noqa: E402
 
 TOL = 1e-12
 #: float32 inputs are scored in float32: |x32 - x64| <= FLOAT32_TOL * max(1, |x64|). The worst seen over
@@ -229,9 +229,15 @@ def test_flat_form_equals_rows():
     ids = np.repeat(unique, sizes[:len(unique)])   # large ids: no table indexed by them
     preds, target = rng.normal(size=len(ids)), rng.integers(0, 3, len(ids))
     shuffle = rng.permutation(len(ids))
-    flat = evaluate(torch.from_numpy(preds[shuffle]), torch.from_numpy(target[shuffle]), ALL,
-                    indexes=torch.from_numpy(ids[shuffle]))
+    args = (torch.from_numpy(preds[shuffle]), torch.from_numpy(target[shuffle]), ALL)
+    flat = evaluate(*args, indexes=torch.from_numpy(ids[shuffle]))
+    with torch_ops_on_cpu():   # the torch adapter itself, as on CUDA
+        flat_torch = evaluate(*args, indexes=torch.from_numpy(ids[shuffle]))
+    grouped = evaluate(torch.from_numpy(preds), torch.from_numpy(target), ALL, indexes=torch.from_numpy(ids))
     order = np.argsort(ids[shuffle], kind="stable")
+    for name in ALL:
+        assert np.allclose(flat[name].numpy(), flat_torch[name].numpy(), atol=TOL, rtol=0, equal_nan=True), name
+        assert np.allclose(np.sort(grouped[name].numpy()), np.sort(flat[name].numpy()), atol=TOL, equal_nan=True)
     for name in ALL[:40]:
         per_row = []
         for q in np.unique(ids):

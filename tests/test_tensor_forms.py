@@ -12,13 +12,15 @@ refused with the list of supported ones.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankmeter.analyses.tensor import SUPPORTED, evaluate
+from rankmeter.analyses.tensor import SUPPORTED, _xp, evaluate
 from rankmeter.analyses.tensor._dense import DENSE
 from rankmeter.analyses.tensor._evaluate import evaluate_planned
 from rankmeter.analyses.tensor._inputs import plan_measures, prepare
@@ -90,13 +92,31 @@ def _equal(a, b) -> bool:
     return a.shape == b.shape and bool(np.all((np.abs(a - b) <= TOL) | (np.isnan(a) & np.isnan(b))))
 
 
+@contextlib.contextmanager
+def torch_ops_on_cpu():
+    """CPU tensors through the torch adapter itself (what CUDA tensors run), not through numpy views."""
+    saved = _xp.TORCH_CPU_THROUGH_NUMPY
+    _xp.TORCH_CPU_THROUGH_NUMPY = False
+    try:
+        yield
+    finally:
+        _xp.TORCH_CPU_THROUGH_NUMPY = saved
+
+
 def _three_forms(scores, targets, planned, ties, **extra):
+    """The kernels, the array-API form on numpy, and on torch (the torch adapter, as on CUDA): the third
+    entry also holds the torch CPU default (numpy views), which must be identical to the second."""
     numpy_inputs = prepare(scores, targets, **extra)
     kernels = evaluate_planned(numpy_inputs, planned, ties, form="kernels")
     dense = evaluate_planned(numpy_inputs, planned, ties, form="dense")
     torch_extra = {k: (torch.from_numpy(v) if isinstance(v, np.ndarray) else v) for k, v in extra.items()}
-    on_torch = evaluate_planned(prepare(torch.from_numpy(scores), torch.from_numpy(targets), **torch_extra),
-                                planned, ties)
+    tensors = (torch.from_numpy(scores), torch.from_numpy(targets))
+    with torch_ops_on_cpu():
+        on_torch = evaluate_planned(prepare(*tensors, **torch_extra), planned, ties)
+    through_numpy = evaluate_planned(prepare(*tensors, **torch_extra), planned, ties)
+    for label, _ in planned:
+        assert isinstance(through_numpy[label], torch.Tensor)
+        assert np.array_equal(through_numpy[label].numpy(), dense[label], equal_nan=True), label
     return kernels, dense, {label: v.numpy() for label, v in on_torch.items()}
 
 
@@ -196,9 +216,17 @@ def test_float32_ranks_exactly(name, data, positive_only, ties):
     for cutoff_only in (False, True):   # every measure alone: its own depth (a top-k when it has a cutoff)
         for label, m in planned if cutoff_only else [(None, None)]:
             chosen = [(label, m)] if cutoff_only else planned
-            got = evaluate_planned(prepare(torch.from_numpy(scores).float(), torch.from_numpy(targets).float(),
-                                           mask=torch.from_numpy(mask), positive_scores_only=positive_only),
-                                   chosen, ties)
+            with torch_ops_on_cpu():
+                got = evaluate_planned(prepare(torch.from_numpy(scores).float(), torch.from_numpy(targets).float(),
+                                               mask=torch.from_numpy(mask), positive_scores_only=positive_only),
+                                       chosen, ties)
+            through_numpy = evaluate_planned(prepare(scores.astype(np.float32), targets.astype(np.float32),
+                                                     mask=mask, positive_scores_only=positive_only),
+                                             chosen, ties, form="dense")
+            for key, _ in chosen:
+                value = through_numpy[key].astype(np.float64)
+                error = np.abs(value - want[key]) / np.maximum(np.abs(want[key]), 1.0)
+                assert np.all((error <= 1e-6) | (np.isnan(value) & np.isnan(want[key]))), (key, value, want[key])
             for key, _ in chosen:
                 value = got[key].double().numpy()
                 error = np.abs(value - want[key]) / np.maximum(np.abs(want[key]), 1.0)

@@ -93,7 +93,7 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
         raise ParameterError(f"form={form!r}: expected auto, kernels or dense")
     if not planned:
         return {}
-    use_kernels = form == "kernels" or (form == "auto" and inputs.ops.name == "numpy")
+    use_kernels = form == "kernels" or (form == "auto" and inputs.ops.name == "numpy" and inputs.wrap is None)
     ranked = Ranked(inputs, ties, None if use_kernels else _depth(planned))
     if use_kernels:
         if inputs.ops.name != "numpy":
@@ -107,7 +107,8 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
     xp = inputs.ops.xp
     absent = ~xp.any(inputs.judged_mask, axis=1)
     nan = inputs.ops.full((), float("nan"), values[planned[0][0]].dtype)
-    return {label: xp.where(absent, nan, v) for label, v in values.items()}
+    values = {label: xp.where(absent, nan, v) for label, v in values.items()}
+    return values if inputs.wrap is None else {label: inputs.wrap(v) for label, v in values.items()}
 
 
 def _depth(planned) -> int | None:

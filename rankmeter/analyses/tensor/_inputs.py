@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rankmeter.analyses.tensor._xp import Ops, namespace_of
+from rankmeter.analyses.tensor import _xp
+from rankmeter.analyses.tensor._xp import NumpyOps, Ops, namespace_of
 from rankmeter.errors import InputError, MeasureError, ParameterError
 
 __all__ = ["Inputs", "prepare", "plan_measures", "SUPPORTED", "supported_text"]
@@ -50,6 +51,8 @@ class Inputs:
     dtype: Any
     row_ids: Any = None   # the flat form's query ids, one per row (sorted)
     all_ranked: bool = False   # no padding and nothing dropped: every element is ranked
+    #: torch CPU input computed through numpy views: turns the values back into tensors (no copy)
+    wrap: Any = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -121,8 +124,13 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
         if type(mask).__module__.split(".")[0] != type(scores).__module__.split(".")[0] or not ops.is_bool(mask):
             raise InputError("mask must be a boolean array of the scores' library (True where an element is "
                              "real, False for padding)", source="mask")
+    wrap = None
     if ops.name == "torch":   # measures are not differentiable: no autograd graph (a view, not a copy)
         scores, targets = scores.detach(), targets.detach()
+        if scores.device.type == "cpu" and _xp.TORCH_CPU_THROUGH_NUMPY:
+            ops, xp, wrap = NumpyOps(), _numpy(), ops.xp.from_numpy
+            scores, targets, mask, indexes, num_relevant, ideal_targets = (
+                _numpy_view(v) for v in (scores, targets, mask, indexes, num_relevant, ideal_targets))
     row_ids = None
     if indexes is not None:
         given = mask
@@ -164,7 +172,22 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
     ranked = real & (s > 0) if positive_scores_only else real
     judged, judged_mask = _judged_side(ops, t, real, num_relevant, ideal_targets, dtype)
     return Inputs(ops, s, t, real, ranked, judged, judged_mask, dtype, row_ids,
-                  all_ranked=not padded and not positive_scores_only)
+                  all_ranked=not padded and not positive_scores_only, wrap=wrap)
+
+
+def _numpy():
+    import numpy
+    return numpy
+
+
+def _numpy_view(value):
+    """A CPU tensor as a numpy array sharing its memory (half precision widened: numpy has no bfloat16)."""
+    if value is None or not hasattr(value, "detach"):
+        return value
+    value = value.detach()
+    if value.is_floating_point() and value.element_size() < 4:
+        value = value.float()
+    return value.numpy()
 
 
 def _judged_side(ops: Ops, t, real, num_relevant, ideal_targets, dtype):

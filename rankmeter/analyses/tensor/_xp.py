@@ -17,7 +17,12 @@ from typing import Any
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["Ops", "namespace_of"]
+__all__ = ["Ops", "NumpyOps", "TorchOps", "namespace_of", "TORCH_CPU_THROUGH_NUMPY"]
+
+#: Tensors on the CPU are computed through numpy arrays that share their memory (no copy): torch's
+#: intra-op threads make each small operation cost milliseconds on a busy machine, numpy's do not. The
+#: torch adapter computes tensors on other devices (CUDA); the tests run it on the CPU too.
+TORCH_CPU_THROUGH_NUMPY = True
 
 
 class Ops:
@@ -163,6 +168,8 @@ class NumpyOps(Ops):
 
 
 class TorchOps(Ops):
+    """torch on its device (CUDA; CPU tensors go through numpy unless ``TORCH_CPU_THROUGH_NUMPY`` is off)."""
+
     name = "torch"
 
     def __init__(self, like):
@@ -173,9 +180,6 @@ class TorchOps(Ops):
         return x.to(dtype)
 
     def argsort(self, x, axis=-1):
-        if x.device.type == "cpu" and x.ndim == 1:   # numpy's stable sort of a view is faster on one long row
-            import numpy as np
-            return self.xp.from_numpy(np.argsort(x.numpy(), kind="stable"))
         return self.xp.argsort(x, dim=axis, stable=True)
 
     def sort_descending(self, x, axis=-1):
@@ -191,9 +195,6 @@ class TorchOps(Ops):
         return self.xp.cumprod(x, dim=axis)
 
     def cummax(self, x, axis=1):
-        if x.device.type == "cpu":   # numpy's running maximum of a view is several times faster
-            import numpy as np
-            return self.xp.from_numpy(np.maximum.accumulate(x.numpy(), axis=axis))
         return self.xp.cummax(x, dim=axis).values
 
     def flip(self, x, axis=1):
@@ -215,8 +216,6 @@ class TorchOps(Ops):
         return x.view(self.xp.int32)
 
     def smallest_columns(self, key, k, shift):
-        if key.device.type == "cpu":   # numpy sorts short rows several times faster; a view, not a copy
-            return self.xp.from_numpy(_columns_by_numpy(key.numpy(), k, shift))
         if k == key.shape[1]:
             return self.xp.sort(key, dim=1).values & ((1 << shift) - 1)
         return self.xp.topk(key, k, dim=1, largest=False).values & ((1 << shift) - 1)

@@ -152,16 +152,17 @@ class RetrievalPrecision(_OneMeasure):
         if self._top_k is not None:
             return values
         # relevant ranked / candidates (ranked or not): TorchMetrics' top_k = the query's length
-        xp = torch
         hits = values[self.labels[0]]
-        candidates = inputs.mask.sum(dim=1).to(hits.dtype)
-        empty = (inputs.mask & (inputs.targets >= 1)).sum(dim=1) == 0
+        mask = torch.as_tensor(inputs.mask, device=hits.device)    # a view of numpy's arrays on the CPU
+        targets = torch.as_tensor(inputs.targets, device=hits.device)
+        candidates = mask.sum(dim=1).to(hits.dtype)
+        empty = (mask & (targets >= 1)).sum(dim=1) == 0
         precision = hits / candidates.clamp(min=1.0)
         if self._action == "error" and bool(empty.any()):
             raise MeasureError(f"{int(empty.sum())} queries have no relevant doc and empty_target_action=error "
                                "refuses them; use neg (0), pos (1) or skip")
         fill = {"neg": 0.0, "pos": 1.0, "skip": float("nan")}.get(self._action, 0.0)
-        return {self.labels[0]: xp.where(empty, xp.full_like(precision, fill), precision)}
+        return {self.labels[0]: torch.where(empty, torch.full_like(precision, fill), precision)}
 
     def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
                  adaptive_k: bool = False, aggregation: str = "mean", **kwargs):
