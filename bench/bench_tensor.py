@@ -136,7 +136,7 @@ def epoch(args) -> None:
     for label in METRICS:
         runs = [("torchmetrics", args.rows), ("rankmeter", args.rows), ("rankmeter", max(args.rows // 10, 1))]
         for tool, rows in runs:
-            if tool == "torchmetrics" and args.skip_torchmetrics_epoch:
+            if tool == "torchmetrics" and (args.skip_torchmetrics_epoch or label not in args.torchmetrics_epoch):
                 continue
             child = run_child(base + ["--child", "--tool", tool, "--metric", label, "--rows", str(rows)],
                               timeout=args.timeout if tool == "torchmetrics" else None)
@@ -163,6 +163,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads for both sides (default: torch's)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before TorchMetrics' epoch is stopped")
     parser.add_argument("--skip-torchmetrics-epoch", action="store_true")
+    parser.add_argument("--torchmetrics-epoch", nargs="*", default=list(METRICS), metavar="METRIC",
+                        help="the metrics TorchMetrics runs the epoch for (default: all; each can take minutes)")
     parser.add_argument("--no-epoch", action="store_true", help="only the per-step table")
     parser.add_argument("--no-step", action="store_true", help="only the epoch table")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
