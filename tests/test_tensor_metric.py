@@ -94,7 +94,8 @@ def _worker(rank: int, world: int, store: str, out: str):
     try:
         from rankmeter.analyses.tensor.torchmetrics import RetrievalMAP
         g = torch.Generator().manual_seed(0)
-        scores, targets = torch.rand(30, 12, generator=g, dtype=torch.float64), torch.randint(0, 2, (30, 12), generator=g)
+        scores = torch.rand(30, 12, generator=g, dtype=torch.float64)
+        targets = torch.randint(0, 2, (30, 12), generator=g)
         mine = slice(0, 11) if rank == 0 else slice(11, 30)   # unequal shares: a mean of means would differ
         metric = Metric(["AP", "RR", "nDCG@5"])
         metric.update(scores[mine], targets[mine])

@@ -198,7 +198,8 @@ class Ranked:
         def log(x):
             return xp.log2(x) if base == 2.0 else xp.log(x) / math.log(base)
         if kind == "jk":
-            return xp.where(ranks < base, self.f(xp.ones_like(ranks)), log(xp.maximum(ranks, self.f(xp.ones_like(ranks)))))
+            one = self.f(xp.ones_like(ranks))
+            return xp.where(ranks < base, one, log(xp.maximum(ranks, one)))
         return log(ranks + 1.0)
 
     def ideal_gains(self, m):

@@ -13,8 +13,6 @@ torch tensor: ``import rankmeter`` never loads it.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from rankmeter.errors import ParameterError
 
 __all__ = ["Ops", "NumpyOps", "TorchOps", "namespace_of", "TORCH_CPU_THROUGH_NUMPY"]
@@ -108,9 +106,6 @@ class Ops:
     def is_bool(self, x) -> bool:
         return self.xp.isdtype(x.dtype, "bool")
 
-    def item(self, x) -> Any:
-        """A 0-d array as a Python number (one scalar from the device)."""
-        return float(x)
 
 
 class NumpyOps(Ops):
