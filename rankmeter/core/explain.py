@@ -139,11 +139,17 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
     if parts is None:
         shown = f"'{value}'" if value_type is TEXT else (f"{value}" if value_type is COUNT else f"{value:.4f}")
         return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {shown}"])
+    formula = list(parts.formula)
+    empty_target = getattr(measure.family.kernel, "empty_target", None)
+    action = measure.get("empty_target_action") if empty_target is not None else None
+    if action not in (None, "neg") and empty_target[0](batch, effective)[0]:
+        shown_value = "undefined (left out of the mean)" if action == "skip" else f"{value:.4f}"
+        formula.append(f"{empty_target[1]}: empty_target_action={action} makes {label} = {shown_value}")
     rows = [b + [_plain(v) for v in extra] for b, extra in zip(base, parts.per_rank[:shown])]
     depth = len(base) if measure.cutoff is None or not isinstance(measure.cutoff, int) \
         else min(measure.cutoff, len(base))
     rows += [b + [None] * len(parts.columns) for b in base[len(parts.per_rank):depth]]
-    return Explanation(measure, decode_id(query), value, base_cols + parts.columns, rows, list(parts.formula),
+    return Explanation(measure, decode_id(query), value, base_cols + parts.columns, rows, formula,
                        list(parts.ideal_columns), [[_plain(v) for v in r] for r in parts.ideal_rows])
 
 

@@ -79,4 +79,5 @@ def with_empty_target(kernel: Callable, empty: Callable = no_relevant, *, what: 
         values = values.astype(np.float64)
         values[mask] = 1.0 if action == "pos" else np.nan
         return values
+    wrapped.empty_target = (empty, what)  # explanations say when the action, not the formula, gave the value
     return wrapped
