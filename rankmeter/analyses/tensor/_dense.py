@@ -131,7 +131,7 @@ class Ranked:
 
     def count_upto(self, mask, k=None):
         """Per row, True entries in the top k (expected count over tie orders when averaged)."""
-        return self.xp.sum(self.upto(self.tie_mean(self.f(mask)), k), axis=1)
+        return self.xp.sum(self.tie_mean(self.f(mask), k), axis=1)
 
     def count_upto_rows(self, mask, k_per_row):
         inside = self.rank <= k_per_row[:, None]
@@ -167,13 +167,14 @@ class Ranked:
         self._cache["tie_layout"] = start, end
         return start, end
 
-    def tie_mean(self, values):
-        """Per rank, the mean of ``values`` over its tied group (``Batch.tie_mean``)."""
+    def tie_mean(self, values, k=None):
+        """Per rank of the top ``k`` (every rank without a cutoff), the mean of ``values`` over its tied
+        group (``Batch.tie_mean``); a group may reach past rank k."""
         if self.ties != "average":
-            return values
+            return self.upto(values, k)
         total = self.ops.cumsum(values)
-        take = self.ops.take
-        return (take(total, self.tie_end) - take(total, self.tie_start) + take(values, self.tie_start)) / self.tie_size
+        take, start, end = self.ops.take, self.upto(self.tie_start, k), self.upto(self.tie_end, k)
+        return (take(total, end) - take(total, start) + take(values, start)) / self.upto(self.tie_size, k)
 
     # --------------------------------------------------------------- gains
     def gains(self, grades, spec, mask):
@@ -329,13 +330,12 @@ def success(r: Ranked, m):
 
 def cumulative_gain(r: Ranked, m):
     """measures/dcg.py ``cumulative_gain``."""
-    return r.xp.sum(r.upto(r.tie_mean(r.gains(r.g, m.get("gain"), r.valid)), m.cutoff), axis=1)
+    return r.xp.sum(r.tie_mean(r.gains(r.g, m.get("gain"), r.valid), m.cutoff), axis=1)
 
 
 def _dcg(r: Ranked, m):
-    g = r.tie_mean(r.gains(r.g, m.get("gain"), r.valid))
-    d = g / r.discount(r.rank, m.get("discount"), m.get("log_base"))
-    return r.xp.sum(r.upto(d, m.cutoff), axis=1)
+    g = r.tie_mean(r.gains(r.g, m.get("gain"), r.valid), m.cutoff)
+    return r.xp.sum(g / r.discount(r.upto(r.rank, m.cutoff), m.get("discount"), m.get("log_base")), axis=1)
 
 
 def _ideal_dcg(r: Ranked, m):
