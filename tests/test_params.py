@@ -48,10 +48,12 @@ def _bad_values(param: Param) -> list[str]:
     bad = ["abc", "nan", "inf", "-inf"]
     if param.kind == "integer":
         bad.append("1.5")
+    def step(bound):  # just outside a bound, and visibly so in a double
+        return 1 if param.kind == "integer" else max(1e-3, abs(bound) * 1e-6)
     if param.low != -math.inf:
-        bad.append(repr(param.low) if param.low_open else repr(param.low - (1 if param.kind == "integer" else 1e-3)))
+        bad.append(repr(param.low) if param.low_open else repr(param.low - step(param.low)))
     if param.high != math.inf:
-        bad.append(repr(param.high) if param.high_open else repr(param.high + (1 if param.kind == "integer" else 1e-3)))
+        bad.append(repr(param.high) if param.high_open else repr(param.high + step(param.high)))
     return bad
 
 

@@ -80,12 +80,12 @@ class NuggetScores:
 
 def read_assignments(source) -> list[dict]:
     """The answer records of a nuggetizer assignment file (JSON Lines), checked; records as given."""
-    name = os.fsdecode(source)
+    from rankmeter.io.source import load_bytes  # compression, -, special files bounded, recorded as an input
+    data, name = load_bytes(source)
     try:
-        with open(name, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"byte {exc.start} is not UTF-8: nuggetizer writes JSON Lines in UTF-8", source=name) from None
     records = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():

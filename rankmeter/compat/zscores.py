@@ -39,11 +39,8 @@ def read_zscores(path: str) -> dict[bytes, dict[bytes, tuple[float, float]]]:
     {b'301': {b'map': (0.25, 0.1)}}
     >>> os.remove(fh.name)
     """
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read the z-score file: {exc.strerror}", source=path) from None
+    from rankmeter.io.source import load_bytes  # as every input: compression, bounded, recorded (never overwritten)
+    data, _ = load_bytes(path)
     table: dict[bytes, dict[bytes, tuple[float, float]]] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         fields = line.split()

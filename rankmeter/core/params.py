@@ -250,7 +250,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
        help="which queries are averaged: those in both inputs (judged queries the run lacks are named in a "
             "warning), or every qrels query, a missing one scoring as an empty ranking (like trec_eval -c, "
             "which ranks one unjudged doc there instead: the same values, but num_ret counts it)"),
-    _p("rel", "grade", 1, group="evaluation",
+    _p("rel", "grade", 1, group="evaluation", low=-2 ** 53, high=2 ** 53,
        help="relevance threshold for measures that do not set their own rel= (trec_eval -l); grades >= rel "
             "are relevant"),
     _p("judged_only", "bool", False, group="evaluation",

@@ -134,7 +134,8 @@ def _plain_file(source):
     if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
         return None
     try:
-        file = open(source, "rb", buffering=0)
+        from rankmeter.io.inputs import open_input
+        file = open_input(source, "rb", buffering=0)  # recorded: no output may be written over it
     except (OSError, ValueError):
         return None
     try:

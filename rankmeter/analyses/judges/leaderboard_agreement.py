@@ -194,12 +194,14 @@ def read_leaderboard(paths) -> dict:
         paths = [paths]
     board: dict = {}
     for path in paths:
-        name = os.fsdecode(path)
+        from rankmeter.io.source import load_bytes
+        data, name = load_bytes(path)
         try:
-            with open(name, encoding="utf-8") as fh:
-                lines = [(n, line) for n, line in enumerate(fh, start=1) if line.strip() and not line.startswith("#")]
-        except OSError as exc:
-            raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"byte {exc.start} is not UTF-8", source=name) from None
+        lines = [(n, line) for n, line in enumerate(text.splitlines(keepends=True), start=1)
+                 if line.strip() and not line.startswith("#")]
         if not lines:
             raise InputError("is empty: expected leaderboard lines (run measure query value, or trec_eval output)",
                              source=name)
