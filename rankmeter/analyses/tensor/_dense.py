@@ -93,7 +93,8 @@ class Ranked:
                 order32 = xp.where(inputs.ranked, order32, ops.full((), -(2 ** 31), xp.int32))
             shift = max(int(width - 1).bit_length(), 1)
             column = ops.arange(width, ops.int64)[None, :]
-            return ops.smallest_columns((-ops.astype(order32, ops.int64) << shift) | column, depth, shift)
+            # ~x reverses the order without overflow: the best score gets the smallest key
+            return ops.smallest_columns(ops.widen_shift(~order32, shift) | column, depth, shift)
         order = ops.argsort(-inputs.scores, axis=1)
         if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
             ranked_first = ops.take(inputs.ranked, order)

@@ -91,6 +91,10 @@ class Ops:
         """The bits of float32 ``x`` as int32 (None: the library cannot reinterpret them)."""
         return None
 
+    def widen_shift(self, x, shift: int):
+        """int32 ``x`` as int64, shifted left by ``shift`` bits."""
+        return self.astype(x, self.int64) << shift
+
     def smallest_columns(self, key, k: int, shift: int):
         """Columns of the k smallest ``key`` values of each row, smallest first, where each key is
         distinct and holds its column c in its low bits: ``key = (...) << shift | c``."""
@@ -151,6 +155,9 @@ class NumpyOps(Ops):
 
     def float32_bits(self, x):
         return x.view(self.xp.int32)
+
+    def widen_shift(self, x, shift):
+        return self.xp.left_shift(x, shift, dtype=self.xp.int64)   # one pass: the cast within the shift
 
     def smallest_columns(self, key, k, shift):
         return _columns_by_numpy(key, k, shift)
