@@ -6,8 +6,6 @@ duplicates, ties across a cut-off ...), 2 for an error in the inputs.
 """
 from __future__ import annotations
 
-import json
-import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
@@ -36,8 +34,7 @@ def run(args) -> int:
                   format="trec")
     findings = check(args.qrels, args.runs, **options)
     if args.format == "json":
-        json.dump({"findings": findings_json(findings)}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json({"findings": findings_json(findings)})
     else:
         for f in findings:
             print(printable(f))

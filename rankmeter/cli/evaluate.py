@@ -1,7 +1,6 @@
 """``rankmeter eval QRELS RUN... -m MEASURE...``: score runs with chosen measures."""
 from __future__ import annotations
 
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -58,10 +57,8 @@ def run(args) -> int:
     names = unique_names(tags, sources, args.runs)  # the one naming rule: eval, compare, report, JSON, Python
     if args.format == "json":
         runs = [dict(r.to_dict(per_query=args.per_query), run=name) for name, r in zip(names, all_results)]
-        json.dump({"measures": all_results[0].names,
-                   "options": {k: v for k, v in options.items() if v is not None}, "runs": runs},
-                  sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json({"measures": all_results[0].names,
+                          "options": {k: v for k, v in options.items() if v is not None}, "runs": runs})
     else:
         print_results(all_results, names, fmt=args.format, per_query=args.per_query, decimals=args.decimals)
     return 0

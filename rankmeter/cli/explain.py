@@ -1,7 +1,6 @@
 """``rankmeter explain QRELS RUN -m MEASURE -Q QUERY``: one measure on one query, step by step."""
 from __future__ import annotations
 
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -29,10 +28,9 @@ def run(args) -> int:
         w.writerow(result.columns)
         w.writerows(result.rows)
     elif args.format == "json":
-        json.dump({"measure": str(result.measure), "query": result.query, "value": result.value,
+        flags.write_json({"measure": str(result.measure), "query": result.query, "value": result.value,
                    "columns": result.columns, "rows": result.rows, "ideal_columns": result.ideal_columns,
-                   "ideal_rows": result.ideal_rows, "formula": result.formula}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+                   "ideal_rows": result.ideal_rows, "formula": result.formula})
     else:
         print(result)
     return 0

@@ -16,7 +16,7 @@ from typing import Any
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
-__all__ = ["Parser", "add", "keywords", "evaluation", "EVALUATION", "READING", "EVALUATION_FUSING",
+__all__ = ["Parser", "add", "keywords", "evaluation", "write_json", "EVALUATION", "READING", "EVALUATION_FUSING",
            "READING_FUSING"]
 
 #: The evaluation options every command that scores runs takes.
@@ -89,6 +89,25 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         if param.required:
             kwargs["required"] = True
         parser.add_argument(*names, **kwargs)
+
+
+def write_json(obj, out=None) -> None:
+    """Every command's JSON output: valid JSON always (RFC 8259 has no NaN or Infinity), a value that
+    cannot be computed written ``null`` by the one rule of rankmeter.core.results (plain_value)."""
+    import json
+    import sys
+
+    from rankmeter.core.results import plain_value
+
+    def plain(value):
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return plain_value(value) if isinstance(value, float) or type(value).__module__ == "numpy" else value
+    out = out or sys.stdout
+    json.dump(plain(obj), out, indent=2, allow_nan=False)
+    out.write("\n")
 
 
 def keywords(args: argparse.Namespace, names) -> dict[str, Any]:

@@ -1,7 +1,6 @@
 """``rankmeter judged QRELS RUN... -m MEASURE``: how far each run rests on judgments."""
 from __future__ import annotations
 
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -27,8 +26,7 @@ def run(args) -> int:
     report = judged(args.qrels, args.runs, args.measure or ["AP", "nDCG@10"], cutoffs=args.cutoff or CUTOFFS,
                     rbp_p=args.p, **flags.evaluation(args))
     if args.format == "json":
-        json.dump(report.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json(report.to_dict())
     elif args.format == "csv":
         sys.stdout.write(report.to_csv())
     else:

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -21,8 +20,7 @@ _OPTIONS = flags.EVALUATION
 
 def _emit(args, data: dict, text: str) -> int:
     if args.format == "json":
-        json.dump(data, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json(data)
     else:
         sys.stdout.write(text)
     return 0
@@ -76,17 +74,7 @@ def _impact(args) -> int:
     result = impact(args.human, args.llm, list(args.runs), args.measure, baseline=args.baseline, test=args.test,
                     correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
                     probabilities=args.probabilities, samples=args.samples, **flags.keywords(args, _OPTIONS))
-    return _emit(args, _plain(result.to_dict()), result.to_text(decimals=args.decimals))
-
-
-def _plain(value):
-    """JSON-ready: NaN (no test of a run against itself) as null."""
-    import math
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return None if isinstance(value, float) and math.isnan(value) else value
+    return _emit(args, result.to_dict(), result.to_text(decimals=args.decimals))
 
 
 def run(args: argparse.Namespace) -> int:

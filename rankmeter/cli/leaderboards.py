@@ -7,7 +7,6 @@ for one trec_eval file per run).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -55,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
                          suffixes=(".svg",)) as out:
             out.write(result.slope_svg(args.measure[0] if args.measure else None))
     if args.format == "json":
-        json.dump(result.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json(result.to_dict())
     else:
         sys.stdout.write(result.to_text(decimals=args.decimals, moves=args.moves))
     return 0

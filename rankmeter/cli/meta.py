@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -38,8 +37,7 @@ def _correlate(args: argparse.Namespace) -> int:
         names = tuple(table.names)
     result = correlations(a, b, p=args.p, names=names)
     if args.format == "json":
-        json.dump({"a": names[0], "b": names[1], **result}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json({"a": names[0], "b": names[1], **result})
     else:
         print(f"system rankings by {names[0]} and by {names[1]} ({result['systems']} systems)")
         for key, value in result.items():
@@ -52,8 +50,7 @@ def _correlate(args: argparse.Namespace) -> int:
 
 def _emit(args, data: dict, lines: list[str]) -> int:
     if args.format == "json":
-        json.dump(data, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json(data)
     else:
         sys.stdout.write("\n".join(lines) + "\n")
     return 0

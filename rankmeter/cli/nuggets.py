@@ -9,7 +9,6 @@ from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 
 import argparse
-import json
 import sys
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -38,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.files) == 1:
         scores = nugget_scores(args.files[0], partial=args.partial, weights=weights)
         if args.format == "json":
-            json.dump(scores.to_dict(), sys.stdout, indent=2)
-            sys.stdout.write("\n")
+            flags.write_json(scores.to_dict())
         else:
             sys.stdout.write(scores.to_text(decimals=args.decimals, per_query=True))
         return 0
@@ -47,23 +45,15 @@ def run(args: argparse.Namespace) -> int:
                                          weights=weights, test=args.test, correction=args.correction,
                                          alpha=args.alpha, permutations=args.permutations, seed=args.seed)
     if args.format == "json":
-        json.dump({"systems": {s.system: s.to_dict() for s in scored},
-                   "comparison": {"test": args.test, "correction": args.correction, "alpha": args.alpha,
-                                  "baseline": comparison.baseline, "table": _plain(comparison.table_records())}},
-                  sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json({"systems": {s.system: s.to_dict() for s in scored},
+                          "comparison": {"test": args.test, "correction": args.correction, "alpha": args.alpha,
+                                         "baseline": comparison.baseline, "table": comparison.table_records()}})
         return 0
     for s in scored:
         sys.stdout.write(s.to_text(decimals=args.decimals, per_query=args.per_query) + "\n")
     from rankmeter.report.tables import write_comparison
     write_comparison(comparison, "text")
     return 0
-
-
-def _plain(records):
-    """JSON-ready rows: NaN (no test for the baseline against itself) as null."""
-    import math
-    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in records]
 
 
 HELP = ("RAG nugget scores (strict_vital, strict_all, vital, all) of nuggetizer assignment files; several files "

@@ -1,7 +1,6 @@
 """``rankmeter ties QRELS RUN... -m M...``: how much each score depends on the order of tied docs."""
 from __future__ import annotations
 
-import json
 import sys
 
 from rankmeter.cli import flags
@@ -28,8 +27,7 @@ def run(args) -> int:
                for name, run in named]
     if args.format == "json":
         body = ({"run": name, **report.to_dict()} for name, report in reports)
-        json.dump({"runs": list(body)} if len(reports) > 1 else dict(next(body)), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        flags.write_json({"runs": list(body)} if len(reports) > 1 else dict(next(body)))
     else:
         for i, (name, report) in enumerate(reports):
             if len(reports) > 1:
