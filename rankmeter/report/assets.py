@@ -14,7 +14,7 @@ CSS = """
 :root { --fg: #1d232a; --muted: #5f6b76; --line: #d7dde3; --head: #f2f5f8; --up: #1f6fb2; --down: #c0392b; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-       color: var(--fg); margin: 0; padding: 0 2rem 4rem; max-width: 1280px; }
+       color: var(--fg); margin: 0; padding: 0 2rem 4rem; max-width: 1920px; }
 header { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
 h1 { font-size: 1.5rem; margin: 1.2rem 0 .4rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .6rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; }
@@ -30,6 +30,7 @@ table { border-collapse: collapse; margin: .4rem 0 1rem; font-variant-numeric: t
 th, td { border: 1px solid var(--line); padding: .25rem .55rem; text-align: right; vertical-align: top; }
 th { background: var(--head); font-weight: 600; }
 th.text, td.text { text-align: left; overflow-wrap: anywhere; max-width: 28rem; }
+td:not(.text) { white-space: nowrap; }
 td.run { overflow-wrap: break-word; }
 table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
 table.sortable th::after { content: " \\2195"; color: #9aa5b1; font-size: .8em; }

@@ -307,7 +307,8 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     meta = [("qrels", f"<code>{esc(q.source)}</code>"), ("runs", f"<ul>{run_items}</ul>"),
             ("baseline", esc(baseline)), ("measures", ", ".join(f"<code>{esc(lb)}</code>" for lb, _ in labels)),
             ("queries", f"{n_queries} ({policy})"),
-            ("test", f"{esc(test)}, correction {esc(correction)}, alpha {esc(alpha)}" if tested else "not run"),
+            ("test", f"{esc(test)} test, {'no correction' if correction == 'none' else esc(correction) + ' correction'}, "
+                     f"alpha {esc(alpha)}" if tested else "not run"),
             ("settings", f"rel &ge; {esc(opts.rel)}{', judged docs only' if opts.judged_only else ''}")]
     nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
                   [("comparison", "comparison"), ("leaderboards", "two qrels"), ("beyond", "beyond accuracy"),
