@@ -213,3 +213,15 @@ def test_frictions_coverage_within_one_lower_bias_is_better_and_columns_align(tm
     for column in ("arp", "aclt", "serendipity"):  # each value ends where its heading ends
         end = head.index(column) + len(column)
         assert first[end - 1] != " " and (len(first) == end or first[end] == " "), (column, head, first)
+
+
+def test_item_features_keyed_by_integer_ids():
+    from rankmeter.analyses.beyond import beyond_accuracy
+    train, recs = {1: [10, 11], 2: [11, 12]}, {1: [12, 13], 2: [10, 11]}
+    feats = {10: [1.0, 0.0], 11: [0.0, 1.0], 12: [1.0, 1.0], 13: [0.5, 0.5]}
+    by_int = beyond_accuracy(train, recs, item_features=feats).overall
+    as_text = beyond_accuracy({str(u): [str(i) for i in v] for u, v in train.items()},
+                              {str(u): [str(i) for i in v] for u, v in recs.items()},
+                              item_features={str(k): v for k, v in feats.items()}).overall
+    # user 1: 12, 13 are parallel (cosine 1): diversity 0; user 2: 10, 11 orthogonal: diversity 1
+    assert by_int["diversity"] == as_text["diversity"] == pytest.approx(0.5)

@@ -330,6 +330,9 @@ def _gini(counts: np.ndarray) -> float:
 def _similarity(t_user, t_item, n_users, n_items, features, items):
     """A function (a, b) -> similarity of item code arrays a, b."""
     if features is not None:
+        from collections.abc import Mapping
+        if isinstance(features, Mapping):  # ids are compared as text, as the lists' ids are (1 and "1" alike)
+            features = {str(k): v for k, v in features.items()}
         dim = None
         matrix = None
         present = np.zeros(n_items, dtype=bool)
