@@ -1,7 +1,7 @@
 """Fusion of several runs into one, with ranx's method and normalisation names.
 
 :func:`fuse` aligns the runs on (query, doc) once (Arrow dictionary encoding of
-the pairs), normalises each run's scores per query (:mod:`.normalise`) and
+the pairs), normalises each run's scores per query (:mod:`.normalisation`) and
 combines the aligned score matrix with one numpy expression per method
 (:mod:`.methods`). Rank-based methods (``rrf``, ``isr``, ``rbc`` ...) read each
 run's ranks in the core's order (score descending, docno descending; ``ties="input"``: the order given,
@@ -28,6 +28,6 @@ def __getattr__(name: str):  # the numpy-backed functions load on first use (the
         from rankmeter.analyses.fusion.tuning import optimise
         return optimise
     if name == "normalise":
-        from rankmeter.analyses.fusion.normalise import normalise
+        from rankmeter.analyses.fusion.normalisation import normalise
         return normalise
     raise AttributeError(f"module 'rankmeter.analyses.fusion' has no attribute {name!r}")

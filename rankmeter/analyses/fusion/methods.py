@@ -51,7 +51,7 @@ from rankmeter.io.canonical import Run
 from rankmeter.core.naming import name_runs
 from rankmeter.analyses.fusion.catalog import METHODS
 from rankmeter.analyses.fusion.trained import TRAINED
-from rankmeter.analyses.fusion.normalise import normalise
+from rankmeter.analyses.fusion.normalisation import normalise
 
 __all__ = ["METHODS", "fuse", "fuse_read", "read_runs"]
 

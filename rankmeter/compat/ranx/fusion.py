@@ -80,7 +80,7 @@ def fuse(runs: list, norm: str | None = "min-max", method: str = "wsum", params:
 
 def normalize(run: Run, norm: str = "min-max") -> Run:
     """ranx's ``normalize``: the run's scores normalised per query (``borda`` needs all the runs: use ``fuse``)."""
-    from rankmeter.analyses.fusion.normalise import normalise
+    from rankmeter.analyses.fusion.normalisation import normalise
     if norm == "borda":
         raise ParameterError("norm='borda' scores a doc against every run's candidates: use fuse(..., norm='borda')")
     norm = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}.get(norm, norm)
