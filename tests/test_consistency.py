@@ -116,3 +116,13 @@ def test_p_values_and_notebook_views_say_one_thing(files):
     baseline_row = page.split("a.run")[1].split("</tr>")[0]  # a.run is the baseline: no test, no wins
     assert ">0<" not in baseline_row
     assert repr(rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP")).startswith("Results(1 query:")
+
+
+def test_means_over_different_query_sets_say_how_many(files, tmp_path, cli):
+    qrels, a, b = files
+    short = tmp_path / "short.run"
+    short.write_text("".join(line for line in open(b) if not line.startswith("q9 ")))
+    text = cli("eval", qrels, a, short, "-m", "AP").stdout.splitlines()
+    assert text[0].split()[-1] == "queries" and [line.split()[-1] for line in text[1:]] == ["4", "3"]
+    same = cli("eval", qrels, a, b, "-m", "AP").stdout.splitlines()
+    assert "queries" not in same[0]  # the same queries: no count to show

@@ -52,18 +52,21 @@ def natural_key(text: str):
 
 def _rows(results_list, names, per_query):
     measure_names = results_list[0].names
-    header = ["run", "query"] + measure_names
+    # runs whose means are over different query sets say over how many (the means are not comparable
+    # as they stand; rankmeter compare tests them over the queries both answered)
+    counted = len({tuple(res.queries) for res in results_list}) > 1
+    header = ["run", "query"] + measure_names + (["queries"] if counted else [])
     rows = []
     for res, name in zip(results_list, names):
         label = name  # the one naming rule (rankmeter.core.naming): unique, the same in every command
         if per_query:
-            columns = [res.values(m) for m in measure_names]
-            order = sorted(range(len(res.queries)), key=lambda i: natural_key(res.queries[i]))
-            for i in order:
-                rows.append([label, res.queries[i]] + [col[i] for col in columns])
+            columns = [res.values(m) for m in measure_names]  # already in natural order (core.order)
+            for i, query in enumerate(res.queries):
+                rows.append([label, query] + [col[i] for col in columns] + ([""] if counted else []))
         undefined = getattr(res, "undefined", {})
         rows.append([label, "all"] + [_MeanOf(v, undefined[m]) if undefined.get(m) else
-                                      UNDEFINED if v is None else v for m, v in res.mean.items()])
+                                      UNDEFINED if v is None else v for m, v in res.mean.items()]
+                    + ([len(res.queries)] if counted else []))
     return header, rows
 
 
