@@ -261,6 +261,16 @@ def test_bad_inputs_are_refused(bad, match):
         evaluate(scores, targets, "AP")
 
 
+def test_empty_batches():
+    for conv in ((lambda a: a), torch.from_numpy):
+        assert evaluate(conv(np.zeros((0, 3))), conv(np.zeros((0, 3))), "AP")["AP"].shape == (0,)
+        out = evaluate(conv(np.zeros((2, 0))), conv(np.zeros((2, 0))), ["AP", "nDCG@3", "RR", "ERR(max_grade=2)"])
+        assert all(np.isnan(np.asarray(v)).all() and v.shape == (2,) for v in out.values())   # no query
+    with torch_ops_on_cpu():
+        out = evaluate(torch.zeros(2, 0), torch.zeros(2, 0), ["AP", "RR"])
+        assert all(torch.isnan(v).all() for v in out.values())
+
+
 def test_refusals_name_what_to_do():
     s, t = np.ones((2, 3)), np.ones((2, 3))
     with pytest.raises(MeasureError, match="supported: P, R, F, F1"):

@@ -156,14 +156,23 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
     t = ops.astype(targets, dtype)
     if ignore_index is not None:
         real = real & (t != ignore_index)
-    # the checks that read values: one boolean from the device
-    bad_score = xp.isnan(s) if ops.is_float(scores) else None
-    bad_target = None if ops.is_bool(targets) else (t < 0) | xp.isnan(t) if ops.is_float(targets) else t < 0
-    bad = [b & real if padded else b for b in (bad_score, bad_target) if b is not None]
-    if bad and bool(xp.any(bad[0] | bad[1] if len(bad) == 2 else bad[0])):
-        if bad_score is not None and bool(xp.any(bad[0])):
-            raise InputError("scores hold NaN; give every real candidate a number (mask out padding)",
-                             source="scores")
+    if scores.shape[1] == 0:   # rows without candidates: one padding column keeps every reduction defined
+        rows = scores.shape[0]
+        s, t = ops.zeros((rows, 1), dtype), ops.zeros((rows, 1), dtype)
+        real, padded = ops.zeros((rows, 1), xp.bool), True
+    # the checks that read values: a minimum is NaN when a value is (one reduction, one scalar to the host)
+    check_s = ops.is_float(scores)
+    check_t = not ops.is_bool(targets)
+    if padded and (check_s or check_t):
+        lowest_s = ops.amin(xp.reshape(xp.where(real, s, ops.zeros((), dtype)), (-1,)), axis=0) if check_s else 0.0
+        lowest_t = ops.amin(xp.reshape(xp.where(real, t, ops.zeros((), dtype)), (-1,)), axis=0) if check_t else 0.0
+    else:
+        empty = 0 in tuple(s.shape)
+        lowest_s = ops.amin(xp.reshape(s, (-1,)), axis=0) if check_s and not empty else 0.0
+        lowest_t = ops.amin(xp.reshape(t, (-1,)), axis=0) if check_t and not empty else 0.0
+    if check_s and float(lowest_s) != float(lowest_s):
+        raise InputError("scores hold NaN; give every real candidate a number (mask out padding)", source="scores")
+    if check_t and not float(lowest_t) >= 0:
         raise InputError("targets hold a negative value or NaN; grades are >= 0 (0 = not relevant); mask "
                          "padding with mask= or drop a label with ignore_index=", source="targets")
     if padded:
