@@ -175,7 +175,9 @@ def _peak_of_reading(path, *, as_run: bool = False, streamed: bool = False) -> t
     code = ("import resource, sys, rankmeter\npath = sys.argv[1]\ntry:\n"
             + "".join("    " + line + "\n" for line in reader.splitlines())
             + "    print('read without error')\nexcept rankmeter.InputError as exc:\n    print(exc)\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n")
+            # the peak of this program's own memory (VmHWM: reset at exec; ru_maxrss would keep the peak
+            # of the forked copy of a big parent, e.g. the whole test session, from before exec)
+            "print(int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) / 1024)\n")
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300,
                           preexec_fn=_capped)  # a regression fails this test, not the machine
     assert done.returncode == 0, done.stderr[-2000:]

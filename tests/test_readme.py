@@ -186,7 +186,7 @@ def test_how_it_works_names_the_layout_as_it_is():
     named = set(re.findall(r"`(?:rankmeter/)?((?:[a-z_]+/)+[a-z_]+\.py|[a-z_]+\.py)`", section))
     assert named, "no module paths found in the section"
     for path in named:
-        candidates = [ROOT / "rankmeter" / path] + [ROOT / "rankmeter" / p / path for p in packages]
+        candidates = [ROOT / path, ROOT / "rankmeter" / path] + [ROOT / "rankmeter" / p / path for p in packages]
         assert any(c.exists() for c in candidates), f"README names {path}, which does not exist"
 
 

@@ -19,7 +19,7 @@ rankmeter.errors.ParameterError: decimals=-1: expected an integer in [0, 17]
 >>> PARAMS["seed"].parse("-3")
 Traceback (most recent call last):
 ...
-rankmeter.errors.ParameterError: seed=-3: expected an integer in [0, 4294967295]
+rankmeter.errors.ParameterError: seed=-3: expected an integer in [0, 4294967295] or None
 """
 from __future__ import annotations
 
