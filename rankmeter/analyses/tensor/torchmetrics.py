@@ -25,8 +25,8 @@ try:
     import torchmetrics
 except ImportError as error:  # pragma: no cover - the extra is installed wherever this module is used
     from rankmeter.errors import MissingExtra
-    raise MissingExtra(f"rankmeter.tensor.torchmetrics needs torch and torchmetrics ({error.name} is missing): "
-                       "pip install torchmetrics") from None
+    raise MissingExtra(error.name or "torchmetrics", "torchmetrics",
+                       "rankmeter.tensor.torchmetrics (TorchMetrics-compatible classes)") from None
 
 from rankmeter.analyses.tensor._evaluate import evaluate_planned
 from rankmeter.analyses.tensor._inputs import prepare
