@@ -225,3 +225,16 @@ def test_item_features_keyed_by_integer_ids():
                               item_features={str(k): v for k, v in feats.items()}).overall
     # user 1: 12, 13 are parallel (cosine 1): diversity 0; user 2: 10, 11 orthogonal: diversity 1
     assert by_int["diversity"] == as_text["diversity"] == pytest.approx(0.5)
+
+
+def test_measures_without_similarity_need_no_scipy(monkeypatch):
+    import sys
+
+    from rankmeter.analyses.beyond import compare_beyond
+    monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
+    train = {"u1": ["a", "b"], "u2": ["b", "c"], "u3": ["c"]}
+    recs = {"x": {"u1": ["c"], "u2": ["a"], "u3": ["a", "b"]}, "y": {"u1": ["b"], "u2": ["c"], "u3": ["b"]}}
+    cmp = compare_beyond(train, recs, ["novelty", "aplt"], test="randomization", permutations=50)
+    assert cmp.systems == ["x", "y"]
+    with pytest.raises(ImportError, match=r"rankmeter\[stats\]"):
+        compare_beyond(train, recs, ["diversity"], test="randomization", permutations=50)

@@ -153,12 +153,14 @@ def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
                     catalog=None, entropy: str = "recommenders", tail_ratio: float | None = None,
                     user: str = "user", item: str = "item", score: str | None = None,
-                    ties: str = "trec_eval") -> BeyondAccuracy:
+                    ties: str = "trec_eval", measures=None) -> BeyondAccuracy:
     """The beyond-accuracy measures of ``recommendations`` given ``train`` (see the module docstring).
 
     ``item_features``: ``{item: vector}`` for feature-cosine similarity (default: co-occurrence);
     ``head``: the most popular share of the training items that is not long tail (default 0.2);
     ``catalog``, ``entropy`` and ``tail_ratio`` choose RecBole's definitions (module docstring).
+    ``measures``: the per-user measures wanted (default all); diversity and serendipity, which need an item
+    similarity (co-occurrence: scipy), are computed only when wanted.
     """
     if not 0 < head < 1:
         raise ParameterError(f"head={head!r}: expected the share of items in the popular head, in (0, 1)")
@@ -217,9 +219,10 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     per_user["aplt"] = np.where(has, tail_count / np.maximum(counted, 1), np.nan)
     profile = _mean_by(t_user, popularity[t_item], n_users)
     per_user["popularity_lift"] = (per_user["arp"] - profile) / profile
-    similarity = _similarity(t_user, t_item, n_users, n_items, item_features, items)
-    per_user["diversity"] = _diversity(r_user, r_item, n_users, similarity)
-    per_user["serendipity"] = _serendipity(r_user, r_item, t_user, t_item, n_users, similarity)
+    if {"diversity", "serendipity"} & set(PER_USER if measures is None else measures):
+        similarity = _similarity(t_user, t_item, n_users, n_items, item_features, items)
+        per_user["diversity"] = _diversity(r_user, r_item, n_users, similarity)
+        per_user["serendipity"] = _serendipity(r_user, r_item, t_user, t_item, n_users, similarity)
     answered = np.flatnonzero(has)
     values = {m: {str(users[u]): float(v[u]) for u in answered} for m, v in per_user.items()}
     for m, v in per_user.items():
@@ -305,7 +308,7 @@ def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str |
         raise ParameterError("recommendations: expected {name: recommendations} with at least two systems")
     scores = {}
     for name, recs in recommendations.items():
-        per_user = beyond_accuracy(train, recs, **options).per_user
+        per_user = beyond_accuracy(train, recs, measures=wanted, **options).per_user
         scores[str(name)] = {m: per_user[m] for m in wanted}
     return compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
                           permutations=permutations, seed=seed,
