@@ -131,7 +131,7 @@ def box_svg(columns: Sequence[np.ndarray], systems: Sequence[str], measure: str)
     data = [np.asarray(c, float)[~np.isnan(np.asarray(c, float))] for c in columns]
     k = len(data)
     values = np.concatenate(data) if data else np.zeros(0)
-    width = max(300, 90 * k + 120)
+    width = max(560, 90 * k + 120)  # the width of the other figures: the box fills its panel as they do
     ax = _Axes((0.4, k + 0.6), (float(values.min(initial=0)), float(values.max(initial=1))), width=width)
     ax.frame(f"{_short(measure)} per query (box)", "", _short(measure))
     rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
