@@ -24,6 +24,17 @@ BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 SHOWN_ID_CHARS = 60
 
 
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+
+
+def printable(text: object) -> str:
+    """``text`` with control and bidirectional characters escaped (``\\x1b``, ``\\u202e``)."""
+    text = str(text)
+    if text.isprintable() and not (_BIDI & set(text)):
+        return text
+    return "".join(c if c.isprintable() and c not in _BIDI else repr(c)[1:-1] for c in text)
+
+
 def shown_id(value: object, limit: int = SHOWN_ID_CHARS) -> str:
     """An id (query, doc, run tag) as a message may show it: short, one line, no terminal controls.
 

@@ -13,7 +13,7 @@ import os
 import sys
 import warnings
 
-from rankmeter.io.output import printable
+from rankmeter.errors import printable  # light: --help never loads numpy
 
 __all__ = ["main"]
 

@@ -18,13 +18,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rankmeter.errors import ParameterError, RankmeterError
+from rankmeter.errors import ParameterError, RankmeterError, printable  # noqa: F401 - printable: public here too
 from rankmeter.io.inputs import recorded_as
 
 __all__ = ["OutputError", "OutputIsInput", "check_output", "output_file", "printable"]
 
 #: bidirectional controls: shown escaped, never obeyed by a terminal
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 
 
 class OutputError(RankmeterError, OSError):
@@ -33,14 +32,6 @@ class OutputError(RankmeterError, OSError):
 
 class OutputIsInput(OutputError, ParameterError):
     """The output named is one of the inputs (the same path, a link to it or a hard link): never written."""
-
-
-def printable(text: object) -> str:
-    """``text`` with control and bidirectional characters escaped (``\\x1b``, ``\\u202e``)."""
-    text = str(text)
-    if text.isprintable() and not (_BIDI & set(text)):
-        return text
-    return "".join(c if c.isprintable() and c not in _BIDI else repr(c)[1:-1] for c in text)
 
 
 def _same_file(a: Path, b: object) -> bool:
