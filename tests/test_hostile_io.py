@@ -323,3 +323,27 @@ def test_json_lines_refuses_ids_that_are_not_utf8_and_writes_nothing(tmp_path):
     with pytest.raises(ParameterError, match=r"doc id d\\xff1 is not UTF-8"):
         write_run(rankmeter.read_run(source), tmp_path / "run.jsonl")
     assert not (tmp_path / "run.jsonl").exists()
+
+
+def test_a_reused_inode_still_guards_the_file_now_read(tmp_path):
+    """A file read, deleted, and its inode number given to a new input: the new one is still refused."""
+    import os
+
+    from rankmeter.io.inputs import open_input, recorded_as
+    from rankmeter.io.output import check_output
+    old = tmp_path / "old.txt"
+    old.write_text("q 0 d 1\n")
+    with open_input(old) as fh:
+        fh.read()
+    inode = os.stat(old).st_ino
+    os.remove(old)
+    new = tmp_path / "new.txt"
+    new.write_text("q 0 d 1\n")
+    with open_input(new) as fh:
+        fh.read()
+    link = tmp_path / "hard-link"
+    os.link(new, link)
+    assert recorded_as(link) == str(new.resolve())  # whether or not the system reused the number
+    with pytest.raises(Exception, match="is one of the inputs"):
+        check_output(link)
+    assert os.stat(new).st_ino == os.stat(link).st_ino and inode >= 0

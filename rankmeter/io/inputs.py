@@ -70,7 +70,10 @@ def record_input(opened, path=None) -> None:
         return
     resolved = os.path.realpath(os.fsdecode(path)) if isinstance(path, (str, bytes, os.PathLike)) else None
     with _LOCK:
-        _BY_INODE.setdefault(key, resolved or f"<input {key[1]}>")
+        # the newest name: an inode met before may belong to a file since deleted whose number the
+        # system gave to this one (the old name no longer finds it)
+        if resolved or key not in _BY_INODE:
+            _BY_INODE[key] = resolved or f"<input {key[1]}>"
         if resolved:
             _BY_PATH.add(resolved)
 
