@@ -95,3 +95,32 @@ def test_cli_json_shape_and_comparison(capsys):
     text = capsys.readouterr().out
     assert "sys0: 40 answer records" in text and "weighted" in text and "sys1" in text
     assert np.isfinite(nugget_scores(one).mean["all"])
+
+
+def test_nugget_scores_feed_the_report_and_meta_evaluation(tmp_path):
+    """The per-query nugget scores that compare uses are the ones the HTML report and the meta-evaluation
+    read: the same matrix, the same comparison."""
+    import numpy as np
+
+    from cli_runner import run_cli_in_process
+    from rankmeter.analyses.meta import discriminative_power
+    from rankmeter.analyses.nuggets import nugget_scores, score_matrix
+
+    files = [str(FIXTURES / "nuggetizer_sys0.jsonl"), str(FIXTURES / "nuggetizer_sys1.jsonl")]
+    scored = [nugget_scores(f, system=n) for n, f in zip(("sys0", "sys1"), files)]
+    x, queries, systems = score_matrix(scored, "vital")
+    assert systems == ["sys0", "sys1"] and x.shape == (len(queries), 2)
+    for j, s in enumerate(scored):
+        want = s.scores()["vital"]
+        assert {q: v for q, v in zip(queries, x[:, j]) if not np.isnan(v)} == pytest.approx(want)
+    dp = discriminative_power(x, test="t", names=systems)
+    result = run_cli_in_process("meta", "discriminative-power", "--nuggets", *files, "-m", "vital", "--test", "t",
+                                "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pairs"][0]["asl"] == pytest.approx(dp.pairs[0][1], abs=1e-12)
+    page = tmp_path / "nuggets.html"
+    result = run_cli_in_process("nuggets", *files, "--report", str(page), "--permutations", "100")
+    assert result.returncode == 0, result.stderr
+    html = page.read_text()
+    assert html.count("<svg") >= 4 and "strict_vital" in html and "Per query" in html
+    assert run_cli_in_process("nuggets", *files, "--report", files[0]).returncode == 2  # never over an input

@@ -188,3 +188,27 @@ def compare_nuggets(files, *, baseline: str | None = None, partial: float = 0.5,
         raise ParameterError(f"two systems are named alike ({', '.join(names)}); pass a dict name -> file")
     comparison = compare_scores({s.system: s.scores() for s in scored}, baseline=baseline, **tests)
     return scored, comparison
+
+
+def score_matrix(scored, measure: str):
+    """The (queries x systems) matrix of one nugget measure over several systems' :class:`NuggetScores`
+    (NaN where a system has no record for a query), its queries in natural order and the systems: what the
+    meta-evaluation functions take (:func:`rankmeter.analyses.meta.discriminative_power`, ``swap_rate``,
+    ``variance_estimate``), as :func:`rankmeter.analyses.meta.discrimination.score_matrix` gives for runs.
+    """
+    import numpy as np
+
+    from rankmeter.core.order import natural_order
+
+    scored = list(scored)
+    if not scored or measure not in scored[0].measures:
+        known = ", ".join(scored[0].measures) if scored else "none"
+        raise ParameterError(f"measure={measure!r}: the nugget scores are {known}")
+    per = [s.scores()[measure] for s in scored]
+    queries = list(dict.fromkeys(q for values in per for q in values))
+    queries = [queries[i] for i in natural_order(queries)]
+    where = {q: i for i, q in enumerate(queries)}
+    x = np.full((len(queries), len(scored)), np.nan)
+    for j, values in enumerate(per):
+        x[[where[q] for q in values], j] = list(values.values())
+    return x, queries, [s.system for s in scored]

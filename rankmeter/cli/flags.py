@@ -67,7 +67,9 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         kwargs: dict[str, Any] = {"dest": param.name, "help": help_text}
         if param.kind == "bool":
             kwargs["action"] = "store_true"
-        elif param.kind in ("strings", "paths") and not param.positional:
+        elif param.kind == "paths":  # --nuggets A B, or --nuggets A --nuggets B
+            kwargs.update(action="extend", nargs="+", metavar=param.metavar or param.name.upper())
+        elif param.kind == "strings":
             kwargs.update(action="append", metavar=param.metavar or param.name.upper())
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))

@@ -57,6 +57,20 @@ def _emit(args, data: dict, lines: list[str]) -> int:
 
 
 def _matrix(args):
+    """(queries x systems matrix, queries, systems) of the measure: from QRELS RUN..., or from the per-query
+    nugget scores of --nuggets files (one per RAG system)."""
+    from rankmeter.errors import ParameterError
+    if getattr(args, "nuggets", None):
+        if args.qrels or args.runs:
+            raise ParameterError("give QRELS RUN... or --nuggets FILE..., not both")
+        if len(args.nuggets) < 2:
+            raise ParameterError("--nuggets: give two systems' assignment files or more")
+        from rankmeter.analyses.nuggets import nugget_scores, score_matrix
+        from rankmeter.core.naming import unique_names
+        names = unique_names([""] * len(args.nuggets), args.nuggets, args.nuggets)
+        return score_matrix([nugget_scores(f, system=n) for n, f in zip(names, args.nuggets)], args.measure)
+    if not args.qrels or len(args.runs) < 2:
+        raise ParameterError("give the judgments and two runs or more (QRELS RUN RUN ...), or --nuggets FILE...")
     from rankmeter.analyses.meta.discrimination import score_matrix
     return score_matrix(args.qrels, list(args.runs), args.measure, **flags.evaluation(args))
 
@@ -146,9 +160,14 @@ def add_arguments(meta) -> None:
     c.set_defaults(func=_correlate, subparser=c)
 
     def one_measure_over_runs(name: str, help: str):
-        """A kind reading QRELS RUN... -m M: its parser, with the arguments they all share."""
+        """A kind reading QRELS RUN... -m M (or per-query scores: --nuggets FILE...): its parser, with the
+        arguments they all share."""
         kind = kinds.add_parser(name, help=help)
-        flags.add(kind, "qrels", systems, PARAMS["measure"].but(kind="string", required=True, help="the measure"),
+        kind.add_argument("qrels", nargs="?", metavar="QRELS", help=PARAMS["qrels"].help)
+        kind.add_argument("runs", nargs="*", metavar="RUN", help="the systems' run files (at least two)")
+        flags.add(kind, "nuggets", PARAMS["measure"].but(kind="string", required=True,
+                                                          help="the measure (a nugget score with --nuggets: "
+                                                               "strict_vital, strict_all, vital, all)"),
                   "seed", PARAMS["format"].but(choices=("text", "json")), *_SCORING)
         return kind
 

@@ -44,6 +44,15 @@ def run(args: argparse.Namespace) -> int:
     scored, comparison = compare_nuggets(list(args.files), baseline=args.baseline, partial=args.partial,
                                          weights=weights, test=args.test, correction=args.correction,
                                          alpha=args.alpha, permutations=args.permutations, seed=args.seed)
+    if args.report_file:  # the same per-query scores, as a self-contained HTML report
+        from rankmeter.io.output import output_file
+        from rankmeter.report.html import render_scores_report
+        page = render_scores_report({s.system: s.scores() for s in scored}, baseline=args.baseline,
+                                    test=args.test, correction=args.correction, alpha=args.alpha,
+                                    permutations=args.permutations, seed=args.seed, what="answer records")
+        with output_file(args.report_file, inputs=list(args.files), suffixes=(".html", ".htm")) as out:
+            out.write(page)
+        print(args.report_file, file=sys.stderr)
     if args.format == "json":
         flags.write_json({"systems": {s.system: s.to_dict() for s in scored},
                           "comparison": {"test": args.test, "correction": args.correction, "alpha": args.alpha,
@@ -68,4 +77,5 @@ def add_arguments(p) -> None:
                                                          "first)"),
               "test", "correction", "alpha", "permutations", "seed",
               PARAMS["per_query"].but(help="several files: list each system's per-query scores"),
+              "report_file",
               PARAMS["format"].but(choices=("text", "json")), "decimals")

@@ -375,6 +375,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     _p("partial", "number", 0.5, group="judges", low=0, high=1, help="worth of partial_support in vital and all"),
     _p("importance_weights", "string", None, group="judges", flag="--importance-weights",
        metavar="IMPORTANCE=W,...", help="add weighted nugget scores, e.g. vital=1,okay=0.5"),
+    _p("nuggets", "paths", None, group="judges", metavar="FILE",
+       help="nuggetizer assignment files, one per RAG system (repeatable): their per-query nugget scores "
+            "instead of QRELS and RUN..."),
+    _p("report_file", "path", None, group="report", flag="--report", metavar="FILE",
+       help="also write the HTML report of the comparison to FILE (never one of the inputs)"),
     _p("board_a", "paths", None, group="meta", positional=False, metavar="FILE",
        help="a precomputed leaderboard of side A (trec_eval output, 'run measure query value' lines or a "
             "run,measure,value table; repeatable)"),

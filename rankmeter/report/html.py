@@ -235,8 +235,9 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
             figures.append((diff_svg(np.where(tied, 0.0, delta), queries, label, s, baseline),
                             f"{label}: {s} \u2212 {baseline}, per query"))
         figures.append((box_svg(list(t.values.T), t.systems, label), f"{label}: per-query values"))
-    figures.append((pr_svg(pr_curves(q, dict(named), **options)),
-                    "Interpolated precision at the eleven recall levels, averaged over queries"))
+    if q is not None:  # the precision-recall curves need the judgments
+        figures.append((pr_svg(pr_curves(q, dict(named), **options)),
+                        "Interpolated precision at the eleven recall levels, averaged over queries"))
     return "".join(f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>" for svg, caption in figures)
 
 
@@ -344,6 +345,51 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         f"<script>{SCRIPT}</script></body></html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
+
+
+def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None, test: str = "t",
+                         correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int = 0,
+                         what: str = "per-query scores") -> str:
+    """The report of per-query scores computed elsewhere (RAG nugget scores, beyond-accuracy values):
+    ``{system: {measure: {query: value}}}``, compared as :func:`rankmeter.compare_scores` compares them,
+    with the per-query table and the difference and distribution plots. Sections that need judgments and
+    rankings (coverage, ties, explanations, precision-recall) are not drawn."""
+    from rankmeter.analyses.stats.compare import compare_scores
+    from rankmeter.report.plots import PerQueryTable
+
+    cmp = compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
+                         permutations=permutations, seed=seed)
+    tables = {label: PerQueryTable(label, list(cmp.queries), list(cmp.systems), cmp.scores[label])
+              for label in cmp.measures}
+    title = title or f"rankmeter report: {', '.join(cmp.systems)}"
+    script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+           f"script-src 'sha256-{script_hash}'; base-uri 'none'; form-action 'none'")
+    correction_text = "no correction" if correction == "none" else f"{esc(correction)} correction"
+    meta = [("systems", ", ".join(esc(s) for s in cmp.systems)), ("baseline", esc(cmp.baseline)),
+            ("measures", ", ".join(f"<code>{esc(m)}</code>" for m in cmp.measures)),
+            ("queries", f"{len(cmp.queries)} ({esc(what)})"),
+            ("test", f"{esc(test)} test, {correction_text}, alpha {esc(alpha)}")]
+    data = {"version": __version__, "baseline": cmp.baseline, "measures": list(cmp.measures),
+            "queries": list(cmp.queries),
+            "per_query": {lb: {sys_: t.column(sys_) for sys_ in t.systems} for lb, t in tables.items()}}
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+        f'<header><h1>{esc(title)}</h1><dl class="meta">'
+        + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + "</dl></header>",
+        '<section id="sec-comparison"><h2>Comparison</h2>'
+        + _comparison_html(cmp.table_records(), alpha=alpha, tested=len(cmp.systems) > 1) + "</section>",
+        '<section id="sec-plots"><h2>Plots</h2><div class="plots">'
+        + _figures_html(None, [], tables, cmp.baseline, {}) + "</div></section>",
+        '<section id="sec-per-query"><h2>Per query</h2>' + _per_query_html(tables, cmp.baseline, set()) + "</section>",
+        f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
+        f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
+        f"<script>{SCRIPT}</script></body></html>",
+    ]
+    return "\n".join(parts) + "\n"
 
 
 def write_report(qrels, runs, measures, path, **options) -> Path:
