@@ -90,7 +90,8 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     truncate_grades : bool, default False
         The same as ``grades="truncate"``.
     executor : {"auto", "memory", "streamed", "spark"}, default "auto"
-        ``auto``: Spark when an input is a Spark DataFrame, else in memory.
+        ``auto``: Spark when an input is a Spark DataFrame; a plain TREC run file of 1 GiB or more
+        streamed (measured: faster and bounded past that size); else in memory.
         ``streamed``: read a run file in blocks of whole queries (bounded
         memory; the file must be grouped by query). The values are the same.
     threads, chunk_bytes, progress, partitions
@@ -125,4 +126,7 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     if opts.executor == "streamed":
         from rankmeter.executors.streamed import evaluate_streamed
         return evaluate_streamed(evaluator, run)
+    if opts.executor == "auto":  # a run file of a gigabyte or more streams by itself
+        from rankmeter.executors.streamed import evaluate_auto
+        return evaluate_auto(evaluator, run)
     return evaluator.evaluate(run)

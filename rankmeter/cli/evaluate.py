@@ -43,14 +43,16 @@ def run(args) -> int:
                              "ir_datasets qrels")
     evaluator = Evaluator(args.qrels, measures, **options)
     all_results, tags, sources = [], [], []
+    from rankmeter.executors.streamed import evaluate_auto, streams_by_itself
     for path in args.runs:  # one run in memory at a time
         if evaluator.options.executor == "streamed":
-            results = evaluate_streamed(evaluator, path)
-            tag = "" if results.run in (path, "") else results.run
-            source = path
+            results, source = evaluate_streamed(evaluator, path), path
+        elif streams_by_itself(path, evaluator.options):  # a gigabyte or more: streamed unless not grouped
+            results, source = evaluate_auto(evaluator, path), path
         else:
             loaded = as_run(path, columns=evaluator.options.columns, format=evaluator.options.input_format)
-            results, tag, source = evaluator.evaluate(loaded), loaded.name, loaded.source
+            results, source = evaluator.evaluate(loaded), loaded.source
+        tag = "" if results.run in (path, source, "") else results.run
         all_results.append(results)
         tags.append(tag)
         sources.append(source)

@@ -229,3 +229,35 @@ def test_seen_queries_finds_a_repeat_after_many_merged_blocks(monkeypatch):
     assert seen.repeated(block([1, 2])) is None
     assert seen.repeated(block([3, 4])) is None
     assert seen.repeated(block([5, 4])) == 1
+
+
+def test_auto_streams_a_big_plain_file_and_reads_an_ungrouped_one_whole(tmp_path, monkeypatch):
+    """executor="auto": a plain TREC file of STREAM_AUTO_BYTES or more is streamed (the same values); one
+    whose queries are not grouped is read whole after all, with a warning; smaller files are read whole."""
+    import warnings
+
+    import rankmeter
+    from rankmeter.executors import streamed
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 d{j} {j % 2}\n" for i in range(30) for j in range(8)))
+    grouped, ungrouped = tmp_path / "grouped.run", tmp_path / "ungrouped.run"
+    lines = [f"q{i} Q0 d{j} {j + 1} {10 - j} t\n" for i in range(30) for j in range(8)]
+    grouped.write_text("".join(lines))
+    ungrouped.write_text("".join(lines[1::2] + lines[0::2]))
+    whole = rankmeter.evaluate(str(qrels), str(grouped), ["AP", "nDCG@5"], executor="memory")
+    calls = []
+    real = streamed.evaluate_streamed
+    monkeypatch.setattr(streamed, "evaluate_streamed", lambda *a, **k: calls.append(a) or real(*a, **k))
+    monkeypatch.setattr(streamed, "STREAM_AUTO_BYTES", 1000)
+    got = rankmeter.evaluate(str(qrels), str(grouped), ["AP", "nDCG@5"])
+    assert len(calls) == 1 and got.mean == whole.mean  # streamed by itself, the same numbers
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = rankmeter.evaluate(str(qrels), str(ungrouped), ["AP", "nDCG@5"])
+    assert got.mean == whole.mean and any("read whole in memory" in str(w.message) for w in caught)
+    monkeypatch.setattr(streamed, "STREAM_AUTO_BYTES", 10 ** 9)
+    calls.clear()
+    rankmeter.evaluate(str(qrels), str(grouped), ["AP"])
+    assert calls == []  # small: read whole
+    assert not streamed.streams_by_itself(str(grouped), rankmeter.core.validate_options(executor="memory"))
