@@ -105,6 +105,14 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
     return rank_order(rank[local], score, docs)
 
 
+def doc_hashes(run: Run, docs) -> np.ndarray:
+    """:func:`~rankmeter.core.keys.id_hash` of every row's doc: the compiled reader's, made while it parsed,
+    or computed here."""
+    if run.doc_hash is not None and len(run.doc_hash) == len(docs):
+        return run.doc_hash
+    return chunked_id_hash(docs)
+
+
 def _refuse_duplicates(run: Run, dup: tuple[int, int] | None, docs) -> None:
     """The one message for a doc a run lists twice for a query (naming both lines or rows)."""
     if dup is None:
@@ -121,7 +129,7 @@ def check_unique(run: Run) -> None:
     docs = run.table.column("doc")
     docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
     _, local = _local_queries(run.table.column("query"))
-    _refuse_duplicates(run, duplicate_rows(pair_hash(local, chunked_id_hash(docs)), local, docs), docs)
+    _refuse_duplicates(run, duplicate_rows(pair_hash(local, doc_hashes(run, docs)), local, docs), docs)
 
 
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
@@ -155,7 +163,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     docs = table.column("doc")
     docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
     code, unjudged_names, mixed_query = _run_codes(judgments, run)
-    keys = pair_hash(code, chunked_id_hash(docs), mixed_query=mixed_query)
+    keys = pair_hash(code, doc_hashes(run, docs), mixed_query=mixed_query)
     del mixed_query
     _refuse_duplicates(run, duplicate_rows(keys, code, docs), docs)
 

@@ -100,7 +100,9 @@ class Judgments:
         self.row_grade = _compact(grades)
         id_offsets, id_values = binary_parts(self.ids)
         self.id_index = HashIndex(id_hash(id_offsets, id_values))
-        keys = pair_hash(code, id_hash(*binary_parts(self.docs)))
+        doc_hash = qrels.doc_hash if qrels.doc_hash is not None and len(qrels.doc_hash) == len(self.docs) \
+            and "subtopic" not in table.column_names else id_hash(*binary_parts(self.docs))
+        keys = pair_hash(code, doc_hash)
         self.pair_index = HashIndex(keys)
         dup = duplicate_rows(keys, code, self.docs)
         if dup is not None:

@@ -42,6 +42,9 @@ class _Table:
     lines: np.ndarray | None = field(default=None, repr=False)
     # Where the rows came from: "file" (lines), "frame" (0-based rows) or "dict".
     origin: str = field(default="file", repr=False)
+    # The engine's hash of each row's doc id (rankmeter.core.keys.id_hash) when the compiled reader made
+    # it while parsing; None: the engine hashes the column itself.
+    doc_hash: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return self.table.num_rows

@@ -24,6 +24,7 @@ from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy, qrels_table
 from rankmeter.io.arrow_path import arrow_columns as _arrow_columns
 from rankmeter.io.arrow_path import first_data_line as _first_data_line
+from rankmeter.io.compiled import parse_qrels, parse_run
 from rankmeter.io.source import PathOrFile, load_bytes
 from rankmeter.io.source import check_text as _check_text
 
@@ -134,6 +135,9 @@ def read_qrels(source: PathOrFile, *, grades: str = "integer", truncate_grades: 
 
 def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrels:
     """:func:`read_qrels` of bytes already read and checked (``grades``: a grade policy)."""
+    compiled = parse_qrels(data, name, grades)
+    if compiled is not None:
+        return compiled
     parsed = _arrow_columns(data, "qrels", grades=grades)
     if parsed is not None:
         return qrels_from_columns(*parsed, name)
@@ -203,6 +207,10 @@ def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple
     of every row (binary, as written); it is empty for two- and three-field
     files (and when ``keep`` is False). Only :mod:`rankmeter.analyses.check` looks at them.
     """
+    if not keep:
+        compiled = parse_run(data, name)
+        if compiled is not None:
+            return compiled, {}
     parsed = _arrow_columns(data, "run", run_fields=keep)
     if parsed is not None:
         cols, lines = parsed

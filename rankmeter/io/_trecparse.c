@@ -1,0 +1,416 @@
+/* The compiled reader of TREC run and qrels text: bytes -> columns in one pass.
+ *
+ * parse(data, kind, grades) reads a buffer of whole lines exactly as the pure reader
+ * (rankmeter/io/trec.py) does -- lines split as bytes.splitlines (LF, CR, CRLF), fields as
+ * bytes.split (runs of the six ASCII whitespace bytes), blank lines and lines whose first field
+ * starts with '#' skipped -- and returns the columns the engine needs:
+ *
+ *   (nfields, rows, query_offsets, query_values, doc_offsets, doc_values, numbers, lines, tag,
+ *    doc_hash, sub_offsets, sub_values)
+ *
+ * offsets are int32 (Arrow binary layout: rows + 1 of them, from 0), values the ids' bytes packed,
+ * numbers float64 scores (runs) or int64 / float64 grades (qrels), lines the 1-based line of each
+ * row (None when row i is line i + 1), tag the last line's run tag, doc_hash the engine's 64-bit
+ * hash of each doc id (rankmeter/core/keys.py id_hash, bit for bit), sub_* the qrels' second field.
+ *
+ * It returns None whenever it cannot vouch for the whole buffer (a wrong field count, a number
+ * that is not one, a grade out of range, a truncated grade, a column past 2 GiB): the pure reader
+ * then reads the buffer and names the line of the problem, so errors are the pure path's own and
+ * nothing is ever accepted here that the pure path would refuse or read differently.
+ *
+ * Numbers: the pure path accepts [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)? and reads it
+ * with Python's float(). Here a mantissa of at most 2^53 with a decimal exponent within +-22 is
+ * read with one multiplication or division of two exact doubles, which IEEE 754 rounds correctly
+ * (Clinger, "How to read floating point numbers accurately", PLDI 1990); anything else goes
+ * through PyOS_string_to_double, the converter float() itself uses.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__APPLE__)
+#include <xlocale.h>
+#endif
+
+enum { KIND_RUN = 0, KIND_QRELS = 1 };
+enum { GRADES_INTEGER = 0, GRADES_TRUNCATE = 1, GRADES_REAL = 2 };
+#define MAX_FIELDS 6
+#define OFFSET_LIMIT 0x7fffffffLL
+
+static const uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL;
+static const uint64_t MIX1 = 0xBF58476D1CE4E5B9ULL;
+static const uint64_t MIX2 = 0x94D049BB133111EBULL;
+
+static inline int is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline uint64_t fmix(uint64_t h) {
+    h ^= h >> 30; h *= MIX1;
+    h ^= h >> 27; h *= MIX2;
+    h ^= h >> 31;
+    return h;
+}
+
+static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len) {
+    uint64_t w = 0;
+    Py_ssize_t k = len < 8 ? len : 8;
+    for (Py_ssize_t i = 0; i < k; i++) w |= (uint64_t)p[i] << (8 * i);
+    return w;
+}
+
+/* keys.py _id_hash: fmix((w0 ^ len * golden) + sum_{j>=1} fmix(w_j ^ (j + 1) * golden)) */
+static inline uint64_t id_hash(const unsigned char *p, Py_ssize_t len) {
+    uint64_t summed = load_le(p, len) ^ ((uint64_t)len * GOLDEN);
+    for (Py_ssize_t j = 1; 8 * j < len; j++)
+        summed += fmix(load_le(p + 8 * j, len - 8 * j) ^ ((uint64_t)(j + 1) * GOLDEN));
+    return fmix(summed);
+}
+
+#if defined(__GLIBC__) || defined(__APPLE__)
+static locale_t c_locale = (locale_t)0;  /* made once at import, read-only after */
+#endif
+
+static const double EXACT_POWERS[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A finite number in the pure path's grammar, read as float() reads it; 0 when it is not one. */
+static int read_double(const unsigned char *p, Py_ssize_t len, double *out) {
+    Py_ssize_t i = 0;
+    int negative = 0;
+    if (i < len && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
+    uint64_t mantissa = 0;
+    int significant = 0, exponent = 0, any = 0;
+    while (i < len && p[i] >= '0' && p[i] <= '9') {
+        any = 1;
+        if (significant || p[i] != '0') {
+            if (significant < 19) mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
+            else exponent++;
+            significant++;
+        }
+        i++;
+    }
+    if (i < len && p[i] == '.') {
+        i++;
+        while (i < len && p[i] >= '0' && p[i] <= '9') {
+            any = 1;
+            if (significant || p[i] != '0') {
+                if (significant < 19) { mantissa = mantissa * 10 + (uint64_t)(p[i] - '0'); exponent--; }
+                significant++;
+            } else {
+                exponent--;
+            }
+            i++;
+        }
+    }
+    if (!any) return 0;
+    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        int exp_negative = 0;
+        if (i < len && (p[i] == '+' || p[i] == '-')) exp_negative = p[i++] == '-';
+        if (i == len || p[i] < '0' || p[i] > '9') return 0;
+        long value = 0;
+        while (i < len && p[i] >= '0' && p[i] <= '9') {
+            if (value < 100000000L) value = value * 10 + (p[i] - '0');
+            i++;
+        }
+        exponent += (int)(exp_negative ? -value : value);
+    }
+    if (i != len) return 0;
+    double value;
+    if (mantissa == 0) {
+        value = 0.0;
+    } else if (significant <= 19 && mantissa <= (1ULL << 53) && exponent >= -22 && exponent <= 22) {
+        value = (double)mantissa;
+        value = exponent < 0 ? value / EXACT_POWERS[-exponent] : value * EXACT_POWERS[exponent];
+    } else {
+#if defined(__GLIBC__) || defined(__APPLE__)
+        /* glibc's and macOS's strtod round correctly, as float() does; the text is already known to be
+         * a decimal number (no hex, inf or nan reaches it), read in the C locale. No GIL is held here. */
+        if (c_locale == (locale_t)0 || len > 4096) return 0;
+        char text[4097];
+        memcpy(text, p, (size_t)len);
+        text[len] = '\0';
+        char *end = NULL;
+        value = strtod_l(text, &end, c_locale);
+        if (end != text + len) return 0;
+        if (value != value || value - value != 0.0) return 0; /* nan or inf: the pure path refuses it */
+        *out = value;
+        return 1;
+#else
+        return 0; /* elsewhere the pure path reads such numbers */
+#endif
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+/* [+-]?[0-9]+ within int64, as the pure path's int(); 0 when it is not one (the pure path decides). */
+static int read_int(const unsigned char *p, Py_ssize_t len, int64_t *out) {
+    Py_ssize_t i = 0;
+    int negative = 0;
+    if (i < len && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
+    if (i == len) return 0;
+    uint64_t value = 0;
+    const uint64_t limit = negative ? (1ULL << 63) : (1ULL << 63) - 1;
+    for (; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9') return 0;
+        unsigned d = p[i] - '0';
+        if (value > (limit - d) / 10) return 0;
+        value = value * 10 + d;
+    }
+    *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+    return 1;
+}
+
+typedef struct {
+    char *data;
+    Py_ssize_t used, size;
+} Growing;
+
+static int grow_reserve(Growing *g, Py_ssize_t more) {
+    if (g->used + more <= g->size) return 1;
+    Py_ssize_t size = g->size ? g->size : 4096;
+    while (size < g->used + more) size *= 2;
+    char *data = realloc(g->data, (size_t)size);  /* no GIL while scanning: the C allocator */
+    if (data == NULL) return 0;
+    g->data = data;
+    g->size = size;
+    return 1;
+}
+
+static inline int grow_append(Growing *g, const void *p, Py_ssize_t n) {
+    if (!grow_reserve(g, n)) return 0;
+    memcpy(g->data + g->used, p, (size_t)n);
+    g->used += n;
+    return 1;
+}
+
+typedef struct {
+    Growing query, query_off, doc, doc_off, sub, sub_off, numbers, lines, hashes;
+} Columns;
+
+static void columns_free(Columns *c) {
+    Growing *all[] = {&c->query, &c->query_off, &c->doc, &c->doc_off, &c->sub, &c->sub_off,
+                      &c->numbers, &c->lines, &c->hashes};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) { free(all[i]->data); all[i]->data = NULL; }
+}
+
+/* The bytes of a column; its buffer is freed at once, so the copies never pile up. */
+static PyObject *as_bytes(Growing *g) {
+    PyObject *out = PyBytes_FromStringAndSize(g->data ? g->data : "", g->used);
+    free(g->data);
+    g->data = NULL;
+    g->used = g->size = 0;
+    return out;
+}
+
+static inline int add_id(Growing *values, Growing *offsets, const unsigned char *p, Py_ssize_t len) {
+    if (values->used + len > OFFSET_LIMIT) return 0;
+    if (!grow_append(values, p, len)) return 0;
+    int32_t end = (int32_t)values->used;
+    return grow_append(offsets, &end, sizeof end);
+}
+
+/* Result codes of the scan (the GIL is released while it runs). */
+enum { SCAN_OK = 0, SCAN_REFUSED = 1, SCAN_NO_MEMORY = 2, SCAN_EMPTY = 3 };
+
+typedef struct {
+    int nfields;          /* 2, 3 or 6 (at least 6) for runs; 4 for qrels */
+    Py_ssize_t rows;
+    int gapped;           /* a blank or comment line was met: line numbers are kept from there on */
+    const unsigned char *tag;
+    Py_ssize_t tag_len;
+} Scan;
+
+static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, Columns *c, Scan *s) {
+    Py_ssize_t pos = 0;
+    int64_t line = 0;
+    int32_t zero = 0;
+    if (!grow_append(&c->query_off, &zero, sizeof zero) || !grow_append(&c->doc_off, &zero, sizeof zero))
+        return SCAN_NO_MEMORY;
+    if (kind == KIND_QRELS && !grow_append(&c->sub_off, &zero, sizeof zero)) return SCAN_NO_MEMORY;
+    s->nfields = 0;
+    s->rows = 0;
+    s->gapped = 0;
+    s->tag = NULL;
+    s->tag_len = 0;
+    const unsigned char *start[MAX_FIELDS];
+    Py_ssize_t length[MAX_FIELDS];
+    while (pos < n) {
+        line++;
+        /* one line: up to the next LF or CR (splitlines' line ends; CRLF is one) */
+        Py_ssize_t end = pos;
+        while (end < n && data[end] != '\n' && data[end] != '\r') {
+            if (data[end] == 0) return SCAN_REFUSED;  /* binary data: the pure path's check names it */
+            end++;
+        }
+        Py_ssize_t next = end < n ? (data[end] == '\r' && end + 1 < n && data[end + 1] == '\n' ? end + 2 : end + 1) : n;
+        int count = 0;
+        Py_ssize_t i = pos;
+        while (1) {
+            while (i < end && is_space(data[i])) i++;
+            if (i >= end) break;
+            Py_ssize_t from = i;
+            while (i < end && !is_space(data[i])) i++;
+            if (count < MAX_FIELDS) { start[count] = data + from; length[count] = i - from; }
+            count++;
+        }
+        pos = next;
+        if (count == 0 || start[0][0] == '#') {
+            if (!s->gapped) {  /* from here on rows and lines differ: number the rows so far 1, 2, ... */
+                s->gapped = 1;
+                if (!grow_reserve(&c->lines, (s->rows + 1) * (Py_ssize_t)sizeof(int64_t))) return SCAN_NO_MEMORY;
+                for (Py_ssize_t r = 0; r < s->rows; r++) ((int64_t *)c->lines.data)[r] = r + 1;
+                c->lines.used = s->rows * (Py_ssize_t)sizeof(int64_t);
+            }
+            continue;
+        }
+        if (s->nfields == 0) {
+            if (kind == KIND_QRELS) {
+                if (count != 4) return SCAN_REFUSED;
+                s->nfields = 4;
+            } else if (count == 2 || count == 3) {
+                s->nfields = count;
+            } else if (count >= 6) {
+                s->nfields = 6;
+            } else {
+                return SCAN_REFUSED;
+            }
+        } else if (s->nfields == 6 ? count < 6 : count != s->nfields) {
+            return SCAN_REFUSED;
+        }
+        int q = 0, d, number;
+        if (kind == KIND_QRELS) { d = 2; number = 3; }
+        else if (s->nfields == 6) { d = 2; number = 4; }
+        else { d = 1; number = s->nfields == 3 ? 2 : -1; }
+        if (kind == KIND_QRELS) {
+            if (grades == GRADES_REAL) {
+                double value;
+                if (!read_double(start[number], length[number], &value)) return SCAN_REFUSED;
+                if (!grow_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
+            } else {
+                int64_t value;
+                if (!read_int(start[number], length[number], &value)) return SCAN_REFUSED;
+                if (!grow_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
+            }
+            if (!add_id(&c->sub, &c->sub_off, start[1], length[1])) return SCAN_REFUSED;
+        } else if (number >= 0) {
+            double value;
+            if (!read_double(start[number], length[number], &value)) return SCAN_REFUSED;
+            if (!grow_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
+        }
+        if (!add_id(&c->query, &c->query_off, start[q], length[q])) return SCAN_REFUSED;
+        if (!add_id(&c->doc, &c->doc_off, start[d], length[d])) return SCAN_REFUSED;
+        uint64_t h = id_hash(start[d], length[d]);
+        if (!grow_append(&c->hashes, &h, sizeof h) || (s->gapped && !grow_append(&c->lines, &line, sizeof line)))
+            return SCAN_NO_MEMORY;
+        if (kind == KIND_RUN && s->nfields == 6) { s->tag = start[5]; s->tag_len = length[5]; }
+        s->rows++;
+    }
+    return s->rows ? SCAN_OK : SCAN_EMPTY;
+}
+
+static PyObject *parse(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int kind, grades;
+    if (!PyArg_ParseTuple(args, "y*ii", &view, &kind, &grades)) return NULL;
+    if ((kind != KIND_RUN && kind != KIND_QRELS) || grades < GRADES_INTEGER || grades > GRADES_REAL) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "kind is 0 (run) or 1 (qrels); grades 0, 1 or 2");
+        return NULL;
+    }
+    Columns c;
+    memset(&c, 0, sizeof c);
+    Scan s;
+    int status;
+    /* estimates from the size: a line holds at least ~8 bytes; the buffers grow when it is shorter */
+    Py_ssize_t guess = view.len / 24 + 16;
+    if (!grow_reserve(&c.numbers, guess * 8) || !grow_reserve(&c.hashes, guess * 8) ||
+        !grow_reserve(&c.query_off, guess * 4) ||
+        !grow_reserve(&c.doc_off, guess * 4) || !grow_reserve(&c.doc, view.len / 3 + 16)) {
+        status = SCAN_NO_MEMORY;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        status = scan((const unsigned char *)view.buf, view.len, kind, grades, &c, &s);
+        Py_END_ALLOW_THREADS
+    }
+    PyObject *result = NULL;
+    if (status == SCAN_NO_MEMORY) {
+        PyErr_NoMemory();
+    } else if (status != SCAN_OK) {
+        result = Py_NewRef(Py_None);
+    } else {
+        /* row i is line i + 1 unless a blank or comment line was met (even after the last row) */
+        Growing *parts[] = {&c.query_off, &c.query, &c.doc_off, &c.doc, &c.numbers, &c.lines, &c.hashes,
+                            &c.sub_off, &c.sub};
+        int wanted[] = {1, 1, 1, 1, 1, s.gapped, 1, kind == KIND_QRELS, kind == KIND_QRELS};
+        PyObject *made[9] = {NULL};
+        int ok = 1;
+        for (int i = 0; i < 9 && ok; i++) {
+            made[i] = wanted[i] ? as_bytes(parts[i]) : Py_NewRef(Py_None);
+            ok = made[i] != NULL;
+        }
+        PyObject *tag = NULL;
+        if (ok) {
+            tag = s.tag ? PyBytes_FromStringAndSize((const char *)s.tag, s.tag_len) : Py_NewRef(Py_None);
+            ok = tag != NULL;
+        }
+        if (ok)
+            result = Py_BuildValue("(inOOOOOOOOOO)", s.nfields, s.rows, made[0], made[1], made[2], made[3],
+                                   made[4], made[5], tag, made[6], made[7], made[8]);
+        for (int i = 0; i < 9; i++) Py_XDECREF(made[i]);
+        Py_XDECREF(tag);
+    }
+    columns_free(&c);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *hash_ids(PyObject *self, PyObject *args) {
+    Py_buffer offsets, values;
+    if (!PyArg_ParseTuple(args, "y*y*", &offsets, &values)) return NULL;
+    Py_ssize_t n = offsets.len / 8 - 1;
+    PyObject *out = NULL;
+    if (n < 0 || offsets.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "offsets are int64, one more than the ids");
+    } else if ((out = PyBytes_FromStringAndSize(NULL, n * 8)) != NULL) {
+        const int64_t *off = (const int64_t *)offsets.buf;
+        const unsigned char *v = (const unsigned char *)values.buf;
+        uint64_t *h = (uint64_t *)PyBytes_AS_STRING(out);
+        int ok = 1;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (off[i] < 0 || off[i + 1] < off[i] || off[i + 1] > values.len) { ok = 0; break; }
+        if (!ok) {
+            Py_CLEAR(out);
+            PyErr_SetString(PyExc_ValueError, "offsets outside the values");
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            for (Py_ssize_t i = 0; i < n; i++) h[i] = id_hash(v + off[i], off[i + 1] - off[i]);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&values);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"parse", parse, METH_VARARGS,
+     "parse(data, kind, grades): the columns of TREC run (kind 0) or qrels (kind 1) text, or None."},
+    {"hash_ids", hash_ids, METH_VARARGS,
+     "hash_ids(offsets_int64, values): the engine's 64-bit id hash of each id, as bytes of uint64."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_trecparse",
+                                    "The compiled TREC text reader (see rankmeter/io/compiled.py).", -1, methods};
+
+PyMODINIT_FUNC PyInit__trecparse(void) {
+#if defined(__GLIBC__) || defined(__APPLE__)
+    if (c_locale == (locale_t)0) c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+#endif
+    return PyModule_Create(&module);
+}
