@@ -5,6 +5,12 @@ laying out ten figures cost ~2.5 s of a 1000-query report, and its box plots
 drew every point as a path of its own. These draw the same pictures with a
 handful of elements each: one path for all the bars, one for all the points.
 Text is escaped; ids are not used, so figures never clash on a page.
+
+Coordinates are written for the pixel grid, not for the float: a tenth of a
+pixel (a whole pixel for the random jitter of the box plots' points), without
+leading or trailing zeros, and the long paths in relative moves taken between
+rounded positions (so the rounding never accumulates). The font size and
+anchor most texts share are set once on the ``<svg>`` and inherited.
 """
 from __future__ import annotations
 
@@ -21,11 +27,41 @@ _W, _H = 640, 360
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 46, 44
 
 
-def _text(x: float, y: float, s: str, *, size: int = 11, anchor: str = "middle", weight: str = "normal",
+_FONT_SIZE, _ANCHOR = 11, "middle"  # set on the <svg>: a text states only what differs
+
+
+def _decimal(tenths: int) -> str:
+    """A number of tenths as SVG reads it, as short as it goes: 123 -> "12.3", 120 -> "12", -5 -> "-.5".
+
+    >>> [_decimal(t) for t in (123, 120, 5, -5, 0, -120)]
+    ['12.3', '12', '.5', '-.5', '0', '-12']
+    """
+    whole, tenth = divmod(abs(tenths), 10)
+    text = (str(whole) if whole or not tenth else "") + (f".{tenth}" if tenth else "")
+    return "-" + text if tenths < 0 else text
+
+
+def _tenths(values) -> np.ndarray:
+    return np.rint(np.asarray(values, float) * 10).astype(np.int64)
+
+
+def _n(value: float) -> str:
+    """One coordinate to a tenth of a pixel."""
+    return _decimal(int(round(value * 10)))
+
+
+def _pair(a: str, b: str) -> str:
+    """Two numbers of a path: a minus sign separates them as a space would."""
+    return a + b if b.startswith("-") else f"{a} {b}"
+
+
+def _text(x: float, y: float, s: str, *, size: int = _FONT_SIZE, anchor: str = _ANCHOR, weight: str = "normal",
           rotate: bool = False) -> str:
-    turn = f' transform="rotate(-90 {x:.1f} {y:.1f})"' if rotate else ""
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}"'
-            f'{turn}>{escape(s)}</text>')
+    style = "".join([f' font-size="{size}"' if size != _FONT_SIZE else "",
+                     f' text-anchor="{anchor}"' if anchor != _ANCHOR else "",
+                     f' font-weight="{weight}"' if weight != "normal" else "",
+                     f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""])
+    return f'<text x="{_n(x)}" y="{_n(y)}"{style}>{escape(s)}</text>'
 
 
 def _short(s: object, limit: int = 32) -> str:
@@ -70,7 +106,7 @@ class _Axes:
         for t in _ticks(self.y0, self.y1):
             y = float(self.py(t))
             if grid:
-                self.parts.append(f'<line x1="{_LEFT}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
+                self.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="#ddd"/>')
             self.parts.append(_text(_LEFT - 6, y + 4, f"{t:.3g}", size=10, anchor="end"))
         self.parts.append(f'<rect x="{_LEFT}" y="{_TOP}" width="{right - _LEFT}" height="{bottom - _TOP}" '
                           'fill="none" stroke="#333"/>')
@@ -83,7 +119,8 @@ class _Axes:
     def svg(self, label: str) -> str:
         return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {self.width} {self.height}" '
                 f'width="{self.width}" height="{self.height}" role="img" aria-label="{escape(label)}" '
-                f'font-family="sans-serif">' + "".join(self.parts) + "</svg>")
+                f'font-family="sans-serif" font-size="{_FONT_SIZE}" text-anchor="{_ANCHOR}">'
+                + "".join(self.parts) + "</svg>")
 
 
 def diff_svg(deltas: np.ndarray, queries: Sequence[str], measure: str, system: str, baseline: str) -> str:
@@ -104,26 +141,62 @@ def diff_svg(deltas: np.ndarray, queries: Sequence[str], measure: str, system: s
             ax.parts.append(_text(float(x) + 3, ax.height - _BOTTOM - 56, _short(name, 16), size=8, anchor="end",
                                   rotate=True))
     zero = float(ax.py(0.0))
-    width = float(ax.px(1) - ax.px(0)) * 0.85
+    pitch = float(ax.px(1) - ax.px(0))
     for color, keep in ((_UP, d > 0), (_DOWN, d < 0)):
-        xs = ax.px(np.flatnonzero(keep)) - width / 2
-        ys = ax.py(d[keep])
-        path = "".join(f"M{x:.2f} {zero:.2f}V{y:.2f}h{width:.2f}V{zero:.2f}z" for x, y in zip(xs, ys))
-        if path:
+        bars = np.flatnonzero(keep)  # contiguous: the differences are sorted
+        if len(bars):
+            path = _bars_path(ax.px(bars), ax.py(d[bars]), pitch, zero)
             ax.parts.append(f'<path d="{path}" fill="{color}"/>')
     right = _W - _RIGHT
-    ax.parts.append(f'<line x1="{_LEFT}" x2="{right}" y1="{zero:.1f}" y2="{zero:.1f}" stroke="black"/>')
+    ax.parts.append(f'<path d="M{_LEFT} {_n(zero)}H{right}" stroke="black"/>')
     if n:
         mean = float(d.mean())
         shown = 0.0 if abs(mean) < 5e-5 else mean  # never "-0.0000"
         y = float(ax.py(mean))
-        ax.parts.append(f'<line x1="{_LEFT}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" stroke="black" '
-                        'stroke-dasharray="5 3"/>')
+        ax.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="black" stroke-dasharray="5 3"/>')
         wins, losses = int((d > 0).sum()), int((d < 0).sum())
         ax.parts.append(_text(right - 6, _TOP + 14, f"{wins} better, {n - wins - losses} tied, {losses} worse",
                               size=10, anchor="end"))
         ax.parts.append(_text(right - 6, _TOP + 28, f"mean \u0394 = {shown:+.4f} (dashed)", size=10, anchor="end"))
     return ax.svg(f"{measure}: {system} minus {baseline}, per query")
+
+
+def _bars_path(centres: np.ndarray, tops: np.ndarray, pitch: float, zero: float) -> str:
+    """Bars at consecutive positions ``pitch`` pixels apart, from the ``zero`` line to ``tops``.
+
+    Wide enough to show the gap between them (0.15 of the pitch, at least half a pixel), each bar is a
+    rectangle of its own; narrower, the gaps would not show, and the bars are drawn as the outline of
+    the staircase they make: a step per bar, a tenth of a pixel apart where the sorted heights differ.
+    """
+    if pitch * 0.15 >= 0.5:
+        width = pitch * 0.85
+        return "".join(f"M{_pair(_n(x - width / 2), _n(zero))}V{_n(y)}h{_n(width)}V{_n(zero)}z"
+                       for x, y in zip(centres, tops))
+    edges = _tenths(np.append(centres - pitch / 2, centres[-1] + pitch / 2))
+    heights = _tenths(tops)
+    steps = [f"M{_pair(_decimal(int(edges[0])), _n(zero))}V{_decimal(int(heights[0]))}"]
+    widths, rises = np.diff(edges), np.diff(heights)
+    run = 0
+    for width, rise in zip(widths[:-1], rises):
+        run += int(width)
+        if rise:
+            steps.append(f"h{_decimal(run)}v{_decimal(int(rise))}")
+            run = 0
+    steps.append(f"h{_decimal(run + int(widths[-1]))}V{_n(zero)}z")
+    return "".join(steps)
+
+
+def _dots_path(xs: np.ndarray, ys: np.ndarray) -> str:
+    """A dot (a zero-length stroke with round caps) at every point, each a relative move from the last.
+
+    x to the whole pixel (the points' jitter is random), y to the tenth; sorted by height, so most moves
+    are short.
+    """
+    order = np.lexsort((xs, ys))
+    x, y = np.rint(np.asarray(xs, float)[order]).astype(np.int64) * 10, _tenths(np.asarray(ys, float)[order])
+    dx, dy = np.diff(x, prepend=0), np.diff(y, prepend=0)
+    return "".join(f"{'M' if i == 0 else 'm'}{_pair(_decimal(int(a)), _decimal(int(b)))}h0"
+                   for i, (a, b) in enumerate(zip(dx, dy)))
 
 
 def box_svg(columns: Sequence[np.ndarray], systems: Sequence[str], measure: str) -> str:
@@ -136,7 +209,7 @@ def box_svg(columns: Sequence[np.ndarray], systems: Sequence[str], measure: str)
     ax.frame(f"{_short(measure)} per query (box)", "", _short(measure))
     rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
     half = float(ax.px(1.25) - ax.px(1.0))
-    points = []
+    point_xs, point_ys = [], []
     for i, d in enumerate(data, start=1):
         cx = float(ax.px(i))
         ax.parts.append(_text(cx, ax.height - _BOTTOM + 16, _short(systems[i - 1], 16), size=10))
@@ -153,13 +226,13 @@ def box_svg(columns: Sequence[np.ndarray], systems: Sequence[str], measure: str)
                         f'fill="none" stroke="black"/>')
         ax.parts.append(f'<line x1="{cx - half:.1f}" x2="{cx + half:.1f}" y1="{ym:.1f}" y2="{ym:.1f}" '
                         'stroke="black" stroke-width="2"/>')
-        xs = ax.px(i + rng.uniform(-0.12, 0.12, len(d)))
-        ys = ax.py(d)
-        points.append("".join(f"M{x:.1f} {y:.1f}h0.01" for x, y in zip(xs, ys)))
+        point_xs.append(ax.px(i + rng.uniform(-0.12, 0.12, len(d))))
+        point_ys.append(ax.py(d))
         mean = float(ax.py(d.mean()))
         ax.parts.append(f'<path d="M{cx:.1f} {mean - 5:.1f}l5 5l-5 5l-5-5z" fill="white" stroke="black"/>')
-    if points:
-        ax.parts.insert(0, f'<path d="{"".join(points)}" stroke="{_NEUTRAL}" stroke-opacity="0.6" '
+    if point_xs:
+        dots = _dots_path(np.concatenate(point_xs), np.concatenate(point_ys))
+        ax.parts.insert(0, f'<path d="{dots}" stroke="{_NEUTRAL}" stroke-opacity="0.6" '
                            'stroke-width="3" stroke-linecap="round" fill="none"/>')
         ax.parts.append(_text(ax.width - _RIGHT - 6, _TOP + 14, "\u2014 median   \u25c7 mean", size=10,
                               anchor="end"))
