@@ -106,18 +106,20 @@ def _iprec_nan(columns, rows, num_ret: np.ndarray, num_rel: np.ndarray) -> None:
         col.values = np.where(empty & cut_zero, np.nan, col.values)
 
 
-def _rndcg_nan(columns, rows, num_rel: np.ndarray, qrels, ids) -> None:
+def _rndcg_nan(columns, rows, num_rel: np.ndarray, judgments, ids) -> None:
     """m_Rndcg.c divides by the number of ideal-gain changes it saw: 0/0 = NaN for a topic with
     relevant docs (grade >= -l, e.g. -l0) but no positive ideal gain."""
-    from rankmeter.compat.ideal_dcg import ideal_dcg
+    from rankmeter.compat.ideal_dcg import has_positive_gain
+    codes = None
     for col, (label, tm, m) in zip(columns, rows):
         if tm.name != "Rndcg" or not (num_rel > 0).any():
             continue
         spec = m.get("gain")
         gains = {} if spec is None or isinstance(spec, str) else dict(spec)
-        judged_q = np.array(qrels.table.column("query").to_pylist(), dtype=object).astype(bytes)
-        ideal = ideal_dcg(judged_q, qrels.table.column("rel").to_numpy(), ids, gains)
-        col.values = np.where((num_rel > 0) & (ideal == 0), np.nan, col.values)
+        if codes is None:
+            codes = judgments.query_codes(pa.array(ids, pa.binary()))
+        positive = has_positive_gain(judgments.judged_rel, judgments.judged_offsets, codes, gains)
+        col.values = np.where((num_rel > 0) & ~positive, np.nan, col.values)
 
 
 def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
@@ -187,7 +189,7 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     kept = [r for r in prepared if r[2] is not None]
     num_rel = np.asarray(results.values(counts[1], order="bytes"), dtype=np.float64)
     _iprec_nan(columns, kept, np.asarray(results.values(counts[0], order="bytes")), num_rel)
-    _rndcg_nan(columns, kept, num_rel, qrels, ids)
+    _rndcg_nan(columns, kept, num_rel, evaluator.judgments, ids)
     _zero_leftovers(columns, np.array([q in bogus_ids for q in ids], dtype=bool))
     return ids, columns
 

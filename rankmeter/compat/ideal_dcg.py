@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ideal_dcg"]
+__all__ = ["ideal_dcg", "has_positive_gain"]
 
 
 def ideal_dcg(query: np.ndarray, rel: np.ndarray, ids: list[bytes], gains: dict[int, float]) -> np.ndarray:
@@ -41,3 +41,24 @@ def ideal_dcg(query: np.ndarray, rel: np.ndarray, ids: list[bytes], gains: dict[
     for s, e in zip(starts.tolist(), np.r_[starts[1:], len(query)].tolist()):
         totals[bytes(query[s])] = float(np.sum(discounted[s:e]))
     return np.array([totals.get(q, 0.0) for q in ids])
+
+
+def has_positive_gain(judged_rel: np.ndarray, judged_offsets: np.ndarray, codes: np.ndarray,
+                      gains: dict[int, float]) -> np.ndarray:
+    """Per query code of ``codes``: whether the ideal DCG is above 0, i.e. a judged doc (grade >= 0)
+    gains more than 0 (its first ideal term is that gain over log2(2) = 1, and adding positive terms
+    never lowers a sum). ``judged_rel``/``judged_offsets``: every query's grades, as the prepared
+    judgments hold them (:class:`rankmeter.core.judgments.Judgments`).
+
+    >>> rel, offsets = np.array([2, 1, 0, -1]), np.array([0, 3, 4])
+    >>> has_positive_gain(rel, offsets, np.array([0, 1]), {}).tolist()
+    [True, False]
+    >>> has_positive_gain(rel, offsets, np.array([0]), {1: 0.0, 2: -1.0}).tolist()
+    [False]
+    """
+    gain = judged_rel.astype(np.float64)
+    for level, value in gains.items():
+        gain[judged_rel == level] = value
+    positive = np.flatnonzero((judged_rel >= 0) & (gain > 0))
+    per_query = np.diff(np.searchsorted(positive, judged_offsets))
+    return per_query[codes] > 0
