@@ -42,30 +42,50 @@ HOSTILE_FILE = f"<img src=x onerror={PWN}=7>.txt"
 
 
 class _Tables(HTMLParser):
-    """Rows of cell texts of every <table id=...> in a page."""
+    """Rows of cell texts of every <table id=...> in a page.
+
+    End tags a table may leave out (``</td>``, ``</th>``, ``</tr>``) are implied as a browser implies them:
+    a cell ends at the next cell, row or the table's end; a row at the next row or the table's end.
+    """
 
     def __init__(self):
         super().__init__()
         self.tables: dict[str, list[list[str]]] = {}
         self._id, self._row, self._cell = None, None, None
 
+    def _end_cell(self):
+        if self._cell is not None:
+            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+
+    def _end_row(self):
+        self._end_cell()
+        if self._row is not None:
+            self.tables[self._id].append(self._row)
+            self._row = None
+
     def handle_starttag(self, tag, attrs):
         if tag == "table" and dict(attrs).get("id"):
             self._id = dict(attrs)["id"]
             self.tables[self._id] = []
         elif tag == "tr" and self._id:
+            self._end_row()
             self._row = []
         elif tag in ("td", "th") and self._row is not None:
+            self._end_cell()
             self._cell = []
+        elif tag in ("thead", "tbody") and self._id:
+            self._end_row()
 
     def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self._row.append(" ".join(" ".join(self._cell).split()))
-            self._cell = None
+        if tag in ("td", "th"):
+            self._end_cell()
         elif tag == "tr" and self._row is not None:
-            self.tables[self._id].append(self._row)
-            self._row = None
-        elif tag == "table":
+            self._end_row()
+        elif tag in ("thead", "tbody") and self._id:
+            self._end_row()
+        elif tag == "table" and self._id:
+            self._end_row()
             self._id = None
 
     def handle_data(self, data):
@@ -157,10 +177,13 @@ def test_explanations_cap_the_ranks_shown(tmp_path):
                          permutations=50)
     rank_tables = re.findall(r'<table class="ranks[^"]*">(.*?)</table>', page, re.S)
     rows = [t.count("<tr>") - 1 for t in rank_tables]
-    # AP: 20 of 30 ranks per run; nDCG@5: 5 ranks, and its ideal ranking 5 rows, per run.
-    assert rows == [20, 20, 5, 5, 5, 5]
+    # AP: 20 of 30 ranks per run; nDCG@5: 5 ranks per run, and its ideal ranking (5 rows) once: the qrels',
+    # the same for both runs
+    assert rows == [20, 20, 5, 5, 5]
+    assert page.count("Ideal ranking: as for a.") == 1
     assert page.count("Ranks 1\u201320 of 30 shown.") == 2
     assert "DCG@5 = 1/1 + 0/1.585 + 0/2 + 1/2.322 + 0/2.585" in page  # the formula of rankmeter.explain
+    assert "\nideal DCG@5 (qrels) = " in page and "\\n" not in page  # its lines on lines of their own
     small = render_report(qrels, {"a": run, "b": run}, ["AP"], plots=False, max_ranks=3, test="randomization",
                           permutations=50)
     assert [t.count("<tr>") - 1 for t in re.findall(r'<table class="ranks[^"]*">(.*?)</table>', small, re.S)] == [3, 3]

@@ -2,7 +2,10 @@
 
 The script never inserts markup built from strings: it reorders and hides
 existing rows and sets ``textContent`` only, so data shown in the page can
-never become code. It reads two optional URL parameters, ``sort``
+never become code. A cell's sort key is its ``data-v`` attribute, its text
+when it has none, or, in a column whose header has a ``data-key``
+(:mod:`.per_query`), the exact value in the page's JSON block. It reads two
+optional URL parameters, ``sort``
 (a 0-based column of the per-query table, ``-`` in front for descending)
 and ``filter`` (text a query id must contain), so a view can be linked.
 """
@@ -41,6 +44,10 @@ td.best { font-weight: 700; }
 td.up { color: var(--up); }
 td.down { color: var(--down); }
 td.sig::after { content: "*"; }
+#per-query td:first-child { text-align: left; white-space: normal; overflow-wrap: anywhere; max-width: 28rem;
+                            font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+#per-query .u { color: var(--up); }
+#per-query .d { color: var(--down); }
 tr.base td { background: #fafbfc; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
@@ -55,7 +62,7 @@ details.explain[open] > summary { border-bottom: 1px solid var(--line); margin-b
 details.explain:target { outline: 2px solid var(--up); }
 pre.formula { background: #f7f9fb; border: 1px solid var(--line); padding: .4rem .6rem;
               white-space: pre-wrap; overflow-wrap: anywhere; margin: .3rem 0; }
-table.ranks { font-size: .85rem; }
+table.ranks { font-size: .85rem; display: block; overflow-x: auto; max-width: 100%; }
 table.ranks:not(.ideal) td:nth-child(2), table.ranks:not(.ideal) th:nth-child(2) { text-align: left; overflow-wrap: anywhere; }
 code, .qid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; overflow-wrap: anywhere; }
 """
@@ -63,7 +70,27 @@ code, .qid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; overflow-
 SCRIPT = r"""
 (function () {
   "use strict";
-  function cellValue(row, col) {
+  function dataBlock() {
+    var block = document.getElementById("rankmeter-data");
+    return block ? JSON.parse(block.textContent) : null;
+  }
+  // Per column, the exact values of a header's data-key ("m s", "m s b": system s minus b), by row;
+  // null where the column's cells carry their own key.
+  function columnKeys(table, data) {
+    var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
+    return Array.prototype.map.call(heads, function (th) {
+      var key = th.getAttribute("data-key");
+      if (!key || !data) return null;
+      var at = key.split(" ").map(Number), measure = data.per_query[data.measures[at[0]]];
+      var values = measure[data.systems[at[1]]];
+      if (at.length === 2) return values;
+      var base = measure[data.systems[at[2]]];
+      return values.map(function (v, i) { return v === null || base[i] === null ? null : v - base[i]; });
+    });
+  }
+  function cellValue(table, row, col) {
+    var keys = table.rmKeys && table.rmKeys[col];
+    if (keys) return keys[row.rmIndex];
     var cell = row.cells[col];
     if (!cell) return null;
     if (cell.hasAttribute("data-v")) {
@@ -80,7 +107,7 @@ SCRIPT = r"""
   function sortTable(table, col, descending) {
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
-    var keyed = rows.map(function (row, i) { return {row: row, v: cellValue(row, col), i: i}; });
+    var keyed = rows.map(function (row, i) { return {row: row, v: cellValue(table, row, col), i: i}; });
     keyed.sort(function (x, y) {
       var missing = (x.v === null) - (y.v === null);
       if (missing) return missing;            // rows without a value stay last either way
@@ -93,7 +120,9 @@ SCRIPT = r"""
       heads[h].setAttribute("aria-sort", h === col ? (descending ? "descending" : "ascending") : "none");
     }
   }
-  function makeSortable(table) {
+  function makeSortable(table, data) {
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row, i) { row.rmIndex = i; });
+    table.rmKeys = columnKeys(table, data);
     var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
     Array.prototype.forEach.call(heads, function (th, col) {
       th.setAttribute("aria-sort", "none");
@@ -126,7 +155,10 @@ SCRIPT = r"""
     var el = id && document.getElementById(id);
     if (el && el.tagName === "DETAILS") el.open = true;
   }
-  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
+  var data = dataBlock();
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    makeSortable(table, data);
+  });
   var box = document.getElementById("filter");
   if (box) box.addEventListener("input", function () { applyFilter(box.value); });
   var params = new URLSearchParams(location.search);

@@ -33,6 +33,7 @@ from rankmeter.report.assets import CSS, SCRIPT
 from rankmeter.measures.aggregation import TEXT
 from rankmeter.report.plots import PerQueryTable, _align
 from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc  # noqa: F401 - esc is public here
+from rankmeter.report.per_query import per_query_html
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
@@ -98,43 +99,20 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
     return rows, False
 
 
-def _per_query_html(tables: dict[str, PerQueryTable], baseline: str, explained: set[str]) -> str:
-    first = next(iter(tables.values()))
-    heads = ['<th class="text">query</th>']
-    columns = []
-    for label, t in tables.items():
-        for s in t.systems:
-            heads.append(f'<th>{esc(label)}<span class="sys">{esc(s)}</span></th>')
-            columns.append(t.column(s))
-        for s in t.systems:
-            if s != baseline:
-                heads.append(f'<th>\u0394 {esc(label)}<span class="sys">{esc(s)} \u2212 {esc(baseline)}</span></th>')
-                columns.append(t.column(s) - t.column(baseline))
-    rows = []
-    for i, q in enumerate(first.queries):
-        link = f'<a href="#q-{i}">{esc(q)}</a>' if q in explained else esc(q)
-        cells = [f'<td class="text qid">{link}</td>']
-        for col, head in zip(columns, heads[1:]):
-            v = col[i]
-            cls = ""
-            if head.startswith("<th>\u0394") and not np.isnan(v) and v:
-                cls = ' class="up"' if v > 0 else ' class="down"'
-            cells.append(f'<td data-v="{_dv(v)}"{cls}>{_num(float(v))}</td>')
-        rows.append(f'<tr data-q="{esc(q)}">{"".join(cells)}</tr>')
-    return (f'<div class="scroll"><table class="sortable" id="per-query"><thead><tr>{"".join(heads)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
-
-
 # ------------------------------------------------------------------ explanations
 
 def _rank_table(columns, rows, limit: int, kind: str = "ranks", total: int | None = None) -> str:
-    """The first ``limit`` rows; ``total``: how many the whole table has (default ``len(rows)``)."""
+    """The first ``limit`` rows; ``total``: how many the whole table has (default ``len(rows)``).
+
+    A hundred queries explained make a thousand of these tables, most of the page: they leave out the
+    end tags HTML lets a table omit (``</th>``, ``</td>``, ``</tr>``, ``</thead>``, ``</tbody>``), and
+    scroll by their own class rather than in a wrapper.
+    """
     total = len(rows) if total is None else total
-    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{esc(_cell(v))}</td>" for v in r) + "</tr>" for r in rows[:limit])
+    head = "".join(f"<th>{esc(c)}" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(_cell(v))}" for v in r) for r in rows[:limit])
     more = f'<p class="note">Ranks 1\u2013{limit} of {total} shown.</p>' if total > limit else ""
-    return (f'<div class="scroll"><table class="{kind}"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>{more}")
+    return f'<table class="{kind}"><thead><tr>{head}<tbody>{body}</table>{more}'
 
 
 def _cell(v) -> str:
@@ -182,6 +160,7 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
             for label, t in tables.items())
         blocks = []
         for label, measure in labels:
+            ideal_shown = {}  # the ideal ranking comes from the qrels: shown once, under the first run that has it
             for name, (part, present, batch, where) in prepared.items():
                 head = f"<h4>{esc(label)} \u00b7 {esc(name)}</h4>"
                 if key not in present:
@@ -203,9 +182,13 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
                     continue
                 ideal = ""
                 if ex.ideal_rows:
-                    ideal = (f"<details><summary>ideal ranking</summary>"
-                             f"{_rank_table(ex.ideal_columns, ex.ideal_rows, limit, 'ranks ideal')}</details>")
-                formula = esc("\n".join(ex.formula))
+                    table = _rank_table(ex.ideal_columns, ex.ideal_rows, limit, "ranks ideal")
+                    if table in ideal_shown:
+                        ideal = f'<p class="note">Ideal ranking: as for {ideal_shown[table]}.</p>'
+                    else:
+                        ideal_shown[table] = esc(name)
+                        ideal = f"<details><summary>ideal ranking</summary>{table}</details>"
+                formula = "\n".join(esc(line) for line in ex.formula)  # line by line: esc writes a newline as "\\n"
                 blocks.append(f'{head}<pre class="formula">{formula}</pre>'
                               f"{_rank_table(ex.columns, ex.rows, limit, total=total)}{ideal}")
         out.append(f'<details class="explain" id="q-{i}" data-q="{esc(qid)}"><summary><span class="qid">'
@@ -292,7 +275,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
                           for lb, _ in labels)
                   + f'<pre class="note">{esc(found.to_text())}</pre>')
     data = {"version": __version__, "qrels": q.source, "baseline": baseline, "measures": [lb for lb, _ in labels],
-            "runs": [{"name": n, "tag": r.name, "file": r.source} for n, r in named],
+            "systems": names, "runs": [{"name": n, "tag": r.name, "file": r.source} for n, r in named],
             "queries": first.queries,
             "per_query": {lb: {s: t.column(s) for s in t.systems} for lb, t in tables.items()}}
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
@@ -335,7 +318,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         '<section id="sec-per-query"><h2>Per query</h2><p class="note">Click a header to sort; click a query '
         'id for its explanation.</p><div class="filter"><label>Filter by query id: <input id="filter" '
         'type="search" autocomplete="off" placeholder="query id contains\u2026"></label> <span id="filter-count" '
-        'class="muted"></span></div>' + _per_query_html(tables, baseline, set(chosen)) + "</section>",
+        'class="muted"></span></div>' + per_query_html(tables, baseline, set(chosen)) + "</section>",
         f'<section id="sec-explain"><h2>Explanations</h2><p class="note">Step by step, per query, measure and run, '
         f'for {cap}. At most {max_ranks} ranks are shown per table (fewer when the measure has a smaller cutoff); '
         f'the formulas use every rank.</p>'
@@ -371,7 +354,7 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
             ("queries", f"{len(cmp.queries)} ({esc(what)})"),
             ("test", f"{esc(test)} test, {correction_text}, alpha {esc(alpha)}")]
     data = {"version": __version__, "baseline": cmp.baseline, "measures": list(cmp.measures),
-            "queries": list(cmp.queries),
+            "systems": list(cmp.systems), "queries": list(cmp.queries),
             "per_query": {lb: {sys_: t.column(sys_) for sys_ in t.systems} for lb, t in tables.items()}}
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -384,7 +367,7 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
         + _comparison_html(cmp.table_records(), alpha=alpha, tested=len(cmp.systems) > 1) + "</section>",
         '<section id="sec-plots"><h2>Plots</h2><div class="plots">'
         + _figures_html(None, [], tables, cmp.baseline, {}) + "</div></section>",
-        '<section id="sec-per-query"><h2>Per query</h2>' + _per_query_html(tables, cmp.baseline, set()) + "</section>",
+        '<section id="sec-per-query"><h2>Per query</h2>' + per_query_html(tables, cmp.baseline, set()) + "</section>",
         f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
         f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
         f"<script>{SCRIPT}</script></body></html>",
