@@ -6,4 +6,4 @@ pure path (rankmeter/io/compiled.py says which path is in use).
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("rankmeter.io._trecparse", ["rankmeter/io/_trecparse.c"], optional=True,
-                             extra_compile_args=["-O2"])])
+                             extra_compile_args=["-O3"])])

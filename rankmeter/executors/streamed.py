@@ -163,7 +163,7 @@ def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
     else:
         count = block.count(b"\n")
         lines = (run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)) + line0
-    return Run(run.table, name, lines, tag=run.tag, ranked=run.ranked), count
+    return Run(run.table, name, lines, tag=run.tag, ranked=run.ranked, doc_hash=run.doc_hash), count
 
 
 def _one_line_per_row(block: bytes) -> bool:
@@ -279,8 +279,10 @@ def evaluate_streamed(evaluator, run) -> Results:
                                  source=blocks.name, line=int(parsed.line_of(0)))
             ranked, tag = parsed.ranked, parsed.tag or tag
             if held is not None:
+                hashes = None if held.doc_hash is None or parsed.doc_hash is None else \
+                    np.concatenate([held.doc_hash, parsed.doc_hash])
                 parsed = Run(pa.concat_tables([held.table, parsed.table]), blocks.name,
-                             np.concatenate([held.lines, parsed.lines]), tag=tag, ranked=ranked)
+                             np.concatenate([held.lines, parsed.lines]), tag=tag, ranked=ranked, doc_hash=hashes)
             held, ready = _whole_queries(parsed, done_ids, last=False)
             if ready is not None:
                 pending.append(pool.submit(evaluator.score, ready))
@@ -314,8 +316,11 @@ def _whole_queries(run: Run, done_ids: "_SeenQueries", *, last: bool):
         if len(starts) < 2:
             return run, None  # one query so far: it may go on
         cut = int(starts[-1])
-        held = Run(run.table.slice(cut), run.source, run.lines[cut:], tag=run.tag, ranked=run.ranked)
-        run = Run(run.table.slice(0, cut), run.source, run.lines[:cut], tag=run.tag, ranked=run.ranked)
+        hashes = run.doc_hash
+        held = Run(run.table.slice(cut), run.source, run.lines[cut:], tag=run.tag, ranked=run.ranked,
+                   doc_hash=None if hashes is None else hashes[cut:])
+        run = Run(run.table.slice(0, cut), run.source, run.lines[:cut], tag=run.tag, ranked=run.ranked,
+                  doc_hash=None if hashes is None else hashes[:cut])
         starts = starts[:-1]
         query = run.table.column("query")
     heads = query.take(pa.array(starts)).combine_chunks()

@@ -41,6 +41,11 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
         from rankmeter.io.irds import looks_like_dataset
         if looks_like_dataset(source):
             return _dataset_qrels(source, grades)
+    if format in ("auto", "trec") and not columns:
+        from rankmeter.io.compiled import read_file
+        table = read_file(source, kind, grades)  # a big plain TREC file, read piece by piece on every core
+        if table is not None:
+            return table
     from rankmeter.io.direct import direct_columns
     parsed = direct_columns(source, kind, format, columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk

@@ -6,12 +6,14 @@
  * starts with '#' skipped -- and returns the columns the engine needs:
  *
  *   (nfields, rows, query_offsets, query_values, doc_offsets, doc_values, numbers, lines, tag,
- *    doc_hash, sub_offsets, sub_values)
+ *    doc_hash, sub_offsets, sub_values, line_count)
  *
  * offsets are int32 (Arrow binary layout: rows + 1 of them, from 0), values the ids' bytes packed,
  * numbers float64 scores (runs) or int64 / float64 grades (qrels), lines the 1-based line of each
  * row (None when row i is line i + 1), tag the last line's run tag, doc_hash the engine's 64-bit
- * hash of each doc id (rankmeter/core/keys.py id_hash, bit for bit), sub_* the qrels' second field.
+ * hash of each doc id (rankmeter/core/keys.py id_hash, bit for bit), sub_* the qrels' second field,
+ * line_count the lines of the buffer. A buffer of only blank and comment lines gives nfields 0 and no
+ * rows (a part of a file may be one; a whole file of them is the pure reader's to refuse).
  *
  * It returns None whenever it cannot vouch for the whole buffer (a wrong field count, a number
  * that is not one, a grade out of range, a truncated grade, a column past 2 GiB): the pure reader
@@ -43,10 +45,6 @@ static const uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL;
 static const uint64_t MIX1 = 0xBF58476D1CE4E5B9ULL;
 static const uint64_t MIX2 = 0x94D049BB133111EBULL;
 
-static inline int is_space(unsigned char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
 static inline uint64_t fmix(uint64_t h) {
     h ^= h >> 30; h *= MIX1;
     h ^= h >> 27; h *= MIX2;
@@ -54,19 +52,38 @@ static inline uint64_t fmix(uint64_t h) {
     return h;
 }
 
-static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len) {
+/* The little-endian word of the first min(len, 8) bytes at p; ``end`` bounds what may be read. */
+static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
     uint64_t w = 0;
     Py_ssize_t k = len < 8 ? len : 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (end - p >= 8) {
+        memcpy(&w, p, 8);
+        return k == 8 ? w : w & ((1ULL << (8 * k)) - 1);
+    }
+#endif
+    (void)end;
     for (Py_ssize_t i = 0; i < k; i++) w |= (uint64_t)p[i] << (8 * i);
     return w;
 }
 
 /* keys.py _id_hash: fmix((w0 ^ len * golden) + sum_{j>=1} fmix(w_j ^ (j + 1) * golden)) */
-static inline uint64_t id_hash(const unsigned char *p, Py_ssize_t len) {
-    uint64_t summed = load_le(p, len) ^ ((uint64_t)len * GOLDEN);
+static inline uint64_t id_hash(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
+    uint64_t summed = load_le(p, len, end) ^ ((uint64_t)len * GOLDEN);
     for (Py_ssize_t j = 1; 8 * j < len; j++)
-        summed += fmix(load_le(p + 8 * j, len - 8 * j) ^ ((uint64_t)(j + 1) * GOLDEN));
+        summed += fmix(load_le(p + 8 * j, len - 8 * j, end) ^ ((uint64_t)(j + 1) * GOLDEN));
     return fmix(summed);
+}
+
+/* What each byte is to the scan: part of a field, a field separator (bytes.split's whitespace but the
+ * line ends), a line end (bytes.splitlines': LF, CR) or NUL (binary data). */
+enum { BYTE_FIELD = 0, BYTE_SPACE = 1, BYTE_LINE_END = 2, BYTE_NUL = 3 };
+static unsigned char BYTE_CLASS[256];
+
+static void fill_byte_classes(void) {
+    BYTE_CLASS[' '] = BYTE_CLASS['\t'] = BYTE_CLASS['\v'] = BYTE_CLASS['\f'] = BYTE_SPACE;
+    BYTE_CLASS['\n'] = BYTE_CLASS['\r'] = BYTE_LINE_END;
+    BYTE_CLASS[0] = BYTE_NUL;
 }
 
 #if defined(__GLIBC__) || defined(__APPLE__)
@@ -215,12 +232,13 @@ static inline int add_id(Growing *values, Growing *offsets, const unsigned char 
 }
 
 /* Result codes of the scan (the GIL is released while it runs). */
-enum { SCAN_OK = 0, SCAN_REFUSED = 1, SCAN_NO_MEMORY = 2, SCAN_EMPTY = 3 };
+enum { SCAN_OK = 0, SCAN_REFUSED = 1, SCAN_NO_MEMORY = 2 };
 
 typedef struct {
     int nfields;          /* 2, 3 or 6 (at least 6) for runs; 4 for qrels */
     Py_ssize_t rows;
     int gapped;           /* a blank or comment line was met: line numbers are kept from there on */
+    int64_t lines;        /* lines in the buffer, as bytes.splitlines counts them */
     const unsigned char *tag;
     Py_ssize_t tag_len;
 } Scan;
@@ -241,24 +259,20 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
     Py_ssize_t length[MAX_FIELDS];
     while (pos < n) {
         line++;
-        /* one line: up to the next LF or CR (splitlines' line ends; CRLF is one) */
-        Py_ssize_t end = pos;
-        while (end < n && data[end] != '\n' && data[end] != '\r') {
-            if (data[end] == 0) return SCAN_REFUSED;  /* binary data: the pure path's check names it */
-            end++;
-        }
-        Py_ssize_t next = end < n ? (data[end] == '\r' && end + 1 < n && data[end + 1] == '\n' ? end + 2 : end + 1) : n;
+        /* one line, split into fields as it is read: up to the next LF or CR (CRLF is one line end) */
         int count = 0;
         Py_ssize_t i = pos;
         while (1) {
-            while (i < end && is_space(data[i])) i++;
-            if (i >= end) break;
+            while (i < n && BYTE_CLASS[data[i]] == BYTE_SPACE) i++;
+            if (i >= n || BYTE_CLASS[data[i]] == BYTE_LINE_END) break;
+            if (BYTE_CLASS[data[i]] == BYTE_NUL) return SCAN_REFUSED;  /* binary data: the pure path names it */
             Py_ssize_t from = i;
-            while (i < end && !is_space(data[i])) i++;
+            while (i < n && BYTE_CLASS[data[i]] == BYTE_FIELD) i++;
             if (count < MAX_FIELDS) { start[count] = data + from; length[count] = i - from; }
             count++;
         }
-        pos = next;
+        if (i < n) i += data[i] == '\r' && i + 1 < n && data[i + 1] == '\n' ? 2 : 1;
+        pos = i;
         if (count == 0 || start[0][0] == '#') {
             if (!s->gapped) {  /* from here on rows and lines differ: number the rows so far 1, 2, ... */
                 s->gapped = 1;
@@ -304,13 +318,14 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
         }
         if (!add_id(&c->query, &c->query_off, start[q], length[q])) return SCAN_REFUSED;
         if (!add_id(&c->doc, &c->doc_off, start[d], length[d])) return SCAN_REFUSED;
-        uint64_t h = id_hash(start[d], length[d]);
+        uint64_t h = id_hash(start[d], length[d], data + n);
         if (!grow_append(&c->hashes, &h, sizeof h) || (s->gapped && !grow_append(&c->lines, &line, sizeof line)))
             return SCAN_NO_MEMORY;
         if (kind == KIND_RUN && s->nfields == 6) { s->tag = start[5]; s->tag_len = length[5]; }
         s->rows++;
     }
-    return s->rows ? SCAN_OK : SCAN_EMPTY;
+    s->lines = line;
+    return SCAN_OK;
 }
 
 static PyObject *parse(PyObject *self, PyObject *args) {
@@ -340,7 +355,7 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (status == SCAN_NO_MEMORY) {
         PyErr_NoMemory();
-    } else if (status != SCAN_OK) {
+    } else if (status == SCAN_REFUSED) {
         result = Py_NewRef(Py_None);
     } else {
         /* row i is line i + 1 unless a blank or comment line was met (even after the last row) */
@@ -359,8 +374,8 @@ static PyObject *parse(PyObject *self, PyObject *args) {
             ok = tag != NULL;
         }
         if (ok)
-            result = Py_BuildValue("(inOOOOOOOOOO)", s.nfields, s.rows, made[0], made[1], made[2], made[3],
-                                   made[4], made[5], tag, made[6], made[7], made[8]);
+            result = Py_BuildValue("(inOOOOOOOOOOL)", s.nfields, s.rows, made[0], made[1], made[2], made[3],
+                                   made[4], made[5], tag, made[6], made[7], made[8], (long long)s.lines);
         for (int i = 0; i < 9; i++) Py_XDECREF(made[i]);
         Py_XDECREF(tag);
     }
@@ -388,7 +403,7 @@ static PyObject *hash_ids(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "offsets outside the values");
         } else {
             Py_BEGIN_ALLOW_THREADS
-            for (Py_ssize_t i = 0; i < n; i++) h[i] = id_hash(v + off[i], off[i + 1] - off[i]);
+            for (Py_ssize_t i = 0; i < n; i++) h[i] = id_hash(v + off[i], off[i + 1] - off[i], v + values.len);
             Py_END_ALLOW_THREADS
         }
     }
@@ -409,6 +424,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_trecparse",
                                     "The compiled TREC text reader (see rankmeter/io/compiled.py).", -1, methods};
 
 PyMODINIT_FUNC PyInit__trecparse(void) {
+    fill_byte_classes();
 #if defined(__GLIBC__) || defined(__APPLE__)
     if (c_locale == (locale_t)0) c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 #endif

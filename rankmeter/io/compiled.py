@@ -1,10 +1,11 @@
 """The compiled TREC reader (``rankmeter/io/_trecparse.c``) behind the pure one.
 
 The extension reads run and qrels text in one pass: ids, scores or grades, line numbers and the
-engine's doc-id hashes, on either core (it holds no lock while it scans). It accepts a buffer only
-when every line is one the pure reader (:mod:`rankmeter.io.trec`) reads the same way; for anything
-else it answers None and the pure reader reads the buffer and names the line of the problem, so
-both paths give the same tables and the same errors (``tests/io/test_compiled.py`` sweeps both).
+engine's doc-id hashes, holding no lock while it scans, so the pieces of a big buffer or file are
+read on every core. It accepts a piece only when every line is one the pure reader
+(:mod:`rankmeter.io.trec`) reads the same way; for anything else the answer is None and the pure
+reader reads the input and names the line of the problem, so both paths give the same tables and
+the same errors (``tests/io/test_compiled.py`` sweeps both).
 
 The extension is optional: ``pip install`` builds it when a C compiler is there; without it, or with
 the environment variable ``RANKMETER_PURE=1``, every file takes the pure path.
@@ -12,6 +13,7 @@ the environment variable ``RANKMETER_PURE=1``, every file takes the pure path.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -20,9 +22,15 @@ try:
 except ImportError:  # no compiler at install time: the pure path reads everything
     _trecparse = None
 
-__all__ = ["available", "parse_run", "parse_qrels", "hash_ids"]
+__all__ = ["available", "parse_run", "parse_qrels", "read_file", "hash_ids", "FILE_MIN_BYTES"]
 
 _GRADES = {"integer": 0, "truncate": 1, "real": 2}
+_KINDS = {"run": 0, "qrels": 1}
+#: a buffer at least this big is cut into pieces read on both cores
+_PIECE_BYTES = 4 << 20
+#: files at least this big are read from disk piece by piece (never held whole); smaller ones in one read
+FILE_MIN_BYTES = 16 << 20
+_HEAD = 1 << 16
 
 
 def available() -> bool:
@@ -30,46 +38,151 @@ def available() -> bool:
     return _trecparse is not None and os.environ.get("RANKMETER_PURE", "") in ("", "0")
 
 
-def _binary(pa, rows: int, offsets: bytes, values: bytes):
-    return pa.Array.from_buffers(pa.binary(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(values)])
+def _threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _cut(data: bytes, size: int) -> list:
+    """``data`` in pieces of about ``size`` bytes, each ending just after a line feed (the last one
+    where the data ends). A line feed always ends a line (LF or CRLF), so lines are never split."""
+    view = memoryview(data)
+    pieces, at, n = [], 0, len(data)
+    while n - at > size:
+        cut = data.rfind(b"\n", at, at + size) + 1
+        if cut == 0:
+            break  # one line longer than a piece, or lines that end with CR alone: the rest in one piece
+        pieces.append(view[at:cut])
+        at = cut
+    pieces.append(view[at:])
+    return pieces
+
+
+def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
+    """The Run or Qrels of the parsed pieces of one input, in order; None when any piece was refused or
+    the pieces disagree on the layout (the pure reader then reads the whole input)."""
+    if any(p is None for p in parsed):
+        return None
+    layouts = {p[0] for p in parsed if p[1]}
+    if len(layouts) != 1:
+        return None  # no row at all, or a layout that changes: the pure reader names the problem
+    nfields = layouts.pop()
+    import pyarrow as pa
+
+    def column(first: int) -> "pa.ChunkedArray":
+        return pa.chunked_array([pa.Array.from_buffers(pa.binary(), p[1], [None, pa.py_buffer(p[first]),
+                                                                             pa.py_buffer(p[first + 1])])
+                                 for p in parsed if p[1]], pa.binary())
+
+    lines, first_line, gapped = [], 1, False
+    for p in parsed:
+        if p[1]:
+            lines.append(np.frombuffer(p[7], np.int64) + (first_line - 1) if p[7] is not None
+                         else np.arange(first_line, first_line + p[1], dtype=np.int64))
+        gapped |= p[7] is not None or p[1] != p[12]
+        first_line += p[12]
+    line_numbers = np.concatenate(lines) if gapped else None
+    doc_hash = np.concatenate([np.frombuffer(p[9], np.uint64) for p in parsed if p[1]])
+    numbers = [np.frombuffer(p[6], np.float64 if kind == "run" or grades == "real" else np.int64)
+               for p in parsed if p[1]]
+    if kind == "qrels":
+        from rankmeter.io.canonical import Qrels, qrels_table
+
+        rel = pa.chunked_array([pa.array(n) for n in numbers])
+        table = qrels_table(column(2).combine_chunks(), column(4).combine_chunks(), rel.combine_chunks(),
+                            column(10).combine_chunks())
+        return Qrels(table, name, line_numbers, doc_hash=doc_hash)
+    from rankmeter.io.canonical import Run
+
+    rows = sum(p[1] for p in parsed)
+    score = pa.chunked_array([pa.array(n) for n in numbers]) if nfields != 2 else pa.array(np.zeros(rows))
+    tags = [p[8] for p in parsed if p[8] is not None]
+    table = pa.table({"query": column(2), "doc": column(4), "score": score})
+    return Run(table, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
+
+
+def _parse_all(pieces: list, kind: str, grades: str) -> list[tuple]:
+    code, grade = _KINDS[kind], _GRADES[grades]
+    if len(pieces) == 1:
+        return [_trecparse.parse(pieces[0], code, grade)]
+    with ThreadPoolExecutor(_threads()) as pool:
+        return list(pool.map(lambda piece: _trecparse.parse(piece, code, grade), pieces))
 
 
 def parse_run(data: bytes, name: str):
     """The :class:`~rankmeter.io.canonical.Run` of TREC run text, or None for the pure reader to read."""
     if not available():
         return None
-    parsed = _trecparse.parse(data, 0, 0)
-    if parsed is None:
-        return None
-    import pyarrow as pa
-
-    from rankmeter.io.canonical import Run
-
-    nfields, rows, q_off, q_val, d_off, d_val, numbers, lines, tag, hashes, _, _ = parsed
-    query, doc = _binary(pa, rows, q_off, q_val), _binary(pa, rows, d_off, d_val)
-    score = pa.array(np.frombuffer(numbers, np.float64)) if nfields != 2 else pa.array(np.zeros(rows))
-    table = pa.table({"query": query, "doc": doc, "score": score})
-    return Run(table, name, None if lines is None else np.frombuffer(lines, np.int64),
-               doc_hash=np.frombuffer(hashes, np.uint64), tag=tag or b"", ranked=nfields == 2)
+    pieces = _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
+    return _combine(_parse_all(pieces, "run", "integer"), "run", "integer", name)
 
 
 def parse_qrels(data: bytes, name: str, grades: str):
     """The :class:`~rankmeter.io.canonical.Qrels` of TREC qrels text, or None for the pure reader."""
     if not available():
         return None
-    parsed = _trecparse.parse(data, 1, _GRADES[grades])
-    if parsed is None:
+    pieces = _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
+    return _combine(_parse_all(pieces, "qrels", grades), "qrels", grades, name)
+
+
+def read_file(source, kind: str, grades: str = "integer"):
+    """The Run or Qrels of a big plain TREC file named by path, read from disk a piece at a time on every
+    core (the file is never held whole: memory is its columns and the pieces in flight), or None for the
+    other readers (not a regular plain file, small, compressed, another format, or a piece refused)."""
+    if not available() or not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
         return None
-    import pyarrow as pa
+    from rankmeter.errors import RankmeterError
+    from rankmeter.io.detect import detect
+    from rankmeter.io.inputs import open_input
+    from rankmeter.io.parquet import is_parquet
+    from rankmeter.io.source import check_text, compression_of
 
-    from rankmeter.io.canonical import Qrels, qrels_table
-
-    _, rows, q_off, q_val, d_off, d_val, numbers, lines, _, hashes, s_off, s_val = parsed
-    rel = pa.array(np.frombuffer(numbers, np.float64 if grades == "real" else np.int64))
-    table = qrels_table(_binary(pa, rows, q_off, q_val), _binary(pa, rows, d_off, d_val), rel,
-                        _binary(pa, rows, s_off, s_val))
-    return Qrels(table, name, None if lines is None else np.frombuffer(lines, np.int64),
-                 doc_hash=np.frombuffer(hashes, np.uint64))
+    name = os.fsdecode(source)
+    try:
+        if os.path.getsize(name) < FILE_MIN_BYTES:
+            return None
+        fh = open_input(name, "rb", buffering=0)  # recorded: no output may be written over it
+    except (OSError, ValueError):
+        return None  # the other readers open it again and name the problem
+    with fh:
+        try:
+            import stat
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            head = fh.read(_HEAD)
+            if compression_of(head) is not None or is_parquet(head):
+                return None
+            bom = 3 if head[:3] == b"\xef\xbb\xbf" else 0
+            check_text(head[bom:], name)
+            if detect(head[bom:], name, "auto") != ("trec", False):
+                return None
+        except (RankmeterError, OSError):
+            return None  # not text, not TREC: the other readers say so
+        fh.seek(bom)
+        parsed: list = []
+        code, grade = _KINDS[kind], _GRADES[grades]
+        size = max(_PIECE_BYTES, 8 << 20)
+        carry = b""
+        with ThreadPoolExecutor(_threads()) as pool:
+            futures = []
+            while True:
+                block = fh.read(size)
+                if not block:
+                    break
+                block = carry + block if carry else block
+                cut = block.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = block
+                    continue
+                carry = block[cut:]
+                futures.append(pool.submit(_trecparse.parse, memoryview(block)[:cut], code, grade))
+                if len(futures) > 2 * _threads():  # bounds the pieces in flight
+                    parsed.append(futures.pop(0).result())
+                    if parsed[-1] is None:
+                        return None
+            if carry:
+                futures.append(pool.submit(_trecparse.parse, carry, code, grade))
+            parsed.extend(f.result() for f in futures)
+    return _combine(parsed, kind, grades, name)
 
 
 def hash_ids(offsets: np.ndarray, values: np.ndarray) -> np.ndarray | None:
