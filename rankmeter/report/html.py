@@ -101,16 +101,33 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
 
 # ------------------------------------------------------------------ explanations
 
-def _rank_table(columns, rows, limit: int, kind: str = "ranks", total: int | None = None) -> str:
+class _CellMarkup(dict):
+    """Each distinct cell value's ``<td>``, escaped once: the tables of a page repeat few values (0,
+    "unjudged", a doc under each measure), so a hundred thousand cells cost a few thousand escapes."""
+
+    def __missing__(self, key):
+        markup = self[key] = f"<td>{esc(_cell(key[1]))}"
+        return markup
+
+    def of(self, value) -> str:
+        try:
+            return self[value.__class__, value]  # the class in the key: True, 1 and 1.0 are equal, not alike
+        except TypeError:  # unhashable
+            return f"<td>{esc(_cell(value))}"
+
+
+def _rank_table(columns, rows, limit: int, kind: str = "ranks", total: int | None = None,
+                cells: _CellMarkup | None = None) -> str:
     """The first ``limit`` rows; ``total``: how many the whole table has (default ``len(rows)``).
 
     A hundred queries explained make a thousand of these tables, most of the page: they leave out the
     end tags HTML lets a table omit (``</th>``, ``</td>``, ``</tr>``, ``</thead>``, ``</tbody>``), and
     scroll by their own class rather than in a wrapper.
     """
+    cells = _CellMarkup() if cells is None else cells
     total = len(rows) if total is None else total
     head = "".join(f"<th>{esc(c)}" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{esc(_cell(v))}" for v in r) for r in rows[:limit])
+    body = "".join("<tr>" + "".join(map(cells.of, r)) for r in rows[:limit])
     more = f'<p class="note">Ranks 1\u2013{limit} of {total} shown.</p>' if total > limit else ""
     return f'<table class="{kind}"><thead><tr>{head}<tbody>{body}</table>{more}'
 
@@ -138,6 +155,7 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
     from rankmeter.io.canonical import Run, decode_id
 
     out = []
+    cells = _CellMarkup()
     first = next(iter(tables.values()))
     index = {qid: i for i, qid in enumerate(first.queries)}
     raw = {decode_id(k): k for k in evaluator.judgments.ids.to_pylist()}
@@ -182,7 +200,7 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
                     continue
                 ideal = ""
                 if ex.ideal_rows:
-                    table = _rank_table(ex.ideal_columns, ex.ideal_rows, limit, "ranks ideal")
+                    table = _rank_table(ex.ideal_columns, ex.ideal_rows, limit, "ranks ideal", cells=cells)
                     if table in ideal_shown:
                         ideal = f'<p class="note">Ideal ranking: as for {ideal_shown[table]}.</p>'
                     else:
@@ -190,7 +208,7 @@ def _explain_html(evaluator, runs, labels, tables, queries: list[str], *, max_ra
                         ideal = f"<details><summary>ideal ranking</summary>{table}</details>"
                 formula = "\n".join(esc(line) for line in ex.formula)  # line by line: esc writes a newline as "\\n"
                 blocks.append(f'{head}<pre class="formula">{formula}</pre>'
-                              f"{_rank_table(ex.columns, ex.rows, limit, total=total)}{ideal}")
+                              f"{_rank_table(ex.columns, ex.rows, limit, total=total, cells=cells)}{ideal}")
         out.append(f'<details class="explain" id="q-{i}" data-q="{esc(qid)}"><summary><span class="qid">'
                    f'{esc(qid)}</span> <span class="muted">{summary}</span></summary>{"".join(blocks)}</details>')
     return "".join(out)
