@@ -10,11 +10,13 @@ on a header click and filters by query id, and per query the
 :func:`rankmeter.explain` breakdown of every measure for every run.
 
 Everything taken from the data (run tags, query ids, docnos, file names) is
-escaped; the per-query values are also embedded as JSON in a
-``<script type="application/json" id="rankmeter-data">`` block for tools, with
+escaped; the per-query values are also embedded, exactly, as JSON in a
+``<script type="application/json" id="rankmeter-data">`` block for tools (and
+for the per-query table's sorting, :mod:`.per_query`), with
 ``<``, ``>``, ``&`` and U+2028/U+2029 escaped so that it cannot close the
-block. A Content-Security-Policy lets only the report's own script run (by
-its hash), as a second line of defence.
+block. The big parts are written compactly, never by dropping a number
+(``bench/bench_report.py`` prints where the bytes go). A Content-Security-Policy
+lets only the report's own script run (by its hash), as a second line of defence.
 """
 from __future__ import annotations
 
