@@ -49,7 +49,8 @@ def make(queries: int, depth: int, seed: int = 5) -> tuple[Path, list[Path]]:
 def page_parts(page: str) -> dict[str, int]:
     """Bytes of each part of a report: the head (stylesheet), every <section>, the JSON block, the script."""
     parts = {"head (stylesheet)": page[:page.index("</head>")]}
-    parts.update((m.group(1), m.group(0)) for m in re.finditer(r'<section id="sec-([a-z-]+)">.*?</section>', page, re.S))
+    sections = re.finditer(r'<section id="sec-([a-z-]+)">.*?</section>', page, re.S)
+    parts.update((m.group(1), m.group(0)) for m in sections)
     parts["JSON block"] = re.search(r'<script type="application/json".*?</script>', page, re.S).group(0)
     parts["script"] = re.search(r"<script>.*?</script>", page, re.S).group(0)
     sizes = {name: len(text.encode()) for name, text in parts.items()}
