@@ -6,222 +6,15 @@ rows: rank ``i`` is column ``i - 1``, a row's ranked candidates come first
 (best score first, equal scores in input order) and ``valid`` marks them.
 The registry sweep of ``tests/test_tensor_forms.py`` runs every supported
 family through both forms and asserts they agree to 1e-12 in float64.
-Nothing loops over rows; the loops below run over a gain map's entries.
+Nothing loops over rows. The rows in rank order come from :class:`~._ranked.Ranked`.
 """
 from __future__ import annotations
 
 import math
-from functools import cached_property
 
-from rankmeter.analyses.tensor._inputs import Inputs
-from rankmeter.errors import MeasureError
+from rankmeter.analyses.tensor._ranked import Ranked
 
-__all__ = ["Ranked", "DENSE"]
-
-
-class Ranked:
-    """The candidates of every row in rank order, and what the formulas read from them."""
-
-    def __init__(self, inputs: Inputs, ties: str, depth: int | None = None):
-        ops, xp = inputs.ops, inputs.ops.xp
-        self.ops, self.xp, self.dtype, self.ties, self.inputs = ops, xp, inputs.dtype, ties, inputs
-        rows, width = inputs.shape
-        depth = width if depth is None or ties == "average" else min(depth, width)
-        self.rows, self.width = rows, depth
-        self.zero = ops.zeros((), self.dtype)
-        self.rank = ops.astype(ops.arange(depth, ops.int64), self.dtype)[None, :] + 1.0
-        self.judged, self.judged_mask = inputs.judged, inputs.judged_mask
-        self._cache: dict = {}
-
-    # the ranking is sorted on first use: a plan of RR, Success and HitRate alone never sorts
-    @cached_property
-    def order(self):
-        return self._order(self.inputs, self.width)
-
-    @cached_property
-    def n_ret(self):
-        if self.inputs.all_ranked:
-            return self.ops.full((self.rows,), float(self.inputs.shape[1]), self.dtype)
-        return self.xp.sum(self.ops.astype(self.inputs.ranked, self.dtype), axis=1)
-
-    @cached_property
-    def valid(self):
-        if self.inputs.all_ranked:
-            return self.ops.full((self.rows, self.width), True, self.xp.bool)
-        return self.rank <= self.n_ret[:, None]   # ranked candidates come first
-
-    @cached_property
-    def g(self):
-        grades = self.ops.take(self.inputs.targets, self.order)
-        return grades if self.inputs.all_ranked else self.xp.where(self.valid, grades, self.zero)
-
-    @cached_property
-    def sorted_scores(self):
-        return self.ops.take(self.inputs.scores, self.order)
-
-    def first_relevant_rank(self, level):
-        """Per row, the rank of the first relevant candidate (inf without one), found without sorting:
-        1 + the ranked candidates above the best-scored relevant one (the first of them in input
-        order when several tie)."""
-        key = ("first", level)
-        if key not in self._cache:
-            ops, xp, inputs = self.ops, self.xp, self.inputs
-            scores, ranked = inputs.scores, inputs.ranked
-            relevant = ranked & (inputs.targets >= max(level, 0))
-            best = ops.amax(xp.where(relevant, scores, ops.full((), -math.inf, self.dtype)), axis=1)[:, None]
-            column = ops.arange(inputs.shape[1], ops.int64)[None, :]
-            tied = relevant & (scores == best)
-            first = ops.amin(xp.where(tied, column, ops.full((), inputs.shape[1], ops.int64)), axis=1)[:, None]
-            above = ranked & ((scores > best) | ((scores == best) & (column < first)))
-            rank = xp.sum(self.f(above), axis=1) + 1.0
-            found = xp.any(relevant, axis=1)
-            self._cache[key] = xp.where(found, rank, ops.full((), math.inf, self.dtype))
-        return self._cache[key]
-
-    def _order(self, inputs: Inputs, depth: int):
-        """Columns of each row's top ``depth`` ranks: ranked candidates by score, best first, equal scores
-        in input order, then the others."""
-        ops, xp = self.ops, self.xp
-        width = inputs.shape[1]
-        bits = ops.float32_bits(inputs.scores + 0.0) if inputs.scores.dtype == xp.float32 else None
-        if bits is not None and width < 2 ** 30:
-            # float32 bits as an int32 that orders as the floats do (negative floats count down; the
-            # unranked get the smallest int32, below -inf), widened with the column into distinct keys,
-            # best first: an unstable sort or a top-k of them is then exact
-            order32 = bits ^ ((bits >> 31) & 0x7FFFFFFF)
-            if not inputs.all_ranked:
-                order32 = xp.where(inputs.ranked, order32, ops.full((), -(2 ** 31), xp.int32))
-            shift = max(int(width - 1).bit_length(), 1)
-            column = ops.arange(width, ops.int64)[None, :]
-            # ~x reverses the order without overflow: the best score gets the smallest key
-            return ops.smallest_columns(ops.widen_shift(~order32, shift) | column, depth, shift)
-        order = ops.argsort(-inputs.scores, axis=1)
-        if not bool(xp.all(inputs.ranked)):   # unranked candidates (padding) after every ranked one
-            ranked_first = ops.take(inputs.ranked, order)
-            order = ops.take(order, ops.argsort(ops.astype(~ranked_first, xp.int8), axis=1))
-        return order[:, :depth]
-
-    # ------------------------------------------------------------- helpers
-    def f(self, x):
-        return self.ops.astype(x, self.dtype)
-
-    def div(self, num, den):
-        """num / den where den > 0, else 0 (the kernels' ``np.divide(..., where=den > 0)``)."""
-        xp = self.xp
-        ok = den > 0
-        return xp.where(ok, num / xp.where(ok, den, self.f(xp.ones_like(den))), self.zero)
-
-    def upto(self, x, k):
-        """Columns of the top ``k`` ranks (all without a cutoff)."""
-        return x if k is None else x[:, :k]
-
-    def is_rel(self, level):
-        key = ("is_rel", level)
-        if key not in self._cache:
-            self._cache[key] = self.valid & (self.g >= max(level, 0))
-        return self._cache[key]
-
-    def num_rel(self, level):
-        key = ("num_rel", level)
-        if key not in self._cache:
-            self._cache[key] = self.xp.sum(self.f(self.judged_mask & (self.judged >= max(level, 0))), axis=1)
-        return self._cache[key]
-
-    def num_judged_nonrel(self, level):
-        return self.xp.sum(self.f(self.judged_mask & (self.judged < level)), axis=1)
-
-    def count_upto(self, mask, k=None):
-        """Per row, True entries in the top k (expected count over tie orders when averaged)."""
-        return self.xp.sum(self.tie_mean(self.f(mask), k), axis=1)
-
-    def count_upto_rows(self, mask, k_per_row):
-        inside = self.rank <= k_per_row[:, None]
-        return self.xp.sum(self.xp.where(inside, self.tie_mean(self.f(mask)), self.zero), axis=1)
-
-    # ---------------------------------------------------------------- ties
-    @cached_property
-    def tie_start(self):
-        return self._tie_layout()[0]
-
-    @cached_property
-    def tie_end(self):
-        return self._tie_layout()[1]
-
-    @cached_property
-    def tie_size(self):
-        return self.f(self.tie_end - self.tie_start + 1)
-
-    def _tie_layout(self):
-        """Per rank: first and last column of its tied group (equal scores among the ranked)."""
-        if "tie_layout" in self._cache:
-            return self._cache["tie_layout"]
-        sorted_scores = self.sorted_scores
-        ops, xp = self.ops, self.xp
-        col = ops.arange(self.width, ops.int64)[None, :]
-        n = ops.astype(self.n_ret, ops.int64)[:, None]
-        head = ops.full((self.rows, 1), True, xp.bool)
-        new = ops.concat([head, sorted_scores[:, 1:] != sorted_scores[:, :-1]], axis=1) | (col == n)
-        start = ops.cummax(xp.where(new, col, -1), axis=1)
-        last = ops.concat([new[:, 1:], head], axis=1)
-        flipped = ops.flip(xp.where(last, self.width - 1 - col, -1), axis=1)
-        end = self.width - 1 - ops.flip(ops.cummax(flipped, axis=1), axis=1)
-        self._cache["tie_layout"] = start, end
-        return start, end
-
-    def tie_mean(self, values, k=None):
-        """Per rank of the top ``k`` (every rank without a cutoff), the mean of ``values`` over its tied
-        group (``Batch.tie_mean``); a group may reach past rank k."""
-        if self.ties != "average":
-            return self.upto(values, k)
-        total = self.ops.cumsum(values)
-        take, start, end = self.ops.take, self.upto(self.tie_start, k), self.upto(self.tie_end, k)
-        return (take(total, end) - take(total, start) + take(values, start)) / self.upto(self.tie_size, k)
-
-    # --------------------------------------------------------------- gains
-    def gains(self, grades, spec, mask):
-        """``dcg.gain_values``: linear, exp (2^g - 1) or a map overriding listed grades; 0 outside ``mask``."""
-        xp = self.xp
-        positive = grades > 0
-        if spec == "exp":
-            out = xp.where(positive, xp.exp2(grades) - 1.0, self.zero)
-        else:
-            out = xp.where(positive, grades, self.zero)
-            if not isinstance(spec, str):
-                for grade, gain in spec:
-                    out = xp.where(grades == grade, self.ops.full((), gain, self.dtype), out)
-        return xp.where(mask, out, self.zero)
-
-    def discount(self, ranks, kind: str, base: float):
-        """``dcg._denominators``: log_b(i + 1), or for jk 1 below rank b and log_b(i) after."""
-        xp = self.xp
-        if base <= 1.0:
-            raise MeasureError(f"log_base={base!r}: the base of the discount's logarithm must be > 1")
-
-        def log(x):
-            return xp.log2(x) if base == 2.0 else xp.log(x) / math.log(base)
-        if kind == "jk":
-            one = self.f(xp.ones_like(ranks))
-            return xp.where(ranks < base, one, log(xp.maximum(ranks, one)))
-        return log(ranks + 1.0)
-
-    def ideal_gains(self, m):
-        """Positive gains of the ideal ranking, best first (``dcg._ideal_list``)."""
-        spec, ideal = m.get("gain"), m.get("ideal")
-        key = ("ideal", spec if isinstance(spec, str) else tuple(spec), ideal, m.cutoff)
-        if key not in self._cache:
-            if ideal == "qrels":
-                gains = self.gains(self.judged, spec, self.judged_mask)
-            else:
-                gains = self.upto(self.gains(self.g, spec, self.valid), m.cutoff if ideal == "topk" else None)
-            gains = self.xp.where(gains > 0, gains, self.zero)
-            k = gains.shape[1] if m.cutoff is None else min(m.cutoff, gains.shape[1])
-            self._cache[key] = self.ops.top_values(gains, k)
-        return self._cache[key]
-
-    def qrels_top(self):
-        """The highest judged grade of the batch, at least 0 (``needs.qrels_max_grade``), on the device."""
-        xp = self.xp
-        return xp.max(xp.where(self.judged_mask, self.judged, self.zero))
+__all__ = ["DENSE", "empty_rows"]
 
 
 # ----------------------------------------------------------------- families
@@ -280,7 +73,7 @@ def average_precision(r: Ranked, m):
         term = (group_rel / r.tie_size) * (before + 1.0 + (i - 1.0) * spread) / r.rank
         term = xp.where(r.valid, term, r.zero)
     else:
-        term = xp.where(r.is_rel(level), r.ops.cumsum(relevant) / r.rank, r.zero)
+        term = r.ops.cumsum(relevant) / r.rank * relevant   # precision at each relevant rank, else 0
     precision_sum = xp.sum(r.upto(term, k), axis=1)
     R = r.num_rel(level)
     kind = m.get("denom")

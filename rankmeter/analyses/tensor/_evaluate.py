@@ -1,8 +1,9 @@
 """``rankmeter.tensor.evaluate``: per-row values of measures over ``[B, N]`` arrays of any array library."""
 from __future__ import annotations
 
-from rankmeter.analyses.tensor._dense import DENSE, Ranked, empty_rows
+from rankmeter.analyses.tensor._dense import DENSE, empty_rows
 from rankmeter.analyses.tensor._inputs import plan_measures, prepare
+from rankmeter.analyses.tensor._ranked import Ranked
 from rankmeter.errors import MeasureError, ParameterError
 
 __all__ = ["evaluate", "evaluate_planned"]
@@ -104,10 +105,11 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
     else:
         values = {label: _dense_values(ranked, m) for label, m in planned}
     # a row without any real element is no query (rankmeter.evaluate and TorchMetrics have none there)
-    xp = inputs.ops.xp
-    absent = ~xp.any(inputs.judged_mask, axis=1)
-    nan = inputs.ops.full((), float("nan"), values[planned[0][0]].dtype)
-    values = {label: xp.where(absent, nan, v) for label, v in values.items()}
+    if not (inputs.all_judged and inputs.shape[1] > 0):
+        xp = inputs.ops.xp
+        absent = ~xp.any(inputs.judged_mask, axis=1)
+        nan = inputs.ops.full((), float("nan"), values[planned[0][0]].dtype)
+        values = {label: xp.where(absent, nan, v) for label, v in values.items()}
     return values if inputs.wrap is None else {label: inputs.wrap(v) for label, v in values.items()}
 
 

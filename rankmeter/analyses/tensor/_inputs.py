@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankmeter.analyses.tensor import _xp
-from rankmeter.analyses.tensor._xp import NumpyOps, Ops, namespace_of
+from rankmeter.analyses.tensor._xp import Ops, namespace_of, numpy_ops
 from rankmeter.errors import InputError, MeasureError, ParameterError
 
 __all__ = ["Inputs", "prepare", "plan_measures", "SUPPORTED", "supported_text"]
@@ -51,6 +51,10 @@ class Inputs:
     dtype: Any
     row_ids: Any = None   # the flat form's query ids, one per row (sorted)
     all_ranked: bool = False   # no padding and nothing dropped: every element is ranked
+    all_judged: bool = False   # judged_mask is all True (no padding, no declared docs outside the list)
+    #: every ranked element scores above every other one (positive_scores_only: the others score <= 0),
+    #: so ordering by score alone puts the ranked first
+    ranked_outscore_rest: bool = False
     #: torch CPU input computed through numpy views: turns the values back into tensors (no copy)
     wrap: Any = None
 
@@ -68,7 +72,8 @@ def _compute_dtype(ops: Ops, scores):
 
 def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
     """TorchMetrics' flat ``preds, target, indexes`` as padded ``[queries, longest]`` rows (ids sorted,
-    each query's elements in input order)."""
+    each query's elements in input order); the mask is None when the rows are a reshape (``mask``
+    None: every element is real)."""
     xp = ops.xp
     if ops.name not in ("numpy", "torch"):
         raise ParameterError("indexes= (TorchMetrics' flat form) needs numpy or torch arrays; give [rows, "
@@ -85,7 +90,15 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
     n = int(indexes.shape[0])
     if n == 0:
         raise InputError("no candidates: scores is empty", source="scores")
-    grouped = bool(xp.all(indexes[1:] >= indexes[:-1]))   # the usual case: queries one after another
+    reshaped = _equal_queries_in_order(ops, indexes)
+    if reshaped is not None:   # the usual case: a reshape, checked in one pass
+        rows, width = reshaped
+        values = [v if v is None else xp.reshape(v, (rows, width)) for v in (preds, target, mask)]
+        return (*values, indexes[::width])
+    given_mask = mask
+    if mask is None:
+        mask = ops.full((n,), True, xp.bool)
+    grouped = bool(xp.all(indexes[1:] >= indexes[:-1]))   # queries one after another
     order = None if grouped else ops.argsort(indexes, axis=0)
     ids = indexes if grouped else indexes[order]
     new = ops.concat([ops.full((1,), True, xp.bool), ids[1:] != ids[:-1]], axis=0)
@@ -93,8 +106,8 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
     rows = int(starts.shape[0])
     if n % rows == 0 and bool(xp.all(starts == ops.arange(rows, starts.dtype) * (n // rows))):
         width = n // rows   # every query the same length: the rows are a reshape
-        values = [v if grouped else v[order] for v in (preds, target, mask)]
-        return (*(xp.reshape(v, (rows, width)) for v in values), ids[starts])
+        values = [v if grouped or v is None else v[order] for v in (preds, target, given_mask)]
+        return (*(v if v is None else xp.reshape(v, (rows, width)) for v in values), ids[starts])
     group = ops.cumsum(ops.astype(new, ops.int64), axis=0) - 1
     column = ops.arange(n, ops.int64) - xp.take(starts, group)
     width = int(ops.amax(column, axis=0)) + 1
@@ -106,6 +119,24 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
     real = ops.zeros((rows, width), xp.bool)
     real[group, column] = True
     return shaped[0], shaped[1], real & shaped[2], ids[starts]
+
+
+def _equal_queries_in_order(ops: Ops, indexes):
+    """(rows, width) when ``indexes`` holds queries of one length one after another, ids ascending;
+    else None. The width is read from the first query; one pass over the ids checks the rest."""
+    xp = ops.xp
+    n = int(indexes.shape[0])
+    head = indexes[:min(n, 4096)]
+    change = ops.nonzero(head != head[0])
+    width = int(change[0]) if change.shape[0] else (n if n <= 4096 else 0)
+    if width == 0 or n % width:
+        return None
+    rows = n // width
+    grid = xp.reshape(indexes, (rows, width))
+    ids = grid[:, 0]
+    if not bool(xp.all(ids[1:] > ids[:-1])) or not bool(xp.all(grid == ids[:, None])):
+        return None
+    return rows, width
 
 
 def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, ideal_targets=None,
@@ -128,18 +159,12 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
     if ops.name == "torch":   # measures are not differentiable: no autograd graph (a view, not a copy)
         scores, targets = scores.detach(), targets.detach()
         if scores.device.type == "cpu" and _xp.TORCH_CPU_THROUGH_NUMPY:
-            ops, xp, wrap = NumpyOps(), _numpy(), ops.xp.from_numpy
+            ops, xp, wrap = numpy_ops(), _numpy(), ops.xp.from_numpy
             scores, targets, mask, indexes, num_relevant, ideal_targets = (
                 _numpy_view(v) for v in (scores, targets, mask, indexes, num_relevant, ideal_targets))
     row_ids = None
     if indexes is not None:
-        given = mask
-        if mask is None:
-            mask = ops.full(tuple(scores.shape), True, xp.bool)
         scores, targets, mask, row_ids = _flat_to_rows(ops, scores, targets, indexes, mask)
-        if given is None and tuple(mask.shape) == (row_ids.shape[0], int(indexes.shape[0]) // row_ids.shape[0]) \
-                and mask.shape[0] * mask.shape[1] == int(indexes.shape[0]):
-            mask = None   # queries of one length: no padding
     if len(scores.shape) != 2:
         raise InputError(f"scores has shape {tuple(scores.shape)}: expected [rows, candidates], one ranking "
                          "per row (one list: scores[None, :]; TorchMetrics' flat form: pass indexes=)",
@@ -178,10 +203,15 @@ def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, idea
     if padded:
         t = xp.where(real, t, ops.zeros((), dtype))
         s = xp.where(real, s, ops.zeros((), dtype))
-    ranked = real & (s > 0) if positive_scores_only else real
+    if positive_scores_only:
+        ranked = real & (s > 0) if padded else s > 0
+    else:
+        ranked = real
     judged, judged_mask = _judged_side(ops, t, real, num_relevant, ideal_targets, dtype)
     return Inputs(ops, s, t, real, ranked, judged, judged_mask, dtype, row_ids,
-                  all_ranked=not padded and not positive_scores_only, wrap=wrap)
+                  all_ranked=not padded and not positive_scores_only,
+                  all_judged=not padded and judged_mask is real, ranked_outscore_rest=positive_scores_only,
+                  wrap=wrap)
 
 
 def _numpy():
