@@ -68,10 +68,19 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     nfields = layouts.pop()
     import pyarrow as pa
 
-    def column(first: int) -> "pa.ChunkedArray":
-        return pa.chunked_array([pa.Array.from_buffers(pa.binary(), p[1], [None, pa.py_buffer(p[first]),
-                                                                             pa.py_buffer(p[first + 1])])
-                                 for p in parsed if p[1]], pa.binary())
+    parsed = [list(p) for p in parsed]
+
+    def column(first: int, whole: bool = False):
+        """The binary column at ``first`` of every piece: chunked (no copy), or with ``whole`` one array whose
+        pieces are let go at once (qrels: the engine keys them whole; one column at a time keeps the peak low)."""
+        chunked = pa.chunked_array([pa.Array.from_buffers(pa.binary(), p[1], [None, pa.py_buffer(p[first]),
+                                                                                pa.py_buffer(p[first + 1])])
+                                    for p in parsed if p[1]], pa.binary())
+        if not whole:
+            return chunked
+        for p in parsed:
+            p[first] = p[first + 1] = None
+        return chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
 
     lines, first_line, gapped = [], 1, False
     for p in parsed:
@@ -82,21 +91,23 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         first_line += p[12]
     line_numbers = np.concatenate(lines) if gapped else None
     doc_hash = np.concatenate([np.frombuffer(p[9], np.uint64) for p in parsed if p[1]])
-    numbers = [np.frombuffer(p[6], np.float64 if kind == "run" or grades == "real" else np.int64)
-               for p in parsed if p[1]]
+    number_type = pa.float64() if kind == "run" or grades == "real" else pa.int64()
+    # straight from the extension's buffers (pa.array of a numpy array would import pandas to look at it)
+    numbers = None if nfields == 2 else pa.chunked_array(
+        [pa.Array.from_buffers(number_type, p[1], [None, pa.py_buffer(p[6])]) for p in parsed if p[1]], number_type)
     if kind == "qrels":
         from rankmeter.io.canonical import Qrels, qrels_table
 
-        rel = pa.chunked_array([pa.array(n) for n in numbers])
-        table = qrels_table(column(2).combine_chunks(), column(4).combine_chunks(), rel.combine_chunks(),
-                            column(10).combine_chunks())
+        numbers = numbers.combine_chunks() if numbers.num_chunks != 1 else numbers.chunk(0)
+        table = qrels_table(column(2, True), column(4, True), numbers, column(10, True))
         return Qrels(table, name, line_numbers, doc_hash=doc_hash)
     from rankmeter.io.canonical import Run
 
-    rows = sum(p[1] for p in parsed)
-    score = pa.chunked_array([pa.array(n) for n in numbers]) if nfields != 2 else pa.array(np.zeros(rows))
+    if nfields == 2:  # a ranked list: no scores
+        numbers = pa.chunked_array([pa.Array.from_buffers(pa.float64(), len(doc_hash),
+                                                          [None, pa.py_buffer(bytes(8 * len(doc_hash)))])])
     tags = [p[8] for p in parsed if p[8] is not None]
-    table = pa.table({"query": column(2), "doc": column(4), "score": score})
+    table = pa.table({"query": column(2), "doc": column(4), "score": numbers})
     return Run(table, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
 
 
