@@ -33,7 +33,8 @@ import pyarrow.compute as pc
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import read_run
 from rankmeter.io.arrow_path import first_data_line
-from rankmeter.io.source import compression_of, open_stream
+from rankmeter.io.compiled import parse_run
+from rankmeter.io.source import check_text, compression_of, open_stream
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.build import query_starts
@@ -152,7 +153,12 @@ def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
     if not first_data_line(block)[2]:
         return None, block.count(b"\n")  # only comments or blank lines: nothing to score in this block
     try:
-        run = read_run(io.BytesIO(block), format="trec")  # every block as the TREC text it is
+        # the compiled reader straight on the block, after the checks every text input gets; when it
+        # cannot vouch for the block, the TREC reader reads it (and names the line of any problem)
+        check_text(block, name)
+        run = parse_run(block, name)
+        if run is None:
+            run = read_run(io.BytesIO(block), format="trec")  # every block as the TREC text it is
     except InputError as exc:
         lines = None if exc.line is None else [line0 + n for n in ([exc.line] if isinstance(exc.line, int)
                                                                     else exc.line)]
