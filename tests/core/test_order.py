@@ -63,3 +63,29 @@ def test_long_grouped_unsorted_blocks_of_many_lengths():
     docs = [f"d{i:05d}" for i in range(qcode.size)]
     order = rank_order(qcode, score, pa.array([d.encode() for d in docs], pa.binary()))
     assert order.tolist() == _reference(qcode.tolist(), score.tolist(), docs)
+
+
+def test_natural_order_of_prefixed_numbers_matches_natural_key():
+    """The whole-array path (ASCII prefix + up to 18 digits) gives natural_key's order, ties of equal
+    numbers ("q01", "q1") and ids without digits or without prefix included; other ids take natural_key."""
+    import random
+
+    import pyarrow as pa
+
+    from rankmeter.core.order import _prefix_number_order, natural_key, natural_order
+
+    rng = random.Random(1)
+    taken = 0
+    for _ in range(300):
+        ids = list({(rng.choice(["q", "Q", "topic-", "a_b", "", "x", "qq", "Q0", "zz."]) +
+                     rng.choice(["", str(rng.randrange(200)), "0" + str(rng.randrange(20)), "00",
+                                 str(rng.randrange(10 ** 17))])).encode() for _ in range(rng.randrange(1, 60))} - {b""})
+        expected = sorted(range(len(ids)), key=lambda i: natural_key(ids[i].decode()))
+        fast = _prefix_number_order(pa.array(ids, pa.binary()))
+        if fast is not None:
+            taken += 1
+            assert fast.tolist() == expected, ids
+        assert natural_order(ids).tolist() == expected
+    assert taken > 100  # the whole-array path is taken, not only the fallback
+    assert _prefix_number_order(pa.array([b"q1x2"], pa.binary())) is None
+    assert _prefix_number_order(pa.array(["\u00e91".encode()], pa.binary())) is None
