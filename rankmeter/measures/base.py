@@ -15,6 +15,7 @@ import re
 
 import difflib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -204,15 +205,20 @@ class Family:
     #: family that says True on real grades against its reference implementation)
     real_grades: bool = True
 
-    @property
+    @cached_property
     def all_params(self) -> tuple[Param, ...]:
         names = {p.name for p in self.params}
         return self.params + tuple(p for p in COMMON_PARAMS if p.name not in names)
 
+    @cached_property
+    def _params_by_name(self) -> dict[str, Param]:
+        # Measure.get asks for defaults thousands of times per part when ~100 measures run
+        return {p.name: p for p in self.all_params}
+
     def param(self, name: str) -> Param:
-        for p in self.all_params:
-            if p.name == name:
-                return p
+        found = self._params_by_name.get(name)
+        if found is not None:
+            return found
         valid = [p.name for p in self.all_params]
         close = difflib.get_close_matches(name, valid, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -132,7 +132,15 @@ def desc_by_query(values: np.ndarray, qidx: np.ndarray, nq: int):
 
 
 def _ideal_gains(batch, spec):
-    """Positive gains of each query's judged docs (grades >= 0), best first: vals, qidx, offsets, pos."""
+    """Positive gains of each query's judged docs (grades >= 0), best first: vals, qidx, offsets, pos
+    (once per batch and gain: nDCG at every cutoff, nDCGRel, RnDCG and G read the same)."""
+    key = ("ideal_gains", spec)
+    if key not in batch._cache:
+        batch._cache[key] = _ideal_gains_of(batch, spec)
+    return batch._cache[key]
+
+
+def _ideal_gains_of(batch, spec):
     keep = batch.judged_rel > 0 if isinstance(spec, str) else batch.judged_rel >= 0
     q = batch.judged_qidx[keep]
     gains = _gains(batch, batch.judged_rel[keep], q, spec)
@@ -229,7 +237,23 @@ def _ideal_dcg(batch, m) -> np.ndarray:
 
 def ndcg(batch, m) -> np.ndarray:
     """DCG@k over the DCG@k of the ideal ordering; 0 when the ideal is 0."""
+    if batch.tie_group is None and m.get("discount") == "log2" and m.get("log_base") == 2.0 \
+            and m.get("ideal") == "qrels":
+        return _ndcg_from_running_sums(batch, m)
     return _safe_div(_dcg(batch, m), _ideal_dcg(batch, m))
+
+
+def _ndcg_from_running_sums(batch, m) -> np.ndarray:
+    """nDCG@k read off the running DCG of the run and of the ideal ranking, kept once per batch for
+    every cutoff (ndcg_cut.5,10,...,1000). Each running sum adds the same terms in the same order as
+    the sum over the top k ranks does, so the values are the same to the bit."""
+    spec = m.get("gain")
+    every = np.arange(batch.nq)
+    depth = batch.num_ret if m.cutoff is None else np.minimum(batch.num_ret, m.cutoff)
+    dcg = _run_dcg_at(batch, _run_side(batch, spec), every, depth)
+    _, ideal_dcg, offsets, npos = _ideal_side(batch, spec)
+    ideal = _gather(ideal_dcg, offsets, every, npos if m.cutoff is None else np.minimum(npos, m.cutoff))
+    return _safe_div(dcg, ideal)  # exp gains of huge grades: both scaled alike (gains.py)
 
 
 def _ideal_is_zero(batch, m) -> np.ndarray:
@@ -256,11 +280,18 @@ def _run_side(batch, spec):
     """
     key = ("run_dcg", spec)
     if key not in batch._cache:
-        gains = _gains(batch, batch.rel, batch.qidx, spec)
-        pos = np.flatnonzero(gains)
-        q = batch.query_of(pos)
+        if isinstance(spec, str):  # linear and exp gains can be nonzero on grades > 0 only: gain those alone
+            pos = np.flatnonzero(batch.rel > 0)
+            q = batch.query_of(pos)
+            g = _gains(batch, batch.rel[pos], q, spec)
+            gaining = g != 0
+            pos, q, g = pos[gaining], q[gaining], g[gaining]
+        else:
+            gains = _gains(batch, batch.rel, batch.qidx, spec)
+            pos = np.flatnonzero(gains)
+            q = batch.query_of(pos)
+            g = gains[pos]
         rank = pos - batch.offsets[q] + 1
-        g = gains[pos]
         batch._cache[key] = pos, q, rank, g, seq_cumsum(_discounted(g, rank, "log2"), segment_offsets_of(q, batch.nq))
     return batch._cache[key]
 
@@ -278,10 +309,13 @@ def _run_dcg_at(batch, run, q: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 
 def _ideal_side(batch, spec):
-    """Judged side: ideal gains, their running DCG, offsets; per query Npos."""
-    vals, q, offsets, pos = _ideal_gains(batch, spec)
-    ideal_dcg = seq_cumsum(_discounted(vals, pos, "log2"), offsets)
-    return vals, ideal_dcg, offsets, np.diff(offsets)
+    """Judged side: ideal gains, their running DCG, offsets; per query Npos (once per batch and gain)."""
+    key = ("ideal_side", spec)
+    if key not in batch._cache:
+        vals, q, offsets, pos = _ideal_gains(batch, spec)
+        ideal_dcg = seq_cumsum(_discounted(vals, pos, "log2"), offsets)
+        batch._cache[key] = vals, ideal_dcg, offsets, np.diff(offsets)
+    return batch._cache[key]
 
 
 def ndcg_rel(batch, m) -> np.ndarray:

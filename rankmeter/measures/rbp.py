@@ -178,7 +178,8 @@ def rbp_resid(batch, m) -> np.ndarray:
     weight = batch.tie_mean(unjudged.astype(np.float64))  # 1 per unjudged rank; its group's mean if averaged
     out = powers[batch.num_ret] + (1.0 - p) * batch.per_query_sum(weight * powers[batch.rank - 1])
     if m.get("gain") not in ("binary", "graded"):
-        out[batch.per_query_count(unjudged) == 0] = 0.0
+        # counted as the ranks less the judged ones: judged docs are few, unjudged ones many
+        out[batch.num_ret == batch.per_query_count(batch.judged_mask)] = 0.0
     return out
 
 
