@@ -8,12 +8,15 @@ Errors print on one line and exit with status 2.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from rankmeter.errors import printable  # light: --help never loads numpy
+
+if TYPE_CHECKING:  # argparse is loaded by the commands that parse flags (trec_eval reads its own)
+    import argparse
 
 __all__ = ["main"]
 

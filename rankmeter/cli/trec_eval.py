@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-import pyarrow as pa
 
 from rankmeter.errors import MeasureError, ParameterError
 from rankmeter.measures.aggregation import COUNT, FLOAT, TEXT
@@ -68,6 +67,8 @@ def _prepare(m, args: TrecEvalArgs):
 
 def _with_bogus_rows(run_table, missing: list[bytes]):
     """trec_eval.c -c: a topic missing from the run is scored on a one-doc ranking (BOGUS_DOC, sim 1.0)."""
+    import pyarrow as pa
+
     from rankmeter.io.canonical import Run
     extra = pa.table({"query": pa.array(missing, pa.binary()), "doc": pa.array([BOGUS_DOC] * len(missing), pa.binary()),
                       "score": pa.array([1.0] * len(missing), pa.float64())})
@@ -117,6 +118,7 @@ def _rndcg_nan(columns, rows, num_rel: np.ndarray, judgments, ids) -> None:
         spec = m.get("gain")
         gains = {} if spec is None or isinstance(spec, str) else dict(spec)
         if codes is None:
+            import pyarrow as pa
             codes = judgments.query_codes(pa.array(ids, pa.binary()))
         positive = has_positive_gain(judgments.judged_rel, judgments.judged_offsets, codes, gains)
         col.values = np.where((num_rel > 0) & ~positive, np.nan, col.values)

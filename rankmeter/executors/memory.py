@@ -8,7 +8,6 @@ small, or not grouped, is one part. The values are the same either way.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -55,6 +54,8 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool 
     if pieces is None or len(pieces) < 2:
         parts = [evaluator.score(run)]
     else:
+        from concurrent.futures import ThreadPoolExecutor  # only big runs use threads
+
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(evaluator.score, pieces))
     return evaluator.finish(parts, run_name=run.name or run.source, warn=warn, check_common=check_common,
