@@ -263,10 +263,20 @@ class HashIndex:
             self.filter[byte[first]] |= np.bitwise_or.reduceat(bit, first)
 
     def lookup(self, probes: np.ndarray) -> np.ndarray:
-        """Index (into the keys as given) of each probe, -1 where absent."""
+        """Index (into the keys as given) of each probe, -1 where absent (the compiled loop when it is built:
+        one pass, no temporaries; else the vectorised passes below, its reference)."""
         out = np.full(len(probes), -1, dtype=np.int64)
         if self.size == 0 or len(probes) == 0:
             return out
+        from rankmeter.io import compiled
+
+        if compiled.available():
+            compiled.lookup(self, np.ascontiguousarray(probes, dtype=np.uint64), out)
+            return out
+        return self.lookup_pure(probes, out)
+
+    def lookup_pure(self, probes: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """:meth:`lookup` with numpy alone (``out`` filled with -1)."""
         slot = probes >> self.filter_shift
         passed = (self.filter[(slot >> np.uint64(3)).astype(np.int64)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1
         rows = np.flatnonzero(passed)

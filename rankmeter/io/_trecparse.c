@@ -412,7 +412,75 @@ static PyObject *hash_ids(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* keys.py HashIndex.lookup: the index (into the keys as given) of each probe, -1 where absent. The keys are
+ * grouped by their top bits (bucket b holds keys[start[b]:start[b + 1]]); a one-bit-per-slot filter on the
+ * top bits turns most absent probes away after one read. index_bytes / start_bytes: 4 or 8. */
+static PyObject *lookup(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer keys, order, start, filter, probes, out;
+    int shift, filter_shift;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*iiy*w*", &keys, &order, &start, &filter, &shift, &filter_shift,
+                          &probes, &out))
+        return NULL;
+    Py_ssize_t nkeys = keys.len / 8, nprobes = probes.len / 8;
+    int order_bytes = nkeys ? (int)(order.len / nkeys) : 4;
+    Py_ssize_t nbuckets = ((Py_ssize_t)1 << (64 - shift));
+    int start_bytes = (int)(start.len / (nbuckets + 1));
+    int valid = shift > 0 && shift < 64 && filter_shift > 0 && filter_shift < 64 && out.len == nprobes * 8 &&
+                (order_bytes == 4 || order_bytes == 8) && (start_bytes == 4 || start_bytes == 8) &&
+                start.len == (nbuckets + 1) * start_bytes && filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
+    if (!valid) {
+        PyErr_SetString(PyExc_ValueError, "lookup: buffers of the wrong size");
+    } else {
+        const uint64_t *k = (const uint64_t *)keys.buf, *p = (const uint64_t *)probes.buf;
+        const unsigned char *f = (const unsigned char *)filter.buf;
+        int64_t *o = (int64_t *)out.buf;
+        Py_BEGIN_ALLOW_THREADS
+        /* Random reads into an index far bigger than the caches: each probe's filter byte and bucket start
+         * are fetched AHEAD probes early and its bucket's keys AHEAD / 2 early, so the misses overlap. */
+        enum { AHEAD = 16 };
+#define START_AT(b) (start_bytes == 4 ? (int64_t)((const int32_t *)start.buf)[b] : ((const int64_t *)start.buf)[b])
+        for (Py_ssize_t i = 0; i < nprobes; i++) {
+#if defined(__GNUC__)
+            if (i + AHEAD < nprobes) {
+                uint64_t ahead = p[i + AHEAD];
+                __builtin_prefetch(f + ((ahead >> filter_shift) >> 3));
+                __builtin_prefetch((const char *)start.buf + (ahead >> shift) * start_bytes);
+            }
+            if (i + AHEAD / 2 < nprobes) {
+                uint64_t half = p[i + AHEAD / 2], hs = half >> filter_shift;
+                if ((f[hs >> 3] >> (hs & 7)) & 1) __builtin_prefetch(k + START_AT(half >> shift));
+            }
+#endif
+            uint64_t probe = p[i], slot = probe >> filter_shift, bucket = probe >> shift;
+            int64_t found = -1;
+            if ((f[slot >> 3] >> (slot & 7)) & 1) {
+                int64_t lo = START_AT(bucket), hi = START_AT(bucket + 1);
+                for (int64_t j = lo; j < hi && j < nkeys; j++) {
+                    if (k[j] == probe) {
+                        found = order_bytes == 4 ? ((const int32_t *)order.buf)[j] : ((const int64_t *)order.buf)[j];
+                        break;
+                    }
+                }
+            }
+            o[i] = found;
+        }
+#undef START_AT
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&order);
+    PyBuffer_Release(&start);
+    PyBuffer_Release(&filter);
+    PyBuffer_Release(&probes);
+    PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"lookup", lookup, METH_VARARGS,
+     "lookup(keys, order, start, filter, shift, filter_shift, probes, out): HashIndex.lookup into out (int64)."},
     {"parse", parse, METH_VARARGS,
      "parse(data, kind, grades): the columns of TREC run (kind 0) or qrels (kind 1) text, or None."},
     {"hash_ids", hash_ids, METH_VARARGS,

@@ -22,7 +22,7 @@ try:
 except ImportError:  # no compiler at install time: the pure path reads everything
     _trecparse = None
 
-__all__ = ["available", "parse_run", "parse_qrels", "read_file", "hash_ids", "FILE_MIN_BYTES"]
+__all__ = ["available", "parse_run", "parse_qrels", "read_file", "hash_ids", "lookup", "FILE_MIN_BYTES"]
 
 _GRADES = {"integer": 0, "truncate": 1, "real": 2}
 _KINDS = {"run": 0, "qrels": 1}
@@ -201,3 +201,9 @@ def hash_ids(offsets: np.ndarray, values: np.ndarray) -> np.ndarray | None:
     if not available():
         return None
     return np.frombuffer(_trecparse.hash_ids(np.ascontiguousarray(offsets, np.int64), values), np.uint64)
+
+
+def lookup(index, probes: np.ndarray, out: np.ndarray) -> None:
+    """:meth:`rankmeter.core.keys.HashIndex.lookup` of the uint64 ``probes`` into ``out`` (int64, -1 filled)."""
+    _trecparse.lookup(index.keys, index.order, index.start, index.filter, int(index.shift), int(index.filter_shift),
+                      probes, out)

@@ -282,3 +282,20 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) > 4 * len(inputs)
+
+
+def test_compiled_lookup_is_the_numpy_lookup():
+    """HashIndex.lookup through the extension equals its numpy reference (hits, misses, repeated keys,
+    int32 and int64 index arrays)."""
+    from rankmeter.core.keys import HashIndex
+
+    rng = np.random.default_rng(2)
+    for n in (1, 3, 17, 1000, 70_000):
+        keys = rng.integers(0, 2 ** 64, n, dtype=np.uint64, endpoint=False)
+        keys[: n // 10] = keys[n // 10: 2 * (n // 10)]  # some keys twice: the first in bucket order wins
+        probes = np.concatenate([keys[rng.integers(0, n, 3 * n)], rng.integers(0, 2 ** 64, 3 * n, dtype=np.uint64)])
+        index = HashIndex(keys.copy())
+        expected = index.lookup_pure(probes, np.full(len(probes), -1, np.int64))
+        assert np.array_equal(index.lookup(probes), expected)
+        index.order, index.start = index.order.astype(np.int64), index.start.astype(np.int64)
+        assert np.array_equal(index.lookup(probes), expected)
