@@ -133,6 +133,27 @@ def test_large_runs_are_scored_in_parts_on_threads(monkeypatch):
     assert parts.values("nDCG@5").tolist() == whole.values("nDCG@5").tolist()
 
 
+def test_a_chunked_run_is_cut_into_whole_queries_and_an_ungrouped_one_is_not_cut():
+    """query_aligned_slices reads the first id of every query block chunk by chunk (a take on the whole
+    chunked column would copy every id first); a query spanning two chunks stays whole."""
+    import pyarrow as pa
+
+    from rankmeter.executors.memory import query_aligned_slices
+
+    def run_of(chunks):
+        query = pa.chunked_array([pa.array(c, pa.binary()) for c in chunks])
+        n = len(query)
+        return Run(pa.table({"query": query, "doc": pa.array([b"d%d" % i for i in range(n)]),
+                             "score": pa.array(np.arange(n, 0, -1), pa.float64())}), "run")
+
+    grouped = run_of([[b"q1", b"q1", b"q2"], [b"q2", b"q2", b"q3"], [b"q3", b"q4", b"q4", b"q4"]])
+    pieces = query_aligned_slices(grouped, 3)
+    ids = [p.table.column("query").to_pylist() for p in pieces]
+    assert sum(ids, []) == grouped.table.column("query").to_pylist()
+    assert all(set(a).isdisjoint(b) for i, a in enumerate(ids) for b in ids[i + 1:])  # no query in two pieces
+    assert query_aligned_slices(run_of([[b"q1", b"q2"], [b"q1"]]), 2) is None  # q1 in two blocks
+
+
 def test_positive_scores_only_ranks_the_docs_scored_above_zero():
     """TorchMetrics' retrieval fix (PR 3104): zero and negative predictions are no prediction. The same
     values as the run with those rows removed by hand, for every kind of measure."""
