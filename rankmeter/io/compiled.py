@@ -30,7 +30,11 @@ _KINDS = {"run": 0, "qrels": 1}
 _PIECE_BYTES = 4 << 20
 #: files at least this big are read from disk piece by piece (never held whole); smaller ones in one read
 FILE_MIN_BYTES = 16 << 20
+#: compressed files at least this big are decompressed as a stream into the reader (their text is bigger)
+COMPRESSED_MIN_BYTES = 1 << 20
 _HEAD = 1 << 16
+#: bytes of a file read and parsed at a time
+_BLOCK_BYTES = 8 << 20
 
 
 def available() -> bool:
@@ -136,64 +140,83 @@ def parse_qrels(data: bytes, name: str, grades: str):
 
 
 def read_file(source, kind: str, grades: str = "integer"):
-    """The Run or Qrels of a big plain TREC file named by path, read from disk a piece at a time on every
-    core (the file is never held whole: memory is its columns and the pieces in flight), or None for the
-    other readers (not a regular plain file, small, compressed, another format, or a piece refused)."""
+    """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
+    parsed on every core (the text is never held whole: memory is its columns and the blocks in flight), or
+    None for the other readers (not a regular file, small, another format, or a block refused)."""
     if not available() or not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
         return None
     from rankmeter.errors import RankmeterError
     from rankmeter.io.detect import detect
     from rankmeter.io.inputs import open_input
     from rankmeter.io.parquet import is_parquet
-    from rankmeter.io.source import check_text, compression_of
+    from rankmeter.io.source import check_text, compression_of, open_stream
 
     name = os.fsdecode(source)
     try:
-        if os.path.getsize(name) < FILE_MIN_BYTES:
+        import stat
+        status = os.stat(name)
+        if not stat.S_ISREG(status.st_mode) or status.st_size < COMPRESSED_MIN_BYTES:
             return None
-        fh = open_input(name, "rb", buffering=0)  # recorded: no output may be written over it
-    except (OSError, ValueError):
+        with open_input(name, "rb") as fh:  # recorded: no output may be written over it
+            magic = fh.read(8)
+        compressed = compression_of(magic) is not None
+        if is_parquet(magic) or (not compressed and status.st_size < FILE_MIN_BYTES):
+            return None
+        # a compressed file is decompressed as a stream (guarded: a bomb is refused after one block)
+        stream = open_stream(name)[0] if compressed else open_input(name, "rb", buffering=0)
+    except (RankmeterError, OSError, ValueError):
         return None  # the other readers open it again and name the problem
-    with fh:
+    with stream:
         try:
-            import stat
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            head = fh.read(_HEAD)
-            if compression_of(head) is not None or is_parquet(head):
-                return None
+            head = _read_full(stream, _HEAD + 3)
             bom = 3 if head[:3] == b"\xef\xbb\xbf" else 0
-            check_text(head[bom:], name)
-            if detect(head[bom:], name, "auto") != ("trec", False):
+            check_text(head[bom:bom + _HEAD], name)  # the sample the whole-file check looks at
+            if detect(head[bom:bom + _HEAD], name, "auto") != ("trec", False):
                 return None
+            return _combine(_parse_stream(stream, head[bom:], kind, grades), kind, grades, name)
         except (RankmeterError, OSError):
-            return None  # not text, not TREC: the other readers say so
-        fh.seek(bom)
-        parsed: list = []
-        code, grade = _KINDS[kind], _GRADES[grades]
-        size = max(_PIECE_BYTES, 8 << 20)
-        carry = b""
-        with ThreadPoolExecutor(_threads()) as pool:
-            futures = []
-            while True:
-                block = fh.read(size)
-                if not block:
-                    break
-                block = carry + block if carry else block
-                cut = block.rfind(b"\n") + 1
-                if cut == 0:
-                    carry = block
-                    continue
-                carry = block[cut:]
-                futures.append(pool.submit(_trecparse.parse, memoryview(block)[:cut], code, grade))
-                if len(futures) > 2 * _threads():  # bounds the pieces in flight
-                    parsed.append(futures.pop(0).result())
-                    if parsed[-1] is None:
-                        return None
-            if carry:
-                futures.append(pool.submit(_trecparse.parse, carry, code, grade))
-            parsed.extend(f.result() for f in futures)
-    return _combine(parsed, kind, grades, name)
+            return None  # not text, not TREC, a broken archive: the other readers say so, at the right line
+
+
+def _read_full(stream, size: int) -> bytes:
+    """Up to ``size`` bytes of ``stream`` (a raw stream may return fewer before its end)."""
+    parts, got = [], 0
+    while got < size:
+        part = stream.read(size - got)
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
+
+
+def _parse_stream(stream, first: bytes, kind: str, grades: str) -> list:
+    """The parsed pieces of ``first`` and the rest of ``stream``, cut after line feeds, on every core; a
+    refused piece makes the list hold None (the whole input then goes to the pure reader)."""
+    code, grade = _KINDS[kind], _GRADES[grades]
+    size = _BLOCK_BYTES
+    parsed, futures = [], []
+    carry = first
+    with ThreadPoolExecutor(_threads()) as pool:
+        eof = False
+        while not eof:
+            more = _read_full(stream, size)
+            eof = not more
+            block = carry + more if carry else more
+            if not block:
+                break
+            end = len(block) if eof else block.rfind(b"\n") + 1  # at the end: the last line, however it ends
+            if end == 0:  # no line feed yet: read on
+                carry = block
+                continue
+            carry = block[end:]
+            futures.append(pool.submit(_trecparse.parse, memoryview(block)[:end], code, grade))
+            while len(futures) > 2 * _threads():  # bounds the blocks in flight
+                parsed.append(futures.pop(0).result())
+                if parsed[-1] is None:
+                    return [None]
+        parsed.extend(f.result() for f in futures)
+    return parsed
 
 
 def hash_ids(offsets: np.ndarray, values: np.ndarray) -> np.ndarray | None:

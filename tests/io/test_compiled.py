@@ -299,3 +299,51 @@ def test_compiled_lookup_is_the_numpy_lookup():
         assert np.array_equal(index.lookup(probes), expected)
         index.order, index.start = index.order.astype(np.int64), index.start.astype(np.int64)
         assert np.array_equal(index.lookup(probes), expected)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatch, compress):
+    """read_file (a big file, plain or compressed, in blocks cut after line feeds, parsed on both cores)
+    gives the table the pure reader gives the whole file: blocks of a few lines, comment and blank lines,
+    CRLF, a BOM and a last line without a line feed included; a truncated archive and a bad line in a later
+    block go to the pure reader, whose error names the line."""
+    monkeypatch.setattr(compiled, "FILE_MIN_BYTES", 0)
+    monkeypatch.setattr(compiled, "COMPRESSED_MIN_BYTES", 0)
+    monkeypatch.setattr(compiled, "_BLOCK_BYTES", 64)
+    monkeypatch.setattr(compiled, "_HEAD", 40)
+    lines = [f"q{q} Q0 d{d} {d} {(d * 7) % 5 / 3:.4f} tag{q}\n" for q in range(12) for d in range(9)]
+    lines[5] = "# a comment\n"
+    lines[40] = "\r\n"
+    text = ("\ufeff" + "".join(lines)).encode() + b"q99 Q0 dz 1 0.5 last"
+    path = tmp_path / ("run.txt.gz" if compress else "run.txt")
+    path.write_bytes(gzip.compress(text) if compress else text)
+    fast = compiled.read_file(str(path), "run")
+    assert fast is not None and fast.table.column("doc").num_chunks > 5
+    slow = _pure(rankmeter.read_run, str(path))
+    _same_table(fast, slow)
+    assert (fast.tag, fast.ranked) == (slow.tag, slow.ranked) == (b"last", False)
+
+    bad = text.replace(b"q11 Q0 d3 3", b"q11 Q0 d3")
+    path.write_bytes(gzip.compress(bad) if compress else bad)
+    assert compiled.read_file(str(path), "run") is None
+    with pytest.raises(InputError) as caught:
+        rankmeter.read_run(str(path))
+    assert caught.value.line == bad.decode("utf-8-sig").splitlines().index(
+        next(l for l in bad.decode("utf-8-sig").splitlines() if l.startswith("q11 Q0 d3 "))) + 1
+    if compress:
+        path.write_bytes(gzip.compress(text)[:-30])
+        assert compiled.read_file(str(path), "run") is None
+        assert isinstance(_pure(rankmeter.read_run, str(path)), InputError)
+        with pytest.raises(InputError):
+            rankmeter.read_run(str(path))
+
+
+def test_qrels_read_block_by_block(tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "FILE_MIN_BYTES", 0)
+    monkeypatch.setattr(compiled, "COMPRESSED_MIN_BYTES", 0)
+    monkeypatch.setattr(compiled, "_BLOCK_BYTES", 50)
+    path = tmp_path / "qrels.txt"
+    path.write_bytes("".join(f"q{q} {q % 2} d{d} {d % 3 - (d == 4)}\n" for q in range(15) for d in range(7)).encode())
+    fast = compiled.read_file(str(path), "qrels")
+    assert fast is not None
+    _same_table(fast, _pure(rankmeter.read_qrels, str(path)))
