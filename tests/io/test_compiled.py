@@ -347,3 +347,15 @@ def test_qrels_read_block_by_block(tmp_path, monkeypatch):
     fast = compiled.read_file(str(path), "qrels")
     assert fast is not None
     _same_table(fast, _pure(rankmeter.read_qrels, str(path)))
+
+
+def test_the_hostile_input_suites_pass_on_the_pure_path_too():
+    """The whole suite runs on the compiled path (the extension is built); the input suites run here again
+    with it switched off, so both paths meet every malformed, hostile and ordinary input."""
+    root = HERE.parent.parent
+    suites = ["tests/test_hostile_io.py", "tests/test_bad_input.py", "tests/test_io.py", "tests/test_io_formats.py",
+              "tests/executors/test_streamed.py"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites], cwd=root,
+                          env=dict(os.environ, RANKMETER_PURE="1"), capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout.splitlines()[-1]
