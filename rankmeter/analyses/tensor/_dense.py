@@ -75,11 +75,11 @@ def average_precision(r: Ranked, m):
     else:
         term = r.ops.cumsum(relevant) / r.rank * relevant   # precision at each relevant rank, else 0
     precision_sum = xp.sum(r.upto(term, k), axis=1)
-    R = r.num_rel(level)
     kind = m.get("denom")
     if kind == "R" or (kind == "min" and k is None):
-        denom = R
+        denom = r.num_rel(level)
     elif kind == "min":
+        R = r.num_rel(level)
         denom = xp.minimum(R, r.f(xp.ones_like(R)) * k)
     else:
         denom = xp.sum(r.upto(relevant, k), axis=1)

@@ -95,15 +95,14 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
     if not planned:
         return {}
     use_kernels = form == "kernels" or (form == "auto" and inputs.ops.name == "numpy" and inputs.wrap is None)
-    ranked = Ranked(inputs, ties, None if use_kernels else _depth(planned))
     if use_kernels:
         if inputs.ops.name != "numpy":
             raise ParameterError("form='kernels' reads numpy arrays; use form='dense' for other libraries")
         from rankmeter.analyses.tensor._kernels import batch_of, kernel_values
-        batch = batch_of(ranked)
+        batch = batch_of(Ranked(inputs, ties))
         values = {label: kernel_values(batch, m) for label, m in planned}
     else:
-        values = {label: _dense_values(ranked, m) for label, m in planned}
+        values = _dense_values(inputs, planned, ties)
     # a row without any real element is no query (rankmeter.evaluate and TorchMetrics have none there)
     if not (inputs.all_judged and inputs.shape[1] > 0):
         xp = inputs.ops.xp
@@ -111,6 +110,31 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
         nan = inputs.ops.full((), float("nan"), values[planned[0][0]].dtype)
         values = {label: xp.where(absent, nan, v) for label, v in values.items()}
     return values if inputs.wrap is None else {label: inputs.wrap(v) for label, v in values.items()}
+
+
+def _dense_values(inputs, planned, ties: str) -> dict:
+    """The array-API form, in blocks of rows where the library asks for them (numpy: the temporaries of
+    a block stay in the cache, and reuse memory instead of faulting fresh pages in)."""
+    ops, (rows, width) = inputs.ops, inputs.shape
+    step = ops.block_rows(rows, width)
+    depth = _depth(planned)
+    if step is None:
+        values, refused = _block_values(Ranked(inputs, ties, depth), planned)
+    else:
+        blocks = [_block_values(Ranked(inputs.rows(start, start + step), ties, depth, batch=inputs), planned)
+                  for start in range(0, rows, step)]
+        values = {label: ops.concat([b[0][label] for b in blocks], axis=0) for label, _ in planned}
+        refused = {label: ops.concat([b[1][label] for b in blocks], axis=0) for label in blocks[0][1]}
+    xp = ops.xp
+    for label, empty in refused.items():
+        if bool(xp.any(empty)):
+            count = int(xp.sum(ops.astype(empty, ops.int64)))
+            first = ops.argsort(ops.astype(~empty, xp.int8), axis=0)[:min(count, 5)]
+            m = dict(planned)[label]
+            raise MeasureError(f"{m}: {count} queries have no relevant doc (e.g. "
+                               f"{', '.join(f'row {int(i)}' for i in first)}) and empty_target_action=error "
+                               "refuses them; use neg (0), pos (1) or skip")
+    return values
 
 
 def _depth(planned) -> int | None:
@@ -124,22 +148,17 @@ def _depth(planned) -> int | None:
     return depth
 
 
-def _dense_values(ranked: Ranked, m):
-    values = DENSE[m.name](ranked, m)
-    if not any(p.name == "empty_target_action" for p in m.family.params):
-        return values
-    action = m.get("empty_target_action")
-    if action == "neg":
-        return values
-    xp = ranked.xp
-    empty = empty_rows(ranked, m)
-    if action == "error":
-        if bool(xp.any(empty)):
-            count = int(xp.sum(ranked.f(empty)))
-            first = ranked.ops.argsort(ranked.ops.astype(~empty, xp.int8), axis=0)[:min(count, 5)]
-            raise MeasureError(f"{m}: {count} queries have no relevant doc (e.g. "
-                               f"{', '.join(f'row {int(i)}' for i in first)}) and empty_target_action=error "
-                               "refuses them; use neg (0), pos (1) or skip")
-        return values
-    fill = 1.0 if action == "pos" else float("nan")
-    return xp.where(empty, ranked.ops.full((), fill, ranked.dtype), values)
+def _block_values(ranked: Ranked, planned) -> tuple[dict, dict]:
+    """Per-row values of one block, and the rows each ``empty_target_action="error"`` measure refuses."""
+    values, refused = {}, {}
+    for label, m in planned:
+        value = DENSE[m.name](ranked, m)
+        action = m.get("empty_target_action") if any(p.name == "empty_target_action" for p in m.family.params) \
+            else "neg"
+        if action == "error":
+            refused[label] = empty_rows(ranked, m)
+        elif action != "neg":
+            fill = ranked.ops.full((), 1.0 if action == "pos" else float("nan"), ranked.dtype)
+            value = ranked.xp.where(empty_rows(ranked, m), fill, value)
+        values[label] = value
+    return values, refused

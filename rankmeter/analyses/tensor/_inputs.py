@@ -10,7 +10,7 @@ reduce on the device and bring one boolean to the host.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rankmeter.analyses.tensor import _xp
@@ -61,6 +61,13 @@ class Inputs:
     @property
     def shape(self) -> tuple[int, int]:
         return tuple(self.scores.shape)
+
+    def rows(self, start: int, stop: int) -> "Inputs":
+        """The block of rows ``start:stop`` (views)."""
+        cut = slice(start, stop)
+        return replace(self, scores=self.scores[cut], targets=self.targets[cut], mask=self.mask[cut],
+                       ranked=self.ranked[cut], judged=self.judged[cut], judged_mask=self.judged_mask[cut],
+                       row_ids=None if self.row_ids is None else self.row_ids[cut], wrap=None)
 
 
 def _compute_dtype(ops: Ops, scores):
@@ -123,7 +130,8 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
 
 def _equal_queries_in_order(ops: Ops, indexes):
     """(rows, width) when ``indexes`` holds queries of one length one after another, ids ascending;
-    else None. The width is read from the first query; one pass over the ids checks the rest."""
+    else None. The width is read from the first query; one pass over the ids checks the rest: ids
+    that never decrease, each row ending on the id it starts with, each row's id above the last."""
     xp = ops.xp
     n = int(indexes.shape[0])
     head = indexes[:min(n, 4096)]
@@ -134,7 +142,8 @@ def _equal_queries_in_order(ops: Ops, indexes):
     rows = n // width
     grid = xp.reshape(indexes, (rows, width))
     ids = grid[:, 0]
-    if not bool(xp.all(ids[1:] > ids[:-1])) or not bool(xp.all(grid == ids[:, None])):
+    if not (bool(xp.all(ids[1:] > ids[:-1])) and bool(xp.all(grid[:, -1] == ids))
+            and bool(xp.all(indexes[1:] >= indexes[:-1]))):
         return None
     return rows, width
 

@@ -22,8 +22,11 @@ __all__ = ["Ranked"]
 class Ranked:
     """The candidates of every row in rank order, and what the formulas read from them."""
 
-    def __init__(self, inputs: Inputs, ties: str, depth: int | None = None):
+    def __init__(self, inputs: Inputs, ties: str, depth: int | None = None, *, batch: Inputs | None = None):
+        """``inputs``: the rows to rank; ``batch``: the whole batch they are a block of (its highest grade
+        is ``qrels_top``)."""
         ops = inputs.ops
+        self.batch = inputs if batch is None else batch
         self.ops, self.xp, self.dtype, self.ties, self.inputs = ops, ops.xp, inputs.dtype, ties, inputs
         width = inputs.shape[1]
         if depth is not None and ties == "average":
@@ -73,8 +76,11 @@ class Ranked:
 
     @cached_property
     def g(self):
-        grades = self.ops.take(self.inputs.targets, self.order)
-        return grades if self.inputs.all_ranked else self.xp.where(self.valid, grades, self.zero)
+        """Grades in rank order, 0 past the ranked candidates (zeroed before the gather: no ``valid``)."""
+        targets = self.inputs.targets
+        if not self.inputs.all_ranked:
+            targets = self.ops.zero_unless(targets, self.inputs.ranked)
+        return self.ops.take(targets, self.order)
 
     @cached_property
     def sorted_scores(self):
@@ -177,16 +183,34 @@ class Ranked:
     def tie_size(self):
         return self.f(self.tie_end - self.tie_start + 1)
 
+    @cached_property
+    def any_tie(self) -> bool:
+        """Whether two ranked candidates of a row tie among the sorted ranks (else every group is one)."""
+        return self.ties == "average" and not bool(self.xp.all(self._group_starts()))
+
+    def _group_starts(self):
+        """Per rank, whether it starts a tied group (equal scores among the ranked)."""
+        if "group_starts" not in self._cache:
+            ops, xp, sorted_scores = self.ops, self.xp, self.sorted_scores
+            col = ops.arange(self.width, ops.int64)[None, :]
+            n = ops.astype(self.n_ret, ops.int64)[:, None]
+            head = ops.full((self.rows, 1), True, xp.bool)
+            self._cache["group_starts"] = \
+                ops.concat([head, sorted_scores[:, 1:] != sorted_scores[:, :-1]], axis=1) | (col == n)
+        return self._cache["group_starts"]
+
     def _tie_layout(self):
         """Per rank: first and last column of its tied group (equal scores among the ranked)."""
         if "tie_layout" in self._cache:
             return self._cache["tie_layout"]
-        sorted_scores = self.sorted_scores
         ops, xp = self.ops, self.xp
         col = ops.arange(self.width, ops.int64)[None, :]
-        n = ops.astype(self.n_ret, ops.int64)[:, None]
+        if not self.any_tie:   # every group is one rank
+            start = xp.broadcast_to(col, (self.rows, self.width))
+            self._cache["tie_layout"] = start, start
+            return start, start
+        new = self._group_starts()
         head = ops.full((self.rows, 1), True, xp.bool)
-        new = ops.concat([head, sorted_scores[:, 1:] != sorted_scores[:, :-1]], axis=1) | (col == n)
         start = ops.cummax(xp.where(new, col, -1), axis=1)
         last = ops.concat([new[:, 1:], head], axis=1)
         flipped = ops.flip(xp.where(last, self.width - 1 - col, -1), axis=1)
@@ -197,7 +221,7 @@ class Ranked:
     def tie_mean(self, values, k=None):
         """Per rank of the top ``k`` (every rank without a cutoff), the mean of ``values`` over its tied
         group (``Batch.tie_mean``); a group may reach past rank k."""
-        if self.ties != "average":
+        if self.ties != "average" or not self.any_tie:
             return self.upto(values, k)
         total = self.ops.cumsum(values)
         take, start, end = self.ops.take, self.upto(self.tie_start, k), self.upto(self.tie_end, k)
@@ -247,5 +271,5 @@ class Ranked:
 
     def qrels_top(self):
         """The highest judged grade of the batch, at least 0 (``needs.qrels_max_grade``), on the device."""
-        xp = self.xp
-        return xp.max(xp.where(self.judged_mask, self.judged, self.zero))
+        xp, batch = self.xp, self.batch
+        return xp.max(xp.where(batch.judged_mask, batch.judged, self.zero))
