@@ -50,8 +50,9 @@ def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
     out = []
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         lines = None if run.lines is None else run.lines[lo:hi]
+        hashes = None if run.doc_hash is None else run.doc_hash[lo:hi]  # the compiled reader's, kept
         out.append(Run(run.table.slice(int(lo), int(hi - lo)), run.source, lines, origin=run.origin,
-                       tag=run.tag, ranked=run.ranked))
+                       tag=run.tag, ranked=run.ranked, doc_hash=hashes))
     return out
 
 
