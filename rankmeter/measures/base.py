@@ -23,7 +23,7 @@ import numpy as np
 from rankmeter.errors import MeasureError
 from rankmeter.measures.aggregation import COUNT, FLOAT, MEAN, SUM, TEXT, Aggregation, ValueType
 
-__all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of",
+__all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of", "judged_nonrelevant",
            "Aggregation", "ValueType", "MEAN", "SUM", "FLOAT", "COUNT", "TEXT", "ExplainParts"]
 
 
@@ -340,6 +340,16 @@ def level_of(batch, m: Measure) -> int | float:
     """The relevance threshold a kernel uses: the measure's ``rel`` (evaluate fills it in), else 1."""
     rel = m.get("rel")
     return 1 if rel is None else rel
+
+
+def judged_nonrelevant(batch, level: int | float) -> np.ndarray:
+    """Sorted flat positions of the ranks judged with 0 <= grade < ``level`` (Bpref, infAP and
+    NumNonrelJudgedRet ask for them): found among the judged ranks, which are few, once per batch."""
+    key = ("judged_nonrelevant", level)
+    if key not in batch._cache:
+        judged = np.flatnonzero(batch.judged_mask)
+        batch._cache[key] = judged[batch.rel[judged] < level]
+    return batch._cache[key]
 
 
 def _format_value(value: Any) -> str:

@@ -29,14 +29,14 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.measures.aggregation import GMEAN
-from rankmeter.measures.base import Family, level_of, register
+from rankmeter.measures.base import Family, judged_nonrelevant, level_of, register
 
 
 def bpref(batch, m) -> np.ndarray:
     """Per-query bpref (see module docstring); only the relevant ranks are visited."""
     level = level_of(batch, m)
     hits = batch.hits(level)
-    nonrel = np.flatnonzero((batch.rel >= 0) & (batch.rel < level))
+    nonrel = judged_nonrelevant(batch, level)
     nonrel_above = batch.count_before(nonrel, hits.pos, hits.q)
     R = batch.num_rel(level)
     N = batch.num_judged_nonrel(level)

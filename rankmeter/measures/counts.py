@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.measures.aggregation import COUNT, SUM
-from rankmeter.measures.base import Family, level_of, register
+from rankmeter.measures.base import Family, judged_nonrelevant, level_of, register
 
 
 def _num_q(batch, m):
@@ -41,8 +41,7 @@ def _num_rel_ret(batch, m):
 
 
 def _num_nonrel_judged_ret(batch, m):
-    level = level_of(batch, m)
-    return batch.per_query_count((batch.rel >= 0) & (batch.rel < level))
+    return np.bincount(batch.query_of(judged_nonrelevant(batch, level_of(batch, m))), minlength=batch.nq)
 
 
 for _name, _summary, _kernel in [

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.core.batch import UNJUDGED
-from rankmeter.measures.base import Family, level_of, register
+from rankmeter.measures.base import Family, judged_nonrelevant, level_of, register
 
 _EPS = 0.00001  # trec_eval's INFAP_EPSILON
 
@@ -42,7 +42,7 @@ def inferred_ap(batch, m) -> np.ndarray:
     level = level_of(batch, m)
     hits = batch.hits(level)
     r = (hits.seen - 1).astype(np.float64)                         # relevant strictly above
-    nonrel = np.flatnonzero((batch.rel >= 0) & (batch.rel < level))
+    nonrel = judged_nonrelevant(batch, level)
     n = batch.count_before(nonrel, hits.pos, hits.q).astype(np.float64)
     u = batch.count_before(np.flatnonzero(batch.rel == UNJUDGED), hits.pos, hits.q).astype(np.float64)
     j = (hits.rank - 1).astype(np.float64)                         # docs above, any kind

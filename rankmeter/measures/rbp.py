@@ -168,15 +168,28 @@ def rbp(batch, m) -> np.ndarray:
     return (1.0 - p) * batch.per_query_sum(g * powers[batch.rank - 1])
 
 
+def _unjudged_powers_sum(batch, powers: np.ndarray) -> np.ndarray:
+    """Per query, the sum over its unjudged ranks i of p^(i-1), added rank by rank (m_rbp_resid.c's loop)."""
+    unjudged = batch.rel < 0
+    depth = batch.num_ret
+    if batch.tie_group is None and batch.nq and (depth == depth[0]).all():
+        # rankings of one length (a run cut at a fixed depth): a queries x ranks table, summed along each row
+        # from its first rank; the judged ranks add 0, as they add nothing in the loop
+        if depth[0] == 0:
+            return np.zeros(batch.nq)
+        terms = np.where(unjudged.reshape(batch.nq, int(depth[0])), powers[:depth[0]], 0.0)
+        return np.cumsum(terms, axis=1)[:, -1]
+    weight = batch.tie_mean(unjudged.astype(np.float64))  # 1 per unjudged rank; its group's mean if averaged
+    return batch.per_query_sum(weight * powers[batch.rank - 1])
+
+
 def rbp_resid(batch, m) -> np.ndarray:
     """p^n + (1 - p) * sum over unjudged ranks of p^(i-1); trec_eval's 0 without unjudged docs."""
     if m.get("quantity") != "ERG":
         return _cwl(batch, m, residual=True)
     p = m.get("p")
     powers = _powers(p, int(batch.num_ret.max(initial=0)))
-    unjudged = batch.rel < 0
-    weight = batch.tie_mean(unjudged.astype(np.float64))  # 1 per unjudged rank; its group's mean if averaged
-    out = powers[batch.num_ret] + (1.0 - p) * batch.per_query_sum(weight * powers[batch.rank - 1])
+    out = powers[batch.num_ret] + (1.0 - p) * _unjudged_powers_sum(batch, powers)
     if m.get("gain") not in ("binary", "graded"):
         # counted as the ranks less the judged ones: judged docs are few, unjudged ones many
         out[batch.num_ret == batch.per_query_count(batch.judged_mask)] = 0.0
