@@ -21,6 +21,7 @@ class Child:
     peak_mib: float      # peak resident memory (ru_maxrss)
     stdout: str
     stderr: str
+    cpu: float = 0.0     # user + system seconds of the child (less sensitive to a loaded machine than wall)
 
 
 def run_child(argv: list[str], *, timeout: float | None = None, memory_gb: float | None = None) -> Child:
@@ -45,4 +46,5 @@ def run_child(argv: list[str], *, timeout: float | None = None, memory_gb: float
         out.seek(0)
         err.seek(0)
         return Child(None if stopped else os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss / 1024,
-                     out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+                     out.read().decode(errors="replace"), err.read().decode(errors="replace"),
+                     usage.ru_utime + usage.ru_stime)
