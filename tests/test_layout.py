@@ -37,6 +37,9 @@ UPWARD = {
                                                                       "whose format compat.zscores owns",
     ("rankmeter.core.resolve", "rankmeter.compat.ir_measures_objects"):
         "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
+    ("rankmeter.core.keys", "rankmeter.io"): "the hash index probes through the compiled extension, which lives "
+                                             "beside the TREC reader it was built for (imported when called)",
+    ("rankmeter.core.keys", "rankmeter.io.compiled"): "the same: io.compiled says whether the extension is in use",
     ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
                                                      "calls the public entry point, which picks the executor",
 }
