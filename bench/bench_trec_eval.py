@@ -256,7 +256,7 @@ def profile(data: Path) -> int:
             (source, "load_bytes", "load file bytes"), (arrow_path, "_parse", "Arrow CSV parse"),
             (keys, "id_hash", "ids -> hashes"), (keys, "HashIndex", "hash index (sort)"),
             (judgments, "duplicate_rows", "duplicate check"), (build, "rank_order", "rank order (score, docno)"),
-            (build, "_local_queries", "query ids -> codes")]:
+            (build, "local_queries", "query ids -> codes")]:
         timer.wrap(module, name, phase)
 
     rows: list[tuple[str, float, float | None]] = []

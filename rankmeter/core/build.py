@@ -20,6 +20,7 @@ from rankmeter.core.batch import Batch
 from rankmeter.core.judgments import Judgments, duplicate_rows
 from rankmeter.core.segments import segment_offsets
 from rankmeter.core.keys import chunked_id_hash, pair_hash, query_mix
+from rankmeter.core.groups import local_queries, query_starts
 from rankmeter.core.order import rank_order
 
 __all__ = ["build_batch", "check_unique", "empty_batch", "PartInfo", "query_starts", "ranked_rows", "tie_groups"]
@@ -35,59 +36,10 @@ class PartInfo:
     rows: np.ndarray | None = None
 
 
-def _array_starts(col: pa.Array) -> np.ndarray:
-    n = len(col)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    differs = pc.not_equal(col.slice(1), col.slice(0, n - 1))
-    change = np.flatnonzero(np.frombuffer(pc.cast(differs, pa.uint8()).buffers()[1], np.uint8)[:n - 1]) + 1
-    return np.concatenate(([0], change)).astype(np.int64)
-
-
-def query_starts(column) -> np.ndarray:
-    """First row of every block of equal consecutive ids (Arrow compares the binary ids exactly).
-
-    A chunked column (a big file's reader blocks) is looked at chunk by chunk, never joined.
-    """
-    if not isinstance(column, pa.ChunkedArray):
-        return _array_starts(column)
-    chunks = [chunk for chunk in column.chunks if len(chunk)]
-    parts, at, last = [], 0, None
-    for chunk in chunks:
-        starts = _array_starts(chunk)
-        if last is not None and chunk[0] == last:
-            starts = starts[1:]  # the query goes on from the previous chunk
-        parts.append(starts + at)
-        at += len(chunk)
-        last = chunk[len(chunk) - 1]
-    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
-
-
-def _local_queries(column) -> tuple[pa.Array, np.ndarray]:
-    """Distinct query ids of one column and each row's index into them.
-
-    Rows of one query usually stand together, so only the first row of each
-    run of equal ids is looked at; an ungrouped column is hashed whole.
-    """
-    n = len(column)
-    if n == 0:
-        return pa.array([], pa.binary()), np.zeros(0, np.int64)
-    heads = query_starts(column)
-    if len(heads) > 50_000 and len(heads) * 8 > n:  # not grouped by query: hash them all in Arrow
-        col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-        encoded = pc.dictionary_encode(col)
-        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    heads_ids = column.take(pa.array(heads))
-    encoded = pc.dictionary_encode(heads_ids.combine_chunks() if isinstance(heads_ids, pa.ChunkedArray)
-                                   else heads_ids)
-    head_label = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    return encoded.dictionary, np.repeat(head_label, np.diff(np.append(heads, n)))
-
-
 def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np.ndarray]:
     """Per run row, a query code (the qrels code for judged queries, nq + i for the i-th other one),
     the ids of the other queries, and per row the query half of :func:`pair_hash` (mixed once per query)."""
-    names, local = _local_queries(run.table.column("query"))
+    names, local = local_queries(run.table.column("query"))
     code = judgments.query_codes(names)
     unjudged = np.flatnonzero(code < 0)
     code[unjudged] = judgments.nq + np.arange(len(unjudged))
@@ -96,7 +48,7 @@ def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np
 
 def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
     """Row permutation putting ``run`` in rank order (queries in byte order), without any qrels."""
-    names, local = _local_queries(run.table.column("query"))
+    names, local = local_queries(run.table.column("query"))
     order = pc.sort_indices(names).to_numpy()
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
@@ -128,7 +80,7 @@ def check_unique(run: Run) -> None:
     """Refuse ``run`` if it lists a doc twice for one query, as scoring it would (no judgments needed)."""
     docs = run.table.column("doc")
     docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
-    _, local = _local_queries(run.table.column("query"))
+    _, local = local_queries(run.table.column("query"))
     _refuse_duplicates(run, duplicate_rows(pair_hash(local, doc_hashes(run, docs)), local, docs), docs)
 
 

@@ -20,6 +20,7 @@ from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, decode_id
 from rankmeter.core.batch import NONPOOL, UNJUDGED
 from rankmeter.core.memory import give_back
+from rankmeter.core.groups import local_queries
 from rankmeter.core.keys import HashIndex, binary_parts, id_hash, pair_hash
 from rankmeter.core.segments import gather_segments, segment_offsets
 from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
@@ -82,12 +83,13 @@ class Judgments:
         query = _binary(table.column("query"))
         self.docs = _binary(table.column("doc"))
         grades = _single(table.column("rel")).to_numpy(zero_copy_only=False)
-        encoded = pc.dictionary_encode(query)
-        order = pc.sort_indices(encoded.dictionary).to_numpy()
-        self.ids: pa.Array = encoded.dictionary.take(pa.array(order))
+        distinct, local = local_queries(query)  # a qrels written query by query: its blocks' first ids only
+        order = pc.sort_indices(distinct).to_numpy()
+        self.ids: pa.Array = distinct.take(pa.array(order))
         rank = np.empty(len(order), np.int64)
         rank[order] = np.arange(len(order))
-        code = rank[encoded.indices.to_numpy(zero_copy_only=False)] if len(query) else np.zeros(0, np.int64)
+        code = rank[local] if len(query) else np.zeros(0, np.int64)
+        del local
         self.nq = len(self.ids)
         self._entries = None
         if "subtopic" in table.column_names:  # a diversity qrels: one row per (query, doc) from here on

@@ -116,7 +116,7 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     naming both lines), as evaluation refuses it; ``duplicates="keep"`` ranks every row (what a run check
     reporting the duplicates looks at).
     """
-    from rankmeter.core.build import _local_queries
+    from rankmeter.core.groups import local_queries
     from rankmeter.core.order import rank_order
     from rankmeter.io import as_run
 
@@ -125,7 +125,7 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     if duplicates != "keep":
         check_unique(run)  # a doc listed twice for a query is refused, as scoring the run would refuse it
     table = run.table
-    names, local = _local_queries(table.column("query"))
+    names, local = local_queries(table.column("query"))
     by_name = pc.sort_indices(names).to_numpy()
     code = np.empty(len(by_name), np.int64)
     code[by_name] = np.arange(len(by_name))
