@@ -64,6 +64,7 @@ def average_precision(r: Ranked, m):
     """measures/ap.py ``average_precision`` (and ``_ap_over_tie_orders`` under ties='average')."""
     xp, level, k = r.xp, _level(m), m.cutoff
     relevant = r.f(r.is_rel(level))
+    found = None   # relevant docs down to each rank (ties in input order)
     if r.ties == "average":
         take = r.ops.take
         before = take(r.ops.cumsum(relevant) - relevant, r.tie_start)
@@ -73,7 +74,8 @@ def average_precision(r: Ranked, m):
         term = (group_rel / r.tie_size) * (before + 1.0 + (i - 1.0) * spread) / r.rank
         term = xp.where(r.valid, term, r.zero)
     else:
-        term = r.ops.cumsum(relevant) / r.rank * relevant   # precision at each relevant rank, else 0
+        found = r.ops.cumsum(relevant)
+        term = found / r.rank * relevant   # precision at each relevant rank, else 0
     precision_sum = xp.sum(r.upto(term, k), axis=1)
     kind = m.get("denom")
     if kind == "R" or (kind == "min" and k is None):
@@ -81,6 +83,8 @@ def average_precision(r: Ranked, m):
     elif kind == "min":
         R = r.num_rel(level)
         denom = xp.minimum(R, r.f(xp.ones_like(R)) * k)
+    elif found is not None:   # the relevant docs found: the running count at the last rank read
+        denom = found[:, (r.width if k is None else min(k, r.width)) - 1]
     else:
         denom = xp.sum(r.upto(relevant, k), axis=1)
     return r.div(precision_sum, denom)

@@ -130,8 +130,8 @@ def _flat_to_rows(ops: Ops, preds, target, indexes, mask):
 
 def _equal_queries_in_order(ops: Ops, indexes):
     """(rows, width) when ``indexes`` holds queries of one length one after another, ids ascending;
-    else None. The width is read from the first query; one pass over the ids checks the rest: ids
-    that never decrease, each row ending on the id it starts with, each row's id above the last."""
+    else None. The width is read from the first query; one pass over the ids checks the rest (in
+    blocks of rows where the library asks for them: no batch-sized temporary)."""
     xp = ops.xp
     n = int(indexes.shape[0])
     head = indexes[:min(n, 4096)]
@@ -142,9 +142,14 @@ def _equal_queries_in_order(ops: Ops, indexes):
     rows = n // width
     grid = xp.reshape(indexes, (rows, width))
     ids = grid[:, 0]
-    if not (bool(xp.all(ids[1:] > ids[:-1])) and bool(xp.all(grid[:, -1] == ids))
-            and bool(xp.all(indexes[1:] >= indexes[:-1]))):
+    if not (bool(xp.all(ids[1:] > ids[:-1])) and bool(xp.all(grid[:, -1] == ids))):
         return None
+    # ids that never decrease and end each row on the id it starts with: every row holds one id
+    step = (ops.block_rows(rows, width) or rows) * width
+    for start in range(0, n - 1, step):
+        stop = min(start + step, n - 1)
+        if not bool(xp.all(indexes[start + 1:stop + 1] >= indexes[start:stop])):
+            return None
     return rows, width
 
 

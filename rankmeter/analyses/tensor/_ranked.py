@@ -66,7 +66,7 @@ class Ranked:
     def n_ret(self):
         if self.inputs.all_ranked:
             return self.ops.full((self.rows,), float(self.inputs.shape[1]), self.dtype)
-        return self.xp.sum(self.ops.astype(self.inputs.ranked, self.dtype), axis=1)
+        return self.ops.count(self.inputs.ranked, self.dtype)
 
     @cached_property
     def valid(self):

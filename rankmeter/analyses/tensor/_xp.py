@@ -92,15 +92,15 @@ class Ops:
         return None
 
     def rank_keys(self, scores, unranked, shift: int):
-        """Distinct int64 keys of float32 ``scores``, smallest for the best score: the score's bits
-        as an int32 that orders as the floats do (-0.0 as +0.0; negative floats count down), reversed
-        with ~ (no overflow) and shifted left by ``shift`` bits above each element's column, so equal
-        scores keep their input order. ``unranked`` (or None) elements get the largest keys. None: the
-        library cannot reinterpret float bits."""
-        bits = self.float32_bits(scores + 0.0)
+        """Distinct int64 keys of float32 ``scores``, smallest for the best score: the bits of -score
+        (0.0 - score: -0.0 becomes +0.0) as an int32 that orders as the floats do (negative floats
+        count down), shifted left by ``shift`` bits above each element's column, so equal scores keep
+        their input order. ``unranked`` (or None) elements get the largest keys. None: the library
+        cannot reinterpret float bits."""
+        bits = self.float32_bits(0.0 - scores)
         if bits is None:
             return None
-        best_first = ~(bits ^ ((bits >> 31) & 0x7FFFFFFF))
+        best_first = bits ^ ((bits >> 31) & 0x7FFFFFFF)
         if unranked is not None:
             best_first = self.xp.where(unranked, self.full((), 2 ** 31 - 1, self.xp.int32), best_first)
         column = self.arange(scores.shape[1], self.int64)[None, :]
@@ -194,11 +194,10 @@ class NumpyOps(Ops):
     def rank_keys(self, scores, unranked, shift):
         # Ops.rank_keys in place, one new array per type: the same keys at a third of the allocations
         np = self.xp
-        bits = np.add(scores, np.float32(0.0)).view(np.int32)   # a new array; -0.0 + 0.0 is +0.0
-        best_first = bits >> 31
-        best_first &= 0x7FFFFFFF
-        best_first ^= bits
-        np.invert(best_first, out=best_first)
+        best_first = np.subtract(np.float32(0.0), scores).view(np.int32)   # a new array
+        flip = best_first >> 31
+        flip &= 0x7FFFFFFF
+        best_first ^= flip
         if unranked is not None:
             # np.where branches on each element (3 ms on a random [8000, 100] mask); a maximum does not:
             # unranked -> 0 ^ MAX = MAX, ranked -> -1 ^ MAX = MIN
