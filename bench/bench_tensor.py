@@ -9,9 +9,16 @@
   ``--step-rows``, update after update, one compute at the end, each tool in a child process of its
   own (wall time and peak memory from bench/child.py), TorchMetrics stopped after ``--timeout`` s.
   rankmeter is run on a tenth of the rows too: its peak memory does not depend on the number of batches.
+  TorchMetrics' time is linear in the queries (its compute loops over them; the sort of the stored
+  ids grows a little faster), so when it is stopped, or given ``--torchmetrics-rows`` fewer rows, it
+  is run on those (default a tenth) and its seconds are scaled to ``--rows``: marked "extrapolated",
+  an underestimate of its full epoch.
 
-Both sides run with the same torch thread count (``--threads``; on a shared machine torch's intra-op
-threads contend with other processes, so say which). ``--device cuda`` runs both on the GPU.
+Every time is given twice: wall seconds and the CPU seconds of the process (``time.process_time``,
+every thread): on a shared machine other processes stretch wall time, not CPU time, so the ratios
+are printed for both. Both sides run with the same torch thread count (``--threads``; torch's
+intra-op threads contend with other processes, so say which). ``--device cuda`` runs both on the GPU
+(CPU seconds then mean little).
 
     python bench/bench_tensor.py                       # the issue's sizes (the epoch takes minutes)
     python bench/bench_tensor.py --rows 20000 --repeats 3 --threads 1   # a quick run
@@ -78,20 +85,23 @@ def step(args) -> None:
             metric.update(scores, targets)
             return float(metric.compute()[own_name])
 
-        times, values = {}, {}
+        times, cpu, values = {}, {}, {}
         for name, fn in (("tm", theirs), ("dropin", ours), ("rows", ours_rows)):
             values[name] = fn()   # warm-up (and the value)
-            runs = []
+            runs, cpu_runs = [], []
             for _ in range(args.repeats):
                 _sync(torch, args.device)
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 fn()
                 _sync(torch, args.device)
                 runs.append(time.perf_counter() - start)
-            times[name] = statistics.median(runs)
+                cpu_runs.append(time.process_time() - start_cpu)
+            times[name], cpu[name] = statistics.median(runs), statistics.median(cpu_runs)
         print(f"{label:<9}{times['tm']:>15.4f}{times['dropin']:>11.4f}{times['rows']:>10.4f}"
               f"{times['tm'] / times['dropin']:>8.1f}x{times['tm'] / times['rows']:>13.1f}x"
               f"{values['tm']:>16.6f} / {values['dropin']:.6f} / {values['rows']:.6f}")
+        print(f"{'  CPU s':<9}{cpu['tm']:>15.4f}{cpu['dropin']:>11.4f}{cpu['rows']:>10.4f}"
+              f"{cpu['tm'] / cpu['dropin']:>8.1f}x{cpu['tm'] / cpu['rows']:>13.1f}x")
 
 
 def epoch_child(args) -> None:
@@ -106,22 +116,24 @@ def epoch_child(args) -> None:
     else:
         from rankmeter.analyses.tensor import torchmetrics as dropin
         metric = getattr(dropin, cls_name)(**kwargs).to(args.device)
-    seconds = 0.0   # in the metric's update and compute only, not in making the batches
+    seconds = cpu = 0.0   # in the metric's update and compute only, not in making the batches
     done = 0
     while done < args.rows:
         rows = min(args.step_rows, args.rows - done)
         scores, targets = _batch(torch, rows, args.width, done, args.device, args.metric.startswith("nDCG"))
         indexes = torch.arange(done, done + rows, device=args.device).repeat_interleave(args.width)
         _sync(torch, args.device)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         metric.update(scores.flatten(), targets.flatten(), indexes=indexes)
         _sync(torch, args.device)
         seconds += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
         done += rows
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     value = float(metric.compute())
     _sync(torch, args.device)
-    print(json.dumps({"value": value, "seconds": seconds + time.perf_counter() - start}))
+    print(json.dumps({"value": value, "seconds": seconds + time.perf_counter() - start,
+                      "cpu": cpu + time.process_time() - start_cpu}))
 
 
 def epoch(args) -> None:
@@ -129,27 +141,43 @@ def epoch(args) -> None:
 
     print(f"\nepoch: {args.rows} queries x {args.width} candidates in batches of {args.step_rows}, one compute; "
           f"each tool in its own process (TorchMetrics stopped after {args.timeout:.0f} s)")
-    print(f"{'metric':<9}{'tool':<26}{'rows':>9}{'seconds':>10}{'peak MiB':>10}{'value':>12}   (seconds: in "
-          "update and compute; peak: the whole process)")
+    print(f"{'metric':<9}{'tool':<26}{'rows':>9}{'wall s':>10}{'CPU s':>10}{'peak MiB':>10}{'value':>12}   (seconds: "
+          "in update and compute; peak: the whole process)")
     base = [sys.executable, __file__, "--device", args.device, "--width", str(args.width),
             "--step-rows", str(args.step_rows)] + (["--threads", str(args.threads)] if args.threads else [])
+
+    def run(tool: str, label: str, rows: int, timeout):
+        """(wall s, CPU s, peak MiB, value) of one child, or None when stopped or failed (printed)."""
+        child = run_child(base + ["--child", "--tool", tool, "--metric", label, "--rows", str(rows)], timeout=timeout)
+        if child.status is None:
+            print(f"{label:<9}{tool:<26}{rows:>9}{'>' + format(args.timeout, '.0f'):>10}{'':>10}{child.peak_mib:>10.0f}"
+                  f"{'stopped':>12}")
+            return None
+        if child.status != 0:
+            print(f"{label:<9}{tool:<26}{rows:>9}  failed: {child.stderr.strip().splitlines()[-1:]}")
+            return None
+        result = json.loads(child.stdout.strip().splitlines()[-1])
+        print(f"{label:<9}{tool:<26}{rows:>9}{result['seconds']:>10.2f}{result['cpu']:>10.2f}{child.peak_mib:>10.0f}"
+              f"{result['value']:>12.6f}")
+        return result["seconds"], result["cpu"], child.peak_mib, result["value"]
+
     for label in METRICS:
-        runs = [("torchmetrics", args.rows), ("rankmeter", args.rows), ("rankmeter", max(args.rows // 10, 1))]
-        for tool, rows in runs:
-            if tool == "torchmetrics" and (args.skip_torchmetrics_epoch or label not in args.torchmetrics_epoch):
-                continue
-            child = run_child(base + ["--child", "--tool", tool, "--metric", label, "--rows", str(rows)],
-                              timeout=args.timeout if tool == "torchmetrics" else None)
-            if child.status is None:
-                print(f"{label:<9}{tool:<26}{rows:>9}{'>' + format(args.timeout, '.0f'):>10}{child.peak_mib:>10.0f}"
-                      f"{'stopped':>12}")
-                continue
-            if child.status != 0:
-                print(f"{label:<9}{tool:<26}{rows:>9}  failed: {child.stderr.strip().splitlines()[-1:]}")
-                continue
-            result = json.loads(child.stdout.strip().splitlines()[-1])
-            print(f"{label:<9}{tool:<26}{rows:>9}{result['seconds']:>10.2f}{child.peak_mib:>10.0f}"
-                  f"{result['value']:>12.6f}")
+        theirs = None
+        if not args.skip_torchmetrics_epoch and label in args.torchmetrics_epoch:
+            sample = args.torchmetrics_rows or args.rows
+            theirs = run("torchmetrics", label, sample, args.timeout)
+            if theirs is None and sample == args.rows:
+                sample = max(args.rows // 10, 1)
+                theirs = run("torchmetrics", label, sample, args.timeout)
+            if theirs is not None and sample != args.rows:
+                scale = args.rows / sample
+                theirs = (theirs[0] * scale, theirs[1] * scale, None, None)
+                print(f"{label:<9}{'torchmetrics extrapolated':<26}{args.rows:>9}{theirs[0]:>10.2f}{theirs[1]:>10.2f}"
+                      f"{'':>10}{'':>12}   (x{scale:g}, linear in the queries)")
+        ours = run("rankmeter", label, args.rows, None)
+        run("rankmeter", label, max(args.rows // 10, 1), None)
+        if theirs is not None and ours is not None:
+            print(f"{label:<9}{'ratio TorchMetrics/rankmeter':<35}{theirs[0] / ours[0]:>9.1f}x{theirs[1] / ours[1]:>9.1f}x")
 
 
 def main() -> None:
@@ -162,6 +190,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0, help="torch threads for both sides (default: torch's)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before TorchMetrics' epoch is stopped")
+    parser.add_argument("--torchmetrics-rows", type=int, default=0,
+                        help="run TorchMetrics' epoch on this many rows and scale its seconds to --rows (default: "
+                             "all the rows; a tenth of them when the full run is stopped after --timeout)")
     parser.add_argument("--skip-torchmetrics-epoch", action="store_true")
     parser.add_argument("--torchmetrics-epoch", nargs="*", default=list(METRICS), metavar="METRIC",
                         help="the metrics TorchMetrics runs the epoch for (default: all; each can take minutes)")
