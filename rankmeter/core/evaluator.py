@@ -194,8 +194,6 @@ class Evaluator:
         """Per-query values of each measure over ``batch`` (the judged-only view built once if needed)."""
         views = {False: batch}
         out = {}
-        # families that differ only in their summary (Bpref and GMBpref) share one kernel call
-        computed: dict[tuple, np.ndarray] = {}
         for m in (self.measures if measures is None else measures):
             effective = self._effective.get(m) or (m if m.get("rel") is not None
                                                    else m.with_params(rel=self.options.rel))
@@ -208,10 +206,7 @@ class Evaluator:
             value_type = m.family.value_type
             if views[only].tie_group is not None and value_type is COUNT:
                 value_type = FLOAT  # an expected count over tie orders is fractional
-            key = (kernel, effective.params, effective.cutoff, only)
-            if key not in computed:
-                computed[key] = kernel(views[only], effective)
-            out[m] = value_type.array(computed[key])
+            out[m] = value_type.array(kernel(views[only], effective))
         return out
 
     def score(self, run: Run) -> Part:

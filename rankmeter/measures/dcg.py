@@ -70,102 +70,11 @@ from rankmeter.measures.base import ExplainParts, Family, Param, level_of, regis
 from rankmeter.measures.explaining import explained_depth, fmt_number
 from rankmeter.measures.gains import EXP_SAFE_GRADE, exp_shift, gain_values, gains_of as _gains, unscaled as _unscaled
 from rankmeter.measures.undefined import EMPTY_TARGET, MEAN_DEFINED, with_empty_target
+from rankmeter.measures.gain_sums import (desc_by_query, discounted, denominators, gather_prefix, ideal_gains,
+                                        ideal_side, run_dcg_at, run_side, safe_div, segment_offsets_of,
+                                        seq_cumsum)
 
 __all__ = ["gain_values", "seq_cumsum", "desc_by_query"]
-
-
-# ----------------------------------------------------------------- helpers
-def _denominators(ranks: np.ndarray, discount: str, base: float = 2.0) -> np.ndarray:
-    """The discount's denominator at each rank: log_b(i + 1), or for jk 1 below rank b and log_b(i) after."""
-    if base <= 1.0:
-        raise MeasureError(f"log_base={base!r}: the base of the discount's logarithm must be > 1")
-    log = np.log2 if base == 2.0 else (lambda x: np.log(x) / np.log(base))
-    if discount == "jk":
-        return np.where(ranks < base, 1.0, log(np.maximum(ranks, 1).astype(np.float64)))
-    return log(ranks + 1.0)
-
-
-def _discounted(gains: np.ndarray, ranks: np.ndarray, discount: str, base: float = 2.0) -> np.ndarray:
-    """gain / discount denominator, divided (not multiplied by a reciprocal) as trec_eval does."""
-    return gains / _denominators(ranks, discount, base)
-
-
-def seq_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Running sum of ``values`` within each segment of ``offsets``, added left to right.
-
-    A global cumsum minus each segment's start value rounds differently from
-    a C loop's running sum; this pads segments of similar length (bucketed by
-    powers of two, so padding at most doubles the work) into rows and lets
-    ``cumsum`` run along each row.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    out = np.empty(len(values))
-    counts = np.diff(offsets)
-    segs = np.flatnonzero(counts)
-    if len(segs) == 0:
-        return out
-    bucket = np.frexp(counts[segs] - 1)[1]  # bit length of len-1: same bucket => within 2x
-    for b in np.unique(bucket).tolist():
-        chosen = segs[bucket == b]
-        lens = counts[chosen]
-        rows = np.repeat(np.arange(len(chosen)), lens)
-        cols = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        idx = np.repeat(offsets[chosen], lens) + cols
-        pad = np.zeros((len(chosen), int(lens.max())))
-        pad[rows, cols] = values[idx]
-        np.cumsum(pad, axis=1, out=pad)
-        out[idx] = pad[rows, cols]
-    return out
-
-
-def desc_by_query(values: np.ndarray, qidx: np.ndarray, nq: int):
-    """Sort ``values`` descending within each query.
-
-    Returns (sorted values, query index of each, offsets (nq + 1), 1-based position).
-    """
-    order = np.lexsort((-values, qidx))
-    vals, q = values[order], qidx[order]
-    counts = np.bincount(q, minlength=nq)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    pos = np.arange(len(vals)) - offsets[q] + 1
-    return vals, q, offsets, pos
-
-
-def _ideal_gains(batch, spec):
-    """Positive gains of each query's judged docs (grades >= 0), best first: vals, qidx, offsets, pos
-    (once per batch and gain: nDCG at every cutoff, nDCGRel, RnDCG and G read the same)."""
-    key = ("ideal_gains", spec)
-    if key not in batch._cache:
-        batch._cache[key] = _ideal_gains_of(batch, spec)
-    return batch._cache[key]
-
-
-def _ideal_gains_of(batch, spec):
-    keep = batch.judged_rel > 0 if isinstance(spec, str) else batch.judged_rel >= 0
-    q = batch.judged_qidx[keep]
-    gains = _gains(batch, batch.judged_rel[keep], q, spec)
-    if isinstance(spec, str):
-        # linear and exp gains rise with the grade and judged_rel is sorted descending: already ideal
-        counts = np.bincount(q, minlength=batch.nq)
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        return gains, q, offsets, np.arange(len(gains)) - offsets[q] + 1
-    pos = gains > 0
-    return desc_by_query(gains[pos], q[pos], batch.nq)
-
-
-def _gather(prefix: np.ndarray, offsets: np.ndarray, q: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """prefix[offsets[q] + k - 1] where k >= 1, else 0 (the running sum over the first k entries)."""
-    out = np.zeros(len(q))
-    ok = k >= 1
-    if ok.any():
-        out[ok] = prefix[offsets[q[ok]] + k[ok] - 1]
-    return out
-
-
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(num))
-    np.divide(num, den, out=out, where=den > 0)
-    return out
 
 
 # ---------------------------------------------------------- CG, DCG, nDCG
@@ -196,13 +105,13 @@ def _dcg(batch, m) -> np.ndarray:
     if batch.tie_group is not None:  # ties averaged: each rank holds its tied group's mean gain
         rows, q, rank = _top_rows(batch, m.cutoff)
         g = batch.tie_mean(_gains(batch, batch.rel, batch.qidx, m.get("gain")))[rows]
-        return np.bincount(q, weights=_discounted(g, rank, m.get("discount"), log_base), minlength=batch.nq)
+        return np.bincount(q, weights=discounted(g, rank, m.get("discount"), log_base), minlength=batch.nq)
     # only ranks with a gain add to the sum (in rank order, as adding the zeros would)
-    _, q, rank, g, _ = _run_side(batch, m.get("gain"))
+    _, q, rank, g, _ = run_side(batch, m.get("gain"))
     if m.cutoff is not None:
         top = rank <= m.cutoff
         q, rank, g = q[top], rank[top], g[top]
-    d = _discounted(g, rank, m.get("discount"), log_base)
+    d = discounted(g, rank, m.get("discount"), log_base)
     return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
 
 
@@ -218,7 +127,7 @@ def _ideal_list(batch, m):
         raise MeasureError("nDCG(ideal=topk) reorders the top k the run retrieved, which depends on the "
                            "tied docs' order: no closed form; use ideal=qrels or ideal=run with ties='average'")
     if ideal == "qrels":
-        vals, q, _, pos = _ideal_gains(batch, spec)
+        vals, q, _, pos = ideal_gains(batch, spec)
     else:
         rows, q, _ = _top_rows(batch, k if ideal == "topk" else None)
         g = _gains(batch, batch.rel[rows], q, spec)
@@ -229,7 +138,7 @@ def _ideal_list(batch, m):
 def _ideal_dcg(batch, m) -> np.ndarray:
     k = m.cutoff
     vals, q, pos = _ideal_list(batch, m)
-    d = _discounted(vals, pos, m.get("discount"), m.get("log_base"))
+    d = discounted(vals, pos, m.get("discount"), m.get("log_base"))
     if k is not None:
         d = np.where(pos <= k, d, 0.0)
     return np.bincount(q, weights=d, minlength=batch.nq).astype(np.float64)
@@ -240,7 +149,7 @@ def ndcg(batch, m) -> np.ndarray:
     if batch.tie_group is None and m.get("discount") == "log2" and m.get("log_base") == 2.0 \
             and m.get("ideal") == "qrels":
         return _ndcg_from_running_sums(batch, m)
-    return _safe_div(_dcg(batch, m), _ideal_dcg(batch, m))
+    return safe_div(_dcg(batch, m), _ideal_dcg(batch, m))
 
 
 def _ndcg_from_running_sums(batch, m) -> np.ndarray:
@@ -250,10 +159,10 @@ def _ndcg_from_running_sums(batch, m) -> np.ndarray:
     spec = m.get("gain")
     every = np.arange(batch.nq)
     depth = batch.num_ret if m.cutoff is None else np.minimum(batch.num_ret, m.cutoff)
-    dcg = _run_dcg_at(batch, _run_side(batch, spec), every, depth)
-    _, ideal_dcg, offsets, npos = _ideal_side(batch, spec)
-    ideal = _gather(ideal_dcg, offsets, every, npos if m.cutoff is None else np.minimum(npos, m.cutoff))
-    return _safe_div(dcg, ideal)  # exp gains of huge grades: both scaled alike (gains.py)
+    dcg = run_dcg_at(batch, run_side(batch, spec), every, depth)
+    _, ideal_dcg, offsets, npos = ideal_side(batch, spec)
+    ideal = gather_prefix(ideal_dcg, offsets, every, npos if m.cutoff is None else np.minimum(npos, m.cutoff))
+    return safe_div(dcg, ideal)  # exp gains of huge grades: both scaled alike (gains.py)
 
 
 def _ideal_is_zero(batch, m) -> np.ndarray:
@@ -267,57 +176,10 @@ def normalized_cumulative_gain(batch, m) -> np.ndarray:
     if m.cutoff is not None:
         vals, q = vals[pos <= m.cutoff], q[pos <= m.cutoff]
     best = np.bincount(q, weights=vals, minlength=batch.nq).astype(np.float64)
-    return _safe_div(_cumulative_gain_scaled(batch, m), best)
+    return safe_div(_cumulative_gain_scaled(batch, m), best)
 
 
 # ----------------------------------------------------- trec_eval variants
-def _run_side(batch, spec):
-    """The ranks with a nonzero gain, flat: position, query, rank, gain and running DCG there.
-
-    A rank without gain adds 0 to the running DCG, so the running DCG at any
-    rank is the one at the last gaining rank above it: visiting only those
-    gives the rank-by-rank sums to the bit.
-    """
-    key = ("run_dcg", spec)
-    if key not in batch._cache:
-        if isinstance(spec, str):  # linear and exp gains can be nonzero on grades > 0 only: gain those alone
-            pos = np.flatnonzero(batch.rel > 0)
-            q = batch.query_of(pos)
-            g = _gains(batch, batch.rel[pos], q, spec)
-            gaining = g != 0
-            pos, q, g = pos[gaining], q[gaining], g[gaining]
-        else:
-            gains = _gains(batch, batch.rel, batch.qidx, spec)
-            pos = np.flatnonzero(gains)
-            q = batch.query_of(pos)
-            g = gains[pos]
-        rank = pos - batch.offsets[q] + 1
-        batch._cache[key] = pos, q, rank, g, seq_cumsum(_discounted(g, rank, "log2"), segment_offsets_of(q, batch.nq))
-    return batch._cache[key]
-
-
-def _run_dcg_at(batch, run, q: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """The running DCG of queries ``q`` at ranks ``k`` (0 where k < 1)."""
-    pos, _, _, _, run_dcg = run
-    target = batch.offsets[q] + k - 1
-    idx = np.searchsorted(pos, target, side="right") - 1
-    ok = (k >= 1) & (idx >= 0)
-    ok[ok] = pos[idx[ok]] >= batch.offsets[q[ok]]
-    out = np.zeros(len(q))
-    out[ok] = run_dcg[idx[ok]]
-    return out
-
-
-def _ideal_side(batch, spec):
-    """Judged side: ideal gains, their running DCG, offsets; per query Npos (once per batch and gain)."""
-    key = ("ideal_side", spec)
-    if key not in batch._cache:
-        vals, q, offsets, pos = _ideal_gains(batch, spec)
-        ideal_dcg = seq_cumsum(_discounted(vals, pos, "log2"), offsets)
-        batch._cache[key] = vals, ideal_dcg, offsets, np.diff(offsets)
-    return batch._cache[key]
-
-
 def ndcg_rel(batch, m) -> np.ndarray:
     """trec_eval ``ndcg_rel``: nDCG averaged over the relevant (positive-gain) docs.
 
@@ -325,18 +187,18 @@ def ndcg_rel(batch, m) -> np.ndarray:
     Npos = judged docs with positive gain; each such doc not retrieved adds
     DCG(all) / IDCG(all). The sum is divided by Npos (0 when the sum is 0).
     """
-    run = _run_side(batch, m.get("gain"))
+    run = run_side(batch, m.get("gain"))
     _, q, rank, g, run_dcg = run
-    _, ideal_dcg, offsets, npos = _ideal_side(batch, m.get("gain"))
+    _, ideal_dcg, offsets, npos = ideal_side(batch, m.get("gain"))
     rel = g > 0
-    at = _gather(ideal_dcg, offsets, q, np.minimum(rank, npos[q]))
+    at = gather_prefix(ideal_dcg, offsets, q, np.minimum(rank, npos[q]))
     ok = rel & (at > 0)
     terms = np.bincount(q, weights=np.where(ok, run_dcg / np.where(ok, at, 1.0), 0.0),
                         minlength=batch.nq).astype(np.float64)
-    full_run = _run_dcg_at(batch, run, np.arange(batch.nq), batch.num_ret)
-    full_ideal = _gather(ideal_dcg, offsets, np.arange(batch.nq), npos)
+    full_run = run_dcg_at(batch, run, np.arange(batch.nq), batch.num_ret)
+    full_ideal = gather_prefix(ideal_dcg, offsets, np.arange(batch.nq), npos)
     missing = (npos - np.bincount(q[rel], minlength=batch.nq)).astype(np.float64)
-    terms = terms + _safe_div(missing * full_run, full_ideal)
+    terms = terms + safe_div(missing * full_run, full_ideal)
     out = np.zeros(batch.nq)
     np.divide(terms, npos, out=out, where=terms > 0)
     return out
@@ -351,22 +213,22 @@ def r_ndcg(batch, m) -> np.ndarray:
     Npos + 1 docs are retrieved, DCG(all) / IDCG(all) is averaged in too
     (trec_eval's loop skips it at exactly Npos + 1). 0 when R (at ``rel``) is 0.
     """
-    run = _run_side(batch, m.get("gain"))
-    vals, ideal_dcg, offsets, npos = _ideal_side(batch, m.get("gain"))
+    run = run_side(batch, m.get("gain"))
+    vals, ideal_dcg, offsets, npos = ideal_side(batch, m.get("gain"))
     q = np.repeat(np.arange(batch.nq), npos)
     j = np.arange(len(vals)) - offsets[q] + 1
     nxt = np.append(vals[1:], 0.0)
     change = (j == npos[q]) | (nxt != vals)
-    run_at = _run_dcg_at(batch, run, q, np.minimum(j, batch.num_ret[q]))
+    run_at = run_dcg_at(batch, run, q, np.minimum(j, batch.num_ret[q]))
     ratio = np.where(change, run_at / np.where(change, ideal_dcg, 1.0), 0.0)
     total = np.bincount(q, weights=ratio, minlength=batch.nq).astype(np.float64)
     count = np.bincount(q[change], minlength=batch.nq).astype(np.float64)
     tail = (batch.num_ret > npos + 1) & (npos > 0)
-    full_run = _run_dcg_at(batch, run, np.arange(batch.nq), batch.num_ret)
-    full_ideal = _gather(ideal_dcg, offsets, np.arange(batch.nq), npos)
-    total = total + np.where(tail, _safe_div(full_run, full_ideal), 0.0)
+    full_run = run_dcg_at(batch, run, np.arange(batch.nq), batch.num_ret)
+    full_ideal = gather_prefix(ideal_dcg, offsets, np.arange(batch.nq), npos)
+    total = total + np.where(tail, safe_div(full_run, full_ideal), 0.0)
     count = count + tail
-    out = _safe_div(total, count)  # trec_eval divides 0 by 0 when no change point exists
+    out = safe_div(total, count)  # trec_eval divides 0 by 0 when no change point exists
     out[batch.num_rel(level_of(batch, m)) == 0] = 0.0
     return out
 
@@ -391,34 +253,29 @@ def g_measure(batch, m) -> np.ndarray:
         raise MeasureError(f"{m}: query {shown_id(query)} judges a doc with grade {int(shift[q]) + EXP_SAFE_GRADE}; "
                            f"G with exp gains is defined only up to grade {EXP_SAFE_GRADE}; use gain=linear or "
                            "a gain map")
-    vals, _, offsets, _ = _ideal_gains(batch, spec)
+    vals, _, offsets, _ = ideal_gains(batch, spec)
     npos = np.diff(offsets)
     ideal_cost = seq_cumsum(np.maximum(vals, 1.0), offsets)
     total_ideal = np.bincount(np.repeat(np.arange(batch.nq), npos), weights=vals,
                               minlength=batch.nq).astype(np.float64)
     if not np.array_equal(ideal_cost, np.floor(ideal_cost)):
         return _g_by_rank(batch, spec, vals, offsets, npos, total_ideal)
-    _, q, rank, g, _ = _run_side(batch, spec)
+    _, q, rank, g, _ = run_side(batch, spec)
     within = np.minimum(rank, npos[q])
-    cost = _gather(ideal_cost, offsets, q, within) + (rank - within)
+    cost = gather_prefix(ideal_cost, offsets, q, within) + (rank - within)
     got = seq_cumsum(g, segment_offsets_of(q, batch.nq))
     terms = g / np.log2((2.0 + cost) - got)
-    return _safe_div(np.bincount(q, weights=terms, minlength=batch.nq).astype(np.float64), total_ideal)
-
-
-def segment_offsets_of(q: np.ndarray, nq: int) -> np.ndarray:
-    """Offsets (nq + 1) of the segments of a sorted query index array."""
-    return np.concatenate(([0], np.cumsum(np.bincount(q, minlength=nq)))).astype(np.int64)
+    return safe_div(np.bincount(q, weights=terms, minlength=batch.nq).astype(np.float64), total_ideal)
 
 
 def _g_by_rank(batch, spec, vals, offsets, npos, total_ideal) -> np.ndarray:
     g = gain_values(batch.rel, spec)
     q = batch.qidx
-    ideal_here = _gather(vals, offsets, q, np.where(batch.rank <= npos[q], batch.rank, 0))
+    ideal_here = gather_prefix(vals, offsets, q, np.where(batch.rank <= npos[q], batch.rank, 0))
     cost = seq_cumsum(np.maximum(ideal_here, 1.0), batch.offsets)
     got = seq_cumsum(g, batch.offsets)
     terms = np.where(g != 0, g / np.log2((2.0 + cost) - got), 0.0)
-    return _safe_div(batch.per_query_sum(terms), total_ideal)
+    return safe_div(batch.per_query_sum(terms), total_ideal)
 
 
 def bin_g(batch, m) -> np.ndarray:
@@ -427,7 +284,7 @@ def bin_g(batch, m) -> np.ndarray:
     hits = batch.hits(level)  # only relevant ranks add a term: the same sum, in the same order
     above = (2 + hits.rank - hits.seen).astype(np.float64)
     terms = np.bincount(hits.q, weights=1.0 / np.log2(above), minlength=batch.nq).astype(np.float64)
-    out = _safe_div(terms, batch.num_rel(level).astype(np.float64))
+    out = safe_div(terms, batch.num_rel(level).astype(np.float64))
     out[np.bincount(hits.q, minlength=batch.nq) == 0] = 0.0
     return out
 
@@ -444,22 +301,22 @@ def _explain_gain(batch, m, label: str) -> ExplainParts:
         return ExplainParts(["gain", "running total"], [list(r) for r in zip(gains, np.cumsum(gains))],
                             [f"{name} = {' + '.join(fmt_number(g) for g in gains) or '0'} = {fmt_number(total)}"])
     discount, base = m.get("discount"), m.get("log_base")
-    denominators = _denominators(ranks, discount, base)
-    contribution = _discounted(gains, ranks, discount, base)
+    discounts = denominators(ranks, discount, base)
+    contribution = discounted(gains, ranks, discount, base)
     running = np.cumsum(contribution)
     dcg = float(running[-1]) if depth else 0.0
-    terms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(gains, denominators)) or "0"
+    terms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(gains, discounts)) or "0"
     dcg_name = name.replace("nDCG", "DCG")
     parts = ExplainParts(["gain", "discount", "contribution", "running total"],
-                         [list(r) for r in zip(gains, denominators, contribution, running)],
+                         [list(r) for r in zip(gains, discounts, contribution, running)],
                          [f"{dcg_name} = {terms} = {fmt_number(dcg)}"])
     if m.name != "nDCG":
         return parts
     vals, _, pos = _ideal_list(batch, m)
     if m.cutoff is not None:
         vals, pos = vals[pos <= m.cutoff], pos[pos <= m.cutoff]
-    icontribution = _discounted(vals, pos, discount, base)
-    idenominators = _denominators(pos, discount, base)
+    icontribution = discounted(vals, pos, discount, base)
+    idenominators = denominators(pos, discount, base)
     idcg = float(icontribution.sum())
     iterms = " + ".join(f"{fmt_number(g)}/{fmt_number(d, 3)}" for g, d in zip(vals, idenominators)) or "0"
     parts.formula.append(f"ideal {dcg_name} ({m.get('ideal')}) = {iterms} = {fmt_number(idcg)}")
