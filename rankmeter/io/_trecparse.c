@@ -182,20 +182,26 @@ static int read_int(const unsigned char *p, Py_ssize_t len, int64_t *out) {
     return 1;
 }
 
+/* A column written in place into a bytes object made big enough before the scan (the bounds come from the
+ * buffer: no more rows than lines, no more id bytes than the buffer holds), then cut to what was written:
+ * no copy, no growth while the scan runs without the GIL. Pages never written are never touched. */
 typedef struct {
+    PyObject *bytes;
     char *data;
     Py_ssize_t used, size;
 } Growing;
 
-static int grow_reserve(Growing *g, Py_ssize_t more) {
-    if (g->used + more <= g->size) return 1;
-    Py_ssize_t size = g->size ? g->size : 4096;
-    while (size < g->used + more) size *= 2;
-    char *data = realloc(g->data, (size_t)size);  /* no GIL while scanning: the C allocator */
-    if (data == NULL) return 0;
-    g->data = data;
+static int column_make(Growing *g, Py_ssize_t size) {
+    g->bytes = PyBytes_FromStringAndSize(NULL, size);
+    if (g->bytes == NULL) return 0;
+    g->data = PyBytes_AS_STRING(g->bytes);
+    g->used = 0;
     g->size = size;
     return 1;
+}
+
+static int grow_reserve(Growing *g, Py_ssize_t more) {
+    return g->bytes != NULL && g->used + more <= g->size;  /* within the bounds by construction */
 }
 
 static inline int grow_append(Growing *g, const void *p, Py_ssize_t n) {
@@ -212,15 +218,15 @@ typedef struct {
 static void columns_free(Columns *c) {
     Growing *all[] = {&c->query, &c->query_off, &c->doc, &c->doc_off, &c->sub, &c->sub_off,
                       &c->numbers, &c->lines, &c->hashes};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) { free(all[i]->data); all[i]->data = NULL; }
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) { Py_CLEAR(all[i]->bytes); all[i]->data = NULL; }
 }
 
-/* The bytes of a column; its buffer is freed at once, so the copies never pile up. */
+/* The bytes of a column, cut to what was written; the column gives up its reference. */
 static PyObject *as_bytes(Growing *g) {
-    PyObject *out = PyBytes_FromStringAndSize(g->data ? g->data : "", g->used);
-    free(g->data);
+    PyObject *out = g->bytes;
+    g->bytes = NULL;
     g->data = NULL;
-    g->used = g->size = 0;
+    if (out != NULL && _PyBytes_Resize(&out, g->used) < 0) return NULL;
     return out;
 }
 
@@ -341,11 +347,15 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     memset(&c, 0, sizeof c);
     Scan s;
     int status;
-    /* estimates from the size: a line holds at least ~8 bytes; the buffers grow when it is shorter */
-    Py_ssize_t guess = view.len / 24 + 16;
-    if (!grow_reserve(&c.numbers, guess * 8) || !grow_reserve(&c.hashes, guess * 8) ||
-        !grow_reserve(&c.query_off, guess * 4) ||
-        !grow_reserve(&c.doc_off, guess * 4) || !grow_reserve(&c.doc, view.len / 3 + 16)) {
+    /* bounds from the buffer: a row per line at most (a line end per line, but perhaps the last) */
+    const unsigned char *bytes = (const unsigned char *)view.buf;
+    Py_ssize_t line_ends = 0;
+    for (Py_ssize_t i = 0; i < view.len; i++) line_ends += bytes[i] == '\n' || bytes[i] == '\r';
+    Py_ssize_t rows = line_ends + 1, offsets = (rows + 1) * (Py_ssize_t)sizeof(int32_t), values = view.len;
+    int qrels = kind == KIND_QRELS;
+    if (!column_make(&c.query_off, offsets) || !column_make(&c.query, values) || !column_make(&c.doc_off, offsets) ||
+        !column_make(&c.doc, values) || !column_make(&c.numbers, rows * 8) || !column_make(&c.hashes, rows * 8) ||
+        !column_make(&c.lines, rows * 8) || (qrels && (!column_make(&c.sub_off, offsets) || !column_make(&c.sub, values)))) {
         status = SCAN_NO_MEMORY;
     } else {
         Py_BEGIN_ALLOW_THREADS

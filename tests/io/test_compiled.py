@@ -359,3 +359,18 @@ def test_the_hostile_input_suites_pass_on_the_pure_path_too():
                           env=dict(os.environ, RANKMETER_PURE="1"), capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout.splitlines()[-1]
+
+
+def test_a_block_of_comments_only_keeps_the_line_numbers(tmp_path, monkeypatch):
+    """A block with no rows (only comment and blank lines) between two others: the rows after it keep
+    their line numbers, and an error after it names the right line."""
+    monkeypatch.setattr(compiled, "FILE_MIN_BYTES", 0)
+    monkeypatch.setattr(compiled, "COMPRESSED_MIN_BYTES", 0)
+    monkeypatch.setattr(compiled, "_BLOCK_BYTES", 40)
+    text = b"q1 Q0 d1 1 2.0 t\n" + b"#" * 30 + b"\n\n#x\n" + b"#" * 50 + b"\n" + b"q2 Q0 d1 1 1.0 t\nq2 Q0 d2 2 0.5 t\n"
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    fast = compiled.read_file(str(path), "run")
+    assert fast is not None
+    assert [fast.line_of(i) for i in range(3)] == [1, 6, 7]
+    _same_table(fast, _pure(rankmeter.read_run, str(path)))
