@@ -33,8 +33,16 @@ from rankmeter.measures.base import Family, judged_nonrelevant, level_of, regist
 
 
 def bpref(batch, m) -> np.ndarray:
-    """Per-query bpref (see module docstring); only the relevant ranks are visited."""
+    """Per-query bpref (see module docstring); only the relevant ranks are visited. Bpref and GMBpref
+    (all_trec asks for both) read the values computed once per batch and level."""
     level = level_of(batch, m)
+    key = ("bpref", level)
+    if key not in batch._cache:
+        batch._cache[key] = _bpref(batch, level)
+    return batch._cache[key].copy()
+
+
+def _bpref(batch, level) -> np.ndarray:
     hits = batch.hits(level)
     nonrel = judged_nonrelevant(batch, level)
     nonrel_above = batch.count_before(nonrel, hits.pos, hits.q)
