@@ -117,9 +117,8 @@ def _rndcg_nan(columns, rows, num_rel: np.ndarray, judgments, ids) -> None:
             continue
         spec = m.get("gain")
         gains = {} if spec is None or isinstance(spec, str) else dict(spec)
-        if codes is None:
-            import pyarrow as pa
-            codes = judgments.query_codes(pa.array(ids, pa.binary()))
+        if codes is None:  # the judged ids are sorted bytewise, their code is their place: no Arrow array built
+            codes = np.searchsorted(np.array(judgments.ids.to_pylist(), dtype=object), np.array(ids, dtype=object))
         positive = has_positive_gain(judgments.judged_rel, judgments.judged_offsets, codes, gains)
         col.values = np.where((num_rel > 0) & ~positive, np.nan, col.values)
 
