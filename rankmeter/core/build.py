@@ -19,7 +19,7 @@ from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.batch import Batch
 from rankmeter.core.judgments import Judgments, duplicate_rows
 from rankmeter.core.segments import segment_offsets
-from rankmeter.core.keys import chunked_id_hash, pair_hash, query_mix
+from rankmeter.core.keys import chunked_id_hash, index_array, pair_hash, query_mix
 from rankmeter.core.groups import local_queries, query_starts
 from rankmeter.core.order import rank_order
 
@@ -43,7 +43,7 @@ def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np
     code = judgments.query_codes(names)
     unjudged = np.flatnonzero(code < 0)
     code[unjudged] = judgments.nq + np.arange(len(unjudged))
-    return code[local], names.take(pa.array(unjudged)), query_mix(code)[local]
+    return code[local], names.take(index_array(unjudged)), query_mix(code)[local]
 
 
 def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
@@ -125,7 +125,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         keep &= table.column("score").to_numpy() > 0
     judged = np.flatnonzero(keep)
     if len(judged) < len(code):  # queries the qrels do not judge are never scored
-        code, docs, keys = code[judged], docs.take(pa.array(judged)), keys[judged]
+        code, docs, keys = code[judged], docs.take(index_array(judged)), keys[judged]
     row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
     del keys
 
@@ -156,7 +156,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         queries=judgments.names(codes), offsets=offsets, rel=row_rel[order],
         judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
         subtopics=judgments.subtopics.side(codes, offsets, row_judged[order]) if subtopics else None,
-        docs=docs.take(pa.array(order)).to_pylist() if keep_docs else None,
+        docs=docs.take(index_array(order)).to_pylist() if keep_docs else None,
         scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
         tie_group=tie_group,
     )

@@ -9,7 +9,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["query_starts", "local_queries"]
+from rankmeter.core.keys import index_array
+
+__all__ = ["query_starts", "local_queries", "take_rows"]
+
+
+def take_rows(column, rows: np.ndarray) -> pa.Array:
+    """The values at ``rows`` (ascending) of an Arrow column, taken chunk by chunk: a take on a chunked column
+    joins its chunks first, a copy of the whole column (0.27 s for 7M ids)."""
+    if not isinstance(column, pa.ChunkedArray):
+        return column.take(index_array(rows))
+    bounds = np.cumsum([0] + [len(chunk) for chunk in column.chunks])
+    chunk_of = np.searchsorted(bounds, rows, side="right") - 1
+    taken = [column.chunk(i).take(index_array(rows[chunk_of == i] - bounds[i])) for i in np.unique(chunk_of).tolist()]
+    return pa.concat_arrays(taken) if taken else pa.array([], column.type)
 
 
 def _array_starts(col: pa.Array) -> np.ndarray:
@@ -54,8 +67,6 @@ def local_queries(column) -> tuple[pa.Array, np.ndarray]:
         col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
         encoded = pc.dictionary_encode(col)
         return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    heads_ids = column.take(pa.array(heads))
-    encoded = pc.dictionary_encode(heads_ids.combine_chunks() if isinstance(heads_ids, pa.ChunkedArray)
-                                   else heads_ids)
+    encoded = pc.dictionary_encode(take_rows(column, heads))
     head_label = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return encoded.dictionary, np.repeat(head_label, np.diff(np.append(heads, n)))

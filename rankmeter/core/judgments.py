@@ -21,7 +21,7 @@ from rankmeter.io.canonical import Qrels, decode_id
 from rankmeter.core.batch import NONPOOL, UNJUDGED
 from rankmeter.core.memory import give_back
 from rankmeter.core.groups import local_queries
-from rankmeter.core.keys import HashIndex, binary_parts, id_hash, pair_hash
+from rankmeter.core.keys import HashIndex, binary_parts, id_hash, index_array, pair_hash
 from rankmeter.core.segments import gather_segments, segment_offsets
 from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
 
@@ -57,8 +57,8 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
     if len(same) == 0:
         return None
     first, second = order[same], order[same + 1]
-    equal = (code[first] == code[second]) & pc.equal(docs.take(pa.array(first)),
-                                                     docs.take(pa.array(second))).to_numpy(zero_copy_only=False)
+    equal = (code[first] == code[second]) & pc.equal(docs.take(index_array(first)),
+                                                     docs.take(index_array(second))).to_numpy(zero_copy_only=False)
     if not equal.any():
         return None
     pairs = np.sort(np.stack([first[equal], second[equal]]), axis=0)
@@ -85,7 +85,7 @@ class Judgments:
         grades = _single(table.column("rel")).to_numpy(zero_copy_only=False)
         distinct, local = local_queries(query)  # a qrels written query by query: its blocks' first ids only
         order = pc.sort_indices(distinct).to_numpy()
-        self.ids: pa.Array = distinct.take(pa.array(order))
+        self.ids: pa.Array = distinct.take(index_array(order))
         rank = np.empty(len(order), np.int64)
         rank[order] = np.arange(len(order))
         code = rank[local] if len(query) else np.zeros(0, np.int64)
@@ -95,7 +95,7 @@ class Judgments:
         if "subtopic" in table.column_names:  # a diversity qrels: one row per (query, doc) from here on
             first, group, grades = collapse_subtopics(qrels, code, self.docs, grades)
             self._entries = (group, table.column("subtopic"), table.column("rel").to_numpy())
-            code, self.docs = code[first], self.docs.take(pa.array(first))
+            code, self.docs = code[first], self.docs.take(index_array(first))
         # stored compactly (a 10M-judgment qrels saves ~100 MB); what batches get is widened again
         self.row_code = code.astype(np.int32) if self.nq < 2 ** 31 else code
         self.real_grades = grades.dtype.kind == "f"
@@ -154,7 +154,7 @@ class Judgments:
         found = self.id_index.lookup(id_hash(*binary_parts(names)))
         hit = np.flatnonzero(found >= 0)
         if len(hit):
-            same = pc.equal(names.take(pa.array(hit)), self.ids.take(pa.array(found[hit])))
+            same = pc.equal(names.take(index_array(hit)), self.ids.take(index_array(found[hit])))
             found[hit[~same.to_numpy(zero_copy_only=False)]] = -1
         return found
 
@@ -170,7 +170,7 @@ class Judgments:
         if len(hit):
             qrow = found[hit]
             same = (self.row_code[qrow] == code[hit]) & pc.equal(
-                docs.take(pa.array(hit)), self.docs.take(pa.array(qrow))).to_numpy(zero_copy_only=False)
+                docs.take(index_array(hit)), self.docs.take(index_array(qrow))).to_numpy(zero_copy_only=False)
             grades = self.row_grade[qrow[same]]
             out[hit[same]] = np.where(grades < 0, UNJUDGED, grades)
             found[hit[~same]] = -1
@@ -182,4 +182,4 @@ class Judgments:
         return self.judged_rel[rows].astype(np.float64 if self.real_grades else np.int64), offsets
 
     def names(self, codes: np.ndarray) -> list[bytes]:
-        return self.ids.take(pa.array(codes, pa.int64())).to_pylist() if len(codes) else []
+        return self.ids.take(index_array(codes)).to_pylist() if len(codes) else []

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from rankmeter.core.keys import binary_parts, id_words, order_codes
+from rankmeter.core.keys import binary_parts, id_words, index_array, order_codes
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
@@ -89,7 +89,7 @@ def _prefix_number_order(column: pa.Array) -> np.ndarray | None:
 
 def _doc_ranks(docs: pa.Array, rows: np.ndarray) -> np.ndarray:
     """Rank of each of ``rows``' doc ids in descending bytewise order (words built for these rows only)."""
-    offsets, values = binary_parts(docs.take(pa.array(rows)))
+    offsets, values = binary_parts(docs.take(index_array(rows)))
     nwords = max(int(np.diff(offsets).max(initial=0)) + 7, 8) // 8
     return order_codes(id_words(offsets, values, nwords), descending=True)
 

@@ -13,7 +13,6 @@ the environment variable ``RANKMETER_PURE=1``, every file takes the pure path.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -136,6 +135,7 @@ def _parse_all(pieces: list, kind: str, grades: str) -> list[tuple]:
     code, grade = _KINDS[kind], _GRADES[grades]
     if len(pieces) == 1:
         return [_trecparse.parse(pieces[0], code, grade)]
+    from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(_threads()) as pool:
         return list(pool.map(lambda piece: _trecparse.parse(piece, code, grade), pieces))
 
@@ -210,6 +210,8 @@ def _read_full(stream, size: int) -> bytes:
 def _parse_stream(stream, first: bytes, kind: str, grades: str) -> list:
     """The parsed pieces of ``first`` and the rest of ``stream``, cut after line feeds, on every core; a
     refused piece makes the list hold None (the whole input then goes to the pure reader)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     code, grade = _KINDS[kind], _GRADES[grades]
     size = _BLOCK_BYTES
     parsed, futures = [], []

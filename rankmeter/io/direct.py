@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 from rankmeter.io.arrow_path import FileSpan, checked_fields, first_data_line, fields_fit, parse_layout
 from rankmeter.io.detect import detect
@@ -167,6 +166,8 @@ def read_span(span: FileSpan, options: dict, keep: list[str], *, parts: int | No
     cuts = [span.offset] + [_line_start_after(span.path, span.offset + span.size * k // parts, end, span.newline)
                             for k in range(1, parts)] + [end]
     ranges = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
         read = list(pool.map(lambda r: _read_range(span.path, *r, options, keep), ranges))
     if any(part is None for part in read):
