@@ -22,6 +22,10 @@ intra-op threads contend with other processes, so say which). ``--device cuda`` 
 
     python bench/bench_tensor.py                       # the issue's sizes (the epoch takes minutes)
     python bench/bench_tensor.py --rows 20000 --repeats 3 --threads 1   # a quick run
+
+A quick run's epoch is three updates, and rankmeter's first update pays the process's warm-up (its
+heap grows: ~2000 page faults, 8 ms more than the next ones), so its epoch ratios understate the
+full epoch's, where 125 updates share that cost.
 """
 from __future__ import annotations
 
