@@ -266,6 +266,35 @@ def test_errors_come_back_as_rankmeter_errors(spark):
         rankmeter.evaluate(q, r, "AP", queries="run")
 
 
+def test_task_errors_come_back_as_data_not_exception_text(spark):
+    """A task reports a rankmeter error as a FAILED row; the driver raises the same class with the same parts."""
+    q, r = frames(spark)
+    dup = spark.createDataFrame(pa.concat_tables([RUN, RUN.slice(0, 1)]))
+    with pytest.raises(InputError) as caught:
+        rankmeter.evaluate(q, dup, "AP")
+    assert caught.value.source == "<Spark run DataFrame>" and "appears twice for query q00" in caught.value.message
+    assert caught.value.__cause__ is None and caught.value.__context__ is None  # not unwrapped from a Spark error
+    # raised inside the tasks (each builds its own Evaluator), not on the driver: a MeasureError stays one
+    real = spark.createDataFrame(QRELS.set_column(2, "rel", QRELS.column("rel").cast(pa.float64())))
+    with pytest.raises(rankmeter.MeasureError, match="grades='real': G is defined on integer grades only"):
+        rankmeter.evaluate(real, r, ["AP", "G"], grades="real")
+
+
+@pytest.mark.parametrize("error", [
+    InputError("doc 'd1' appears twice for query q1", source="<Spark run DataFrame>", hint="dedupe it"),
+    InputError("bad grade", source="qrels.txt", line=(3, 9)),
+    InputError("bad row", source="<DataFrame>", row=4),
+    ParameterError("ties='input': Spark DataFrames keep no row order"),
+    rankmeter.MeasureError("grades='real': G is defined on integer grades only"),
+])
+def test_error_rows_rebuild_the_same_error(error):
+    rebuilt = rspark.error_from_row(rspark.error_row(error))
+    assert type(rebuilt) is type(error) and str(rebuilt) == str(error)
+    if isinstance(error, InputError):
+        assert (rebuilt.message, rebuilt.source, rebuilt.line, rebuilt.row, rebuilt.hint) == \
+            (error.message, error.source, error.line, error.row, error.hint)
+
+
 def test_recsys_helpers_on_spark_match_local(spark):
     truth = {"u1": ["a", "b", "a"], "u2": ["c"], "u3": ["z"]}          # u3: truth only
     recs = {"u1": ["x", "a", "y", "b"], "u2": ["c", "a"], "u4": ["a"]}  # u4: predictions only

@@ -8,7 +8,7 @@ How the work is split
 ---------------------
 1. Each input is grouped by ``query`` (``collect_list`` of docs and
    scores / grades, combined map-side) and the two are joined on the
-   query (full outer join): one row per query holds everything the query
+   query (full outer hash join): one row per query holds everything the query
    needs, whatever partitions its rows were in. A query on one side only
    keeps its row, so the query policy can see it.
 2. ``mapInArrow`` hands each task these rows as Arrow batches. The task
@@ -17,9 +17,11 @@ How the work is split
    :class:`~rankmeter.core.Batch` as the local engine and runs the same
    kernels (:meth:`rankmeter.core.Evaluator.score`). It emits one row per scored
    query, ``query`` and one column per measure, plus a few rows counting
-   (and naming) queries left out.
+   (and naming) queries left out. A rankmeter error (a doc listed twice, a
+   grade that is not an integer) ends the task with one row describing it.
 3. Spark aggregates those rows with each family's aggregation object (its
-   Spark form of mean, sum or geometric mean), in the same job. The per-query rows stay a Spark
+   Spark form of mean, sum or geometric mean), in the same job; an error a
+   task reported is raised on the driver as the same rankmeter error. The per-query rows stay a Spark
    DataFrame (:attr:`SparkResults.per_query_spark`, recomputed when used:
    ``.cache()`` it to use it often) until :meth:`SparkResults.collect`
    brings them to the driver.
@@ -34,7 +36,7 @@ pyspark is imported only when a Spark DataFrame arrives.
 """
 from __future__ import annotations
 
-import re
+import json
 import warnings
 from typing import Any
 
@@ -46,7 +48,8 @@ from rankmeter.core import Evaluator
 from rankmeter.core.needs import compute_needs, needs_of
 from rankmeter.core.options import Options
 from rankmeter.core.resolve import resolve_measures
-from rankmeter.errors import InputError, MeasureError, ParameterError
+from rankmeter import errors as rankmeter_errors
+from rankmeter.errors import InputError, MissingExtra, ParameterError, RankmeterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import decode_id, encode_id
 from rankmeter.measures import Measure
@@ -56,20 +59,42 @@ from rankmeter.executors.spark.frames import canonical_qrels, grouped_frame, sub
 
 __all__ = ["evaluate_on_spark", "SparkResults"]
 
-SCORED, MISSING_FROM_RUN, ONLY_IN_RUN = 0, 1, 2
-_ERRORS = {"InputError": InputError, "ParameterError": ParameterError, "MeasureError": MeasureError}
+SCORED, MISSING_FROM_RUN, ONLY_IN_RUN, FAILED = 0, 1, 2, 3
 _NAMES = 10  # queries named in the warning about judged queries the run lacks
-_RAISED = re.compile(r"rankmeter\.errors\.(InputError|ParameterError|MeasureError): ([^\n]+)")
+
+
+def error_row(exc: RankmeterError) -> str:
+    """A rankmeter error as the text of a task's ``error`` column (JSON): its class and its parts."""
+    parts = {"kind": type(exc).__name__}
+    if isinstance(exc, InputError):
+        parts.update(message=exc.message, source=exc.source, hint=exc.hint, line=exc.line, row=exc.row)
+    else:
+        parts["message"] = str(exc)
+    return json.dumps(parts)
+
+
+def error_from_row(text: str) -> RankmeterError:
+    """The rankmeter error a task reported with :func:`error_row`, rebuilt on the driver."""
+    parts = json.loads(text)
+    kind = getattr(rankmeter_errors, parts.pop("kind"), None)
+    if kind is InputError:
+        return InputError(parts.pop("message"), **parts)
+    if not (isinstance(kind, type) and issubclass(kind, RankmeterError)) or kind is MissingExtra:
+        kind = RankmeterError  # a class rankmeter.errors lacks, or MissingExtra (built from a module name)
+    return kind(parts["message"])
 
 
 class _Scorer:
     """The function each Spark task runs (``mapInArrow``): grouped rows in, per-query rows out.
 
-    Each input row is a whole query (see :func:`rankmeter.io.spark.grouped_frame`),
+    Each input row is a whole query (see :func:`~rankmeter.executors.spark.frames.grouped_frame`),
     so the task scores chunks of about ``chunk_rows`` qrels and run rows as
     they come. Scored queries give one row each. Queries left out are only counted,
     with the first ten names (bytewise) of each chunk for the warning: the
-    ``n`` column of the first such row holds the chunk's count.
+    ``n`` column of the first such row holds the chunk's count. A rankmeter
+    error (a doc listed twice, a bad grade) ends the task with one ``FAILED``
+    row whose ``error`` column describes it (:func:`error_row`): the driver
+    raises it, so no error travels as the text of a Spark exception.
     """
 
     def __init__(self, measures: list[Measure], options: Options, needs: dict, chunk_rows: int):
@@ -79,12 +104,13 @@ class _Scorer:
         self.chunk_rows = chunk_rows
 
     def schema(self) -> pa.Schema:
-        fields = [pa.field("query", pa.string()), pa.field("status", pa.int8()), pa.field("n", pa.int64())]
+        fields = [pa.field("query", pa.string()), pa.field("status", pa.int8()), pa.field("n", pa.int64()),
+                  pa.field("error", pa.string())]
         fields += [pa.field(f"m{i}", getattr(pa, m.family.value_type.arrow_type)())
                    for i, m in enumerate(self.measures)]
         return pa.schema(fields)
 
-    def _rows(self, queries: list[bytes], status: int, values: dict | None) -> pa.RecordBatch:
+    def _rows(self, queries: list[bytes], status: int, values: dict | None = None) -> pa.RecordBatch:
         schema = self.schema()
         count = np.ones(len(queries), np.int64)
         if values is None:  # reported, not scored: the first few names and the count
@@ -92,12 +118,12 @@ class _Scorer:
             queries = sorted(queries)[:_NAMES]
             count = np.zeros(len(queries), np.int64)
             count[0] = total
-        cols = [pa.array([decode_id(q) for q in queries], pa.string()),
-                pa.array(np.full(len(queries), status, np.int8)), pa.array(count)]
+        rows = len(queries)
+        cols = [_text(queries), pa.array(np.full(rows, status, np.int8)), pa.array(count), pa.nulls(rows, pa.string())]
         for i, m in enumerate(self.measures):
             type_ = schema.field(f"m{i}").type
             if values is None:
-                cols.append(pa.nulls(len(queries), type_))
+                cols.append(pa.nulls(rows, type_))
             else:
                 cols.append(pa.array([m.family.value_type.python(v) for v in values[m]], type_)
                             if type_ == pa.string() else pa.array(np.asarray(values[m]), type_))
@@ -109,15 +135,17 @@ class _Scorer:
         part = evaluator.score(run)
         # a task may hold only queries the qrels lack: the driver checks "no query in common" once
         done = evaluator.finish([part], warn=False, check_common=False)
+        out = []
         if done.ids:
-            yield self._rows(done.ids, SCORED,
-                             {m: done.values(m) for m in self.measures})
+            out.append(self._rows(done.query_ids(order="bytes"), SCORED,
+                                  {m: done.values(m, order="bytes") for m in self.measures}))
         if done.missing:
-            yield self._rows(list(done.missing), MISSING_FROM_RUN, None)
+            out.append(self._rows(list(done.missing), MISSING_FROM_RUN))
         if part.only_in_run:
-            yield self._rows(list(part.only_in_run), ONLY_IN_RUN, None)
+            out.append(self._rows(list(part.only_in_run), ONLY_IN_RUN))
+        return out
 
-    def __call__(self, batches):
+    def _chunks(self, batches):
         pending: list[pa.RecordBatch] = []
         size = 0
         for rb in batches:
@@ -126,10 +154,33 @@ class _Scorer:
             pending.append(rb)  # rows are whole queries: any cut between rows is a chunk boundary
             size += int(pc.sum(rb.column("run_n")).as_py() or 0) + int(pc.sum(rb.column("qrels_n")).as_py() or 0)
             if size >= self.chunk_rows:
-                yield from self._score(pa.Table.from_batches(pending))
+                yield pa.Table.from_batches(pending)
                 pending, size = [], 0
         if pending:
-            yield from self._score(pa.Table.from_batches(pending))
+            yield pa.Table.from_batches(pending)
+
+    def __call__(self, batches):
+        try:
+            for chunk in self._chunks(batches):
+                yield from self._score(chunk)
+        except RankmeterError as exc:
+            yield self._failure(exc)
+
+    def _failure(self, exc: RankmeterError) -> pa.RecordBatch:
+        schema = self.schema()
+        cols = [pa.nulls(1, pa.string()), pa.array([FAILED], pa.int8()), pa.array([0], pa.int64()),
+                pa.array([error_row(exc)], pa.string())]
+        cols += [pa.nulls(1, schema.field(f"m{i}").type) for i in range(len(self.measures))]
+        return pa.RecordBatch.from_arrays(cols, schema=schema)
+
+
+def _text(queries: list[bytes]) -> pa.Array:
+    """Query ids as text (UTF-8; any other bytes read as Latin-1, as :func:`decode_id` does)."""
+    raw = pa.array(queries, pa.binary())
+    try:
+        return raw.cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.array([decode_id(q) for q in queries], pa.string())
 
 
 def _to_spark(obj, what: str, session, columns, grades: str = "integer"):
@@ -145,18 +196,6 @@ def _to_spark(obj, what: str, session, columns, grades: str = "integer"):
         return session.createDataFrame(table)
     except (TypeError, ValueError):  # Spark < 4 takes pandas, not Arrow
         return session.createDataFrame(table.to_pandas())
-
-
-def _spark_call(action):
-    """Run a Spark action; an error a task raised on purpose comes back as the same rankmeter error."""
-    try:
-        return action()
-    except Exception as exc:  # Spark wraps task errors in its own exception types
-        found = _RAISED.findall(str(exc))
-        if found:
-            kind, message = found[-1]
-            raise _ERRORS[kind](message.strip()) from None
-        raise
 
 
 #: qrels and run rows a task scores at a time (whole queries; bounds a task's memory together with
@@ -200,11 +239,10 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
     grouped = grouped_frame(qrels_df, run_df, qrels_cols, run_cols, options.partitions, subtopic)
 
     wanted = needs_of(unique)
-    needs = _spark_call(lambda: compute_needs(wanted, canonical_qrels(qrels_df, qrels_cols), spark=True)) \
-        if wanted else {}
+    needs = compute_needs(wanted, canonical_qrels(qrels_df, qrels_cols), spark=True) if wanted else {}
     scorer = _Scorer(unique, options, needs, CHUNK_ROWS)
     schema = T.StructType([T.StructField("query", T.StringType()), T.StructField("status", T.ByteType()),
-                           T.StructField("n", T.LongType())] +
+                           T.StructField("n", T.LongType()), T.StructField("error", T.StringType())] +
                           [T.StructField(f"m{i}", getattr(T, m.family.value_type.spark_type)())
                            for i, m in enumerate(unique)])
     out = grouped.mapInArrow(scorer, schema)
@@ -215,11 +253,15 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
             for code in (SCORED, MISSING_FROM_RUN, ONLY_IN_RUN)]
     for code, label in ((MISSING_FROM_RUN, "missing"), (ONLY_IN_RUN, "only")):
         aggs.append(F.array_sort(F.collect_list(F.when(status == code, F.col("query")))).alias(label))
+    # the least error: the same one whichever task fails first
+    aggs.append(F.min(F.when(status == FAILED, F.col("error"))).alias("error"))
     for i, m in enumerate(unique):
         column = m.family.aggregation.spark_column(F, F.col(f"m{i}"), status == SCORED)
         if column is not None:
             aggs.append(column.alias(f"m{i}"))
-    row = _spark_call(lambda: out.agg(*aggs).collect()[0]).asDict()
+    row = out.agg(*aggs).collect()[0].asDict()
+    if row["error"] is not None:
+        raise error_from_row(row["error"])
     counts = {"scored": row["n0"] or 0, "missing_from_run": row["n1"] or 0, "only_in_run": row["n2"] or 0}
     if counts["scored"] == 0 and counts["only_in_run"]:
         only = sorted(row["only"], key=encode_id)[:_NAMES]
@@ -233,7 +275,7 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
         more = f" and {n - len(names_)} more" if n > len(names_) else ""
         warnings.warn(f"{n} judged queries have no results in the run and are left out of the means: "
                       f"{', '.join(names_)}{more} (queries='qrels' scores them as 0)", stacklevel=3)
-    return SparkResults(names, unique, means, out.filter(status == SCORED).drop("status", "n"), counts)
+    return SparkResults(names, unique, means, out.filter(status == SCORED).drop("status", "n", "error"), counts)
 
 
 class SparkResults(Results):
