@@ -275,7 +275,7 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
         more = f" and {n - len(names_)} more" if n > len(names_) else ""
         warnings.warn(f"{n} judged queries have no results in the run and are left out of the means: "
                       f"{', '.join(names_)}{more} (queries='qrels' scores them as 0)", stacklevel=3)
-    return SparkResults(names, unique, means, out.filter(status == SCORED).drop("status", "n", "error"), counts)
+    return SparkResults(names, unique, means, out, counts)
 
 
 class SparkResults(Results):
@@ -291,11 +291,11 @@ class SparkResults(Results):
     """
 
     def __init__(self, names: list[tuple[str, Measure]], unique: list[Measure], means: dict[Measure, Any],
-                 scored, counts: dict[str, int], run_name: str = "<Spark DataFrame>"):
+                 rows, counts: dict[str, int], run_name: str = "<Spark DataFrame>"):
         super().__init__([], names, {m: None for m in unique}, run_name=run_name)
         self._unique = unique
         self._means = means
-        self._scored = scored
+        self._task_rows = rows  # every row the tasks emit; the scored ones are the per-query values
         self.counts = counts
         self._local: Results | None = None
 
@@ -304,20 +304,23 @@ class SparkResults(Results):
         """Per-query values as a Spark DataFrame: ``query`` then one column per measure name."""
         index = {m: i for i, m in enumerate(self._unique)}
         from pyspark.sql import functions as F
-        return self._scored.select("query", *(F.col(f"m{index[m]}").alias(label) for label, m in self._names))
+        return self._scored().select("query", *(F.col(f"m{index[m]}").alias(label) for label, m in self._names))
+
+    def _scored(self):
+        # built on first use: each DataFrame operation is a round trip to the JVM for the driver
+        from pyspark.sql import functions as F
+        return self._task_rows.filter(F.col("status") == SCORED).drop("status", "n", "error")
 
     def collect(self) -> Results:
         """The per-query values on the driver, as a local :class:`~rankmeter.Results` (queries in byte order)."""
         if self._local is None:
-            frame = self._scored
+            frame = self._scored()
             table = frame.toArrow() if hasattr(frame, "toArrow") else pa.Table.from_pandas(frame.toPandas())
-            queries = [encode_id(q) for q in table.column("query").to_pylist()]
-            order = sorted(range(len(queries)), key=queries.__getitem__)
-            values = {}
-            for i, m in enumerate(self._unique):
-                arr = m.family.value_type.array(table.column(f"m{i}").to_pylist())
-                values[m] = arr[order] if len(order) else arr
-            self._local = Results([queries[i] for i in order], self._names, values, run_name=self.run)
+            queries = table.column("query").cast(pa.binary())  # the bytes encode_id gives
+            order = pc.sort_indices(queries)  # bytewise
+            values = {m: m.family.value_type.array(table.column(f"m{i}").take(order).to_numpy(zero_copy_only=False))
+                      for i, m in enumerate(self._unique)}
+            self._local = Results(queries.take(order).to_pylist(), self._names, values, run_name=self.run)
         return self._local
 
     def __getitem__(self, key: str | Measure) -> Any:
