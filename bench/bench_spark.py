@@ -29,11 +29,14 @@ MLlib's numbers: the differences are definitions, not errors.
 
 After one untimed run of each (Python workers, JVM warm-up), timings are
 the median of ``--repeat`` runs, alternating the two sides so that both see
-the same machine load; the ratio of the medians is printed.
+the same machine load; the ratio of the medians is printed. On Linux the
+CPU seconds of the whole process tree (driver, Spark's JVM, Python workers)
+are printed too: on a shared machine they vary less than the elapsed time.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -74,6 +77,29 @@ def make_data(n_users: int = 100_000, depth: int = 100, n_items: int = 50_000, s
     u, it = u[first], it[first]
     rel = rng.choice(4, size=len(u), p=[0.2, 0.4, 0.25, 0.15]) if graded else np.ones(len(u), np.int64)
     return pa.table({"user": u, "item": it, "rel": rel}), run
+
+
+def cpu_seconds() -> float | None:
+    """CPU time of this process and all its descendants (Spark's JVM, its Python workers); None without /proc."""
+    try:
+        parents: dict[int, list[int]] = {}
+        times = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            parents.setdefault(int(fields[1]), []).append(int(pid))
+            times[int(pid)] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    except OSError:
+        return None
+    total, todo = 0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0)
+        todo += parents.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def spark_session(cores: int):
@@ -131,16 +157,25 @@ def main(argv=None) -> int:
     run_rankmeter(truth_df, pred_df)
     run_mllib(truth_df, pred_df)
     times: dict[str, list[float]] = {"rankmeter": [], "mllib": []}
+    cpu: dict[str, list[float]] = {"rankmeter": [], "mllib": []}
     values = {}
     for i in range(args.repeat):
         for name, fn in (("rankmeter", run_rankmeter), ("mllib", run_mllib)):
-            t0 = time.perf_counter()
+            c0, t0 = cpu_seconds(), time.perf_counter()
             values[name] = fn(truth_df, pred_df)
             times[name].append(time.perf_counter() - t0)
-            print(f"  run {i + 1}: {name:9s} {times[name][-1]:6.2f} s", flush=True)
+            used = ""
+            if c0 is not None:
+                cpu[name].append(cpu_seconds() - c0)
+                used = f", CPU {cpu[name][-1]:6.2f} s"
+            print(f"  run {i + 1}: {name:9s} {times[name][-1]:6.2f} s{used}", flush=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"\nmedian of {args.repeat}: rankmeter {med['rankmeter']:.2f} s, MLlib {med['mllib']:.2f} s, "
           f"ratio rankmeter/MLlib = {med['rankmeter'] / med['mllib']:.2f}")
+    if cpu["mllib"]:
+        c = {k: statistics.median(v) for k, v in cpu.items()}
+        print(f"CPU seconds, median: rankmeter {c['rankmeter']:.2f}, MLlib {c['mllib']:.2f}, "
+              f"ratio {c['rankmeter'] / c['mllib']:.2f}")
     print(f"\n{'measure':10s} {'rankmeter':>12s} {'MLlib':>12s} {'difference':>12s}")
     for m in MEASURES:
         a, b = values["rankmeter"][m], values["mllib"][m]
