@@ -127,6 +127,16 @@ def test_options_pass_through(spark, monkeypatch):
                  rankmeter.evaluate(QRELS, RUN, names, **opts), names)
 
 
+def test_partitions_set_the_number_of_scoring_tasks(spark):
+    """partitions= repartitions the grouped rows (one per query), not the input rows."""
+    from rankmeter.executors.spark.frames import grouped_frame
+    q, r = frames(spark)
+    grouped = grouped_frame(q, r, partitions=5)
+    assert grouped.rdd.getNumPartitions() == 5
+    rows = grouped.collect()
+    assert len(rows) == len({row["query"] for row in rows}) == 32  # q00-q29 and the run's q90, q91
+
+
 def test_hand_computed_values_and_the_results_object(spark):
     # q1: ranking a(0.9) e(0.8) b(0.8) c(0.5): ties by docno descending put e before b.
     # relevant a, c, d -> AP = (1/1 + 2/4) / 3 = 0.5; q2: y, x with x relevant -> AP = 0.5.
