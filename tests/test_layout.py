@@ -65,6 +65,8 @@ SORTS_ALLOWED = {
     "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
     "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",
+    "executors/spark/scoring.py": "the per-query values' query ids collected from the tasks, into byte order "
+                                  "(never a run's rows: the tasks rank them through the core)",
     "report/plots.py": "per-query differences, largest first (a figure)",
     "report/svg.py": "per-query differences, largest first (a figure)",
 }

@@ -48,7 +48,7 @@ from rankmeter.core import Evaluator
 from rankmeter.core.needs import compute_needs, needs_of
 from rankmeter.core.options import Options
 from rankmeter.core.resolve import resolve_measures
-from rankmeter import errors as rankmeter_errors
+import rankmeter.errors as rankmeter_errors
 from rankmeter.errors import InputError, MissingExtra, ParameterError, RankmeterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import decode_id, encode_id
