@@ -12,7 +12,8 @@ refused with the list of supported ones.
 """
 from __future__ import annotations
 
-import contextlib
+
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -92,15 +93,9 @@ def _equal(a, b) -> bool:
     return a.shape == b.shape and bool(np.all((np.abs(a - b) <= TOL) | (np.isnan(a) & np.isnan(b))))
 
 
-@contextlib.contextmanager
 def torch_ops_on_cpu():
     """CPU tensors through the torch adapter itself (what CUDA tensors run), not through numpy views."""
-    saved = _xp.TORCH_CPU_THROUGH_NUMPY
-    _xp.TORCH_CPU_THROUGH_NUMPY = False
-    try:
-        yield
-    finally:
-        _xp.TORCH_CPU_THROUGH_NUMPY = saved
+    return mock.patch.object(_xp, "TORCH_CPU_THROUGH_NUMPY", False)
 
 
 def _three_forms(scores, targets, planned, ties, **extra):

@@ -12,9 +12,9 @@
 """
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -38,14 +38,8 @@ def _identical(a, b) -> bool:
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
-@contextlib.contextmanager
 def blocks_of(elements: int):
-    saved = _xp.BLOCK_ELEMENTS
-    _xp.BLOCK_ELEMENTS = elements
-    try:
-        yield
-    finally:
-        _xp.BLOCK_ELEMENTS = saved
+    return mock.patch.object(_xp, "BLOCK_ELEMENTS", elements)
 
 
 def _dense(scores, targets, planned, ties, **extra):
