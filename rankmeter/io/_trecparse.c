@@ -189,9 +189,9 @@ typedef struct {
     PyObject *bytes;
     char *data;
     Py_ssize_t used, size;
-} Growing;
+} Column;
 
-static int column_make(Growing *g, Py_ssize_t size) {
+static int column_make(Column *g, Py_ssize_t size) {
     g->bytes = PyBytes_FromStringAndSize(NULL, size);
     if (g->bytes == NULL) return 0;
     g->data = PyBytes_AS_STRING(g->bytes);
@@ -200,29 +200,29 @@ static int column_make(Growing *g, Py_ssize_t size) {
     return 1;
 }
 
-static int grow_reserve(Growing *g, Py_ssize_t more) {
+static int column_fits(Column *g, Py_ssize_t more) {
     return g->bytes != NULL && g->used + more <= g->size;  /* within the bounds by construction */
 }
 
-static inline int grow_append(Growing *g, const void *p, Py_ssize_t n) {
-    if (!grow_reserve(g, n)) return 0;
+static inline int column_append(Column *g, const void *p, Py_ssize_t n) {
+    if (!column_fits(g, n)) return 0;
     memcpy(g->data + g->used, p, (size_t)n);
     g->used += n;
     return 1;
 }
 
 typedef struct {
-    Growing query, query_off, doc, doc_off, sub, sub_off, numbers, lines, hashes;
+    Column query, query_off, doc, doc_off, sub, sub_off, numbers, lines, hashes;
 } Columns;
 
 static void columns_free(Columns *c) {
-    Growing *all[] = {&c->query, &c->query_off, &c->doc, &c->doc_off, &c->sub, &c->sub_off,
+    Column *all[] = {&c->query, &c->query_off, &c->doc, &c->doc_off, &c->sub, &c->sub_off,
                       &c->numbers, &c->lines, &c->hashes};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) { Py_CLEAR(all[i]->bytes); all[i]->data = NULL; }
 }
 
 /* The bytes of a column, cut to what was written; the column gives up its reference. */
-static PyObject *as_bytes(Growing *g) {
+static PyObject *as_bytes(Column *g) {
     PyObject *out = g->bytes;
     g->bytes = NULL;
     g->data = NULL;
@@ -230,11 +230,11 @@ static PyObject *as_bytes(Growing *g) {
     return out;
 }
 
-static inline int add_id(Growing *values, Growing *offsets, const unsigned char *p, Py_ssize_t len) {
+static inline int add_id(Column *values, Column *offsets, const unsigned char *p, Py_ssize_t len) {
     if (values->used + len > OFFSET_LIMIT) return 0;
-    if (!grow_append(values, p, len)) return 0;
+    if (!column_append(values, p, len)) return 0;
     int32_t end = (int32_t)values->used;
-    return grow_append(offsets, &end, sizeof end);
+    return column_append(offsets, &end, sizeof end);
 }
 
 /* Result codes of the scan (the GIL is released while it runs). */
@@ -253,9 +253,9 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
     Py_ssize_t pos = 0;
     int64_t line = 0;
     int32_t zero = 0;
-    if (!grow_append(&c->query_off, &zero, sizeof zero) || !grow_append(&c->doc_off, &zero, sizeof zero))
+    if (!column_append(&c->query_off, &zero, sizeof zero) || !column_append(&c->doc_off, &zero, sizeof zero))
         return SCAN_NO_MEMORY;
-    if (kind == KIND_QRELS && !grow_append(&c->sub_off, &zero, sizeof zero)) return SCAN_NO_MEMORY;
+    if (kind == KIND_QRELS && !column_append(&c->sub_off, &zero, sizeof zero)) return SCAN_NO_MEMORY;
     s->nfields = 0;
     s->rows = 0;
     s->gapped = 0;
@@ -282,7 +282,7 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
         if (count == 0 || start[0][0] == '#') {
             if (!s->gapped) {  /* from here on rows and lines differ: number the rows so far 1, 2, ... */
                 s->gapped = 1;
-                if (!grow_reserve(&c->lines, (s->rows + 1) * (Py_ssize_t)sizeof(int64_t))) return SCAN_NO_MEMORY;
+                if (!column_fits(&c->lines, (s->rows + 1) * (Py_ssize_t)sizeof(int64_t))) return SCAN_NO_MEMORY;
                 for (Py_ssize_t r = 0; r < s->rows; r++) ((int64_t *)c->lines.data)[r] = r + 1;
                 c->lines.used = s->rows * (Py_ssize_t)sizeof(int64_t);
             }
@@ -310,22 +310,22 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
             if (grades == GRADES_REAL) {
                 double value;
                 if (!read_double(start[number], length[number], &value)) return SCAN_REFUSED;
-                if (!grow_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
+                if (!column_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
             } else {
                 int64_t value;
                 if (!read_int(start[number], length[number], &value)) return SCAN_REFUSED;
-                if (!grow_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
+                if (!column_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
             }
             if (!add_id(&c->sub, &c->sub_off, start[1], length[1])) return SCAN_REFUSED;
         } else if (number >= 0) {
             double value;
             if (!read_double(start[number], length[number], &value)) return SCAN_REFUSED;
-            if (!grow_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
+            if (!column_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
         }
         if (!add_id(&c->query, &c->query_off, start[q], length[q])) return SCAN_REFUSED;
         if (!add_id(&c->doc, &c->doc_off, start[d], length[d])) return SCAN_REFUSED;
         uint64_t h = id_hash(start[d], length[d], data + n);
-        if (!grow_append(&c->hashes, &h, sizeof h) || (s->gapped && !grow_append(&c->lines, &line, sizeof line)))
+        if (!column_append(&c->hashes, &h, sizeof h) || (s->gapped && !column_append(&c->lines, &line, sizeof line)))
             return SCAN_NO_MEMORY;
         if (kind == KIND_RUN && s->nfields == 6) { s->tag = start[5]; s->tag_len = length[5]; }
         s->rows++;
@@ -369,7 +369,7 @@ static PyObject *parse(PyObject *self, PyObject *args) {
         result = Py_NewRef(Py_None);
     } else {
         /* row i is line i + 1 unless a blank or comment line was met (even after the last row) */
-        Growing *parts[] = {&c.query_off, &c.query, &c.doc_off, &c.doc, &c.numbers, &c.lines, &c.hashes,
+        Column *parts[] = {&c.query_off, &c.query, &c.doc_off, &c.doc, &c.numbers, &c.lines, &c.hashes,
                             &c.sub_off, &c.sub};
         int wanted[] = {1, 1, 1, 1, 1, s.gapped, 1, kind == KIND_QRELS, kind == KIND_QRELS};
         PyObject *made[9] = {NULL};
