@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from rankmeter.core.results import Results
 from rankmeter.core.batch import Batch
 from rankmeter.core.build import build_batch, empty_batch
 from rankmeter.core.judgments import Judgments
+from rankmeter.core.keys import index_array
 from rankmeter.core.needs import compute_needs, needs_of
 from rankmeter.core.options import Options, validate_options
 from rankmeter.core.resolve import resolve_measures
@@ -125,6 +126,9 @@ class Evaluator:
         if self.qrels.real_grades:
             _check_real_grades(self.measures)
         self.judgments = Judgments(self.qrels, intents=self.options.intents)
+        if self.qrels is not qrels and self.qrels.doc_hash is not None:
+            # read here, so held by nobody else: the reader's doc hashes are keyed now (80 MB per 10M judgments)
+            self.qrels = self.judgments.qrels = replace(self.qrels, doc_hash=None)
         wanted = needs_of(self.measures)
         self.needs = dict(needs) if needs is not None else compute_needs(wanted, self.qrels)
         #: whether batches carry the (doc, subtopic) judgments (a diversity family is asked for)
@@ -252,7 +256,7 @@ class Evaluator:
         order = np.argsort(codes, kind="stable")
         codes = codes[order]
         missing_ids = tuple(self.judgments.names(missing)) if self.options.queries == "both" else ()
-        return Results(self.judgments.names(codes), self.names, {m: v[order] for m, v in values.items()},
+        return Results(self.judgments.ids.take(index_array(codes)), self.names, {m: v[order] for m, v in values.items()},
                        run_name=run_name, missing=missing_ids, only_in_run=tuple(only_in_run))
 
     def evaluate(self, run) -> Results:

@@ -61,12 +61,13 @@ def local_queries(column) -> tuple[pa.Array, np.ndarray]:
     """
     n = len(column)
     if n == 0:
-        return pa.array([], pa.binary()), np.zeros(0, np.int64)
+        return pa.array([], pa.binary()), np.zeros(0, np.int32)
     heads = query_starts(column)
+    # indices as int32 (Arrow's dictionary indices are): a 10M-row qrels' are 40 MB, not 80
     if len(heads) > 50_000 and len(heads) * 8 > n:  # not grouped by query: hash them all in Arrow
         col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
         encoded = pc.dictionary_encode(col)
-        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
     encoded = pc.dictionary_encode(take_rows(column, heads))
-    head_label = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    head_label = encoded.indices.to_numpy(zero_copy_only=False)
     return encoded.dictionary, np.repeat(head_label, np.diff(np.append(heads, n)))

@@ -40,23 +40,26 @@ def _binary(column) -> pa.Array:
     return array.cast(pa.binary()) if array.type != pa.binary() else array
 
 
-def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array,
-                   index: "HashIndex | None" = None) -> tuple[int, int] | None:
-    """The first pair of rows with the same (query code, doc), verified exactly, or None.
-
-    ``index``, a :class:`HashIndex` of ``keys`` already built, saves sorting them again.
-    """
-    if index is None:
-        # a plain sort (several times faster than argsort) answers the usual case: no duplicates
-        plain = np.sort(keys)
-        if not (plain[1:] == plain[:-1]).any():
-            return None
-    order = index.order if index is not None else np.argsort(keys)
-    sorted_keys = index.keys if index is not None else keys[order]
-    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    if len(same) == 0:
+def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array) -> tuple[int, int] | None:
+    """The first pair of rows with the same (query code, doc), verified exactly, or None (``keys``: their
+    :func:`~rankmeter.core.keys.pair_hash`)."""
+    # a plain sort (several times faster than argsort) answers the usual case: no duplicates
+    plain = np.sort(keys)
+    if not (plain[1:] == plain[:-1]).any():
         return None
-    first, second = order[same], order[same + 1]
+    del plain
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    return first_duplicate(order[same], order[same + 1], code, docs)
+
+
+def first_duplicate(first: np.ndarray, second: np.ndarray, code: np.ndarray,
+                    docs: pa.Array) -> tuple[int, int] | None:
+    """Of the row pairs with equal hash keys, the pair with the same (query code, doc) whose later row comes
+    first (the line that repeats an earlier one), or None."""
+    if len(first) == 0:
+        return None
     equal = (code[first] == code[second]) & pc.equal(docs.take(index_array(first)),
                                                      docs.take(index_array(second))).to_numpy(zero_copy_only=False)
     if not equal.any():
@@ -86,53 +89,60 @@ class Judgments:
         distinct, local = local_queries(query)  # a qrels written query by query: its blocks' first ids only
         order = pc.sort_indices(distinct).to_numpy()
         self.ids: pa.Array = distinct.take(index_array(order))
-        rank = np.empty(len(order), np.int64)
-        rank[order] = np.arange(len(order))
-        code = rank[local] if len(query) else np.zeros(0, np.int64)
-        del local
+        # int32 codes (query_starts' indices are int32 too): a 10M-judgment qrels keeps 40 MB of them, not 80
+        rank = np.empty(len(order), np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        code = rank[local] if len(query) else np.zeros(0, np.int32)
+        del local, rank
         self.nq = len(self.ids)
         self._entries = None
         if "subtopic" in table.column_names:  # a diversity qrels: one row per (query, doc) from here on
             first, group, grades = collapse_subtopics(qrels, code, self.docs, grades)
             self._entries = (group, table.column("subtopic"), table.column("rel").to_numpy())
             code, self.docs = code[first], self.docs.take(index_array(first))
-        # stored compactly (a 10M-judgment qrels saves ~100 MB); what batches get is widened again
-        self.row_code = code.astype(np.int32) if self.nq < 2 ** 31 else code
+        self.row_code = code  # what batches get is widened again
         self.real_grades = grades.dtype.kind == "f"
         self.row_grade = _compact(grades)
         id_offsets, id_values = binary_parts(self.ids)
         self.id_index = HashIndex(id_hash(id_offsets, id_values))
         doc_hash = qrels.doc_hash if qrels.doc_hash is not None and len(qrels.doc_hash) == len(self.docs) \
             and "subtopic" not in table.column_names else id_hash(*binary_parts(self.docs))
-        keys = pair_hash(code, doc_hash)
-        self.pair_index = HashIndex(keys)
-        dup = duplicate_rows(keys, code, self.docs)
+        self.pair_index = HashIndex(pair_hash(code, doc_hash), consume=True)
+        del doc_hash
+        dup = first_duplicate(*self.pair_index.repeated(), code, self.docs)
         if dup is not None:
             doc, q = self.docs[dup[0]].as_py(), self.ids[int(code[dup[0]])].as_py()
             todo = ("remove one of the lines" if qrels.origin == "file"
                     else "drop one of the rows" if qrels.origin == "frame" else "keep one")
             raise InputError(f"doc {decode_id(doc)} is judged twice for query {decode_id(q)}; a qrels list a doc "
                              f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
-        # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key
-        # (real grades: a lexsort of the two)
+        # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key,
+        # whose sorted values give both the grades and the query offsets (real grades: a lexsort of the two)
         if len(grades) and self.real_grades:
             judged = np.lexsort((-grades, code))
+            self.judged_rel = self.row_grade[judged]
+            self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
+            del judged
         elif len(grades):
             low, high = int(grades.min()), int(grades.max())
             span = high - low + 1
-            # int32 keys when they fit: half the memory, and a radix sort (wrapping steps end exact)
+            # int32 keys when they fit: half the memory (wrapping steps end exact: every key is in
+            # [0, nq * span))
             kind = np.int32 if self.nq * span < 2 ** 31 and self.row_grade.dtype == np.int32 else np.int64
             key = code.astype(kind)
             key *= kind(span)
-            key += high
+            key += kind(high)
             key -= self.row_grade  # the grades, compact
-            judged = np.argsort(key, kind="stable")
+            key.sort()
+            self.judged_offsets = np.searchsorted(key, np.arange(self.nq + 1, dtype=kind) * kind(span))
+            key %= kind(span)
+            np.subtract(kind(high), key, out=key)
+            self.judged_rel = key.astype(self.row_grade.dtype, copy=False)
             del key
         else:
-            judged = np.zeros(0, np.int64)
-        self.judged_rel = self.row_grade[judged]
-        self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
-        del judged, grades, keys, code
+            self.judged_rel = self.row_grade[:0]
+            self.judged_offsets = np.zeros(self.nq + 1, np.int64)
+        del grades, code
         if len(self.row_code) > 1 << 20:
             give_back()  # the temporaries of reading and keying go back to the OS
 

@@ -236,24 +236,37 @@ class HashIndex:
     ``argsort``); a bucket's keys are then compared in full.
     """
 
-    def __init__(self, keys: np.ndarray):
+    def __init__(self, keys: np.ndarray, *, consume: bool = False):
+        """``consume=True``: ``keys`` (uint64) is the caller's to give up; its buffer becomes the index's."""
         n = self.size = len(keys)
         log_n = int(np.ceil(np.log2(max(n, 2))))
         self.bits = max(4, log_n - 1)                      # buckets: about 2 keys each
         self.shift = np.uint64(64 - self.bits)
         filter_bits = min(32, max(10, log_n + 4))          # filter slots: about 16 per key
         self.filter_shift = np.uint64(64 - filter_bits)
-        index_bits = max(1, log_n)
+        self.index_bits = index_bits = max(1, log_n)
         index_mask = np.uint64((1 << index_bits) - 1)
-        packed = keys & ~index_mask
-        for lo in range(0, n, _HASH_BLOCK):  # in blocks: no n-long temporaries beside the index
-            packed[lo:lo + _HASH_BLOCK] |= np.arange(lo, min(lo + _HASH_BLOCK, n), dtype=np.uint64)
+        high_mask = ~index_mask
+        # In place on one buffer, in blocks (no n-long temporary beside it but the keys' low bits and the
+        # order): the keys' low bits are set aside and replaced by the row index; a plain sort of these
+        # packed integers groups the keys by their high bits, with the rows of equal high bits ascending;
+        # then the low bits come back, gathered into the new order.
+        packed = keys if consume else keys.copy()
+        low = np.empty(n, dtype=np.uint32 if index_bits <= 32 else np.uint64)
+        for lo in range(0, n, _HASH_BLOCK):
+            block = packed[lo:lo + _HASH_BLOCK]
+            low[lo:lo + _HASH_BLOCK] = block & index_mask
+            block &= high_mask
+            block |= np.arange(lo, lo + len(block), dtype=np.uint64)
         packed.sort()
         self.order = np.empty(n, dtype=np.int32 if n < 2 ** 31 else np.int64)
         for lo in range(0, n, _HASH_BLOCK):
-            self.order[lo:lo + _HASH_BLOCK] = packed[lo:lo + _HASH_BLOCK] & index_mask
-        del packed
-        self.keys = keys[self.order]
+            block = packed[lo:lo + _HASH_BLOCK]
+            self.order[lo:lo + _HASH_BLOCK] = block & index_mask
+            block &= high_mask
+            block |= low[self.order[lo:lo + _HASH_BLOCK]]
+        del low
+        self.keys = packed
         counts = np.zeros(1 << self.bits, dtype=np.int64)
         for lo in range(0, n, _HASH_BLOCK):
             counts += np.bincount((self.keys[lo:lo + _HASH_BLOCK] >> self.shift).astype(np.int64),
@@ -268,6 +281,26 @@ class HashIndex:
             bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
             first = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
             self.filter[byte[first]] |= np.bitwise_or.reduceat(bit, first)
+
+    def repeated(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows whose keys are equal: pairs (earlier row, later row), each row of a repeated key paired
+        with the one before it (rows ascending). Equal keys share their high bits, so only the few
+        groups of keys with equal high bits are looked into."""
+        shift = np.uint64(self.index_bits)
+        candidates = []
+        for lo in range(0, max(self.size - 1, 0), _HASH_BLOCK):
+            hi = self.keys[lo:lo + _HASH_BLOCK + 1] >> shift
+            candidates.append(np.flatnonzero(hi[1:] == hi[:-1]) + lo)
+        at = np.concatenate(candidates) if candidates else np.zeros(0, np.int64)
+        if not len(at):
+            return at, at
+        members = np.unique(np.concatenate([at, at + 1]))
+        rows = self.order[members].astype(np.int64)
+        member_keys = self.keys[members]
+        by_key = np.lexsort((rows, member_keys))
+        rows, member_keys = rows[by_key], member_keys[by_key]
+        same = np.flatnonzero(member_keys[1:] == member_keys[:-1])
+        return rows[same], rows[same + 1]
 
     def lookup(self, probes: np.ndarray) -> np.ndarray:
         """Index (into the keys as given) of each probe, -1 where absent (the compiled loop when it is built:

@@ -21,6 +21,7 @@ that is itself not finite is ``None`` too. So JSON output never holds ``NaN`` or
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -60,10 +61,12 @@ class Results:
     trec_eval's order (its queries sorted bytewise), so they equal trec_eval's to the bit.
     """
 
-    def __init__(self, queries: list[bytes], names: list[tuple[str, Measure]],
+    def __init__(self, queries, names: list[tuple[str, Measure]],
                  values: dict[Measure, np.ndarray], run_name: str = "", *,
                  missing: tuple[bytes, ...] = (), only_in_run: tuple[bytes, ...] = ()):
-        self._queries = queries
+        # the query ids in bytewise order: a list of bytes, or an Arrow binary array (a million queries
+        # held as one array take ~12 MB; as bytes objects ~90 MB, built only when a list is asked for)
+        self._ids = queries
         #: judged queries the run did not rank, left out of the means (queries="both")
         self.missing = missing
         #: queries the run ranks that the qrels do not judge (never scored)
@@ -71,8 +74,15 @@ class Results:
         self._names = list(dict(names).items())  # one entry per label, in the order asked for
         self._values = values  # in bytewise query order: the order trec_eval adds them up in
         self.run = run_name
+
+    @cached_property
+    def _queries(self) -> list[bytes]:
+        return self._ids.to_pylist() if hasattr(self._ids, "to_pylist") else list(self._ids)
+
+    @cached_property
+    def _natural(self) -> np.ndarray:
         from rankmeter.core.order import natural_order
-        self._natural = natural_order(queries)
+        return natural_order(self._ids)
 
     @property
     def names(self) -> list[str]:
@@ -201,7 +211,7 @@ class Results:
 
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in self.mean.items())
-        n = len(self._queries)
+        n = len(self._ids)
         return f"Results({n} quer{'y' if n == 1 else 'ies'}: {means})"
 
 

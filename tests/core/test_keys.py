@@ -41,3 +41,31 @@ def test_index_finds_every_key_and_only_them(monkeypatch, block):
     found = index.lookup(probes)
     assert found[:3000].tolist() == list(range(2999, -1, -1))
     assert (found[3000:] == -1).all()
+
+
+@pytest.mark.parametrize("block", [5, 1 << 20])
+@pytest.mark.parametrize("consume", [False, True])
+def test_index_build_in_place_and_repeated_keys(monkeypatch, block, consume):
+    """The index built in place (``consume``) holds the keys in the order of the plain argsort of (high bits,
+    row); ``repeated`` pairs every row of a repeated key with the one before it, also when other keys share
+    the high bits between them."""
+    monkeypatch.setattr(keys, "_HASH_BLOCK", block)
+    rng = np.random.default_rng(3)
+    n = 400
+    stored = rng.integers(0, 2 ** 64 - 1, n, dtype=np.uint64)
+    bits = int(np.ceil(np.log2(n)))
+    stored[10:14] = (stored[10] >> np.uint64(bits) << np.uint64(bits)) + np.arange(4, dtype=np.uint64)  # shared high bits
+    stored[[50, 120, 399]] = stored[11]     # a key three times, with interlopers of the same high bits
+    stored[[200, 300]] = stored[7]
+    given = stored.copy()
+    index = HashIndex(given, consume=consume)
+    if not consume:
+        assert (given == stored).all()      # the caller's keys are left as they were
+    packed = (stored >> np.uint64(bits) << np.uint64(bits)) | np.arange(n, dtype=np.uint64)
+    expected_order = np.argsort(packed, kind="stable")
+    assert index.order.tolist() == expected_order.tolist()
+    assert (index.keys == stored[expected_order]).all()
+    first, second = index.repeated()
+    assert sorted(zip(first.tolist(), second.tolist())) == [(7, 200), (11, 50), (50, 120), (120, 399), (200, 300)]
+    distinct = rng.permutation(2 ** 20)[:n].astype(np.uint64) << np.uint64(44)
+    assert [len(a) for a in HashIndex(distinct).repeated()] == [0, 0]

@@ -86,6 +86,14 @@ def test_natural_order_of_prefixed_numbers_matches_natural_key():
             taken += 1
             assert fast.tolist() == expected, ids
         assert natural_order(ids).tolist() == expected
+        # an id column gives the same order (Results keeps a run's ids as one)
+        assert natural_order(pa.array(ids, pa.binary())).tolist() == expected
+        assert natural_order(pa.chunked_array([pa.array(ids[:1], pa.binary()), pa.array(ids[1:], pa.binary())])
+                             ).tolist() == expected
     assert taken > 100  # the whole-array path is taken, not only the fallback
     assert _prefix_number_order(pa.array([b"q1x2"], pa.binary())) is None
     assert _prefix_number_order(pa.array(["\u00e91".encode()], pa.binary())) is None
+    # digit-only ids (with leading zeros), ids past natural_key's fast paths and Latin-1 bytes, as a column
+    for ids in ([b"10", b"9", b"010", b"100", b"0"], [b"q1x2", b"q1x10", b"q1"], ["\u00e92".encode(), b"\xe910", b"a"]):
+        assert natural_order(pa.array(ids, pa.binary())).tolist() == natural_order(ids).tolist()
+    assert natural_order(pa.array([], pa.binary())).tolist() == []
