@@ -253,10 +253,12 @@ class Evaluator:
                           "results in the run and are left out of the "
                           f"means: {_names(self.judgments.names(missing[:_NAMED]), len(missing))} "
                           "(queries='qrels' scores them as 0)", stacklevel=3)
-        order = np.argsort(codes, kind="stable")
-        codes = codes[order]
+        if len(codes) > 1 and (codes[1:] < codes[:-1]).any():  # parts of a run written in byte order come sorted
+            order = np.argsort(codes, kind="stable")
+            codes = codes[order]
+            values = {m: v[order] for m, v in values.items()}
         missing_ids = tuple(self.judgments.names(missing)) if self.options.queries == "both" else ()
-        return Results(self.judgments.ids.take(index_array(codes)), self.names, {m: v[order] for m, v in values.items()},
+        return Results(self.judgments.ids.take(index_array(codes)), self.names, values,
                        run_name=run_name, missing=missing_ids, only_in_run=tuple(only_in_run))
 
     def evaluate(self, run) -> Results:

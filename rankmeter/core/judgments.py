@@ -69,13 +69,6 @@ def first_duplicate(first: np.ndarray, second: np.ndarray, code: np.ndarray,
     return int(pairs[0, pick]), int(pairs[1, pick])
 
 
-def _compact(grades: np.ndarray) -> np.ndarray:
-    """Integer grades as int32 when they fit (they nearly always do); real ones as they are."""
-    if grades.dtype.kind == "f" or not len(grades):
-        return grades
-    return grades.astype(np.int32) if -2 ** 31 <= grades.min() and grades.max() < 2 ** 31 else grades
-
-
 class Judgments:
     """A :class:`Qrels` prepared for scoring many runs (see module docstring)."""
 
@@ -102,7 +95,7 @@ class Judgments:
             code, self.docs = code[first], self.docs.take(index_array(first))
         self.row_code = code  # what batches get is widened again
         self.real_grades = grades.dtype.kind == "f"
-        self.row_grade = _compact(grades)
+        self.row_grade = grades  # the table's own column (no copy): it stays held by the table anyway
         id_offsets, id_values = binary_parts(self.ids)
         self.id_index = HashIndex(id_hash(id_offsets, id_values))
         doc_hash = qrels.doc_hash if qrels.doc_hash is not None and len(qrels.doc_hash) == len(self.docs) \
@@ -118,26 +111,27 @@ class Judgments:
                              f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
         # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key,
         # whose sorted values give both the grades and the query offsets (real grades: a lexsort of the two)
-        if len(grades) and self.real_grades:
+        span = int(grades.max()) - int(grades.min()) + 1 if len(grades) and not self.real_grades else 0
+        if len(grades) and (self.real_grades or self.nq * span >= 2 ** 63):  # real grades, or too far apart
             judged = np.lexsort((-grades, code))
             self.judged_rel = self.row_grade[judged]
             self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
             del judged
         elif len(grades):
             low, high = int(grades.min()), int(grades.max())
-            span = high - low + 1
             # int32 keys when they fit: half the memory (wrapping steps end exact: every key is in
             # [0, nq * span))
-            kind = np.int32 if self.nq * span < 2 ** 31 and self.row_grade.dtype == np.int32 else np.int64
+            narrow = self.nq * span < 2 ** 31 and -2 ** 31 <= low and high < 2 ** 31
+            kind = np.int32 if narrow else np.int64
             key = code.astype(kind)
             key *= kind(span)
             key += kind(high)
-            key -= self.row_grade  # the grades, compact
+            np.subtract(key, grades, out=key, casting="unsafe")  # grades fit int32 when kind is int32
             key.sort()
             self.judged_offsets = np.searchsorted(key, np.arange(self.nq + 1, dtype=kind) * kind(span))
             key %= kind(span)
             np.subtract(kind(high), key, out=key)
-            self.judged_rel = key.astype(self.row_grade.dtype, copy=False)
+            self.judged_rel = key  # int32 when the grades fit: what batches get is widened again
             del key
         else:
             self.judged_rel = self.row_grade[:0]

@@ -54,7 +54,8 @@ def _rows(results_list, names, per_query):
     measure_names = results_list[0].names
     # runs whose means are over different query sets say over how many (the means are not comparable
     # as they stand; rankmeter compare tests them over the queries both answered)
-    counted = len({tuple(res.queries) for res in results_list}) > 1
+    # (one run: nothing to compare, and a million query ids are not turned into strings for it)
+    counted = len(results_list) > 1 and len({tuple(res.query_ids(order="bytes")) for res in results_list}) > 1
     header = ["run", "query"] + measure_names + (["queries"] if counted else [])
     rows = []
     for res, name in zip(results_list, names):
@@ -66,7 +67,7 @@ def _rows(results_list, names, per_query):
         undefined = getattr(res, "undefined", {})
         rows.append([label, "all"] + [_MeanOf(v, undefined[m]) if undefined.get(m) else
                                       UNDEFINED if v is None else v for m, v in res.mean.items()]
-                    + ([len(res.queries)] if counted else []))
+                    + ([len(res.query_ids(order="bytes"))] if counted else []))
     return header, rows
 
 
