@@ -60,6 +60,14 @@ def _cut(data: bytes, size: int) -> list:
     return pieces
 
 
+def _trim(rows: int) -> None:
+    """After a big column was joined and its pieces let go: their pages back to the system, so the next
+    column's join does not stack on them (10M judgments: the read peaked at 867 MiB for a 291 MiB table)."""
+    if rows > 1 << 20:
+        from rankmeter.core.memory import give_back
+        give_back()
+
+
 def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     """The Run or Qrels of the parsed pieces of one input, in order; None when any piece was refused or
     the pieces disagree on the layout (the pure reader then reads the whole input)."""
@@ -102,6 +110,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
             offsets[row + 1: row + 1 + p[1]] = np.frombuffer(p[first], np.int32)[1:] + at
             row, at = row + p[1], at + len(piece)
             p[first] = p[first + 1] = None
+        _trim(rows)
         return pa.Array.from_buffers(pa.binary(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(values)])
 
     def joined(index: int, dtype) -> np.ndarray:
@@ -110,6 +119,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
             np.frombuffer(parsed[0][index], dtype)
         for p in parsed:
             p[index] = None
+        _trim(len(out))
         return out
 
     doc_hash = joined(9, np.uint64)
