@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: readers and the measures; the Evaluator and the rest of the core above them.
 LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "report",
           "compat", "cli", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"params", "options", "batch", "segments", "keys", "memory"}
+CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "memory"}
 
 #: (importer, imported) module pairs that go up a layer, and why
 UPWARD = {
@@ -47,6 +47,8 @@ UPWARD = {
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
     "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
+    "analyses/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
+    "analyses/beyond_similarity.py": "training interactions by user (each user's items for serendipity)",
     "analyses/check.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
     "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",

@@ -69,6 +69,8 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.analyses.beyond_inputs import id_codes, pairs_of
+from rankmeter.analyses.beyond_similarity import diversity, item_similarity, mean_by, serendipity
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER"]
@@ -86,68 +88,6 @@ class BeyondAccuracy:
 
     overall: dict[str, float]
     per_user: dict[str, dict[str, float]] = field(default_factory=dict)
-
-
-def _pairs_of(data, what: str, user: str, item: str, score: str | None, ties: str = "trec_eval"):
-    """(users, items) as Arrow string arrays in list order: dicts of lists, or frames (the recommender
-    frames :mod:`rankmeter.analyses.recsys` reads; with ``score``, each user's rows in the engine's rank
-    order: score descending, tied items by ``ties`` as everywhere, :func:`rankmeter.core.rows.ranked`)."""
-    from collections.abc import Mapping
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(data, Mapping):
-        users, items = [], []
-        for u, listed in data.items():
-            if isinstance(listed, Mapping):  # {user: {item: score}}: ranked by the engine below
-                users += [str(u)] * len(listed)
-                items += [str(i) for i in listed]
-                continue
-            users += [str(u)] * len(listed)
-            items += [str(i) for i in listed]
-        users, items = pa.array(users, pa.string()), pa.array(items, pa.string())
-        if any(isinstance(listed, Mapping) for listed in data.values()):
-            scores = [float(v) for listed in data.values() if isinstance(listed, Mapping) for v in listed.values()]
-            if len(scores) != len(users):
-                raise InputError(f"{what}: give every user a list of items or every user {{item: score}}")
-            return _ranked_lists(users, items, np.asarray(scores), ties)
-        return users, items
-    from rankmeter.io.frames import is_frame
-    from rankmeter.analyses.recsys import _arrow
-    if not is_frame(data):
-        raise InputError(f"{what}: expected a DataFrame with {user!r} and {item!r} columns or {{user: [item, ...]}}")
-    table = _arrow(data, {"user": user, "item": item, **({"score": score} if score else {})}, what)
-    users = pc.cast(table.column(user), pa.string()).combine_chunks()
-    items = pc.cast(table.column(item), pa.string()).combine_chunks()
-    if score:
-        return _ranked_lists(users, items, table.column(score).to_numpy().astype(float), ties)
-    return users, items
-
-
-def _ranked_lists(users, items, scores: np.ndarray, ties: str):
-    """Each user's items in the engine's rank order (the order evaluate and the report use)."""
-    import pyarrow as pa
-
-    from rankmeter.core.rows import ranked
-    from rankmeter.io.canonical import Run
-    table = pa.table({"query": users.cast(pa.binary()), "doc": items.cast(pa.binary()), "score": pa.array(scores)})
-    rows = ranked(Run(table), ties=ties)
-    return rows.column("query").combine_chunks(), rows.column("doc").combine_chunks()
-
-
-def _codes(first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sorted distinct ids of two string arrays, and each array's codes into them."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    encoded = pc.dictionary_encode(pa.concat_arrays([first, second]))
-    order = pc.sort_indices(encoded.dictionary).to_numpy()
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))                                # codes in id order
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    return np.asarray(encoded.dictionary.take(pa.array(order)).to_pylist(), dtype=object), \
-        codes[:len(first)], codes[len(first):]
 
 
 def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
@@ -169,13 +109,13 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     if tail_ratio is not None and (isinstance(tail_ratio, bool) or not isinstance(tail_ratio, (int, float))
                                    or not 0 < tail_ratio < float("inf")):
         raise ParameterError(f"tail_ratio={tail_ratio!r}: expected a share in (0, 1] or a positive count")
-    tu, ti = _pairs_of(train, "train", user, item, None)
-    ru, ri = _pairs_of(recommendations, "recommendations", user, item, score, ties)
+    tu, ti = pairs_of(train, "train", user, item, None)
+    ru, ri = pairs_of(recommendations, "recommendations", user, item, score, ties)
     if not len(tu) or not len(ru):
         raise InputError("train and recommendations must each hold at least one (user, item)")
-    items, t_item, r_item = _codes(ti, ri)
+    items, t_item, r_item = id_codes(ti, ri)
     catalog_size = _catalog_size(catalog, items)
-    users, t_user, r_user = _codes(tu, ru)
+    users, t_user, r_user = id_codes(tu, ru)
     keep = np.unique(np.stack([t_user, t_item]), axis=1)          # one interaction per (user, item)
     t_user, t_item = keep[0], keep[1]
     # recommendation lists in their order, cut at k
@@ -211,18 +151,18 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     per_user: dict[str, np.ndarray] = {}
     counted = np.bincount(r_user, minlength=n_users).astype(np.float64)
     has = counted > 0
-    per_user["novelty"] = _mean_by(r_user, info[r_item], n_users)
-    per_user["arp"] = _mean_by(r_user, popularity[r_item], n_users)
+    per_user["novelty"] = mean_by(r_user, info[r_item], n_users)
+    per_user["arp"] = mean_by(r_user, popularity[r_item], n_users)
     tail = _long_tail(popularity, in_train, items, head, tail_ratio)
     tail_count = np.bincount(r_user, weights=tail[r_item].astype(np.float64), minlength=n_users)
     per_user["aclt"] = np.where(has, tail_count, np.nan)
     per_user["aplt"] = np.where(has, tail_count / np.maximum(counted, 1), np.nan)
-    profile = _mean_by(t_user, popularity[t_item], n_users)
+    profile = mean_by(t_user, popularity[t_item], n_users)
     per_user["popularity_lift"] = (per_user["arp"] - profile) / profile
     if {"diversity", "serendipity"} & set(PER_USER if measures is None else measures):
-        similarity = _similarity(t_user, t_item, n_users, n_items, item_features, items)
-        per_user["diversity"] = _diversity(r_user, r_item, n_users, similarity)
-        per_user["serendipity"] = _serendipity(r_user, r_item, t_user, t_item, n_users, similarity)
+        similarity = item_similarity(t_user, t_item, n_users, n_items, item_features, items)
+        per_user["diversity"] = diversity(r_user, r_item, n_users, similarity)
+        per_user["serendipity"] = serendipity(r_user, r_item, t_user, t_item, n_users, similarity)
     answered = np.flatnonzero(has)
     values = {m: {str(users[u]): float(v[u]) for u in answered} for m, v in per_user.items()}
     for m, v in per_user.items():
@@ -315,100 +255,8 @@ def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str |
                           lower_is_better=LOWER_IS_BETTER)
 
 
-def _mean_by(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    sums = np.bincount(group, weights=values, minlength=n)
-    counts = np.bincount(group, minlength=n)
-    out = np.full(n, np.nan)
-    np.divide(sums, counts, out=out, where=counts > 0)
-    return out
-
-
 def _gini(counts: np.ndarray) -> float:
     """RecBole's GiniIndex: sum((2i - n - 1) c_(i)) / (n sum(c)) over counts sorted ascending (i from 1)."""
     c = np.sort(counts)
     n = len(c)
     return float(np.sum((2 * np.arange(1, n + 1) - n - 1) * c) / (n * c.sum())) if n and c.sum() else 0.0
-
-
-def _similarity(t_user, t_item, n_users, n_items, features, items):
-    """A function (a, b) -> similarity of item code arrays a, b."""
-    if features is not None:
-        from collections.abc import Mapping
-        if isinstance(features, Mapping):  # ids are compared as text, as the lists' ids are (1 and "1" alike)
-            features = {str(k): v for k, v in features.items()}
-        dim = None
-        matrix = None
-        present = np.zeros(n_items, dtype=bool)
-        for code, name in enumerate(items):
-            vector = features.get(name) if hasattr(features, "get") else None
-            if vector is None:
-                continue
-            vector = np.asarray(vector, dtype=np.float64)
-            if matrix is None:
-                dim = len(vector)
-                matrix = np.zeros((n_items, dim))
-            matrix[code], present[code] = vector, True
-        if matrix is None:
-            raise InputError("item_features: no vector for any item of train or recommendations")
-        norms = np.linalg.norm(matrix, axis=1)
-
-        def by_features(a, b):
-            ok = present[a] & present[b] & (norms[a] > 0) & (norms[b] > 0)
-            out = np.zeros(len(a))
-            out[ok] = np.einsum("ij,ij->i", matrix[a[ok]], matrix[b[ok]]) / (norms[a[ok]] * norms[b[ok]])
-            return out
-        return by_features
-    from rankmeter.errors import MissingExtra
-    try:
-        from scipy import sparse
-    except ImportError:
-        raise MissingExtra("scipy", "stats", "co-occurrence similarity (diversity, serendipity)") from None
-    X = sparse.csc_matrix((np.ones(len(t_user)), (t_user, t_item)), shape=(n_users, n_items))
-    counts = np.asarray(X.sum(axis=0)).ravel()
-
-    def by_cooccurrence(a, b):
-        if len(a) == 0:
-            return np.zeros(0)
-        both = np.asarray(X[:, a].multiply(X[:, b]).sum(axis=0)).ravel()
-        den = np.sqrt(counts[a] * counts[b])
-        out = np.zeros(len(a))
-        np.divide(both, den, out=out, where=den > 0)
-        return out
-    return by_cooccurrence
-
-
-def _diversity(r_user, r_item, n_users, similarity) -> np.ndarray:
-    """Per user 1 - mean similarity over the distinct unordered pairs of listed items."""
-    starts = np.flatnonzero(np.r_[True, r_user[1:] != r_user[:-1]]) if len(r_user) else np.zeros(0, np.int64)
-    sizes = np.diff(np.append(starts, len(r_user)))
-    pairs_per = sizes * (sizes - 1) // 2
-    owner = np.repeat(np.arange(len(starts)), pairs_per)
-    # the j-th pair (x < y) of a list of size s, enumerated with triangular indices
-    local = np.arange(int(pairs_per.sum())) - np.repeat(np.cumsum(pairs_per) - pairs_per, pairs_per)
-    s = sizes[owner]
-    x = (s - 2 - np.floor(np.sqrt(-8 * local + 4 * s * (s - 1) - 7) / 2 - 0.5)).astype(np.int64)
-    y = (local + x + 1 - s * (s - 1) // 2 + (s - x) * ((s - x) - 1) // 2).astype(np.int64)
-    a, b = r_item[starts[owner] + x], r_item[starts[owner] + y]
-    distinct = a != b
-    sims = similarity(a[distinct], b[distinct])
-    users = r_user[starts[owner]][distinct]
-    out = np.full(n_users, np.nan)
-    mean = _mean_by(users, sims, n_users)
-    out[~np.isnan(mean)] = 1 - mean[~np.isnan(mean)]
-    return out
-
-
-def _serendipity(r_user, r_item, t_user, t_item, n_users, similarity) -> np.ndarray:
-    """Per user the mean over its list of 1 - (mean similarity of the item to the user's training items)."""
-    order = np.argsort(t_user, kind="stable")
-    t_user, t_item = t_user[order], t_item[order]
-    t_start = np.searchsorted(t_user, np.arange(n_users))
-    t_count = np.bincount(t_user, minlength=n_users)
-    n = t_count[r_user]                                    # training items of each listed item's user
-    row = np.repeat(np.arange(len(r_user)), n)
-    offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-    partner = t_item[t_start[r_user][row] + offset]
-    sims = similarity(r_item[row], partner)
-    mean_sim = _mean_by(row, sims, len(r_user))
-    defined = ~np.isnan(mean_sim)                          # a user without training items has no serendipity
-    return _mean_by(r_user[defined], 1 - mean_sim[defined], n_users)
