@@ -158,11 +158,14 @@ def entry() -> None:
     """
     import signal
 
-    # numpy's OpenBLAS starts one thread per core, which spin for a while once started; no command does
-    # BLAS work a second thread would speed up, and the spinning cost a 100k-line trec_eval 0.352 -> 0.245 s
-    # of CPU (measured side by side; the wall time is the same on an idle machine, not on a busy one).
-    # Set before numpy is imported, and only when the user has not chosen.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # numpy's OpenBLAS starts one thread per core, which spin for a while once started. eval and trec_eval
+    # do no BLAS work, and the spinning cost a 100k-line trec_eval 0.352 -> 0.245 s of CPU (measured side
+    # by side; the same wall time on an idle machine, not on a busy one). Not for the other commands:
+    # compare's randomization and bootstrap multiply matrices, faster on more threads, and their last digits
+    # follow the thread count as the Python API's do. Set before numpy is imported, unless the user chose.
+    command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+    if command in ("eval", "trec_eval"):
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code = 130
     signal.signal(signal.SIGINT, _on_interrupt)
     try:

@@ -113,7 +113,8 @@ class Judgments:
         # whose sorted values give both the grades and the query offsets (real grades: a lexsort of the two)
         span = int(grades.max()) - int(grades.min()) + 1 if len(grades) and not self.real_grades else 0
         if len(grades) and (self.real_grades or self.nq * span >= 2 ** 63):  # real grades, or too far apart
-            judged = np.lexsort((-grades, code))
+            # ~g orders integers in reverse without overflowing (-g leaves -2**63 where it is)
+            judged = np.lexsort((-grades if self.real_grades else ~grades, code))
             self.judged_rel = self.row_grade[judged]
             self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
             del judged

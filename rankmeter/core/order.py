@@ -26,7 +26,8 @@ def natural_key(text: str) -> tuple:
     >>> sorted(["q10", "q2", "b", "q1", "01", "1"], key=natural_key)
     ['01', '1', 'b', 'q1', 'q2', 'q10']
     """
-    parts = tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+    # isdecimal, not isdigit: "²" is a digit that int() refuses (the digit runs are decimal digits)
+    parts = tuple((0, int(part), "") if part.isdecimal() else (1, 0, part)
                   for part in _DIGIT_RUNS.split(text) if part)
     return parts, text
 

@@ -120,7 +120,8 @@ class SubtopicIndex:
             self.sub_values = encoded.dictionary
             sub_id = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         self.width = 1 if self.sub_values is None else max(len(self.sub_values), 1)
-        self.entry_code = row_code[entry_row] if len(entry_row) else np.zeros(0, np.int64)
+        # int64: keys are made as code * width + subtopic (int32 codes would wrap past 2**31)
+        self.entry_code = row_code[entry_row].astype(np.int64) if len(entry_row) else np.zeros(0, np.int64)
         # entries by (query, doc rank, subtopic): judged side order; and grouped by kept row
         order = np.lexsort((sub_id, doc_rank[entry_row], self.entry_code))
         self.entry_row, self.entry_sub, self.entry_grade = entry_row[order], sub_id[order], entry_grade[order]

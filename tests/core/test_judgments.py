@@ -16,7 +16,8 @@ def _plain(qrels: dict) -> tuple[list, list]:
     return ids, [sorted(qrels[q.decode()].values(), reverse=True) for q in ids]
 
 
-@pytest.mark.parametrize("grades", [(0, 3), (-2, 2), (-2 ** 40, 2 ** 40), (-9 * 10 ** 18, 9 * 10 ** 18)])
+@pytest.mark.parametrize("grades", [(0, 3), (-2, 2), (-2 ** 40, 2 ** 40), (-9 * 10 ** 18, 9 * 10 ** 18),
+                                    (-2 ** 63, 2 ** 63 - 1)])
 def test_judged_grades_and_offsets_match_a_plain_sort(grades):
     """Packed-key sorting (int32 and int64 keys) and the lexsort for grades too far apart to pack agree with
     a plain per-query sort."""

@@ -97,3 +97,6 @@ def test_natural_order_of_prefixed_numbers_matches_natural_key():
     for ids in ([b"10", b"9", b"010", b"100", b"0"], [b"q1x2", b"q1x10", b"q1"], ["\u00e92".encode(), b"\xe910", b"a"]):
         assert natural_order(pa.array(ids, pa.binary())).tolist() == natural_order(ids).tolist()
     assert natural_order(pa.array([], pa.binary())).tolist() == []
+    # a digit int() refuses ("²") is text, as any other non-decimal character
+    assert sorted(["q1²", "q1", "²", "q10"], key=natural_key) == ["q1", "q1²", "q10", "²"]
+    assert natural_order(["q1²".encode(), b"q1", b"q10"]).tolist() == [1, 0, 2]

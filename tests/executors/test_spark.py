@@ -160,8 +160,19 @@ def test_hand_computed_values_and_the_results_object(spark):
                                                          "NumRel": 3, "RelString@4": "2-01"}
     assert "SparkResults(2 queries" in repr(r)
     assert r.to_arrow().column_names == ["query", "AP", "map", "P@2", "NumRel", "RelString@4"]
+    assert r.ids == [b"q1", b"q2"] and r.query_ids(order="bytes") == [b"q1", b"q2"]
+    assert r.values("AP", order="bytes").tolist() == [0.5, 0.5]
+    both = r
     r = rankmeter.evaluate(qrels, run, ["AP", "NumRel"], queries="qrels")
     assert r.queries == ["q1", "q2", "q3"] and r["AP"] == pytest.approx(1 / 3) and r["NumRel"] == 5
+    # a text table of runs over different query sets counts each one's queries (Spark's as the local ones)
+    import io
+
+    from rankmeter.report.text import print_results
+    out = io.StringIO()
+    print_results([both, r], ["both", "qrels"], fmt="csv", out=out)
+    rows = [line.split(",") for line in out.getvalue().splitlines()]
+    assert rows[0][-1] == "queries" and [row[-1] for row in rows[1:]] == ["2", "3"]
 
 
 def test_err_uses_the_highest_grade_of_the_whole_qrels(spark):

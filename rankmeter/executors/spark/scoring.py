@@ -320,7 +320,7 @@ class SparkResults(Results):
             order = pc.sort_indices(queries)  # bytewise
             values = {m: m.family.value_type.array(table.column(f"m{i}").take(order).to_numpy(zero_copy_only=False))
                       for i, m in enumerate(self._unique)}
-            self._local = Results(queries.take(order).to_pylist(), self._names, values, run_name=self.run)
+            self._local = Results(queries.take(order), self._names, values, run_name=self.run)
         return self._local
 
     def __getitem__(self, key: str | Measure) -> Any:
@@ -334,8 +334,15 @@ class SparkResults(Results):
     def queries(self) -> list[str]:
         return self.collect().queries
 
-    def values(self, key: str | Measure) -> np.ndarray:
-        return self.collect().values(key)
+    @property
+    def ids(self) -> list[bytes]:
+        return self.collect().ids
+
+    def query_ids(self, *, order: str = "natural") -> list[bytes]:
+        return self.collect().query_ids(order=order)
+
+    def values(self, key: str | Measure, *, order: str = "natural") -> np.ndarray:
+        return self.collect().values(key, order=order)
 
     def to_arrow(self):
         return self.collect().to_arrow()
