@@ -245,14 +245,31 @@ class HashIndex:
         filter_bits = min(32, max(10, log_n + 4))          # filter slots: about 16 per key
         self.filter_shift = np.uint64(64 - filter_bits)
         self.index_bits = index_bits = max(1, log_n)
-        index_mask = np.uint64((1 << index_bits) - 1)
-        high_mask = ~index_mask
         # In place on one buffer, in blocks (no n-long temporary beside it but the keys' low bits and the
         # order): the keys' low bits are set aside and replaced by the row index; a plain sort of these
         # packed integers groups the keys by their high bits, with the rows of equal high bits ascending;
         # then the low bits come back, gathered into the new order.
-        packed = keys if consume else keys.copy()
-        low = np.empty(n, dtype=np.uint32 if index_bits <= 32 else np.uint64)
+        packed = np.ascontiguousarray(keys, dtype=np.uint64) if consume else np.array(keys, dtype=np.uint64)
+        from rankmeter.io import compiled
+
+        self.start = np.zeros((1 << self.bits) + 1, dtype=np.int32 if n < 2 ** 31 else np.int64)
+        self.filter = np.zeros(1 << max(filter_bits - 3, 0), dtype=np.uint8)
+        if compiled.available() and 0 < n < 2 ** 31:  # the passes around the sort in one loop each
+            low = np.empty(n, dtype=np.uint32)
+            compiled.index_pack(packed, low, index_bits)
+            packed.sort()
+            self.order = np.empty(n, dtype=np.int32)
+            compiled.index_finish(packed, low, self.order, self.start, self.filter, index_bits, int(self.shift),
+                                  int(self.filter_shift))
+            self.keys = packed
+        else:
+            self._build_pure(packed, n)
+
+    def _build_pure(self, packed: np.ndarray, n: int) -> None:
+        """The index's arrays from its keys with numpy alone, in blocks (the compiled passes' reference)."""
+        index_mask = np.uint64((1 << self.index_bits) - 1)
+        high_mask = ~index_mask
+        low = np.empty(n, dtype=np.uint32 if self.index_bits <= 32 else np.uint64)
         for lo in range(0, n, _HASH_BLOCK):
             block = packed[lo:lo + _HASH_BLOCK]
             low[lo:lo + _HASH_BLOCK] = block & index_mask
@@ -271,10 +288,8 @@ class HashIndex:
         for lo in range(0, n, _HASH_BLOCK):
             counts += np.bincount((self.keys[lo:lo + _HASH_BLOCK] >> self.shift).astype(np.int64),
                                   minlength=1 << self.bits)
-        self.start = np.zeros((1 << self.bits) + 1, dtype=np.int32 if n < 2 ** 31 else np.int64)
         np.cumsum(counts, out=self.start[1:])
         del counts
-        self.filter = np.zeros(1 << max(filter_bits - 3, 0), dtype=np.uint8)
         for lo in range(0, n, 1 << 20):  # in blocks: the temporaries stay small beside the index
             slot = self.keys[lo: lo + (1 << 20)] >> self.filter_shift  # ascending, as the keys are
             byte = (slot >> np.uint64(3)).astype(np.int64)

@@ -488,7 +488,87 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* keys.py HashIndex.__init__, the passes around its sort (n < 2**31 keys, index_bits <= 31).
+ * index_pack: low[i] = the key's index_bits low bits, which the key gives up for its row i.
+ * index_finish, on the packed keys sorted: each row out of its key, the key's low bits back (gathered by
+ * row), the keys counted per bucket (start, zeroed, becomes the bucket offsets) and the filter bits set. */
+static PyObject *index_pack(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer keys, low;
+    int index_bits;
+    if (!PyArg_ParseTuple(args, "w*w*i", &keys, &low, &index_bits)) return NULL;
+    Py_ssize_t n = keys.len / 8;
+    if (index_bits < 1 || index_bits > 31 || low.len != n * 4 || n >= ((Py_ssize_t)1 << 31)) {
+        PyErr_SetString(PyExc_ValueError, "index_pack: buffers of the wrong size");
+    } else {
+        uint64_t *k = (uint64_t *)keys.buf, mask = ((uint64_t)1 << index_bits) - 1;
+        uint32_t *l = (uint32_t *)low.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            l[i] = (uint32_t)(k[i] & mask);
+            k[i] = (k[i] & ~mask) | (uint64_t)i;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&low);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *index_finish(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer packed, low, order, start, filter;
+    int index_bits, shift, filter_shift;
+    if (!PyArg_ParseTuple(args, "w*y*w*w*w*iii", &packed, &low, &order, &start, &filter, &index_bits, &shift,
+                          &filter_shift))
+        return NULL;
+    Py_ssize_t n = packed.len / 8;
+    Py_ssize_t nbuckets = (shift > 0 && shift < 64) ? ((Py_ssize_t)1 << (64 - shift)) : 0;
+    int valid = index_bits >= 1 && index_bits <= 31 && n < ((Py_ssize_t)1 << 31) && nbuckets > 0 &&
+                filter_shift > 0 && filter_shift < 64 && low.len == n * 4 && order.len == n * 4 &&
+                start.len == (nbuckets + 1) * 4 && filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
+    if (!valid) {
+        PyErr_SetString(PyExc_ValueError, "index_finish: buffers of the wrong size");
+    } else {
+        uint64_t *p = (uint64_t *)packed.buf, mask = ((uint64_t)1 << index_bits) - 1;
+        const uint32_t *l = (const uint32_t *)low.buf;
+        int32_t *o = (int32_t *)order.buf, *st = (int32_t *)start.buf;
+        unsigned char *f = (unsigned char *)filter.buf;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        enum { AHEAD = 16 };
+        for (Py_ssize_t i = 0; i < n; i++) {
+#if defined(__GNUC__)
+            if (i + AHEAD < n) __builtin_prefetch(l + (p[i + AHEAD] & mask));
+#endif
+            uint64_t row = p[i] & mask;
+            if ((Py_ssize_t)row >= n) { bad = 1; break; }
+            uint64_t key = (p[i] & ~mask) | l[row];
+            o[i] = (int32_t)row;
+            p[i] = key;
+            st[(key >> shift) + 1]++;
+            uint64_t slot = key >> filter_shift;
+            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));
+        }
+        for (Py_ssize_t b = 0; !bad && b < nbuckets; b++) st[b + 1] += st[b];
+        Py_END_ALLOW_THREADS
+        if (bad) PyErr_SetString(PyExc_ValueError, "index_finish: a row past the keys");
+    }
+    PyBuffer_Release(&packed);
+    PyBuffer_Release(&low);
+    PyBuffer_Release(&order);
+    PyBuffer_Release(&start);
+    PyBuffer_Release(&filter);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"index_pack", index_pack, METH_VARARGS,
+     "index_pack(keys, low, index_bits): HashIndex's keys give their low bits to low (uint32) for their row."},
+    {"index_finish", index_finish, METH_VARARGS,
+     "index_finish(packed, low, order, start, filter, index_bits, shift, filter_shift): HashIndex after its sort."},
     {"lookup", lookup, METH_VARARGS,
      "lookup(keys, order, start, filter, shift, filter_shift, probes, out): HashIndex.lookup into out (int64)."},
     {"parse", parse, METH_VARARGS,

@@ -259,3 +259,14 @@ def lookup(index, probes: np.ndarray, out: np.ndarray) -> None:
     """:meth:`rankmeter.core.keys.HashIndex.lookup` of the uint64 ``probes`` into ``out`` (int64, -1 filled)."""
     _trecparse.lookup(index.keys, index.order, index.start, index.filter, int(index.shift), int(index.filter_shift),
                       probes, out)
+
+
+def index_pack(keys: np.ndarray, low: np.ndarray, index_bits: int) -> None:
+    """:class:`rankmeter.core.keys.HashIndex`'s first pass: each key's low bits to ``low``, its row in their place."""
+    _trecparse.index_pack(keys, low, index_bits)
+
+
+def index_finish(packed: np.ndarray, low: np.ndarray, order: np.ndarray, start: np.ndarray, filter: np.ndarray,
+                 index_bits: int, shift: int, filter_shift: int) -> None:
+    """:class:`rankmeter.core.keys.HashIndex`'s passes after its sort: rows, keys, bucket offsets and filter."""
+    _trecparse.index_finish(packed, low, order, start, filter, index_bits, shift, filter_shift)

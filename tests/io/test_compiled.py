@@ -275,6 +275,16 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
         "        m.parse(d, kind, grades); n += 1\n"
         "    for cut in range(0, len(d), 97):\n"
         "        m.parse(d[:cut], 0, 0); m.parse(d[cut:], 1, 2); n += 2\n"
+        # the hash index's passes (HashIndex's sizes), repeated keys included
+        "import math, numpy as np\n"
+        "rng = np.random.default_rng(1)\n"
+        "for size in (1, 2, 5, 1000, 100000):\n"
+        "    keys = rng.integers(0, 2 ** 64, size, dtype=np.uint64, endpoint=False); keys[:size // 3] = keys[-(size // 3) or size:][:size // 3]\n"
+        "    log_n = math.ceil(math.log2(max(size, 2))); bits = max(4, log_n - 1); fbits = min(32, max(10, log_n + 4))\n"
+        "    low = np.empty(size, np.uint32); m.index_pack(keys, low, max(1, log_n)); keys.sort()\n"
+        "    order = np.empty(size, np.int32); start = np.zeros((1 << bits) + 1, np.int32)\n"
+        "    m.index_finish(keys, low, order, start, np.zeros(1 << (fbits - 3), np.uint8), max(1, log_n), 64 - bits, 64 - fbits)\n"
+        "    assert start[-1] == size and sorted(order.tolist()) == list(range(size)); n += 1\n"
         "print(n)\n")
     env = dict(os.environ, LD_PRELOAD=runtime, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
@@ -374,3 +384,25 @@ def test_a_block_of_comments_only_keeps_the_line_numbers(tmp_path, monkeypatch):
     assert fast is not None
     assert [fast.line_of(i) for i in range(3)] == [1, 6, 7]
     _same_table(fast, _pure(rankmeter.read_run, str(path)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 1000, 70_000, 300_000])
+def test_compiled_index_build_is_the_numpy_build(monkeypatch, n):
+    """HashIndex built through the extension's passes holds the same arrays as its numpy reference (order,
+    keys, bucket offsets, filter), repeated keys and keys sharing their high bits included."""
+    from rankmeter.core import keys as keys_module
+    from rankmeter.core.keys import HashIndex
+
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, 2 ** 64, n, dtype=np.uint64, endpoint=False)
+    keys[: n // 10] = keys[n // 10: 2 * (n // 10)]
+    if n > 20:
+        keys[5:9] = (keys[5] >> np.uint64(20) << np.uint64(20)) + np.arange(4, dtype=np.uint64)
+    fast = HashIndex(keys.copy())
+    monkeypatch.setattr(keys_module, "_HASH_BLOCK", 4096)  # the reference's blocks, several of them
+    monkeypatch.setenv("RANKMETER_PURE", "1")
+    slow = HashIndex(keys.copy())
+    for name in ("order", "keys", "start", "filter"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert [x.tolist() for x in fast.repeated()] == [x.tolist() for x in slow.repeated()]
