@@ -111,7 +111,8 @@ class Judgments:
                              f"only once per query (trec_eval aborts too): {todo}", **qrels.locate(*dup))
         # judged grades of each query, highest first: one sort of (code, -grade) packed in one integer key,
         # whose sorted values give both the grades and the query offsets (real grades: a lexsort of the two)
-        span = int(grades.max()) - int(grades.min()) + 1 if len(grades) and not self.real_grades else 0
+        low, high = (int(grades.min()), int(grades.max())) if len(grades) and not self.real_grades else (0, 0)
+        span = high - low + 1
         if len(grades) and (self.real_grades or self.nq * span >= 2 ** 63):  # real grades, or too far apart
             # ~g orders integers in reverse without overflowing (-g leaves -2**63 where it is)
             judged = np.lexsort((-grades if self.real_grades else ~grades, code))
@@ -119,7 +120,6 @@ class Judgments:
             self.judged_offsets = segment_offsets(np.bincount(code, minlength=self.nq))
             del judged
         elif len(grades):
-            low, high = int(grades.min()), int(grades.max())
             # int32 keys when they fit: half the memory (wrapping steps end exact: every key is in
             # [0, nq * span))
             narrow = self.nq * span < 2 ** 31 and -2 ** 31 <= low and high < 2 ** 31

@@ -44,44 +44,29 @@ def natural_order(ids) -> np.ndarray:
     >>> natural_order(["q10", "q9", "Q1"]).tolist()
     [2, 1, 0]
     """
-    if isinstance(ids, (pa.Array, pa.ChunkedArray)):  # an id column: no Python object per id on the usual paths
-        column = _one_binary_array(ids)
-        if not len(column):
-            return np.zeros(0, np.int64)
-        offsets, values = binary_parts(column)
-        lengths = np.diff(offsets)
-        if lengths.min() >= 1 and lengths.max() <= 18 and ((values >= 48) & (values <= 57)).all():
-            return _digit_order(column)
-        fast = _prefix_number_order(column)
-        return fast if fast is not None else natural_order(column.to_pylist())
-    ids = list(ids)
-    if not ids:
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
+    if isinstance(ids, pa.Array):  # an id column: no Python object per id on the usual paths
+        column = ids if ids.type == pa.binary() else ids.cast(pa.binary())
+    else:
+        column = pa.array([i if isinstance(i, bytes) else i.encode("utf-8", "surrogateescape") for i in ids],
+                          pa.binary())
+    if not len(column):
         return np.zeros(0, np.int64)
-    raw = [i if isinstance(i, bytes) else i.encode("utf-8", "surrogateescape") for i in ids]
-    column = pa.array(raw, pa.binary())
-    if all(r.isdigit() and len(r) <= 18 for r in raw):
-        return _digit_order(column)
+    offsets, values = binary_parts(column)
+    lengths = np.diff(offsets)
+    if lengths.min() >= 1 and lengths.max() <= 18 and ((values >= 48) & (values <= 57)).all():
+        import pyarrow.compute as pc  # ASCII digits only: by value, then bytewise (leading zeros)
+        number = pc.cast(column.cast(pa.string()), pa.int64()).to_numpy()
+        by_id = np.empty(len(column), np.int64)
+        by_id[pc.sort_indices(column).to_numpy()] = np.arange(len(column))
+        return np.lexsort((by_id, number))
     fast = _prefix_number_order(column)
     if fast is not None:
         return fast
     from rankmeter.io.canonical import decode_id
-    keys = [natural_key(decode_id(r)) for r in raw]
-    return np.array(sorted(range(len(raw)), key=keys.__getitem__), dtype=np.int64)
-
-
-def _one_binary_array(ids: pa.Array | pa.ChunkedArray) -> pa.Array:
-    if isinstance(ids, pa.ChunkedArray):
-        ids = ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
-    return ids if ids.type == pa.binary() else ids.cast(pa.binary())
-
-
-def _digit_order(column: pa.Array) -> np.ndarray:
-    """:func:`natural_order` of ids made of 1-18 ASCII digits: by value, then bytewise (leading zeros)."""
-    import pyarrow.compute as pc
-    values = pc.cast(column.cast(pa.string()), pa.int64()).to_numpy()
-    by_id = np.empty(len(column), np.int64)
-    by_id[pc.sort_indices(column).to_numpy()] = np.arange(len(column))
-    return np.lexsort((by_id, values))
+    keys = [natural_key(decode_id(r)) for r in column.to_pylist()]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
 
 def _prefix_number_order(column: pa.Array) -> np.ndarray | None:
