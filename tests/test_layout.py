@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: readers and the measures; the Evaluator and the rest of the core above them.
 LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "report",
           "compat", "cli", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "memory"}
+CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "ids", "memory"}
 
 #: (importer, imported) module pairs that go up a layer, and why
 UPWARD = {
@@ -37,9 +37,8 @@ UPWARD = {
                                                                       "whose format compat.zscores owns",
     ("rankmeter.core.resolve", "rankmeter.compat.ir_measures_objects"):
         "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
-    ("rankmeter.core.keys", "rankmeter.io"): "the hash index probes through the compiled extension, which lives "
-                                             "beside the TREC reader it was built for (imported when called)",
-    ("rankmeter.core.keys", "rankmeter.io.compiled"): "the same: io.compiled says whether the extension is in use",
+    ("rankmeter.core.keys", "rankmeter.core"): "the compiled kernels, rankmeter/core/_idops (an extension module of "
+                                               "the core package, whose __init__ loads nothing)",
     ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
                                                      "calls the public entry point, which picks the executor",
 }

@@ -67,13 +67,14 @@ def _prepare(m, args: TrecEvalArgs):
 
 def _with_bogus_rows(run_table, missing: list[bytes]):
     """trec_eval.c -c: a topic missing from the run is scored on a one-doc ranking (BOGUS_DOC, sim 1.0)."""
-    import pyarrow as pa
-
-    from rankmeter.io.canonical import Run
-    extra = pa.table({"query": pa.array(missing, pa.binary()), "doc": pa.array([BOGUS_DOC] * len(missing), pa.binary()),
-                      "score": pa.array([1.0] * len(missing), pa.float64())})
-    table = pa.concat_tables([run_table.table.select(["query", "doc", "score"]), extra])
-    return Run(table, source=run_table.source, tag=run_table.tag, ranked=run_table.ranked)
+    from rankmeter.core.ids import Ids
+    from rankmeter.io.canonical import Columns, Run
+    columns = Columns({
+        "query": Ids.concat([run_table.ids("query"), Ids.from_list(missing)]),
+        "doc": Ids.concat([run_table.ids("doc"), Ids.from_list([BOGUS_DOC] * len(missing))]),
+        "score": np.concatenate([run_table.numbers("score"), np.ones(len(missing))]),
+    })
+    return Run(columns, source=run_table.source, tag=run_table.tag, ranked=run_table.ranked)
 
 
 def _zero_leftovers(columns: list[Column], bogus: np.ndarray) -> None:
@@ -131,12 +132,12 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     from rankmeter.measures.base import Measure
 
     qrels = read_qrels(args.qrels, truncate_grades=False, format="trec")  # trec_eval reads every line as data
-    if "subtopic" in qrels.table.column_names:  # trec_eval ignores the second field: a doc twice is a duplicate
-        qrels = Qrels(qrels.table.drop(["subtopic"]), qrels.source, qrels.lines, origin=qrels.origin)
+    if "subtopic" in qrels.column_names:  # trec_eval ignores the second field: a doc twice is a duplicate
+        qrels = Qrels(qrels.data.drop_columns(["subtopic"]), qrels.source, qrels.lines, origin=qrels.origin)
     bogus_ids: set[bytes] = set()
     if args.complete:
-        judged = set(qrels.table.column("query").to_pylist())
-        missing = sorted(judged - set(run_table.table.column("query").to_pylist()))
+        judged = set(qrels.ids("query").encode()[0].to_pylist())
+        missing = sorted(judged - set(run_table.ids("query").encode()[0].to_pylist()))
         if missing:
             bogus_ids = set(missing)
             run_table = _with_bogus_rows(run_table, missing)
@@ -185,7 +186,7 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
         if label == "num_rel" and args.complete:
             # m_num_rel.c te_calc_avg_num_rel: with -c the summary counts every judged grade > 0
             # of every topic, whatever -l says
-            col.summary_override = int(np.count_nonzero(qrels.table.column("rel").to_numpy() > 0))
+            col.summary_override = int(np.count_nonzero(qrels.numbers("rel") > 0))
         columns.append(col)
     kept = [r for r in prepared if r[2] is not None]
     num_rel = np.asarray(results.values(counts[1], order="bytes"), dtype=np.float64)

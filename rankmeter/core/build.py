@@ -11,15 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.batch import Batch
+from rankmeter.core.ids import Ids
 from rankmeter.core.judgments import Judgments, duplicate_rows
 from rankmeter.core.segments import segment_offsets
-from rankmeter.core.keys import chunked_id_hash, index_array, pair_hash, query_mix
+from rankmeter.core.keys import pair_hash, query_mix
 from rankmeter.core.groups import local_queries, query_starts
 from rankmeter.core.order import rank_order
 
@@ -36,51 +35,49 @@ class PartInfo:
     rows: np.ndarray | None = None
 
 
-def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, Ids, np.ndarray]:
     """Per run row, a query code (the qrels code for judged queries, nq + i for the i-th other one),
     the ids of the other queries, and per row the query half of :func:`pair_hash` (mixed once per query)."""
-    names, local = local_queries(run.table.column("query"))
+    names, local = local_queries(run.ids("query"))
     code = judgments.query_codes(names)
     unjudged = np.flatnonzero(code < 0)
     code[unjudged] = judgments.nq + np.arange(len(unjudged))
-    return code[local], names.take(index_array(unjudged)), query_mix(code)[local]
+    return code[local], names.take(unjudged), query_mix(code)[local]
 
 
 def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
     """Row permutation putting ``run`` in rank order (queries in byte order), without any qrels."""
-    names, local = local_queries(run.table.column("query"))
-    order = pc.sort_indices(names).to_numpy()
+    names, local = local_queries(run.ids("query"))
+    order = names.argsort()
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
-    docs = run.table.column("doc").combine_chunks()
-    score = None if ties == "input" or run.ranked else run.table.column("score").to_numpy()
-    return rank_order(rank[local], score, docs)
+    score = None if ties == "input" or run.ranked else run.numbers("score")
+    return rank_order(rank[local], score, run.ids("doc"))
 
 
-def doc_hashes(run: Run, docs) -> np.ndarray:
+def doc_hashes(run: Run, docs: Ids) -> np.ndarray:
     """:func:`~rankmeter.core.keys.id_hash` of every row's doc: the compiled reader's, made while it parsed,
     or computed here."""
     if run.doc_hash is not None and len(run.doc_hash) == len(docs):
         return run.doc_hash
-    return chunked_id_hash(docs)
+    return docs.hashes()
 
 
-def _refuse_duplicates(run: Run, dup: tuple[int, int] | None, docs) -> None:
+def _refuse_duplicates(run: Run, dup: tuple[int, int] | None, docs: Ids) -> None:
     """The one message for a doc a run lists twice for a query (naming both lines or rows)."""
     if dup is None:
         return
-    q = run.table.column("query")[dup[0]].as_py()
+    q = run.ids("query")[dup[0]]
     todo = ("remove one of the lines" if run.origin == "file"
             else "drop one of the rows" if run.origin == "frame" else "keep one")
-    raise InputError(f"doc {decode_id(docs[dup[0]].as_py())[:60]} appears twice for query {decode_id(q)[:60]}; "
+    raise InputError(f"doc {decode_id(docs[dup[0]])[:60]} appears twice for query {decode_id(q)[:60]}; "
                      f"a run lists a doc only once per query (trec_eval aborts too): {todo}", **run.locate(*dup))
 
 
 def check_unique(run: Run) -> None:
     """Refuse ``run`` if it lists a doc twice for one query, as scoring it would (no judgments needed)."""
-    docs = run.table.column("doc")
-    docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
-    _, local = local_queries(run.table.column("query"))
+    docs = run.ids("doc")
+    _, local = local_queries(run.ids("query"))
     _refuse_duplicates(run, duplicate_rows(pair_hash(local, doc_hashes(run, docs)), local, docs), docs)
 
 
@@ -111,9 +108,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     keep_rows : bool
         Give the run's row of every ranked position (``PartInfo.rows``), for :meth:`Evaluator.rows`.
     """
-    table = run.table
-    docs = table.column("doc")
-    docs = docs.cast(pa.binary()) if docs.type != pa.binary() else docs
+    docs = run.ids("doc")
     code, unjudged_names, mixed_query = _run_codes(judgments, run)
     keys = pair_hash(code, doc_hashes(run, docs), mixed_query=mixed_query)
     del mixed_query
@@ -122,20 +117,23 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     scored = not (ties == "input" or run.ranked)
     keep = code < judgments.nq
     if positive_only and not run.ranked:
-        keep &= table.column("score").to_numpy() > 0
+        keep &= run.numbers("score") > 0
     judged = np.flatnonzero(keep)
-    if len(judged) < len(code):  # queries the qrels do not judge are never scored
-        code, docs, keys = code[judged], docs.take(index_array(judged)), keys[judged]
-    row_rel, row_judged = judgments.grades(code, docs, keys, rows=True)
+    all_rows = len(judged) == len(code)
+    if not all_rows:  # queries the qrels do not judge are never scored
+        code, keys = code[judged], keys[judged]
+    # row i of what follows is the run's row i, or judged[i]: the docs are read where they are (no copy)
+    doc_rows = None if all_rows else judged
+    row_rel, row_judged = judgments.grades(code, docs, keys, rows=True, doc_rows=doc_rows)
     del keys
 
     exact = keep_docs or keep_rows or ties in ("input", "average") or run.ranked
     score = None
     if scored:
-        score = table.column("score").to_numpy()
-        score = score if len(judged) == len(score) else score[judged]
+        score = run.numbers("score")
+        score = score if all_rows else score[judged]
     prefer = ties if ties in ("best", "worst") else None
-    order = rank_order(code, score, docs, row_rel if prefer or not exact else None, prefer)
+    order = rank_order(code, score, docs, row_rel if prefer or not exact else None, prefer, doc_rows=doc_rows)
     per_code = np.bincount(code, minlength=judgments.nq)
     codes = np.flatnonzero(per_code)
     counts = per_code[codes]
@@ -151,13 +149,13 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         counts = np.minimum(counts, max_docs)
     judged_rel, judged_offsets = judgments.judged_side(codes)
     offsets = segment_offsets(counts)
-    source_rows = (judged[order] if len(judged) < len(table) else order) if keep_rows else None
+    source_rows = (order if all_rows else judged[order]) if keep_rows else None
     batch = Batch(
         queries=judgments.names(codes), offsets=offsets, rel=row_rel[order],
         judged_offsets=judged_offsets, judged_rel=judged_rel, needs=needs or {}, codes=codes,
         subtopics=judgments.subtopics.side(codes, offsets, row_judged[order]) if subtopics else None,
-        docs=docs.take(index_array(order)).to_pylist() if keep_docs else None,
-        scores=(table.column("score").to_numpy()[judged][order] if keep_docs else None),
+        docs=docs.take(order if all_rows else judged[order]).to_pylist() if keep_docs else None,
+        scores=(run.numbers("score")[judged][order] if keep_docs else None),
         tie_group=tie_group,
     )
     return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag, source_rows)

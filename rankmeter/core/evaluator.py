@@ -37,7 +37,6 @@ from rankmeter.core.results import Results
 from rankmeter.core.batch import Batch
 from rankmeter.core.build import build_batch, empty_batch
 from rankmeter.core.judgments import Judgments
-from rankmeter.core.keys import index_array
 from rankmeter.core.needs import compute_needs, needs_of
 from rankmeter.core.options import Options, validate_options
 from rankmeter.core.resolve import resolve_measures
@@ -258,7 +257,7 @@ class Evaluator:
             codes = codes[order]
             values = {m: v[order] for m, v in values.items()}
         missing_ids = tuple(self.judgments.names(missing)) if self.options.queries == "both" else ()
-        return Results(self.judgments.ids.take(index_array(codes)), self.names, values,
+        return Results(self.judgments.ids.take(codes), self.names, values,
                        run_name=run_name, missing=missing_ids, only_in_run=tuple(only_in_run))
 
     def evaluate(self, run) -> Results:

@@ -24,6 +24,7 @@ from rankmeter.core import NONPOOL, UNJUDGED, Evaluator
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_run
 from rankmeter.io.canonical import Run, decode_id, encode_id
+from rankmeter.core.ids import Ids
 from rankmeter.measures import Measure
 from rankmeter.measures.aggregation import COUNT, TEXT
 
@@ -105,12 +106,12 @@ def _one_query(run: Run, query: bytes) -> Run:
 
 def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure, label: str) -> Explanation:
     """Explain ``measure`` on ``query`` of ``run`` with a prepared evaluator (see :func:`explain`)."""
-    if evaluator.judgments.query_codes(pa.array([query], pa.binary()))[0] < 0:
+    if evaluator.judgments.query_codes(Ids.from_list([query]))[0] < 0:
         raise InputError(f"query {decode_id(query)!r} has no judgments in the qrels", source=evaluator.qrels.source)
     batch = evaluator.batch(_one_query(run, query), keep_docs=True)
     if batch.nq == 0:  # judged, but the run ranks nothing for it: an empty ranking
         from rankmeter.core.build import empty_batch
-        codes = evaluator.judgments.query_codes(pa.array([query], pa.binary()))
+        codes = evaluator.judgments.query_codes(Ids.from_list([query]))
         batch = empty_batch(evaluator.judgments, codes, evaluator.needs, subtopics=evaluator.subtopics)
         batch.docs, batch.scores = [], np.zeros(0)
     return explain_batch(evaluator, batch, measure, label, ranked=run.ranked)

@@ -13,34 +13,21 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, decode_id
 from rankmeter.core.batch import NONPOOL, UNJUDGED
+from rankmeter.core.ids import Ids
 from rankmeter.core.memory import give_back
 from rankmeter.core.groups import local_queries
-from rankmeter.core.keys import HashIndex, binary_parts, id_hash, index_array, pair_hash
+from rankmeter.core.keys import HashIndex, pair_hash
 from rankmeter.core.segments import gather_segments, segment_offsets
 from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
 
 __all__ = ["Judgments", "segment_offsets", "gather_segments"]
 
 
-def _single(column) -> pa.Array:
-    """A column as one array: its only chunk as it is (no copy), else the chunks joined."""
-    if isinstance(column, pa.ChunkedArray):
-        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-    return column
-
-
-def _binary(column) -> pa.Array:
-    array = _single(column)
-    return array.cast(pa.binary()) if array.type != pa.binary() else array
-
-
-def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array) -> tuple[int, int] | None:
+def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: Ids) -> tuple[int, int] | None:
     """The first pair of rows with the same (query code, doc), verified exactly, or None (``keys``: their
     :func:`~rankmeter.core.keys.pair_hash`)."""
     # a plain sort (several times faster than argsort) answers the usual case: no duplicates
@@ -55,13 +42,12 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: pa.Array) -> tuple[
 
 
 def first_duplicate(first: np.ndarray, second: np.ndarray, code: np.ndarray,
-                    docs: pa.Array) -> tuple[int, int] | None:
+                    docs: Ids) -> tuple[int, int] | None:
     """Of the row pairs with equal hash keys, the pair with the same (query code, doc) whose later row comes
     first (the line that repeats an earlier one), or None."""
     if len(first) == 0:
         return None
-    equal = (code[first] == code[second]) & pc.equal(docs.take(index_array(first)),
-                                                     docs.take(index_array(second))).to_numpy(zero_copy_only=False)
+    equal = (code[first] == code[second]) & docs.equal_rows(first, docs, second)
     if not equal.any():
         return None
     pairs = np.sort(np.stack([first[equal], second[equal]]), axis=0)
@@ -75,13 +61,12 @@ class Judgments:
     def __init__(self, qrels: Qrels, *, intents=None):
         self.qrels = qrels
         self.intents = intents
-        table = qrels.table
-        query = _binary(table.column("query"))
-        self.docs = _binary(table.column("doc"))
-        grades = _single(table.column("rel")).to_numpy(zero_copy_only=False)
+        query = qrels.ids("query")
+        self.docs = qrels.ids("doc")
+        grades = qrels.numbers("rel")
         distinct, local = local_queries(query)  # a qrels written query by query: its blocks' first ids only
-        order = pc.sort_indices(distinct).to_numpy()
-        self.ids: pa.Array = distinct.take(index_array(order))
+        order = distinct.argsort()
+        self.ids: Ids = distinct.take(order)
         # int32 codes (query_starts' indices are int32 too): a 10M-judgment qrels keeps 40 MB of them, not 80
         rank = np.empty(len(order), np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
@@ -89,22 +74,22 @@ class Judgments:
         del local, rank
         self.nq = len(self.ids)
         self._entries = None
-        if "subtopic" in table.column_names:  # a diversity qrels: one row per (query, doc) from here on
-            first, group, grades = collapse_subtopics(qrels, code, self.docs, grades)
-            self._entries = (group, table.column("subtopic"), table.column("rel").to_numpy())
-            code, self.docs = code[first], self.docs.take(index_array(first))
+        diverse = "subtopic" in qrels.column_names
+        if diverse:  # a diversity qrels: one row per (query, doc) from here on
+            first, group, grades = collapse_subtopics(qrels, code, self.docs.arrow(), grades)
+            self._entries = (group, qrels.table.column("subtopic"), qrels.numbers("rel"))
+            code, self.docs = code[first], self.docs.take(first)
         self.row_code = code  # what batches get is widened again
         self.real_grades = grades.dtype.kind == "f"
         self.row_grade = grades  # the table's own column (no copy): it stays held by the table anyway
-        id_offsets, id_values = binary_parts(self.ids)
-        self.id_index = HashIndex(id_hash(id_offsets, id_values))
+        self.id_index = HashIndex(self.ids.hashes())
         doc_hash = qrels.doc_hash if qrels.doc_hash is not None and len(qrels.doc_hash) == len(self.docs) \
-            and "subtopic" not in table.column_names else id_hash(*binary_parts(self.docs))
+            and not diverse else self.docs.hashes()
         self.pair_index = HashIndex(pair_hash(code, doc_hash), consume=True)
         del doc_hash
         dup = first_duplicate(*self.pair_index.repeated(), code, self.docs)
         if dup is not None:
-            doc, q = self.docs[dup[0]].as_py(), self.ids[int(code[dup[0]])].as_py()
+            doc, q = self.docs[dup[0]], self.ids[int(code[dup[0]])]
             todo = ("remove one of the lines" if qrels.origin == "file"
                     else "drop one of the rows" if qrels.origin == "frame" else "keep one")
             raise InputError(f"doc {decode_id(doc)} is judged twice for query {decode_id(q)}; a qrels list a doc "
@@ -146,36 +131,36 @@ class Judgments:
         """The subtopic judgments, keyed on first use (one subtopic per query without a subtopic column)."""
         if self._entries is None:
             rows = np.arange(len(self.row_code))
-            index = SubtopicIndex(self.row_code, self.docs, rows, None, self.row_grade)
+            index = SubtopicIndex(self.row_code, self.docs.arrow(), rows, None, self.row_grade)
         else:
-            index = SubtopicIndex(self.row_code, self.docs, *self._entries)
+            index = SubtopicIndex(self.row_code, self.docs.arrow(), *self._entries)
         if self.intents is not None:
-            index.set_intents(self.intents, self.ids)
+            index.set_intents(self.intents, self.ids.arrow())
         return index
 
-    def query_codes(self, names: pa.Array) -> np.ndarray:
-        """Code of each query id in ``names`` (binary), -1 for ids the qrels do not judge."""
-        names = _binary(names)
-        found = self.id_index.lookup(id_hash(*binary_parts(names)))
+    def query_codes(self, names: Ids) -> np.ndarray:
+        """Code of each query id in ``names``, -1 for ids the qrels do not judge."""
+        found = self.id_index.lookup(names.hashes())
         hit = np.flatnonzero(found >= 0)
         if len(hit):
-            same = pc.equal(names.take(index_array(hit)), self.ids.take(index_array(found[hit])))
-            found[hit[~same.to_numpy(zero_copy_only=False)]] = -1
+            found[hit[~names.equal_rows(hit, self.ids, found[hit])]] = -1
         return found
 
-    def grades(self, code: np.ndarray, docs: pa.Array, keys: np.ndarray, *, rows: bool = False):
+    def grades(self, code: np.ndarray, docs: Ids, keys: np.ndarray, *, rows: bool = False,
+               doc_rows: np.ndarray | None = None):
         """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0.
 
-        ``keys`` are the rows' :func:`~rankmeter.core.keys.pair_hash` keys. ``rows=True`` also
-        returns the judgments row each one joined (-1 for none).
+        ``keys`` are the rows' :func:`~rankmeter.core.keys.pair_hash` keys; row i's doc is ``docs[doc_rows[i]]``
+        (``docs[i]`` without ``doc_rows``). ``rows=True`` also returns the judgments row each one joined (-1 for
+        none).
         """
         out = np.full(len(code), NONPOOL, dtype=np.float64 if self.real_grades else np.int64)
         found = self.pair_index.lookup(keys)
         hit = np.flatnonzero(found >= 0)
         if len(hit):
             qrow = found[hit]
-            same = (self.row_code[qrow] == code[hit]) & pc.equal(
-                docs.take(index_array(hit)), self.docs.take(index_array(qrow))).to_numpy(zero_copy_only=False)
+            same = (self.row_code[qrow] == code[hit]) & docs.equal_rows(
+                hit if doc_rows is None else doc_rows[hit], self.docs, qrow)
             grades = self.row_grade[qrow[same]]
             out[hit[same]] = np.where(grades < 0, UNJUDGED, grades)
             found[hit[~same]] = -1
@@ -187,4 +172,4 @@ class Judgments:
         return self.judged_rel[rows].astype(np.float64 if self.real_grades else np.int64), offsets
 
     def names(self, codes: np.ndarray) -> list[bytes]:
-        return self.ids.take(index_array(codes)).to_pylist() if len(codes) else []
+        return self.ids.take(codes).to_pylist() if len(codes) else []

@@ -12,25 +12,39 @@
 """
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
+import os
 
-__all__ = ["index_array", "binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash", "order_codes", "HashIndex"]
+import numpy as np
+
+try:
+    from rankmeter.core import _idops  # the compiled kernels (rankmeter/core/_idops.c)
+except ImportError:  # no compiler at install time: numpy (and Arrow for ids) do it all
+    _idops = None
+
+__all__ = ["compiled", "index_array", "binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash", "order_codes", "HashIndex"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-def index_array(rows: np.ndarray) -> pa.Array:
+def compiled() -> bool:
+    """Whether the engine's kernels on ids and keys run compiled (``rankmeter/core/_idops.c`` was built and
+    ``RANKMETER_PURE`` is not set); else numpy and Arrow, their reference, do the same work."""
+    return _idops is not None and os.environ.get("RANKMETER_PURE", "") in ("", "0")
+
+
+def index_array(rows: np.ndarray):
     """Row numbers as an Arrow int64 array (for ``take``) straight from the numpy buffer: ``pa.array`` of an
     ndarray imports numpy.ma to look for a mask (~15 ms of a small run's start-up)."""
+    import pyarrow as pa
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
 
 
-def binary_parts(array: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets (int64, length n+1, starting at 0) and the value bytes of a binary array."""
+def binary_parts(array) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (int64, length n+1, starting at 0) and the value bytes of an Arrow binary array."""
+    import pyarrow as pa
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
     if array.type == pa.large_binary():
@@ -121,7 +135,11 @@ _HASH_BLOCK = 1 << 20
 
 
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """:func:`_id_hash` in blocks of ids, so memory beyond the hashes stays small whatever the column's length."""
+    """:func:`_id_hash` (compiled when built), in blocks of ids, so memory beyond the hashes stays small whatever
+    the column's length. ``offsets``: int32 or int64."""
+    if compiled() and offsets.dtype in (np.int32, np.int64):
+        return np.frombuffer(_idops.hash_ids(np.ascontiguousarray(offsets), offsets.dtype == np.int64, values),
+                             np.uint64)
     n = len(offsets) - 1
     if n <= _HASH_BLOCK:
         return _id_hash(offsets, values)
@@ -177,8 +195,9 @@ def _id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     return _fmix(summed)
 
 
-def chunked_id_hash(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """:func:`id_hash` of a binary array, chunk by chunk (a chunked column is never joined)."""
+def chunked_id_hash(array) -> np.ndarray:
+    """:func:`id_hash` of an Arrow binary array, chunk by chunk (a chunked column is never joined)."""
+    import pyarrow as pa
     if isinstance(array, pa.Array):
         return id_hash(*binary_parts(array))
     if array.num_chunks == 0:
@@ -250,17 +269,15 @@ class HashIndex:
         # packed integers groups the keys by their high bits, with the rows of equal high bits ascending;
         # then the low bits come back, gathered into the new order.
         packed = np.ascontiguousarray(keys, dtype=np.uint64) if consume else np.array(keys, dtype=np.uint64)
-        from rankmeter.io import compiled
-
         self.start = np.zeros((1 << self.bits) + 1, dtype=np.int32 if n < 2 ** 31 else np.int64)
         self.filter = np.zeros(1 << max(filter_bits - 3, 0), dtype=np.uint8)
-        if compiled.available() and 0 < n < 2 ** 31:  # the passes around the sort in one loop each
+        if compiled() and 0 < n < 2 ** 31:  # the passes around the sort in one loop each
             low = np.empty(n, dtype=np.uint32)
-            compiled.index_pack(packed, low, index_bits)
+            _idops.index_pack(packed, low, index_bits)
             packed.sort()
             self.order = np.empty(n, dtype=np.int32)
-            compiled.index_finish(packed, low, self.order, self.start, self.filter, index_bits, int(self.shift),
-                                  int(self.filter_shift))
+            _idops.index_finish(packed, low, self.order, self.start, self.filter, index_bits, int(self.shift),
+                                int(self.filter_shift))
             self.keys = packed
         else:
             self._build_pure(packed, n)
@@ -323,10 +340,9 @@ class HashIndex:
         out = np.full(len(probes), -1, dtype=np.int64)
         if self.size == 0 or len(probes) == 0:
             return out
-        from rankmeter.io import compiled
-
-        if compiled.available():
-            compiled.lookup(self, np.ascontiguousarray(probes, dtype=np.uint64), out)
+        if compiled():
+            _idops.lookup(self.keys, self.order, self.start, self.filter, int(self.shift), int(self.filter_shift),
+                          np.ascontiguousarray(probes, dtype=np.uint64), out)
             return out
         return self.lookup_pure(probes, out)
 

@@ -37,7 +37,7 @@ def _top(value) -> int | float:
 
 
 def _max_grade_local(qrels) -> int | float:
-    return _top(np.max(qrels.table.column("rel").to_numpy(), initial=0))
+    return _top(np.max(qrels.numbers("rel"), initial=0))
 
 
 def _max_grade_spark(frame) -> int | float:

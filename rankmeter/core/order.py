@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pyarrow as pa
 
-from rankmeter.core.keys import binary_parts, id_words, index_array, order_codes
+from rankmeter.core.ids import Ids
+from rankmeter.core.keys import binary_parts, id_words, order_codes
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
@@ -44,24 +44,27 @@ def natural_order(ids) -> np.ndarray:
     >>> natural_order(["q10", "q9", "Q1"]).tolist()
     [2, 1, 0]
     """
-    if isinstance(ids, pa.ChunkedArray):
-        ids = ids.combine_chunks()
-    if isinstance(ids, pa.Array):  # an id column: no Python object per id on the usual paths
-        column = ids if ids.type == pa.binary() else ids.cast(pa.binary())
+    if isinstance(ids, Ids):
+        column = ids
+    elif hasattr(ids, "type"):  # an Arrow id column: no Python object per id on the usual paths
+        column = Ids.from_arrow(ids)
     else:
-        column = pa.array([i if isinstance(i, bytes) else i.encode("utf-8", "surrogateescape") for i in ids],
-                          pa.binary())
+        column = Ids.from_list(ids)
     if not len(column):
         return np.zeros(0, np.int64)
-    offsets, values = binary_parts(column)
+    offsets = column.offsets.astype(np.int64) - int(column.offsets[0])
+    values = column.values[int(column.offsets[0]): int(column.offsets[-1])]
     lengths = np.diff(offsets)
     if lengths.min() >= 1 and lengths.max() <= 18 and ((values >= 48) & (values <= 57)).all():
-        import pyarrow.compute as pc  # ASCII digits only: by value, then bytewise (leading zeros)
-        number = pc.cast(column.cast(pa.string()), pa.int64()).to_numpy()
+        # ASCII digits only: by value, then bytewise (leading zeros); the value read one digit place at a time
+        number = np.zeros(len(column), np.int64)
+        for place in range(int(lengths.max())):
+            more = lengths > place
+            number[more] = number[more] * 10 + (values[offsets[:-1][more] + place] - 48)
         by_id = np.empty(len(column), np.int64)
-        by_id[pc.sort_indices(column).to_numpy()] = np.arange(len(column))
+        by_id[column.argsort()] = np.arange(len(column))
         return np.lexsort((by_id, number))
-    fast = _prefix_number_order(column)
+    fast = _prefix_number_order(column.arrow())
     if fast is not None:
         return fast
     from rankmeter.io.canonical import decode_id
@@ -69,13 +72,16 @@ def natural_order(ids) -> np.ndarray:
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
 
-def _prefix_number_order(column: pa.Array) -> np.ndarray | None:
+def _prefix_number_order(column) -> np.ndarray | None:
     """:func:`natural_order` with whole-array operations when every id is ASCII letters or signs followed by at
     most 18 digits (``q1``, ``topic-12``, ``user_77``: nearly every id set), else None. For such an id
     :func:`natural_key` compares (prefix present, prefix, number or -1 without digits, the id): ids without a
     prefix first, then by prefix, by number (no digits first: a shorter key), then bytewise."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
+    if column.type != pa.binary():
+        column = column.cast(pa.binary())
     offsets, values = binary_parts(column)
     if len(values) and int(values.max()) >= 128:
         return None  # beyond ASCII, str.isdigit and the decoding decide: natural_key does
@@ -94,9 +100,10 @@ def _prefix_number_order(column: pa.Array) -> np.ndarray | None:
     return np.lexsort((by_id, number, by_prefix, has_prefix))
 
 
-def _doc_ranks(docs: pa.Array, rows: np.ndarray) -> np.ndarray:
+def _doc_ranks(docs: Ids, rows: np.ndarray) -> np.ndarray:
     """Rank of each of ``rows``' doc ids in descending bytewise order (words built for these rows only)."""
-    offsets, values = binary_parts(docs.take(index_array(rows)))
+    taken = docs.take(rows)
+    offsets, values = taken.offsets.astype(np.int64) - int(taken.offsets[0]), taken.values
     nwords = max(int(np.diff(offsets).max(initial=0)) + 7, 8) // 8
     return order_codes(id_words(offsets, values, nwords), descending=True)
 
@@ -113,8 +120,9 @@ def preference(rel: np.ndarray, prefer: str) -> np.ndarray:
     return key if prefer == "best" else -key
 
 
-def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
-               rel: np.ndarray | None = None, prefer: str | None = None) -> np.ndarray:
+def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: Ids,
+               rel: np.ndarray | None = None, prefer: str | None = None, *,
+               doc_rows: np.ndarray | None = None) -> np.ndarray:
     """Row permutation putting a run in rank order.
 
     Parameters
@@ -124,8 +132,9 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
     score : float64 array or None
         Score of each row; None keeps the given order within each query
         (``ties="input"``).
-    docs : binary Array
-        The doc id of each row (only rows in tied groups are looked at).
+    docs : Ids
+        The doc id of each row (only rows in tied groups are looked at); with ``doc_rows``, row i's doc
+        is ``docs[doc_rows[i]]``.
     rel : int64 array, optional
         Grade of each row. When given, a tied group is reordered only if its
         grades differ: kernels see nothing but grades, so the order inside a
@@ -153,7 +162,7 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
         s = score if perm is None else score[perm]
         tie = same_q & (s[1:] == s[:-1])
         within = _tie_permutation(tie, docs, perm, None if rel is None else rel if perm is None else rel[perm],
-                                  prefer)
+                                  prefer, doc_rows)
         if perm is not None:
             within = perm if within is None else perm[within]
         block_order = np.argsort(seg_codes, kind="stable")
@@ -168,7 +177,7 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: pa.Array,
                              kind="stable")]
     q, s = qcode[order], score[order]
     tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-    within = _tie_permutation(tie, docs, order, None if rel is None else rel[order], prefer)
+    within = _tie_permutation(tie, docs, order, None if rel is None else rel[order], prefer, doc_rows)
     return order if within is None else order[within]
 
 
@@ -196,8 +205,9 @@ def _blocks_by_score(starts: np.ndarray, score: np.ndarray) -> np.ndarray:
     return perm
 
 
-def _tie_permutation(tie: np.ndarray, docs: pa.Array, row_of: np.ndarray | None,
-                     rel: np.ndarray | None, prefer: str | None = None) -> np.ndarray | None:
+def _tie_permutation(tie: np.ndarray, docs: Ids, row_of: np.ndarray | None,
+                     rel: np.ndarray | None, prefer: str | None = None,
+                     doc_rows: np.ndarray | None = None) -> np.ndarray | None:
     """Permutation sorting each tied group (rows i, i+1 tied where ``tie[i]``) by docno descending.
 
     Position i holds table row ``row_of[i]`` (i itself when ``row_of`` is None).
@@ -222,7 +232,8 @@ def _tie_permutation(tie: np.ndarray, docs: pa.Array, row_of: np.ndarray | None,
     sizes = last - first + 1
     group = np.repeat(np.arange(len(first)), sizes)
     rows = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(first, sizes)
-    doc_rank = _doc_ranks(docs, rows if row_of is None else row_of[rows])
+    at = rows if row_of is None else row_of[rows]
+    doc_rank = _doc_ranks(docs, at if doc_rows is None else doc_rows[at])
     bits = max(1, int(len(rows)).bit_length())
     if prefer is not None:
         within = np.lexsort((doc_rank, preference(rel[rows], prefer), group))

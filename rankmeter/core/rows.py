@@ -124,19 +124,18 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     run = as_run(run, columns=columns, format=input_format)
     if duplicates != "keep":
         check_unique(run)  # a doc listed twice for a query is refused, as scoring the run would refuse it
-    table = run.table
-    names, local = local_queries(table.column("query"))
-    by_name = pc.sort_indices(names).to_numpy()
+    names, local = local_queries(run.ids("query"))
+    by_name = names.argsort()
     code = np.empty(len(by_name), np.int64)
     code[by_name] = np.arange(len(by_name))
     code = code[local]
-    docs = table.column("doc").combine_chunks()
-    score = None if run.ranked else table.column("score").to_numpy()
+    docs = run.ids("doc")
+    score = None if run.ranked else run.numbers("score")
     order = rank_order(code, None if ties == "input" else score, docs)
     per_code = np.bincount(code, minlength=len(by_name))
     offsets = np.concatenate(([0], np.cumsum(per_code))).astype(np.int64)
-    block_names = names.take(pa.array(by_name))
-    return rows_table(block_names, docs.take(pa.array(order)), offsets,
+    block_names = names.take(by_name).arrow()
+    return rows_table(block_names, docs.take(order).arrow(), offsets,
                       None if score is None else score[order], as_bytes=as_bytes)
 
 

@@ -11,13 +11,15 @@ Qrels without a ``subtopic`` column have one subtopic per query.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, decode_id, encode_id
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
+    import pyarrow as pa
 
 __all__ = ["SubtopicSide", "SubtopicIndex", "collapse_subtopics"]
 
@@ -36,6 +38,8 @@ def collapse_subtopics(qrels: Qrels, code: np.ndarray, docs: pa.Array, grades: n
     would refuse the repeated doc). A (query, subtopic, doc) judged twice is
     an error.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
     subtopic = qrels.table.column("subtopic").combine_chunks()
     keys = pa.table({"c": code, "d": docs, "s": subtopic})
     order = pc.sort_indices(keys, sort_keys=[("c", "ascending"), ("d", "ascending"), ("s", "ascending")]).to_numpy()
@@ -103,6 +107,8 @@ class SubtopicIndex:
 
     def __init__(self, row_code: np.ndarray, kept_docs: pa.Array, entry_row: np.ndarray,
                  entry_sub: pa.Array | None, entry_grade: np.ndarray):
+        import pyarrow as pa
+        import pyarrow.compute as pc
         nrows = len(row_code)
         # kept rows by query, docno descending: the position of a row in this order is its doc rank
         by_doc = pc.sort_indices(pa.table({"c": row_code, "d": kept_docs}),
@@ -136,6 +142,7 @@ class SubtopicIndex:
         """Weigh the subtopics by ``{query: {subtopic: probability}}``: a subtopic a listed query does not
         name weighs 0, a query not listed weighs its subtopics equally. Without subtopics there is nothing
         to weigh."""
+        import pyarrow as pa
         if self.sub_values is None:
             return
         given = {encode_id(q): {encode_id(s): float(w) for s, w in weights.items()} for q, weights in intents.items()}

@@ -14,7 +14,6 @@ import numpy as np
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Run
 from rankmeter.core.build import query_starts
-from rankmeter.core.groups import take_rows
 
 __all__ = ["evaluate_in_memory", "query_aligned_slices"]
 
@@ -26,12 +25,11 @@ PART_ROWS = 250_000
 
 def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
     """``run`` cut into about ``parts`` slices of whole queries, or None when it is not grouped by query."""
-    starts = query_starts(run.table.column("query"))
-    heads = take_rows(run.table.column("query"), starts)
-    import pyarrow.compute as pc
-    if len(pc.unique(heads)) != len(starts):
+    query = run.ids("query")
+    starts = query_starts(query)
+    if len(query.take(starts).encode()[0]) != len(starts):
         return None
-    n = run.table.num_rows
+    n = len(run)
     wanted = np.arange(1, parts) * n // parts
     cuts = np.unique(np.concatenate(([0], starts[np.searchsorted(starts, wanted)
                                                    .clip(max=len(starts) - 1)], [n])))
@@ -39,7 +37,7 @@ def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         lines = None if run.lines is None else run.lines[lo:hi]
         hashes = None if run.doc_hash is None else run.doc_hash[lo:hi]  # the compiled reader's, kept
-        out.append(Run(run.table.slice(int(lo), int(hi - lo)), run.source, lines, origin=run.origin,
+        out.append(Run(run.data.slice(int(lo), int(hi - lo)), run.source, lines, origin=run.origin,
                        tag=run.tag, ranked=run.ranked, doc_hash=hashes))
     return out
 
@@ -51,8 +49,8 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool 
     run = as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
     threads = evaluator.options.threads or min(2, os.cpu_count() or 1)
     pieces = None
-    if threads > 1 and run.table.num_rows >= PARALLEL_ROWS:
-        pieces = query_aligned_slices(run, max(threads * 2, -(-run.table.num_rows // PART_ROWS)))
+    if threads > 1 and len(run) >= PARALLEL_ROWS:
+        pieces = query_aligned_slices(run, max(threads * 2, -(-len(run) // PART_ROWS)))
     if pieces is None or len(pieces) < 2:
         parts = [evaluator.score(run)]
     else:

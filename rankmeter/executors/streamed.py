@@ -27,8 +27,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import read_run
@@ -36,9 +34,8 @@ from rankmeter.io.arrow_path import first_data_line
 from rankmeter.io.compiled import parse_run
 from rankmeter.io.source import check_text, compression_of, open_stream
 from rankmeter.core.results import Results
-from rankmeter.io.canonical import Run, decode_id
-from rankmeter.core.build import query_starts
-from rankmeter.core.keys import binary_parts, id_hash
+from rankmeter.io.canonical import Columns, Run, decode_id
+from rankmeter.core.ids import Ids
 from rankmeter.executors.progress import Progress
 
 __all__ = ["evaluate_streamed", "STREAM_CHUNK_BYTES"]
@@ -169,7 +166,7 @@ def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
     else:
         count = block.count(b"\n")
         lines = (run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)) + line0
-    return Run(run.table, name, lines, tag=run.tag, ranked=run.ranked, doc_hash=run.doc_hash), count
+    return Run(run.data, name, lines, tag=run.tag, ranked=run.ranked, doc_hash=run.doc_hash), count
 
 
 def _one_line_per_row(block: bytes) -> bool:
@@ -289,7 +286,7 @@ def evaluate_streamed(evaluator, run) -> Results:
             if held is not None:
                 hashes = None if held.doc_hash is None or parsed.doc_hash is None else \
                     np.concatenate([held.doc_hash, parsed.doc_hash])
-                parsed = Run(pa.concat_tables([held.table, parsed.table]), blocks.name,
+                parsed = Run(_joined(held, parsed), blocks.name,
                              np.concatenate([held.lines, parsed.lines]), tag=tag, ranked=ranked, doc_hash=hashes)
             held, ready = _whole_queries(parsed, done_ids, last=False)
             if ready is not None:
@@ -312,34 +309,42 @@ def evaluate_streamed(evaluator, run) -> Results:
     return evaluator.finish(parts, run_name=decode_id(tag) or blocks.name)
 
 
+def _joined(held: Run, parsed: Run):
+    """The rows of ``held`` then ``parsed`` (the held-back query and the next block)."""
+    if isinstance(held.data, Columns) and isinstance(parsed.data, Columns):
+        return Columns({name: Ids.concat([column, parsed.data.columns[name]]) if isinstance(column, Ids)
+                        else np.concatenate([column, parsed.data.columns[name]])
+                        for name, column in held.data.columns.items()})
+    import pyarrow as pa
+    return pa.concat_tables([held.table, parsed.table])
+
+
 def _whole_queries(run: Run, done_ids: "_SeenQueries", *, last: bool):
     """Split off the rows of ``run``'s last query unless ``last``; check grouping.
 
     Returns (rows held back or None, the rows of whole queries or None).
     """
-    query = run.table.column("query")
-    starts = query_starts(query)
+    starts = run.ids("query").starts()
     held = None
     if not last:
         if len(starts) < 2:
             return run, None  # one query so far: it may go on
         cut = int(starts[-1])
         hashes = run.doc_hash
-        held = Run(run.table.slice(cut), run.source, run.lines[cut:], tag=run.tag, ranked=run.ranked,
+        held = Run(run.data.slice(cut, len(run) - cut), run.source, run.lines[cut:], tag=run.tag, ranked=run.ranked,
                    doc_hash=None if hashes is None else hashes[cut:])
-        run = Run(run.table.slice(0, cut), run.source, run.lines[:cut], tag=run.tag, ranked=run.ranked,
+        run = Run(run.data.slice(0, cut), run.source, run.lines[:cut], tag=run.tag, ranked=run.ranked,
                   doc_hash=None if hashes is None else hashes[:cut])
         starts = starts[:-1]
-        query = run.table.column("query")
-    heads = query.take(pa.array(starts)).combine_chunks()
-    if len(pc.unique(heads)) != len(heads):  # a query in two places within this block
-        counts = pc.value_counts(heads)
-        twice = counts.filter(pc.greater(counts.field("counts"), 1)).field("values")[0].as_py()
-        where = np.flatnonzero(pc.equal(heads, twice).to_numpy(zero_copy_only=False))[1]
-        raise _ungrouped(run.source, twice, int(run.line_of(int(starts[where]))))
+    heads = run.ids("query").take(starts)
+    distinct, codes = heads.encode()
+    if len(distinct) != len(heads):  # a query in two places within this block: the first one named
+        twice = int(np.flatnonzero(np.bincount(codes) > 1)[0])
+        where = np.flatnonzero(codes == twice)[1]
+        raise _ungrouped(run.source, distinct[twice], int(run.line_of(int(starts[where]))))
     again = done_ids.repeated(heads)
     if again is not None:
-        raise _ungrouped(run.source, heads[again].as_py(), int(run.line_of(int(starts[again]))))
+        raise _ungrouped(run.source, heads[again], int(run.line_of(int(starts[again]))))
     return held, run
 
 
@@ -353,21 +358,29 @@ class _SeenQueries:
     """
 
     def __init__(self):
-        self.ids: list[pa.Array] = []
+        self.ids: list[Ids] = []
         self.levels: list[np.ndarray] = []
 
-    def repeated(self, heads: pa.Array) -> int | None:
+    def repeated(self, heads: Ids) -> int | None:
         """Index of the first of ``heads`` (distinct ids) seen in an earlier call, else None; then remember them."""
         if len(heads) == 0:
             return None
-        hashes = id_hash(*binary_parts(heads))
+        hashes = heads.hashes()
         hit = np.zeros(len(heads), dtype=bool)
         for level in self.levels:
             at = np.minimum(np.searchsorted(level, hashes), len(level) - 1)
             hit |= level[at] == hashes
         if hit.any():
-            exact = pc.is_in(heads.filter(pa.array(hit)), value_set=pa.concat_arrays(self.ids))
-            confirmed = np.flatnonzero(hit)[exact.to_numpy(zero_copy_only=False)]
+            seen = Ids.concat(self.ids)
+            seen_hashes = seen.hashes()
+            by_hash = np.argsort(seen_hashes, kind="stable")
+            rows = np.flatnonzero(hit)
+            lo = np.searchsorted(seen_hashes[by_hash], hashes[rows], "left")
+            hi = np.searchsorted(seen_hashes[by_hash], hashes[rows], "right")
+            pairs = np.repeat(np.arange(len(rows)), hi - lo)  # every earlier id of the same hash, compared
+            at = by_hash[np.arange(len(pairs)) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo)
+                         + np.repeat(lo, hi - lo)]
+            confirmed = np.unique(rows[pairs[heads.equal_rows(rows[pairs], seen, at)]])
             if len(confirmed):
                 return int(confirmed[0])
         self.ids.append(heads)

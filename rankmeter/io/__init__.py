@@ -97,10 +97,10 @@ def _dataset_qrels(name: str, grades: str) -> Qrels:
 
 def _as_policy(qrels: Qrels, grades: str) -> Qrels:
     """ir_datasets' integer grades as real numbers when ``grades="real"`` asks for them."""
-    import pyarrow as pa
-
     if grades != "real" or qrels.real_grades:
         return qrels
+    import pyarrow as pa
+
     table = qrels.table.set_column(qrels.table.schema.get_field_index("rel"), "rel",
                                    qrels.table.column("rel").cast(pa.float64()))
     return Qrels(table, qrels.source, qrels.lines, origin=qrels.origin)

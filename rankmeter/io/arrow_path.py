@@ -13,9 +13,12 @@ line-by-line path would reject, and never read differently.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
+    import pyarrow as pa
 
 __all__ = ["arrow_columns", "first_data_line", "normalised_layout", "fields_fit", "parse_layout", "FileSpan"]
 
@@ -87,6 +90,7 @@ def fields_fit(kind: str, nfields: int) -> bool:
 
 def _regular_layout(data: bytes, kind: str):
     """(buffer, delimiter, field count, first line number, comment check) of a regular file, or None."""
+    import pyarrow as pa
     start, skipped, first = first_data_line(data)
     if not first or first[:1] in b" \t":
         return None
@@ -111,6 +115,7 @@ def _regular_layout(data: bytes, kind: str):
 
 def normalised_layout(data: bytes, kind: str):
     """The same for a normalised copy of ``data`` (whole-buffer operations only), or None."""
+    import pyarrow as pa
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # splitlines' line ends
     if any(odd in data for odd in (b"\t", b"\x0b", b"\x0c")):
@@ -151,6 +156,7 @@ def normalised_layout(data: bytes, kind: str):
 
 
 def _schema(nfields: int, kind: str) -> tuple[list[str], dict]:
+    import pyarrow as pa
     names = [f"c{i}" for i in range(nfields)]
     types = {name: pa.binary() for name in names}
     if kind == "run" and nfields >= 6:
@@ -184,6 +190,7 @@ def checked_fields(table: "pa.Table | pa.RecordBatch") -> bool:
 
 def _read_buffer(buf: pa.Buffer, options: dict) -> "pa.Table | None":
     """Arrow's parse of a whole laid-out buffer, its fields checked; None when it does not fit."""
+    import pyarrow as pa
     import pyarrow.csv as pacsv
 
     try:
@@ -206,6 +213,7 @@ def parse_layout(buf: "pa.Buffer | FileSpan", delimiter: bytes, nfields: int, fi
     when the layout is right but a value is not (only the slow path can
     name its line).
     """
+    import pyarrow as pa
     names, types = _schema(nfields, kind)
     used = (0, 1) if nfields == 2 else (0, 1, 2, 3) if kind == "qrels" else (0, 1, 2) if nfields == 3 else (0, 2, 4)
     tag = None
@@ -259,6 +267,7 @@ def _starts_with_hash(chunk: pa.Array) -> bool:
 
 def _real_grades(col: pa.Array) -> pa.Array | None:
     """Grades as float64 when every field is a finite decimal number, else None (the slow path names it)."""
+    import pyarrow as pa
     values = np.frombuffer(col.buffers()[2], dtype=np.uint8)
     offsets = np.frombuffer(col.buffers()[1], dtype=np.int32)[col.offset: col.offset + len(col) + 1]
     if not _REAL_GRADE_BYTES[values[offsets[0]: offsets[-1]]].all():
@@ -272,6 +281,7 @@ def _real_grades(col: pa.Array) -> pa.Array | None:
 
 def _fast_grades(col: pa.Array) -> pa.Array | None:
     """Grades as int64 when every field is a plain decimal integer, else None."""
+    import pyarrow as pa
     values = np.frombuffer(col.buffers()[2], dtype=np.uint8)
     offsets = np.frombuffer(col.buffers()[1], dtype=np.int32)[col.offset: col.offset + len(col) + 1]
     values = values[offsets[0]: offsets[-1]]

@@ -3,18 +3,28 @@
 Ids are kept as bytes (Arrow ``binary``), exactly as trec_eval keeps them, so
 ids in any encoding (Latin-1 included) compare bytewise like C ``strcmp``.
 Tables are immutable: readers build them, the engine only reads them.
+
+A table's ``data`` is an Arrow table, or :class:`Columns` (numpy arrays and
+:class:`~rankmeter.core.ids.Ids`) when the compiled TREC reader made it: the
+engine reads those through :meth:`_Table.ids` and :meth:`_Table.numbers`
+without importing pyarrow, and ``.table`` gives the Arrow table (sharing the
+buffers) to whatever asks for one.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute below)
 
+from rankmeter.core.ids import Ids
 from rankmeter.core.options import GRADE_POLICIES, grade_policy  # noqa: F401  (re-exported for the readers)
 
-__all__ = ["Qrels", "Run", "decode_id", "encode_id", "qrels_table", "grade_policy", "GRADE_POLICIES"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["Qrels", "Run", "Columns", "decode_id", "encode_id", "qrels_table", "qrels_columns", "grade_policy", "GRADE_POLICIES"]
 
 
 def encode_id(value: object) -> bytes:
@@ -34,9 +44,41 @@ def decode_id(value: bytes) -> str:
         return value.decode("latin-1")
 
 
+class Columns:
+    """A table's columns without Arrow: :class:`~rankmeter.core.ids.Ids` for ids, numpy arrays for numbers."""
+
+    def __init__(self, columns: dict[str, Any]):
+        self.columns = dict(columns)
+        self.num_rows = len(next(iter(self.columns.values()))) if self.columns else 0
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.columns)
+
+    def slice(self, offset: int, length: int) -> Columns:
+        """Rows ``offset`` up to ``offset + length`` (no copy), as ``pyarrow.Table.slice``."""
+        stop = offset + length
+        return Columns({name: c.slice(offset, stop) if isinstance(c, Ids) else c[offset:stop]
+                        for name, c in self.columns.items()})
+
+    def drop_columns(self, names: list[str]) -> Columns:
+        """The same without the columns ``names``, as ``pyarrow.Table.drop_columns``."""
+        return Columns({name: c for name, c in self.columns.items() if name not in names})
+
+    def to_arrow(self) -> pa.Table:
+        import pyarrow as pa
+
+        def arrow(column):
+            if isinstance(column, Ids):
+                return column.arrow()
+            column = np.ascontiguousarray(column)  # from the buffer: pa.array(ndarray) looks for numpy.ma
+            return pa.Array.from_buffers(pa.from_numpy_dtype(column.dtype), len(column), [None, pa.py_buffer(column)])
+        return pa.table({name: arrow(c) for name, c in self.columns.items()})
+
+
 @dataclass(frozen=True, eq=False)
 class _Table:
-    table: pa.Table
+    data: pa.Table | Columns
     source: str = "<memory>"
     # 1-based line (or row) number of each row, for error messages; None means row i is line i+1.
     lines: np.ndarray | None = field(default=None, repr=False)
@@ -47,7 +89,34 @@ class _Table:
     doc_hash: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return self.table.num_rows
+        return self.data.num_rows
+
+    @cached_property
+    def table(self) -> pa.Table:
+        """The rows as an Arrow table (made once from :class:`Columns`, sharing their buffers)."""
+        return self.data.to_arrow() if isinstance(self.data, Columns) else self.data
+
+    @property
+    def column_names(self) -> list[str]:
+        return self.data.column_names
+
+    @cached_property
+    def _ids(self) -> dict[str, Ids]:
+        return {}
+
+    def ids(self, name: str) -> Ids:
+        """The id column ``name`` (query, doc, subtopic) as :class:`~rankmeter.core.ids.Ids` (made once)."""
+        if name not in self._ids:
+            self._ids[name] = (self.data.columns[name] if isinstance(self.data, Columns)
+                               else Ids.from_arrow(self.data.column(name)))
+        return self._ids[name]
+
+    def numbers(self, name: str) -> np.ndarray:
+        """The numeric column ``name`` (score, rel) as a numpy array."""
+        if isinstance(self.data, Columns):
+            return self.data.columns[name]
+        column = self.data.column(name)
+        return (column.chunk(0) if column.num_chunks == 1 else column).to_numpy()
 
     def line_of(self, row: int) -> int:
         return int(self.lines[row]) if self.lines is not None else row + 1
@@ -67,8 +136,7 @@ class _Table:
     @property
     def queries(self) -> list[str]:
         """The distinct query ids, decoded for display, in bytewise order."""
-        uniq = pa.compute.unique(self.table.column("query")).to_pylist()
-        return [decode_id(q) for q in sorted(uniq)]
+        return [decode_id(q) for q in sorted(self.ids("query").encode()[0].to_pylist())]
 
 
 def qrels_table(query: pa.Array, doc: pa.Array, rel: pa.Array, subtopic: pa.Array | None = None) -> pa.Table:
@@ -78,10 +146,21 @@ def qrels_table(query: pa.Array, doc: pa.Array, rel: pa.Array, subtopic: pa.Arra
     elsewhere (trec_eval), where it holds one value ("0"): one value means one
     subtopic per query, which is what no column means.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     columns = {"query": query, "doc": doc, "rel": rel}
-    if subtopic is not None and len(subtopic) and pa.compute.count_distinct(subtopic).as_py() > 1:
+    if subtopic is not None and len(subtopic) and pc.count_distinct(subtopic).as_py() > 1:
         columns = {"query": query, "subtopic": subtopic, "doc": doc, "rel": rel}
     return pa.table(columns)
+
+
+def qrels_columns(query: Ids, doc: Ids, rel: np.ndarray, subtopic: Ids | None = None) -> Columns:
+    """:func:`qrels_table` without Arrow (the compiled reader's columns)."""
+    columns = {"query": query, "doc": doc, "rel": rel}
+    if subtopic is not None and len(subtopic.starts()) > 1:  # two runs of equal ids: two distinct ones
+        columns = {"query": query, "subtopic": subtopic, "doc": doc, "rel": rel}
+    return Columns(columns)
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,7 +180,10 @@ class Qrels(_Table):
     @property
     def real_grades(self) -> bool:
         """True when the grades are real numbers (read with ``grades="real"``)."""
-        return pa.types.is_floating(self.table.schema.field("rel").type)
+        if isinstance(self.data, Columns):
+            return self.data.columns["rel"].dtype.kind == "f"
+        import pyarrow as pa
+        return pa.types.is_floating(self.data.schema.field("rel").type)
 
 
 @dataclass(frozen=True, eq=False)

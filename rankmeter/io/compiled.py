@@ -21,7 +21,7 @@ try:
 except ImportError:  # no compiler at install time: the pure path reads everything
     _trecparse = None
 
-__all__ = ["available", "parse_run", "parse_qrels", "read_file", "hash_ids", "lookup", "FILE_MIN_BYTES"]
+__all__ = ["available", "parse_run", "parse_qrels", "read_file", "FILE_MIN_BYTES"]
 
 _GRADES = {"integer": 0, "truncate": 1, "real": 2}
 _KINDS = {"run": 0, "qrels": 1}
@@ -77,7 +77,8 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     if len(layouts) != 1:
         return None  # no row at all, or a layout that changes: the pure reader names the problem
     nfields = layouts.pop()
-    import pyarrow as pa
+    from rankmeter.core.ids import Ids
+    from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
     lines, first_line, gapped = [], 1, False  # every piece counts its lines, those without rows too
     for p in parsed:
@@ -89,29 +90,24 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     line_numbers = np.concatenate(lines) if gapped else None
     del lines
     parsed = [list(p) for p in parsed if p[1]]
-    if kind == "qrels" and max(sum(len(p[i]) for p in parsed) for i in (3, 5, 11)) >= 1 << 31:
-        return None  # a column past 2 GiB (32-bit offsets): Arrow's reader makes such columns its own way
+    rows = sum(p[1] for p in parsed)
 
-    def column(first: int, whole: bool = False):
-        """The binary column at ``first`` of every piece: chunked (no copy), or with ``whole`` one array (qrels:
-        the engine keys them whole), joined with numpy while each piece is let go at once, so the peak is
-        the pieces and one column (Arrow's join kept its freed blocks: 10M judgments peaked at 960 MiB)."""
-        if not whole:
-            return pa.chunked_array([pa.Array.from_buffers(pa.binary(), p[1], [None, pa.py_buffer(p[first]),
-                                                                                 pa.py_buffer(p[first + 1])])
-                                     for p in parsed], pa.binary())
-        rows = sum(p[1] for p in parsed)
-        offsets = np.zeros(rows + 1, np.int32)
-        values = np.empty(sum(len(p[first + 1]) for p in parsed), np.uint8)
+    def column(first: int) -> Ids:
+        """The id column at ``first`` of every piece as one :class:`Ids`, joined with numpy while each piece is
+        let go at once, so the peak is the pieces and one column (Arrow's join kept its freed blocks: 10M
+        judgments peaked at 960 MiB); int64 offsets past 2 GiB of bytes."""
+        size = sum(len(p[first + 1]) for p in parsed)
+        offsets = np.zeros(rows + 1, np.int64 if size > np.iinfo(np.int32).max else np.int32)
+        values = np.empty(size, np.uint8)
         row = at = 0
         for p in parsed:
             piece = np.frombuffer(p[first + 1], np.uint8)
             values[at: at + len(piece)] = piece
-            offsets[row + 1: row + 1 + p[1]] = np.frombuffer(p[first], np.int32)[1:] + at
+            offsets[row + 1: row + 1 + p[1]] = np.frombuffer(p[first], np.int32)[1:].astype(offsets.dtype) + at
             row, at = row + p[1], at + len(piece)
             p[first] = p[first + 1] = None
         _trim(rows)
-        return pa.Array.from_buffers(pa.binary(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(values)])
+        return Ids(offsets, values)
 
     def joined(index: int, dtype) -> np.ndarray:
         """The fixed-width column at ``index`` of every piece as one array, each piece let go once copied."""
@@ -123,22 +119,14 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return out
 
     doc_hash = joined(9, np.uint64)
-    number_type = pa.float64() if kind == "run" or grades == "real" else pa.int64()
     if kind == "qrels":
-        from rankmeter.io.canonical import Qrels, qrels_table
-
-        rel = pa.Array.from_buffers(number_type, len(doc_hash), [None, pa.py_buffer(
-            joined(6, np.float64 if grades == "real" else np.int64))])
-        table = qrels_table(column(2, True), column(4, True), rel, column(10, True))
-        return Qrels(table, name, line_numbers, doc_hash=doc_hash)
-    from rankmeter.io.canonical import Run
-
-    # straight from the extension's buffers (pa.array of a numpy array would import pandas to look at it)
-    numbers = pa.chunked_array([pa.Array.from_buffers(number_type, p[1], [None, pa.py_buffer(
-        p[6] if nfields != 2 else bytes(8 * p[1]))]) for p in parsed], number_type)  # a ranked list: no scores
+        rel = joined(6, np.float64 if grades == "real" else np.int64)
+        data = qrels_columns(column(2), column(4), rel, column(10))
+        return Qrels(data, name, line_numbers, doc_hash=doc_hash)
     tags = [p[8] for p in parsed if p[8] is not None]
-    table = pa.table({"query": column(2), "doc": column(4), "score": numbers})
-    return Run(table, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
+    score = joined(6, np.float64) if nfields != 2 else np.zeros(rows, np.float64)  # a ranked list: no scores
+    data = Columns({"query": column(2), "doc": column(4), "score": score})
+    return Run(data, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
 
 
 def _parse_all(pieces: list, kind: str, grades: str) -> list[tuple]:
@@ -246,27 +234,3 @@ def _parse_stream(stream, first: bytes, kind: str, grades: str) -> list:
                     return [None]
         parsed.extend(f.result() for f in futures)
     return parsed
-
-
-def hash_ids(offsets: np.ndarray, values: np.ndarray) -> np.ndarray | None:
-    """:func:`rankmeter.core.keys.id_hash` computed by the extension, or None without it."""
-    if not available():
-        return None
-    return np.frombuffer(_trecparse.hash_ids(np.ascontiguousarray(offsets, np.int64), values), np.uint64)
-
-
-def lookup(index, probes: np.ndarray, out: np.ndarray) -> None:
-    """:meth:`rankmeter.core.keys.HashIndex.lookup` of the uint64 ``probes`` into ``out`` (int64, -1 filled)."""
-    _trecparse.lookup(index.keys, index.order, index.start, index.filter, int(index.shift), int(index.filter_shift),
-                      probes, out)
-
-
-def index_pack(keys: np.ndarray, low: np.ndarray, index_bits: int) -> None:
-    """:class:`rankmeter.core.keys.HashIndex`'s first pass: each key's low bits to ``low``, its row in their place."""
-    _trecparse.index_pack(keys, low, index_bits)
-
-
-def index_finish(packed: np.ndarray, low: np.ndarray, order: np.ndarray, start: np.ndarray, filter: np.ndarray,
-                 index_bits: int, shift: int, filter_shift: int) -> None:
-    """:class:`rankmeter.core.keys.HashIndex`'s passes after its sort: rows, keys, bucket offsets and filter."""
-    _trecparse.index_finish(packed, low, order, start, filter, index_bits, shift, filter_shift)

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import csv
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run
 from rankmeter.io.arrow_path import first_data_line, normalised_layout
 from rankmeter.io.columns import resolve_columns
 from rankmeter.io.frames import qrels_from_table, run_from_table
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
+    import pyarrow as pa
 
 __all__ = ["read_delimited", "split_header", "POSITIONAL"]
 
@@ -85,6 +87,7 @@ def _bad_row_line(body: bytes, style: str, nfields: int, first_line: int) -> tup
 
 
 def _read_csv(buf: pa.Buffer, style: str, names: list[str], types: dict[str, pa.DataType]) -> pa.Table:
+    import pyarrow as pa
     import pyarrow.csv as pacsv
 
     delimiter, quoting = (" ", False) if style == "whitespace" else (_SEPARATOR[style], '"')
@@ -108,6 +111,7 @@ def _parse(body: bytes, style: str, names: list[str], name: str, first_line: int
     Numbers are parsed by Arrow; when one is not a number, the columns are
     read again as bytes so that the first bad value can be named by its line.
     """
+    import pyarrow as pa
     if style == "whitespace":
         layout = normalised_layout(body, "any")
         if layout is None:
@@ -138,6 +142,8 @@ def _parse(body: bytes, style: str, names: list[str], name: str, first_line: int
 
 def _to_number(col: pa.ChunkedArray, column: str, name: str, lines: np.ndarray) -> pa.Array:
     """A binary column of numbers as float64 (spaces around them allowed), or the line of the first non-number."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
     try:
         return pc.utf8_trim_whitespace(col.cast(pa.string())).cast(pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

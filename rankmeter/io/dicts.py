@@ -15,7 +15,6 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import pyarrow as pa
 
 from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run, encode_id, grade_policy, qrels_table
@@ -101,6 +100,7 @@ def qrels_from_dict(data: Mapping, *, grades: str = "integer", truncate_grades: 
     truncate_grades : bool, default False
         The same as ``grades="truncate"``.
     """
+    import pyarrow as pa
     policy = grade_policy(grades, truncate_grades)
     queries, subtopics, docs, rels = [], [], [], []
     seen: dict[bytes, object] = {}
@@ -143,6 +143,7 @@ def _is_ranked_list(results: object) -> bool:
 
 def run_from_dict(data: Mapping, *, tag: str = "") -> Run:
     """``{query: {doc: score}}`` or ``{query: [doc, ...]}`` -> :class:`Run` (the dict is not modified)."""
+    import pyarrow as pa
     queries, docs, scores = [], [], []
     ranked = None
     seen: dict[bytes, object] = {}

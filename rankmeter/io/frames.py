@@ -17,13 +17,16 @@ Lines), whose errors name the file and line instead.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run, encode_id, grade_policy, qrels_table
 from rankmeter.io.columns import resolve_columns
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
+    import pyarrow as pa
 
 __all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "qrels_from_table", "run_from_table"]
 
@@ -34,7 +37,10 @@ Locate = Callable[[int], dict]
 def is_frame(obj: object) -> bool:
     """True for a pandas/polars object or an Arrow table."""
     package = type(obj).__module__.split(".")[0]
-    return isinstance(obj, (pa.Table, pa.RecordBatch)) or package in ("pandas", "polars")
+    if package == "pyarrow":  # an Arrow object: pyarrow is loaded already
+        import pyarrow as pa
+        return isinstance(obj, (pa.Table, pa.RecordBatch))
+    return package in ("pandas", "polars")
 
 
 def _source(frame) -> str:
@@ -42,6 +48,7 @@ def _source(frame) -> str:
 
 
 def _names(frame, source: str):
+    import pyarrow as pa
     if hasattr(frame, "collect") and not hasattr(frame, "to_arrow"):
         frame = frame.collect()  # a polars LazyFrame
     if isinstance(frame, pa.RecordBatch):
@@ -57,6 +64,7 @@ def _names(frame, source: str):
 
 def _select(frame, names: list, wanted: list[str], source: str) -> pa.Table:
     """The named columns of ``frame`` as an Arrow table."""
+    import pyarrow as pa
     label_of = {str(n): n for n in names}
     labels = [label_of[w] for w in dict.fromkeys(wanted)]
     try:
@@ -80,6 +88,7 @@ def _index_hint(frame, names: list) -> str:
 
 
 def _is_text(t: pa.DataType) -> bool:
+    import pyarrow as pa
     return pa.types.is_string(t) or pa.types.is_large_string(t) or \
         getattr(pa.types, "is_string_view", lambda _: False)(t)
 
@@ -90,6 +99,7 @@ def _first_null(col: pa.ChunkedArray) -> int:
 
 def ids(col: pa.ChunkedArray, name: str, source: str, locate: Locate) -> pa.Array:
     """An id column as Arrow binary, refusing missing, empty and NUL-holding ids."""
+    import pyarrow as pa
     if col.null_count:
         raise InputError(f"column {name!r} has {col.null_count} missing value(s); every row needs an id",
                          **locate(_first_null(col)))
@@ -124,6 +134,7 @@ def ids(col: pa.ChunkedArray, name: str, source: str, locate: Locate) -> pa.Arra
 
 def numbers(col: pa.ChunkedArray, name: str, what: str, source: str, locate: Locate) -> np.ndarray:
     """A numeric column as numpy, refusing missing values and non-numbers."""
+    import pyarrow as pa
     if col.null_count:
         raise InputError(f"column {name!r} has {col.null_count} missing value(s) (NaN or None); "
                          f"every row needs {what}", **locate(_first_null(col)))
@@ -145,6 +156,7 @@ def _frame_rows(source: str) -> Locate:
 def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *,
                      grades: str = "integer", origin: str = "frame", lines=None) -> Qrels:
     """Checked :class:`Qrels` from the ``roles`` columns of an Arrow table (``grades``: a grade policy)."""
+    import pyarrow as pa
     if table.num_rows == 0:
         raise InputError("no judgments: the table has no rows", source=source)
     query = ids(table.column(roles["query"]), roles["query"], source, locate)
@@ -181,6 +193,7 @@ def qrels_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, 
 def run_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *, tag: bytes = b"",
                    origin: str = "frame", lines=None) -> Run:
     """Checked :class:`Run` from the ``roles`` columns of an Arrow table."""
+    import pyarrow as pa
     if table.num_rows == 0:
         raise InputError("no results: the table has no rows", source=source)
     query = ids(table.column(roles["query"]), roles["query"], source, locate)

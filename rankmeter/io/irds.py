@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
 
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.canonical import Qrels
@@ -114,6 +113,7 @@ def irds_qrels(name: str) -> Qrels:
     InputError
         Unknown dataset, a dataset without judgments, or a download that failed.
     """
+    import pyarrow as pa
     name = name.removeprefix("irds:")
     source = f"irds:{name}"
     ir_datasets = _import_irds()

@@ -5,7 +5,6 @@ Errors name the row, counting from 0, as for DataFrames.
 """
 from __future__ import annotations
 
-import pyarrow as pa
 
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, Run
@@ -27,6 +26,7 @@ def is_parquet(data: bytes) -> bool:
 def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = None,
                  grades: str = "integer") -> Qrels | Run:
     """Qrels or a run from the bytes of a Parquet file."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     if not is_parquet(data):

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy, qrels_table
@@ -27,6 +27,9 @@ from rankmeter.io.arrow_path import first_data_line as _first_data_line
 from rankmeter.io.compiled import parse_qrels, parse_run
 from rankmeter.io.source import PathOrFile, load_bytes
 from rankmeter.io.source import check_text as _check_text
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
+    import pyarrow as pa
 
 __all__ = ["read_qrels", "read_run", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes", "load_bytes"]
 
@@ -71,6 +74,7 @@ def _hint(what: str, fields: list[bytes]) -> str:
 
 
 def _binary(values: list[bytes]) -> pa.Array:
+    import pyarrow as pa
     return pa.array(values, type=pa.binary())
 
 
@@ -138,6 +142,7 @@ def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrel
     compiled = parse_qrels(data, name, grades)
     if compiled is not None:
         return compiled
+    import pyarrow as pa
     parsed = _arrow_columns(data, "qrels", grades=grades)
     if parsed is not None:
         return qrels_from_columns(*parsed, name)
@@ -188,6 +193,7 @@ def qrels_from_columns(cols: dict, lines, name: str) -> Qrels:
 
 def run_from_columns(cols: dict, lines, name: str) -> Run:
     """The Run of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
+    import pyarrow as pa
     if len(cols) == 2:
         return _ranked(cols[0], cols[1], name, lines)
     if 2 in cols and 4 not in cols:  # query doc score
@@ -211,6 +217,7 @@ def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple
         compiled = parse_run(data, name)
         if compiled is not None:
             return compiled, {}
+    import pyarrow as pa
     parsed = _arrow_columns(data, "run", run_fields=keep)
     if parsed is not None:
         cols, lines = parsed
@@ -255,6 +262,7 @@ def _score(text: bytes, name: str, number: int, field: str) -> float:
 
 def _scored_list(data: bytes, name: str) -> Run:
     """``query doc score`` per line, the line-by-line way."""
+    import pyarrow as pa
     queries, docs, scores, lines = [], [], [], []
     for number, fields in _split_lines(data, name, 3, True, "scored-list"):
         scores.append(_score(fields[2], name, number, f"field 3 of {_LAYOUT['scored-list']}"))
@@ -268,6 +276,7 @@ def _scored_list(data: bytes, name: str) -> Run:
 
 def _ranked(queries: pa.Array, docs: pa.Array, name: str, lines: np.ndarray | None) -> Run:
     """``query doc`` per line; the line order within a query is the ranking."""
+    import pyarrow as pa
     table = pa.table({"query": queries, "doc": docs,
                       "score": pa.array(np.zeros(len(queries)), type=pa.float64())})
     return Run(table, name, lines, tag=b"", ranked=True)

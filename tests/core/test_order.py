@@ -5,9 +5,9 @@ forced here and must give the order of a plain lexicographic sort.
 """
 
 import numpy as np
-import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
+from rankmeter.core.ids import Ids
 from rankmeter.core.order import rank_order
 
 
@@ -50,7 +50,7 @@ def runs(draw):
 @given(runs())
 def test_every_path_gives_the_plain_order(case):
     qcode, score, docs = case
-    order = rank_order(qcode, score, pa.array([d.encode() for d in docs], pa.binary()))
+    order = rank_order(qcode, score, Ids.from_list([d.encode() for d in docs]))
     assert order.tolist() == _reference(qcode.tolist(), score.tolist(), docs)
 
 
@@ -61,7 +61,7 @@ def test_long_grouped_unsorted_blocks_of_many_lengths():
     qcode = np.repeat(rng.permutation(len(sizes)), sizes).astype(np.int64)
     score = rng.integers(0, 50, qcode.size).astype(float)
     docs = [f"d{i:05d}" for i in range(qcode.size)]
-    order = rank_order(qcode, score, pa.array([d.encode() for d in docs], pa.binary()))
+    order = rank_order(qcode, score, Ids.from_list([d.encode() for d in docs]))
     assert order.tolist() == _reference(qcode.tolist(), score.tolist(), docs)
 
 

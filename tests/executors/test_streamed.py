@@ -210,12 +210,11 @@ def test_progress_bar_goes_to_stderr(tmp_path, capsys):
 
 
 def test_seen_queries_finds_a_repeat_after_many_merged_blocks(monkeypatch):
-    import pyarrow as pa
-
+    from rankmeter.core.ids import Ids
     from rankmeter.executors import streamed
 
     def block(numbers):
-        return pa.array([f"q{n}".encode() for n in numbers], pa.binary())
+        return Ids.from_list([f"q{n}".encode() for n in numbers])
 
     seen = streamed._SeenQueries()
     for b in range(40):  # sizes vary, so levels merge at different points
@@ -224,7 +223,7 @@ def test_seen_queries_finds_a_repeat_after_many_merged_blocks(monkeypatch):
     assert seen.repeated(block([99999, 3005, 3001])) == 1      # q3005 came in block 3
     assert seen.repeated(block([])) is None
     # hashes that all collide: only the ids themselves decide
-    monkeypatch.setattr(streamed, "id_hash", lambda offsets, values: np.zeros(len(offsets) - 1, np.uint64))
+    monkeypatch.setattr(Ids, "hashes", lambda self: np.zeros(len(self), np.uint64))
     seen = streamed._SeenQueries()
     assert seen.repeated(block([1, 2])) is None
     assert seen.repeated(block([3, 4])) is None

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.errors import InputError
 from rankmeter.io import compiled, trec
-from rankmeter.core.keys import binary_parts, chunked_id_hash, id_hash
+from rankmeter.core.keys import chunked_id_hash
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "data"
@@ -215,15 +215,6 @@ def test_random_bytes_never_accepted_differently():
         check_qrels(data)
 
 
-def test_hash_ids_is_the_engines_hash():
-    rng = np.random.default_rng(3)
-    ids = [rng.integers(0, 256, rng.integers(0, 90)).astype(np.uint8).tobytes() for _ in range(2000)]
-    import pyarrow as pa
-
-    offsets, values = binary_parts(pa.array(ids, pa.binary()))
-    assert np.array_equal(compiled.hash_ids(offsets, values), id_hash(offsets, values))
-
-
 def test_scores_are_bit_identical_on_both_paths(tmp_path, monkeypatch):
     rng = np.random.default_rng(5)
     qrels = tmp_path / "q.txt"
@@ -253,7 +244,8 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
     source = Path(compiled.__file__).with_name("_trecparse.c")
     target = tmp_path / ("_trecparse" + sysconfig.get_config_var("EXT_SUFFIX"))
     subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    "-fno-omit-frame-pointer", f"-I{sysconfig.get_paths()['include']}", str(source), "-o", str(target)],
+                    "-fno-omit-frame-pointer", f"-I{sysconfig.get_paths()['include']}",
+                    f"-I{source.parent.parent / 'core'}", str(source), "-o", str(target)],
                    check=True)
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -275,16 +267,6 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
         "        m.parse(d, kind, grades); n += 1\n"
         "    for cut in range(0, len(d), 97):\n"
         "        m.parse(d[:cut], 0, 0); m.parse(d[cut:], 1, 2); n += 2\n"
-        # the hash index's passes (HashIndex's sizes), repeated keys included
-        "import math, numpy as np\n"
-        "rng = np.random.default_rng(1)\n"
-        "for size in (1, 2, 5, 1000, 100000):\n"
-        "    keys = rng.integers(0, 2 ** 64, size, dtype=np.uint64, endpoint=False); keys[:size // 3] = keys[-(size // 3) or size:][:size // 3]\n"
-        "    log_n = math.ceil(math.log2(max(size, 2))); bits = max(4, log_n - 1); fbits = min(32, max(10, log_n + 4))\n"
-        "    low = np.empty(size, np.uint32); m.index_pack(keys, low, max(1, log_n)); keys.sort()\n"
-        "    order = np.empty(size, np.int32); start = np.zeros((1 << bits) + 1, np.int32)\n"
-        "    m.index_finish(keys, low, order, start, np.zeros(1 << (fbits - 3), np.uint8), max(1, log_n), 64 - bits, 64 - fbits)\n"
-        "    assert start[-1] == size and sorted(order.tolist()) == list(range(size)); n += 1\n"
         "print(n)\n")
     env = dict(os.environ, LD_PRELOAD=runtime, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
@@ -292,23 +274,6 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) > 4 * len(inputs)
-
-
-def test_compiled_lookup_is_the_numpy_lookup():
-    """HashIndex.lookup through the extension equals its numpy reference (hits, misses, repeated keys,
-    int32 and int64 index arrays)."""
-    from rankmeter.core.keys import HashIndex
-
-    rng = np.random.default_rng(2)
-    for n in (1, 3, 17, 1000, 70_000):
-        keys = rng.integers(0, 2 ** 64, n, dtype=np.uint64, endpoint=False)
-        keys[: n // 10] = keys[n // 10: 2 * (n // 10)]  # some keys twice: the first in bucket order wins
-        probes = np.concatenate([keys[rng.integers(0, n, 3 * n)], rng.integers(0, 2 ** 64, 3 * n, dtype=np.uint64)])
-        index = HashIndex(keys.copy())
-        expected = index.lookup_pure(probes, np.full(len(probes), -1, np.int64))
-        assert np.array_equal(index.lookup(probes), expected)
-        index.order, index.start = index.order.astype(np.int64), index.start.astype(np.int64)
-        assert np.array_equal(index.lookup(probes), expected)
 
 
 @pytest.mark.parametrize("compress", [False, True])
@@ -327,8 +292,11 @@ def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatc
     text = ("\ufeff" + "".join(lines)).encode() + b"q99 Q0 dz 1 0.5 last"
     path = tmp_path / ("run.txt.gz" if compress else "run.txt")
     path.write_bytes(gzip.compress(text) if compress else text)
+    pieces = []
+    parse_stream = compiled._parse_stream
+    monkeypatch.setattr(compiled, "_parse_stream", lambda *a: pieces.extend(parse_stream(*a)) or pieces)
     fast = compiled.read_file(str(path), "run")
-    assert fast is not None and fast.table.column("doc").num_chunks > 5
+    assert fast is not None and len(pieces) > 5  # read in many blocks
     slow = _pure(rankmeter.read_run, str(path))
     _same_table(fast, slow)
     assert (fast.tag, fast.ranked) == (slow.tag, slow.ranked) == (b"last", False)
@@ -384,25 +352,3 @@ def test_a_block_of_comments_only_keeps_the_line_numbers(tmp_path, monkeypatch):
     assert fast is not None
     assert [fast.line_of(i) for i in range(3)] == [1, 6, 7]
     _same_table(fast, _pure(rankmeter.read_run, str(path)))
-
-
-@pytest.mark.parametrize("n", [1, 2, 3, 17, 1000, 70_000, 300_000])
-def test_compiled_index_build_is_the_numpy_build(monkeypatch, n):
-    """HashIndex built through the extension's passes holds the same arrays as its numpy reference (order,
-    keys, bucket offsets, filter), repeated keys and keys sharing their high bits included."""
-    from rankmeter.core import keys as keys_module
-    from rankmeter.core.keys import HashIndex
-
-    rng = np.random.default_rng(n)
-    keys = rng.integers(0, 2 ** 64, n, dtype=np.uint64, endpoint=False)
-    keys[: n // 10] = keys[n // 10: 2 * (n // 10)]
-    if n > 20:
-        keys[5:9] = (keys[5] >> np.uint64(20) << np.uint64(20)) + np.arange(4, dtype=np.uint64)
-    fast = HashIndex(keys.copy())
-    monkeypatch.setattr(keys_module, "_HASH_BLOCK", 4096)  # the reference's blocks, several of them
-    monkeypatch.setenv("RANKMETER_PURE", "1")
-    slow = HashIndex(keys.copy())
-    for name in ("order", "keys", "start", "filter"):
-        a, b = getattr(fast, name), getattr(slow, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
-    assert [x.tolist() for x in fast.repeated()] == [x.tolist() for x in slow.repeated()]
