@@ -215,6 +215,43 @@ static PyObject *argsort(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* place(offsets, wide, values, row, at, piece_offsets, piece_values): a piece of ids (int32 offsets from 0) written
+ * into a column being joined, as ids row, row + 1, ... whose bytes start at values[at]; offsets[row] is already
+ * there (the previous piece's end). One pass, without the GIL: the reader joins its pieces this way. */
+static PyObject *place(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer off, val, poff, pval;
+    int wide;
+    Py_ssize_t row, at;
+    if (!PyArg_ParseTuple(args, "w*pw*nny*y*", &off, &wide, &val, &row, &at, &poff, &pval)) return NULL;
+    Py_ssize_t width = wide ? 8 : 4, k = poff.len / 4 - 1;
+    const int32_t *p = (const int32_t *)poff.buf;
+    int ok = poff.len % 4 == 0 && k >= 0 && row >= 0 && at >= 0 && (row + k + 1) * width <= off.len
+             && p[0] == 0 && (Py_ssize_t)p[k] == pval.len && at + pval.len <= val.len
+             && (wide || at + pval.len <= INT32_MAX);
+    for (Py_ssize_t i = 0; ok && i < k; i++) ok = p[i + 1] >= p[i];
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        if (wide) {
+            int64_t *o = (int64_t *)off.buf + row + 1;
+            for (Py_ssize_t i = 0; i < k; i++) o[i] = (int64_t)p[i + 1] + at;
+        } else {
+            int32_t *o = (int32_t *)off.buf + row + 1;
+            for (Py_ssize_t i = 0; i < k; i++) o[i] = p[i + 1] + (int32_t)at;
+        }
+        if (pval.len) memcpy((char *)val.buf + at, pval.buf, (size_t)pval.len);
+        Py_END_ALLOW_THREADS
+    } else {
+        PyErr_SetString(PyExc_ValueError, "place: the piece does not fit the column");
+    }
+    PyBuffer_Release(&off);
+    PyBuffer_Release(&val);
+    PyBuffer_Release(&poff);
+    PyBuffer_Release(&pval);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* hash_ids(offsets, wide, values) -> bytes of uint64: keys.py id_hash of every id. */
 static PyObject *hash_ids(PyObject *self, PyObject *args) {
     (void)self;
@@ -385,6 +422,8 @@ static PyMethodDef methods[] = {
     {"equal", equal, METH_VARARGS, "equal(a_off, a_wide, a_val, a_rows, b_off, b_wide, b_val, b_rows): 1 where equal."},
     {"starts", starts, METH_VARARGS, "starts(offsets, wide, values): first row of each run of equal ids (int64)."},
     {"argsort", argsort, METH_VARARGS, "argsort(offsets, wide, values): stable ascending byte order (int64)."},
+    {"place", place, METH_VARARGS,
+     "place(offsets, wide, values, row, at, piece_offsets, piece_values): a piece of ids into a column being joined."},
     {"hash_ids", hash_ids, METH_VARARGS, "hash_ids(offsets, wide, values): the engine's 64-bit id hash of each id."},
     {"index_pack", index_pack, METH_VARARGS,
      "index_pack(keys, low, index_bits): HashIndex's keys give their low bits to low (uint32) for their row."},

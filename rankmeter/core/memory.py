@@ -29,10 +29,10 @@ def _malloc_trim():
 
 
 def give_back() -> None:
-    """Return the freed pages of Arrow's pool and of the C heap to the operating system."""
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
+    """Return the freed pages of Arrow's pool (when pyarrow is loaded) and of the C heap to the operating system."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:  # the compiled text path never loads it: nothing of Arrow's to give back then
+        pa.default_memory_pool().release_unused()
     trim = _malloc_trim()
     if trim:
         trim(0)

@@ -78,6 +78,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return None  # no row at all, or a layout that changes: the pure reader names the problem
     nfields = layouts.pop()
     from rankmeter.core.ids import Ids
+    from rankmeter.core.keys import _idops, compiled as kernels_compiled
     from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
     lines, first_line, gapped = [], 1, False  # every piece counts its lines, those without rows too
@@ -93,18 +94,25 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     rows = sum(p[1] for p in parsed)
 
     def column(first: int) -> Ids:
-        """The id column at ``first`` of every piece as one :class:`Ids`, joined with numpy while each piece is
-        let go at once, so the peak is the pieces and one column (Arrow's join kept its freed blocks: 10M
-        judgments peaked at 960 MiB); int64 offsets past 2 GiB of bytes."""
+        """The id column at ``first`` of every piece as one :class:`Ids`, each piece let go once placed, so the
+        peak is the pieces and one column (Arrow's join kept its freed blocks: 10M judgments peaked at
+        960 MiB); int64 offsets past 2 GiB of bytes. The compiled kernels place a piece in one pass; a single
+        piece (a block of the streamed executor) is taken as it is."""
+        if len(parsed) == 1:
+            return Ids(np.frombuffer(parsed[0][first], np.int32), np.frombuffer(parsed[0][first + 1], np.uint8))
         size = sum(len(p[first + 1]) for p in parsed)
-        offsets = np.zeros(rows + 1, np.int64 if size > np.iinfo(np.int32).max else np.int32)
+        wide = size > np.iinfo(np.int32).max
+        offsets = np.zeros(rows + 1, np.int64 if wide else np.int32)
         values = np.empty(size, np.uint8)
         row = at = 0
         for p in parsed:
-            piece = np.frombuffer(p[first + 1], np.uint8)
-            values[at: at + len(piece)] = piece
-            offsets[row + 1: row + 1 + p[1]] = np.frombuffer(p[first], np.int32)[1:].astype(offsets.dtype) + at
-            row, at = row + p[1], at + len(piece)
+            if kernels_compiled():
+                _idops.place(offsets, wide, values, row, at, p[first], p[first + 1])
+            else:
+                piece = np.frombuffer(p[first + 1], np.uint8)
+                values[at: at + len(piece)] = piece
+                offsets[row + 1: row + 1 + p[1]] = np.frombuffer(p[first], np.int32)[1:].astype(offsets.dtype) + at
+            row, at = row + p[1], at + len(p[first + 1])
             p[first] = p[first + 1] = None
         _trim(rows)
         return Ids(offsets, values)
@@ -125,7 +133,13 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return Qrels(data, name, line_numbers, doc_hash=doc_hash)
     tags = [p[8] for p in parsed if p[8] is not None]
     score = joined(6, np.float64) if nfields != 2 else np.zeros(rows, np.float64)  # a ranked list: no scores
-    data = Columns({"query": column(2), "doc": column(4), "score": score})
+    if rows > 1 << 20 and kernels_compiled():  # the two id columns joined at once, on two cores
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(2) as pool:
+            query, doc = pool.map(column, (2, 4))
+    else:
+        query, doc = column(2), column(4)
+    data = Columns({"query": query, "doc": doc, "score": score})
     return Run(data, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
 
 
@@ -138,11 +152,14 @@ def _parse_all(pieces: list, kind: str, grades: str) -> list[tuple]:
         return list(pool.map(lambda piece: _trecparse.parse(piece, code, grade), pieces))
 
 
-def parse_run(data: bytes, name: str):
-    """The :class:`~rankmeter.io.canonical.Run` of TREC run text, or None for the pure reader to read."""
+def parse_run(data: bytes, name: str, *, one_piece: bool = False):
+    """The :class:`~rankmeter.io.canonical.Run` of TREC run text, or None for the pure reader to read.
+
+    ``one_piece``: parse it on this thread as one piece, whose columns become the Run's without a copy (the
+    streamed executor's blocks: the other core scores the previous ones meanwhile)."""
     if not available():
         return None
-    pieces = _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
+    pieces = [data] if one_piece else _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
     return _combine(_parse_all(pieces, "run", "integer"), "run", "integer", name)
 
 

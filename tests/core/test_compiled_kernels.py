@@ -143,6 +143,14 @@ def test_a_sanitizer_build_runs_every_operation(tmp_path):
         "    except ValueError: n_ops += 1\n"
         "try: m.take(np.array([0, 1], np.int32), False, np.zeros(1, np.uint8), np.array([1], np.int64))\n"
         "except IndexError: n_ops += 1\n"
+        # pieces placed into a joined column (the reader's join), and a piece that does not fit
+        "pieces = [np.array([0, 2, 2, 5], np.int32), np.array([0], np.int32), np.array([0, 1], np.int32)]\n"
+        "off = np.zeros(5, np.int32); val = np.zeros(6, np.uint8); row = at = 0\n"
+        "for p in pieces:\n"
+        "    m.place(off, False, val, row, at, p, bytes(range(97, 97 + int(p[-1])))); row += len(p) - 1; at += int(p[-1])\n"
+        "assert off.tolist() == [0, 2, 2, 5, 6] and bytes(val) == b'abcdea'\n"
+        "try: m.place(off, False, val, 3, 5, pieces[0], b'abcde')\n"
+        "except ValueError: n_ops += 1\n"
         # the hash index's passes (HashIndex's sizes), repeated keys included, then probes
         "import math\n"
         "for size in (1, 2, 5, 1000, 100000):\n"
@@ -160,7 +168,7 @@ def test_a_sanitizer_build_runs_every_operation(tmp_path):
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert int(done.stdout) == 6 * 2 * 4 + 4 + 5
+    assert int(done.stdout) == 6 * 2 * 4 + 5 + 5
 
 
 def test_the_compiled_hash_is_the_numpy_hash():

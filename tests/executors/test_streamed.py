@@ -194,11 +194,45 @@ def test_a_file_read_in_blocks_gives_every_byte_once(tmp_path):
     path.write_bytes(data)
     for size in (1, 7, 64, 1000, 1 << 20):
         blocks = _Blocks(path, size)
-        got = list(blocks)
+        got = [block for block, _ in blocks]
         assert blocks.position() == len(data)
         blocks.close()
         assert b"".join(got) == data[3:]
         assert all(b.endswith(b"\n") for b in got[:-1]) and got[-1].endswith(b"end")
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_blocks_end_where_a_query_begins(tmp_path, compress):
+    """Blocks are cut where their last query's lines begin (that query's id comes with the block and its lines
+    start the next one), so no query is joined across blocks; a block that is one query, and indented or
+    commented lines, are not cut there. Every byte comes once, in order, plain or gzipped."""
+    import gzip
+
+    from rankmeter.executors.streamed import _Blocks
+    rng = np.random.default_rng(4)
+    lines = []
+    for q in range(60):
+        lines += [f"q{q}{'  ' if q % 7 == 0 else ' '}Q0 d{d} {d + 1} {-d} t\n".encode() for d in range(int(rng.integers(1, 40)))]
+    lines[100:100] = [b"# a comment\n"]
+    lines[300] = b"   " + lines[300]
+    data = b"".join(lines)
+    path = tmp_path / ("run.txt.gz" if compress else "run.txt")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    for size in (64, 500, 2000, 1 << 20):
+        blocks = _Blocks(path, size)
+        got = list(blocks)
+        blocks.close()
+        assert b"".join(block for block, _ in got) == data
+        cuts = 0
+        for (block, carried), (following, _) in zip(got, got[1:]):
+            if carried is not None:
+                cuts += 1
+                assert following.split(None, 1)[0] == carried  # the next block starts with the carried query
+                assert block.splitlines()[-1].split(None, 1)[0] != carried
+        if size in (500, 2000):  # blocks of several queries: most are cut where a query begins
+            assert cuts >= (len(got) - 1) // 2 > 0
+        elif size == 1 << 20:  # the whole file in one read: a stream learns that it ended on the next read
+            assert len(got) == 1 + cuts and cuts == int(compress)
 
 
 def test_progress_bar_goes_to_stderr(tmp_path, capsys):
