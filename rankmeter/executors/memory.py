@@ -14,6 +14,7 @@ import numpy as np
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Run
 from rankmeter.core.build import query_starts
+from rankmeter.core.segments import distinct_sorted
 
 __all__ = ["evaluate_in_memory", "query_aligned_slices"]
 
@@ -31,7 +32,7 @@ def query_aligned_slices(run: Run, parts: int) -> list[Run] | None:
         return None
     n = len(run)
     wanted = np.arange(1, parts) * n // parts
-    cuts = np.unique(np.concatenate(([0], starts[np.searchsorted(starts, wanted)
+    cuts = distinct_sorted(np.concatenate(([0], starts[np.searchsorted(starts, wanted)
                                                    .clip(max=len(starts) - 1)], [n])))
     out = []
     for lo, hi in zip(cuts[:-1], cuts[1:]):

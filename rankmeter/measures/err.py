@@ -33,6 +33,7 @@ import numpy as np
 from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
 from rankmeter.measures.explaining import fmt_number
 from rankmeter.core.batch import Batch
+from rankmeter.core.segments import distinct_sorted
 
 
 def _grades(rel: np.ndarray, level: int | float, top: int | float) -> np.ndarray:
@@ -65,7 +66,7 @@ def _err(batch: Batch, grades: np.ndarray, top: int, p: float, k: int | None) ->
     rank = batch.rank
     inside = np.ones(len(grades), dtype=bool) if k is None else rank <= k
     reach = np.power(p, rank - 1.0)
-    for level in np.unique(grades[inside & (grades > 0)]).tolist():
+    for level in distinct_sorted(grades[inside & (grades > 0)]).tolist():
         is_level = grades == level
         above = batch.segment_cumsum(is_level) - is_level  # docs of this grade strictly above
         # 1 - R_L, exact even when R_L is within an ulp of 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.core.segments import distinct_sorted
 from rankmeter.errors import MeasureError
 from rankmeter.measures.gains import gains_of as _gains
 
@@ -46,7 +47,7 @@ def seq_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if len(segs) == 0:
         return out
     bucket = np.frexp(counts[segs] - 1)[1]  # bit length of len-1: same bucket => within 2x
-    for b in np.unique(bucket).tolist():
+    for b in distinct_sorted(bucket).tolist():
         chosen = segs[bucket == b]
         lens = counts[chosen]
         rows = np.repeat(np.arange(len(chosen)), lens)

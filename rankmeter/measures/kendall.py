@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.core.segments import distinct_sorted
 from rankmeter.measures.base import Family, level_of, register
 
 
@@ -42,7 +43,7 @@ def _pair_counts(batch, m) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     discordant = np.zeros(batch.nq)
     concordant = np.zeros(batch.nq)
     ties = np.zeros(batch.nq)
-    for g in np.unique(grades[inside]).tolist():
+    for g in distinct_sorted(grades[inside]).tolist():
         is_g = grades == g
         same_upto = batch.segment_cumsum(is_g)
         sel = inside & is_g
