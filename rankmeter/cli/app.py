@@ -166,6 +166,8 @@ def entry() -> None:
     command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
     if command in ("eval", "trec_eval"):
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        from rankmeter.cli.ahead import start
+        start(sys.argv)  # the named files parsed on another core while numpy and rankmeter load
     code = 130
     signal.signal(signal.SIGINT, _on_interrupt)
     try:

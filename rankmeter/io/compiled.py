@@ -152,6 +152,21 @@ def _parse_all(pieces: list, kind: str, grades: str) -> list[tuple]:
         return list(pool.map(lambda piece: _trecparse.parse(piece, code, grade), pieces))
 
 
+def _parsed_ahead(data: bytes, kind: str, grades: str):
+    """The parse of ``data`` the command line made while it imported (:mod:`rankmeter.cli.ahead`), or None:
+    only for the very same bytes, kind and grade policy (it is then what parsing ``data`` as one piece gives)."""
+    ahead = getattr(_trecparse, "ahead", None)
+    if ahead is None or grades != "integer" or len(data) > _PIECE_BYTES:
+        return None
+    thread, done = ahead
+    thread.join()
+    for i, (parsed_data, parsed) in enumerate(done.get(kind, ())):
+        if len(parsed_data) == len(data) and parsed_data == data:
+            del done[kind][i]  # used once: its memory goes with the reader's
+            return parsed
+    return None
+
+
 def parse_run(data: bytes, name: str, *, one_piece: bool = False):
     """The :class:`~rankmeter.io.canonical.Run` of TREC run text, or None for the pure reader to read.
 
@@ -159,6 +174,9 @@ def parse_run(data: bytes, name: str, *, one_piece: bool = False):
     streamed executor's blocks: the other core scores the previous ones meanwhile)."""
     if not available():
         return None
+    ahead = _parsed_ahead(data, "run", "integer")
+    if ahead is not None:
+        return _combine([ahead], "run", "integer", name)
     pieces = [data] if one_piece else _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
     return _combine(_parse_all(pieces, "run", "integer"), "run", "integer", name)
 
@@ -167,6 +185,9 @@ def parse_qrels(data: bytes, name: str, grades: str):
     """The :class:`~rankmeter.io.canonical.Qrels` of TREC qrels text, or None for the pure reader."""
     if not available():
         return None
+    ahead = _parsed_ahead(data, "qrels", grades)
+    if ahead is not None:
+        return _combine([ahead], "qrels", grades, name)
     pieces = _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
     return _combine(_parse_all(pieces, "qrels", grades), "qrels", grades, name)
 
