@@ -208,8 +208,8 @@ def main() -> int:
     rankmeter = [sys.executable, "-c", "import _rankmeter_cli; _rankmeter_cli.main()"]
     te = args.trec_eval
     side_by_side("python start-up alone (floor)", [sys.executable, "-c", "pass"], None, args.repeat)
-    side_by_side("import numpy (the compiled text path's floor)", [sys.executable, "-c", "import numpy"], None,
-                 args.repeat)
+    side_by_side("import numpy (the compiled text path's floor)",  # one OpenBLAS thread, as eval and trec_eval set
+                 ["env", "OPENBLAS_NUM_THREADS=1", sys.executable, "-c", "import numpy"], None, args.repeat)
     side_by_side("numpy + pyarrow imports (the Arrow path's floor)",
                  [sys.executable, "-c", "import numpy, pyarrow, pyarrow.compute, pyarrow.csv"], None, args.repeat)
     side_by_side("import rankmeter", [sys.executable, "-c", "import rankmeter"], None, args.repeat)

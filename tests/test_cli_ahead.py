@@ -27,7 +27,8 @@ def test_which_files_are_parsed_ahead(files):
     qrels, run, other = files
     assert ahead._jobs(["rankmeter", "trec_eval", "-q", "-Z", other, "-m", "map", qrels, run]) == \
         [("qrels", qrels), ("run", run)]
-    assert ahead._jobs(["rankmeter", "eval", qrels, run, run, "-m", "AP"]) == [("qrels", qrels), ("run", run), ("run", run)]
+    assert ahead._jobs(["rankmeter", "eval", qrels, run, run, "-m", "AP"]) == \
+        [("qrels", qrels), ("run", run), ("run", run)]
     assert ahead._jobs(["rankmeter", "compare", qrels, run]) == []
     assert ahead._jobs(["rankmeter", "trec_eval", qrels, "/no/such/file"]) == []
 

@@ -26,7 +26,8 @@ class _NoPyarrow:
 sys.meta_path.insert(0, _NoPyarrow())
 """
 
-_CLI = "import sys; sys.argv = ['rankmeter'] + sys.argv[1:]; from rankmeter.cli.app import entry; entry()"  # the console script
+# the console script's entry
+_CLI = "import sys; sys.argv = ['rankmeter'] + sys.argv[1:]; from rankmeter.cli.app import entry; entry()"
 _API = ("import json, rankmeter, sys; r = rankmeter.evaluate(sys.argv[1], sys.argv[2], ['AP', 'nDCG@10', 'P@5', 'RR']);"
         "print(json.dumps(r.to_dict(per_query=True))); print('pyarrow' in sys.modules)")
 

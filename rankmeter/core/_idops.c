@@ -4,7 +4,7 @@
  * An id column is Arrow's binary layout: offsets (int32, or int64 when `wide`) into a buffer of bytes; id i is
  * values[off[i]:off[i + 1]]. Ids compare as C strcmp compares them (bytewise, a prefix first): trec_eval's
  * order. Every loop runs without the GIL. The numpy/Arrow code in ids.py and keys.py is the reference these
- * equal (tests/core/test_ids.py, tests/io/test_compiled.py).
+ * equal (tests/core/test_compiled_kernels.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -164,8 +164,14 @@ static PyObject *starts(PyObject *self, PyObject *args) {
     int64_t *found = c.n ? PyMem_RawMalloc((size_t)c.n * 8) : NULL;
     if (c.n && !found) { column_close(&c); return PyErr_NoMemory(); }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < c.n; i++)
-        if (i == 0 || compare(&c, i, &c, i - 1)) found[count++] = i;
+    const char *v = (const char *)c.val.buf;
+    int64_t prev_start = 0, prev_len = -1;  /* no id before row 0 */
+    for (Py_ssize_t i = 0; i < c.n; i++) {
+        int64_t start = at(&c, i), len = at(&c, i + 1) - start;
+        if (len != prev_len || (len && memcmp(v + start, v + prev_start, (size_t)len))) found[count++] = i;
+        prev_start = start;
+        prev_len = len;
+    }
     Py_END_ALLOW_THREADS
     PyObject *out = PyBytes_FromStringAndSize((const char *)found, count * 8);
     PyMem_RawFree(found);

@@ -8,7 +8,7 @@ The engine's operations on ids (take, compare rows, find runs of equal ids, sort
 run in the compiled extension ``rankmeter/core/_idops.c`` when it was built, without importing pyarrow: a
 TREC text file read by the compiled reader goes from bytes to scores without it. Without the extension, or
 with ``RANKMETER_PURE=1``, they go through Arrow's compute functions: that path is the reference, and
-``tests/core/test_ids.py`` sweeps both to the same arrays.
+``tests/core/test_compiled_kernels.py`` sweeps both to the same arrays.
 
 >>> ids = Ids.from_list([b"q10", b"q2", b"q10"])
 >>> ids.argsort().tolist(), ids.starts().tolist(), ids.take([2, 1]).to_pylist()

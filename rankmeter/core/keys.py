@@ -23,7 +23,8 @@ try:
 except ImportError:  # no compiler at install time: numpy (and Arrow for ids) do it all
     _idops = None
 
-__all__ = ["compiled", "index_array", "binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash", "order_codes", "HashIndex"]
+__all__ = ["compiled", "index_array", "binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash",
+           "order_codes", "HashIndex"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -24,7 +24,8 @@ from rankmeter.core.options import GRADE_POLICIES, grade_policy  # noqa: F401  (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Qrels", "Run", "Columns", "decode_id", "encode_id", "qrels_table", "qrels_columns", "grade_policy", "GRADE_POLICIES"]
+__all__ = ["Qrels", "Run", "Columns", "decode_id", "encode_id", "qrels_table", "qrels_columns", "grade_policy",
+           "GRADE_POLICIES"]
 
 
 def encode_id(value: object) -> bytes:
