@@ -5,7 +5,9 @@ engine's doc-id hashes, holding no lock while it scans, so the pieces of a big b
 read on every core. It accepts a piece only when every line is one the pure reader
 (:mod:`rankmeter.io.trec`) reads the same way; for anything else the answer is None and the pure
 reader reads the input and names the line of the problem, so both paths give the same tables and
-the same errors (``tests/io/test_compiled.py`` sweeps both).
+the same errors (``tests/io/test_compiled.py`` sweeps both). Its tables hold numpy columns and
+:class:`~rankmeter.core.ids.Ids` (:class:`~rankmeter.io.canonical.Columns`), so a TREC file goes from bytes
+to scores without importing pyarrow.
 
 The extension is optional: ``pip install`` builds it when a C compiler is there; without it, or with
 the environment variable ``RANKMETER_PURE=1``, every file takes the pure path.
