@@ -8,10 +8,6 @@ all. ``.ci/run`` builds the extension: a missing one fails here rather than skip
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +18,7 @@ from hypothesis import strategies as st
 from rankmeter.core import keys as keys_module
 from rankmeter.core.ids import Ids
 from rankmeter.core.keys import HashIndex
+from sanitized import run_sanitized
 
 # short alphabets so that equal ids, shared prefixes and empty ids are common; 0xff sorts after ASCII
 _ID = st.binary(max_size=3).map(lambda b: bytes(c % 4 + 97 for c in b)) | st.sampled_from(
@@ -116,17 +113,9 @@ def test_a_sanitizer_build_runs_every_operation(tmp_path):
     """rankmeter/core/_idops.c built with AddressSanitizer and UndefinedBehaviorSanitizer runs every operation
     on random columns (empty ids, long ids, int32 and int64 offsets, a column sliced from inside another) and
     on bad offsets and rows, in a child process: any overflow or undefined behaviour aborts it."""
-    runtime = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    assert os.path.isabs(runtime), "gcc's libasan is needed for the sanitizer build"
-    source = Path(keys_module.__file__).with_name("_idops.c")
-    target = tmp_path / ("_idops" + sysconfig.get_config_var("EXT_SUFFIX"))
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    "-fno-omit-frame-pointer", f"-I{sysconfig.get_paths()['include']}", str(source), "-o", str(target)],
-                   check=True)
     script = (
-        "import importlib.util, numpy as np\n"
-        f"spec = importlib.util.spec_from_file_location('_idops', {str(target)!r})\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "import numpy as np\n"
+        "m = module\n"
         "rng = np.random.default_rng(5); n_ops = 0\n"
         "for size in (0, 1, 2, 7, 100, 5000):\n"
         "    lengths = rng.integers(0, 12, size); lengths[::7] = 0\n"
@@ -164,9 +153,7 @@ def test_a_sanitizer_build_runs_every_operation(tmp_path):
         "    out = np.full(len(probes), -1, np.int64); m.lookup(keys, order, start, filt, 64 - bits, 64 - fbits, probes, out)\n"
         "    assert (out[:size] >= 0).all(); n_ops += 1\n"
         "print(n_ops)\n")
-    env = dict(os.environ, LD_PRELOAD=runtime, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
-               UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    done = run_sanitized(Path(keys_module.__file__).with_name("_idops.c"), tmp_path, script)
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) == 6 * 2 * 4 + 5 + 5
 

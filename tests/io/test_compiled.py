@@ -14,7 +14,6 @@ import os
 import random
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ import rankmeter
 from rankmeter.errors import InputError
 from rankmeter.io import compiled, trec
 from rankmeter.core.keys import chunked_id_hash
+from sanitized import run_sanitized
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "data"
@@ -239,14 +239,6 @@ def test_pure_when_asked(monkeypatch):
 def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
     """The extension built with AddressSanitizer and UndefinedBehaviorSanitizer reads every input above,
     hostile ones included, in a child process: any overflow or undefined behaviour aborts it."""
-    runtime = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    assert os.path.isabs(runtime), "gcc's libasan is needed for the sanitizer build"
-    source = Path(compiled.__file__).with_name("_trecparse.c")
-    target = tmp_path / ("_trecparse" + sysconfig.get_config_var("EXT_SUFFIX"))
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    "-fno-omit-frame-pointer", f"-I{sysconfig.get_paths()['include']}",
-                    f"-I{source.parent.parent / 'core'}", str(source), "-o", str(target)],
-                   check=True)
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     inputs = list(_texts().values()) + list(CASES.values()) + list(QRELS_CASES.values())
@@ -257,10 +249,8 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
     for i, data in enumerate(inputs):
         (corpus / f"{i}.txt").write_bytes(data)
     script = (
-        "import sys, pathlib, importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('_trecparse', {str(target)!r})\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-        "n = 0\n"
+        "import sys, pathlib\n"
+        "m, n = module, 0\n"
         "for p in sorted(pathlib.Path(sys.argv[1]).iterdir()):\n"
         "    d = p.read_bytes()\n"
         "    for kind, grades in ((0, 0), (1, 0), (1, 1), (1, 2)):\n"
@@ -268,10 +258,7 @@ def test_a_sanitizer_build_reads_the_fuzz_corpus(tmp_path):
         "    for cut in range(0, len(d), 97):\n"
         "        m.parse(d[:cut], 0, 0); m.parse(d[cut:], 1, 2); n += 2\n"
         "print(n)\n")
-    env = dict(os.environ, LD_PRELOAD=runtime, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
-               UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
-    done = subprocess.run([sys.executable, "-c", script, str(corpus)], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = run_sanitized(Path(compiled.__file__).with_name("_trecparse.c"), tmp_path, script, str(corpus))
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) > 4 * len(inputs)
 
