@@ -71,6 +71,18 @@ def test_the_api_on_text_files_never_imports_pyarrow():
     assert out == reference.stdout.splitlines()[0]
 
 
+def test_ids_with_a_prefix_are_put_in_natural_order_without_pyarrow(tmp_path):
+    """Per-query tables list queries in natural order (q2 before q10): whole-array operations, no Arrow."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {d % 2}\n" for q in (10, 2, 1, 33) for d in range(3)))
+    run.write_text("".join(f"q{q} Q0 d{d} {d + 1} {3 - d} r\n" for q in (1, 33, 10, 2) for d in range(3)))
+    args = ["eval", str(qrels), str(run), "-m", "AP", "-q"]
+    without = _child(_CLI, args, blocked=True)
+    assert without.returncode == 0, without.stderr
+    assert [line.split()[1] for line in without.stdout.splitlines()[1:]] == ["q1", "q2", "q10", "q33", "all"]
+    assert without.stdout == _child(_CLI, args, blocked=False).stdout
+
+
 def test_a_user_error_reads_the_same_without_pyarrow(tmp_path):
     """A doc listed twice: the same one-line error naming both lines, exit 2, on the pyarrow-free path."""
     run = tmp_path / "dup.run"

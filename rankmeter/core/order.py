@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from rankmeter.core.ids import Ids
-from rankmeter.core.keys import binary_parts, id_words, order_codes
+from rankmeter.core.keys import id_words, order_codes
 from rankmeter.core.segments import distinct_sorted
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
@@ -37,8 +37,9 @@ def natural_order(ids) -> np.ndarray:
     """Permutation putting query ids (bytes or str) in natural order (:func:`natural_key`): the one order of
     every per-query table rankmeter prints or returns.
 
-    Ids made of ASCII digits only (TREC topics, MS MARCO) are ordered with whole-array operations: by
-    value, then by the id (leading zeros); any other id set goes through :func:`natural_key`.
+    Ids made of an ASCII prefix and at most 18 digits (``301``, ``q1``, ``topic-12``: TREC topics, MS MARCO, nearly
+    every id set) are ordered with whole-array operations (no pyarrow); any other id set goes through
+    :func:`natural_key`.
 
     >>> natural_order([b"10", b"9", b"010", b"100"]).tolist()
     [1, 2, 0, 3]
@@ -53,19 +54,7 @@ def natural_order(ids) -> np.ndarray:
         column = Ids.from_list(ids)
     if not len(column):
         return np.zeros(0, np.int64)
-    offsets = column.offsets.astype(np.int64) - int(column.offsets[0])
-    values = column.values[int(column.offsets[0]): int(column.offsets[-1])]
-    lengths = np.diff(offsets)
-    if lengths.min() >= 1 and lengths.max() <= 18 and ((values >= 48) & (values <= 57)).all():
-        # ASCII digits only: by value, then bytewise (leading zeros); the value read one digit place at a time
-        number = np.zeros(len(column), np.int64)
-        for place in range(int(lengths.max())):
-            more = lengths > place
-            number[more] = number[more] * 10 + (values[offsets[:-1][more] + place] - 48)
-        by_id = np.empty(len(column), np.int64)
-        by_id[column.argsort()] = np.arange(len(column))
-        return np.lexsort((by_id, number))
-    fast = _prefix_number_order(column.arrow())
+    fast = _prefix_number_order(column)
     if fast is not None:
         return fast
     from rankmeter.io.canonical import decode_id
@@ -73,32 +62,39 @@ def natural_order(ids) -> np.ndarray:
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
 
-def _prefix_number_order(column) -> np.ndarray | None:
+def _prefix_number_order(column: Ids) -> np.ndarray | None:
     """:func:`natural_order` with whole-array operations when every id is ASCII letters or signs followed by at
-    most 18 digits (``q1``, ``topic-12``, ``user_77``: nearly every id set), else None. For such an id
+    most 18 digits (``301``, ``q1``, ``topic-12``, ``user_77``: nearly every id set), else None. For such an id
     :func:`natural_key` compares (prefix present, prefix, number or -1 without digits, the id): ids without a
     prefix first, then by prefix, by number (no digits first: a shorter key), then bytewise."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if column.type != pa.binary():
-        column = column.cast(pa.binary())
-    offsets, values = binary_parts(column)
+    offsets = column.offsets.astype(np.int64) - int(column.offsets[0])
+    values = column.values[int(column.offsets[0]): int(column.offsets[-1])]
+    n, lengths = len(column), np.diff(offsets)
     if len(values) and int(values.max()) >= 128:
         return None  # beyond ASCII, str.isdigit and the decoding decide: natural_key does
-    parts = pc.extract_regex(column.cast(pa.string()), r"^(?P<prefix>[^0-9]*)(?P<number>[0-9]{0,18})$")
-    if parts.null_count:
-        return None  # digits inside, or a longer number
-    prefix, number = parts.field("prefix"), parts.field("number")
-    number = pc.if_else(pc.equal(pc.utf8_length(number), 0), "-1", number).cast(pa.int64()).to_numpy()
-    by_id = np.empty(len(column), np.int64)
-    by_id[pc.sort_indices(column).to_numpy()] = np.arange(len(column))
-    has_prefix = pc.greater(pc.utf8_length(prefix), 0).to_numpy(zero_copy_only=False)
-    distinct = pc.unique(prefix)  # equal prefixes share a rank, so that the number decides among them
+    digit = (values >= 48) & (values <= 57)
+    counted = np.concatenate(([0], np.cumsum(digit, dtype=np.int64)))
+    digits = counted[offsets[1:]] - counted[offsets[:-1]]  # per id
+    if int(digits.max(initial=0)) > 18:
+        return None  # a number past int64's exact digits
+    prefix = lengths - digits
+    # the digits must end the id: byte p of an id is a digit exactly when p >= its prefix length
+    position = np.arange(len(values)) - np.repeat(offsets[:-1], lengths)
+    if not np.array_equal(digit, position >= np.repeat(prefix, lengths)):
+        return None  # digits inside the id
+    number = np.where(digits > 0, 0, -1).astype(np.int64)
+    first_digit = offsets[:-1] + prefix
+    for place in range(int(digits.max(initial=0))):
+        more = digits > place
+        number[more] = number[more] * 10 + (values[first_digit[more] + place] - 48)
+    by_id = np.empty(n, np.int64)
+    by_id[column.argsort()] = np.arange(n)
+    # equal prefixes share a rank, so that the number decides among them
+    prefix_ids = Ids(np.concatenate(([0], np.cumsum(prefix))), values[~digit])
+    distinct, code = prefix_ids.encode()
     prefix_rank = np.empty(len(distinct), np.int64)
-    prefix_rank[pc.sort_indices(distinct).to_numpy()] = np.arange(len(distinct))
-    by_prefix = prefix_rank[pc.index_in(prefix, distinct).to_numpy()]
-    return np.lexsort((by_id, number, by_prefix, has_prefix))
+    prefix_rank[distinct.argsort()] = np.arange(len(distinct))
+    return np.lexsort((by_id, number, prefix_rank[code], prefix > 0))
 
 
 def _doc_ranks(docs: Ids, rows: np.ndarray) -> np.ndarray:
