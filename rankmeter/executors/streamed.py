@@ -1,9 +1,10 @@
 """The streamed executor: a run file too big for memory, scored a block of whole queries at a time.
 
 :func:`evaluate_streamed` reads the run file in blocks of about
-``chunk_bytes`` (gzip is read as a stream), parses each block as the TREC
-reader does, holds back the rows of the block's last query (it may go on in
-the next block) and hands the rest to :meth:`Evaluator.score
+``chunk_bytes`` (gzip is read as a stream; :mod:`.blocks` ends each block
+where its last query's lines begin), parses each block as the TREC reader
+does, holds back the rows of a last query that may go on in the next block
+and hands the rest to :meth:`Evaluator.score
 <rankmeter.core.Evaluator.score>` on a pool of threads (Arrow's parser and
 numpy release the GIL, so both cores work); :meth:`~rankmeter.core.Evaluator.finish`
 puts the parts together in query order, so the result is the one the whole
@@ -24,7 +25,6 @@ import os
 import stat
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import BinaryIO
 
 import numpy as np
 
@@ -32,10 +32,11 @@ from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import read_run
 from rankmeter.io.arrow_path import first_data_line
 from rankmeter.io.compiled import parse_run
-from rankmeter.io.source import check_text, compression_of, open_stream
+from rankmeter.io.source import check_text, compression_of
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Columns, Run, decode_id
 from rankmeter.core.ids import Ids
+from rankmeter.executors.blocks import Blocks
 from rankmeter.executors.progress import Progress
 
 __all__ = ["evaluate_streamed", "STREAM_CHUNK_BYTES"]
@@ -44,140 +45,6 @@ __all__ = ["evaluate_streamed", "STREAM_CHUNK_BYTES"]
 #: 927 MiB peak, 8 MiB 4.7 s / 984 MiB, 32 MiB 5.6 s / 1234 MiB: small blocks stay in the CPU caches
 #: and fewer rows are in flight; below ~4 MiB the per-block costs win
 STREAM_CHUNK_BYTES = 8 << 20
-
-
-
-def _query_cut(data: bytes, end: int) -> tuple[int, bytes | None]:
-    """Where the lines of the last query of ``data[:end]`` (whole lines) begin, and its id: the block is cut
-    there and those lines go to the next block, so that no query's rows need joining across blocks. ``(end,
-    None)`` when the bytes cannot tell (a comment or indented last line, the whole block one query); the
-    caller checks the parsed block against the id in any case. Only the block's end is searched, in windows
-    that double (a query's lines stand together)."""
-    start = data.rfind(b"\n", 0, end - 1) + 1
-    fields = data[start:end].split(None, 1)
-    if start == 0 or not fields or data[start:start + 1].isspace() or fields[0].startswith(b"#"):
-        return end, None
-    query = fields[0]
-    heads = [b"\n" + query + b" ", b"\n" + query + b"\t"]
-    at, window = start, 1 << 16
-    while at > 0:
-        low = max(0, at - window)
-        found = [hit for hit in (data.find(head, low, at) for head in heads) if hit >= 0]
-        if not found:
-            break  # no line of this query in the window: ``at`` is its first line
-        at, window = min(found) + 1, 2 * window
-        if low == 0:
-            break
-    if at == 0 or data.startswith(query + b" ") or data.startswith(query + b"\t"):
-        return end, None  # the block is one query: read on as before
-    before = data[data.rfind(b"\n", 0, at - 1) + 1: at].split(None, 1)
-    if before and before[0] == query:
-        return end, None  # the line before is the same query, written another way (indented): no cut
-    return at, query
-
-
-class _Blocks:
-    """Whole lines of a (possibly gzipped) file, about ``size`` bytes at a time, with progress.
-
-    A plain file is read with ``os.pread`` at the offset after the last whole line: one copy from the
-    page cache per block. A stream (gzip, stdin, a file object) goes through the readers' own opening
-    and carries the cut line over; on a 350 MB file the buffered stream and the carried copies took
-    0.55 s against 0.15 s. Each block ends where its last query's lines begin (:func:`_query_cut`) and
-    comes with that query's id, so the executor scores it whole, without joining its rows to the next.
-    """
-
-    def __init__(self, source: str | os.PathLike | BinaryIO, size: int):
-        self.size = size
-        self.at = 0
-        self.stream = None
-        self.file = _plain_file(source)  # a regular, uncompressed file: read with os.pread
-        if self.file is not None:
-            self.name = os.fsdecode(source)
-            self.total = os.fstat(self.file.fileno()).st_size  # bytes to read, for the progress bar
-        else:
-            # the readers' own opening: "-", file objects, pipes; gzip, bzip2, xz, zstd by magic bytes;
-            # a missing file or a broken archive is a one-line InputError wherever it is met
-            self.stream, self.name = open_stream(source)
-            self.total = None
-
-    def position(self) -> int:
-        return self.at if self.file is not None else 0
-
-    def close(self) -> None:
-        for handle in (self.file, self.stream):
-            if handle is not None:
-                handle.close()
-
-    def __iter__(self):
-        return self._from_file() if self.file is not None else self._from_stream()
-
-    def _from_file(self):
-        want = self.size
-        fd = self.file.fileno()
-        try:
-            while True:
-                data = os.pread(fd, want, self.at)
-                if self.at == 0 and data[:3] == b"\xef\xbb\xbf":
-                    self.at, data = 3, data[3:]
-                if not data:
-                    return
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # no line end in the block: the file's last line, or a line longer than it
-                    if self.at + len(data) >= os.fstat(fd).st_size:
-                        self.at += len(data)
-                        yield data, None
-                        return
-                    want *= 2
-                    continue
-                if self.at + len(data) < os.fstat(fd).st_size or cut < len(data):
-                    cut, carried = _query_cut(data, cut)  # the last query's lines: read again with the next block
-                else:
-                    carried = None  # the end of the file
-                self.at += cut
-                want = self.size
-                yield (data if cut == len(data) else data[:cut]), carried
-        except OSError as exc:
-            raise InputError(f"cannot be read ({exc})", source=self.name) from None
-
-    def _from_stream(self):
-        rest = b""
-        first = True
-        while True:
-            data = self.stream.read(self.size)
-            if first and data[:3] == b"\xef\xbb\xbf":
-                data = data[3:]
-            first = False
-            if not data:
-                if rest:
-                    yield rest, None
-                return
-            data = rest + data
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # no line end yet: read on
-                rest = data
-                continue
-            cut, carried = _query_cut(data, cut)
-            rest = data[cut:]
-            yield data[:cut], carried
-
-
-def _plain_file(source):
-    """The path ``source`` opened when it names a regular file that is not compressed, else None
-    (a pipe is never read ahead of its reader; opening problems are named by :func:`open_stream`)."""
-    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
-        return None
-    try:
-        from rankmeter.io.inputs import open_input
-        file = open_input(source, "rb", buffering=0)  # recorded: no output may be written over it
-    except (OSError, ValueError):
-        return None
-    try:
-        if stat.S_ISREG(os.fstat(file.fileno()).st_mode) and compression_of(os.pread(file.fileno(), 8, 0)) is None:
-            return file
-    except OSError:
-        pass
-    file.close()
-    return None
 
 
 def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
@@ -288,7 +155,7 @@ def evaluate_streamed(evaluator, run) -> Results:
         raise InputError("the streamed executor reads a run file: pass its path (or executor='memory' for "
                          f"a {type(run).__name__})")
     threads = options.threads or min(2, os.cpu_count() or 1)
-    blocks = _Blocks(run, options.chunk_bytes or STREAM_CHUNK_BYTES)
+    blocks = Blocks(run, options.chunk_bytes or STREAM_CHUNK_BYTES)
     bar = Progress(blocks.total, os.path.basename(blocks.name), enabled=options.progress, bytes_=True,
                    transient=False, count_label="queries")
     done_ids = _SeenQueries()       # query ids met so far

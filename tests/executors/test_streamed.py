@@ -186,14 +186,14 @@ def test_error_lines_whatever_the_blocks_and_layout(layout, chunk, tmp_path):
 
 
 def test_a_file_read_in_blocks_gives_every_byte_once(tmp_path):
-    from rankmeter.executors.streamed import _Blocks
+    from rankmeter.executors.blocks import Blocks
     rng = np.random.default_rng(3)
     lines = [b"x" * int(n) + b"\n" for n in rng.integers(0, 300, size=2000)]
     data = b"\xef\xbb\xbf" + b"".join(lines) + b"last line without its end"
     path = tmp_path / "f.txt"
     path.write_bytes(data)
     for size in (1, 7, 64, 1000, 1 << 20):
-        blocks = _Blocks(path, size)
+        blocks = Blocks(path, size)
         got = [block for block, _ in blocks]
         assert blocks.position() == len(data)
         blocks.close()
@@ -208,7 +208,7 @@ def test_blocks_end_where_a_query_begins(tmp_path, compress):
     commented lines, are not cut there. Every byte comes once, in order, plain or gzipped."""
     import gzip
 
-    from rankmeter.executors.streamed import _Blocks
+    from rankmeter.executors.blocks import Blocks
     rng = np.random.default_rng(4)
     lines = []
     for q in range(60):
@@ -219,7 +219,7 @@ def test_blocks_end_where_a_query_begins(tmp_path, compress):
     path = tmp_path / ("run.txt.gz" if compress else "run.txt")
     path.write_bytes(gzip.compress(data) if compress else data)
     for size in (64, 500, 2000, 1 << 20):
-        blocks = _Blocks(path, size)
+        blocks = Blocks(path, size)
         got = list(blocks)
         blocks.close()
         assert b"".join(block for block, _ in got) == data
