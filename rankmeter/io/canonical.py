@@ -117,7 +117,7 @@ class _Table:
         if isinstance(self.data, Columns):
             return self.data.columns[name]
         column = self.data.column(name)
-        return (column.chunk(0) if column.num_chunks == 1 else column).to_numpy()
+        return column.chunk(0).to_numpy(zero_copy_only=False) if column.num_chunks == 1 else column.to_numpy()
 
     def line_of(self, row: int) -> int:
         return int(self.lines[row]) if self.lines is not None else row + 1
