@@ -22,7 +22,8 @@ from rankmeter.core.keys import pair_hash, query_mix
 from rankmeter.core.groups import local_queries, query_starts
 from rankmeter.core.order import rank_order
 
-__all__ = ["build_batch", "check_unique", "empty_batch", "PartInfo", "query_starts", "ranked_rows", "tie_groups"]
+__all__ = ["build_batch", "byte_ordered_queries", "check_unique", "empty_batch", "PartInfo", "query_starts",
+           "ranked_rows", "tie_groups"]
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,19 @@ def _run_codes(judgments: Judgments, run: Run) -> tuple[np.ndarray, Ids, np.ndar
     return code[local], names.take(unjudged), query_mix(code)[local]
 
 
-def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
-    """Row permutation putting ``run`` in rank order (queries in byte order), without any qrels."""
+def byte_ordered_queries(run: Run) -> tuple[Ids, np.ndarray]:
+    """The distinct query ids of ``run`` in byte order, and each row's number among them (int64)."""
     names, local = local_queries(run.ids("query"))
     order = names.argsort()
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
+    return names.take(order), rank[local]
+
+
+def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
+    """Row permutation putting ``run`` in rank order (queries in byte order), without any qrels."""
     score = None if ties == "input" or run.ranked else run.numbers("score")
-    return rank_order(rank[local], score, run.ids("doc"))
+    return rank_order(byte_ordered_queries(run)[1], score, run.ids("doc"))
 
 
 def doc_hashes(run: Run, docs: Ids) -> np.ndarray:

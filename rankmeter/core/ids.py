@@ -56,14 +56,13 @@ class Ids:
     @classmethod
     def concat(cls, parts: list[Ids]) -> Ids:
         """The ids of ``parts``, one after the other."""
-        sizes = [int(p.offsets[-1] - p.offsets[0]) for p in parts]
-        wide = sum(sizes) > np.iinfo(np.int32).max
+        pieces = [p.rebased() for p in parts]
         offsets, at = [np.zeros(1, np.int64)], 0
-        for p, size in zip(parts, sizes):
-            offsets.append(p.offsets[1:].astype(np.int64) - int(p.offsets[0]) + at)
-            at += size
-        values = np.concatenate([p.values[int(p.offsets[0]): int(p.offsets[-1])] for p in parts]) if parts \
-            else np.zeros(0, np.uint8)
+        for piece_offsets, piece_values in pieces:
+            offsets.append(piece_offsets[1:] + at)
+            at += len(piece_values)
+        wide = at > np.iinfo(np.int32).max
+        values = np.concatenate([v for _, v in pieces]) if pieces else np.zeros(0, np.uint8)
         joined = np.concatenate(offsets)
         return cls(joined if wide else joined.astype(np.int32), values)
 
@@ -108,6 +107,11 @@ class Ids:
     @property
     def _wide(self) -> bool:
         return self.offsets.dtype == np.int64
+
+    def rebased(self) -> tuple[np.ndarray, np.ndarray]:
+        """Offsets from 0 (int64) and just the bytes they index: the layout of whole-array passes over the ids."""
+        first, last = int(self.offsets[0]), int(self.offsets[-1])
+        return self.offsets.astype(np.int64) - first, self.values[first:last]
 
     def to_pylist(self) -> list[bytes]:
         if not len(self):

@@ -67,8 +67,7 @@ def _prefix_number_order(column: Ids) -> np.ndarray | None:
     most 18 digits (``301``, ``q1``, ``topic-12``, ``user_77``: nearly every id set), else None. For such an id
     :func:`natural_key` compares (prefix present, prefix, number or -1 without digits, the id): ids without a
     prefix first, then by prefix, by number (no digits first: a shorter key), then bytewise."""
-    offsets = column.offsets.astype(np.int64) - int(column.offsets[0])
-    values = column.values[int(column.offsets[0]): int(column.offsets[-1])]
+    offsets, values = column.rebased()
     n, lengths = len(column), np.diff(offsets)
     if len(values) and int(values.max()) >= 128:
         return None  # beyond ASCII, str.isdigit and the decoding decide: natural_key does
@@ -99,8 +98,7 @@ def _prefix_number_order(column: Ids) -> np.ndarray | None:
 
 def _doc_ranks(docs: Ids, rows: np.ndarray) -> np.ndarray:
     """Rank of each of ``rows``' doc ids in descending bytewise order (words built for these rows only)."""
-    taken = docs.take(rows)
-    offsets, values = taken.offsets.astype(np.int64) - int(taken.offsets[0]), taken.values
+    offsets, values = docs.take(rows).rebased()
     nwords = max(int(np.diff(offsets).max(initial=0)) + 7, 8) // 8
     return order_codes(id_words(offsets, values, nwords), descending=True)
 

@@ -116,26 +116,20 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     naming both lines), as evaluation refuses it; ``duplicates="keep"`` ranks every row (what a run check
     reporting the duplicates looks at).
     """
-    from rankmeter.core.groups import local_queries
+    from rankmeter.core.build import byte_ordered_queries, check_unique
     from rankmeter.core.order import rank_order
+    from rankmeter.core.segments import segment_offsets
     from rankmeter.io import as_run
 
-    from rankmeter.core.build import check_unique
     run = as_run(run, columns=columns, format=input_format)
     if duplicates != "keep":
         check_unique(run)  # a doc listed twice for a query is refused, as scoring the run would refuse it
-    names, local = local_queries(run.ids("query"))
-    by_name = names.argsort()
-    code = np.empty(len(by_name), np.int64)
-    code[by_name] = np.arange(len(by_name))
-    code = code[local]
+    names, code = byte_ordered_queries(run)
     docs = run.ids("doc")
     score = None if run.ranked else run.numbers("score")
     order = rank_order(code, None if ties == "input" else score, docs)
-    per_code = np.bincount(code, minlength=len(by_name))
-    offsets = np.concatenate(([0], np.cumsum(per_code))).astype(np.int64)
-    block_names = names.take(by_name).arrow()
-    return rows_table(block_names, docs.take(order).arrow(), offsets,
+    offsets = segment_offsets(np.bincount(code, minlength=len(names)))
+    return rows_table(names.arrow(), docs.take(order).arrow(), offsets,
                       None if score is None else score[order], as_bytes=as_bytes)
 
 

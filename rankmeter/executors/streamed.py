@@ -275,17 +275,11 @@ class _SeenQueries:
         for level in self.levels:
             at = np.minimum(np.searchsorted(level, hashes), len(level) - 1)
             hit |= level[at] == hashes
-        if hit.any():
-            seen = Ids.concat(self.ids)
-            seen_hashes = seen.hashes()
-            by_hash = np.argsort(seen_hashes, kind="stable")
+        if hit.any():  # confirmed on the ids themselves: numbered exactly, earlier ids first
             rows = np.flatnonzero(hit)
-            lo = np.searchsorted(seen_hashes[by_hash], hashes[rows], "left")
-            hi = np.searchsorted(seen_hashes[by_hash], hashes[rows], "right")
-            pairs = np.repeat(np.arange(len(rows)), hi - lo)  # every earlier id of the same hash, compared
-            at = by_hash[np.arange(len(pairs)) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo)
-                         + np.repeat(lo, hi - lo)]
-            confirmed = np.unique(rows[pairs[heads.equal_rows(rows[pairs], seen, at)]])
+            seen = Ids.concat(self.ids)
+            _, code = Ids.concat([seen, heads.take(rows)]).encode()
+            confirmed = rows[np.isin(code[len(seen):], code[:len(seen)])]
             if len(confirmed):
                 return int(confirmed[0])
         self.ids.append(heads)
