@@ -61,8 +61,8 @@ def step(args) -> None:
     import torch
     import torchmetrics.retrieval as tm
 
-    from rankmeter.analyses.tensor import Metric
-    from rankmeter.analyses.tensor import torchmetrics as dropin
+    from rankmeter.tensor import Metric
+    from rankmeter.tensor import torchmetrics as dropin
 
     print(f"step: update + compute of one ({args.step_rows}, {args.step_width}) batch, median of {args.repeats}, "
           f"device {args.device}, torch threads {torch.get_num_threads()}")
@@ -118,7 +118,7 @@ def epoch_child(args) -> None:
         import torchmetrics.retrieval as tm
         metric = getattr(tm, cls_name)(**kwargs).to(args.device)
     else:
-        from rankmeter.analyses.tensor import torchmetrics as dropin
+        from rankmeter.tensor import torchmetrics as dropin
         metric = getattr(dropin, cls_name)(**kwargs).to(args.device)
     seconds = cpu = 0.0   # in the metric's update and compute only, not in making the batches
     done = 0

@@ -35,13 +35,13 @@ __all__ = [
 ]
 
 #: The package's parts, reachable as attributes (``rankmeter.io.as_run``) without importing them up front.
-_SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "errors", "executors", "io", "measures", "report",
+_SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "errors", "executors", "io", "measures", "report", "tensor",
                 "types"}
 
 #: Short public paths, and module paths of earlier releases (scripts written for them) -> where the module
 #: lives now: ``import rankmeter.tensor`` and ``rankmeter.pooled.pooled_auc`` work; the docs show both.
 _MOVED = {
-    "rankmeter.tensor": "rankmeter.analyses.tensor", "rankmeter.judges": "rankmeter.analyses.judges",
+    "rankmeter.judges": "rankmeter.analyses.judges",
     "rankmeter.nuggets": "rankmeter.analyses.nuggets",
     "rankmeter.engine": "rankmeter.core", "rankmeter.results": "rankmeter.core.results",
     "rankmeter.explanations": "rankmeter.core.explain", "rankmeter.io.naming": "rankmeter.core.naming",

@@ -61,7 +61,7 @@ SORTS_ALLOWED = {
     "analyses/meta/discrimination.py": "random topic subsets (permutations)",
     "analyses/stats/corrections.py": "p-values (Holm, Benjamini-Hochberg)",
     "analyses/stats/significance.py": "resampled statistics (bootstrap, randomisation)",
-    "analyses/tensor": "each row of a score tensor on its own device (array API): lists already joined",
+    "tensor": "each row of a score tensor on its own device (array API): lists already joined",
     "compat/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
     "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
     "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",

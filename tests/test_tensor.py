@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankmeter
-from rankmeter.analyses.tensor import SUPPORTED, evaluate
+from rankmeter.tensor import SUPPORTED, evaluate
 from rankmeter.errors import InputError, MeasureError, ParameterError
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -2,7 +2,7 @@
 
 numpy rows go through the families' own kernels (a Batch built from the
 ``[B, N]`` arrays); other libraries through the array-API form in
-rankmeter/analyses/tensor/_dense.py. Here every supported family, with
+rankmeter/tensor/_dense.py. Here every supported family, with
 parameters generated from its own specs (as tests/test_registry_sweep.py
 does), every cutoff kind, ``rel`` 1 and 2, both tie modes and both ways of
 declaring relevant docs outside the list, is scored by the kernels, by the
@@ -21,10 +21,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankmeter.analyses.tensor import SUPPORTED, _xp, evaluate
-from rankmeter.analyses.tensor._dense import DENSE
-from rankmeter.analyses.tensor._evaluate import evaluate_planned
-from rankmeter.analyses.tensor._inputs import plan_measures, prepare
+from rankmeter.tensor import SUPPORTED, _xp, evaluate
+from rankmeter.tensor._dense import DENSE
+from rankmeter.tensor._evaluate import evaluate_planned
+from rankmeter.tensor._inputs import plan_measures, prepare
 from rankmeter.errors import MeasureError
 from rankmeter.measures import REGISTRY, Measure
 

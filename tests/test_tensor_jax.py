@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
-from rankmeter.analyses.tensor import SUPPORTED, Metric, evaluate
+from rankmeter.tensor import SUPPORTED, Metric, evaluate
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_tensor_forms import batches, variants  # noqa: E402

@@ -15,7 +15,7 @@ import torch.multiprocessing as mp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankmeter.analyses.tensor import Metric, evaluate
+from rankmeter.tensor import Metric, evaluate
 from rankmeter.errors import MeasureError, ParameterError
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -92,7 +92,7 @@ def test_refusals():
 def _worker(rank: int, world: int, store: str, out: str):
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
     try:
-        from rankmeter.analyses.tensor.torchmetrics import RetrievalMAP
+        from rankmeter.tensor.torchmetrics import RetrievalMAP
         g = torch.Generator().manual_seed(0)
         scores = torch.rand(30, 12, generator=g, dtype=torch.float64)
         targets = torch.randint(0, 2, (30, 12), generator=g)

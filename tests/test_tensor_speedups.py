@@ -22,10 +22,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankmeter.analyses.tensor import SUPPORTED, _xp, evaluate
-from rankmeter.analyses.tensor._evaluate import evaluate_planned
-from rankmeter.analyses.tensor._inputs import plan_measures, prepare
-from rankmeter.analyses.tensor._ranked import Ranked
+from rankmeter.tensor import SUPPORTED, _xp, evaluate
+from rankmeter.tensor._evaluate import evaluate_planned
+from rankmeter.tensor._inputs import plan_measures, prepare
+from rankmeter.tensor._ranked import Ranked
 from rankmeter.errors import MeasureError
 from rankmeter.measures import REGISTRY
 

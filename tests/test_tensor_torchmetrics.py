@@ -17,8 +17,8 @@ import torchmetrics.retrieval as tm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankmeter.analyses.tensor import Metric, evaluate
-from rankmeter.analyses.tensor import torchmetrics as ours
+from rankmeter.tensor import Metric, evaluate
+from rankmeter.tensor import torchmetrics as ours
 from rankmeter.errors import MeasureError, ParameterError
 
 CLASSES = {  # TorchMetrics class -> rankmeter measure (top_k appended as @k)

@@ -14,14 +14,14 @@ CuPy, JAX) by the array-API form of the same formulas. torch is imported only
 when given torch tensors. See docs/training.md.
 
 >>> import numpy as np
->>> from rankmeter.analyses.tensor import evaluate
+>>> from rankmeter.tensor import evaluate
 >>> evaluate(np.array([[0.2, 0.9, 0.4]]), np.array([[1, 0, 0]]), "RR")["RR"].tolist()
 [0.3333333333333333]
 """
 from __future__ import annotations
 
-from rankmeter.analyses.tensor._evaluate import evaluate
-from rankmeter.analyses.tensor._inputs import SUPPORTED
-from rankmeter.analyses.tensor.metric import Metric
+from rankmeter.tensor._evaluate import evaluate
+from rankmeter.tensor._inputs import SUPPORTED
+from rankmeter.tensor.metric import Metric
 
 __all__ = ["evaluate", "Metric", "SUPPORTED"]

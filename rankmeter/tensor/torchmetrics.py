@@ -28,9 +28,9 @@ except ImportError as error:  # pragma: no cover - the extra is installed wherev
     raise MissingExtra(error.name or "torchmetrics", "torchmetrics",
                        "rankmeter.tensor.torchmetrics (TorchMetrics-compatible classes)") from None
 
-from rankmeter.analyses.tensor._evaluate import evaluate_planned
-from rankmeter.analyses.tensor._inputs import prepare
-from rankmeter.analyses.tensor.metric import Metric
+from rankmeter.tensor._evaluate import evaluate_planned
+from rankmeter.tensor._inputs import prepare
+from rankmeter.tensor.metric import Metric
 from rankmeter.errors import MeasureError, ParameterError
 
 __all__ = ["RankmeterMetric", "RetrievalNormalizedDCG", "RetrievalMAP", "RetrievalMRR", "RetrievalPrecision",

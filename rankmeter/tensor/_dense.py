@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from rankmeter.analyses.tensor._ranked import Ranked
+from rankmeter.tensor._ranked import Ranked
 
 __all__ = ["DENSE", "empty_rows"]
 

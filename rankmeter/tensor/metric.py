@@ -17,9 +17,9 @@ every process (an all-reduce of ``2 x measures`` numbers).
 """
 from __future__ import annotations
 
-from rankmeter.analyses.tensor._evaluate import evaluate_planned
-from rankmeter.analyses.tensor._inputs import plan_measures, prepare
-from rankmeter.analyses.tensor._xp import namespace_of
+from rankmeter.tensor._evaluate import evaluate_planned
+from rankmeter.tensor._inputs import plan_measures, prepare
+from rankmeter.tensor._xp import namespace_of
 from rankmeter.errors import MeasureError, ParameterError
 
 __all__ = ["Metric"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rankmeter.analyses.tensor import _xp
-from rankmeter.analyses.tensor._xp import Ops, namespace_of, numpy_ops
+from rankmeter.tensor import _xp
+from rankmeter.tensor._xp import Ops, namespace_of, numpy_ops
 from rankmeter.errors import InputError, MeasureError, ParameterError
 
 __all__ = ["Inputs", "prepare", "plan_measures", "SUPPORTED", "supported_text"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.analyses.tensor._ranked import Ranked
+from rankmeter.tensor._ranked import Ranked
 from rankmeter.core.batch import Batch
 from rankmeter.errors import MeasureError
 

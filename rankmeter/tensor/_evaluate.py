@@ -1,9 +1,9 @@
 """``rankmeter.tensor.evaluate``: per-row values of measures over ``[B, N]`` arrays of any array library."""
 from __future__ import annotations
 
-from rankmeter.analyses.tensor._dense import DENSE, empty_rows
-from rankmeter.analyses.tensor._inputs import plan_measures, prepare
-from rankmeter.analyses.tensor._ranked import Ranked
+from rankmeter.tensor._dense import DENSE, empty_rows
+from rankmeter.tensor._inputs import plan_measures, prepare
+from rankmeter.tensor._ranked import Ranked
 from rankmeter.errors import MeasureError, ParameterError
 
 __all__ = ["evaluate", "evaluate_planned"]
@@ -98,7 +98,7 @@ def evaluate_planned(inputs, planned, ties: str, *, form: str = "auto") -> dict:
     if use_kernels:
         if inputs.ops.name != "numpy":
             raise ParameterError("form='kernels' reads numpy arrays; use form='dense' for other libraries")
-        from rankmeter.analyses.tensor._kernels import batch_of, kernel_values
+        from rankmeter.tensor._kernels import batch_of, kernel_values
         batch = batch_of(Ranked(inputs, ties))
         values = {label: kernel_values(batch, m) for label, m in planned}
     else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from functools import cached_property
 
-from rankmeter.analyses.tensor._inputs import Inputs
+from rankmeter.tensor._inputs import Inputs
 from rankmeter.errors import MeasureError
 
 __all__ = ["Ranked"]
