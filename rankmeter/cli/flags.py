@@ -58,7 +58,8 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
             continue
         help_text = param.help
         if param.positional:
-            parser.add_argument(param.name, nargs="+" if param.kind == "paths" else None,
+            many = "+" if param.required else "*"
+            parser.add_argument(param.name, nargs=many if param.kind == "paths" else None,
                                 metavar=param.metavar or param.name.upper(), help=help_text)
             continue
         names = [param.long_flag] + ([param.short] if param.short else [])
