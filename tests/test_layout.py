@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: lowest first: a module may import its own layer and those below it. The core's foundations (the
 #: parameter table, the options, the batch kernels read, flat segments, hashing, memory) sit below the
 #: readers and the measures; the Evaluator and the rest of the core above them.
-LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "report",
+LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "tensor", "report",
           "compat", "cli", "types", "api", "__init__", "__main__"]
 CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "ids", "memory"}
 
