@@ -45,6 +45,8 @@ UPWARD = {
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
+    "analyses/gate/baseline.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
+    "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
     "analyses/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
     "analyses/beyond_similarity.py": "training interactions by user (each user's items for serendipity)",

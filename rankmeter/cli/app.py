@@ -31,6 +31,7 @@ COMMANDS = {
     "ties": "rankmeter.cli.ties", "fuse": "rankmeter.cli.fuse", "pool": "rankmeter.cli.pool",
     "agree": "rankmeter.cli.agree", "judges": "rankmeter.cli.judges", "nuggets": "rankmeter.cli.nuggets",
     "run": "rankmeter.cli.run", "beyond": "rankmeter.cli.beyond", "meta": "rankmeter.cli.meta",
+    "baseline": "rankmeter.cli.baseline", "gate": "rankmeter.cli.gate",
 }
 _TREC_EVAL_HELP = "trec_eval 10.0 compatible output (same options)"
 

@@ -72,6 +72,9 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
             kwargs.update(action="extend", nargs="+", metavar=param.metavar or param.name.upper())
         elif param.kind == "strings":
             kwargs.update(action="append", metavar=param.metavar or param.name.upper())
+            if param.choices:
+                kwargs.update(choices=param.choices)
+                help_text = kwargs["help"] = f"{help_text} (one of {', '.join(param.choices)})"
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
         elif param.kind == "numbers":
