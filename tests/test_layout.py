@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: parameter table, the options, the batch kernels read, flat segments, hashing, memory) sit below the
 #: readers and the measures; the Evaluator and the rest of the core above them.
 LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "tensor", "report",
-          "compat", "cli", "types", "api", "__init__", "__main__"]
+          "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
 CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "ids", "memory"}
 
 #: (importer, imported) module pairs that go up a layer, and why
@@ -45,7 +45,7 @@ UPWARD = {
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
-    "analyses/gate/baseline.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
+    "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
     "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
     "analyses/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",

@@ -44,7 +44,7 @@ def _given_options(args) -> dict:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.gate.baseline import load_baseline
+    from rankmeter.analyses.gate.saved import load_baseline
     from rankmeter.analyses.gate.checks import GATE_PARAMS, gate
     from rankmeter.report.gate import gate_report
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankmeter.analyses.gate.baseline import (
+from rankmeter.analyses.gate.saved import (
     JUDGED_AT, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
     read_slices, score_run,
 )
-from rankmeter.analyses.gate.tests import TESTS, minimum_detectable_drop, regression_test
+from rankmeter.analyses.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.analyses.stats.corrections import adjust
 from rankmeter.core.param import Param
 from rankmeter.errors import ParameterError
@@ -111,7 +111,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     run : path, Run or dict
         The new run.
     baseline : path or Baseline
-        What :func:`rankmeter.analyses.gate.baseline.baseline` made (``rankmeter baseline``).
+        What :func:`rankmeter.analyses.gate.saved.baseline` made (``rankmeter baseline``).
     measures : list of str, optional
         The measures to check (default: every measure of the baseline); each must be in the baseline with the
         same options.
@@ -132,7 +132,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
 
     Examples
     --------
-    >>> from rankmeter.analyses.gate.baseline import baseline as make_baseline
+    >>> from rankmeter.analyses.gate.saved import baseline as make_baseline
     >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
     >>> old = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
     >>> new = {f"q{i}": {"b": 2.0, "a": 1.0} for i in range(8)}      # the relevant doc fell to rank 2

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.analyses.gate.baseline import Baseline, baseline, save_baseline
-from rankmeter.analyses.gate.tests import regression_test
+from rankmeter.analyses.gate.saved import Baseline, baseline, save_baseline
+from rankmeter.analyses.gate.one_sided import regression_test
 from rankmeter.analyses.stats.corrections import adjust
 
 __all__ = ["update_baseline", "significantly_better"]
