@@ -97,6 +97,9 @@ COMMAND_EXAMPLES: dict[str, list[tuple[str, tuple[int, ...]]]] = {
     "trec_eval": [("trec_eval -m map -m ndcg_cut.10 -m P.5,10 examples/qrels.txt examples/run.txt", (0,))],
     "judges": [("judges mix tests/fixtures/llm_judges/example/human.qrels tests/fixtures/llm_judges/example/llm.qrels "
                 "-o mixed.qrels", (0,))],
+    "baseline": [("baseline examples/qrels.txt examples/run.txt -m AP -m nDCG@10 -o base.json", (0,))],
+    "gate": [("baseline examples/qrels.txt examples/run.txt -m AP -m nDCG@10 -o base.json", (0,)),
+             ("gate examples/qrels.txt examples/run2.txt --baseline base.json --format markdown", (0, 1))],
     "nuggets": [("nuggets tests/fixtures/llm_judges/example/ragA.jsonl tests/fixtures/llm_judges/example/ragB.jsonl "
                  "--baseline ragB --test randomization", (0,))],
 }
