@@ -45,6 +45,7 @@ UPWARD = {
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
+    "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
     "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
     "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",

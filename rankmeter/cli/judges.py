@@ -145,3 +145,5 @@ def add_arguments(judges) -> None:
               "test", "correction", "alpha", "permutations", "seed", "probabilities", "samples",
               PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)
     i.set_defaults(func=run, subparser=i)
+    from rankmeter.cli.estimates import add_parsers
+    add_parsers(kinds)
