@@ -57,8 +57,10 @@ def _sip_round(v0: np.ndarray, v1: np.ndarray, v2: np.ndarray, v3: np.ndarray, t
     v2 += v1; _rotl(v1, 17, t); v1 ^= v2; _rotl(v2, 32, t)  # noqa: E702
 
 
-def siphash13(offsets: np.ndarray, values: np.ndarray, key: tuple[int, int] = SIP_KEY) -> np.ndarray:
-    """SipHash-1-3 of each binary id under ``key`` (two 64-bit words), as the reference describes it.
+def siphash13(offsets: np.ndarray, values: np.ndarray, key: tuple[int, int] = SIP_KEY, *,
+              rounds: tuple[int, int] = (1, 3)) -> np.ndarray:
+    """SipHash-1-3 of each binary id under ``key`` (two 64-bit words), as the reference describes it
+    (``rounds``: compression and finalisation rounds, (2, 4) for SipHash-2-4, the tests' published vector).
 
     An id of length L is read as ``L // 8`` full little-endian words, each one compression round, then a
     last word of its ``L % 8`` remaining bytes with ``L mod 256`` in its top byte, then three finalisation
@@ -88,15 +90,17 @@ def siphash13(offsets: np.ndarray, values: np.ndarray, key: tuple[int, int] = SI
         k = int(np.searchsorted(descending, -j, side="left"))  # ids with more than j full words
         m = _load_le(values, starts[:k] + 8 * j)
         v3[:k] ^= m
-        _sip_round(v0[:k], v1[:k], v2[:k], v3[:k], t[:k])
+        for _ in range(rounds[0]):
+            _sip_round(v0[:k], v1[:k], v2[:k], v3[:k], t[:k])
         v0[:k] ^= m
     m = _load_le(values, starts + 8 * full) & _LOW[lengths & 7]
     m |= (lengths & 0xFF).astype(np.uint64) << np.uint64(56)
     v3 ^= m
-    _sip_round(v0, v1, v2, v3, t)
+    for _ in range(rounds[0]):
+        _sip_round(v0, v1, v2, v3, t)
     v0 ^= m
     v2 ^= np.uint64(0xFF)
-    for _ in range(3):
+    for _ in range(rounds[1]):
         _sip_round(v0, v1, v2, v3, t)
     v0 ^= v1
     v0 ^= v2
