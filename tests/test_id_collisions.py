@@ -5,8 +5,9 @@ rankmeter/core/siphash.py) and confirms every hit on the bytes (rankmeter/core/e
 package is built with every id hashing alike -- the extensions with ``-DRANKMETER_CONSTANT_HASH``, the numpy
 side with ``RANKMETER_CONSTANT_HASH=1`` -- and
 
-* the golden trec_eval outputs and the keys-judgments-order-evaluator-streamed suites pass on it (compiled
-  kernels and reader), and the targeted cases of this file on both paths (compiled, and ``RANKMETER_PURE=1``);
+* the golden trec_eval outputs and the keys, id kernels, judgments, order, evaluator, streamed executor and check
+  suites pass on it (compiled kernels and reader), and the targeted cases of this file on both paths (compiled,
+  and ``RANKMETER_PURE=1``);
 * a sweep of 27 commands (tests/collision_sweep.py: trec_eval, eval -q, check --dedupe, fuse, pool, compare,
   judged, ties, explain, run ..., on ~1,500 distinct ids) writes the same bytes, files included, as with the
   real hash.
@@ -151,10 +152,14 @@ def test_colliding_queries_stream_in_blocks(tmp_path):
 
 # --------------------------------------------------------------------- the whole package with one hash
 
-_SUITES = ["tests/test_golden.py", "tests/core/test_judgments.py", "tests/core/test_order.py",
-           "tests/core/test_evaluator.py", "tests/executors/test_streamed.py", "tests/test_id_collisions.py"]
-#: what the constant hash changes by design: the hash's own properties, and memory bounds set for distinct hashes
-_DESELECT = "not keying_memory and not the_whole_package and not the_same_bytes"
+_SUITES = ["tests/test_golden.py", "tests/core/test_keys.py", "tests/core/test_compiled_kernels.py",
+           "tests/core/test_judgments.py", "tests/core/test_order.py", "tests/core/test_evaluator.py",
+           "tests/executors/test_streamed.py", "tests/test_check.py", "tests/test_id_collisions.py"]
+#: what the constant hash changes by design: the hash's own values (SipHash's, distinct ones, the compiled one
+#: against siphash13), a memory bound set for distinct hashes; and, for time, the sanitizer build (its own
+#: extensions) and the 300 hypothesis cases of rank_order (which orders by the bytes, never by a hash)
+_DESELECT = ("not siphash_cpython and not hash_equal and not compiled_hash_is and not keying_memory and not sanitizer "
+             "and not every_path_gives_the_plain_order and not the_whole_package and not the_same_bytes")
 
 _BUILD = """
 from setuptools import Extension, setup
@@ -190,8 +195,9 @@ def constant_build(tmp_path_factory):
 
 
 def test_the_whole_package_with_one_hash_for_every_id(constant_build):
-    """The golden trec_eval outputs and the keying, ordering, evaluator and streamed suites give their values
-    with every id of one hash (compiled); the targeted cases on the pure path too."""
+    """The golden trec_eval outputs and the keys, id kernels, judgments, order, evaluator, streamed executor and
+    check suites give their values with every id of one hash (compiled); the targeted cases on the pure path
+    too."""
     home, env = constant_build
     tests = [str(ROOT / s) for s in _SUITES]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-k", _DESELECT,
