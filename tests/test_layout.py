@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: readers and the measures; the Evaluator and the rest of the core above them.
 LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "tensor", "report",
           "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "ids", "memory"}
+CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "siphash", "ids", "memory"}
 
 #: (importer, imported) module pairs that go up a layer, and why
 UPWARD = {
