@@ -32,19 +32,17 @@ MEASURES = [f"map_cut.{K}", f"ndcg_cut.{K}", f"recall.{K}", f"P.{K}"]
 
 
 def make_dicts(queries: int, docs: int, judged: int, seed: int = 7):
-    """BEIR-shaped qrels and results dicts (deterministic in ``seed``)."""
-    import random
-    rng = random.Random(seed)
+    """BEIR-shaped qrels and results dicts (deterministic in ``seed``): doc ids ``doc<n>``, scores Python
+    floats, a third of each query's judgments on docs it ranks, grades 0, 1, 1, 2."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
     qrels, results = {}, {}
     for i in range(queries):
-        q = f"q{i}"
-        ranked = {f"doc{rng.randrange(10_000_000)}": rng.random() * 20 for _ in range(docs)}
-        names = list(ranked)
-        judged_docs = {names[rng.randrange(len(names))] for _ in range(judged // 3)}
-        while len(judged_docs) < judged:
-            judged_docs.add(f"doc{rng.randrange(10_000_000)}")
-        qrels[q] = {d: rng.choice((0, 1, 1, 2)) for d in judged_docs}
-        results[q] = ranked
+        ranked = rng.choice(10_000_000, docs + judged, replace=False)
+        names = [f"doc{n}" for n in ranked.tolist()]
+        results[f"q{i}"] = dict(zip(names[:docs], (rng.random(docs) * 20).tolist()))
+        picked = names[: judged // 3] + names[docs: docs + judged - judged // 3]
+        qrels[f"q{i}"] = dict(zip(picked, rng.choice([0, 1, 1, 2], judged).tolist()))
     return qrels, results
 
 
@@ -77,6 +75,8 @@ def main() -> None:
     if args.child:
         child(args.child, args.queries, args.docs, args.judged)
         return
+    from bytecode import compile_rankmeter
+    compile_rankmeter()  # as pip install leaves it (bench/bytecode.py)
     tools = ["pytrec_eval", "rankmeter"]
     wall = {t: [] for t in tools}
     inner = {t: [] for t in tools}

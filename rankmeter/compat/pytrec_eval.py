@@ -131,20 +131,22 @@ class RelevanceEvaluator:
         wanted = [q for q in scores if q in self._queries]
         if not wanted or not self._items:
             return {q: {} for q in wanted}
-        run = run_of(scores, self._queries)
-        names, table = self._score(run, [q for q in wanted if not scores[q]])
+        names, table = self._score(scores, [q for q in wanted if scores[q]], [q for q in wanted if not scores[q]])
         row = {name: i for i, name in enumerate(names)}
         labels = self._labels
         rows = table.tolist()
         return {q: dict(zip(labels, rows[row[q]])) for q in wanted}
 
-    def _score(self, run, empty: list[str]) -> tuple[list[str], np.ndarray]:
-        """(query names, their values: one row per query, one column per label)."""
+    def _score(self, scores: dict, ranked: list[str], empty: list[str]) -> tuple[list[str], np.ndarray]:
+        """(query names, their values: one row per query, one column per label) of the judged queries with
+        results (``ranked``) and with an empty ranking (``empty``)."""
+        from rankmeter.compat.pytrec_eval_dicts import run_of
         ev = self._evaluator
         names: list[str] = []
         blocks: list[np.ndarray] = []
-        if run is not None:
-            for part in _parts(run):
+        for chunk in _chunks(scores, ranked):
+            part = run_of({q: scores[q] for q in chunk})
+            if part is not None:
                 batch = ev.batch(part)
                 names.extend(q.decode("utf-8", "surrogateescape") for q in batch.queries)
                 computed = ev.kernels(batch, self._measures) if self._measures else {}
@@ -167,10 +169,21 @@ class RelevanceEvaluator:
         return np.column_stack(columns) if columns else np.zeros((nq, 0))
 
 
-def _parts(run):
-    """``run`` as one part, or cut into query-aligned parts when it is big (scored one after another:
-    the parts bound the working memory)."""
-    from rankmeter.executors.memory import PARALLEL_ROWS, PART_ROWS, query_aligned_slices
-    if len(run) < PARALLEL_ROWS:
-        return [run]
-    return query_aligned_slices(run, -(-len(run) // PART_ROWS)) or [run]
+#: rows of a run read and scored at once: the columns (~30 bytes a row) and the engine's working arrays
+#: (~115 bytes a row) of this many rows at a time, however big the run (pytrec_eval holds ~50 bytes a row
+#: of the whole run)
+PART_ROWS = 200_000
+
+
+def _chunks(scores: dict, queries: list[str]):
+    """``queries`` in consecutive groups of about PART_ROWS results."""
+    chunk: list[str] = []
+    rows = 0
+    for q in queries:
+        chunk.append(q)
+        rows += len(scores[q])
+        if rows >= PART_ROWS:
+            yield chunk
+            chunk, rows = [], 0
+    if chunk:
+        yield chunk

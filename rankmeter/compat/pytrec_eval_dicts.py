@@ -105,9 +105,9 @@ def check_run(scores: dict) -> None:
             raise TypeError("Unable to extract query/object scores.")
 
 
-def run_of(scores: dict, judged: frozenset) -> Run | None:
-    """The Run of the judged queries' rankings, scores as C floats; None when they are all empty."""
-    query, doc, score = _columns(scores, judged, "run")
+def run_of(scores: dict) -> Run | None:
+    """The Run of the rankings of ``scores``, scores as C floats; None when they are all empty."""
+    query, doc, score = _columns(scores, None, "run")
     if not len(score):
         return None
     with np.errstate(over="ignore"):
