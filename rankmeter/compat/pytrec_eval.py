@@ -76,6 +76,18 @@ def _check_dict(data, what: str) -> None:
         raise TypeError(f"Argument {what} should be of type dictionary.")
 
 
+def _c_level(level) -> int:
+    """relevance_level as pytrec_eval's C code reads it: a C int (TypeError outside) stored into the low half
+    of a long that held 1, so 0 is refused and a negative level -n becomes 2**32 - n (on 64-bit Linux and
+    macOS: no grade reaches it)."""
+    if not isinstance(level, int) or not -2 ** 31 <= level < 2 ** 31:
+        raise TypeError("Expected object_relevance_per_qid dictionary and measures set.")
+    level = int(level) % 2 ** 32
+    if level < 1:
+        raise TypeError("Argument relevance_level should be positive.")
+    return level
+
+
 class RelevanceEvaluator:
     """pytrec_eval's evaluator: judgments and measures fixed, any number of runs evaluated.
 
@@ -101,10 +113,7 @@ class RelevanceEvaluator:
         items = plan(combine(measures))
         query_relevance = {q: judged for q, judged in query_relevance.items() if len(judged) > 0}
         _check_dict(query_relevance, "query_relevance")
-        if isinstance(relevance_level, bool) or not isinstance(relevance_level, int):
-            raise TypeError("relevance_level: an integer is required")
-        if relevance_level < 1:
-            raise TypeError("Argument relevance_level should be positive.")
+        relevance_level = _c_level(relevance_level)
         from rankmeter.compat.pytrec_eval_dicts import judged_queries, qrels_of
         self._queries = judged_queries(query_relevance)
         self._items: list[Item] = items

@@ -106,7 +106,9 @@ def combine(measures) -> dict[str, str | None]:
         if name in supported_measures or name in supported_nicknames:
             numbers.setdefault(name, set())
             continue
-        found = _base_of(name) if isinstance(name, str) else None
+        if not isinstance(name, str):
+            raise TypeError(f"expected string or bytes-like object, got {type(name).__name__!r}")
+        found = _base_of(name)
         if found is None:
             raise ValueError(f"unsupported measure {name}")
         numbers.setdefault(found[0], set()).update(found[1].split(","))
