@@ -55,11 +55,9 @@ def _check_id(doc) -> bytes:
     return out
 
 
-def _columns_py(data: dict, keep, kind: str) -> tuple[Ids, Ids, np.ndarray]:
+def _columns_py(data: dict, kind: str) -> tuple[Ids, Ids, np.ndarray]:
     queries, docs, numbers = [], [], []
     for q, inner in data.items():
-        if keep is not None and q not in keep:
-            continue
         qb = _check_id(q)
         for d, value in inner.items():
             docs.append(_check_id(d))
@@ -76,21 +74,21 @@ def _columns_py(data: dict, keep, kind: str) -> tuple[Ids, Ids, np.ndarray]:
     return Ids.from_list(queries), Ids.from_list(docs), np.asarray(numbers, dtype)
 
 
-def _columns(data: dict, keep, kind: str) -> tuple[Ids, Ids, np.ndarray]:
+def _columns(data: dict, kind: str) -> tuple[Ids, Ids, np.ndarray]:
     walker = _walker()
     if walker is not None:
-        got = walker(data, keep, kind == "qrels")
+        got = walker(data, kind == "qrels")
         if got is not None:
             q_off, q_val, d_off, d_val, numbers = got
             return (Ids(np.frombuffer(q_off, np.int32), np.frombuffer(q_val, np.uint8)),
                     Ids(np.frombuffer(d_off, np.int32), np.frombuffer(d_val, np.uint8)),
                     np.frombuffer(numbers, np.int64 if kind == "qrels" else np.float64))
-    return _columns_py(data, keep, kind)
+    return _columns_py(data, kind)
 
 
 def qrels_of(qrels: dict) -> Qrels:
     """The Qrels of pytrec_eval's judgments dict (queries with judgments only)."""
-    query, doc, rel = _columns(qrels, None, "qrels")
+    query, doc, rel = _columns(qrels, "qrels")
     if len(rel) and (rel.min() < -2 ** 62 or rel.max() > 2 ** 62):
         raise ValueError("a grade is out of range; grades are small integers")
     return Qrels(qrels_columns(query, doc, rel), _SOURCE, origin="dict")
@@ -107,7 +105,7 @@ def check_run(scores: dict) -> None:
 
 def run_of(scores: dict) -> Run | None:
     """The Run of the rankings of ``scores``, scores as C floats; None when they are all empty."""
-    query, doc, score = _columns(scores, None, "run")
+    query, doc, score = _columns(scores, "run")
     if not len(score):
         return None
     with np.errstate(over="ignore"):

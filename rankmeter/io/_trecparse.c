@@ -364,9 +364,9 @@ static PyObject *parse(PyObject *self, PyObject *args) {
 
 /* ---- from_dicts: pytrec_eval's dicts straight into the same columns (rankmeter/compat/pytrec_eval_dicts.py).
  *
- * from_dicts(data, keep, qrels) walks {query: {doc: value}} with the C API: ids must be non-empty str without
+ * from_dicts(data, qrels) walks {query: {doc: value}} with the C API: ids must be non-empty str without
  * NUL (as UTF-8), inner values dict, values int (qrels; bool is one) or float / int (runs, read as a double).
- * Queries not in the set ``keep`` (when it is not None) are skipped. Returns (query_offsets, query_values,
+ * Returns (query_offsets, query_values,
  * doc_offsets, doc_values, numbers) -- int32 offsets, packed id bytes, int64 grades or float64 scores -- or
  * None for anything else (the Python path then checks the dicts and raises pytrec_eval's error). */
 typedef struct {
@@ -376,7 +376,7 @@ typedef struct {
 
 static int grown_add(Grown *g, const void *p, Py_ssize_t n) {
     Py_ssize_t size = g->bytes == NULL ? 0 : PyBytes_GET_SIZE(g->bytes);
-    if (g->used + n > size) {
+    if (g->bytes == NULL || g->used + n > size) {
         Py_ssize_t want = size < 4096 ? 4096 : size;
         while (want < g->used + n) want *= 2;
         if (g->bytes == NULL) {
@@ -405,26 +405,18 @@ static int dict_id(PyObject *key, Grown *values, Grown *offsets) {
 }
 
 static PyObject *from_dicts(PyObject *self, PyObject *args) {
-    PyObject *data, *keep;
+    PyObject *data;
     int qrels;
-    if (!PyArg_ParseTuple(args, "O!Op", &PyDict_Type, &data, &keep, &qrels)) return NULL;
-    if (keep != Py_None && !PyAnySet_Check(keep)) {
-        PyErr_SetString(PyExc_TypeError, "keep is a set or None");
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "O!p", &PyDict_Type, &data, &qrels)) return NULL;
     Grown g[5];  /* query offsets, query values, doc offsets, doc values, numbers */
     memset(g, 0, sizeof g);
     int32_t zero = 0;
+    /* every column made at once (the id values and numbers empty), so each is a bytes object at the end */
     int status = grown_add(&g[0], &zero, sizeof zero) && grown_add(&g[2], &zero, sizeof zero)
                  && grown_add(&g[1], "", 0) && grown_add(&g[3], "", 0) && grown_add(&g[4], "", 0) ? 1 : -1;
     PyObject *q, *inner;
     Py_ssize_t pos = 0;
     while (status == 1 && PyDict_Next(data, &pos, &q, &inner)) {
-        if (keep != Py_None) {
-            int in = PySet_Contains(keep, q);
-            if (in < 0) { PyErr_Clear(); status = 0; break; }
-            if (!in) continue;
-        }
         if (!PyDict_Check(inner) || !PyUnicode_Check(q)) { status = 0; break; }
         Py_ssize_t qlen;
         const char *qtext = PyUnicode_AsUTF8AndSize(q, &qlen);
@@ -476,7 +468,7 @@ static PyMethodDef methods[] = {
     {"parse", parse, METH_VARARGS,
      "parse(data, kind, grades): the columns of TREC run (kind 0) or qrels (kind 1) text, or None."},
     {"from_dicts", from_dicts, METH_VARARGS,
-     "from_dicts(data, keep, qrels): the columns of pytrec_eval's {query: {doc: value}} dicts, or None."},
+     "from_dicts(data, qrels): the columns of pytrec_eval's {query: {doc: value}} dicts, or None."},
     {NULL, NULL, 0, NULL},
 };
 
