@@ -91,3 +91,24 @@ def test_refused_types_as_pytrec_eval(qrels, run, pure, monkeypatch):
         pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     with pytest.raises(TypeError):
         dropin.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+
+
+@needs_walker
+def test_walker_under_address_and_undefined_behaviour_sanitizers(tmp_path):
+    """from_dicts built with ASan and UBSan: growing columns past several doublings, empty dicts and
+    queries, every refusal, unicode ids; any overflow or undefined behaviour aborts the child."""
+    from sanitized import ROOT, run_sanitized
+    script = (
+        "import random\n"
+        "rng = random.Random(5)\n"
+        "big = {f'q{i}': {f'doc{j}\\u00e9' * rng.randint(1, 3): rng.random() for j in range(rng.randint(0, 300))}"
+        " for i in range(300)}\n"
+        "out = module.from_dicts(big, False)\n"
+        "assert len(out[4]) == 8 * sum(len(v) for v in big.values())\n"
+        "assert module.from_dicts({}, True) == (b'\\x00' * 4, b'', b'\\x00' * 4, b'', b'')\n"
+        "assert module.from_dicts({'q': {}}, True)[4] == b''\n"
+        "for bad in [{'q': {'d': 'x'}}, {1: {}}, {'q': [1]}, {'q': {'': 1}}, {'q': {'\\ud800': 1}}, {'q': {'d': 2 ** 70}}]:\n"
+        "    assert module.from_dicts(bad, True) is None\n"
+        "print('ok')\n")
+    done = run_sanitized(ROOT / "rankmeter" / "io" / "_trecparse.c", tmp_path, script)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
