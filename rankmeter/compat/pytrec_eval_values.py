@@ -20,6 +20,8 @@ What differs, all reproduced by default (``trec_eval="9.0.8"``):
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from rankmeter.compat.pytrec_eval_names import Item
@@ -45,7 +47,12 @@ def _level(m: Measure, level: int) -> Measure:
     return m.with_params(rel=level if uses_level(m) else 1)
 
 
-def _needs(item: Item, level: int, version: str) -> list[Measure]:
+@functools.lru_cache(maxsize=1024)
+def _needs(item: Item, level: int, version: str) -> tuple[Measure, ...]:
+    return tuple(_make_needs(item, level, version))
+
+
+def _make_needs(item: Item, level: int, version: str) -> list[Measure]:
     """The canonical measures ``item`` is computed from (none: computed from the batch or constant)."""
     name = item.name
     if name in _SINGLE:

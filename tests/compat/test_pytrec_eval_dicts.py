@@ -112,3 +112,28 @@ def test_walker_under_address_and_undefined_behaviour_sanitizers(tmp_path):
         "print('ok')\n")
     done = run_sanitized(ROOT / "rankmeter" / "io" / "_trecparse.c", tmp_path, script)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+@needs_walker
+def test_dicts_are_scored_without_pyarrow_or_pandas():
+    """With the extensions built the drop-in never imports pyarrow or pandas (the old dict path imported
+    pandas through pyarrow). ``RANKMETER_PURE=1`` uses Arrow as the reference for the id operations."""
+    import os
+    import subprocess
+    from pathlib import Path
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('pyarrow', 'pandas'):\n"
+        "            raise ModuleNotFoundError('blocked by the test', name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from rankmeter.compat import pytrec_eval\n"
+        "ev = pytrec_eval.RelevanceEvaluator({'q1': {'a': 1, 'b': 0}, 'q2': {'a': 2}}, {'all_trec'}, relevance_level=1)\n"
+        "out = ev.evaluate({'q1': {'a': 0.1, 'b': 0.2}, 'q2': {}, 'q3': {'a': 1.0}})\n"
+        "print(sorted(out), round(out['q1']['map'], 4), len(out['q2']))\n")
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, RANKMETER_PURE="0", PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[0] == "['q1', 'q2'] 0.5 95"  # all_trec: 95 labels
