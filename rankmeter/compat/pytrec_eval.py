@@ -122,11 +122,12 @@ class RelevanceEvaluator:
         self._version = trec_eval
         self._measures = canonical_measures(items, self._level, trec_eval)
         self._evaluator = None
-        if self._queries and items:
+        qrels = qrels_of(query_relevance) if self._queries else None  # its grades checked, measures or not
+        if qrels is not None and items:
             from rankmeter.core.evaluator import Evaluator
             # every measure carries its relevance level already; the rest default to trec_eval's rel=1
-            self._evaluator = Evaluator(qrels_of(query_relevance), self._measures or [],
-                                        judged_only=bool(judged_docs_only_flag), queries="qrels")
+            self._evaluator = Evaluator(qrels, self._measures or [], judged_only=bool(judged_docs_only_flag),
+                                        queries="qrels")
         self._judged_only = bool(judged_docs_only_flag)
         self._needs_hits = any(item.name in ("iprec_at_recall", "11pt_avg") for item in items)
 
@@ -136,8 +137,8 @@ class RelevanceEvaluator:
             return {}
         _check_dict(scores, "object scores")
         from rankmeter.compat.pytrec_eval_dicts import check_run, run_of
-        check_run(scores)
         wanted = [q for q in scores if q in self._queries]
+        check_run(scores, self._queries if self._items else frozenset())
         if not wanted or not self._items:
             return {q: {} for q in wanted}
         names, table = self._score(scores, [q for q in wanted if scores[q]], [q for q in wanted if not scores[q]])

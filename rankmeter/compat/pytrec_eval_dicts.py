@@ -94,13 +94,15 @@ def qrels_of(qrels: dict) -> Qrels:
     return Qrels(qrels_columns(query, doc, rel), _SOURCE, origin="dict")
 
 
-def check_run(scores: dict) -> None:
-    """pytrec_eval's type checks on the keys and inner dicts of a run."""
+def check_run(scores: dict, read: frozenset | set) -> None:
+    """pytrec_eval's type checks on a run: every key and inner dict, and every doc id and score of the
+    queries not in ``read`` (those are checked as they are read); TypeError as pytrec_eval raises it."""
     for q, inner in scores.items():
-        if not isinstance(q, str):
+        if not isinstance(q, str) or not isinstance(inner, dict):
             raise TypeError("Unable to extract query/object scores.")
-        if not isinstance(inner, dict):
-            raise TypeError("Unable to extract query/object scores.")
+    rest = [q for q in scores if q not in read and scores[q]]
+    for start in range(0, len(rest), 1000):  # a thousand queries' columns at a time, let go at once
+        _columns({q: scores[q] for q in rest[start:start + 1000]}, "run")
 
 
 def run_of(scores: dict) -> Run | None:
