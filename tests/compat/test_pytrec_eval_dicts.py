@@ -16,6 +16,13 @@ from rankmeter.compat import pytrec_eval as dropin  # noqa: E402
 from rankmeter.compat import pytrec_eval_dicts as dicts  # noqa: E402
 from rankmeter.io import compiled  # noqa: E402
 
+@pytest.fixture(autouse=True, scope="module")
+def _pytrec_eval_past_its_first_ranking():
+    """pytrec_eval scores an empty ranking differently before the first non-empty ranking of the process
+    (test_pytrec_eval_names.py::test_pytrec_eval_first_empty_ranking_of_a_process): score one first."""
+    pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, {"map"}).evaluate({"q": {"d": 1.0}})
+
+
 walker = getattr(compiled._trecparse, "from_dicts", None) if compiled._trecparse else None
 needs_walker = pytest.mark.skipif(walker is None, reason="the compiled reader is not built (no C compiler)")
 

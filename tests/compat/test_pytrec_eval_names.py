@@ -19,6 +19,13 @@ pytrec_eval = optional("pytrec_eval")
 
 from rankmeter.compat import pytrec_eval as dropin  # noqa: E402
 
+@pytest.fixture(autouse=True, scope="module")
+def _pytrec_eval_past_its_first_ranking():
+    """pytrec_eval scores an empty ranking differently before the first non-empty ranking of the process
+    (test_pytrec_eval_names.py::test_pytrec_eval_first_empty_ranking_of_a_process): score one first."""
+    pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, {"map"}).evaluate({"q": {"d": 1.0}})
+
+
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 QREL = {"q1": {"d1": 0, "d2": 1, "d3": 0}, "q2": {"d2": 1, "d3": 1}}
 RUN = {"q1": {"d1": 1.0, "d2": 0.0, "d3": 1.5}, "q2": {}}
@@ -172,3 +179,21 @@ def test_gm_map_per_query_is_a_log_and_aggregates_to_pytrec_eval_value():
                           for m in ("gm_map", "gm_bpref")}
     assert values[dropin] == pytest.approx(values[pytrec_eval], abs=1e-12)
     assert round(values[dropin]["gm_map"], 4) == _golden_all(GOLDEN / "out.test", "gm_map")
+
+
+def test_pytrec_eval_first_empty_ranking_of_a_process():
+    """A deliberate difference: trec_eval 9.0.8 asks its allocator for 0 bytes for an empty ranking, which
+    gives NULL (an error) until a non-empty ranking has been scored in the process; so an empty ranking
+    scored first gets 0 for its first measure and an all-zero state for the others (num_rel 0, 11pt_avg
+    NaN from 0/0). Once any ranking has been scored, pytrec_eval gives what the drop-in always gives."""
+    code = ("import pytrec_eval\n"
+            "qrels = {'q1': {'d1': 3}}\n"
+            "first = pytrec_eval.RelevanceEvaluator(qrels, {'num_rel', 'num_ret'}).evaluate({'q1': {}})\n"
+            "pytrec_eval.RelevanceEvaluator(qrels, {'map'}).evaluate({'q1': {'d1': 1.0}})\n"
+            "later = pytrec_eval.RelevanceEvaluator(qrels, {'num_rel', 'num_ret'}).evaluate({'q1': {}})\n"
+            "print(first, later)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == ("{'q1': {'num_ret': 0.0, 'num_rel': 0.0}} "
+                                   "{'q1': {'num_ret': 0.0, 'num_rel': 1.0}}"), done.stdout + done.stderr
+    got = dropin.RelevanceEvaluator({"q1": {"d1": 3}}, {"num_rel", "num_ret"}).evaluate({"q1": {}})
+    assert got == {"q1": {"num_ret": 0.0, "num_rel": 1.0}}

@@ -1,6 +1,7 @@
 """Differential sweep: ``rankmeter.compat.pytrec_eval`` against the real pytrec_eval (pytrec-eval-terrier).
 
-Seeded random and adversarial cases (ties at every cutoff, scores equal only in single precision, empty
+Seeded random and adversarial cases (ties at every cutoff, scores equal only in single precision, signed
+zeros and scores beyond a float's range, empty
 rankings, queries on one side only, queries whose judgments are all empty, graded and negative grades,
 unicode ids), every name of ``pytrec_eval.supported_measures`` bare and with numbers in both spellings
 (``P.5,10`` and ``P_5,10``), the nicknames, at relevance levels 1..3 with and without
@@ -22,6 +23,13 @@ from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: te
 pytrec_eval = optional("pytrec_eval")
 
 from rankmeter.compat import pytrec_eval as dropin  # noqa: E402
+
+@pytest.fixture(autouse=True, scope="module")
+def _pytrec_eval_past_its_first_ranking():
+    """pytrec_eval scores an empty ranking differently before the first non-empty ranking of the process
+    (test_pytrec_eval_names.py::test_pytrec_eval_first_empty_ranking_of_a_process): score one first."""
+    pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, {"map"}).evaluate({"q": {"d": 1.0}})
+
 
 SEEDS = range(40)
 
@@ -58,6 +66,8 @@ def _score(rng: random.Random, palette: list[float]) -> float:
         return rng.choice(palette) * (1 + 2 ** -30)
     if pick < 0.7:
         return rng.randint(-3, 3)  # ints are scores too
+    if pick < 0.78:  # zeros of both signs, values below a float's range (0 as floats), past it (+-inf)
+        return rng.choice([0.0, -0.0, 1e-50, -1e-50, 1e300, -1e300, 3.4e38, 2 ** 70])
     return rng.uniform(-50, 50)
 
 
