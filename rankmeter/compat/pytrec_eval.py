@@ -112,7 +112,6 @@ class RelevanceEvaluator:
             raise ValueError(f"trec_eval={trec_eval!r}: expected one of {', '.join(VERSIONS)}")
         items = plan(combine(measures))
         query_relevance = {q: judged for q, judged in query_relevance.items() if len(judged) > 0}
-        _check_dict(query_relevance, "query_relevance")
         relevance_level = _c_level(relevance_level)
         from rankmeter.compat.pytrec_eval_dicts import judged_queries, qrels_of
         self._queries = judged_queries(query_relevance)
@@ -136,7 +135,7 @@ class RelevanceEvaluator:
         if not scores:
             return {}
         _check_dict(scores, "object scores")
-        from rankmeter.compat.pytrec_eval_dicts import check_run, run_of
+        from rankmeter.compat.pytrec_eval_dicts import check_run
         wanted = [q for q in scores if q in self._queries]
         check_run(scores, self._queries if self._items else frozenset())
         if not wanted or not self._items:

@@ -166,6 +166,7 @@ def values_of(items: list[Item], computed: dict[Measure, np.ndarray], interp, nq
     """One per-query array per label of every item, in label order (``interp``: a callable giving the
     :class:`Interpolated` of the queries, asked only when an item needs it)."""
     out: list[np.ndarray] = []
+    interp = functools.lru_cache(maxsize=None)(interp)  # made once, when first asked
     for item in items:
         name = item.name
         if name == "iprec_at_recall":
