@@ -190,3 +190,14 @@ def test_parse_qrel_and_parse_run_match_pytrec_eval(seed):
 @pytest.mark.parametrize("label", ["map", "gm_map", "gm_bpref", "num_ret", "num_q", "P_10", "runid"])
 def test_compute_aggregated_measure_matches_pytrec_eval(label, values):
     assert dropin.compute_aggregated_measure(label, values) == pytrec_eval.compute_aggregated_measure(label, values)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_run_read_in_small_parts_gives_the_same_answers(seed, monkeypatch):
+    """Big runs are read and scored in parts of about PART_ROWS results: parts of a few rows here."""
+    import rankmeter.compat.pytrec_eval as module
+    monkeypatch.setattr(module, "PART_ROWS", 7)
+    qrels, run = case(seed)
+    for measures in SETS:
+        want = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        _compare(want, dropin.RelevanceEvaluator(qrels, measures).evaluate(run), f"parts, seed {seed}")
