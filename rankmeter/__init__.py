@@ -25,12 +25,13 @@ _LAZY = {
     "Qrels": "rankmeter.io.canonical", "Run": "rankmeter.io.canonical", "compare": "rankmeter.analyses.stats.compare",
     "compare_scores": "rankmeter.analyses.stats.compare", "Comparison": "rankmeter.analyses.stats.comparison",
     "fuse": "rankmeter.analyses.fusion", "judged": "rankmeter.analyses.judged", "tie_report": "rankmeter.analyses.ties",
-    "TieReport": "rankmeter.analyses.ties",
+    "TieReport": "rankmeter.analyses.ties", "baseline": "rankmeter.analyses.gate", "gate": "rankmeter.analyses.gate",
 }
 
 __all__ = [
     "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
     "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse", "judged", "tie_report", "TieReport",
+    "baseline", "gate",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 

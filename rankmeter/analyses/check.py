@@ -45,6 +45,8 @@ import pyarrow.compute as pc
 
 from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.analyses.check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
+from rankmeter.core.exact import exact_numbers
+from rankmeter.core.ids import Ids
 from rankmeter.core.keys import binary_parts, id_hash, pair_hash
 from rankmeter.errors import InputError
 from rankmeter.io import as_qrels, as_run
@@ -100,7 +102,7 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
         for r in rows:  # the hash may join different ids: group by the exact ids
             groups.setdefault((query[r].as_py(), docs[r].as_py()), []).append(table.line_of(r))
         out += [(q, d, lines) for (q, d), lines in groups.items() if len(lines) > 1]
-    return out
+    return sorted(out, key=lambda found: found[2])  # in the file's order, not the hashes'
 
 
 def exit_status(findings: list[Finding], *, strict: bool = False) -> int:
@@ -335,7 +337,8 @@ def dedupe(run, *, keep: str = "first") -> Run:
         return run
     query = run.table.column("query").combine_chunks()
     codes = pc.dictionary_encode(query).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    keys = pair_hash(codes, id_hash(*binary_parts(run.table.column("doc").combine_chunks())))
+    # each (query, doc) numbered exactly (a hash would let two docs of one hash pass for one)
+    keys = exact_numbers(Ids.from_arrow(run.table.column("doc")), codes)
     rows = np.arange(n)
     if keep == "max":
         score = run.table.column("score").to_numpy()
