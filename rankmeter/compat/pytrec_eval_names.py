@@ -75,7 +75,8 @@ _DEFAULTS = {
     "set_F": [1.0], "utility": [1.0, -1.0, 0.0, 0.0], "relstring": [10.0],
 }
 _LONG_MAX = 2 ** 63 - 1
-_NUMBERS = r"[\._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
+#: what may follow a supported measure's name: pytrec_eval's pattern after ``re.escape(measure)``
+_NUMBERS = re.compile(r"[\._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)")
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,8 @@ class Item:
 
 def _base_of(name: str) -> tuple[str, str] | None:
     """(supported measure, numbers) of a parameterised name, as pytrec_eval's pattern matches it."""
-    for base in supported_measures:
-        found = re.match(re.escape(base) + _NUMBERS, name)
+    for base in supported_measures:  # re.match(re.escape(base) + pattern, name), with one compiled pattern
+        found = _NUMBERS.match(name, len(base)) if name.startswith(base) else None
         if found is not None:
             return base, found.group(1)
     return None
