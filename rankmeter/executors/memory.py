@@ -48,6 +48,9 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool 
     from rankmeter.io import as_run
 
     run = as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
+    if warn:  # MS MARCO's qid pid rank read as query doc score: every ranking reversed
+        from rankmeter.io.columns import warn_if_ranks
+        warn_if_ranks(run)
     threads = evaluator.options.threads or min(2, os.cpu_count() or 1)
     pieces = None
     if threads > 1 and len(run) >= PARALLEL_ROWS:
