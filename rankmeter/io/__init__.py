@@ -72,7 +72,9 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
             role, value = next(iter(named.items()))
             raise InputError(f"columns={columns!r}: {role!r} names the column {value!r}, but this file has no "
                              "header line; give positions counted from 0 (e.g. columns={'query': 0, 'doc': 1, "
-                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line", source=name)
+                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line (names meant for the other input: say "
+                             "so with its own role, e.g. 'score', or read that input with columns= of its own)",
+                             source=name)
     if style == "trec" and not columns:
         if kind == "qrels":
             return _trec.qrels_from_bytes(data, name, grades=grades)
