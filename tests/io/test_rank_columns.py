@@ -104,6 +104,13 @@ def test_what_does_not_look_like_ranks():
     assert not scores_look_like_ranks(rankmeter.io.as_run({"a": {"x": 1.5, "y": 2.5}}))
     assert not scores_look_like_ranks(rankmeter.io.as_run({"a": {"x": 1}, "b": {"x": 1}}))
     assert scores_look_like_ranks(rankmeter.io.as_run({"a": {"x": 2, "y": 1}, "b": {"x": 1}}))
+    assert not scores_look_like_ranks(rankmeter.io.as_run({"a": {"x": 1, "y": 1, "z": 2}}))  # 1 twice, no 3
+    assert not scores_look_like_ranks(rankmeter.io.as_run({"a": {"x": 1, "y": 2}, "b": {"x": 2, "y": 3}}))
+    # queries interleaved line by line (not grouped): the same answers
+    interleaved = b"a x 1\nb x 1\na y 2\nb y 2\na z 3\nb z 3\nb w 4\n"
+    assert scores_look_like_ranks(read_run(io.BytesIO(interleaved)))
+    assert not scores_look_like_ranks(read_run(io.BytesIO(interleaved.replace(b"b w 4", b"b w 3"))))
+    assert not scores_look_like_ranks(read_run(io.BytesIO(interleaved.replace(b"b w 4", b"b w 5"))))
 
 
 def test_tied_ranks_are_refused_in_one_line(tmp_path, files):
