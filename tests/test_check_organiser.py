@@ -73,6 +73,25 @@ def test_dedupe_exits_1_only_for_problems_left_in_its_output(tmp_path, cli):
     assert done.code == 1
 
 
+def test_dedupe_keeps_a_header_and_parquet_columns(tmp_path, cli):
+    csv = tmp_path / "run.csv"
+    csv.write_text("qid,docno,score,rank,system\nq1,a,3.0,1,x\nq1,b,2.0,2,x\nq1,a,1.0,3,y\n")
+    fixed = tmp_path / "fixed.csv"
+    done = cli("check", csv, "--dedupe", "first", "-o", fixed)
+    assert fixed.read_text() == "qid,docno,score,rank,system\nq1,a,3.0,1,x\nq1,b,2.0,2,x\n"
+    assert "1 duplicate line left out (line 4)" in done.err and done.code == 0
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    source = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"qid": ["q1", "q1", "q1"], "docno": ["a", "b", "a"], "score": [1.0, 2.0, 3.0],
+                             "note": ["k", "l", "m"]}), source)
+    out = tmp_path / "fixed.parquet"
+    done = cli("check", source, "--dedupe", "max", "-o", out)
+    assert pq.read_table(out).to_pylist() == [{"qid": "q1", "docno": "b", "score": 2.0, "note": "l"},
+                                              {"qid": "q1", "docno": "a", "score": 3.0, "note": "m"}]
+    assert "1 duplicate row left out (row 0 counted from 0)" in done.err and done.code == 0
+
+
 def test_dedupe_needs_one_run_and_an_output(files, cli):
     qrels, run = files
     refused = cli("check", qrels, run, "--dedupe", "first")

@@ -9,7 +9,7 @@ whose hashes collide are never taken for one.
 :func:`write_deduped` writes the input file without the dropped lines: every other line is copied
 byte for byte (its rank, score, tag, spacing, comments and header line as they were), so the result
 is the input minus the duplicates, not a rewritten run. Parquet files keep every column of the kept
-rows.
+rows. A compressed input is written decompressed, and without a UTF-8 byte-order mark.
 
 >>> run = {"q": {"a": 1.0}}
 >>> len(dedupe(run))
@@ -75,7 +75,8 @@ class Deduped:
         shown = ", ".join(map(str, self.removed[:5])) + (" ..." if len(self.removed) > 5 else "")
         unit = "rows" if self.output.endswith(".parquet") or self.source.endswith(".parquet") else "lines"
         one = unit[:-1] if len(self.removed) == 1 else unit
-        what = (f"{len(self.removed)} duplicate {one} left out ({one} {shown})" if self.removed
+        counted = " counted from 0" if unit == "rows" else ""
+        what = (f"{len(self.removed)} duplicate {one} left out ({one} {shown}{counted})" if self.removed
                 else "no duplicates: a copy")
         return (f"--dedupe {keep}: wrote {self.output}: {self.source} with {what}; the {self.kept} kept {unit} "
                 "are copied as they were (ranks, scores, tags)")
@@ -88,18 +89,25 @@ def write_deduped(source, output, *, keep: str = "first", columns=None, input_fo
     from rankmeter.io.parquet import is_parquet
     from rankmeter.io.source import load_bytes
 
-    run = as_run(source, columns=columns, format=input_format)
+    if isinstance(source, (str, bytes, os.PathLike)) and os.fsdecode(source) != "-":
+        run = as_run(source, columns=columns, format=input_format)
+        data, name = load_bytes(source)
+    else:  # standard input or a stream: read once
+        import io
+        data, name = load_bytes(source)
+        held = io.BytesIO(data)
+        held.name = name
+        run = as_run(held, columns=columns, format=input_format)
     kept = kept_rows(run, keep)
     drop = np.ones(len(run), dtype=bool)
     drop[kept] = False
-    data, name = load_bytes(source)
     if is_parquet(data):
         import pyarrow as pa
         import pyarrow.parquet as pq
         table = pq.read_table(pa.BufferReader(data))
         with output_file(output, inputs=inputs, mode="wb") as out:
             pq.write_table(table.take(pa.array(kept)), out)
-        return Deduped(name, os.fsdecode(output), (np.flatnonzero(drop) + 1).tolist(), len(kept))
+        return Deduped(name, os.fsdecode(output), np.flatnonzero(drop).tolist(), len(kept))  # rows from 0
     if run.origin != "file":
         raise InputError("--dedupe copies the kept lines as they are, which this file's format has no lines for; "
                          "convert it to TREC text, CSV/TSV, JSON Lines or Parquet first", source=name)
