@@ -149,7 +149,8 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
     columns : dict, optional
         Which columns hold what, when a header or table uses other names:
         ``{"query": "topic", "doc": "pid", "rel": "grade"}``; positions (0, 1...)
-        for files without a header.
+        for files without a header. The roles are query, doc, rel and
+        subtopic; a role this file cannot use is an error.
     grades : {"integer", "truncate", "real"}, default "integer"
         ``"integer"`` refuses a grade such as ``1.7``; ``"truncate"`` reads it
         as 1, as trec_eval's ``atol`` does; ``"real"`` keeps it: LLM and crowd
@@ -185,14 +186,21 @@ def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None =
     ignored: documents are ordered by score); three fields are ``query doc
     score``; two fields ``query doc`` are a ranked list whose line order is
     the ranking. Tables and files with a header find their columns by name
-    (:mod:`rankmeter.io.columns`).
+    (:mod:`rankmeter.io.columns`). A ``rank`` named in ``columns`` orders
+    each query's docs ascending instead (rank 1 first; a rank given twice in
+    a query is an error): MS MARCO's ``qid pid rank`` files need
+    ``columns={"query": 0, "doc": 1, "rank": 2}``, or their ranks are read as
+    scores and every ranking is reversed.
 
     Parameters
     ----------
     source : path, ``"-"`` (stdin) or binary file object
     format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
     columns : dict, optional
-        e.g. ``{"query": "qid", "doc": "docno", "score": "similarity"}``.
+        Roles to column names, e.g. ``{"query": "qid", "doc": "docno", "score": "similarity"}``,
+        or to positions counted from 0 for a file without a header line, e.g.
+        ``{"query": 0, "doc": 1, "rank": 2}``. The roles are query, doc,
+        score and rank; a role this file cannot use is an error.
 
     Returns
     -------
