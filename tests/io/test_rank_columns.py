@@ -120,6 +120,11 @@ def test_tied_ranks_are_refused_in_one_line(tmp_path, files):
     with pytest.raises(InputError, match=r"tied.tsv:3: query '1' has rank 2 twice \(also at line 2\)") as err:
         read_run(tied, columns=POSITIONS)
     assert "\n" not in str(err.value)
+    # the same when queries interleave (no grouped shortcut); ranks falling down the file are fine
+    with pytest.raises(InputError, match=r"<stream>:3: query '1' has rank 1 twice \(also at line 1\)"):
+        read_run(io.BytesIO(b"1\t7\t1\n2\t5\t1\n1\t8\t1\n"), columns=POSITIONS)
+    falling = read_run(io.BytesIO(b"1\t9\t3\n1\t8\t2\n1\t7\t1\n"), columns=POSITIONS)
+    assert falling.table.column("score").to_pylist() == [-3.0, -2.0, -1.0]
     with pytest.raises(InputError, match="is not a number"):
         read_run(io.BytesIO(b"1\t7\tfirst\n"), columns=POSITIONS)
 
