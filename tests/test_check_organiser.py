@@ -133,6 +133,11 @@ def test_check_before_judging(files, tmp_path, cli):
     found = {f["code"]: f for f in json.loads(with_topics.out)["findings"]}
     assert found["not_in_topics"]["details"]["queries"] == ["q2"]
     assert found["topics_without_results"]["details"]["queries"] == ["q3"]
+    # with qrels too: judged queries that are not topics are named as well
+    judged = cli("check", files[0], run, "--topics", topics, "--format", "json")
+    found = {f["code"]: f for f in json.loads(judged.out)["findings"]}
+    assert found["judged_not_in_topics"]["details"]["queries"] == ["q2"]
+    assert found["not_in_topics"]["details"]["queries"] == ["q2"] and "no_judgments" not in found
     # the Python API: qrels=None, topics as ids
     codes = [f.code for f in check(None, [str(run)], topics=["q1", "q2"])]
     assert codes[0] == "no_judgments" and "not_in_topics" not in codes and "coverage" not in codes
