@@ -23,9 +23,10 @@ HELP = "lint qrels and runs (before judging too): duplicates, missing queries, t
 
 
 def add_arguments(p) -> None:
-    p.add_argument("inputs", nargs="+", metavar="[QRELS] RUN",
-                   help="the qrels (optional: without them the checks that need judgments are skipped), then "
-                        "the run files, in any input format")
+    p.add_argument("inputs", nargs="+", metavar="FILE",
+                   help="QRELS RUN... or RUN... (before judging): the qrels, when the first file reads as qrels "
+                        "(without them the checks that need judgments are skipped), then the run files, in any "
+                        "input format")
     p.add_argument("--qrels", dest="qrels_file", metavar="QRELS", default=None,
                    help="the qrels, when every positional file is a run")
     p.add_argument("--topics", metavar="FILE", default=None,
