@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, Run, grade_policy
-from rankmeter.io.columns import side_columns
+from rankmeter.io.columns import Borrowed, side_columns
 from rankmeter.io.detect import FORMATS, detect
 from rankmeter.io.dicts import qrels_from_dict, run_from_dict
 from rankmeter.io.frames import is_frame, qrels_from_frame, run_from_frame
@@ -42,8 +42,12 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     if kind == "qrels":
         from rankmeter.io.irds import looks_like_dataset
         if looks_like_dataset(source):
+            if columns and not isinstance(columns, Borrowed):
+                raise InputError(f"columns={dict(columns)!r}: ir_datasets qrels have their own columns; drop "
+                                 "columns= (or give it to the run)", source=os.fsdecode(source))
             return _dataset_qrels(source, grades)
-    if format in ("auto", "trec") and not columns:
+    plain = not columns or isinstance(columns, Borrowed)  # no columns= a TREC file could use
+    if format in ("auto", "trec") and plain:
         from rankmeter.io.compiled import read_file
         table = read_file(source, kind, grades)  # a big plain TREC file, read piece by piece on every core
         if table is not None:
@@ -51,7 +55,7 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
             give_back()  # the blocks' freed memory back to the OS before the engine allocates its own
             return table
     from rankmeter.io.direct import direct_columns
-    parsed = direct_columns(source, kind, format, columns, grades)
+    parsed = direct_columns(source, kind, format, None if plain else columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk
         from rankmeter.core.memory import give_back
         name = os.fsdecode(source)
@@ -66,6 +70,8 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     else:
         check_text(data, name)
     style, header = detect(data, name, format)
+    if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
+        columns = None  # the other input's column names: this file has no header to find them in
     if style in ("trec", "csv", "tsv") and not header and columns:
         named = {k: v for k, v in columns.items() if isinstance(v, str)}
         if named:  # a name cannot be found in a file without a header: refused, never ignored

@@ -34,13 +34,14 @@ given to a file without a header, a ``score`` and a ``rank`` both given, or
 side's role is an error. One dict given to ``evaluate`` serves both sides:
 ``rel``/``subtopic`` only the qrels, ``score``/``rank`` only the runs, and
 ``query``/``doc`` the side(s) whose roles the dict names (both, when it
-names neither and gives column names).
+names neither and gives column names); the other side reads those column
+names only where a table has them.
 """
 from __future__ import annotations
 
 from rankmeter.errors import InputError
 
-__all__ = ["resolve_columns", "side_columns", "CONVENTIONS"]
+__all__ = ["resolve_columns", "side_columns", "Borrowed", "CONVENTIONS"]
 
 #: (name, query column, doc column, grade columns, score columns)
 CONVENTIONS = (
@@ -84,13 +85,15 @@ def side_columns(columns, kind: str, *, shared: bool = False, source: str | None
 
     >>> side_columns({"query": 0, "doc": 1, "rank": 2}, "qrels", shared=True) is None
     True
+    >>> side_columns({"query": "user", "doc": "item", "score": "p"}, "qrels", shared=True)
+    {'query': 'user', 'doc': 'item'}
     >>> side_columns({"query": 0, "doc": 1, "rank": 2}, "run")
     {'query': 0, 'doc': 1, 'rank': 2}
     >>> side_columns({"query": "user", "doc": "item"}, "qrels", shared=True)
     {'query': 'user', 'doc': 'item'}
     """
-    if columns is None:
-        return None
+    if columns is None or isinstance(columns, Borrowed):
+        return columns
     from collections.abc import Mapping
     if not isinstance(columns, Mapping):
         raise InputError(f"columns={columns!r}: expected a dict of roles to column names or positions, e.g. "
@@ -116,8 +119,9 @@ def side_columns(columns, kind: str, *, shared: bool = False, source: str | None
     if theirs and not shared:
         raise InputError(f"columns={given!r}: {theirs[0]!r} is a role of {other}, not of {kind} ({kind} roles: "
                          f"{', '.join(_SIDE_ROLES[kind])})", source=source)
-    if theirs and not mine:
-        return None  # a dict for the other side
+    if theirs and not mine:  # a dict for the other side: its column names serve here where a table has them
+        borrowed = Borrowed({r: v for r, v in given.items() if r in ("query", "doc") and isinstance(v, str)})
+        return borrowed or None
     part = {r: v for r, v in given.items() if r in _SIDE_ROLES[kind]}
     if shared and not mine and not theirs and any(_is_position(v) for v in part.values()):
         raise InputError(f"columns={given!r}: positions mean different fields in a qrels file (query iter doc "
@@ -125,6 +129,11 @@ def side_columns(columns, kind: str, *, shared: bool = False, source: str | None
                          "file they are for, or read each file with read_run(..., columns=...) / "
                          "read_qrels(..., columns=...)", source=source)
     return {r: int(v) if _is_position(v) else v for r, v in part.items()} or None
+
+
+class Borrowed(dict):
+    """query/doc column names of a dict given for the other side (``evaluate``'s one dict): a table that
+    has those columns reads them, another input (a file without a header, a table without them) does not."""
 
 
 def _label(value, names: list[str], given: dict, source: str) -> str:
@@ -154,6 +163,8 @@ def resolve_columns(names, kind: str, columns: dict | None, source: str) -> dict
     present = set(names)
     shown = dict(columns or {})
     given = side_columns(columns, kind, shared=True, source=source) or {}  # one dict may serve both sides
+    if isinstance(given, Borrowed):
+        given = {role: name for role, name in given.items() if name in present}
     given = {role: _label(value, names, shown, source) for role, value in given.items()}
     for role, name in given.items():
         if str(name) not in present:

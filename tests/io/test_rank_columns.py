@@ -204,3 +204,19 @@ def test_every_readme_line_about_ms_marco_works_as_written(files, cli):
     assert float(done.out.splitlines()[-1].split(",")[-1]) == RIGHT
     assert "eval` warns when every query's scores are exactly 1, 2, 3" in paragraph
     assert "`rankmeter check` reports it" in paragraph
+
+
+def test_one_dict_for_a_table_run_leaves_other_names_to_a_table_qrels(tmp_path):
+    pd = pytest.importorskip("pandas")
+    # the qrels' columns have no conventional names: the dict's query/doc names serve them too
+    qrels = pd.DataFrame({"u": ["1", "2"], "i": ["7", "5"], "rel": [1, 1]})
+    run = pd.DataFrame({"u": ["1", "1", "2", "2"], "i": ["7", "8", "4", "5"], "p": [0.9, 0.8, 0.7, 0.6]})
+    r = evaluate(qrels, run, "RR@10", columns={"query": "u", "doc": "i", "score": "p"})
+    assert r.values("RR@10").tolist() == [1.0, 0.5]
+    # a TREC qrels file has no header: the same names are the run's alone (as before)
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(QRELS)
+    assert evaluate(path, run, "RR@10", columns={"query": "u", "doc": "i", "score": "p"})["RR@10"] == RIGHT
+    # but names with no side of their own given to a headerless file are refused, not ignored
+    with pytest.raises(InputError, match="has no header line"):
+        evaluate(path, run.rename(columns={"p": "score"}), "RR@10", columns={"query": "u", "doc": "i"})
