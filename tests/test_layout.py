@@ -17,9 +17,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: lowest first: a module may import its own layer and those below it. The core's foundations (the
 #: parameter table, the options, the batch kernels read, flat segments, hashing, memory) sit below the
 #: readers and the measures; the Evaluator and the rest of the core above them.
-LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "report",
-          "compat", "cli", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "ids", "memory"}
+LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "tensor", "report",
+          "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
+CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "siphash", "ids", "memory"}
 
 #: (importer, imported) module pairs that go up a layer, and why
 UPWARD = {
@@ -45,6 +45,9 @@ UPWARD = {
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
+    "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
+    "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
+    "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
     "analyses/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
     "analyses/beyond_similarity.py": "training interactions by user (each user's items for serendipity)",

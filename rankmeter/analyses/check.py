@@ -104,7 +104,7 @@ def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
         for r in rows:  # the hash may join different ids: group by the exact ids
             groups.setdefault((query[r].as_py(), docs[r].as_py()), []).append(table.line_of(r))
         out += [(q, d, lines) for (q, d), lines in groups.items() if len(lines) > 1]
-    return out
+    return sorted(out, key=lambda found: found[2])  # in the file's order, not the hashes'
 
 
 def exit_status(findings: list[Finding], *, strict: bool = False) -> int:

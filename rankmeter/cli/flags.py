@@ -89,7 +89,8 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
             continue
         help_text = param.help
         if param.positional:
-            parser.add_argument(param.name, nargs="+" if param.kind == "paths" else None,
+            many = "+" if param.required else "*"
+            parser.add_argument(param.name, nargs=many if param.kind == "paths" else None,
                                 metavar=param.metavar or param.name.upper(), help=help_text)
             continue
         names = [param.long_flag] + ([param.short] if param.short else [])
@@ -102,6 +103,9 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
             kwargs.update(action="extend", nargs="+", metavar=param.metavar or param.name.upper())
         elif param.kind == "strings":
             kwargs.update(action="append", metavar=param.metavar or param.name.upper())
+            if param.choices:
+                kwargs.update(choices=param.choices)
+                help_text = kwargs["help"] = f"{help_text} (one of {', '.join(param.choices)})"
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
         elif param.kind == "numbers":

@@ -124,7 +124,7 @@ def _dataset_qrels(name: str, grades: str) -> Qrels:
         return _as_policy(irds_qrels(name), grades)
     except ImportError:
         raise InputError('no such file; check the path (for an ir_datasets dataset of this id, '
-                         'pip install "rankmeter[irds]")', source=name) from None
+                         'pip install ir_datasets)', source=name) from None
 
 
 def _as_policy(qrels: Qrels, grades: str) -> Qrels:
