@@ -54,6 +54,9 @@ SORTS_ALLOWED = {
     "analyses/check.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
     "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",
+    "analyses/check_dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
+                                "numbers of the lines it leaves out",
+    "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
     "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
                                   "ranks come from the core)",
