@@ -27,7 +27,8 @@ from rankmeter.errors import MeasureError
 #: the drop-in's calculation functions by name, registered by rankmeter.compat.ir_measures as it loads
 CALCULATION: dict[str, Any] = {}
 
-__all__ = ["REGISTRY", "SUMMED", "UNFILLED", "Measure", "ParamInfo", "is_measure_object", "to_rankmeter"]
+__all__ = ["REGISTRY", "SUMMED", "UNFILLED", "MeanAgg", "Measure", "ParamInfo", "SumAgg", "is_measure_object",
+           "params_of", "to_rankmeter"]
 
 
 class ParamInfo(NamedTuple):
@@ -99,6 +100,37 @@ class Measure:
 
     def evaluator(self, qrels):
         return CALCULATION["evaluator"]([self], qrels)
+
+    def aggregator(self):
+        """ir_measures' aggregator of this measure over queries: a sum for NumQ, NumRel, NumRet, else a mean."""
+        return SumAgg() if self.NAME in SUMMED else MeanAgg()
+
+
+class MeanAgg:
+    """The mean of the values added; ``default`` (NaN) when none was."""
+
+    def __init__(self, default=float("nan")):
+        self.sum, self.count, self.default = 0.0, 0, default
+
+    def add(self, value) -> None:
+        self.sum += value
+        self.count += 1
+
+    def result(self):
+        return self.sum / self.count if self.count else self.default
+
+
+class SumAgg:
+    """The sum of the values added (the integer 0 when none was, as ir_measures gives)."""
+
+    def __init__(self):
+        self.sum = 0
+
+    def add(self, value) -> None:
+        self.sum += value
+
+    def result(self):
+        return self.sum
 
 
 def _param_repr(value) -> str:
@@ -177,9 +209,10 @@ for _alias, _name in {"MAP": "AP", "MAP_IA": "AP_IA", "BPref": "Bpref", "\u03b1_
     REGISTRY[_alias] = REGISTRY[_name]
 REGISTRY["NumRelRet"] = REGISTRY["NumRet"](rel=1)
 REGISTRY["SetRelP"] = REGISTRY["SetP"](relative=True)
+globals().update(REGISTRY)  # ir_measures.measures.AP, ...
 
 
-def _params_of(obj) -> tuple[str, dict[str, Any]]:
+def params_of(obj) -> tuple[str, dict[str, Any]]:
     """(name, every parameter with its default filled in) of a measure object of either library."""
     name = getattr(obj, "NAME", None) or type(obj).__name__
     supported = getattr(obj, "SUPPORTED_PARAMS", {})
@@ -196,7 +229,7 @@ def to_rankmeter(obj):
     from rankmeter.measures.names import resolve_name
     if isinstance(obj, Measure):
         obj.validate_params()
-    name, params = _params_of(obj)
+    name, params = params_of(obj)
     if name == "ERR":  # gdeval.pl: R = (2^g - 1) / 2^4, $MAX_JUDGMENT = 4
         return RankmeterMeasure.of("ERR", {"max_grade": 4}, params.get("cutoff"))
     if name == "SetF":  # trec_eval set_F.x weighs with x as beta^2 (trec_eval m_set_F.c)

@@ -1,0 +1,147 @@
+"""The drop-in's scoring: ir_measures' inputs read once, each measure ranked as its provider ranks and scored.
+
+:class:`Engine` is the evaluator behind every provider of :mod:`rankmeter.compat.ir_measures`: it takes
+``(key, rankmeter measure, provider)`` triples, groups them by the provider's order of tied docs
+(:data:`rankmeter.compat.ir_measures_dispatch.ORDER`) and by whether they read subtopics, and scores each
+group with one rankmeter :class:`~rankmeter.core.evaluator.Evaluator`: the run is put in the provider's
+order by one ``lexsort`` and scored with ``ties="input"`` (trec_eval's order is rankmeter's own).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["Engine", "read_rows", "table"]
+
+
+def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
+    """ir_measures' inputs as ``({query: {doc: value}}`` last one winning, ``{query: {subtopic: {doc: value}}}``
+    when the iterations differ, else None), or None for an input rankmeter reads itself."""
+    if isinstance(data, dict):
+        return data, None
+    columns = getattr(data, "columns", None)
+    if columns is not None and "query_id" in columns and type(data).__module__.startswith("pandas"):
+        if "doc_id" not in columns or value not in columns:
+            from rankmeter.compat.ir_measures_providers import format_error
+            raise format_error(data, value)
+        names = ["query_id", "doc_id", value] + (["iteration"] if "iteration" in columns else [])
+        rows = zip(*(data[c].tolist() for c in names))
+    elif isinstance(data, (str, bytes)) or hasattr(data, "read") or columns is not None \
+            or type(data).__module__.startswith(("pyarrow", "polars", "rankmeter", "pandas")) \
+            or not isinstance(data, Iterable):
+        if not isinstance(data, Iterable) and not hasattr(data, "read"):
+            from rankmeter.compat.ir_measures_providers import format_error
+            raise format_error(data, value)
+        return None
+    else:
+        rows = ((r.query_id, r.doc_id, getattr(r, value), getattr(r, "iteration", "0")) for r in data)
+    flat: dict = {}
+    nested: dict = {}
+    subtopics = set()
+    for row in rows:
+        query, doc, v = str(row[0]), str(row[1]), row[2]
+        flat.setdefault(query, {})[doc] = v
+        if len(row) > 3:
+            subtopics.add(str(row[3]))
+            nested.setdefault(query, {}).setdefault(str(row[3]), {})[doc] = v
+    return flat, (nested if len(subtopics) > 1 else None)
+
+
+def table(data: dict | None, value: str, nested: bool = False, order: str = "trec_eval"):
+    """``{q: {doc: v}}`` (``{q: {subtopic: {doc: v}}}``) as an Arrow table rankmeter reads, its rows in a
+    provider's ``order`` (``"docno"``: score descending, docno ascending; ``"input"``: score descending,
+    input order; ``"trec_eval"``: as given, rankmeter orders it); the dict itself when its values are not plain
+    numbers (rankmeter's reader names them)."""
+    import pyarrow as pa
+    if data is None:
+        return None
+    if nested:
+        rows = [(q, s, d, v) for q, subs in data.items() for s, docs in subs.items() for d, v in docs.items()]
+    else:
+        rows = [(q, None, d, v) for q, docs in data.items() for d, v in docs.items()]
+    try:
+        queries = [str(r[0]) for r in rows]
+        docs = [str(r[2]) for r in rows]
+        values = pa.array([r[3] for r in rows], pa.float64() if value == "score" else None)
+        if value != "score" and not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+            return data
+        columns = {"query": pa.array(queries, pa.string())}
+        if nested:
+            columns["subtopic"] = pa.array([str(r[1]) for r in rows], pa.string())
+        columns["doc"] = pa.array(docs, pa.string())
+        columns[value] = values
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+        return data
+    out = pa.table(columns)
+    if order != "trec_eval" and len(rows) > 1:
+        _, qcode = np.unique(np.array(queries, dtype=object), return_inverse=True)
+        score = -values.to_numpy(zero_copy_only=False)
+        keys = (score, qcode) if order == "input" else (np.array(docs), score, qcode)
+        out = out.take(pa.array(np.lexsort(keys)))  # lexsort is stable: input order last
+    return out
+
+
+class Engine:
+    """Qrels prepared once for ``(key, rankmeter measure, provider)`` triples; :meth:`scores` ranks a run as
+    each provider does and yields ``(query, key, value)``."""
+
+    def __init__(self, triples: list[tuple[object, object, str]], qrels):
+        from rankmeter.compat.ir_measures_dispatch import ORDER
+        from rankmeter.core.evaluator import Evaluator as Core
+        from rankmeter.measures.base import REGISTRY as FAMILIES
+        self.triples = triples
+        read = read_rows(qrels, "relevance")
+        flat, nested = read if read is not None else (qrels, None)
+        self.empty = read is not None and not any(flat.values())
+        self.qids: set = set(flat) if read is not None else None
+        if read is not None:
+            flat, nested = table(flat, "rel"), table(nested, "rel", nested=True)
+        groups: dict = {}
+        for _, measure, provider in triples:
+            diverse = FAMILIES[measure.name].subtopics
+            groups.setdefault((ORDER[provider], diverse), []).append(measure)
+        self._parts = []
+        if self.empty:
+            return
+        for (order, diverse), measures in groups.items():
+            judged = nested if diverse and nested is not None else flat
+            core = Core(judged, list(dict.fromkeys(measures)), ties="trec_eval" if order == "trec_eval" else "input")
+            self._parts.append((order, core))
+        if self.qids is None:
+            self.qids = set(self._parts[0][1].qrels.queries) if self._parts else set()
+
+    def scores(self, run):
+        """``(query, key, value)`` per query the run ranks and the qrels judge, and per measure defined there."""
+        import warnings
+        if self.empty:
+            return
+        read = read_rows(run, "score")
+        if read is not None and not any(read[0].values()):
+            return  # no ranked doc: every judged query takes the measure's default
+        values: dict = {}
+        queries: list[str] = []
+        tables: dict = {}
+        for order, core in self._parts:
+            if read is None:
+                given = run
+            else:
+                if order not in tables:
+                    tables[order] = table(read[0], "score", order=order)
+                given = tables[order]
+            with warnings.catch_warnings():  # ir_measures scores them as the default without a word
+                warnings.filterwarnings("ignore", r".*judged queries have no results")
+                warnings.filterwarnings("ignore", r".*(run|results).*")
+                results = core.evaluate(given)
+            for i, query in enumerate(results.queries):
+                if query not in values:
+                    values[query] = {}
+                    queries.append(query)
+                for m in results.measures:
+                    values[query][order, m] = float(results.values(m)[i])
+        from rankmeter.compat.ir_measures_dispatch import ORDER
+        for query in queries:
+            for key, m, provider in self.triples:
+                value = values[query].get((ORDER[provider], m), float("nan"))
+                if value == value:  # an undefined value (NaN) is not reported
+                    yield query, key, float(f"{value:.5f}") if provider == "gdeval" else value
