@@ -82,6 +82,11 @@ def table(data: dict | None, value: str, nested: bool = False, order: str = "tre
     return out
 
 
+def _parse(text):
+    from rankmeter.compat.ir_measures import parse_measure
+    return parse_measure(text)
+
+
 class Engine:
     """Qrels prepared once for ``(key, rankmeter measure, provider)`` triples; :meth:`scores` ranks a run as
     each provider does and yields ``(query, key, value)``."""
@@ -97,8 +102,17 @@ class Engine:
         self.qids: set = set(flat) if read is not None else None
         if read is not None:
             flat, nested = table(flat, "rel"), table(nested, "rel", nested=True)
+        self._flat = read[0] if read is not None else None
+        #: Compat as ir_measures' compat provider computes it (its ideal's ties), when the qrels are ir_measures'
+        self._compat = {}
         groups: dict = {}
-        for _, measure, provider in triples:
+        for key, measure, provider in triples:
+            if provider == "compat" and self._flat is not None:
+                from rankmeter.compat.ir_measures_objects import is_measure_object, params_of
+                obj = key if is_measure_object(key) else _parse(key)
+                params = params_of(obj)[1]
+                self._compat[key] = (float(params["p"]), bool(params["normalize"]))
+                continue
             diverse = FAMILIES[measure.name].subtopics
             groups.setdefault((ORDER[provider], diverse), []).append(measure)
         self._parts = []
@@ -139,9 +153,18 @@ class Engine:
                     queries.append(query)
                 for m in results.measures:
                     values[query][order, m] = float(results.values(m)[i])
+        if self._compat and read is not None:
+            from rankmeter.compat.ir_measures_rbo import compat_values
+            for key, (p, normalize) in self._compat.items():
+                for query, value in compat_values(self._flat, read[0], p, normalize).items():
+                    if query not in values:
+                        values[query] = {}
+                        queries.append(query)
+                    values[query]["compat", key] = value
         from rankmeter.compat.ir_measures_dispatch import ORDER
         for query in queries:
             for key, m, provider in self.triples:
-                value = values[query].get((ORDER[provider], m), float("nan"))
+                slot = ("compat", key) if key in self._compat else (ORDER[provider], m)
+                value = values[query].get(slot, float("nan"))
                 if value == value:  # an undefined value (NaN) is not reported
                     yield query, key, float(f"{value:.5f}") if provider == "gdeval" else value
