@@ -92,7 +92,6 @@ class Engine:
     each provider does and yields ``(query, key, value)``."""
 
     def __init__(self, triples: list[tuple[object, object, str]], qrels):
-        from rankmeter.compat.ir_measures_dispatch import ORDER
         from rankmeter.core.evaluator import Evaluator as Core
         from rankmeter.measures.base import REGISTRY as FAMILIES
         self.triples = triples
@@ -100,6 +99,16 @@ class Engine:
         flat, nested = read if read is not None else (qrels, None)
         self.empty = read is not None and not any(flat.values())
         self.qids: set = set(flat) if read is not None else None
+        #: msmarco reads a doc as relevant when any of its lines is (its highest grade); the others read its last
+        self._highest = read is not None and nested is not None
+        highest = None
+        if self._highest:
+            highest = {q: {} for q in nested}
+            for q, subtopics in nested.items():
+                for docs in subtopics.values():
+                    for d, g in docs.items():
+                        highest[q][d] = max(g, highest[q].get(d, g))
+            highest = table(highest, "rel")
         if read is not None:
             flat, nested = table(flat, "rel"), table(nested, "rel", nested=True)
         self._flat = read[0] if read is not None else None
@@ -114,16 +123,20 @@ class Engine:
                 self._compat[key] = (float(params["p"]), bool(params["normalize"]))
                 continue
             diverse = FAMILIES[measure.name].subtopics
-            groups.setdefault((ORDER[provider], diverse), []).append(measure)
+            groups.setdefault((self._slot(provider), diverse), []).append(measure)
         self._parts = []
         if self.empty:
             return
-        for (order, diverse), measures in groups.items():
-            judged = nested if diverse and nested is not None else flat
-            core = Core(judged, list(dict.fromkeys(measures)), ties="trec_eval" if order == "trec_eval" else "input")
-            self._parts.append((order, core))
+        for (slot, diverse), measures in groups.items():
+            judged = highest if slot == "highest" else nested if diverse and nested is not None else flat
+            core = Core(judged, list(dict.fromkeys(measures)), ties="trec_eval" if slot == "trec_eval" else "input")
+            self._parts.append((slot, core))
         if self.qids is None:
             self.qids = set(self._parts[0][1].qrels.queries) if self._parts else set()
+
+    def _slot(self, provider: str) -> str:
+        from rankmeter.compat.ir_measures_dispatch import ORDER
+        return "highest" if provider == "msmarco" and self._highest else ORDER[provider]
 
     def scores(self, run):
         """``(query, key, value)`` per query the run ranks and the qrels judge, and per measure defined there."""
@@ -131,12 +144,12 @@ class Engine:
         if self.empty:
             return
         read = read_rows(run, "score")
-        if read is not None and not any(read[0].values()):
-            return  # no ranked doc: every judged query takes the measure's default
         values: dict = {}
         queries: list[str] = []
         tables: dict = {}
-        for order, core in self._parts:
+        nothing = read is not None and not any(read[0].values())  # no ranked doc: judged queries take the default
+        for slot, core in [] if nothing else self._parts:
+            order = "docno" if slot == "highest" else slot
             if read is None:
                 given = run
             else:
@@ -152,8 +165,8 @@ class Engine:
                     values[query] = {}
                     queries.append(query)
                 for m in results.measures:
-                    values[query][order, m] = float(results.values(m)[i])
-        if self._compat and read is not None:
+                    values[query][slot, m] = float(results.values(m)[i])
+        if self._compat and read is not None and not nothing:
             from rankmeter.compat.ir_measures_rbo import compat_values
             for key, (p, normalize) in self._compat.items():
                 for query, value in compat_values(self._flat, read[0], p, normalize).items():
@@ -161,10 +174,34 @@ class Engine:
                         values[query] = {}
                         queries.append(query)
                     values[query]["compat", key] = value
-        from rankmeter.compat.ir_measures_dispatch import ORDER
+        if read is not None:
+            self._empty_rankings(read[0], values, queries)
         for query in queries:
             for key, m, provider in self.triples:
-                slot = ("compat", key) if key in self._compat else (ORDER[provider], m)
+                slot = ("compat", key) if key in self._compat else (self._slot(provider), m)
                 value = values[query].get(slot, float("nan"))
-                if value == value:  # an undefined value (NaN) is not reported
+                if value is None:
+                    yield query, key, float("nan")
+                elif value == value:  # an undefined value (NaN) is not reported
                     yield query, key, float(f"{value:.5f}") if provider == "gdeval" else value
+
+    def _empty_rankings(self, run: dict, values: dict, queries: list) -> None:
+        """What pytrec_eval gives a judged query whose ranking is empty (``{"q": {}}``, or nothing judged left under
+        ``judged_only``): NumQ 1, NumRel its relevant docs (pytrec_eval 0.5.11 gives 0 in some calls: uninitialised
+        memory) and NaN interpolated precision at recall 0, which ir_measures reports (and averages into a NaN);
+        everything else 0, the default."""
+        special = [(key, m) for key, m, provider in self.triples if provider == "pytrec_eval"
+                   and (m.name in ("NumQ", "NumRel") or m.name == "IPrec" and m.cutoff == 0)]
+        if not special or self._flat is None:
+            return
+        for key, m in special:
+            judged_only = bool(m.get("judged_only"))
+            for query, docs in run.items():
+                judged = self._flat.get(query)
+                if judged is None or any(d in judged for d in docs) or (docs and not judged_only):
+                    continue
+                if query not in values:
+                    values[query] = {}
+                    queries.append(query)
+                relevant = sum(1 for g in judged.values() if g >= 1)
+                values[query]["trec_eval", m] = {"IPrec": None, "NumQ": 1.0}.get(m.name, float(relevant))  # None: NaN

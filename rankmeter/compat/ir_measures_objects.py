@@ -237,6 +237,9 @@ def to_rankmeter(obj):
         extra |= {"judged_only": True} if params["judged_only"] else {}
         beta = math.sqrt(float(params["beta"]))
         return RankmeterMeasure.of("F", extra | ({"beta": beta} if beta != 1 else {}), None)
+    if name == "SetP" and params.get("relative"):  # SetP(rel=2,relative=True) is RelativeP(rel=2)
+        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
+        return RankmeterMeasure.of("RelativeP", extra | ({"judged_only": True} if params["judged_only"] else {}), None)
     resolved = resolve_name(repr(obj).replace("\u03b1", "alpha"))
     if len(resolved) != 1:  # pragma: no cover - an object names one measure
         raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")

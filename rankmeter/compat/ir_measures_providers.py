@@ -99,6 +99,26 @@ class _Evaluator(Evaluator):
             yield from self.runtime._iter_calc(run)
 
 
+def as_provider_reads(provider: str, measure):
+    """``measure`` as one provider reads it when called directly (ir_measures checks nothing there): parameters
+    the measure does not take are dropped, and each provider's own reading applied (gdeval's nDCG has
+    exponential gains, pytrec_eval's linear ones and its RR no cutoff, C/W/L's AP, RR and RBP no cutoff).
+    ``ValueError`` for a measure the provider does not compute at all, as ir_measures raises."""
+    from rankmeter.compat.ir_measures_dispatch import SUPPORTED
+    from rankmeter.compat.ir_measures_objects import REGISTRY, params_of
+    name, params = params_of(measure)
+    if name not in {n for n, _ in SUPPORTED[provider]} or name not in REGISTRY:
+        raise ValueError(f"unsupported measure {measure}")
+    given = {k: v for k, v in getattr(measure, "params", {}).items() if k in REGISTRY[name].SUPPORTED_PARAMS}
+    if provider == "gdeval" and name == "nDCG":
+        given["dcg"] = "exp-log2"
+    elif provider == "pytrec_eval" and name == "nDCG":
+        given.pop("dcg", None)
+    if (provider, name) in {("pytrec_eval", "RR"), ("cwl_eval", "AP"), ("cwl_eval", "RR"), ("cwl_eval", "RBP")}:
+        given.pop("cutoff", None)
+    return type(REGISTRY[name])(**given)
+
+
 def _iterator(data) -> bool:
     return iter(data) is data if hasattr(data, "__iter__") and not isinstance(data, (dict, str, bytes)) else False
 
@@ -148,12 +168,20 @@ class Provider:
     def evaluator(self, measures, qrels) -> Evaluator:
         """An :class:`Evaluator` of ``measures`` on ``qrels``; ``ValueError`` for a measure no provider takes."""
         from rankmeter.compat.ir_measures_engine import Engine
-        pairs = _pairs(measures)
+        once: dict = {}
+        for key, measure in _pairs(measures):  # equal measures once, the first given (ir_measures takes a set)
+            once.setdefault(key, (key, measure))
+        pairs = list(once.values())
         triples, runtime, unsupported = [], [], []
         for key, measure in pairs:
             if not is_measure_object(measure):  # a rankmeter name: rankmeter's own order of tied docs
                 triples.append((key, measure, "pytrec_eval"))
                 continue
+            if len(self.names) == 1:  # one provider: it computes what it makes of the measure, unchecked
+                provider = self.names[0]
+                if provider != "runtime":
+                    triples.append((key, to_rankmeter(as_provider_reads(provider, measure)), provider))
+                    continue
             try:
                 provider = provider_of(measure, self.names)
             except MeasureError:
