@@ -67,9 +67,12 @@ def compat_values(qrels: dict, run: dict, p: float, normalize: bool) -> dict:
     score = np.zeros(nq)
     best = np.zeros(nq)
     nonempty = depth > 0
-    if total:
-        score[nonempty] = np.add.reduceat(w * overlap / (i + 1), starts[nonempty])
-        best[nonempty] = np.add.reduceat(w * np.minimum(i + 1, n_ideal[seg]) / (i + 1), starts[nonempty])
+    if total:  # summed left to right per query, as ir_measures' loop adds (a row per query, zeros after its depth)
+        grid = np.zeros((nq, int(depth.max())))
+        grid[seg, i] = w * overlap / (i + 1)
+        score = np.cumsum(grid, axis=1)[np.arange(nq), np.maximum(depth - 1, 0)]
+        grid[seg, i] = w * np.minimum(i + 1, n_ideal[seg]) / (i + 1)
+        best = np.cumsum(grid, axis=1)[np.arange(nq), np.maximum(depth - 1, 0)]
     for q, k in code.items():
         if not nonempty[k]:  # ir_measures divides by zero here (nothing ranked, nothing relevant)
             values[q] = 0.0
