@@ -34,7 +34,7 @@ from rankmeter.compat import ir_measures_dispatch as dispatch
 from rankmeter.compat import ir_measures_objects as measures
 from rankmeter.compat import ir_measures_providers as providers
 from rankmeter.compat import ir_measures_util as util
-from rankmeter.compat.ir_measures_objects import REGISTRY, MeanAgg, Measure, ParamInfo, SumAgg, is_measure_object
+from rankmeter.compat.ir_measures_objects import REGISTRY, MeanAgg, Measure, ParamInfo, SumAgg, parse_measure
 from rankmeter.compat.ir_measures_providers import (
     CwlMetric,
     Evaluator,
@@ -75,30 +75,6 @@ qrel_inputs = DefaultPipeline.qrel_inputs
 
 
 # ------------------------------------------------------------------ reading measures, qrels and runs
-def parse_measure(text) -> Measure:
-    """``"nDCG(dcg='exp-log2')@10"`` -> the measure object (a measure object is returned as given)."""
-    import ast
-    if is_measure_object(text):
-        return text
-    try:
-        node = ast.parse(str(text).replace("\u03b1", "alpha"), mode="eval").body
-    except SyntaxError:
-        raise MeasureError(f"cannot read measure {text!r}; write Name(k1=v1, k2=v2)@cutoff") from None
-    at = None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        at, node = ast.literal_eval(node.right), node.left
-    params = {}
-    if isinstance(node, ast.Call) and not node.args:
-        params = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
-        node = node.func
-    if not isinstance(node, ast.Name) or node.id not in REGISTRY:
-        raise MeasureError(f"cannot read measure {text!r}: the ir_measures measures are {', '.join(REGISTRY)}")
-    if "cutoff" in params and at is not None:
-        del params["cutoff"]
-    measure = REGISTRY[node.id](**params)
-    return measure if at is None else measure @ at
-
-
 #: trec_eval names ir_measures 0.4.3 reads, in its order (a name matches the first entry it begins with):
 #: (measure, the parameter a suffix sets, the values a bare name gives); None: known, not supported
 _TREC = {

@@ -23,7 +23,7 @@ def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
     columns = getattr(data, "columns", None)
     if columns is not None and "query_id" in columns and type(data).__module__.startswith("pandas"):
         if "doc_id" not in columns or value not in columns:
-            from rankmeter.compat.ir_measures_providers import format_error
+            from rankmeter.compat.ir_measures_util import format_error
             raise format_error(data, value)
         names = ["query_id", "doc_id", value] + (["iteration"] if "iteration" in columns else [])
         rows = zip(*(data[c].tolist() for c in names))
@@ -31,7 +31,7 @@ def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
             or type(data).__module__.startswith(("pyarrow", "polars", "rankmeter", "pandas")) \
             or not isinstance(data, Iterable):
         if not isinstance(data, Iterable) and not hasattr(data, "read"):
-            from rankmeter.compat.ir_measures_providers import format_error
+            from rankmeter.compat.ir_measures_util import format_error
             raise format_error(data, value)
         return None
     else:
@@ -83,7 +83,7 @@ def table(data: dict | None, value: str, nested: bool = False, order: str = "tre
 
 
 def _parse(text):
-    from rankmeter.compat.ir_measures import parse_measure
+    from rankmeter.compat.ir_measures_objects import parse_measure
     return parse_measure(text)
 
 

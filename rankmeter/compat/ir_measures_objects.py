@@ -28,7 +28,7 @@ from rankmeter.errors import MeasureError
 CALCULATION: dict[str, Any] = {}
 
 __all__ = ["REGISTRY", "SUMMED", "UNFILLED", "MeanAgg", "Measure", "ParamInfo", "SumAgg", "is_measure_object",
-           "params_of", "to_rankmeter"]
+           "params_of", "parse_measure", "to_rankmeter"]
 
 
 class ParamInfo(NamedTuple):
@@ -244,3 +244,27 @@ def to_rankmeter(obj):
     if len(resolved) != 1:  # pragma: no cover - an object names one measure
         raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")
     return resolved[0][1]
+
+
+def parse_measure(text) -> Measure:
+    """``"nDCG(dcg='exp-log2')@10"`` -> the measure object (a measure object is returned as given)."""
+    import ast
+    if is_measure_object(text):
+        return text
+    try:
+        node = ast.parse(str(text).replace("\u03b1", "alpha"), mode="eval").body
+    except SyntaxError:
+        raise MeasureError(f"cannot read measure {text!r}; write Name(k1=v1, k2=v2)@cutoff") from None
+    at = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at, node = ast.literal_eval(node.right), node.left
+    params = {}
+    if isinstance(node, ast.Call) and not node.args:
+        params = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
+        node = node.func
+    if not isinstance(node, ast.Name) or node.id not in REGISTRY:
+        raise MeasureError(f"cannot read measure {text!r}: the ir_measures measures are {', '.join(REGISTRY)}")
+    if "cutoff" in params and at is not None:
+        del params["cutoff"]
+    measure = REGISTRY[node.id](**params)
+    return measure if at is None else measure @ at

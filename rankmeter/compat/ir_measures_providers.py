@@ -19,12 +19,12 @@ import itertools
 from typing import Any, NamedTuple
 
 from rankmeter.compat.ir_measures_dispatch import PIPELINE, provider_of, supports
-from rankmeter.compat.ir_measures_objects import Measure, ParamInfo, is_measure_object, to_rankmeter
+from rankmeter.compat.ir_measures_objects import Measure, ParamInfo, is_measure_object, parse_measure, to_rankmeter
 from rankmeter.compat.ir_measures_util import CalcResults, Metric, QrelsConverter, RunConverter
 from rankmeter.errors import MeasureError
 
 __all__ = ["CwlMetric", "Evaluator", "FallbackProvider", "Provider", "RuntimeProvider", "define", "define_byquery",
-           "format_error", "registry"]
+           "registry"]
 
 
 class CwlMetric(NamedTuple):
@@ -37,13 +37,6 @@ class CwlMetric(NamedTuple):
     expected_cost: float
     expected_total_cost: float
     expected_items: float
-
-
-def format_error(data, value: str) -> ValueError:
-    """ir_measures' error for an input of no form it reads."""
-    converter = QrelsConverter(data) if value == "relevance" else RunConverter(data)
-    kind, error = converter.predict_type()
-    return ValueError(f"unknown {converter.KIND} format: {error or 'empty'}")
 
 
 class Evaluator:
@@ -125,7 +118,6 @@ def _iterator(data) -> bool:
 
 def _pairs(measures) -> list[tuple[object, object]]:
     """(key as given, measure object or rankmeter Measure): strings are read as ir_measures names, then rankmeter's."""
-    from rankmeter.compat.ir_measures import parse_measure
     from rankmeter.core.resolve import resolve_measures
     if isinstance(measures, str) or is_measure_object(measures) or not hasattr(measures, "__iter__"):
         measures = [measures]

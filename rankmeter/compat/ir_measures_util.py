@@ -13,7 +13,7 @@ import itertools
 from typing import Any, NamedTuple
 
 __all__ = ["CalcResults", "GenericQrel", "GenericScoredDoc", "Metric", "Qrel", "QrelsConverter", "RunConverter",
-           "ScoredDoc"]
+           "ScoredDoc", "format_error"]
 
 
 class Qrel(NamedTuple):
@@ -146,3 +146,10 @@ class RunConverter(_Converter):
         """Each run of consecutive rows of one query, sorted by score (ties in input order)."""
         for _, rows in itertools.groupby(self.as_namedtuple_iter(), key=lambda r: r.query_id):
             yield from sorted(rows, key=lambda r: r.score, reverse=True)
+
+
+def format_error(data, value: str) -> ValueError:
+    """ir_measures' error for an input of no form it reads."""
+    converter = QrelsConverter(data) if value == "relevance" else RunConverter(data)
+    kind, error = converter.predict_type()
+    return ValueError(f"unknown {converter.KIND} format: {error or 'empty'}")

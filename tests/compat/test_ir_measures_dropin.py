@@ -197,3 +197,98 @@ def test_ir_measures_readme_examples_run_unchanged(tmp_path, monkeypatch):
     qrels_forms = _run_block(blocks[1], "rankmeter.compat.ir_measures", got_session)
     assert [tuple(q) for q in qrels_forms["qrels"]] == [("Q0", "D0", 0, "0"), ("Q0", "D1", 1, "0"),
                                                         ("Q1", "D0", 0, "0"), ("Q1", "D3", 2, "0")]
+
+
+# ------------------------------------------------------------------ tied scores, empty inputs, the public surface
+def test_tied_docs_are_ranked_as_the_measures_provider_ranks_them():
+    """a and b tie; only a is relevant. pytrec_eval (RR, P) puts b first (docno descending), msmarco (RR@k),
+    judged (Judged@k) and compat put a first (docno ascending), C/W/L (RBP) keeps the input order (b, then a).
+    Compat: overlaps with the ideal [a] are 1, 1, 1 at depths 1..3, weights 1, 1/2, 1/4 over 1.75."""
+    qrels = {"1": {"a": 1, "c": 0}}
+    run = {"1": {"b": 0.5, "a": 0.5, "c": 0.1}}
+    hand = {ours.RR: 0.5, ours.RR @ 10: 1.0, ours.Judged @ 1: 1.0, ours.P @ 1: 0.0,
+            ours.RBP(rel=1, p=0.5): 0.5 * 0.5, ours.Compat(p=0.5, normalize=False): (1 + 0.5 / 2 + 0.25 / 3) / 1.75}
+    got = ours.calc_aggregate(list(hand), qrels, run)
+    assert got == pytest.approx(hand, abs=1e-12)
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(repr(m)) for m in hand], qrels, run)
+    assert {repr(k): v for k, v in theirs.items()} == pytest.approx({repr(k): v for k, v in hand.items()}, abs=1e-12)
+
+
+def test_beir_shaped_ties_give_ir_measures_rr_and_judged():
+    """The issue's case: two-decimal scores, RR@10 and Judged@10 equal ir_measures' (trec_eval's order differs)."""
+    rng = np.random.default_rng(31)
+    qrels = {str(q): {f"d{d}": 1 for d in rng.choice(300, 2, replace=False)} for q in range(300)}
+    run = {str(q): {f"d{d}": float(np.round(rng.random() * 0.2 + 0.4, 2)) for d in rng.choice(300, 100, replace=False)}
+           for q in range(300)}
+    measures = [ours.RR @ 10, ours.Judged @ 10]
+    want = ir_measures.calc_aggregate([ir_measures.RR @ 10, ir_measures.Judged @ 10], qrels, run)
+    got = ours.calc_aggregate(measures, qrels, run)
+    assert got[ours.RR @ 10] == pytest.approx(want[ir_measures.RR @ 10], abs=1e-15)
+    assert got[ours.Judged @ 10] == pytest.approx(want[ir_measures.Judged @ 10], abs=1e-15)
+    import rankmeter
+    trec_order = rankmeter.evaluate(qrels, run, ["RR@10"])["RR@10"]
+    assert trec_order != pytest.approx(want[ir_measures.RR @ 10], abs=1e-6)  # the order matters on this data
+
+
+def test_err_is_gdevals_five_decimals():
+    qrels = {"0": {"D0": 0, "D1": 1, "D2": 1, "D3": 2, "D4": 0}}
+    run = {"0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1}}
+    # gdeval: R = (2^g - 1) / 16 at ranks 2 (D2), 3 (D3), 4 (D1): 1/32 + (15/16)(3/16)/3 + (15/16)(13/16)(1/16)/4
+    exact = 1 / 32 + (15 / 16) * (3 / 16) / 3 + (15 / 16) * (13 / 16) * (1 / 16) / 4
+    got = ours.calc_aggregate([ours.ERR @ 20], qrels, run)[ours.ERR @ 20]
+    assert got == float(f"{exact:.5f}") == ir_measures.calc_aggregate([ir_measures.ERR @ 20], qrels, run)[
+        ir_measures.ERR @ 20]
+
+
+@pytest.mark.parametrize("run", [{}, [], {"1": {}}], ids=["dict", "list", "empty-ranking"])
+@pytest.mark.parametrize("qrels", [{}, [], {"1": {"a": 1}, "2": {"b": 2}}], ids=["no-qrels", "list", "qrels"])
+def test_empty_inputs_give_ir_measures_zeros_and_nan(qrels, run):
+    measures = ["P@5", "NumQ", "RR@5", "AP", "ERR@5", "Compat"]
+    want = ir_measures.calc(list(map(ir_measures.parse_measure, measures)), qrels, run)
+    got = ours.calc(list(map(ours.parse_measure, measures)), qrels, run)
+    assert {repr(k): v for k, v in got.aggregated.items()} == \
+        pytest.approx({repr(k): v for k, v in want.aggregated.items()}, nan_ok=True)
+    assert sorted((m.query_id, repr(m.measure), m.value) for m in got.per_query) == \
+        sorted((m.query_id, repr(m.measure), m.value) for m in want.per_query)
+
+
+def test_every_public_name_of_ir_measures_is_there():
+    """What ``dir(ir_measures)`` offers a script, less its logging plumbing and its bin/lazylibs internals."""
+    internal = {"bin", "lazylibs", "log_handler", "logger", "logging", "sys"}
+    missing = sorted(n for n in dir(ir_measures) if not n.startswith("__") and n not in internal
+                     and not hasattr(ours, n))
+    assert not missing
+    assert sorted(set(ir_measures.__all__) - internal - set(ours.__all__)) == []
+    assert set(ir_measures.providers.registry) == set(ours.providers.registry)
+    assert set(ir_measures.measures.registry) == set(ours.measures.registry)
+
+
+@pytest.mark.parametrize("name", ["official", "set", "all_trec", "prefs", "qrels_jg", "map_cut_10",
+                                  "iprec_at_recall_0.10", "success_1,5", "set_relative_P", "P_5abc"])
+def test_parse_trec_measure_reads_nicknames_and_suffixes_as_ir_measures(name, capsys):
+    assert [repr(m) for m in ours.parse_trec_measure(name)] == [repr(m) for m in ir_measures.parse_trec_measure(name)]
+
+
+@pytest.mark.parametrize("name", ["gm_map", "relative_P_5", "ndcg_5", "nothing"])
+def test_parse_trec_measure_refuses_what_ir_measures_refuses(name):
+    with pytest.raises(ValueError):
+        ir_measures.parse_trec_measure(name)
+    with pytest.raises(ValueError):
+        ours.parse_trec_measure(name)
+
+
+def test_define_and_define_byquery_see_what_ir_measures_gives_them():
+    qrels = [ours.Qrel("0", "D0", 0), ours.Qrel("0", "D1", 1), ours.Qrel("1", "D5", 2), ours.Qrel("1", "D0", 1)]
+    run = [ours.ScoredDoc("0", "D0", 0.8), ours.ScoredDoc("0", "D1", 0.8), ours.ScoredDoc("1", "D5", 0.1),
+           ours.ScoredDoc("1", "D9", 0.9)]
+
+    def top_doc(qrels, run):  # the run's first row as handed over: ties in input order
+        return float(run.iloc[0]["doc_id"][1:])
+
+    for module in (ours, ir_measures):
+        mine = module.define_byquery(top_doc)
+        values = {m.query_id: m.value for m in (mine @ 1).iter_calc(qrels, run)}
+        assert values == {"0": 0.0, "1": 9.0}, module
+        assert repr(mine @ 1) == "top_doc@1"
+    both = ours.define(lambda qrels, run: [(q, float(len(rows))) for q, rows in run.groupby("query_id")], "Len")
+    assert ours.calc_aggregate([both @ 1, ours.P @ 1], qrels, run) == {both @ 1: 1.0, ours.P @ 1: 0.5}
