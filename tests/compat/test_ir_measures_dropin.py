@@ -292,3 +292,31 @@ def test_define_and_define_byquery_see_what_ir_measures_gives_them():
         assert repr(mine @ 1) == "top_doc@1"
     both = ours.define(lambda qrels, run: [(q, float(len(rows))) for q, rows in run.groupby("query_id")], "Len")
     assert ours.calc_aggregate([both @ 1, ours.P @ 1], qrels, run) == {both @ 1: 1.0, ours.P @ 1: 0.5}
+
+
+def test_the_migration_page_examples_run():
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[2] / "docs" / "migrate-ir-measures.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.DOTALL)
+    assert len(blocks) == 5
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {})  # noqa: S102 - the page's own examples
+
+
+def test_ranx_ties_are_ranked_as_trec_eval_in_the_drop_in():
+    """The page's example of ir_measures' undetermined order: the drop-in puts b (docno descending) first."""
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0}}
+    measure = ours.nDCG(dcg="exp-log2")
+    assert ours.calc_aggregate([measure], qrels, run)[measure] == pytest.approx(1 / np.log2(3))
+
+
+def test_cwl_scores_a_query_once_where_ir_measures_scores_each_block():
+    """Rows of query 1 in two blocks: cwl_eval (through ir_measures) gives two values for it; the drop-in one."""
+    qrels = [ir_measures.Qrel("1", "a", 1), ir_measures.Qrel("2", "b", 1)]
+    run = [ir_measures.ScoredDoc("1", "x", 3.0), ir_measures.ScoredDoc("2", "b", 1.0),
+           ir_measures.ScoredDoc("1", "a", 2.0)]
+    measure = ir_measures.RBP(rel=1, p=0.5)
+    theirs = [(m.query_id, m.value) for m in ir_measures.iter_calc([measure], qrels, run) if m.query_id == "1"]
+    assert sorted(theirs) == [("1", 0.0), ("1", 0.5)]
+    assert [(m.query_id, m.value) for m in ours.iter_calc([measure], qrels, run) if m.query_id == "1"] == \
+        [("1", 0.25)]
