@@ -48,38 +48,70 @@ def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
     return flat, (nested if len(subtopics) > 1 else None)
 
 
-def table(data: dict | None, value: str, nested: bool = False, order: str = "trec_eval"):
+def table(data: dict | None, value: str, nested: bool = False, order: str = "trec_eval", columns=None):
     """``{q: {doc: v}}`` (``{q: {subtopic: {doc: v}}}``) as an Arrow table rankmeter reads, its rows in a
     provider's ``order`` (``"docno"``: score descending, docno ascending; ``"input"``: score descending,
     input order; ``"trec_eval"``: as given, rankmeter orders it); the dict itself when its values are not plain
-    numbers (rankmeter's reader names them)."""
+    numbers (rankmeter's reader names them). ``columns``: the :func:`columns` of ``data``, read once."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     if data is None:
         return None
+    if columns is None:
+        columns = _columns(data, value, nested)
+    if columns is None:
+        return data
+    out = columns["table"]
+    if order != "trec_eval" and out.num_rows > 1:
+        distinct, score_rank = np.unique(-columns["values"], return_inverse=True)  # rank 0: the highest score
+        keys = [columns["qcode"].astype(np.int64), score_rank.astype(np.int64)]
+        sizes = [int(keys[0][-1]) + 1, len(distinct)]
+        if order == "docno":
+            encoded = pc.dictionary_encode(out.column("doc")).combine_chunks()  # few distinct docs: rank those
+            rank = np.empty(len(encoded.dictionary), np.int64)
+            rank[pc.sort_indices(encoded.dictionary).to_numpy()] = np.arange(len(rank))
+            keys.append(rank[encoded.indices.to_numpy()])
+            sizes.append(len(rank))
+        if float(np.prod(np.array(sizes, dtype=np.float64))) < 2.0 ** 62:  # one integer key, one stable sort
+            key = keys[0]
+            for k, size in zip(keys[1:], sizes[1:]):
+                key = key * size + k
+            order_rows = np.argsort(key, kind="stable")
+        else:
+            order_rows = np.lexsort(tuple(reversed(keys)))  # lexsort is stable: input order last
+        out = out.take(pa.array(order_rows))
+    return out
+
+
+def _columns(data: dict, value: str, nested: bool = False):
+    """One pass over a dict of dicts: its Arrow table and the numbers the orders need (None: values not numbers)."""
+    import pyarrow as pa
     if nested:
         rows = [(q, s, d, v) for q, subs in data.items() for s, docs in subs.items() for d, v in docs.items()]
+        queries, subtopics = [str(r[0]) for r in rows], [str(r[1]) for r in rows]
+        docs, values = [str(r[2]) for r in rows], [r[3] for r in rows]
+        lengths = None
     else:
-        rows = [(q, None, d, v) for q, docs in data.items() for d, v in docs.items()]
+        lengths = np.fromiter((len(d) for d in data.values()), np.int64, len(data))
+        docs = [str(d) for per_query in data.values() for d in per_query]
+        values = [v for per_query in data.values() for v in per_query.values()]
     try:
-        queries = [str(r[0]) for r in rows]
-        docs = [str(r[2]) for r in rows]
-        values = pa.array([r[3] for r in rows], pa.float64() if value == "score" else None)
-        if value != "score" and not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
-            return data
-        columns = {"query": pa.array(queries, pa.string())}
+        array = pa.array(values, pa.float64() if value == "score" else None)
+        if value != "score" and not (pa.types.is_integer(array.type) or pa.types.is_floating(array.type)):
+            return None
         if nested:
-            columns["subtopic"] = pa.array([str(r[1]) for r in rows], pa.string())
-        columns["doc"] = pa.array(docs, pa.string())
-        columns[value] = values
+            cols = {"query": pa.array(queries, pa.string()), "subtopic": pa.array(subtopics, pa.string())}
+            qcode = None
+        else:
+            qcode = np.repeat(np.arange(len(data), dtype=np.int32), lengths)
+            names = pa.array([str(q) for q in data], pa.string())
+            cols = {"query": names.take(pa.array(qcode))}
+        cols["doc"] = pa.array(docs, pa.string())
+        cols[value] = array
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
-        return data
-    out = pa.table(columns)
-    if order != "trec_eval" and len(rows) > 1:
-        _, qcode = np.unique(np.array(queries, dtype=object), return_inverse=True)
-        score = -values.to_numpy(zero_copy_only=False)
-        keys = (score, qcode) if order == "input" else (np.array(docs), score, qcode)
-        out = out.take(pa.array(np.lexsort(keys)))  # lexsort is stable: input order last
-    return out
+        return None
+    numbers = array.to_numpy(zero_copy_only=False) if value == "score" else None
+    return {"table": pa.table(cols), "qcode": qcode, "values": numbers}
 
 
 def _parse(text):
@@ -148,13 +180,14 @@ class Engine:
         queries: list[str] = []
         tables: dict = {}
         nothing = read is not None and not any(read[0].values())  # no ranked doc: judged queries take the default
+        cols = _columns(read[0], "score") if read is not None and not nothing else None
         for slot, core in [] if nothing else self._parts:
             order = "docno" if slot == "highest" else slot
             if read is None:
                 given = run
             else:
                 if order not in tables:
-                    tables[order] = table(read[0], "score", order=order)
+                    tables[order] = table(read[0], "score", order=order, columns=cols)
                 given = tables[order]
             with warnings.catch_warnings():  # ir_measures scores them as the default without a word
                 warnings.filterwarnings("ignore", r".*judged queries have no results")
