@@ -12,19 +12,24 @@
 AP(rel=2)@100
 
 Measures may be these objects, ir_measures' own, their names (``"nDCG@10"``) or any
-rankmeter name; each means what ir_measures computes for it (see
-:mod:`rankmeter.compat.ir_measures_objects`: ``ERR@k`` is gdeval's). Qrels and runs are
-what ir_measures takes: ``{query: {doc: value}}``, a DataFrame with its column names
-(``query_id, doc_id, relevance[, iteration]`` / ``query_id, doc_id, score``), or an
-iterable of :class:`Qrel` / :class:`ScoredDoc` (ir_measures' own namedtuples too); rankmeter's
-inputs (paths, frames with its column names) are accepted as well.
+rankmeter name. Each is computed as the ir_measures provider that ir_measures hands it to computes it
+(:mod:`rankmeter.compat.ir_measures_dispatch`), ranked as that provider ranks tied docs: RR and AP
+through pytrec_eval (docno descending, as trec_eval), ``RR@k`` through msmarco and ``Judged`` through
+judged (docno ascending), the C/W/L measures and ``Accuracy`` in input order, ``ERR@k`` as gdeval
+prints it (five decimals), ``Compat`` with ir_measures' ideal (docs/migrate-ir-measures.md lists what
+differs, and why). Qrels and runs are what ir_measures takes: ``{query: {doc: value}}``, a DataFrame
+with its column names (``query_id, doc_id, relevance[, iteration]`` / ``query_id, doc_id, score``), or
+an iterable of :class:`Qrel` / :class:`ScoredDoc` (ir_measures' own namedtuples too); rankmeter's inputs
+(paths, frames with its column names) are accepted as well.
 
-As ir_measures does, a judged query the run does not answer gets ``measure.DEFAULT`` (0; not
-``Accuracy``), a query where a measure is undefined is left out for it, ``NumQ``, ``NumRel`` and
-``NumRet`` are summed over queries and the rest averaged. A diversity
-qrels (namedtuples or rows whose ``iteration`` differs) keeps its subtopics for the diversity
-measures (``ERR_IA``, ``alpha_nDCG``, ...); the other measures read one grade per
-(query, doc) as ir_measures' providers do: the doc's last judgment in input order.
+As ir_measures does, a judged query the run does not answer gets ``measure.DEFAULT`` (0), a query
+where a measure is undefined is left out for it, ``NumQ``, ``NumRel`` and ``NumRet`` are summed over
+queries and the rest averaged (NaN over no query: empty qrels). A diversity qrels (namedtuples or rows
+whose ``iteration`` differs) keeps its subtopics for the diversity measures (``ERR_IA``,
+``alpha_nDCG``, ...); the other measures read one grade per (query, doc) as ir_measures' providers
+do: the doc's last judgment in input order. The providers (``ir_measures.gdeval`` ...), ``define`` /
+``define_byquery``, ``DefaultPipeline`` and the ``measures``, ``providers`` and ``util`` namespaces are
+here too (:mod:`rankmeter.compat.ir_measures_providers`, :mod:`rankmeter.compat.ir_measures_util`).
 """
 from __future__ import annotations
 
@@ -171,5 +176,7 @@ def read_trec_run(source):
 parse_trec_qrels, parse_trec_run, convert_trec_name = read_trec_qrels, read_trec_run, parse_trec_measure
 util.parse_measure, util.parse_trec_measure = parse_measure, parse_trec_measure
 util.read_trec_qrels, util.read_trec_run = read_trec_qrels, read_trec_run
+util.parse_trec_qrels, util.parse_trec_run, util.convert_trec_name = read_trec_qrels, read_trec_run, parse_trec_measure
+util.TYPE_QREL = util.TYPE_RUN = object  # ir_measures' type hints (a Union of the input forms)
 measures.CALCULATION.update(iter_calc=iter_calc, calc_aggregate=calc_aggregate, calc=calc, evaluator=evaluator,
                             CalcResults=CalcResults)  # the measure objects' methods

@@ -210,6 +210,16 @@ for _alias, _name in {"MAP": "AP", "MAP_IA": "AP_IA", "BPref": "Bpref", "\u03b1_
 REGISTRY["NumRelRet"] = REGISTRY["NumRet"](rel=1)
 REGISTRY["SetRelP"] = REGISTRY["SetP"](relative=True)
 globals().update(REGISTRY)  # ir_measures.measures.AP, ...
+BaseMeasure = Measure  # ir_measures' older name
+
+
+def register(measure: Measure, aliases=(), name: str | None = None) -> dict:
+    """Add ``measure`` to :data:`REGISTRY` under its name and ``aliases`` (ir_measures' ``measures.register``)."""
+    for key in (name or measure.__name__, *aliases):
+        if key in REGISTRY:
+            raise MeasureError(f"measure {key!r} is registered already")
+        REGISTRY[key] = measure
+    return REGISTRY
 
 
 def params_of(obj) -> tuple[str, dict[str, Any]]:

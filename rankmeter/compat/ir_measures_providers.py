@@ -24,7 +24,7 @@ from rankmeter.compat.ir_measures_util import CalcResults, Metric, QrelsConverte
 from rankmeter.errors import MeasureError
 
 __all__ = ["CwlMetric", "Evaluator", "FallbackProvider", "Provider", "RuntimeProvider", "define", "define_byquery",
-           "registry"]
+           "register", "registry"]
 
 
 class CwlMetric(NamedTuple):
@@ -318,3 +318,9 @@ for _name in ("accuracy", "compat", "cwl_eval", "pyndeval", "pytrec_eval", "judg
     globals()[{"cwl_eval": "CwlEval", "pyndeval": "PyNdEval", "pytrec_eval": "PytrecEval", "gdeval": "Gdeval",
                "msmarco": "MsMarco", "trectools": "Trectools"}.get(_name, _name.capitalize()) + "Provider"] = \
         type(registry[_name])
+
+
+def register(provider: Provider) -> Provider:
+    """Add ``provider`` to :data:`registry` under its ``NAME`` (ir_measures' ``providers.register``)."""
+    registry[provider.NAME] = provider
+    return provider
