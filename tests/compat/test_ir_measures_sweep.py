@@ -15,7 +15,7 @@ and the drop-in's value is checked another way. ``pytest -s`` prints the sweep's
 """
 from __future__ import annotations
 
-import itertools
+import functools
 import logging
 import math
 import warnings
@@ -163,6 +163,7 @@ def _provider(measure) -> str:
     raise AssertionError(measure)  # pragma: no cover
 
 
+@functools.lru_cache(maxsize=None)
 def _oracle(name: str) -> dict:
     qrels, run = INPUTS[name]
     run_in = _run_dict(name, run) if name == "empty_rankings" else run
@@ -180,7 +181,15 @@ def _oracle(name: str) -> dict:
     return want
 
 
-ORACLE = {name: _oracle(name) for name in INPUTS}
+class _Oracle(dict):
+    """ir_measures' per-query values of an input, computed on first use (not while pytest collects)."""
+
+    def __missing__(self, name: str) -> dict:
+        self[name] = _oracle(name)
+        return self[name]
+
+
+ORACLE = _Oracle()
 
 
 def _aggregate(measure, values) -> float:
