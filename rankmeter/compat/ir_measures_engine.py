@@ -15,6 +15,27 @@ import numpy as np
 __all__ = ["Engine", "read_rows", "table"]
 
 
+def read_any(data, value: str) -> tuple[dict, dict | None] | None:
+    """:func:`read_rows`, and rankmeter's own inputs (paths, Arrow tables, frames with its column names) read by
+    rankmeter into the same dicts; None for a ranked run without scores (its order is its own)."""
+    read = read_rows(data, value)
+    if read is not None:
+        return read
+    from rankmeter.io import as_qrels, as_run
+    from rankmeter.compat.ir_measures_util import Qrel, ScoredDoc
+    if value == "score":
+        run = as_run(data)
+        if run.ranked:
+            return None
+        table = run.table
+        rows = zip(*(table.column(c).to_pylist() for c in ("query", "doc", "score")))
+        return read_rows([ScoredDoc(*row) for row in rows], "score")
+    table = as_qrels(data).table
+    names = ["query", "doc", "rel"] + (["subtopic"] if "subtopic" in table.column_names else [])
+    rows = zip(*(table.column(c).to_pylist() for c in names))
+    return read_rows([Qrel(row[0], row[1], row[2], *(str(x) for x in row[3:])) for row in rows], "relevance")
+
+
 def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
     """ir_measures' inputs as ``({query: {doc: value}}`` last one winning, ``{query: {subtopic: {doc: value}}}``
     when the iterations differ, else None), or None for an input rankmeter reads itself."""
@@ -127,7 +148,7 @@ class Engine:
         from rankmeter.core.evaluator import Evaluator as Core
         from rankmeter.measures.base import REGISTRY as FAMILIES
         self.triples = triples
-        read = read_rows(qrels, "relevance")
+        read = read_any(qrels, "relevance")
         flat, nested = read if read is not None else (qrels, None)
         self.empty = read is not None and not any(flat.values())
         self.qids: set = set(flat) if read is not None else None
@@ -175,7 +196,7 @@ class Engine:
         import warnings
         if self.empty:
             return
-        read = read_rows(run, "score")
+        read = read_any(run, "score")
         values: dict = {}
         queries: list[str] = []
         tables: dict = {}

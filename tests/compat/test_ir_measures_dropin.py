@@ -328,3 +328,15 @@ def test_cwl_scores_a_query_once_where_ir_measures_scores_each_block():
     assert sorted(theirs) == [("1", 0.0), ("1", 0.5)]
     assert [(m.query_id, m.value) for m in ours.iter_calc([measure], qrels, run) if m.query_id == "1"] == \
         [("1", 0.25)]
+
+
+def test_rankmeter_inputs_are_ranked_as_the_providers_rank_too():
+    """Paths (rankmeter's reader) give what ir_measures gives on the same files read with read_trec_*."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2] / "examples"
+    names = ["RR@10", "Judged@10", "nDCG@10", "AP", "Compat", "RBP(rel=1)", "ERR@10"]
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure(n) for n in names],
+                                      list(ir_measures.read_trec_qrels(str(root / "qrels.txt"))),
+                                      list(ir_measures.read_trec_run(str(root / "run.txt"))))
+    got = ours.calc_aggregate([ours.parse_measure(n) for n in names], str(root / "qrels.txt"), str(root / "run.txt"))
+    assert {repr(k): v for k, v in got.items()} == pytest.approx({repr(k): v for k, v in want.items()}, abs=1e-12)
