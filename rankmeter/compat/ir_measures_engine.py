@@ -167,14 +167,23 @@ class Engine:
         self._flat = read[0] if read is not None else None
         #: Compat as ir_measures' compat provider computes it (its ideal's ties), when the qrels are ir_measures'
         self._compat = {}
+        #: SetF as trec_eval computes it from set precision and recall: (1 + b) P R / (b P + R)
+        self._setf = {}
         groups: dict = {}
         for key, measure, provider in triples:
-            if provider == "compat" and self._flat is not None:
-                from rankmeter.compat.ir_measures_objects import is_measure_object, params_of
-                obj = key if is_measure_object(key) else _parse(key)
-                params = params_of(obj)[1]
-                self._compat[key] = (float(params["p"]), bool(params["normalize"]))
-                continue
+            if provider in ("compat", "pytrec_eval") and (self._flat is not None or provider == "pytrec_eval"):
+                from rankmeter.compat.ir_measures_objects import REGISTRY, is_measure_object, params_of, to_rankmeter
+                obj = key if is_measure_object(key) else _parse(key) if isinstance(key, str) else None
+                name, params = params_of(obj) if obj is not None else (None, {})
+                if provider == "compat" and name == "Compat":
+                    self._compat[key] = (float(params["p"]), bool(params["normalize"]))
+                    continue
+                if name == "SetF":
+                    parts = (to_rankmeter(REGISTRY["SetP"](rel=params["rel"], judged_only=params["judged_only"])),
+                             to_rankmeter(REGISTRY["SetR"](rel=params["rel"])))
+                    self._setf[key] = (float(params["beta"]), *parts)
+                    groups.setdefault(("trec_eval", False), []).extend(parts)
+                    continue
             diverse = FAMILIES[measure.name].subtopics
             groups.setdefault((self._slot(provider), diverse), []).append(measure)
         self._parts = []
@@ -228,11 +237,17 @@ class Engine:
                         values[query] = {}
                         queries.append(query)
                     values[query]["compat", key] = value
+        for key, (beta, p_measure, r_measure) in self._setf.items():
+            for query in queries:
+                p, r = values[query].get(("trec_eval", p_measure)), values[query].get(("trec_eval", r_measure))
+                if p is not None and r is not None:
+                    values[query]["setf", key] = (1.0 + beta) * p * r / (beta * p + r) if p > 0 and r > 0 else 0.0
         if read is not None:
             self._empty_rankings(read[0], values, queries)
         for query in queries:
             for key, m, provider in self.triples:
-                slot = ("compat", key) if key in self._compat else (self._slot(provider), m)
+                slot = ("compat", key) if key in self._compat else ("setf", key) if key in self._setf else \
+                    (self._slot(provider), m)
                 value = values[query].get(slot, float("nan"))
                 if value is None:
                     yield query, key, float("nan")

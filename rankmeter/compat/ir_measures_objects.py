@@ -8,7 +8,8 @@ reads an object of either library as the rankmeter measure that gives ir_measure
   capped by a fixed maximum of 4, no patience parameter, so ``ERR(max_grade=4)@k`` here
   (rankmeter's own ``ERR@k`` takes the qrels' highest grade as the maximum);
 * ``SetF(beta=b)`` is trec_eval's ``set_F.b`` (pytrec_eval's provider), whose parameter is
-  beta squared: ``F(beta=sqrt(b))`` here;
+  beta squared: ``F(beta=sqrt(b))`` here (the drop-in's engine computes it from set precision and
+  recall as trec_eval does, to the last bit);
 * everything else reads through :func:`rankmeter.measures.names.resolve_name`.
 
 >>> nDCG, AP, ERR, SetF = (REGISTRY[name] for name in ("nDCG", "AP", "ERR", "SetF"))

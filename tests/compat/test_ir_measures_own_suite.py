@@ -10,7 +10,7 @@ ir_measures, once with a temp package ``ir_measures`` first on ``sys.path`` that
 The 0.4.3 sdist lacks ``tests/base.py`` and the ``compat``/``cwl`` qrels and runs, so ``test_pytrec_eval``,
 ``test_compat`` and ``test_cwl_eval`` fail there with both packages (checked: their failures are the missing
 files). The release's whole ``tests/`` (github terrierteam/ir_measures at tag v0.4.3) was run the same way
-by hand: ir_measures 34 tests, 2 failed (ranx under pandas 3); the drop-in 2 failed, both :data:`DELIBERATE`.
+by hand: of its 34 tests ir_measures fails 2 (ranx under pandas 3), the drop-in 1 (:data:`DELIBERATE`).
 """
 from __future__ import annotations
 
