@@ -141,7 +141,6 @@ class Provider:
 
     def __init__(self, names=None):
         self.names = tuple(names) if names is not None else (self.NAME,)
-        self._is_available = True
 
     def supports(self, measure) -> bool:
         if isinstance(measure, Measure):
@@ -190,7 +189,7 @@ class Provider:
         engine = Engine(triples, qrels) if triples or not runtime else None
         out = _Evaluator(keys, engine, runtime_ev)
         used = {provider for _, _, provider in triples} | ({"runtime"} if runtime else set())
-        out.fill = used != {"accuracy"} or len(self.names) > 1 and len(used) > 1
+        out.fill = used != {"accuracy"}  # ir_measures' accuracy evaluator, alone, fills no default
         return out
 
     @contextlib.contextmanager
