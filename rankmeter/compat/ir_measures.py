@@ -180,3 +180,9 @@ util.parse_trec_qrels, util.parse_trec_run, util.convert_trec_name = read_trec_q
 util.TYPE_QREL = util.TYPE_RUN = object  # ir_measures' type hints (a Union of the input forms)
 measures.CALCULATION.update(iter_calc=iter_calc, calc_aggregate=calc_aggregate, calc=calc, evaluator=evaluator,
                             CalcResults=CalcResults)  # the measure objects' methods
+
+if __name__ == "__main__":  # python -m rankmeter.compat.ir_measures QRELS RUN MEASURE... (ir_measures' command line)
+    import sys
+
+    from rankmeter.compat.ir_measures_cli import main_cli
+    sys.exit(main_cli())

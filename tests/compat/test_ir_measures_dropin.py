@@ -340,3 +340,25 @@ def test_rankmeter_inputs_are_ranked_as_the_providers_rank_too():
                                       list(ir_measures.read_trec_run(str(root / "run.txt"))))
     got = ours.calc_aggregate([ours.parse_measure(n) for n in names], str(root / "qrels.txt"), str(root / "run.txt"))
     assert {repr(k): v for k, v in got.items()} == pytest.approx({repr(k): v for k, v in want.items()}, abs=1e-12)
+
+
+@pytest.mark.parametrize("args", [["nDCG@10 P@5", "RR@10", "Judged@10"], ["-q", "ERR@20", "AP"],
+                                  ["-q", "-n", "-p", "6", "RBP(rel=1)", "Compat"], ["-o", "jsonl", "AP", "nDCG@5"],
+                                  ["--provider", "gdeval", "nDCG@10"]])
+def test_the_command_line_prints_what_python_m_ir_measures_prints(args):
+    """``python -m rankmeter.compat.ir_measures`` against ``python -m ir_measures``: the same lines (per-query
+    lines in another order: query by query, where ir_measures goes provider by provider)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    files = [str(root / "examples" / "qrels.txt"), str(root / "examples" / "run.txt")]
+    outputs = []
+    for module in ("ir_measures", "rankmeter.compat.ir_measures"):
+        done = subprocess.run([sys.executable, "-m", module, *files, *args], capture_output=True, text=True,
+                              env={**__import__("os").environ, "PYTHONPATH": str(root)}, timeout=300)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout.splitlines())
+    theirs, mine = outputs
+    assert (sorted(mine) == sorted(theirs)) if "-q" in args else (mine == theirs)
+    assert theirs
