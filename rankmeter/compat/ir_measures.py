@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 
-from rankmeter.compat import ir_measures_dispatch as dispatch
 from rankmeter.compat import ir_measures_objects as measures
 from rankmeter.compat import ir_measures_providers as providers
 from rankmeter.compat import ir_measures_util as util
@@ -43,12 +42,20 @@ from rankmeter.compat.ir_measures_objects import REGISTRY, MeanAgg, Measure, Par
 from rankmeter.compat.ir_measures_providers import (
     CwlMetric,
     Evaluator,
-    FallbackProvider,
     Provider,
     define,
     define_byquery,
 )
-from rankmeter.compat.ir_measures_util import CalcResults, GenericQrel, GenericScoredDoc, Metric, Qrel, ScoredDoc
+from rankmeter.compat.ir_measures_util import (
+    CalcResults,
+    GenericQrel,
+    GenericScoredDoc,
+    Metric,
+    Qrel,
+    ScoredDoc,
+    read_trec_qrels,
+    read_trec_run,
+)
 from rankmeter.errors import MeasureError
 
 __version__ = "0.4.3"  # the ir_measures release this drop-in follows
@@ -68,8 +75,7 @@ globals().update(REGISTRY)  # AP, nDCG, ERR_IA, MAP, α_nDCG, NumRelRet, ... as 
 globals().update(providers.registry)  # ir_measures.pytrec_eval, ir_measures.gdeval, ... (providers)
 measures.registry = REGISTRY  # ir_measures.measures.registry
 
-#: ir_measures' DefaultPipeline: every measure to the first provider that supports it
-DefaultPipeline = FallbackProvider([providers.registry[name] for name in dispatch.PIPELINE])
+DefaultPipeline = providers.DefaultPipeline  # every measure to the first provider that supports it
 evaluator = DefaultPipeline.evaluator
 calc_ctxt = DefaultPipeline.calc_ctxt
 iter_calc = DefaultPipeline.iter_calc
@@ -149,33 +155,8 @@ def parse_trec_measure(text: str) -> list[Measure]:
     raise MeasureError(f"unkonwn measure {text}")  # sic: ir_measures' message
 
 
-def _lines(source):
-    import gzip
-    import io
-    if isinstance(source, str) and "\n" in source:
-        source = io.StringIO(source)
-    if hasattr(source, "read"):
-        yield from (line.split() for line in source if line.strip())
-        return
-    with (gzip.open if str(source).endswith(".gz") else open)(source, "rt") as handle:
-        yield from (line.split() for line in handle if line.strip())
-
-
-def read_trec_qrels(source):
-    """:class:`Qrel` rows of a TREC qrels (a path, ``.gz`` too, an open file, or the text itself)."""
-    for query, iteration, doc, rel in _lines(source):
-        yield Qrel(query, doc, int(rel), iteration)
-
-
-def read_trec_run(source):
-    """:class:`ScoredDoc` rows of a TREC run (a path, ``.gz`` too, an open file, or the text itself)."""
-    for query, _, doc, _, score, _ in _lines(source):
-        yield ScoredDoc(query, doc, float(score))
-
-
 parse_trec_qrels, parse_trec_run, convert_trec_name = read_trec_qrels, read_trec_run, parse_trec_measure
 util.parse_measure, util.parse_trec_measure = parse_measure, parse_trec_measure
-util.read_trec_qrels, util.read_trec_run = read_trec_qrels, read_trec_run
 util.parse_trec_qrels, util.parse_trec_run, util.convert_trec_name = read_trec_qrels, read_trec_run, parse_trec_measure
 util.TYPE_QREL = util.TYPE_RUN = object  # ir_measures' type hints (a Union of the input forms)
 measures.CALCULATION.update(iter_calc=iter_calc, calc_aggregate=calc_aggregate, calc=calc, evaluator=evaluator,

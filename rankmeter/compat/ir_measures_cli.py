@@ -31,7 +31,9 @@ def _printer(args):
 
 
 def main_cli(argv=None) -> int:
-    import rankmeter.compat.ir_measures as irm
+    from rankmeter.compat import ir_measures_providers as providers
+    from rankmeter.compat.ir_measures_objects import parse_measure
+    from rankmeter.compat.ir_measures_util import Metric, read_trec_qrels, read_trec_run
     parser = argparse.ArgumentParser(prog="python -m rankmeter.compat.ir_measures")
     parser.add_argument("qrels")
     parser.add_argument("run")
@@ -40,7 +42,7 @@ def main_cli(argv=None) -> int:
     parser.add_argument("--by_query", "-q", action="store_true")
     parser.add_argument("--no_summary", "-n", action="store_true")
     parser.add_argument("--output_format", "-o", choices=["tsv", "jsonl"], default="tsv")
-    parser.add_argument("--provider", choices=list(irm.providers.registry))
+    parser.add_argument("--provider", choices=list(providers.registry))
     args = parser.parse_args(argv)
     if not os.path.exists(args.qrels):
         sys.stderr.write(f"{args.qrels} not found.\n")
@@ -49,7 +51,7 @@ def main_cli(argv=None) -> int:
     for text in args.measures:
         for name in text.split():
             try:
-                measure = irm.parse_measure(name)
+                measure = parse_measure(name)
             except ValueError:
                 errors.append(f"unknown measure or syntax error: {name}")
                 continue
@@ -58,8 +60,8 @@ def main_cli(argv=None) -> int:
     if errors:
         sys.stderr.write("\n".join(["error parsing measures", *errors, ""]))
         return 2
-    qrels, run = list(irm.read_trec_qrels(args.qrels)), list(irm.read_trec_run(args.run))
-    calc = irm.providers.registry[args.provider] if args.provider else irm
+    qrels, run = list(read_trec_qrels(args.qrels)), list(read_trec_run(args.run))
+    calc = providers.registry[args.provider] if args.provider else providers.DefaultPipeline
     output = _printer(args)
     if args.by_query:
         aggregators = None if args.no_summary else {m: m.aggregator() for m in measures}
@@ -68,12 +70,12 @@ def main_cli(argv=None) -> int:
             if aggregators:
                 aggregators[metric.measure].add(metric.value)
         for measure in measures if aggregators else []:
-            output(irm.Metric("all", measure, aggregators[measure].result()))
+            output(Metric("all", measure, aggregators[measure].result()))
     else:
         if args.no_summary:
             sys.stderr.write("--no_summary (-n) only supported with --by_query (-q)\n")
             return 2
         results = calc.calc_aggregate(measures, qrels, run)
         for measure in measures:
-            output(irm.Metric("all", measure, results[measure]))
+            output(Metric("all", measure, results[measure]))
     return 0

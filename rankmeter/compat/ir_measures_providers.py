@@ -24,7 +24,7 @@ from rankmeter.compat.ir_measures_util import CalcResults, Metric, QrelsConverte
 from rankmeter.errors import MeasureError
 
 __all__ = ["CwlMetric", "Evaluator", "FallbackProvider", "Provider", "RuntimeProvider", "define", "define_byquery",
-           "register", "registry"]
+           "DefaultPipeline", "register", "registry"]
 
 
 class CwlMetric(NamedTuple):
@@ -323,3 +323,7 @@ def register(provider: Provider) -> Provider:
     """Add ``provider`` to :data:`registry` under its ``NAME`` (ir_measures' ``providers.register``)."""
     registry[provider.NAME] = provider
     return provider
+
+
+#: ir_measures' DefaultPipeline: every measure to the first provider that supports it
+DefaultPipeline = FallbackProvider([registry[name] for name in PIPELINE])

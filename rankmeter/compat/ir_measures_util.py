@@ -13,7 +13,7 @@ import itertools
 from typing import Any, NamedTuple
 
 __all__ = ["CalcResults", "GenericQrel", "GenericScoredDoc", "Metric", "Qrel", "QrelsConverter", "RunConverter",
-           "ScoredDoc", "format_error"]
+           "ScoredDoc", "format_error", "read_trec_qrels", "read_trec_run"]
 
 
 class Qrel(NamedTuple):
@@ -153,3 +153,27 @@ def format_error(data, value: str) -> ValueError:
     converter = QrelsConverter(data) if value == "relevance" else RunConverter(data)
     kind, error = converter.predict_type()
     return ValueError(f"unknown {converter.KIND} format: {error or 'empty'}")
+
+
+def _lines(source):
+    import gzip
+    import io
+    if isinstance(source, str) and "\n" in source:
+        source = io.StringIO(source)
+    if hasattr(source, "read"):
+        yield from (line.split() for line in source if line.strip())
+        return
+    with (gzip.open if str(source).endswith(".gz") else open)(source, "rt") as handle:
+        yield from (line.split() for line in handle if line.strip())
+
+
+def read_trec_qrels(source):
+    """:class:`Qrel` rows of a TREC qrels (a path, ``.gz`` too, an open file, or the text itself)."""
+    for query, iteration, doc, rel in _lines(source):
+        yield Qrel(query, doc, int(rel), iteration)
+
+
+def read_trec_run(source):
+    """:class:`ScoredDoc` rows of a TREC run (a path, ``.gz`` too, an open file, or the text itself)."""
+    for query, _, doc, _, score, _ in _lines(source):
+        yield ScoredDoc(query, doc, float(score))
