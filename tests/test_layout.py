@@ -69,6 +69,11 @@ SORTS_ALLOWED = {
     "analyses/stats/significance.py": "resampled statistics (bootstrap, randomisation)",
     "tensor": "each row of a score tensor on its own device (array API): lists already joined",
     "compat/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
+    "compat/ir_measures_engine.py": "a run's rows into the order of tied docs of the ir_measures provider that "
+                                    "computes the measure (docno ascending, or input order), which the core does "
+                                    "not offer; the core then scores them with ties='input'",
+    "compat/ir_measures_rbo.py": "ir_measures' compat provider: the run by score then docno, its ideal by grade, "
+                                 "run score and qrels order (Compat as that provider computes it)",
     "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
     "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",
