@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 
 from rankmeter.analyses.judges.labelling import PROMPT, label, parse_grade
+from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+
+ir_datasets = optional("ir_datasets")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -335,3 +338,17 @@ def test_cli_refuses_a_prompt_without_placeholders(server, data, cli):
                  "--prompt", data / "p.txt", "-o", data / "o")
     assert result.returncode == 2 and "{passage}" in result.stderr and server.requests == []
     assert not (data / "o").exists()
+
+
+def test_texts_from_ir_datasets(server, data):
+    """A dataset registered from local files (no network): its queries, and its docs store's docs."""
+    (data / "docs.tsv").write_text("".join(f"{d}\tpassage {d} {m}\n" for d, m in DOCS.items()))
+    name = f"rankmeter-test/label-{data.name}"
+    if name not in ir_datasets.registry._registered:
+        ir_datasets.registry.register(name, ir_datasets.create_dataset(docs_tsv=str(data / "docs.tsv"),
+                                                                       queries_tsv=str(data / "queries.tsv")))
+    got = label([data / "run.txt"], queries=f"irds:{name}", docs=f"irds:{name}", base_url=server.url, model="m",
+                cache=data / "c.db", output=data / "o", top_k=2, progress=False)
+    assert len(server.requests) == 6 and got.failures == []
+    assert _qrels(data / "o") == {p: [g] for p, g in _expected(2)[0].items()}
+    assert any("passage d1 GRADE3" in r["prompt"] and QUERIES["q1"] in r["prompt"] for r in server.requests)

@@ -9,9 +9,11 @@ from rankmeter.core.param import Param
 from rankmeter.core.params import PARAMS
 
 _G = "judges"
-QUERY_TEXTS = Param("query_texts", "path", None, "the queries' texts: TSV (id<TAB>text) or JSON Lines (id, text)",
+QUERY_TEXTS = Param("query_texts", "path", None, "the queries' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                    "irds:NAME (ir_datasets)",
                     group=_G, flag="--queries", required=True, metavar="FILE")
-DOC_TEXTS = Param("doc_texts", "path", None, "the documents' texts: TSV (id<TAB>text) or JSON Lines (id, text)",
+DOC_TEXTS = Param("doc_texts", "path", None, "the documents' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                  "irds:NAME (ir_datasets: the docs store)",
                   group=_G, flag="--docs", required=True, metavar="FILE")
 BASE_URL = Param("base_url", "string", None, "the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
                  "(vLLM, llama.cpp's server, a hosted API)", group=_G, required=True, metavar="URL")

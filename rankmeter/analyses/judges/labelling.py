@@ -2,7 +2,8 @@
 
 The pairs are those some run ranks in its top ``top_k`` (in the order of their best rank) that the existing
 qrels do not judge, or the pairs of a pool file (``rankmeter pool``'s ``query 0 doc -1`` lines). The texts
-come from TSV (``id<TAB>text``) or JSON Lines (``{"id": ..., "text": ...}``) files. Each pair is put to the
+come from TSV (``id<TAB>text``) or JSON Lines (``{"id": ..., "text": ...}``) files, or from ir_datasets
+(``irds:NAME``). Each pair is put to the
 model through a prompt template (:data:`PROMPT`, written for rankmeter, or a file with ``{query}`` and
 ``{passage}`` in it) ``samples`` times; the grade is read from the answer's ``##final score: N`` line
 (:func:`parse_grade`, 0 to 3) and nothing else: an answer without one is recorded as unparseable, never as 0.
@@ -74,10 +75,14 @@ _ID_KEYS = ("id", "_id", "qid", "query_id", "docid", "doc_id", "docno", "pid")
 _TEXT_KEYS = ("text", "contents", "body", "query", "segment", "passage")
 
 
-def read_texts(path) -> dict[str, str]:
+def read_texts(path, *, kind: str = "docs", ids=None) -> dict[str, str]:
     """``{id: text}`` from TSV (``id<TAB>text``; a header whose first field is ``id``, ``qid``, ``docid``...
     is skipped) or JSON Lines (the id in ``id``/``_id``/``qid``/``docid``..., the text in ``text``/``contents``/
-    ``query``...; a ``title`` is put before the text)."""
+    ``query``...; a ``title`` is put before the text), or from ir_datasets (``irds:NAME``: its ``kind``,
+    ``queries`` or ``docs``, each one's ``default_text()``; the docs of ``ids`` only, from its docs store)."""
+    from rankmeter.io.irds import looks_like_dataset
+    if looks_like_dataset(path):
+        return _irds_texts(path.removeprefix("irds:"), kind, ids)
     name = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -111,6 +116,22 @@ def read_texts(path) -> dict[str, str]:
     if not texts:
         raise InputError("has no texts", source=name)
     return texts
+
+
+def _irds_texts(name: str, kind: str, ids) -> dict[str, str]:
+    from rankmeter.io.irds import _import_irds
+    ir_datasets = _import_irds()
+    try:
+        dataset = ir_datasets.load(name)
+    except KeyError:
+        raise InputError("no such file, and no ir_datasets dataset of this id", source=name) from None
+    if not (dataset.has_queries() if kind == "queries" else dataset.has_docs()):
+        raise InputError(f"this ir_datasets dataset has no {kind}", source=f"irds:{name}")
+    if kind == "queries":
+        return {q.query_id: q.default_text() for q in dataset.queries_iter()}
+    if ids is None:
+        return {d.doc_id: d.default_text() for d in dataset.docs_iter()}
+    return {k: d.default_text() for k, d in dataset.docs_store().get_many(list(ids)).items()}
 
 
 def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -> list[tuple[str, str]]:
@@ -227,8 +248,9 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     if output is not None and not dry_run:
         check_output(output, inputs=inputs)
     template = _template(prompt)
-    query_texts, doc_texts = read_texts(queries), read_texts(docs)
     pairs = label_pairs(runs, top_k=top_k, qrels=qrels, pool=pool, **options)
+    query_texts = read_texts(queries, kind="queries", ids={q for q, _ in pairs})
+    doc_texts = read_texts(docs, kind="docs", ids={d for _, d in pairs})
     sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens)}
     entry_base = {"template": digest(template), "sampling": json.dumps(sampling, sort_keys=True)}
     result = Labelled(pairs, samples, dry_run=dry_run)
