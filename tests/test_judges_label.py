@@ -352,3 +352,32 @@ def test_texts_from_ir_datasets(server, data):
     assert len(server.requests) == 6 and got.failures == []
     assert _qrels(data / "o") == {p: [g] for p, g in _expected(2)[0].items()}
     assert any("passage d1 GRADE3" in r["prompt"] and QUERIES["q1"] in r["prompt"] for r in server.requests)
+
+
+def test_the_umbrela_preset_reads_the_installed_package(server, data, monkeypatch, cli):
+    """``--prompt umbrela``: UMBRELA's zero-shot template from the umbrela package (here a stand-in package
+    laid out as umbrela's: prompts/template_loader.get_prompt_template), rendered as UMBRELA renders it."""
+    import importlib.util
+    if importlib.util.find_spec("umbrela") is None:   # not installed: one line naming the package, no call
+        result = cli("judges", "label", data / "run.txt", "--queries", data / "queries.tsv", "--docs",
+                     data / "docs.jsonl", "--base-url", server.url, "--model", "m", "--cache", data / "c.db",
+                     "--prompt", "umbrela", "-o", data / "o")
+        assert result.returncode == 2 and "umbrela" in result.stderr and server.requests == []
+    fake = data / "fake"
+    (fake / "umbrela" / "prompts").mkdir(parents=True)
+    (fake / "umbrela" / "__init__.py").write_text("")
+    (fake / "umbrela" / "prompts" / "__init__.py").write_text("")
+    (fake / "umbrela" / "prompts" / "template_loader.py").write_text(
+        "class T:\n"
+        "    prefix_user = 'UMB {examples}Query: {query}\\nPassage: {passage}\\n{{json}} ##final score: score'\n"
+        "def get_prompt_template(prompt_file, prompt_type, few_shot_count):\n"
+        "    assert prompt_file is None and prompt_type == 'bing' and few_shot_count == 0\n    return T()\n")
+    monkeypatch.syspath_prepend(str(fake))
+    for name in [m for m in sys.modules if m == "umbrela" or m.startswith("umbrela.")]:
+        monkeypatch.delitem(sys.modules, name)
+    got = _job(server, data, top_k=1, prompt="umbrela")
+    assert len(server.requests) == 3 and got.failures == []
+    assert server.requests[0]["prompt"] == (f"UMB Query: {QUERIES['q1']}\nPassage: title d1\npassage d1 GRADE3\n"
+                                            "{json} ##final score: score")
+    for name in [m for m in sys.modules if m == "umbrela" or m.startswith("umbrela.")]:
+        del sys.modules[name]

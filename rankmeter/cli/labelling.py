@@ -34,7 +34,8 @@ CONCURRENCY = Param("concurrency", "integer", 4, "calls under way at once", grou
 KEY_ENV = Param("api_key_env", "string", "OPENAI_API_KEY", "the environment variable holding the API key",
                 group=_G, metavar="NAME")
 PROMPT = Param("prompt", "path", None, "a prompt template file with {query} and {passage}; its answer must end "
-               "with '##final score: N' (default: rankmeter's built-in 0-3 prompt)", group=_G, metavar="FILE")
+               "with '##final score: N' (default: rankmeter's built-in 0-3 prompt; 'umbrela': UMBRELA's own "
+               "zero-shot prompt, from the installed umbrela package)", group=_G, metavar="FILE")
 TEMPERATURE = Param("temperature", "number", 0.0, "the sampling temperature", group=_G, low=0, high=2)
 MAX_TOKENS = Param("max_tokens", "integer", 512, "the longest answer, in tokens", group=_G, low=1, high=1_000_000,
                    metavar="N")

@@ -7,6 +7,8 @@ come from TSV (``id<TAB>text``) or JSON Lines (``{"id": ..., "text": ...}``) fil
 model through a prompt template (:data:`PROMPT`, written for rankmeter, or a file with ``{query}`` and
 ``{passage}`` in it) ``samples`` times; the grade is read from the answer's ``##final score: N`` line
 (:func:`parse_grade`, 0 to 3) and nothing else: an answer without one is recorded as unparseable, never as 0.
+``prompt="umbrela"`` uses UMBRELA's own zero-shot prompt, which asks for the same line, when the ``umbrela``
+package is installed.
 
 Every answer is cached (:class:`~rankmeter.analyses.judges.llm_client.AnswerCache`) as it arrives, so a rerun
 makes no call, an interrupted job resumes where it stopped, and a changed model, prompt, sampling parameter or
@@ -30,7 +32,7 @@ from dataclasses import dataclass, field
 from rankmeter.analyses.judges.llm_client import AnswerCache, CallFailed, ChatClient, cache_key, digest
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["PROMPT", "Labelled", "label", "label_pairs", "parse_grade", "read_texts"]
+__all__ = ["PROMPT", "Labelled", "label", "label_pairs", "parse_grade", "read_texts", "umbrela_prompt"]
 
 #: the built-in prompt (rankmeter's own wording of the usual 0-3 relevance scale)
 PROMPT = """You are judging search results. Read a search query and one passage, then decide how useful the \
@@ -185,9 +187,32 @@ class Labelled:
                 "dry_run": self.dry_run, "estimate": self.estimate}
 
 
+def umbrela_prompt() -> str:
+    """UMBRELA's own zero-shot prompt (its ``bing`` one), read from the installed ``umbrela`` package (the
+    ``prompt="umbrela"`` preset); :class:`~rankmeter.errors.MissingExtra` when umbrela is not installed."""
+    from rankmeter.errors import MissingExtra
+    try:
+        from umbrela.prompts.template_loader import get_prompt_template
+    except ImportError:
+        get_prompt_template = None
+    if get_prompt_template is not None:   # umbrela's YAML templates (prefix_user, rendered with str.format)
+        text = get_prompt_template(None, "bing", 0).prefix_user
+    else:
+        try:
+            from importlib.resources import files
+            text = files("umbrela.prompts").joinpath("qrel_zeroshot_bing.txt").read_text(encoding="utf-8")
+        except (ImportError, OSError):
+            raise MissingExtra("umbrela", "umbrela", "the umbrela prompt preset") from None
+    # its str.format template as a placeholder one: no few-shot examples, escaped braces made plain
+    text = text.replace("{examples}", "").replace("{{", "{").replace("}}", "}")
+    return text
+
+
 def _template(prompt) -> str:
     if prompt is None:
         return PROMPT
+    if prompt == "umbrela":
+        return umbrela_prompt()
     try:
         with open(prompt, encoding="utf-8") as fh:
             text = fh.read()
@@ -244,7 +269,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     for name, value, low in (("samples", samples, 1), ("concurrency", concurrency, 1), ("top_k", top_k, 1)):
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise ParameterError(f"{name}={value!r}: expected an integer >= {low}")
-    inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p is not None]
+    inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p not in (None, "umbrela")]
     if output is not None and not dry_run:
         check_output(output, inputs=inputs)
     template = _template(prompt)
