@@ -381,3 +381,15 @@ def test_the_umbrela_preset_reads_the_installed_package(server, data, monkeypatc
                                             "{json} ##final score: score")
     for name in [m for m in sys.modules if m == "umbrela" or m.startswith("umbrela.")]:
         del sys.modules[name]
+
+
+def test_json_report_and_the_samples_warning(server, data, cli):
+    result = cli("judges", "label", data / "run.txt", "--queries", data / "queries.tsv", "--docs",
+                 data / "docs.jsonl", "--base-url", server.url, "--model", "m", "--cache", data / "c.db",
+                 "--top-k", "1", "--samples", "2", "--format", "json", "-o", data / "o")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["pairs"] == 3 and report["calls"] == 6 and report["labels"] == 4   # q3's top doc is d5: garbage
+    assert [(u["query"], u["doc"]) for u in report["unparseable"]] == [("q3", "d5")] * 2
+    assert "rankmeter: warning: 2 samples at temperature 0" in result.stderr
+    assert _qrels(data / "o") == {("q1", "d1"): [3, 3], ("q2", "d3"): [2, 2]}

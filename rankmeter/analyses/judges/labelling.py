@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
@@ -174,6 +175,7 @@ class Labelled:
     ledger: dict = field(default_factory=dict)   # the cache's ledger, every job's calls summed
     dry_run: bool = False
     estimate: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def qrels_lines(self) -> list[str]:
         """``query 0 doc grade`` per parsed label, pairs in order and samples in sample order."""
@@ -184,7 +186,7 @@ class Labelled:
         return {"pairs": len(self.pairs), "samples": self.samples, "labels": len(self.labels),
                 "calls": self.calls, "cached": self.cached, "unparseable": self.unparseable,
                 "failures": self.failures, "tokens": self.tokens, "ledger": self.ledger,
-                "dry_run": self.dry_run, "estimate": self.estimate}
+                "dry_run": self.dry_run, "estimate": self.estimate, "warnings": self.warnings}
 
 
 def umbrela_prompt() -> str:
@@ -279,6 +281,10 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens)}
     entry_base = {"template": digest(template), "sampling": json.dumps(sampling, sort_keys=True)}
     result = Labelled(pairs, samples, dry_run=dry_run)
+    if samples > 1 and not temperature:
+        result.warnings.append(f"{samples} samples at temperature 0: a deterministic model answers the same each "
+                               "time (give a temperature above 0, e.g. 0.7)")
+        warnings.warn(result.warnings[-1], stacklevel=2)
     jobs = []   # (query, doc, sample, key, prompt, entry)
     for q, d in pairs:
         if q not in query_texts or d not in doc_texts:
