@@ -393,3 +393,15 @@ def test_json_report_and_the_samples_warning(server, data, cli):
     assert [(u["query"], u["doc"]) for u in report["unparseable"]] == [("q3", "d5")] * 2
     assert "rankmeter: warning: 2 samples at temperature 0" in result.stderr
     assert _qrels(data / "o") == {("q1", "d1"): [3, 3], ("q2", "d3"): [2, 2]}
+
+
+def test_cli_refuses_a_bad_address_or_a_cache_that_is_not_one(server, data, cli):
+    common = [data / "run.txt", "--queries", data / "queries.tsv", "--docs", data / "docs.jsonl", "--model", "m"]
+    result = cli("judges", "label", *common, "--base-url", "localhost:8000/v1", "--cache", data / "c.db",
+                 "-o", data / "o")
+    assert result.returncode == 2 and "http://" in result.stderr and not (data / "o").exists()
+    result = cli("judges", "label", *common, "--base-url", server.url, "--cache", data / "qrels.txt",
+                 "-o", data / "o")
+    assert result.returncode == 2 and "not an answers cache" in result.stderr, result.stderr
+    assert server.requests == [] and not (data / "o").exists()
+    assert (data / "qrels.txt").read_text() == "q1 0 d1 2\nq2 0 d4 0\n"   # the file named is left as it was

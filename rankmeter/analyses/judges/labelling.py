@@ -271,6 +271,9 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     for name, value, low in (("samples", samples, 1), ("concurrency", concurrency, 1), ("top_k", top_k, 1)):
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise ParameterError(f"{name}={value!r}: expected an integer >= {low}")
+    if not isinstance(base_url, str) or not re.match(r"https?://[^/\s]+", base_url):
+        raise ParameterError(f"base_url={base_url!r}: expected an http:// or https:// address, e.g. "
+                             "http://localhost:8000/v1")
     inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p not in (None, "umbrela")]
     if output is not None and not dry_run:
         check_output(output, inputs=inputs)
@@ -297,7 +300,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
         for s in range(samples):
             key = cache_key(model, entry_base["template"], sampling, s, qd, dd)
             jobs.append((q, d, s, key, text, dict(entry_base, query_digest=qd, doc_digest=dd)))
-    store = AnswerCache(os.fspath(cache))
+    store = AnswerCache.open(os.fspath(cache))
     try:
         known = store.known([j[3] for j in jobs])
         todo = [j for j in jobs if j[3] not in known]

@@ -171,6 +171,17 @@ class AnswerCache:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
 
+    @classmethod
+    def open(cls, path) -> "AnswerCache":
+        """The cache at ``path`` (created when missing); an :class:`~rankmeter.errors.InputError` when the file
+        is something else than an SQLite database."""
+        from rankmeter.errors import InputError
+        try:
+            return cls(path)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"is not an answers cache (an SQLite database): {exc}; name a new file, or the "
+                             "cache an earlier judges label made", source=str(path)) from None
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
