@@ -405,3 +405,12 @@ def test_cli_refuses_a_bad_address_or_a_cache_that_is_not_one(server, data, cli)
     assert result.returncode == 2 and "not an answers cache" in result.stderr, result.stderr
     assert server.requests == [] and not (data / "o").exists()
     assert (data / "qrels.txt").read_text() == "q1 0 d1 2\nq2 0 d4 0\n"   # the file named is left as it was
+
+
+def test_a_pair_without_text_is_a_failure_without_a_call(server, data, cli):
+    (data / "run2.txt").write_text("q1 Q0 d9 1 5 x\nq1 Q0 d1 2 4 x\nq7 Q0 d1 1 3 x\n")
+    result = cli("judges", "label", data / "run2.txt", "--queries", data / "queries.tsv", "--docs",
+                 data / "docs.jsonl", "--base-url", server.url, "--model", "m", "--cache", data / "c.db",
+                 "-o", data / "o")
+    assert result.returncode == 1 and "2 labels failed (missing-text: 2)" in result.stdout, result.stdout
+    assert len(server.requests) == 1 and _qrels(data / "o") == {("q1", "d1"): [3]}
