@@ -414,3 +414,13 @@ def test_a_pair_without_text_is_a_failure_without_a_call(server, data, cli):
                  "-o", data / "o")
     assert result.returncode == 1 and "2 labels failed (missing-text: 2)" in result.stdout, result.stdout
     assert len(server.requests) == 1 and _qrels(data / "o") == {("q1", "d1"): [3]}
+
+
+def test_two_pairs_of_the_same_texts_make_one_call(server, data):
+    with open(data / "docs.jsonl", "a") as fh:   # d7: d1's title and text, another id
+        fh.write(json.dumps({"docid": "d7", "title": "title d1", "text": "passage d1 GRADE3"}) + "\n")
+    (data / "run2.txt").write_text("q1 Q0 d1 1 5 x\nq1 Q0 d7 2 4 x\nq2 Q0 d7 1 3 x\n")
+    got = label([data / "run2.txt"], queries=data / "queries.tsv", docs=data / "docs.jsonl", base_url=server.url,
+                model="m", cache=data / "c.db", output=data / "o", progress=False)
+    assert got.calls == 2 and len(server.requests) == 2
+    assert _qrels(data / "o") == {("q1", "d1"): [3], ("q1", "d7"): [3], ("q2", "d7"): [3]}

@@ -303,8 +303,12 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     store = AnswerCache.open(os.fspath(cache))
     try:
         known = store.known([j[3] for j in jobs])
-        todo = [j for j in jobs if j[3] not in known]
-        result.cached = len(jobs) - len(todo)
+        waiting = [j for j in jobs if j[3] not in known]
+        result.cached = len(jobs) - len(waiting)
+        todo = list({j[3]: j for j in reversed(waiting)}.values())[::-1]   # two pairs of the same texts: one call
+        twins: dict[str, list] = {}
+        for j in waiting:
+            twins.setdefault(j[3], []).append(j)
         if dry_run:
             tokens_in = sum(len(j[4]) for j in todo) // 4
             result.estimate = {"calls": len(todo), "prompt_tokens": tokens_in,
@@ -339,19 +343,20 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
         try:
             futures = [pool_.submit(call, job) for job in todo]
             for future in as_completed(futures):
-                (q, d, s, key, _, _), got, error = future.result()
+                (_, _, _, key, _, _), got, error = future.result()
                 result.calls += 1
                 if error is not None:
-                    result.failures.append({"query": q, "doc": d, "sample": s, "kind": error.kind,
-                                            "error": str(error)})
+                    result.failures += [{"query": q, "doc": d, "sample": s, "kind": error.kind, "error": str(error)}
+                                        for q, d, s, *_ in twins[key]]
                 else:
                     answer, cost = got
-                    _keep(result, q, d, s, answer.text)
+                    for q, d, s, *_ in twins[key]:
+                        _keep(result, q, d, s, answer.text)
                     spent["prompt_tokens"] += answer.prompt_tokens or 0
                     spent["completion_tokens"] += answer.completion_tokens or 0
                     if cost is not None:
                         spent["cost"] = (spent["cost"] or 0.0) + cost
-                bar.update(advance=1)
+                bar.update(advance=len(twins[key]))
         except BaseException:  # Ctrl-C: no call starts or retries; those under way are waited for and kept
             client.stopped.set()
             raise
