@@ -424,3 +424,13 @@ def test_two_pairs_of_the_same_texts_make_one_call(server, data):
                 model="m", cache=data / "c.db", output=data / "o", progress=False)
     assert got.calls == 2 and len(server.requests) == 2
     assert _qrels(data / "o") == {("q1", "d1"): [3], ("q1", "d7"): [3], ("q2", "d7"): [3]}
+
+
+def test_a_changed_text_asks_again_for_its_pairs_only(server, data):
+    _job(server, data, top_k=2)
+    assert len(server.requests) == 6
+    docs = (data / "docs.jsonl").read_text().replace("passage d3 GRADE2", "passage d3, revised GRADE1")
+    (data / "docs.jsonl").write_text(docs)
+    got = _job(server, data, top_k=2, output=data / "o2")
+    assert got.calls == 1 and "revised" in server.requests[-1]["prompt"]   # d3 is in q2's top 2 only
+    assert _qrels(data / "o2")[("q2", "d3")] == [1]
