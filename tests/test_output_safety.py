@@ -395,6 +395,18 @@ def test_dash_o_a_symlink_to_an_input_is_refused(folder, tmp_path):
     assert link.is_symlink() and (folder / "r1.run").read_bytes() == RUNS[0]
 
 
+def _first_line(proc, timeout: float = 120) -> bytes:
+    """The child's first line on stderr; a child silent that long is killed (a hang fails, never blocks)."""
+    import select
+
+    ready, _, _ = select.select([proc.stderr], [], [], timeout)
+    if not ready:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"nothing on stderr within {timeout} s: waiting silently")
+    return proc.stderr.readline()
+
+
 def test_dash_o_a_fifo_with_a_reader_and_without(folder, tmp_path):
     """No reader yet: a note on stderr that it waits (documented in rankmeter.io.output), then the
     output once a reader comes; the FIFO stays a FIFO."""
@@ -403,7 +415,7 @@ def test_dash_o_a_fifo_with_a_reader_and_without(folder, tmp_path):
     os.mkfifo(fifo)
     proc = subprocess.Popen([sys.executable, "-m", "rankmeter", *_argv("run cut {R1} --k 2 -o {O}", folder, fifo)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
-    note = proc.stderr.readline().decode()
+    note = _first_line(proc).decode()
     assert note.startswith("rankmeter: waiting for a reader of ") and str(fifo) in note, note
     with open(fifo, "rb") as reader:
         data = reader.read()
@@ -411,10 +423,10 @@ def test_dash_o_a_fifo_with_a_reader_and_without(folder, tmp_path):
     assert proc.returncode == 0 and err == b"" and data == expected
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     got = {}
-    reader = threading.Thread(target=lambda: got.setdefault("data", fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.setdefault("data", fifo.read_bytes()), daemon=True)
     reader.start()  # a reader already there: no note
     time.sleep(0.2)
-    code, err = _child(_argv("run cut {R1} --k 2 -o {O}", folder, fifo), stdout=subprocess.PIPE)
+    code, err = _child(_argv("run cut {R1} --k 2 -o {O}", folder, fifo), stdout=subprocess.PIPE, timeout=120)
     reader.join(60)
     assert code == 0 and got["data"] == expected and "waiting" not in err
 
@@ -424,7 +436,7 @@ def test_sigterm_while_waiting_for_a_fifo_reader_ends_the_process(folder, tmp_pa
     os.mkfifo(fifo)
     proc = subprocess.Popen([sys.executable, "-m", "rankmeter", *_argv("run cut {R1} --k 2 -o {O}", folder, fifo)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
-    assert proc.stderr.readline().startswith(b"rankmeter: waiting for a reader")
+    assert _first_line(proc).startswith(b"rankmeter: waiting for a reader")
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGTERM and sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
