@@ -168,10 +168,12 @@ def entry() -> None:
     guard_standard_streams()  # every write to standard output checked; closed standard streams made safe
     # A file-size limit (ulimit -f) fails the write (EFBIG), reported in one line, rather than killing the
     # process; SIGTERM and SIGHUP remove a temporary output file before they end the process.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     for name in ("SIGTERM", "SIGHUP"):
-        if signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:  # nohup's SIGHUP stays ignored
-            signal.signal(getattr(signal, name), _on_terminate)
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:  # nohup's SIGHUP stays ignored
+            signal.signal(signum, _on_terminate)
     # numpy's OpenBLAS starts one thread per core, which spin for a while once started. eval and trec_eval
     # do no BLAS work, and the spinning cost a 100k-line trec_eval 0.352 -> 0.245 s of CPU (measured side
     # by side; the same wall time on an idle machine, not on a busy one). Not for the other commands:

@@ -21,10 +21,9 @@ from __future__ import annotations
 import errno
 import os
 import re
-import signal
+import secrets
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -38,9 +37,8 @@ __all__ = ["OutputError", "OutputIsInput", "check_output", "output_file", "print
 #: temporary files being written now (removed by remove_partial_outputs when a signal ends the process)
 _PARTIAL: set[str] = set()
 _PARTIAL_LOCK = threading.Lock()
-#: the signals that must not fall between making a temporary file and recording it
-_FATAL = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 #: a path naming an open descriptor of a process (after /dev/fd and /proc/self are resolved)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FD_PATH = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd/(\d+)")
 
 
@@ -140,31 +138,43 @@ def check_output(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ..
     return target
 
 
-@contextmanager
-def _blocked():
-    """The fatal signals held back (delivered on leaving): a temporary file is never made unrecorded."""
+def _new_temporary(final: Path) -> tuple[int, str]:
+    """A new temporary file beside ``final``, recorded *before* it exists: a signal handler that runs at
+    any moment (Python runs them between any two steps of the main thread) finds every one to remove."""
+    while True:
+        temp = os.path.join(final.parent, f".{final.name}.{secrets.token_hex(8)}.part")
+        with _PARTIAL_LOCK:
+            _PARTIAL.add(temp)
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o600), temp
+        except FileExistsError:  # another's (64 random bits alike): never ours to remove
+            with _PARTIAL_LOCK:
+                _PARTIAL.discard(temp)
+        except BaseException:
+            _remove(temp)  # Ctrl-C just after it was made
+            raise
+
+
+def _remove(temp: str) -> None:
     try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, _FATAL)
-    except (AttributeError, OSError, ValueError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        os.unlink(temp)
+    except OSError:
+        pass
+    with _PARTIAL_LOCK:
+        _PARTIAL.discard(temp)
 
 
 def _open_fifo(path: Path) -> int:
     """Open a FIFO for writing; when nobody reads it yet, say so on stderr and wait for a reader."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | _CLOEXEC)
     except OSError as exc:
         if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
             raise
         if sys.stderr is not None:
             print(f"rankmeter: waiting for a reader of {printable(path)} (a FIFO nothing reads from yet; "
                   "Ctrl-C to stop)", file=sys.stderr, flush=True)
-        return os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        return os.open(path, os.O_WRONLY | _CLOEXEC)
     os.set_blocking(fd, True)  # a reader is there: writes wait for it as usual
     return fd
 
@@ -180,7 +190,7 @@ def _open_direct(final: Path, fd: int | None, kind: str) -> int:
         return os.dup(fd)
     if kind == "fifo":
         return _open_fifo(final)
-    return os.open(final, os.O_WRONLY | os.O_CLOEXEC)  # a device: never created, never truncated
+    return os.open(final, os.O_WRONLY | _CLOEXEC)  # a device: never created, never truncated
 
 
 @contextmanager
@@ -200,17 +210,14 @@ def output_file(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...
     kind = _kind(final)
     if fd is not None or kind not in ("missing", "regular"):
         try:
-            handle = _open_direct(final, fd, kind)
-            with open(handle, mode, **kwargs) as fh:
+            with open(_open_direct(final, fd, kind), mode, **kwargs) as fh:
                 yield fh
         except OSError as exc:
             raise OutputError(f"{target}: cannot be written ({exc.strerror or exc})") from None
         return
-    with _blocked():
-        fd, temp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".part", dir=final.parent)
-        with _PARTIAL_LOCK:
-            _PARTIAL.add(temp)
+    temp = None
     try:
+        fd, temp = _new_temporary(final)
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
         if kind == "regular":  # a file replaced keeps its permissions
@@ -221,18 +228,11 @@ def output_file(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...
             os.chmod(temp, 0o666 & ~umask)  # as a plain open() would have made it
         inputs = [p for p in inputs if isinstance(p, (str, os.PathLike))]
         _clash(target, inputs)  # again: an input read while the output was being made is safe too
-        with _blocked():
-            os.replace(temp, final)
-            with _PARTIAL_LOCK:
-                _PARTIAL.discard(temp)
+        os.replace(temp, final)
+        with _PARTIAL_LOCK:
+            _PARTIAL.discard(temp)
     except OSError as exc:
         raise OutputError(f"{target}: cannot be written ({exc.strerror or exc}); nothing was written") from None
     finally:
-        with _blocked():
-            if temp in _PARTIAL:
-                try:
-                    os.unlink(temp)
-                except OSError:
-                    pass
-                with _PARTIAL_LOCK:
-                    _PARTIAL.discard(temp)
+        if temp is not None and temp in _PARTIAL:
+            _remove(temp)
