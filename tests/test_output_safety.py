@@ -40,6 +40,9 @@ RUNS = [
     b"q1 Q0 d2 1 3.0 c\nq1 Q0 d9 2 2.0 c\nq2 Q0 d1 1 5.0 c\nq3 Q0 d6 1 1.0 c\nq3 Q0 d5 2 0.5 c\n",
 ]
 OTHER_QUERIES = b"q4 Q0 d1 1 2.0 d\nq4 Q0 d2 2 1.0 d\nq5 Q0 d3 1 1.0 d\n"
+#: LLM judgments of every query (q1-q5) for judges estimate/allocate, whose human sample is QRELS (q1-q3)
+LLM = QRELS_B + b"q4 0 d1 1\nq4 0 d2 0\nq5 0 d3 1\nq5 0 d9 1\n"
+MORE = b"q4 Q0 d1 1 2.0 {}\nq4 Q0 d2 2 1.0 {}\nq5 Q0 d3 1 1.0 {}\nq5 Q0 d9 2 0.5 {}\n"
 TRAIN = b"user,item\nu1,i1\nu1,i2\nu2,i2\nu2,i3\nu3,i1\n"
 RECS = b"user,item,score\nu1,i3,0.9\nu1,i4,0.5\nu2,i1,0.8\nu2,i4,0.1\nu3,i2,0.7\n"
 RECS_B = b"user,item,score\nu1,i1,0.9\nu1,i3,0.5\nu2,i4,0.8\nu2,i2,0.1\nu3,i3,0.7\n"
@@ -80,6 +83,10 @@ COMMANDS = {
     "meta topic-set-size": "meta topic-set-size --min-diff 0.1 --variance 0.05",
     "meta zscores": "meta zscores {Q} {R1} {R2} -m AP -o {O}",
     "meta leaderboards": "meta leaderboards {Q} {Q2} {R1} {R2} {R3} -m AP",
+    "judges estimate": "judges estimate {Q} {L} {R1X} {R2X} -m AP",
+    "judges allocate": "judges allocate {Q} {L} {R1X} {R2X} -m AP --budget 1 --strata 1",
+    "baseline": "baseline {Q} {R1} -m AP -o {O}",
+    "gate": "gate {Q} {R2} --baseline {B}",
 }
 #: further writers of a file: check --dedupe (a TREC run), eval's other paths
 EXTRA_OUTPUTS = {"check --dedupe": "check {Q} {R1} --dedupe first -o {O}"}
@@ -142,12 +149,18 @@ def folder(tmp_path_factory):
                           ("r3.run", RUNS[2]), ("r4.run", OTHER_QUERIES), ("train.csv", TRAIN), ("recs.csv", RECS),
                           ("recs-b.csv", RECS_B), ("nuggets.jsonl", NUGGETS)]:
         (base / name).write_bytes(content)
+    (base / "llm.txt").write_bytes(LLM)
+    (base / "r1x.run").write_bytes(RUNS[0] + MORE.replace(b"{}", b"a"))
+    (base / "r2x.run").write_bytes(RUNS[1] + MORE.replace(b"{}", b"b"))
+    made = run_cli_in_process(_argv("baseline {Q} {R1} -m AP -o {O}", base, base / "base.json"))
+    assert made.code == 0, made.stderr
     return base
 
 
 def _argv(template: str, folder: Path, output: str | Path = "") -> list[str]:
     names = {"{Q}": "qrels.txt", "{Q2}": "qrels-b.txt", "{R1}": "r1.run", "{R2}": "r2.run", "{R3}": "r3.run", "{R4}": "r4.run",
-             "{T}": "train.csv", "{P}": "recs.csv", "{P2}": "recs-b.csv", "{N}": "nuggets.jsonl"}
+             "{T}": "train.csv", "{P}": "recs.csv", "{P2}": "recs-b.csv", "{N}": "nuggets.jsonl",
+             "{L}": "llm.txt", "{R1X}": "r1x.run", "{R2X}": "r2x.run", "{B}": "base.json"}
     words = []
     for word in template.split(" "):
         if word in names:
@@ -479,7 +492,8 @@ def test_a_signal_mid_write_leaves_no_temporary_file(big_run, tmp_path, signum):
     left = sorted(p.name for p in out.iterdir())
     if left == ["big.jsonl"]:  # the signal came as the file was renamed into place: it is whole
         lines = (out / "big.jsonl").read_bytes().splitlines()
-        assert len(lines) == 600 * 500 and json.loads(lines[-1]) == {"query_id": "q99", "doc_id": "d499", "rank": 500, "score": 501.5}
+        last = {"query_id": "q99", "doc_id": "d499", "rank": 500, "score": 501.5}
+        assert len(lines) == 600 * 500 and json.loads(lines[-1]) == last
         return
     assert left == []
     if signum == signal.SIGINT:
@@ -565,7 +579,7 @@ QUOTED_TWICE = b'q"1 Q0 d"1 1 2.5 t\nq"1 Q0 d2 2 3 t\nq"1 Q0 d"1 3 1 t\nq2 Q0 "d
 
 @pytest.mark.parametrize("command, expected", [
     ("run rerank {X} -o {O}", b'q"1 Q0 d2 1 3.0 t\nq"1 Q0 d"1 2 2.5 t\nq2 Q0 "d" 1 1.0 t\n'),
-    ("check {Q} {X2} --dedupe first -o {O}", b'q"1 Q0 d2 1 3.0 t\nq"1 Q0 d"1 2 2.5 t\nq2 Q0 "d" 1 1.0 t\n'),
+    ("check {Q} {X2} --dedupe first -o {O}", b'q"1 Q0 d"1 1 2.5 t\nq"1 Q0 d2 2 3 t\nq2 Q0 "d" 1 1.0 t\n'),
     ("fuse {X} {X3} --method rrf -o {O}", None),
 ])
 def test_ids_holding_a_quote_are_written_as_trec(folder, tmp_path, command, expected):
