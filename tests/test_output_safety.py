@@ -34,8 +34,8 @@ from cli_runner import run_cli_in_process
 ROOT = Path(__file__).resolve().parent.parent
 QRELS = b"q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d1 1\nq2 0 d4 0\nq3 0 d5 1\nq3 0 d6 2\n"
 QRELS_B = b"q1 0 d1 1\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d1 1\nq2 0 d4 1\nq3 0 d5 0\nq3 0 d6 2\n"
-RUNS = [
-    b"q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d3 3 1.0 a\nq2 Q0 d4 1 2.0 a\nq2 Q0 d1 2 1.0 a\nq3 Q0 d6 1 1.0 a\n",
+RUNS = [  # scores that are not ranks (1, 2, 3 ... per query would draw a warning on stderr)
+    b"q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d3 3 0.5 a\nq2 Q0 d4 1 2.0 a\nq2 Q0 d1 2 1.0 a\nq3 Q0 d6 1 1.0 a\n",
     b"q1 Q0 d3 1 3.0 b\nq1 Q0 d1 2 2.0 b\nq2 Q0 d1 1 2.0 b\nq2 Q0 d4 2 1.0 b\nq3 Q0 d5 1 2.0 b\nq3 Q0 d6 2 1.0 b\n",
     b"q1 Q0 d2 1 3.0 c\nq1 Q0 d9 2 2.0 c\nq2 Q0 d1 1 5.0 c\nq3 Q0 d6 1 1.0 c\nq3 Q0 d5 2 0.5 c\n",
 ]
