@@ -158,7 +158,8 @@ def folder(tmp_path_factory):
 
 
 def _argv(template: str, folder: Path, output: str | Path = "") -> list[str]:
-    names = {"{Q}": "qrels.txt", "{Q2}": "qrels-b.txt", "{R1}": "r1.run", "{R2}": "r2.run", "{R3}": "r3.run", "{R4}": "r4.run",
+    names = {"{Q}": "qrels.txt", "{Q2}": "qrels-b.txt", "{R1}": "r1.run", "{R2}": "r2.run", "{R3}": "r3.run",
+             "{R4}": "r4.run",
              "{T}": "train.csv", "{P}": "recs.csv", "{P2}": "recs-b.csv", "{N}": "nuggets.jsonl",
              "{L}": "llm.txt", "{R1X}": "r1x.run", "{R2X}": "r2x.run", "{B}": "base.json"}
     words = []

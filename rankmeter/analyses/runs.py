@@ -238,8 +238,8 @@ def _write_trec(table, rank: np.ndarray, tag: str, path, inputs) -> None:
         for start in range(0, table.num_rows, _TREC_ROWS):
             part = table.slice(start, _TREC_ROWS)
             n = part.num_rows
-            fields = [part.column("query"), q0, part.column("doc"), pc.cast(pa.array(rank[start:start + n]), pa.string()),
-                      _score_text(part.column("score")), tail]
+            ranks = pc.cast(pa.array(rank[start:start + n]), pa.string())
+            fields = [part.column("query"), q0, part.column("doc"), ranks, _score_text(part.column("score")), tail]
             lines = pc.binary_join_element_wise(*[f if isinstance(f, pa.Scalar) else pc.cast(f, text) for f in fields],
                                                 blank)
             if isinstance(lines, pa.ChunkedArray):
