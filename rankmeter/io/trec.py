@@ -11,6 +11,14 @@ problem it meets.
 Lines are split as ``bytes.splitlines`` does and fields as ``bytes.split``
 does (runs of ASCII whitespace, like trec_eval's ``isspace``). Ids stay
 bytes, so any 8-bit encoding works and compares as C ``strcmp`` does.
+
+Byte-order marks: a UTF-8 BOM at byte 0 of an input (what some editors write
+first) is dropped; anywhere else -- a second BOM, one after a comment or
+blank line, one inside a line -- its three bytes are part of the id, as
+trec_eval reads them (it reads bytes and drops nothing). Every path (the
+compiled reader, Arrow's, the line-by-line one, the streamed executor) reads
+them so; Arrow's CSV reader would drop a BOM starting its buffer, so such
+input is left to the others.
 """
 from __future__ import annotations
 
