@@ -233,11 +233,20 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
     exact = {"llm": rankmeter.evaluate(mean_qrels, runs, measures, **opts),
              "mixed": rankmeter.evaluate(mix(human, mean_qrels).qrels, runs, measures, **opts)}
     rng = np.random.Generator(np.random.PCG64(seed))
-    cumulative = np.cumsum(s.probabilities, axis=1)
+    # one entry per (line, grade listed), in grade order within a line; a line's draw u picks its first grade
+    # whose cumulative probability reaches u (its last one when rounding leaves u above them all)
+    order = np.lexsort((s.grade, s.line))
+    line, grades = s.line[order], s.grade[order]
+    lines = len(s.query)
+    starts = np.searchsorted(line, np.arange(lines))
+    counts = np.bincount(line, minlength=lines)
+    total = np.cumsum(s.probability[order])
+    cumulative = total - np.concatenate(([0.0], total))[starts][line]
     draws = {v: {run: {m: [] for m in labels} for run in runs} for v in ("llm", "mixed")}
     for _ in range(samples):
-        picked = (rng.random((len(cumulative), 1)) > cumulative).sum(axis=1)
-        grade = s.levels[np.minimum(picked, len(s.levels) - 1)]
+        u = rng.random((lines, 1))[:, 0]
+        picked = np.bincount(line, weights=cumulative < u[line], minlength=lines).astype(np.int64)
+        grade = grades[starts + np.minimum(picked, counts - 1)]
         drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
         for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
             table = rankmeter.evaluate(q, runs, measures, **opts)
