@@ -567,6 +567,8 @@ ISSUE_32_FILES = {
     "samples-latin1": b"q\xe91 0 d\xff 1\nq\xe91 0 d\xff 3\nq\xe91 0 d\xff 3\n",
     "samples-overflow": b'{"query": "q", "doc": "d", "probabilities": {"1": 1e308, "2": 1e308}}\n',
     "qrels-latin1": b"q\xe9 0 a 2\nq1 0 d1 0\n",
+    "qrels-blank-id.jsonl": b'{"query": "q 9", "doc": "d1", "rel": 1}\n',
+    "qrels-huge-grade": b"q9 0 d9 9223372036854775807\n",
     "nuggets-deep": b'{"qid": "q1", "nuggets": ' + _DEEP + b"}\n",
     "nuggets-list-importance": b'{"qid": "q1", "nuggets": [{"text": "a", "importance": ["vital"], '
                                b'"assignment": "support"}]}\n',
@@ -586,6 +588,9 @@ ISSUE_32_REFUSED = [
     ("judges aggregate {samples-int64-max} -o {O}", "magnitude below 2^63"),
     ("judges aggregate {samples-deep} -o {O}", "nested too deep"),
     ("judges aggregate {samples-surrogate} -o {O}", "lone surrogate"),
+    ("judges mix {Q} {qrels-blank-id.jsonl} -o {O}", "query id 'q 9' holds a blank"),
+    ("judges mix {Q} {qrels-blank-id.jsonl} -o {O} --provenance {O}.tsv", "query id 'q 9' holds a blank"),
+    ("judges mix {Q} {qrels-huge-grade} -o {O}", "beyond 2^53"),
     ("nuggets {nuggets-deep}", "nested too deep"),
     ("nuggets {nuggets-list-importance} --importance-weights vital=1,okay=0.5", "importance is ['vital'], not text"),
     ("eval {Q} {run-surrogate.jsonl} -m AP", "lone surrogate"),

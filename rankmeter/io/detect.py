@@ -71,7 +71,7 @@ def has_header(data: bytes, style: str) -> bool:
     fields = _fields(first, style)
     if not fields or _numeric(fields):
         return False
-    if style != "whitespace" and _numeric(first.decode("utf-8", "surrogateescape").split(None, 64)[:64]):
+    if style != "whitespace" and _numeric([f.decode("utf-8", "surrogateescape") for f in first.split(None, 64)[:64]]):
         # a number between blanks (spaces, tabs, \v): a TREC line whose tabs merely look like a TSV header's,
         # as the streamed executor (TREC only) reads it too -- a header names columns and holds no number
         return False

@@ -113,22 +113,25 @@ class Guard:
                                  "is the right file", source=self.name,
                                  line=self.lines + _line_breaks(block[:nul]) + 1)
             _refuse_control(block, self.name, self.lines)
-        self.text_bytes += len(block)
+        first = _first_break(block)
+        if first >= 0 and self.line_bytes + first <= LONGEST_LINE:
+            self.line_bytes = len(block) - _last_break(block) - 1  # blocks are shorter than the limit
+            self.lines += _line_breaks(block)
+        else:
+            self.line_bytes += len(block) if first < 0 else first
+            if self.line_bytes > LONGEST_LINE:
+                raise InputError(f"line {self.lines + 1} is longer than {LONGEST_LINE >> 20} MiB: not a text file "
+                                 "of qrels or a run; check that this is the right file", source=self.name)
+        self._judge_expansion(len(block))
+
+    def _judge_expansion(self, size: int) -> None:
+        """Refuse text expanding more than :data:`MAX_EXPANSION` times (past :data:`BOMB_MIN_BYTES`)."""
+        self.text_bytes += size
         if self.compressed is not None and self.text_bytes > BOMB_MIN_BYTES and \
                 self.text_bytes > MAX_EXPANSION * max(self.compressed(), 1):
             raise InputError(f"the compressed data expands more than {MAX_EXPANSION} times ({self.compressed()} "
                              f"bytes to over {self.text_bytes >> 20} MiB of text so far): a compression bomb, not "
                              "qrels or a run; check that this is the right file", source=self.name)
-        first = _first_break(block)
-        if first < 0:
-            self.line_bytes += len(block)
-        elif self.line_bytes + first <= LONGEST_LINE:
-            self.line_bytes = len(block) - _last_break(block) - 1  # blocks are shorter than the limit
-            self.lines += _line_breaks(block)
-            return
-        if self.line_bytes + max(first, 0) > LONGEST_LINE:
-            raise InputError(f"line {self.lines + 1} is longer than {LONGEST_LINE >> 20} MiB: not a text file "
-                             "of qrels or a run; check that this is the right file", source=self.name)
 
 
 def _first_break(block: bytes) -> int:
