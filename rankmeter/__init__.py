@@ -25,66 +25,19 @@ _LAZY = {
     "Qrels": "rankmeter.io.canonical", "Run": "rankmeter.io.canonical", "compare": "rankmeter.analyses.stats.compare",
     "compare_scores": "rankmeter.analyses.stats.compare", "Comparison": "rankmeter.analyses.stats.comparison",
     "fuse": "rankmeter.analyses.fusion", "judged": "rankmeter.analyses.judged", "tie_report": "rankmeter.analyses.ties",
-    "TieReport": "rankmeter.analyses.ties",
+    "TieReport": "rankmeter.analyses.ties", "baseline": "rankmeter.analyses.gate", "gate": "rankmeter.analyses.gate",
 }
 
 __all__ = [
     "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
     "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse", "judged", "tie_report", "TieReport",
+    "baseline", "gate",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
 #: The package's parts, reachable as attributes (``rankmeter.io.as_run``) without importing them up front.
 _SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "errors", "executors", "io", "measures", "report", "tensor",
                 "types"}
-
-#: Short public paths, and module paths of earlier releases (scripts written for them) -> where the module
-#: lives now: ``import rankmeter.tensor`` and ``rankmeter.pooled.pooled_auc`` work; the docs show both.
-_MOVED = {
-    "rankmeter.judges": "rankmeter.analyses.judges",
-    "rankmeter.nuggets": "rankmeter.analyses.nuggets",
-    "rankmeter.engine": "rankmeter.core", "rankmeter.results": "rankmeter.core.results",
-    "rankmeter.explanations": "rankmeter.core.explain", "rankmeter.io.naming": "rankmeter.core.naming",
-    "rankmeter.output": "rankmeter.io.output", "rankmeter.progress": "rankmeter.executors.progress",
-    "rankmeter.stats": "rankmeter.analyses.stats", "rankmeter.meta": "rankmeter.analyses.meta",
-    "rankmeter.fusion": "rankmeter.analyses.fusion", "rankmeter.pooled": "rankmeter.analyses.pooled",
-    "rankmeter.check": "rankmeter.analyses.check", "rankmeter.ties": "rankmeter.analyses.ties",
-    "rankmeter.judged_report": "rankmeter.analyses.judged", "rankmeter.beyond": "rankmeter.analyses.beyond",
-    "rankmeter.recsys": "rankmeter.analyses.recsys", "rankmeter.runs": "rankmeter.analyses.runs",
-}
-
-
-def _moved_to(name: str) -> str | None:
-    """Where the module ``name`` of an earlier layout lives now (a moved package's submodules too)."""
-    for old, new in _MOVED.items():
-        if name == old or name.startswith(old + "."):
-            return new + name[len(old):]
-    return None
-
-
-class _MovedModules:
-    """Import finder: an old module path imports the module at its new place (one module object, two names)."""
-
-    def find_spec(self, name, path=None, target=None):
-        new = _moved_to(name)
-        if new is None:
-            return None
-        from importlib.machinery import ModuleSpec
-        return ModuleSpec(name, self, is_package=False)
-
-    def create_module(self, spec):
-        module = importlib.import_module(_moved_to(spec.name))
-        spec.loader_state = module.__spec__  # the import system overwrites __spec__; exec_module puts it back
-        return module
-
-    def exec_module(self, module):
-        module.__spec__ = module.__spec__.loader_state
-
-
-import sys as _sys  # noqa: E402
-
-if not any(isinstance(f, _MovedModules) for f in _sys.meta_path):
-    _sys.meta_path.insert(0, _MovedModules())
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from rankmeter.api import evaluate
@@ -103,8 +56,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
 
 def __getattr__(name: str):
     if name in _SUBPACKAGES:
-        return importlib.import_module(f"rankmeter.{name}")
-    if _moved_to(f"rankmeter.{name}"):
         return importlib.import_module(f"rankmeter.{name}")
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)

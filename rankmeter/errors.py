@@ -144,7 +144,28 @@ class MissingExtra(RankmeterError, ImportError):
 
     def __init__(self, module: str, extra: str, needed_for: str):
         self.module, self.extra = module, extra
-        super().__init__(f"{needed_for} needs {module}: pip install 'rankmeter[{extra}]'", name=module)
+        super().__init__(f"{needed_for} needs {module}: {install_hint(module)}", name=module)
+
+
+#: What installs an optional module where the hint ``pip install NAME`` is not the whole story. rankmeter is
+#: installed from a checkout, so hints name the packages themselves, never ``rankmeter[extra]``.
+_INSTALL = {
+    "torch": "install the torch build you train with (the CPU one: pip install --no-index torch where local "
+             "wheels are kept), then the rest without dependencies so pip never swaps in a CUDA build",
+    "torchmetrics": "install the torch build you train with first, then pip install --no-deps torchmetrics "
+                    "lightning-utilities (with its dependencies pip would pull the CUDA build of torch)",
+    "ir_datasets": "pip install ir_datasets", "zstandard": "pip install zstandard", "sklearn": "pip install scikit-learn",
+    "yaml": "pip install PyYAML",
+}
+
+
+def install_hint(module: str) -> str:
+    """The command that installs the optional ``module`` (the package's own name, not an extra of rankmeter).
+
+    >>> install_hint("matplotlib")
+    'pip install matplotlib'
+    """
+    return _INSTALL.get(module, f"pip install {module}")
 
 
 def require(module: str, extra: str, needed_for: str):

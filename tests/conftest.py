@@ -98,6 +98,9 @@ ALLOWED_SKIPS = (
     AllowedSkip("no-fifo", r"named pipes are POSIX", lambda: not hasattr(os, "mkfifo"), "no named pipes"),
     AllowedSkip("no-dev-full", r"no /dev/full", lambda: not os.path.exists("/dev/full"),
                 "the disk-full test writes to /dev/full (Linux)"),
+    AllowedSkip("doctest-needs-torch", r"unable to import module .*tensor[/\\\\]torchmetrics\.py",
+                lambda: not (installed("torch") and installed("torchmetrics")),
+                "rankmeter/tensor/torchmetrics.py's doctests import torch and torchmetrics, optional packages"),
     AllowedSkip("readme-marked", r"^README\.md:\d+: ", lambda: True,
                 "a README block marked <!-- readme-test: skip (reason) --> next to the block itself"),
 )

@@ -37,6 +37,7 @@ ORACLES = {
     "sklearn": "scikit-learn",
     "statsmodels": "statsmodels",
     "krippendorff": "krippendorff==0.9.0",
+    "ppi_py": "--no-deps ppi-python==0.2.3",
 }
 
 #: Every optional package a test may need, with the pip argument that installs it.

@@ -69,6 +69,8 @@ def test_examples_ran_while_building(site):
     _, log = site
     ran = re.search(r"docs-exec: (\d+) examples ran", log)
     assert ran and int(ran.group(1)) >= 90, log[-3000:]
+    # a page whose 'needs' are missing is not run; with the test dependencies installed every one runs
+    assert "every example (needs" not in log, log[-3000:]
 
 
 def test_one_page_per_command_with_its_help_and_real_output(site):
@@ -165,6 +167,13 @@ def test_unknown_languages_are_refused_and_skips_need_a_reason(runner_state):
         hooks.execute_page("```\nrankmeter eval\n```\n", "t.md")
     with pytest.raises(PluginError, match="only rankmeter and trec_eval commands"):
         hooks.execute_page("```console\n$ ls\n```\n", "t.md")
+    needs = "# T\n\n<!-- docs-exec: needs no_such_module_here json -->\n```python\nraise SystemExit(1)\n```\n"
+    shown = hooks.execute_page(needs, "n.md")   # not run: it would fail the build
+    assert "Examples not run in this build" in shown and "no_such_module_here" in shown and "json" not in shown
+    assert runner_state["not_run"][-1] == "docs/n.md: every example (needs no_such_module_here, not installed)"
+    present = "<!-- docs-exec: needs json -->\n```python\nraise SystemExit(1)\n```\n"
+    with pytest.raises(PluginError):             # every module there: the examples run (and this one fails)
+        hooks.execute_page(present, "p.md")
     skipped = "<!-- docs-exec: skip (needs Java) -->\n```python\nraise SystemExit(1)\n```\n"
     assert hooks.execute_page(skipped, "t.md") == skipped
     assert runner_state["skipped"] == ["docs/t.md:2: needs Java"]

@@ -144,3 +144,32 @@ def test_cli_impact_and_agree_and_sources(tmp_path, capsys):
     mixed, prov = tmp_path / "mixed.qrels", tmp_path / "prov.tsv"
     assert cli(["judges", "mix", str(paths["human"]), str(paths["llm"]), "-o", str(mixed), "--provenance", str(prov)]) == 0
     assert "human" in capsys.readouterr().out and prov.read_text().startswith("query\tdoc\tgrade\tsource\n")
+
+
+def test_text_table_keeps_columns_aligned_and_the_unjudged_range_in_order():
+    """Values >= 10 (DCG with grade 3) widened their cells past the header; nDCG can fall when the unjudged
+    docs count as relevant (its ideal grows), which printed the range backwards (0.5446 .. 0.5255)."""
+    from rankmeter.analyses.judges.label_impact import impact
+
+    docs = [f"d{i}" for i in range(30)]
+    human = {"q1": {d: 3 for d in docs[:20]}, "q2": {"d0": 1}}
+    llm = {"q1": {d: 3 for d in docs[:25]}, "q2": {"d0": 1, "d1": 1}}
+    runs = {"long": {q: {d: 30.0 - i for i, d in enumerate(docs)} for q in human},
+            "short": {"q1": {d: 30.0 - i for i, d in enumerate(docs[:3])},
+                      "q2": {"d0": 4.0, "d1": 3.0, "d5": 2.0, "d6": 1.0}}}  # unjudged d5, d6 below the cutoff
+    got = impact(human, llm, runs, ["DCG", "nDCG@2"], baseline="long")
+    dcg = {r["run"]: r["scores"]["DCG"] for r in got.runs}
+    # hand check: trec_eval's DCG gains are the grades: q1 sums 3/log2(i+2) over its 20 relevant ranks, q2 has d0 first
+    want = (sum(3 / np.log2(i + 2) for i in range(20)) + 1.0) / 2
+    assert want > 10
+    assert dcg["long"]["human"] == pytest.approx(want)
+    ndcg_short = {r["run"]: r["scores"]["nDCG@2"] for r in got.runs}["short"]
+    assert ndcg_short["unjudged_relevant"] < ndcg_short["mixed"]   # the case that printed backwards
+    text = got.to_text()
+    for block in text.split("\n\n"):
+        table = [line for line in block.splitlines() if line.startswith("  ") and not line.startswith("    ")
+                 and "comparisons" not in line]
+        assert len({len(line) for line in table}) == 1, table     # every row as wide as the header
+        for line in table[1:]:
+            low, high = (float(x) for x in line.split()[-3::2])
+            assert low <= high

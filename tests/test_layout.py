@@ -17,9 +17,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: lowest first: a module may import its own layer and those below it. The core's foundations (the
 #: parameter table, the options, the batch kernels read, flat segments, hashing, memory) sit below the
 #: readers and the measures; the Evaluator and the rest of the core above them.
-LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "report",
-          "compat", "cli", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "ids", "memory"}
+LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "tensor", "report",
+          "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
+CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "siphash", "ids", "memory"}
 
 #: (importer, imported) module pairs that go up a layer, and why
 UPWARD = {
@@ -45,12 +45,18 @@ UPWARD = {
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
+    "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
+    "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
+    "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
     "analyses/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
     "analyses/beyond_similarity.py": "training interactions by user (each user's items for serendipity)",
     "analyses/check.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
     "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",
+    "analyses/check_dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
+                                "numbers of the lines it leaves out",
+    "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
     "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
                                   "ranks come from the core)",
@@ -63,6 +69,11 @@ SORTS_ALLOWED = {
     "analyses/stats/significance.py": "resampled statistics (bootstrap, randomisation)",
     "tensor": "each row of a score tensor on its own device (array API): lists already joined",
     "compat/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
+    "compat/ir_measures_engine.py": "a run's rows into the order of tied docs of the ir_measures provider that "
+                                    "computes the measure (docno ascending, or input order), which the core does "
+                                    "not offer; the core then scores them with ties='input'",
+    "compat/ir_measures_rbo.py": "ir_measures' compat provider: the run by score then docno, its ideal by grade, "
+                                 "run score and qrels order (Compat as that provider computes it)",
     "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
     "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",

@@ -35,7 +35,13 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
         + (["-o", o] if kind == "zscores" else []) if kind != "leaderboards" else
         ["meta", "leaderboards", Q, Q, R1, R2, "-m", "AP"],
         "judges": {"aggregate": ["judges", "aggregate", Q, "-o", o], "mix": ["judges", "mix", Q, Q, "-o", o],
-                   "impact": ["judges", "impact", Q, Q, R1, R2, "-m", "AP"]}.get(kind, []),
+                   "impact": ["judges", "impact", Q, Q, R1, R2, "-m", "AP"],
+                   "estimate": ["judges", "estimate", Q, Q, R1, "-m", "AP"],
+                   "allocate": ["judges", "allocate", Q, Q, R1, "-m", "AP", "--budget", "2"],
+                   "label": ["judges", "label", R1, "--queries", Q, "--docs", Q, "--base-url", "http://127.0.0.1:9/v1",
+                             "--model", "m", "--cache", str(out / "cache.db"), "-o", o]}.get(kind, []),
+        "baseline": ["baseline", Q, R1, "-m", "AP", "-o", o],
+        "gate": ["gate", Q, R1, "--baseline", str(out / "missing-baseline.json")],
     }[command]
 
 

@@ -179,7 +179,7 @@ def test_svg_text_is_inline_ready_and_escaped():
 
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(ImportError, match=re.escape("pip install 'rankmeter[plot]'")):
+    with pytest.raises(ImportError, match=re.escape("pip install matplotlib")):
         plots.plot_pr(QRELS, RUNS)
 
 

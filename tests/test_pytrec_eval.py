@@ -288,3 +288,14 @@ def test_rounding_rules_of_recall_levels():
     assert _rules_agree(0.5, 3)          # both 2
     assert not _rules_agree(0.2, 7)      # 1.4 -> 9.x: 2, 10.0: 1
     assert _rules_agree(1.0, 5) and _rules_agree(0.0, 9)
+
+
+def test_migration_page_examples_run():
+    """docs/migrate-pytrec-eval.md: its examples (pytrec_eval beside the drop-in, the trec_eval="10.0"
+    option, the API) run as doctests against the installed pytrec_eval."""
+    import doctest
+    from pathlib import Path
+    assert pytrec_eval.__version__  # the page imports it: bound here, so a missing oracle skips visibly
+    page = Path(__file__).resolve().parent.parent / "docs" / "migrate-pytrec-eval.md"
+    result = doctest.testfile(str(page), module_relative=False, report=True, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 20 and result.failed == 0, f"{result.failed} example(s) failed (see the output above)"

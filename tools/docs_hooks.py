@@ -54,6 +54,10 @@ log = logging.getLogger("mkdocs.hooks.rankmeter")
 FENCE = re.compile(r"^```(\S*)\s*$")
 SKIP = re.compile(r"<!--\s*docs-exec:\s*skip\s*\((.+?)\)\s*-->")
 CWD = re.compile(r"^<!--\s*docs-exec:\s*cwd\s+(\S+)\s*-->\s*$", flags=re.M)  # on a line of its own
+#: ``<!-- docs-exec: needs torch torchmetrics jax -->`` on a line of its own: the page's examples run only where
+#: every named module imports; elsewhere none of them runs and the page says so (the README's docs lines then
+#: build the site on a machine without those optional packages; CI installs them and runs every example)
+NEEDS = re.compile(r"^<!--\s*docs-exec:\s*needs\s+([\w. ]+?)\s*-->\s*$", flags=re.M)
 #: Pages whose examples run in a folder of the checkout other than its root (as if the page said
 #: ``<!-- docs-exec: cwd FOLDER -->``): the folder's files are linked into a scratch directory.
 PAGE_FOLDERS = {"llm-judges.md": "tests/fixtures/llm_judges/example"}
@@ -93,6 +97,9 @@ COMMAND_EXAMPLES: dict[str, list[tuple[str, tuple[int, ...]]]] = {
     "trec_eval": [("trec_eval -m map -m ndcg_cut.10 -m P.5,10 examples/qrels.txt examples/run.txt", (0,))],
     "judges": [("judges mix tests/fixtures/llm_judges/example/human.qrels tests/fixtures/llm_judges/example/llm.qrels "
                 "-o mixed.qrels", (0,))],
+    "baseline": [("baseline examples/qrels.txt examples/run.txt -m AP -m nDCG@10 -o base.json", (0,))],
+    "gate": [("baseline examples/qrels.txt examples/run.txt -m AP -m nDCG@10 -o base.json", (0,)),
+             ("gate examples/qrels.txt examples/run2.txt --baseline base.json --format markdown", (0, 1))],
     "nuggets": [("nuggets tests/fixtures/llm_judges/example/ragA.jsonl tests/fixtures/llm_judges/example/ragB.jsonl "
                  "--baseline ragB --test randomization", (0,))],
 }
@@ -330,6 +337,15 @@ def execute_page(markdown: str, src_uri: str) -> str:
     """Run every example of one page; the Markdown with console output filled in. Raises PluginError."""
     lines = markdown.split("\n")
     globs: dict = {"__name__": f"docs:{src_uri}"}
+    needs = NEEDS.search(markdown)
+    missing = [name for name in needs.group(1).split() if not _importable(name)] if needs else []
+    if missing:
+        _state["not_run"].append(f"docs/{src_uri}: every example (needs {', '.join(missing)}, not installed)")
+        note = (f'!!! note "Examples not run in this build"\n    The examples on this page need '
+                f'{", ".join(missing)}, which {"was" if len(missing) == 1 else "were"} not installed where this '
+                f'copy of the site was built, so they were not run here; `bash .ci/run` installs them and runs '
+                f'every example.\n')
+        return NEEDS.sub(lambda _: note, markdown, count=1)
     folder = CWD.search(markdown)
     folder = folder.group(1) if folder else PAGE_FOLDERS.get(src_uri)
     _state["page_dir"] = _page_dir(folder) if folder else None
@@ -337,6 +353,14 @@ def execute_page(markdown: str, src_uri: str) -> str:
         return _execute_blocks(markdown, lines, globs, src_uri)
     finally:
         _state["page_dir"] = None
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _execute_blocks(markdown: str, lines: list[str], globs: dict, src_uri: str) -> str:

@@ -31,6 +31,7 @@ COMMANDS = {
     "ties": "rankmeter.cli.ties", "fuse": "rankmeter.cli.fuse", "pool": "rankmeter.cli.pool",
     "agree": "rankmeter.cli.agree", "judges": "rankmeter.cli.judges", "nuggets": "rankmeter.cli.nuggets",
     "run": "rankmeter.cli.run", "beyond": "rankmeter.cli.beyond", "meta": "rankmeter.cli.meta",
+    "baseline": "rankmeter.cli.baseline", "gate": "rankmeter.cli.gate",
 }
 _TREC_EVAL_HELP = "trec_eval 10.0 compatible output (same options)"
 
@@ -136,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:  # an optional dependency missing where no friendlier message was given
         if _INTERRUPTED:  # Ctrl-C inside an import (numpy turns it into an ImportError): an interrupt
             _interrupted()
-        print(f"rankmeter: error: {printable(exc)}; install the extra that provides it, e.g. "
-              "pip install 'rankmeter[all]'", file=sys.stderr)
+        from rankmeter.errors import install_hint
+        missing = getattr(exc, "name", None)
+        hint = install_hint(missing.split(".")[0]) if missing else "install the package it names"
+        print(f"rankmeter: error: {printable(exc)}; {hint}", file=sys.stderr)
         return 2
     except OSError as exc:  # writing standard output failed: a full disk, a closed terminal
         print(f"rankmeter: error: cannot write the output ({exc.strerror or exc})", file=sys.stderr)

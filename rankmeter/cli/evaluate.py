@@ -13,7 +13,7 @@ def add_arguments(p) -> None:
     flags.add(p, "qrels", "runs", "measure")
     p.add_argument("--profile", action="store_true",
                    help="add the official measures (and relevance level) of the ir_datasets qrels given, e.g. "
-                        "msmarco-passage/trec-dl-2019/judged (needs rankmeter[irds])")
+                        "msmarco-passage/trec-dl-2019/judged (needs ir_datasets: pip install ir_datasets)")
     flags.add(p, "per_query", PARAMS["format"].but(choices=("text", "json", "csv"),
                                                    help="text: a table fitted to the terminal; json: {measures, "
                                                         "options, runs: [...]}; csv"),

@@ -83,18 +83,32 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_agree(args: argparse.Namespace) -> int:
-    """``rankmeter agree HUMAN LLM``."""
-    from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
+    """``rankmeter agree HUMAN LLM`` (two judges: Cohen's kappas, confusion matrix, per query), ``rankmeter agree
+    J1 J2 J3 ...`` or ``rankmeter agree --labels SAMPLES`` (several raters: Fleiss' kappa, Krippendorff's alpha)."""
+    from rankmeter.errors import ParameterError
     bins = [float(b) for b in args.bins.split(",")] if args.bins else None
-    result = agreement(args.qrels_a, args.qrels_b, rel=args.rel, bins=bins, per_query=not args.no_per_query)
-    return _emit(args, result, agreement_text(result, decimals=args.decimals))
+    judges = list(args.judgments)
+    if args.labels is None and len(judges) == 2:
+        from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
+        result = agreement(*judges, rel=args.rel, bins=bins, per_query=not args.no_per_query)
+        return _emit(args, result, agreement_text(result, decimals=args.decimals))
+    if args.labels is None and len(judges) < 2:
+        raise ParameterError(f"got {len(judges)} judgment file(s): give two judges or more, or --labels SAMPLES "
+                             "(several sampled labels per pair)")
+    from rankmeter.analyses.judges.many_raters import many_rater_agreement, many_rater_text
+    result = many_rater_agreement(judges, samples=args.labels, rel=args.rel, bins=bins)
+    return _emit(args, result, many_rater_text(result, decimals=args.decimals))
 
 
 def add_agree_arguments(a) -> None:
-    """``rankmeter agree HUMAN LLM``'s flags (the ``agree`` command, rankmeter.cli.agree)."""
-    flags.add(a, PARAMS["qrels"].but(name="qrels_a", metavar="HUMAN", help="the first judgments (rows of the "
-                                                                             "confusion matrix)"),
-              PARAMS["qrels"].but(name="qrels_b", metavar="LLM", help="the second judgments (columns)"),
+    """``rankmeter agree``'s flags (the ``agree`` command, rankmeter.cli.agree)."""
+    flags.add(a, PARAMS["runs"].but(name="judgments", metavar="JUDGMENTS", required=False,
+                                    help="two judgment files (e.g. HUMAN LLM: the rows, then the columns of the "
+                                         "confusion matrix), or more: one per judge"),
+              PARAMS["probabilities"].but(name="labels", metavar="SAMPLES",
+                                          help="instead of judgment files: several sampled labels per pair (TREC "
+                                               "qrels, one line per sample, as judges aggregate reads): each label "
+                                               "is a rating"),
               PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
                                      "(UMBRELA reports its binary kappa at 2)"),
               "bins", "no_per_query", PARAMS["format"].but(choices=("text", "json")), "decimals")
@@ -131,3 +145,6 @@ def add_arguments(judges) -> None:
               "test", "correction", "alpha", "permutations", "seed", "probabilities", "samples",
               PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)
     i.set_defaults(func=run, subparser=i)
+    from rankmeter.cli.estimates import add_parsers
+    add_parsers(kinds)
+    from rankmeter.cli.labelling import add_parser; add_parser(kinds)  # noqa: E702 - judges label

@@ -56,55 +56,79 @@ def _emit(args, data: dict, lines: list[str]) -> int:
     return 0
 
 
-def _matrix(args):
-    """(queries x systems matrix, queries, systems) of the measure: from QRELS RUN..., or from the per-query
-    nugget scores of --nuggets files (one per RAG system)."""
+def _matrices(args):
+    """([one topics x systems matrix per -m], topics, systems): from QRELS RUN..., or from the per-query nugget
+    scores of --nuggets files (one per RAG system). Every meta command keeps the topics every system answered
+    (``--queries qrels`` scores a run's missing judged topics as empty rankings), as ``compare`` does."""
     from rankmeter.errors import ParameterError
+    measures = list(dict.fromkeys(args.measure))
     if getattr(args, "nuggets", None):
         if args.qrels or args.runs:
             raise ParameterError("give QRELS RUN... or --nuggets FILE..., not both")
         if len(args.nuggets) < 2:
             raise ParameterError("--nuggets: give two systems' assignment files or more")
+        import numpy as np
+
+        from rankmeter.analyses.meta.discrimination import common_topics
         from rankmeter.analyses.nuggets import nugget_scores, score_matrix
         from rankmeter.core.naming import unique_names
         names = unique_names([""] * len(args.nuggets), args.nuggets, args.nuggets)
-        return score_matrix([nugget_scores(f, system=n) for n, f in zip(names, args.nuggets)], args.measure)
+        scored = [nugget_scores(f, system=n) for n, f in zip(names, args.nuggets)]
+        per = [score_matrix(scored, m) for m in measures]
+        topics = per[0][1]
+        keep = common_topics(np.logical_or.reduce([np.isnan(x) for x, _, _ in per]), topics, names)
+        return [x[keep] for x, _, _ in per], [topics[i] for i in np.flatnonzero(keep)], names
     if not args.qrels or len(args.runs) < 2:
         raise ParameterError("give the judgments and two runs or more (QRELS RUN RUN ...), or --nuggets FILE...")
-    from rankmeter.analyses.meta.discrimination import score_matrix
-    return score_matrix(args.qrels, list(args.runs), args.measure, **flags.evaluation(args))
+    from rankmeter.analyses.meta.discrimination import score_matrices
+    return score_matrices(args.qrels, list(args.runs), measures, **flags.evaluation(args))
+
+
+def _per_measure(args, analyse) -> int:
+    """Run ``analyse(measure, matrix, topics, names) -> (json object, text lines)`` for each -m; one JSON shape
+    whatever their number: ``{"measures": [...], "results": [one object per measure]}``."""
+    matrices, topics, names = _matrices(args)
+    measures = list(dict.fromkeys(args.measure))
+    done = [analyse(m, x, topics, names) for m, x in zip(measures, matrices)]
+    lines = [line for i, (_, text) in enumerate(done) for line in ([""] if i else []) + text]
+    return _emit(args, {"measures": measures, "results": [data for data, _ in done]}, lines)
 
 
 def _power(args: argparse.Namespace) -> int:
     from rankmeter.analyses.meta.discrimination import discriminative_power
 
-    x, topics, names = _matrix(args)
-    dp = discriminative_power(x, test=args.test, alpha=args.alpha, permutations=args.permutations,
-                              seed=args.seed, names=names)
-    pairs = [{"a": a, "b": b, "asl": p, "delta": d} for ((a, b), p), d in zip(dp.pairs, dp.deltas)]
-    lines = [f"{args.measure}: {sum(p['asl'] < args.alpha for p in pairs)} of {len(pairs)} run pairs significant at "
-             f"alpha={args.alpha} ({args.test}, {len(topics)} topics): discriminative power {dp.power:.4f}",
-             "smallest significant |difference|: "
-             + ("none" if dp.smallest_significant_delta is None else f"{dp.smallest_significant_delta:.4f}"),
-             "", f"{'rank':>4} {'ASL':>8}  pair (difference)"]
-    ordered = sorted(pairs, key=lambda p: p["asl"])
-    lines += [f"{i + 1:>4} {p['asl']:>8.4f}  {p['a']} - {p['b']} ({p['delta']:+.4f})" for i, p in enumerate(ordered)]
-    return _emit(args, {"measure": args.measure, "test": args.test, "alpha": args.alpha, "topics": len(topics),
-                        "power": dp.power, "smallest_significant_delta": dp.smallest_significant_delta,
-                        "curve": dp.curve, "pairs": ordered}, lines)
+    def analyse(measure, x, topics, names):
+        dp = discriminative_power(x, test=args.test, alpha=args.alpha, permutations=args.permutations,
+                                  seed=args.seed, names=names)
+        pairs = [{"a": a, "b": b, "asl": p, "delta": d} for ((a, b), p), d in zip(dp.pairs, dp.deltas)]
+        lines = [f"{measure}: {sum(p['asl'] < args.alpha for p in pairs)} of {len(pairs)} run pairs significant at "
+                 f"alpha={args.alpha} ({args.test}, {len(topics)} topics): discriminative power {dp.power:.4f}",
+                 "smallest significant |difference|: "
+                 + ("none" if dp.smallest_significant_delta is None else f"{dp.smallest_significant_delta:.4f}"),
+                 "", f"{'rank':>4} {'ASL':>8}  pair (difference)"]
+        ordered = sorted(pairs, key=lambda p: p["asl"])
+        lines += [f"{i + 1:>4} {p['asl']:>8.4f}  {p['a']} - {p['b']} ({p['delta']:+.4f})" for i, p in enumerate(ordered)]
+        return {"measure": measure, "test": args.test, "alpha": args.alpha, "topics": len(topics), "power": dp.power,
+                "smallest_significant_delta": dp.smallest_significant_delta, "curve": dp.curve,
+                "pairs": ordered}, lines
+
+    return _per_measure(args, analyse)
 
 
 def _swaps(args: argparse.Namespace) -> int:
     from rankmeter.analyses.meta.discrimination import swap_rate
 
-    x, topics, names = _matrix(args)
-    sr = swap_rate(x, sizes=args.size, trials=args.trials, bin_width=args.bin_width, seed=args.seed)
-    lines = [f"{args.measure}: swap rates over {len(names)} runs, {len(topics)} topics", f"{'topics':>6} {'swap rate':>10}"]
-    lines += [f"{c:>6} {rate:>10.4f}" for c, rate in sr.overall.items()]
-    return _emit(args, {"measure": args.measure, "overall": {str(c): v for c, v in sr.overall.items()},
-                        "bins": {str(c): [{"from": lo, "pairs": n, "swaps": s} for lo, n, s in b]
-                                 for c, b in sr.bins.items()}, "trials": {str(c): n for c, n in sr.trials.items()},
-                        "bin_width": sr.bin_width}, lines)
+    def analyse(measure, x, topics, names):
+        sr = swap_rate(x, sizes=args.size, trials=args.trials, bin_width=args.bin_width, seed=args.seed)
+        lines = [f"{measure}: swap rates over {len(names)} runs, {len(topics)} topics",
+                 f"{'topics':>6} {'swap rate':>10}"]
+        lines += [f"{c:>6} {rate:>10.4f}" for c, rate in sr.overall.items()]
+        return {"measure": measure, "topics": len(topics), "overall": {str(c): v for c, v in sr.overall.items()},
+                "bins": {str(c): [{"from": lo, "pairs": n, "swaps": s} for lo, n, s in b]
+                         for c, b in sr.bins.items()}, "trials": {str(c): n for c, n in sr.trials.items()},
+                "bin_width": sr.bin_width}, lines
+
+    return _per_measure(args, analyse)
 
 
 def _size(args: argparse.Namespace) -> int:
@@ -117,7 +141,10 @@ def _size(args: argparse.Namespace) -> int:
         from rankmeter.errors import ParameterError
         if not (args.qrels and args.runs and args.measure):
             raise ParameterError("give --variance, or --qrels, --run (two or more) and -m to estimate it")
-        x, _, _ = _matrix(args)
+        if len(set(args.measure)) > 1:
+            raise ParameterError(f"-m given {len(set(args.measure))} times: the design uses one measure's variance; "
+                                 "run topic-set-size once per measure")
+        (x,), _, _ = _matrices(args)
         variance = variance_estimate(x)
     common = {"test": args.test, "variance": variance, "alpha": args.alpha, "systems": args.systems}
     data = {"test": args.test, "variance": variance, "alpha": args.alpha, "beta": args.beta, "systems": args.systems}
@@ -165,9 +192,10 @@ def add_arguments(meta) -> None:
         kind = kinds.add_parser(name, help=help)
         kind.add_argument("qrels", nargs="?", metavar="QRELS", help=PARAMS["qrels"].help)
         kind.add_argument("runs", nargs="*", metavar="RUN", help="the systems' run files (at least two)")
-        flags.add(kind, "nuggets", PARAMS["measure"].but(kind="string", required=True,
-                                                          help="the measure (a nugget score with --nuggets: "
-                                                               "strict_vital, strict_all, vital, all)"),
+        flags.add(kind, "nuggets", PARAMS["measure"].but(required=True,
+                                                          help="a measure (repeatable: each is analysed in turn; "
+                                                               "a nugget score with --nuggets: strict_vital, "
+                                                               "strict_all, vital, all)"),
                   "seed", PARAMS["format"].but(choices=("text", "json")), *_SCORING)
         return kind
 
@@ -191,7 +219,7 @@ def add_arguments(meta) -> None:
                                   help="judgments to estimate the variance from"),
               PARAMS["runs"].but(positional=False, required=False, flag="--run",
                                  help="a run to estimate the variance from (repeatable)"),
-              PARAMS["measure"].but(kind="string", help="the measure whose variance is estimated"),
+              PARAMS["measure"].but(help="the measure whose variance is estimated (one)"),
               PARAMS["format"].but(choices=("text", "json")), *_SCORING)
     t.set_defaults(func=_size, subparser=t)
 

@@ -1,68 +1,198 @@
 """A drop-in for pytrec_eval: change one import, keep the code.
 
->>> from rankmeter.compat.pytrec_eval import RelevanceEvaluator
->>> evaluator = RelevanceEvaluator({"q1": {"d1": 1, "d2": 0}}, {"map", "ndcg_cut.3", "P.1"})
->>> result = evaluator.evaluate({"q1": {"d1": 0.5, "d2": 0.9}})
->>> sorted(result["q1"].items())
-[('P_1', 0.0), ('map', 0.5), ('ndcg_cut_3', 0.6309297535714575)]
+>>> from rankmeter.compat import pytrec_eval
+>>> evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1, "d2": 0}}, {"map", "ndcg_cut_3", "P.1"})
+>>> evaluator.evaluate({"q1": {"d1": 0.5, "d2": 0.9}})
+{'q1': {'map': 0.5, 'P_1': 0.0, 'ndcg_cut_3': 0.6309297535714575}}
 
-``RelevanceEvaluator(query_relevance, measures, relevance_level=1, judged_docs_only_flag=False)``
-takes pytrec_eval's measure names (``{"map", "ndcg_cut", "P.5,10"}``) and ``evaluate(run)`` returns
-its nested dict ``{query: {name: value}}`` over the queries in both the qrels and the run, names as
-trec_eval prints them (``P_5``, ``ndcg_cut_10``), every value a float. The judgments are prepared
-once, so evaluating many runs costs only the runs. Known differences: pytrec_eval reads scores as
-C ``double`` through its own parser and follows trec_eval 9.x's rounding in a few measures; see
-``tests/compat/test_pytrec_eval_dropin.py`` for what is compared.
+The module offers what pytrec_eval (pytrec-eval-terrier 0.5.11) offers, with its behaviour:
+``RelevanceEvaluator(query_relevance, measures, relevance_level=1, judged_docs_only_flag=False)`` and its
+``evaluate(scores)``, ``compute_aggregated_measure``, ``parse_qrel``, ``parse_run``, ``supported_measures``
+and ``supported_nicknames``. Measure names are read as pytrec_eval reads them
+(:mod:`rankmeter.compat.pytrec_eval_names`: ``P_10``, ``ndcg_cut.20,4``, ``iprec_at_recall_0.10``, the
+nicknames ``official``, ``set``, ``all_trec``) and values are computed as its bundled trec_eval 9.0.8
+computes them (:mod:`rankmeter.compat.pytrec_eval_values`): scores are read as C floats (two scores equal
+in single precision tie), ties go by docno descending, ``iprec_at_recall`` and ``11pt_avg`` round recall
+levels the 9.0.8 way, ``gm_map`` is log(AP) per query.
+
+``evaluate`` scores the queries that are keys of ``scores`` and judged in ``query_relevance`` (a query
+whose judgments dict is empty is not judged), an empty ranking ``{"q1": {}}`` included; the result keeps
+the order of ``scores``. Differences, all deliberate (docs/migrate-pytrec-eval.md): where pytrec_eval
+aborts the Python interpreter on a C assertion (a cutoff of 0, ``ndcg_10``, ``P_5,5.0``) the drop-in
+raises ValueError; a NaN score is refused (pytrec_eval's sort is undefined on it); keyword-only
+``trec_eval="10.0"`` gives trec_eval 10.0's ``iprec_at_recall`` and ``11pt_avg`` (0 instead of NaN on an
+empty ranking).
 """
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterable, Mapping
 
-from rankmeter.core.evaluator import Evaluator
-from rankmeter.errors import ParameterError
-from rankmeter.compat.trec_eval import NICKNAMES, TREC_MEASURES, expand, uses_level
+import numpy as np
 
-__all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames"]
+from rankmeter.compat.pytrec_eval_names import Item, combine, plan, supported_measures, supported_nicknames
+from rankmeter.compat.pytrec_eval_values import VERSIONS, Interpolated, canonical_measures, num_rel, values_of
 
-#: trec_eval measure names pytrec_eval accepts (``pytrec_eval.supported_measures``)
-supported_measures = frozenset(name for name in TREC_MEASURES if name != "runid")
-supported_nicknames = frozenset(NICKNAMES)
+__all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
+           "compute_aggregated_measure"]
+
+
+def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
+    """TREC run lines (``query Q0 doc rank score tag``) -> ``{query: {doc: score}}``.
+
+    As pytrec_eval's: exactly six fields a line (else ValueError), a doc twice in one query fails an
+    assertion, and the answer is a ``collections.defaultdict(dict)``.
+    """
+    run: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    for line in f_run:
+        query, _, doc, _, score, _ = line.strip().split()
+        assert doc not in run[query]
+        run[query][doc] = float(score)
+    return run
+
+
+def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
+    """TREC qrels lines (``query 0 doc grade``) -> ``{query: {doc: grade}}`` (as pytrec_eval's)."""
+    qrel: dict[str, dict[str, int]] = collections.defaultdict(dict)
+    for line in f_qrel:
+        query, _, doc, grade = line.strip().split()
+        assert doc not in qrel[query]
+        qrel[query][doc] = int(grade)
+    return qrel
+
+
+def compute_aggregated_measure(measure: str, values: list[float]) -> float:
+    """The value over all queries: a sum for ``num_*``, exp(mean) for ``gm_*`` (whose per-query values are
+    logs), else the mean; as pytrec_eval computes it (numpy's sums)."""
+    if measure.startswith("num_"):
+        return float(np.sum(values))
+    if measure.startswith("gm_"):
+        return float(np.exp(np.sum(values) / len(values)))
+    return float(np.mean(values))
+
+
+def _check_dict(data, what: str) -> None:
+    if not isinstance(data, dict):
+        raise TypeError(f"Argument {what} should be of type dictionary.")
+
+
+def _c_level(level) -> int:
+    """relevance_level as pytrec_eval's C code reads it: a C int (TypeError outside) stored into the low half
+    of a long that held 1, so 0 is refused and a negative level -n becomes 2**32 - n (on 64-bit Linux and
+    macOS: no grade reaches it)."""
+    if not isinstance(level, int) or not -2 ** 31 <= level < 2 ** 31:
+        raise TypeError("Expected object_relevance_per_qid dictionary and measures set.")
+    level = int(level) % 2 ** 32
+    if level < 1:
+        raise TypeError("Argument relevance_level should be positive.")
+    return level
 
 
 class RelevanceEvaluator:
-    """pytrec_eval's evaluator: judgments and measures fixed, any number of runs evaluated."""
+    """pytrec_eval's evaluator: judgments and measures fixed, any number of runs evaluated.
+
+    Parameters
+    ----------
+    query_relevance : dict
+        ``{query: {doc: grade}}``, ids ``str``, grades ``int``.
+    measures : iterable of str
+        pytrec_eval's names and nicknames (see the module docstring).
+    relevance_level : int, default 1
+        The lowest relevant grade (trec_eval ``-l``; not for ``ndcg``, ``G`` and their kin).
+    judged_docs_only_flag : bool, default False
+        Drop unjudged docs from each ranking first (trec_eval ``-J``).
+    trec_eval : {"9.0.8", "10.0"}, default "9.0.8"
+        Keyword only. ``"10.0"``: trec_eval 10.0's ``iprec_at_recall`` and ``11pt_avg`` (recall levels
+        rounded with lround, 0 on an empty ranking) instead of pytrec_eval's.
+    """
 
     def __init__(self, query_relevance: Mapping, measures: Iterable[str], relevance_level: int = 1,
-                 judged_docs_only_flag: bool = False):
-        if isinstance(measures, str):
-            measures = [measures]
-        specs = sorted(measures)
-        labelled = []
-        for label, _, m in expand(specs):
-            if m is None:
-                continue
-            if m.get("rel") is None:
-                m = m.with_params(rel=relevance_level if uses_level(m) else 1)
-            labelled.append((label, m))
-        if not labelled:
-            raise ParameterError(f"measures={set(specs)!r}: no trec_eval measure among them; "
-                                 f"pytrec_eval names such as 'map', 'ndcg_cut', 'P.5,10'")
-        self._labels = labelled
-        self._evaluator = Evaluator(query_relevance, [m for _, m in labelled], judged_only=judged_docs_only_flag)
+                 judged_docs_only_flag: bool = False, *, trec_eval: str = "9.0.8"):
+        if trec_eval not in VERSIONS:
+            raise ValueError(f"trec_eval={trec_eval!r}: expected one of {', '.join(VERSIONS)}")
+        items = plan(combine(measures))
+        query_relevance = {q: judged for q, judged in query_relevance.items() if len(judged) > 0}
+        relevance_level = _c_level(relevance_level)
+        from rankmeter.compat.pytrec_eval_dicts import judged_queries, qrels_of
+        self._queries = judged_queries(query_relevance)
+        self._items: list[Item] = items
+        self._labels = [label for item in items for label in item.labels]
+        self._level = int(relevance_level)
+        self._version = trec_eval
+        self._measures = canonical_measures(items, self._level, trec_eval)
+        self._evaluator = None
+        qrels = qrels_of(query_relevance) if self._queries else None  # its grades checked, measures or not
+        if qrels is not None and items:
+            from rankmeter.core.evaluator import Evaluator
+            # every measure carries its relevance level already; the rest default to trec_eval's rel=1
+            self._evaluator = Evaluator(qrels, self._measures or [], judged_only=bool(judged_docs_only_flag),
+                                        queries="qrels")
+        self._judged_only = bool(judged_docs_only_flag)
+        self._needs_hits = any(item.name in ("iprec_at_recall", "11pt_avg") for item in items)
 
     def evaluate(self, scores: Mapping) -> dict[str, dict[str, float]]:
-        """``{query: {doc: score}}`` -> ``{query: {measure name: value}}`` (queries judged and ranked)."""
-        import warnings
+        """``{query: {doc: score}}`` -> ``{query: {label: value}}``: the queries of ``scores`` that are judged."""
         if not scores:
             return {}
-        with warnings.catch_warnings():  # pytrec_eval says nothing about judged queries the run lacks
-            warnings.simplefilter("ignore")
-            try:
-                results = self._evaluator.evaluate(scores)
-            except Exception as exc:  # no query in common: pytrec_eval returns nothing
-                if "no query of the run is judged" in str(exc):
-                    return {}
-                raise
-        columns = {label: results.values(m) for label, m in self._labels}
-        return {q: {label: float(values[i]) for label, values in columns.items()}
-                for i, q in enumerate(results.queries)}
+        _check_dict(scores, "object scores")
+        from rankmeter.compat.pytrec_eval_dicts import check_run
+        wanted = [q for q in scores if q in self._queries]
+        check_run(scores, self._queries if self._items else frozenset())
+        if not wanted or not self._items:
+            return {q: {} for q in wanted}
+        names, table = self._score(scores, [q for q in wanted if scores[q]], [q for q in wanted if not scores[q]])
+        row = {name: i for i, name in enumerate(names)}
+        labels = self._labels
+        rows = table.tolist()
+        return {q: dict(zip(labels, rows[row[q]])) for q in wanted}
+
+    def _score(self, scores: dict, ranked: list[str], empty: list[str]) -> tuple[list[str], np.ndarray]:
+        """(query names, their values: one row per query, one column per label) of the judged queries with
+        results (``ranked``) and with an empty ranking (``empty``)."""
+        from rankmeter.compat.pytrec_eval_dicts import run_of
+        ev = self._evaluator
+        names: list[str] = []
+        blocks: list[np.ndarray] = []
+        for chunk in _chunks(scores, ranked):
+            part = run_of({q: scores[q] for q in chunk})
+            if part is not None:
+                batch = ev.batch(part)
+                names.extend(q.decode("utf-8", "surrogateescape") for q in batch.queries)
+                computed = ev.kernels(batch, self._measures) if self._measures else {}
+                view = batch.judged_only() if self._judged_only and self._needs_hits else batch
+                blocks.append(self._table(computed, lambda: Interpolated.of_batch(view, self._level, self._version),
+                                          batch.nq))
+        if empty:
+            # empty rankings: the evaluator scores every judged query the run lacks as one (queries="qrels")
+            results = ev.finish([], warn=False, check_common=False)
+            where = {q: i for i, q in enumerate(results.queries)}
+            rows = np.array([where[q] for q in empty], np.int64)
+            computed = {m: results.values(m)[rows] for m in self._measures}
+            names.extend(empty)
+            blocks.append(self._table(computed, lambda: Interpolated.empty(computed[num_rel(self._level)],
+                                                                            self._version), len(empty)))
+        return names, np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+
+    def _table(self, computed, interp, nq: int) -> np.ndarray:
+        columns = values_of(self._items, computed, interp, nq, self._level, self._version)
+        return np.column_stack(columns) if columns else np.zeros((nq, 0))
+
+
+#: rows of a run read and scored at once: the columns (~30 bytes a row) and the engine's working arrays
+#: (~115 bytes a row) of this many rows at a time, however big the run (pytrec_eval holds ~50 bytes a row
+#: of the whole run)
+PART_ROWS = 200_000
+
+
+def _chunks(scores: dict, queries: list[str]):
+    """``queries`` in consecutive groups of about PART_ROWS results."""
+    chunk: list[str] = []
+    rows = 0
+    for q in queries:
+        chunk.append(q)
+        rows += len(scores[q])
+        if rows >= PART_ROWS:
+            yield chunk
+            chunk, rows = [], 0
+    if chunk:
+        yield chunk

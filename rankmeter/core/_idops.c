@@ -443,4 +443,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_idops",
                                     "Compiled kernels on id columns and the hash index (rankmeter/core/ids.py, keys.py).", -1, methods};
 
-PyMODINIT_FUNC PyInit__idops(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__idops(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddStringConstant(m, "HASH", RANKMETER_HASH_NAME) < 0) Py_CLEAR(m);
+    return m;
+}

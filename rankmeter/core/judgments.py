@@ -21,6 +21,7 @@ from rankmeter.core.ids import Ids
 from rankmeter.core.memory import give_back
 from rankmeter.core.groups import local_queries
 from rankmeter.core.keys import HashIndex, pair_hash
+from rankmeter.core.exact import first_repeat, relookup
 from rankmeter.core.segments import gather_segments, segment_offsets
 from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
 
@@ -43,16 +44,12 @@ def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: Ids) -> tuple[int, 
 
 def first_duplicate(first: np.ndarray, second: np.ndarray, code: np.ndarray,
                     docs: Ids) -> tuple[int, int] | None:
-    """Of the row pairs with equal hash keys, the pair with the same (query code, doc) whose later row comes
-    first (the line that repeats an earlier one), or None."""
+    """Of the rows in the pairs with equal hash keys, the first row that repeats an earlier row's (query code,
+    doc), compared exactly (the line that repeats an earlier one), and that earlier row; or None. All the rows
+    of the pairs are compared with each other, not only each pair: three rows of one hash may be two ids."""
     if len(first) == 0:
         return None
-    equal = (code[first] == code[second]) & docs.equal_rows(first, docs, second)
-    if not equal.any():
-        return None
-    pairs = np.sort(np.stack([first[equal], second[equal]]), axis=0)
-    pick = int(np.argmin(pairs[1]))
-    return int(pairs[0, pick]), int(pairs[1, pick])
+    return first_repeat(np.concatenate([first, second]), code, docs)
 
 
 class Judgments:
@@ -140,10 +137,13 @@ class Judgments:
 
     def query_codes(self, names: Ids) -> np.ndarray:
         """Code of each query id in ``names``, -1 for ids the qrels do not judge."""
-        found = self.id_index.lookup(names.hashes())
+        hashes = names.hashes()
+        found = self.id_index.lookup(hashes)
         hit = np.flatnonzero(found >= 0)
         if len(hit):
-            found[hit[~names.equal_rows(hit, self.ids, found[hit])]] = -1
+            wrong = hit[~names.equal_rows(hit, self.ids, found[hit])]
+            if len(wrong):  # another id of the same hash: looked for among every judged query of that hash
+                found[wrong] = relookup(self.id_index, hashes[wrong], names.take(wrong), self.ids)
         return found
 
     def grades(self, code: np.ndarray, docs: Ids, keys: np.ndarray, *, rows: bool = False,
@@ -158,12 +158,17 @@ class Judgments:
         found = self.pair_index.lookup(keys)
         hit = np.flatnonzero(found >= 0)
         if len(hit):
+            at = hit if doc_rows is None else doc_rows[hit]
             qrow = found[hit]
-            same = (self.row_code[qrow] == code[hit]) & docs.equal_rows(
-                hit if doc_rows is None else doc_rows[hit], self.docs, qrow)
-            grades = self.row_grade[qrow[same]]
-            out[hit[same]] = np.where(grades < 0, UNJUDGED, grades)
-            found[hit[~same]] = -1
+            same = (self.row_code[qrow] == code[hit]) & docs.equal_rows(at, self.docs, qrow)
+            if not same.all():  # another (query, doc) of the same hash: looked for among every judgment of it
+                wrong = hit[~same]
+                found[wrong] = relookup(self.pair_index, keys[wrong], docs.take(at[~same]), self.docs,
+                                        code[wrong], self.row_code)
+                hit = np.flatnonzero(found >= 0)
+                qrow = found[hit]
+            grades = self.row_grade[qrow]
+            out[hit] = np.where(grades < 0, UNJUDGED, grades)
         return (out, found) if rows else out
 
     def judged_side(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

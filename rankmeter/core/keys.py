@@ -1,10 +1,14 @@
 """Numeric keys for byte-string ids, so ordering and joins run as numpy array code.
 
-* Joins use :func:`id_hash`: a 64-bit hash of each id computed over its own
-  bytes only, so memory grows with the total id bytes (never rows x the
-  longest id) and a table's hashes do not depend on any other table: the
-  qrels are hashed once and probed by every run. Matches are verified
-  exactly by the caller.
+* Joins use :func:`id_hash`: SipHash-1-3 under a fixed key
+  (:mod:`rankmeter.core.siphash`) of each id's own bytes, so memory grows
+  with the total id bytes (never rows x the longest id) and a table's hashes
+  do not depend on any other table: the qrels are hashed once and probed by
+  every run. No result relies on the hash being free of collisions: every
+  caller confirms a hit on the bytes and finds what a colliding hit hid
+  (:mod:`rankmeter.core.exact`); ``RANKMETER_CONSTANT_HASH=1`` (with the
+  extensions built with ``-DRANKMETER_CONSTANT_HASH``) makes every id collide,
+  and the tests show every value unchanged.
 * Ordering uses :func:`id_words` on the few rows that need it (tied scores):
   an id becomes ``ceil(max_len / 8)`` big-endian uint64 words, zero padded.
   Comparing the word tuples compares the ids exactly as C ``strcmp`` does
@@ -17,6 +21,7 @@ import os
 import numpy as np
 
 from rankmeter.core.segments import distinct_sorted
+from rankmeter.core.siphash import SIP_KEY, siphash13 as _id_hash
 
 try:
     from rankmeter.core import _idops  # the compiled kernels (rankmeter/core/_idops.c)
@@ -110,31 +115,24 @@ def _fmix(h: np.ndarray) -> np.ndarray:
     return h
 
 
-#: _LOW[k] keeps the first k bytes of a little-endian word
-_LOW = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 9)], dtype=np.uint64)
-
-
-def _load_le(values: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """The little-endian uint64 of the 8 bytes at each position ``at`` of ``values``; bytes past the end
-    read as 0. An unaligned overlapping view: no copy of ``values``, only of its last 8 bytes."""
-    safe_end = len(values) - 8
-    body = np.ndarray(shape=(safe_end + 1,), dtype="<u8", buffer=values, strides=(1,)) if safe_end >= 0 else None
-    inside = at <= safe_end
-    if body is not None and inside.all():
-        return body[at]
-    out = np.empty(len(at), dtype=np.uint64)
-    if body is not None:
-        out[inside] = body[at[inside]]
-    tail_from = max(safe_end + 1, 0)
-    tail = np.zeros(len(values) - tail_from + 8, dtype=np.uint8)
-    tail[: len(values) - tail_from] = values[tail_from:]
-    tail_view = np.ndarray(shape=(len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
-    out[~inside] = tail_view[at[~inside] - tail_from]
-    return out
-
-
 #: ids hashed at a time: bounds the temporaries (a 10M-id column peaked ~450 MB above its hashes at once)
 _HASH_BLOCK = 1 << 20
+#: ids SipHashed at a time on the numpy path: its five state arrays stay in the CPU caches
+_SIP_BLOCK = 1 << 15
+
+#: every id hashes to this one value when the hash is constant (:data:`CONSTANT_HASH`)
+_CONSTANT = np.uint64(0x5EED5EED5EED5EED)
+#: RANKMETER_CONSTANT_HASH=1: every id (and every (query, doc) pair) hashes to one value, so every id collides;
+#: the tests' proof that no result depends on the hash (the extensions match it when built with
+#: -DRANKMETER_CONSTANT_HASH; else they are not used). Read once, at import.
+CONSTANT_HASH = os.environ.get("RANKMETER_CONSTANT_HASH", "") not in ("", "0")
+#: the hash's name; the compiled extensions say theirs (``HASH``) and are used only when it is this one
+HASH_NAME = "constant" if CONSTANT_HASH else "siphash13:%016x:%016x" % SIP_KEY
+if _idops is not None and getattr(_idops, "HASH", None) != HASH_NAME:
+    import warnings
+    warnings.warn(f"rankmeter/core/_idops hashes ids with {getattr(_idops, 'HASH', 'an older hash')}, not "
+                  f"{HASH_NAME}: it is not used (rebuild it: python setup.py build_ext --inplace)", RuntimeWarning)
+    _idops = None
 
 
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -144,58 +142,14 @@ def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.frombuffer(_idops.hash_ids(np.ascontiguousarray(offsets), offsets.dtype == np.int64, values),
                              np.uint64)
     n = len(offsets) - 1
-    if n <= _HASH_BLOCK:
-        return _id_hash(offsets, values)
+    if CONSTANT_HASH:
+        return np.full(n, _CONSTANT, np.uint64)
     out = np.empty(n, dtype=np.uint64)
-    for lo in range(0, n, _HASH_BLOCK):
-        hi = min(lo + _HASH_BLOCK, n)
+    block = min(_SIP_BLOCK, _HASH_BLOCK)
+    for lo in range(0, n, block):
+        hi = min(lo + block, n)
         out[lo:hi] = _id_hash(offsets[lo:hi + 1], values)
     return out
-
-
-def _id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each binary id from its own bytes; equal ids hash equal.
-
-    An id is read as ``ceil(len / 8)`` little-endian words w_0, w_1, ... (the
-    last one masked to the id's bytes). Its hash is
-    ``fmix((w_0 ^ len * golden) + sum_{j >= 1} fmix(w_j ^ (j + 1) * golden))``:
-    an id of up to 8 bytes (most docnos) costs one mixing pass, and that pass
-    is a bijection of (w_0, len), so such ids never collide with each other.
-    Work and memory are proportional to the total bytes; a table's hashes do
-    not depend on any other table.
-    """
-    n = len(offsets) - 1
-    if n == 0:
-        return np.zeros(0, np.uint64)
-    lengths = np.diff(offsets)
-    longest = int(lengths.max())
-    starts = offsets[:-1]
-    summed = _load_le(values, starts)
-    if longest < 8:
-        summed &= _LOW[lengths]
-    elif lengths.min() < 8:
-        summed &= _LOW[np.minimum(lengths, 8)]
-    summed ^= lengths.astype(np.uint64) * _GOLDEN
-    if longest <= 8:
-        return _fmix(summed)
-    if longest <= 64:
-        # one pass per word position over all ids (no per-word index arrays); past an id's end nothing is added
-        for j in range(1, (longest + 7) // 8):
-            longer = np.flatnonzero(lengths > 8 * j)
-            words = _load_le(values, starts[longer] + 8 * j) & _LOW[np.minimum(lengths[longer] - 8 * j, 8)]
-            words ^= np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
-            summed[longer] += _fmix(words)
-        return _fmix(summed)
-    per_id = np.maximum((lengths + 7) // 8, 1) - 1   # words after the first
-    first = np.cumsum(per_id) - per_id
-    owner = np.repeat(np.arange(n), per_id)
-    position = np.arange(int(per_id.sum())) - np.repeat(first, per_id) + 1
-    keep = np.minimum(lengths[owner] - 8 * position, 8)
-    words = _load_le(values, starts[owner] + 8 * position) & _LOW[keep]
-    mixed = _fmix(words ^ (position.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
-    extra = np.flatnonzero(per_id)
-    summed[extra] += np.add.reduceat(mixed, first[extra])
-    return _fmix(summed)
 
 
 def chunked_id_hash(array) -> np.ndarray:
@@ -219,6 +173,8 @@ def pair_hash(qcode: np.ndarray, doc_hash: np.ndarray, *, mixed_query: np.ndarra
     ``mixed_query``, :func:`query_mix` of ``qcode`` computed another way
     (per distinct query, then gathered), saves one mixing pass over the rows.
     """
+    if CONSTANT_HASH:
+        return np.full(len(doc_hash), _CONSTANT, np.uint64)
     if mixed_query is not None or len(doc_hash) <= _HASH_BLOCK:
         return _fmix(doc_hash ^ (query_mix(qcode) if mixed_query is None else mixed_query))
     out = np.empty(len(doc_hash), dtype=np.uint64)

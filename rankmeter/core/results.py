@@ -177,7 +177,7 @@ class Results:
 
     @property
     def per_query(self):
-        """Per-query values as a pandas DataFrame (needs pandas: pip install rankmeter[pandas])."""
+        """Per-query values as a pandas DataFrame (needs pandas: pip install pandas)."""
         require("pandas", "pandas", "per_query (to_arrow() and to_polars() work without it)")
         return self.to_arrow().to_pandas()
 

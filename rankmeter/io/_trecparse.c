@@ -362,9 +362,113 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* ---- from_dicts: pytrec_eval's dicts straight into the same columns (rankmeter/compat/pytrec_eval_dicts.py).
+ *
+ * from_dicts(data, qrels) walks {query: {doc: value}} with the C API: ids must be non-empty str without
+ * NUL (as UTF-8), inner values dict, values int (qrels; bool is one) or float / int (runs, read as a double).
+ * Returns (query_offsets, query_values,
+ * doc_offsets, doc_values, numbers) -- int32 offsets, packed id bytes, int64 grades or float64 scores -- or
+ * None for anything else (the Python path then checks the dicts and raises pytrec_eval's error). */
+typedef struct {
+    PyObject *bytes;
+    Py_ssize_t used;
+} Grown;
+
+static int grown_add(Grown *g, const void *p, Py_ssize_t n) {
+    Py_ssize_t size = g->bytes == NULL ? 0 : PyBytes_GET_SIZE(g->bytes);
+    if (g->bytes == NULL || g->used + n > size) {
+        Py_ssize_t want = size < 4096 ? 4096 : size;
+        while (want < g->used + n) want *= 2;
+        if (g->bytes == NULL) {
+            g->bytes = PyBytes_FromStringAndSize(NULL, want);
+            if (g->bytes == NULL) return 0;
+        } else if (_PyBytes_Resize(&g->bytes, want) < 0) {
+            return 0;
+        }
+    }
+    memcpy(PyBytes_AS_STRING(g->bytes) + g->used, p, (size_t)n);
+    g->used += n;
+    return 1;
+}
+
+/* 1: added; 0: not an id this walker vouches for; -1: an error (no memory) is set. */
+static int dict_id(PyObject *key, Grown *values, Grown *offsets) {
+    if (!PyUnicode_Check(key)) return 0;
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(key, &len);
+    if (text == NULL) { PyErr_Clear(); return 0; }  /* a lone surrogate: the Python path says so */
+    if (len == 0 || memchr(text, 0, (size_t)len) != NULL) return 0;
+    if (values->used + len > OFFSET_LIMIT) return 0;
+    if (!grown_add(values, text, len)) return -1;
+    int32_t end = (int32_t)values->used;
+    return grown_add(offsets, &end, sizeof end) ? 1 : -1;
+}
+
+static PyObject *from_dicts(PyObject *self, PyObject *args) {
+    PyObject *data;
+    int qrels;
+    if (!PyArg_ParseTuple(args, "O!p", &PyDict_Type, &data, &qrels)) return NULL;
+    Grown g[5];  /* query offsets, query values, doc offsets, doc values, numbers */
+    memset(g, 0, sizeof g);
+    int32_t zero = 0;
+    /* every column made at once (the id values and numbers empty), so each is a bytes object at the end */
+    int status = grown_add(&g[0], &zero, sizeof zero) && grown_add(&g[2], &zero, sizeof zero)
+                 && grown_add(&g[1], "", 0) && grown_add(&g[3], "", 0) && grown_add(&g[4], "", 0) ? 1 : -1;
+    PyObject *q, *inner;
+    Py_ssize_t pos = 0;
+    while (status == 1 && PyDict_Next(data, &pos, &q, &inner)) {
+        if (!PyDict_Check(inner) || !PyUnicode_Check(q)) { status = 0; break; }
+        Py_ssize_t qlen;
+        const char *qtext = PyUnicode_AsUTF8AndSize(q, &qlen);
+        if (qtext == NULL) { PyErr_Clear(); status = 0; break; }
+        if (qlen == 0 || memchr(qtext, 0, (size_t)qlen) != NULL) { status = 0; break; }
+        PyObject *d, *value;
+        Py_ssize_t inner_pos = 0;
+        while (status == 1 && PyDict_Next(inner, &inner_pos, &d, &value)) {
+            status = dict_id(d, &g[3], &g[2]);
+            if (status != 1) break;
+            if (g[1].used + qlen > OFFSET_LIMIT) { status = 0; break; }
+            int32_t qend = (int32_t)(g[1].used + qlen);
+            if (!grown_add(&g[1], qtext, qlen) || !grown_add(&g[0], &qend, sizeof qend)) { status = -1; break; }
+            if (qrels) {
+                if (!PyLong_Check(value)) { status = 0; break; }
+                int overflow = 0;
+                long long grade = PyLong_AsLongLongAndOverflow(value, &overflow);
+                if (overflow || (grade == -1 && PyErr_Occurred())) { PyErr_Clear(); status = 0; break; }
+                int64_t out = (int64_t)grade;
+                if (!grown_add(&g[4], &out, sizeof out)) { status = -1; break; }
+            } else {
+                double score;
+                if (PyFloat_Check(value)) {
+                    score = PyFloat_AS_DOUBLE(value);
+                } else if (PyLong_Check(value)) {
+                    score = PyLong_AsDouble(value);
+                    if (score == -1.0 && PyErr_Occurred()) { PyErr_Clear(); status = 0; break; }
+                } else {
+                    status = 0;
+                    break;
+                }
+                if (!grown_add(&g[4], &score, sizeof score)) { status = -1; break; }
+            }
+        }
+    }
+    PyObject *result = NULL;
+    if (status == 1) {
+        int ok = 1;
+        for (int i = 0; i < 5 && ok; i++) ok = _PyBytes_Resize(&g[i].bytes, g[i].used) == 0;
+        if (ok) result = Py_BuildValue("(OOOOO)", g[0].bytes, g[1].bytes, g[2].bytes, g[3].bytes, g[4].bytes);
+    } else if (status == 0) {
+        result = Py_NewRef(Py_None);
+    }
+    for (int i = 0; i < 5; i++) Py_XDECREF(g[i].bytes);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse", parse, METH_VARARGS,
      "parse(data, kind, grades): the columns of TREC run (kind 0) or qrels (kind 1) text, or None."},
+    {"from_dicts", from_dicts, METH_VARARGS,
+     "from_dicts(data, qrels): the columns of pytrec_eval's {query: {doc: value}} dicts, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -376,5 +480,8 @@ PyMODINIT_FUNC PyInit__trecparse(void) {
 #if defined(__GLIBC__) || defined(__APPLE__)
     if (c_locale == (locale_t)0) c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 #endif
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* the doc hashes' function (core/_idhash.h): keys.py uses them only when it is its own */
+    if (m && PyModule_AddStringConstant(m, "HASH", RANKMETER_HASH_NAME) < 0) Py_CLEAR(m);
+    return m;
 }

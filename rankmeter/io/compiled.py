@@ -80,7 +80,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return None  # no row at all, or a layout that changes: the pure reader names the problem
     nfields = layouts.pop()
     from rankmeter.core.ids import Ids
-    from rankmeter.core.keys import _idops, compiled as kernels_compiled
+    from rankmeter.core.keys import HASH_NAME, _idops, compiled as kernels_compiled
     from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
     lines, first_line, gapped = [], 1, False  # every piece counts its lines, those without rows too
@@ -129,6 +129,8 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return out
 
     doc_hash = joined(9, np.uint64)
+    if getattr(_trecparse, "HASH", None) != HASH_NAME:
+        doc_hash = None  # an extension built with another hash (keys.HASH_NAME): the engine hashes the docs itself
     if kind == "qrels":
         rel = joined(6, np.float64 if grades == "real" else np.int64)
         data = qrels_columns(column(2), column(4), rel, column(10))

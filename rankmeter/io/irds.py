@@ -3,7 +3,7 @@
 ``evaluate("irds:msmarco-passage/trec-dl-2019/judged", run, ...)`` and
 ``rankmeter eval msmarco-passage/trec-dl-2019/judged run.txt`` take the
 judgments from `ir_datasets <https://ir-datasets.com>`_ (the optional extra
-``pip install "rankmeter[irds]"``, imported only when a dataset is named).
+``pip install ir_datasets``, imported only when a dataset is named).
 Its download cache is used as ir_datasets sets it up.
 
 :func:`profile` gives the measures a dataset is officially reported with,
@@ -26,7 +26,7 @@ from rankmeter.io.canonical import Qrels
 
 __all__ = ["irds_qrels", "profile", "relevance_level", "looks_like_dataset", "PROFILES"]
 
-_EXTRA = 'pip install "rankmeter[irds]"'
+_EXTRA = 'pip install ir_datasets'
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def _zstd_reader(raw: BinaryIO) -> BinaryIO:
         import zstandard
     except ImportError:
         raise ImportError('reading zstd needs pyarrow built with zstd or the zstandard package: '
-                          'pip install "rankmeter[zstd]"') from None
+                          'pip install zstandard') from None
     return zstandard.ZstdDecompressor().stream_reader(raw)
 
 

@@ -304,7 +304,7 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
     max_explained : int or None, default 100
         Explain the first this many queries (None: all), to keep the file small.
     plots : bool, default True
-        Include the plots (needs matplotlib: ``pip install 'rankmeter[plot]'``).
+        Include the plots (needs matplotlib: ``pip install matplotlib``).
     train : frame or dict, optional
         Training interactions (``user`` and ``item`` columns, or ``{user: [item, ...]}``): adds a
         beyond-accuracy section where each run's rankings are recommendation lists

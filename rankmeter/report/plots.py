@@ -1,6 +1,6 @@
 """Plots for comparing runs: per-query differences, precision-recall, distributions.
 
-matplotlib is an optional extra (``pip install 'rankmeter[plot]'``), imported
+matplotlib is an optional extra (``pip install matplotlib``), imported
 only when a plot is drawn. Figures are built with the object-oriented API on
 the Agg canvas, never through ``pyplot``, so drawing a plot does not change
 the caller's backend or open a window. Every function returns the

@@ -1,18 +1,83 @@
-"""Hashes and the hash index: the same answers whether a column is hashed whole or in blocks."""
+"""Hashes and the hash index: SipHash as its authors and CPython compute it; the same answers whether a column
+is hashed whole or in blocks; a hash index whose first hit holds other bytes looked into again exactly."""
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
 from rankmeter.core import keys
+from rankmeter.core.exact import relookup
+from rankmeter.core.ids import Ids
 from rankmeter.core.keys import HashIndex, binary_parts, id_hash, pair_hash
+from rankmeter.core.siphash import siphash13
+from rankmeter.io import compiled
 
 
 def _ids(rng, n):
     # lengths 1..80 cross every branch of the hash: one word, up to 8 words, and longer
     lengths = rng.integers(1, 81, n)
     return [bytes(rng.integers(0, 256, k, dtype=np.uint8)) for k in lengths]
+
+
+def _sip(items: list[bytes], **options) -> list[int]:
+    column = Ids.from_list(items)
+    return siphash13(column.offsets.astype(np.int64), column.values, **options).tolist()
+
+
+def test_the_published_siphash_vector():
+    """SipHash-2-4 of the bytes 00..0e under the key 00..0f is a129ca6149be45e5 (Aumasson and Bernstein 2012,
+    appendix A); SipHash-1-3 differs from it only in its rounds."""
+    key = (0x0706050403020100, 0x0F0E0D0C0B0A0908)
+    assert _sip([bytes(range(15))], key=key, rounds=(2, 4)) == [0xA129CA6149BE45E5]
+    assert _sip([bytes(range(15))], key=key) != [0xA129CA6149BE45E5]
+
+
+def test_the_id_hash_is_the_siphash_cpython_computes():
+    """CPython hashes bytes with SipHash (1-3 from 3.11, 2-4 before) keyed by its hash secret, which
+    PYTHONHASHSEED=0 sets to zero: the numpy function under a zero key gives CPython's hashes on ids of 1 to 80
+    bytes (CPython answers -2 for a hash of -1); the compiled one equals it (test_compiled_kernels)."""
+    rng = np.random.default_rng(5)
+    items = [bytes(rng.integers(0, 256, k, dtype=np.uint8)) for k in list(range(1, 81)) * 5]
+    script = ("import sys; print(sys.hash_info.algorithm, sys.hash_info.cutoff)\n"
+              "for line in sys.stdin: print(hash(bytes.fromhex(line.strip())) % 2 ** 64)")
+    done = subprocess.run([sys.executable, "-c", script], input="\n".join(i.hex() for i in items), text=True,
+                          capture_output=True, env=dict(os.environ, PYTHONHASHSEED="0"), check=True)
+    algorithm, cutoff, *hashes = done.stdout.split()
+    rounds = {"siphash13": (1, 3), "siphash24": (2, 4)}.get(algorithm)
+    assert rounds is not None, f"CPython built with {algorithm}: no SipHash to compare with"
+    ours = _sip(items, key=(0, 0), rounds=rounds)
+    longer = [i for i, item in enumerate(items) if len(item) > int(cutoff)]  # shorter ones: CPython's DJBX33A
+    assert len(longer) >= 300
+    assert [int(hashes[i]) for i in longer] == [2 ** 64 - 2 if ours[i] == 2 ** 64 - 1 else ours[i] for i in longer]
+    assert _sip(items) == id_hash(*binary_parts(pa.array(items, pa.binary()))).tolist()  # the engine's key
+
+
+def test_a_hit_on_other_bytes_is_looked_up_again():
+    """relookup: probes whose first hit in the index was another id of their hash find the row holding their
+    own (query code, id) among every row of that hash, -1 when none does."""
+    stored = Ids.from_list([b"a", b"b", b"c", b"a", b"z"])
+    code = np.array([0, 0, 0, 1, 0])
+    index = HashIndex(np.array([7, 7, 7, 7, 9], np.uint64))          # four rows of one hash, one of another
+    probes = Ids.from_list([b"c", b"a", b"a", b"b", b"y", b"z"])
+    found = relookup(index, np.array([7, 7, 7, 7, 7, 9], np.uint64), probes, stored,
+                     np.array([0, 1, 0, 1, 0, 0]), code)
+    assert found.tolist() == [2, 3, 0, -1, -1, 4]
+
+
+def test_a_reader_of_another_hash_gives_no_doc_hashes(monkeypatch):
+    """The compiled reader hashes docs as it parses; when its hash is not keys.HASH_NAME (an extension built from
+    other sources) the engine does not take its hashes but hashes the docs itself."""
+    assert compiled._trecparse is not None  # the suite runs with the extensions built (tests/io/test_compiled.py)
+    text = b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n"
+    assert compiled.parse_run(text, "run").doc_hash is not None
+    monkeypatch.setattr(compiled._trecparse, "HASH", "another hash")
+    run = compiled.parse_run(text, "run")
+    assert run.doc_hash is None and run.ids("doc").to_pylist() == [b"d1", b"d2"]
 
 
 def test_equal_ids_hash_equal_and_blocks_change_nothing(monkeypatch):
@@ -26,6 +91,7 @@ def test_equal_ids_hash_equal_and_blocks_change_nothing(monkeypatch):
     code = rng.integers(0, 7, len(ids))
     pairs = pair_hash(code, whole.copy())
     monkeypatch.setattr(keys, "_HASH_BLOCK", 7)        # every loop takes many blocks
+    monkeypatch.setenv("RANKMETER_PURE", "1")          # the numpy path, in blocks
     assert (id_hash(*binary_parts(array)) == whole).all()
     assert (id_hash(*binary_parts(array.slice(3, 200))) == whole[3:203]).all()
     assert (pair_hash(code, whole.copy()) == pairs).all()

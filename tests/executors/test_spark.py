@@ -22,7 +22,7 @@ from rankmeter import InputError, ParameterError
 
 from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
-pyspark = optional("pyspark", reason="pyspark is not installed (pip install 'rankmeter[spark]')")
+pyspark = optional("pyspark", reason="pyspark is not installed (pip install pyspark)")
 JAVA = bool(shutil.which("java") or os.environ.get("JAVA_HOME"))
 
 import rankmeter.executors.spark.scoring as rspark  # noqa: E402

@@ -126,6 +126,6 @@ def test_optimise_finds_the_best_grid_point_and_scores_held_out():
 
 def test_fusion_exports_its_functions_not_its_modules():
     import rankmeter.analyses.fusion.methods  # noqa: F401 - every submodule loaded, as after any fuse()
-    from rankmeter.fusion import fuse, normalise, optimise
+    from rankmeter.analyses.fusion import fuse, normalise, optimise
     assert all(callable(f) and not hasattr(f, "__path__") and type(f).__name__ == "function"
                for f in (fuse, normalise, optimise))

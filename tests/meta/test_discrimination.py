@@ -107,10 +107,10 @@ def test_score_matrix_and_cli(tmp_path):
     done = subprocess.run([sys.executable, "-m", "rankmeter", "meta", "discriminative-power", str(qrels), *runs,
                            "-m", "AP", "--test", "t", "--format", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    data = json.loads(done.stdout)
+    data, = json.loads(done.stdout)["results"]
     assert data["power"] == discriminative_power(x, test="t", names=names).power
     assert [p["asl"] for p in data["pairs"]] == sorted(p["asl"] for p in data["pairs"])
     swaps = subprocess.run([sys.executable, "-m", "rankmeter", "meta", "swap-rate", str(qrels), *runs, "-m", "AP",
                             "--size", "3", "--trials", "50", "--format", "json"], capture_output=True, text=True)
     assert swaps.returncode == 0, swaps.stderr
-    assert json.loads(swaps.stdout)["overall"]["3"] == swap_rate(x, sizes=[3], trials=50).overall[3]
+    assert json.loads(swaps.stdout)["results"][0]["overall"]["3"] == swap_rate(x, sizes=[3], trials=50).overall[3]

@@ -61,15 +61,19 @@ class Impact:
         f = f"{{:.{decimals}f}}"
         lines = []
         for m in self.measures:
-            width = max(len(printable(r["run"])) for r in self.runs)
-            lines.append(f"{m}: score (rank) under each version; unjudged docs non-relevant .. relevant (mixed)")
-            lines.append(f"  {'run':<{width}}  {'human':>{decimals + 7}}  {'llm':>{decimals + 7}}  "
-                         f"{'mixed':>{decimals + 7}}  unjudged")
-            for r in self.runs:
-                s, k = r["scores"][m], r["ranks"][m]
-                cells = [f"{f.format(s[v])} ({k[v]:>2})" for v in VERSIONS]
-                lines.append(f"  {printable(r['run']):<{width}}  " + "  ".join(cells)
-                             + f"  {f.format(s['mixed'])} .. {f.format(s['unjudged_relevant'])}")
+            lines.append(f"{m}: score (rank) under each version; range over unjudged docs non-relevant or relevant "
+                         "(mixed)")
+            rows = [[printable(r["run"])]
+                    + [f"{f.format(r['scores'][m][v])} ({r['ranks'][m][v]:>2})" for v in VERSIONS]
+                    # making the unjudged docs relevant can lower a score (nDCG's ideal grows): the range is sorted
+                    + ["{} .. {}".format(*(f.format(x) for x in sorted((r["scores"][m]["mixed"],
+                                                                         r["scores"][m]["unjudged_relevant"]))))]
+                    for r in self.runs]
+            header = ["run", *VERSIONS, "unjudged range"]
+            widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+            for row in [header, *rows]:
+                lines.append("  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                                              for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
             if m in self.expected:
                 lines.append("  with the LLM's probabilities: expected score [interval]")
                 for run, e in self.expected[m].items():
@@ -232,6 +236,8 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
     mean_qrels = aggregate(s, method="mean")
     exact = {"llm": rankmeter.evaluate(mean_qrels, runs, measures, **opts),
              "mixed": rankmeter.evaluate(mix(human, mean_qrels).qrels, runs, measures, **opts)}
+    from rankmeter.io import as_run
+    runs = {name: as_run(run, columns=options.get("columns")) for name, run in runs.items()}  # read once, not per draw
     rng = np.random.Generator(np.random.PCG64(seed))
     # one entry per (line, grade listed), in grade order within a line; a line's draw u picks its first grade
     # whose cumulative probability reaches u (its last one when rounding leaves u above them all)
@@ -243,16 +249,39 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
     total = np.cumsum(s.probability[order])
     cumulative = total - np.concatenate(([0.0], total))[starts][line]
     draws = {v: {run: {m: [] for m in labels} for run in runs} for v in ("llm", "mixed")}
-    for _ in range(samples):
-        u = rng.random((lines, 1))[:, 0]
-        picked = np.bincount(line, weights=cumulative < u[line], minlength=lines).astype(np.int64)
-        grade = grades[starts + np.minimum(picked, counts - 1)]
-        drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
-        for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
-            table = rankmeter.evaluate(q, runs, measures, **opts)
-            for run in runs:
-                for m in labels:
-                    draws[v][run][m].append(table[run][m])
+    from rankmeter.executors.progress import Progress
+    bar = Progress(samples, "resampling the LLM's labels")
+    try:
+        for _ in range(samples):
+            _draw_once(rng, (line, grades, starts, counts, cumulative), s, human, runs, measures, labels, opts, draws)
+            bar.update(advance=1)
+    finally:
+        bar.close()
+    return _summarise(labels, runs, exact, draws, alpha)
+
+
+def _draw_once(rng, entries, s, human, runs, measures, labels, opts, draws) -> None:
+    """One draw of every pair's grade from the LLM's probabilities, scored under LLM-only and mixed labels
+    (``entries``: each probability entry's line and grade in grade order within a line, where each line's
+    entries start, how many it has, and their cumulative probability within the line)."""
+    import rankmeter
+    from rankmeter.analyses.judges.sources import mix
+    from rankmeter.io.canonical import Qrels, qrels_table
+
+    line, grades, starts, counts, cumulative = entries
+    lines = len(starts)
+    u = rng.random((lines, 1))[:, 0]
+    picked = np.bincount(line, weights=cumulative < u[line], minlength=lines).astype(np.int64)
+    grade = grades[starts + np.minimum(picked, counts - 1)]
+    drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
+    for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
+        table = rankmeter.evaluate(q, runs, measures, **opts)
+        for run in runs:
+            for m in labels:
+                draws[v][run][m].append(table[run][m])
+
+
+def _summarise(labels, runs, exact, draws, alpha) -> dict:
     out: dict = {}
     for m in labels:
         linear = bool(LINEAR.match(m))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,8 @@ import numpy as np
 from rankmeter.core.params import PARAMS
 from rankmeter.errors import ParameterError
 
-__all__ = ["discriminative_power", "swap_rate", "score_matrix", "DiscriminativePower", "SwapRate"]
+__all__ = ["discriminative_power", "swap_rate", "score_matrix", "score_matrices", "common_topics",
+           "DiscriminativePower", "SwapRate"]
 
 _TESTS = ("bootstrap", "tukey", "randomization", "t")
 _TEST = PARAMS["test"].but(choices=_TESTS, default="bootstrap")
@@ -42,36 +44,47 @@ _TEST = PARAMS["test"].but(choices=_TESTS, default="bootstrap")
 def score_matrix(qrels, runs, measure, **options) -> tuple[np.ndarray, list[str], list[str]]:
     """(topics x runs matrix of ``measure``, topic ids, run names): complete, as every analysis here needs.
 
-    The topics are those of the query policy (the evaluation option ``queries``): with ``"both"`` (the
-    default) every judged topic some run ranks, with ``"qrels"`` every judged topic. A run that lacks one
-    of these topics scores it as an empty ranking (``queries="qrels"``'s documented rule: 0 for the
-    measures of relevant docs retrieved), with a warning naming the runs -- so one run missing two topics
-    neither shrinks the topic set of every run nor makes ``swap_rate`` refuse a size the collection holds.
+    The topics follow the one rule of ``compare`` and ``eval``: with ``queries="both"`` (the default) the
+    judged topics that every run answered (a run lacking some drops them from the matrix, with a warning
+    naming the runs); with ``queries="qrels"`` every judged topic, a run's missing ones scored as empty
+    rankings (0 for the measures of relevant docs retrieved).
     """
-    import warnings
+    matrices, topics, names = score_matrices(qrels, runs, [measure], **options)
+    return matrices[0], topics, names
 
+
+def score_matrices(qrels, runs, measures, **options) -> tuple[list[np.ndarray], list[str], list[str]]:
+    """:func:`score_matrix` for several measures at once (the runs are read and ranked once): one matrix per
+    measure, in the order given, over the same topics."""
     from rankmeter.core import Evaluator, validate_options
     from rankmeter.analyses.stats.compare import _named_runs, _scores
 
     opts = validate_options(**options)
-    evaluator = Evaluator(qrels, [measure], options=opts)
+    evaluator = Evaluator(qrels, list(measures), options=opts)
     systems = _named_runs(runs, opts.columns, opts.input_format)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # compare's warning speaks of comparisons; ours below says what happens
-        topics, matrices = _scores(evaluator, systems)
-    x = matrices[evaluator.measures[0]]
-    lacking = np.isnan(x)
-    if lacking.any():
-        complete = Evaluator(qrels, [measure], options=opts.replace(queries="qrels"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            every, full = _scores(complete, systems)
-        where = {topic: i for i, topic in enumerate(every)}
-        x = full[complete.measures[0]][[where[t] for t in topics]]
-        named = [f"{name} ({int(n)})" for (name, _), n in zip(systems, lacking.sum(axis=0)) if n]
-        warnings.warn(f"runs without results for some of the {len(topics)} topics score them as empty rankings "
-                      f"(queries='qrels' rule): {', '.join(named)}", stacklevel=2)
-    return x, topics, [name for name, _ in systems]
+        warnings.simplefilter("ignore")  # compare's warning speaks of comparisons; common_topics' says what happens
+        topics, by_measure = _scores(evaluator, systems)
+    names = [name for name, _ in systems]
+    lacking = np.logical_or.reduce([np.isnan(by_measure[m]) for m in evaluator.measures])
+    keep = common_topics(lacking, topics, names)
+    return [by_measure[m][keep] for m in evaluator.measures], [topics[i] for i in np.flatnonzero(keep)], names
+
+
+def common_topics(lacking: np.ndarray, topics: list[str], names: list[str], *, stacklevel: int = 3) -> np.ndarray:
+    """Which topics (rows) every system answered, given where each lacks one (``lacking``: topics x systems,
+    True where a system has no value); warns naming the systems that lack some, as ``compare`` does."""
+    keep = ~lacking.any(axis=1)
+    if not keep.all():
+        named = [f"{name} ({int(n)})" for name, n in zip(names, lacking.sum(axis=0)) if n]
+        warnings.warn(
+            f"systems without values for some of the {len(topics)} topics: {', '.join(named)}; the analysis uses "
+            f"the {int(keep.sum())} topics every system answered (queries='qrels' scores a run's missing judged "
+            f"topics as empty rankings instead)", stacklevel=stacklevel)
+    if keep.sum() < 2:
+        raise ParameterError(f"only {int(keep.sum())} of the {len(topics)} topics have a value for every system: "
+                             "an analysis over topics needs two or more (queries='qrels' scores missing ones as 0)")
+    return keep
 
 
 def _seed(seed):

@@ -203,7 +203,7 @@ def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, t
         systems is in :attr:`Comparison.pairwise`, corrected over all pairs.
     test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, default "t"
         Two-sided paired tests (see :mod:`rankmeter.analyses.stats.significance`): Student's
-        t, Wilcoxon signed-rank (needs scipy: ``pip install 'rankmeter[stats]'``),
+        t, Wilcoxon signed-rank (needs scipy: ``pip install scipy``),
         sign-flip randomization, studentised bootstrap, or Sakai's randomised
         Tukey HSD across all systems (these three are pure numpy).
     correction : {"none", "bonferroni", "holm", "bh"}, default "none"

@@ -206,7 +206,7 @@ def _require_local(dataset_id: str) -> None:
     try:
         import ir_datasets
     except ImportError:
-        raise ImportError('Qrels.from_ir_datasets needs ir_datasets: pip install "rankmeter[irds]"') from None
+        raise ImportError('Qrels.from_ir_datasets needs ir_datasets: pip install ir_datasets') from None
     try:
         handler = ir_datasets.load(dataset_id).qrels_handler()
     except (KeyError, AttributeError, NotImplementedError):

@@ -1,0 +1,122 @@
+"""Where to spend human labels: how many a target interval needs, and which queries to send next.
+
+* :func:`labels_needed`: the number of human-labelled queries at which the PPI++ interval (:mod:`.ppi`) reaches
+  a target width, from the variances seen so far (the residual ``y - lam f`` on the labelled queries, the LLM's
+  metric on the others).
+* :func:`allocate`: a stratified design for the next ``budget`` labels. The queries are cut into strata by the
+  LLM's metric (averaged over the runs); each stratum gets labels in proportion to its size times the spread of
+  the LLM's error in it (Neyman allocation, Cochran 1977, 5.5), and its queries are drawn at random within the
+  stratum, so :func:`stratified_ppi` (PPI++ in each stratum, weighted by the strata's sizes) stays unbiased while
+  its interval is no wider, in expectation, than that of the same budget spent uniformly.
+"""
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+from rankmeter.analyses.judges.ppi import ppi_mean
+from rankmeter.errors import ParameterError
+
+__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate"]
+
+
+def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
+    """The fewest labelled queries (of all ``len(f) + len(f_unlabelled)``) whose PPI++ interval is at most ``width``
+    wide, if the variances stay as they are now; None if labelling every query would not be enough.
+
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(400); llm = truth + rng.normal(0, 0.1, 400)
+    >>> labels_needed(truth[:40], llm[:40], llm[40:], 0.1)
+    26
+    """
+    if not width > 0:
+        raise ParameterError(f"width={width!r}: expected a positive interval width")
+    now = ppi_mean(y, f, f_unlabelled, alpha=alpha)
+    lam = now["lam"]
+    residual = np.var(np.asarray(y, float) - lam * np.asarray(f, float))
+    spread = np.var(lam * np.asarray(f_unlabelled, float))
+    total = len(f) + len(f_unlabelled)
+    n = np.arange(2, total)
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    widths = 2 * z * np.sqrt(spread / (total - n) + residual / n)
+    enough = np.flatnonzero(widths <= width)
+    return int(n[enough[0]]) if len(enough) else None
+
+
+def _strata(score: np.ndarray, count: int) -> np.ndarray:
+    """Stratum of each query: ``count`` groups of about equal size by ``score`` (ties kept together)."""
+    ranks = np.argsort(np.argsort(score, kind="stable"), kind="stable")
+    return np.minimum(ranks * count // len(score), count - 1)
+
+
+def neyman(sizes: np.ndarray, spreads: np.ndarray, budget: int, available: np.ndarray) -> np.ndarray:
+    """Labels per stratum in proportion to size x spread, at most what each stratum has left, summing to budget."""
+    weight = sizes * np.maximum(spreads, 1e-12)
+    out = np.zeros(len(sizes), dtype=np.int64)
+    left = budget
+    open_ = available > 0
+    while left > 0 and open_.any():
+        share = weight * open_ / (weight * open_).sum() * left
+        give = np.minimum(np.floor(share).astype(np.int64), available - out)
+        if give.sum() == 0:  # the remainder: one each to the largest shares
+            order = np.argsort(-(share - np.floor(share)) * open_, kind="stable")
+            for i in order[:left]:
+                if open_[i] and out[i] < available[i]:
+                    out[i] += 1
+                    left -= 1
+        else:
+            out += give
+            left -= int(give.sum())
+        open_ = out < available
+    return out
+
+
+def stratified_ppi(y, f, f_unlabelled, strata_labelled, strata_unlabelled, *, alpha: float = 0.05) -> dict:
+    """PPI++ within each stratum, combined with weights N_h / N: ``{"estimate", "low", "high", "se"}``."""
+    y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
+    sl, su = np.asarray(strata_labelled), np.asarray(strata_unlabelled)
+    total = len(f) + len(fu)
+    center, variance = 0.0, 0.0
+    for h in np.unique(np.concatenate([sl, su])):
+        lab, unl = sl == h, su == h
+        weight = (lab.sum() + unl.sum()) / total
+        if lab.sum() < 2:
+            raise ParameterError(f"stratum {h} has {int(lab.sum())} labelled queries: each needs two or more")
+        if unl.sum() == 0:   # every query of the stratum labelled: its mean is known exactly
+            center += weight * y[lab].mean()
+            continue
+        part = ppi_mean(y[lab], f[lab], fu[unl], alpha=alpha)
+        center += weight * part["estimate"]
+        variance += weight ** 2 * part["se"] ** 2
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    se = math.sqrt(variance)
+    return {"estimate": center, "low": center - z * se, "high": center + z * se, "se": se}
+
+
+def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0) -> dict:
+    """Which of the unlabelled queries to label next (their positions in ``f_unlabelled``) with ``budget`` labels.
+
+    ``y`` and ``f`` are the labelled queries' human and LLM metrics (the pilot), ``f_unlabelled`` the LLM's metric
+    on the others. Returns ``{"chosen": positions, "per_stratum": [...], "strata": stratum of every query
+    (labelled first)}``.
+    """
+    y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
+    if not 0 < budget <= len(fu):
+        raise ParameterError(f"budget={budget!r}: expected 1 to {len(fu)} (the queries without human labels)")
+    if not 1 <= strata <= len(f) // 2:
+        raise ParameterError(f"strata={strata!r}: expected 1 to {len(f) // 2} (two labelled queries per stratum)")
+    every = np.concatenate([f, fu])
+    stratum = _strata(every, strata)
+    sl, su = stratum[:len(f)], stratum[len(f):]
+    residual = y - f
+    spreads = np.array([residual[sl == h].std(ddof=1) if (sl == h).sum() >= 2 else residual.std(ddof=1)
+                        for h in range(strata)])
+    sizes = np.bincount(stratum, minlength=strata).astype(float)
+    counts = neyman(sizes, spreads, budget, np.bincount(su, minlength=strata))
+    rng = np.random.Generator(np.random.PCG64(seed))
+    chosen = np.concatenate([rng.choice(np.flatnonzero(su == h), size=int(k), replace=False)
+                             for h, k in enumerate(counts) if k]) if counts.sum() else np.array([], dtype=int)
+    return {"chosen": np.sort(chosen).tolist(), "per_stratum": counts.tolist(), "strata": stratum.tolist(),
+            "spreads": spreads.tolist()}

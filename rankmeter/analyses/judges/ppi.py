@@ -1,0 +1,204 @@
+"""Estimates with valid intervals from LLM labels on every query and human labels on a sample of them.
+
+Prediction-powered inference (Angelopoulos et al., Science 2023), power-tuned (PPI++: Angelopoulos, Duchi and
+Zrnic 2023), with the per-query metric as the unit (Oosterhuis et al., KDD 2024, do the same for IR metrics):
+
+* the LLM's qrels give every query's metric ``f(q)``; the human qrels give it, ``y(q)``, on the sampled queries;
+* the estimate of the mean of ``y`` over all queries is ``lam * mean_unlabelled(f) + mean_labelled(y - lam f)``,
+  unbiased whatever the LLM's bias when the labelled queries are a uniform random sample;
+* ``lam`` minimises the estimate's variance, ``cov(y, f) / ((1 + n/N) var(f))`` clipped to [0, 1] (0 is the
+  human-only estimate, 1 plain PPI), and the interval is the normal one with the variance
+  ``lam^2 var(f_unlabelled) / N + var(y - lam f) / n``: exactly what ppi-python's ``ppi_mean_ci`` computes.
+
+The same estimator on per-query differences between two runs gives the paired difference.
+:func:`estimate` reports, per run, measure and pair of runs, the PPI estimate beside the naive LLM-only mean
+(its interval covers the LLM's bias, not the truth) and the human-only mean on the labelled queries, each with
+its interval, and says where the assumptions fail.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+from rankmeter.errors import ParameterError
+
+__all__ = ["ppi_mean", "classical_mean", "estimate", "Estimates", "MIN_LABELLED"]
+
+#: fewer human-labelled queries than this and the normal interval is not to be trusted
+MIN_LABELLED = 10
+
+
+def _interval(center: float, se: float, alpha: float) -> dict:
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    return {"estimate": float(center), "low": float(center - z * se), "high": float(center + z * se),
+            "se": float(se)}
+
+
+def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = None) -> dict:
+    """PPI++ estimate and interval of the mean of ``y`` (labelled) given predictions ``f`` on the same units and
+    ``f_unlabelled`` on the others.
+
+    Returns ``{"estimate", "low", "high", "se", "lam", "n", "N"}``.
+
+    >>> out = ppi_mean([1.0, 0.0, 1.0, 1.0], [0.8, 0.1, 0.9, 0.6], [0.7, 0.2, 0.9, 0.4, 0.5, 0.8])
+    >>> round(out["estimate"], 4), round(out["lam"], 4)
+    (0.7346, 0.9259)
+    """
+    y, f, fu = (np.asarray(a, dtype=np.float64).ravel() for a in (y, f, f_unlabelled))
+    n, N = len(y), len(fu)
+    if n != len(f):
+        raise ParameterError(f"{n} labels and {len(f)} predictions: give one prediction per labelled unit")
+    if n < 2 or N < 1:
+        raise ParameterError(f"{n} labelled and {N} unlabelled units: PPI needs two labelled units or more and "
+                             "one unlabelled")
+    if lam is None:
+        first = fu.mean() + (y - f).mean()                  # the plain PPI estimate (lam = 1)
+        g, gh = y - first, f - first
+        covariance = 2 * ((g - g.mean()) * (gh - gh.mean())).sum() / n
+        spread = np.var(np.concatenate([gh, fu - first]), ddof=1)
+        lam = 0.0 if spread == 0 else float(np.clip(covariance / (2 * (1 + n / N) * spread), 0, 1))
+    center = lam * fu.mean() + (y - lam * f).mean()
+    se = math.sqrt(np.var(lam * fu) / N + np.var(y - lam * f) / n)
+    return {**_interval(center, se, alpha), "lam": float(lam), "n": n, "N": N}
+
+
+def classical_mean(values, *, alpha: float = 0.05) -> dict:
+    """The mean and its normal interval (``lam = 0`` of :func:`ppi_mean`: the human-only estimate)."""
+    v = np.asarray(values, dtype=np.float64)
+    if len(v) < 2:
+        return {"estimate": float(v.mean()) if len(v) else math.nan, "low": math.nan, "high": math.nan,
+                "se": math.nan, "n": len(v)}
+    return {**_interval(v.mean(), math.sqrt(np.var(v) / len(v)), alpha), "n": len(v)}
+
+
+@dataclass
+class Estimates:
+    """Per run and measure, and per pair of runs: PPI, LLM-only and human-only estimates with intervals."""
+
+    runs: list[dict] = field(default_factory=list)
+    pairs: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    labelled: int = 0
+    queries: int = 0
+    alpha: float = 0.05
+
+    def to_dict(self) -> dict:
+        return {"alpha": self.alpha, "queries": self.queries, "labelled_queries": self.labelled,
+                "runs": self.runs, "pairs": self.pairs, "warnings": self.warnings}
+
+
+def _per_query(qrels, runs, measures, queries: list[str], options) -> dict[tuple[str, str], np.ndarray]:
+    """(run, measure) -> values over ``queries`` (0 for a query the run did not answer: an empty ranking)."""
+    from rankmeter.core.evaluator import Evaluator
+
+    evaluator = Evaluator(qrels, measures, **{**options, "queries": "qrels"})
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, run in runs:
+            results = evaluator.evaluate(run)
+            where = {q: i for i, q in enumerate(results.queries)}
+            for label, measure in evaluator.names:
+                values = results.values(measure)
+                out[(name, label)] = np.array([values[where[q]] if q in where else 0.0 for q in queries])
+    return out
+
+
+def _labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[str]]:
+    from rankmeter.core.order import natural_order
+    from rankmeter.io import as_qrels
+
+    def ids(qrels):
+        table = as_qrels(qrels, grades=options.get("grades", "integer")).table
+        return {q.decode("utf-8", "surrogateescape") if isinstance(q, bytes) else str(q)
+                for q in table.column("query").unique().to_pylist()}
+
+    every, labelled = ids(llm), ids(human)
+    outside = sorted(labelled - every)
+    ordered = sorted(every)
+    ordered = [ordered[i] for i in natural_order(ordered)]
+    return [q for q in ordered if q in labelled], [q for q in ordered if q not in labelled], outside
+
+
+def estimate(human, llm, runs, measures, *, alpha: float = 0.05, **options) -> Estimates:
+    """PPI++ estimates of each run's mean metric and each pair's difference, with LLM-only and human-only ones.
+
+    Parameters
+    ----------
+    human : path, Qrels, dict or DataFrame
+        Human judgments of a uniform random sample of the queries (each sampled query judged as fully as the
+        LLM judged it).
+    llm : path, Qrels, dict or DataFrame
+        The LLM's judgments of every query.
+    runs : dict name -> run, or a list of runs
+        The systems.
+    measures : str or list of str
+        Per-query measures (``nDCG@10``, ``AP``, ``P@10`` ...).
+    alpha : float, default 0.05
+        The intervals are at level ``1 - alpha``.
+    **options
+        Evaluation options (``rel``, ``judged_only`` ...).
+    """
+    from rankmeter.core.naming import name_runs
+
+    if not 0 < alpha < 1:
+        raise ParameterError(f"alpha={alpha!r}: expected a number in (0, 1)")
+    measures = [measures] if isinstance(measures, str) else list(measures)
+    named = name_runs(runs, columns=options.get("columns"))
+    labelled, unlabelled, outside = _labelled_queries(human, llm, options)
+    result = Estimates(labelled=len(labelled), queries=len(labelled) + len(unlabelled), alpha=alpha)
+    if outside:
+        result.warnings.append(f"{len(outside)} human-labelled queries have no LLM judgments (e.g. {outside[0]!r}):"
+                               " left out")
+    if len(labelled) < 2 or not unlabelled:
+        raise ParameterError(f"{len(labelled)} human-labelled and {len(unlabelled)} other queries: the estimate "
+                             "needs two labelled queries or more, and LLM-only ones")
+    if len(labelled) < MIN_LABELLED:
+        result.warnings.append(f"only {len(labelled)} human-labelled queries: the normal interval needs more "
+                               f"(at least {MIN_LABELLED}); treat the intervals as rough")
+    everything = labelled + unlabelled
+    f = _per_query(llm, named, measures, everything, options)
+    y = _per_query(human, named, measures, labelled, options)
+    n = len(labelled)
+    labels = list(dict.fromkeys(label for _, label in f))
+    for name, _ in named:
+        for label in labels:
+            values = f[(name, label)]
+            result.runs.append({"run": name, "measure": label,
+                                "ppi": ppi_mean(y[(name, label)], values[:n], values[n:], alpha=alpha),
+                                "llm_only": classical_mean(values, alpha=alpha),
+                                "human_only": classical_mean(y[(name, label)], alpha=alpha)})
+    for (a, _), (b, _) in ((x, z) for i, x in enumerate(named) for z in named[i + 1:]):
+        for label in labels:
+            da, db = f[(a, label)] - f[(b, label)], y[(a, label)] - y[(b, label)]
+            result.pairs.append({"a": a, "b": b, "measure": label,
+                                 "ppi": ppi_mean(db, da[:n], da[n:], alpha=alpha),
+                                 "llm_only": classical_mean(da, alpha=alpha),
+                                 "human_only": classical_mean(db, alpha=alpha)})
+    result.warnings += _sampling_check(f, labels, named, n)
+    return result
+
+
+def _sampling_check(f, labels, named, n) -> list[str]:
+    """Whether the labelled queries look like a random sample: their LLM metric against the others' (a
+    two-sample z test on each run's first measure; a tiny p-value says the sample was chosen, not drawn)."""
+    out = []
+    for name, _ in named:
+        values = f[(name, labels[0])]
+        a, b = values[:n], values[n:]
+        if len(a) < 2 or len(b) < 2:
+            continue
+        se = math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b))
+        if se == 0:
+            continue
+        z = (a.mean() - b.mean()) / se
+        p = 2 * (1 - NormalDist().cdf(abs(z)))
+        if p < 0.001:
+            out.append(f"the human-labelled queries differ from the others on {name}'s {labels[0]} under the LLM's "
+                       f"labels (mean {a.mean():.4f} against {b.mean():.4f}, p={p:.1e}): they may not be a uniform "
+                       "random sample of the queries, which the estimate assumes")
+    return out

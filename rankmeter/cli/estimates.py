@@ -1,0 +1,96 @@
+"""``rankmeter judges estimate`` and ``rankmeter judges allocate``: estimates with valid intervals from LLM labels on
+every query and human labels on a sample, and where to spend the next human labels (rankmeter.analyses.judges.ppi,
+rankmeter.analyses.judges.allocation)."""
+from __future__ import annotations
+
+import sys
+
+from rankmeter.cli import flags
+from rankmeter.core.param import Param
+from rankmeter.core.params import PARAMS
+
+#: this command's own knobs
+BUDGET = Param("budget", "integer", None, "human labels (queries) to spend next", group="judges", low=1,
+               required=True, metavar="N")
+STRATA = Param("strata", "integer", 4, "strata of the LLM's metric the budget is spread over (Neyman)",
+               group="judges", low=1, high=100)
+WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries reach it", group="judges",
+              low=0, low_open=True, optional=True)
+
+
+def add_parsers(kinds) -> None:
+    """The two kinds, added to ``rankmeter judges``."""
+    e = kinds.add_parser("estimate", help="PPI++ estimates of each run's mean and each pair's difference, with "
+                                          "intervals, beside the LLM-only and human-only ones")
+    common = (PARAMS["qrels"].but(name="human", metavar="HUMAN", help="human judgments of a random sample of queries"),
+              PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
+              PARAMS["runs"].but(help="the runs"), PARAMS["measure"].but(required=True))
+    flags.add(e, *common, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals", *flags.EVALUATION)
+    e.set_defaults(func=run_estimate, subparser=e)
+    a = kinds.add_parser("allocate", help="which queries to send to assessors next, and how many labels a target "
+                                          "interval width needs")
+    flags.add(a, *common, BUDGET, STRATA, WIDTH, "alpha", "seed", PARAMS["format"].but(choices=("text", "json")),
+              *flags.EVALUATION)
+    a.set_defaults(func=run_allocate, subparser=a)
+
+
+def _emit(args, data: dict, lines: list[str]) -> int:
+    if args.format == "json":
+        flags.write_json(data)
+    else:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def run_estimate(args) -> int:
+    from rankmeter.analyses.judges.ppi import estimate
+    from rankmeter.io.output import printable
+
+    got = estimate(args.human, args.llm, list(args.runs), args.measure, alpha=args.alpha, **flags.evaluation(args))
+    d = args.decimals
+    level = round(100 * (1 - args.alpha))
+
+    def cell(e):
+        return f"{e['estimate']:.{d}f} [{e['low']:.{d}f}, {e['high']:.{d}f}]"
+
+    lines = [f"{got.labelled} of {got.queries} queries human-labelled; {level}% intervals",
+             f"{'run':<16} {'measure':<10} {'PPI++':>26}  {'LLM only (biased)':>26}  {'human only':>26}"]
+    lines += [f"{printable(r['run']):<16} {r['measure']:<10} {cell(r['ppi']):>26}  {cell(r['llm_only']):>26}  "
+              f"{cell(r['human_only']):>26}" for r in got.runs]
+    if got.pairs:
+        lines += ["", "differences (a - b)"]
+        lines += [f"{printable(p['a'])} - {printable(p['b'])}  {p['measure']}: PPI++ {cell(p['ppi'])}; LLM only "
+                  f"{cell(p['llm_only'])}; human only {cell(p['human_only'])}" for p in got.pairs]
+    lines += [f"warning: {w}" for w in got.warnings]
+    return _emit(args, got.to_dict(), lines)
+
+
+def run_allocate(args) -> int:
+    import numpy as np
+
+    from rankmeter.analyses.judges.allocation import allocate, labels_needed
+    from rankmeter.analyses.judges.ppi import _labelled_queries, _per_query
+    from rankmeter.core.naming import name_runs
+
+    options = flags.evaluation(args)
+    named = name_runs(list(args.runs), columns=options.get("columns"))
+    labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
+    measure = args.measure[0]
+    f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
+    y = _per_query(args.human, named, [measure], labelled, options)
+    label = next(iter(f))[1]
+    f_mean = np.mean([f[(name, label)] for name, _ in named], axis=0)   # the runs' mean: one score per query
+    y_mean = np.mean([y[(name, label)] for name, _ in named], axis=0)
+    n = len(labelled)
+    plan = allocate(y_mean, f_mean[:n], f_mean[n:], args.budget, strata=args.strata, seed=args.seed or 0)
+    chosen = [unlabelled[i] for i in plan["chosen"]]
+    data = {"measure": label, "labelled": n, "queries": n + len(unlabelled), "budget": args.budget,
+            "chosen": chosen, "per_stratum": plan["per_stratum"], "stratum_spreads": plan["spreads"]}
+    lines = [f"{len(chosen)} queries to label next ({label}, {args.strata} strata of the LLM's metric, labels per "
+             f"stratum {plan['per_stratum']}):", " ".join(chosen)]
+    if args.width is not None:
+        needed = labels_needed(y_mean, f_mean[:n], f_mean[n:], args.width, alpha=args.alpha)
+        data["labels_needed"] = needed
+        lines.append(f"labelled queries for an interval {args.width} wide: "
+                     + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
+    return _emit(args, data, lines)

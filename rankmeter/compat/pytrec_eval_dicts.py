@@ -1,0 +1,118 @@
+"""pytrec_eval's dicts straight into the engine's columns, with pytrec_eval's type rules.
+
+pytrec_eval reads ``{query: {doc: grade}}`` and ``{query: {doc: score}}`` in C: ids must be ``str``, the
+inner values ``dict``, grades ``int`` (``bool`` is one), scores ``float`` or ``int`` kept as a C
+``float`` (single precision: two scores that round to the same float tie, and are ordered by docno).
+The compiled walker (``_trecparse.from_dicts`` in rankmeter/io/_trecparse.c) fills the id columns and
+numbers in one pass over the dicts, with no Python object made per entry; without the extension (or
+with ``RANKMETER_PURE=1``) the same columns are built here in Python. Anything the walker does not
+vouch for (another type, a NaN score, an id with a NUL) is checked here and refused with the error
+pytrec_eval gives (TypeError) or, for a NaN score, a ValueError.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rankmeter.core.ids import Ids
+from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
+
+__all__ = ["judged_queries", "qrels_of", "check_run", "run_of"]
+
+_SOURCE = "<dict>"
+
+
+def _walker():
+    from rankmeter.io import compiled
+    if not compiled.available():
+        return None
+    return getattr(compiled._trecparse, "from_dicts", None)
+
+
+def judged_queries(qrels: dict) -> frozenset:
+    """The judged queries (non-empty dicts already), checking pytrec_eval's types."""
+    for q, judged in qrels.items():
+        if type(q) is not str and not isinstance(q, str):
+            raise TypeError("Expected string as key.")
+        if not isinstance(judged, dict):
+            raise TypeError("Expected dictionary as value.")
+    return frozenset(qrels)
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise TypeError(f"the id {text!r} is not valid UTF-8 text (a lone surrogate)") from None
+
+
+def _check_id(doc) -> bytes:
+    if not isinstance(doc, str):
+        raise TypeError("Expected mapping of document id to query relevance or matching score.")
+    out = _utf8(doc)
+    if not out or b"\x00" in out:
+        raise ValueError(f"the id {doc!r} is empty or holds a NUL character (trec_eval reads ids as C "
+                         "strings); give every query and document a non-empty id")
+    return out
+
+
+def _columns_py(data: dict, kind: str) -> tuple[Ids, Ids, np.ndarray]:
+    queries, docs, numbers = [], [], []
+    for q, inner in data.items():
+        qb = _check_id(q)
+        for d, value in inner.items():
+            docs.append(_check_id(d))
+            queries.append(qb)
+            if kind == "qrels":
+                if not isinstance(value, int):
+                    raise TypeError("Expected relevance to be integer.")
+                numbers.append(int(value))
+            else:
+                if not isinstance(value, (int, float)):
+                    raise TypeError("Unable to extract query/object scores.")
+                numbers.append(float(value))
+    dtype = np.int64 if kind == "qrels" else np.float64
+    return Ids.from_list(queries), Ids.from_list(docs), np.asarray(numbers, dtype)
+
+
+def _columns(data: dict, kind: str) -> tuple[Ids, Ids, np.ndarray]:
+    walker = _walker()
+    if walker is not None:
+        got = walker(data, kind == "qrels")
+        if got is not None:
+            q_off, q_val, d_off, d_val, numbers = got
+            return (Ids(np.frombuffer(q_off, np.int32), np.frombuffer(q_val, np.uint8)),
+                    Ids(np.frombuffer(d_off, np.int32), np.frombuffer(d_val, np.uint8)),
+                    np.frombuffer(numbers, np.int64 if kind == "qrels" else np.float64))
+    return _columns_py(data, kind)
+
+
+def qrels_of(qrels: dict) -> Qrels:
+    """The Qrels of pytrec_eval's judgments dict (queries with judgments only)."""
+    query, doc, rel = _columns(qrels, "qrels")
+    if len(rel) and (rel.min() < -2 ** 62 or rel.max() > 2 ** 62):
+        raise ValueError("a grade is out of range; grades are small integers")
+    return Qrels(qrels_columns(query, doc, rel), _SOURCE, origin="dict")
+
+
+def check_run(scores: dict, read: frozenset | set) -> None:
+    """pytrec_eval's type checks on a run: every key and inner dict, and every doc id and score of the
+    queries not in ``read`` (those are checked as they are read); TypeError as pytrec_eval raises it."""
+    for q, inner in scores.items():
+        if not isinstance(q, str) or not isinstance(inner, dict):
+            raise TypeError("Unable to extract query/object scores.")
+    rest = [q for q in scores if q not in read and scores[q]]
+    for start in range(0, len(rest), 1000):  # a thousand queries' columns at a time, let go at once
+        _columns({q: scores[q] for q in rest[start:start + 1000]}, "run")
+
+
+def run_of(scores: dict) -> Run | None:
+    """The Run of the rankings of ``scores``, scores as C floats; None when they are all empty."""
+    query, doc, score = _columns(scores, "run")
+    if not len(score):
+        return None
+    with np.errstate(over="ignore"):
+        score = score.astype(np.float32)  # a double past the floats' range is +-inf, as C's conversion gives
+    if np.isnan(score).any():
+        raise ValueError("a score is NaN; pytrec_eval's ranking is undefined for it (its sort compares NaN as "
+                         "neither above nor below any score): give every doc a number")
+    return Run(Columns({"query": query, "doc": doc, "score": score.astype(np.float64)}), _SOURCE, origin="dict")

@@ -1,0 +1,179 @@
+"""PPI++ estimates from LLM labels and a human-labelled sample of queries: ppi-python's numbers, coverage by
+simulation (a judge of known bias and noise against a known truth), and the allocation of the next labels."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from optional_packages import optional  # noqa: E402
+
+ppi_py = optional("ppi_py")
+
+from rankmeter.analyses.judges.allocation import allocate, labels_needed, stratified_ppi  # noqa: E402
+from rankmeter.analyses.judges.ppi import classical_mean, estimate, ppi_mean  # noqa: E402
+from rankmeter.core.evaluator import Evaluator  # noqa: E402
+from rankmeter.io import as_run  # noqa: E402
+
+REPS = 1000
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_mean_case_equals_ppi_python(seed):
+    rng = np.random.default_rng(seed)
+    n, N = 10 + 7 * seed, 50 + 30 * seed
+    truth = rng.beta(2, 3, n + N)
+    f = np.clip(truth + 0.15 - 0.3 * truth * (seed % 2) + rng.normal(0, 0.1 + 0.05 * seed, n + N), 0, 1)
+    y = truth[:n] + rng.normal(0, 0.02, n) * (seed % 3 == 0)
+    got = ppi_mean(y, f[:n], f[n:], alpha=0.05 + 0.01 * (seed % 5))
+    alpha = 0.05 + 0.01 * (seed % 5)
+    want = float(ppi_py.ppi_mean_pointestimate(y, f[:n], f[n:])[0])
+    low, high = ppi_py.ppi_mean_ci(y, f[:n], f[n:], alpha=alpha)
+    assert got["estimate"] == pytest.approx(want, abs=1e-9)
+    assert (got["low"], got["high"]) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+    for lam in (0.0, 0.5, 1.0):   # a fixed lam: plain PPI (1) and the classical interval (0)
+        fixed = ppi_mean(y, f[:n], f[n:], lam=lam, alpha=alpha)
+        low, high = ppi_py.ppi_mean_ci(y, f[:n], f[n:], alpha=alpha, lam=lam)
+        assert (fixed["low"], fixed["high"]) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+
+
+def _world(seed=0, queries=200, docs=20):
+    """A known truth (graded judgments of every retrieved doc) and two runs of different skill."""
+    rng = np.random.default_rng(seed)
+    grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(queries, docs))
+    runs = {}
+    for name, skill in (("strong", 1.2), ("weak", 0.7)):
+        scores = skill * grades + rng.normal(0, 1.0, grades.shape)
+        runs[name] = {f"q{q}": {f"d{d}": float(scores[q, d]) for d in range(docs)} for q in range(queries)}
+    return grades, runs
+
+
+def _qrels(grades) -> dict:
+    return {f"q{q}": {f"d{d}": int(g) for d, g in enumerate(row)} for q, row in enumerate(grades)}
+
+
+def _judge(rng, grades):
+    """An LLM judge of known bias and noise: lenient (a grade up 40% of the time), and 15% of labels random."""
+    up = np.minimum(grades + (rng.random(grades.shape) < 0.4), 3)
+    noisy = rng.random(grades.shape) < 0.15
+    return np.where(noisy, rng.integers(0, 4, grades.shape), up)
+
+
+def test_intervals_cover_the_truth_and_the_llm_only_ones_do_not():
+    """1000 repetitions: a fresh LLM judge and a fresh uniform sample of 40 human-labelled queries each time."""
+    grades, runs = _world()
+    measure = "nDCG@10"
+    named = {name: as_run(run) for name, run in runs.items()}
+    truth_eval = Evaluator(_qrels(grades), [measure])
+    truth = {name: truth_eval.evaluate(run).values(measure) for name, run in named.items()}
+    true_mean = {name: v.mean() for name, v in truth.items()}
+    true_diff = true_mean["strong"] - true_mean["weak"]
+    rng = np.random.default_rng(1)
+    covered = {"mean": 0, "diff": 0, "llm_mean": 0, "llm_diff": 0}
+    widths = {"ppi": [], "human": [], "llm": []}
+    queries = grades.shape[0]
+    for _ in range(REPS):
+        llm = Evaluator(_qrels(_judge(rng, grades)), [measure])
+        f = {name: llm.evaluate(run).values(measure) for name, run in named.items()}
+        sample = rng.permutation(queries)
+        lab, unl = sample[:40], sample[40:]
+        m = ppi_mean(truth["strong"][lab], f["strong"][lab], f["strong"][unl])
+        covered["mean"] += m["low"] <= true_mean["strong"] <= m["high"]
+        d_true = truth["strong"] - truth["weak"]
+        d_llm = f["strong"] - f["weak"]
+        d = ppi_mean(d_true[lab], d_llm[lab], d_llm[unl])
+        covered["diff"] += d["low"] <= true_diff <= d["high"]
+        naive = classical_mean(f["strong"])
+        covered["llm_mean"] += naive["low"] <= true_mean["strong"] <= naive["high"]
+        naive_d = classical_mean(d_llm)
+        covered["llm_diff"] += naive_d["low"] <= true_diff <= naive_d["high"]
+        widths["ppi"].append(m["high"] - m["low"])
+        widths["human"].append(2 * 1.959964 * classical_mean(truth["strong"][lab])["se"])
+        widths["llm"].append(naive["high"] - naive["low"])
+    rate = {k: v / REPS for k, v in covered.items()}
+    assert 0.93 <= rate["mean"] <= 0.97, rate
+    assert 0.93 <= rate["diff"] <= 0.97, rate
+    assert rate["llm_mean"] < 0.5, rate          # the lenient judge's bias: its interval misses the truth
+    assert np.mean(widths["ppi"]) < np.mean(widths["human"])   # the LLM's labels narrow the interval
+
+
+def test_the_stratified_allocation_is_no_wider_than_uniform_sampling():
+    """Neyman allocation over strata of the LLM's metric against the same budget drawn uniformly."""
+    rng = np.random.default_rng(5)
+    queries = 600
+    truth = rng.beta(1.2, 2.5, queries)
+    # the LLM is good on easy queries and erratic on the hard ones: strata with unequal error spreads
+    f = np.clip(truth + rng.normal(0, 0.02 + 0.3 * (truth > 0.5), queries), 0, 1)
+    strat, unif = [], []
+    for rep in range(300):
+        order = rng.permutation(queries)
+        pilot, rest = order[:40], order[40:]
+        plan = allocate(truth[pilot], f[pilot], f[rest], 80, strata=4, seed=rep)
+        chosen = rest[plan["chosen"]]
+        labelled = np.concatenate([pilot, chosen])
+        unlabelled = np.setdiff1d(np.arange(queries), labelled)
+        stratum = np.empty(queries, dtype=int)
+        stratum[np.concatenate([pilot, rest])] = plan["strata"]
+        s = stratified_ppi(truth[labelled], f[labelled], f[unlabelled], stratum[labelled], stratum[unlabelled])
+        strat.append(s["high"] - s["low"])
+        uniform = order[:120]
+        u = ppi_mean(truth[uniform], f[uniform], f[order[120:]])
+        unif.append(u["high"] - u["low"])
+    assert np.mean(strat) <= np.mean(unif), (np.mean(strat), np.mean(unif))
+
+
+def test_labels_needed_reaches_the_width_it_promises():
+    rng = np.random.default_rng(3)
+    truth = rng.beta(2, 2, 1000)
+    f = truth + rng.normal(0.05, 0.15, 1000)
+    n = labels_needed(truth[:30], f[:30], f[30:], 0.06)
+    assert n is not None and n > 30
+    widths = [ppi_mean(truth[i:i + n], f[i:i + n], np.delete(f, np.s_[i:i + n]))
+              for i in range(0, 1000 - n, max(1, (1000 - n) // 20))]
+    assert np.mean([w["high"] - w["low"] for w in widths]) <= 0.06 * 1.1
+
+
+def test_estimate_end_to_end_and_the_command(cli, tmp_path):
+    grades, runs = _world(seed=2, queries=60)
+    rng = np.random.default_rng(4)
+    llm_grades = _judge(rng, grades)
+    human = {f"q{q}": {f"d{d}": int(g) for d, g in enumerate(grades[q])} for q in range(0, 60, 3)}  # 20 sampled
+    got = estimate(human, _qrels(llm_grades), runs, ["P@10"])
+    assert got.labelled == 20 and got.queries == 60
+    row = next(r for r in got.runs if r["run"] == "strong")
+    llm_eval = Evaluator(_qrels(llm_grades), ["P@10"]).evaluate(as_run(runs["strong"]))
+    human_eval = Evaluator(human, ["P@10"]).evaluate(as_run({q: runs["strong"][q] for q in human}))
+    f = dict(zip(llm_eval.queries, llm_eval.values("P@10")))
+    y = dict(zip(human_eval.queries, human_eval.values("P@10")))
+    labelled = sorted(y, key=lambda q: int(q[1:]))
+    others = [q for q in sorted(f, key=lambda q: int(q[1:])) if q not in y]
+    want = ppi_mean([y[q] for q in labelled], [f[q] for q in labelled], [f[q] for q in others])
+    assert row["ppi"]["estimate"] == pytest.approx(want["estimate"], abs=1e-12)
+    assert row["llm_only"]["estimate"] == pytest.approx(np.mean(list(f.values())))
+    assert got.pairs[0]["a"] == "strong" and got.pairs[0]["b"] == "weak"
+    for name, qrels in (("human.qrels", human), ("llm.qrels", _qrels(llm_grades))):
+        (tmp_path / name).write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    for name, run in runs.items():
+        (tmp_path / f"{name}.run").write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items()
+                                                      for d, s in docs.items()))
+    done = cli("judges", "estimate", str(tmp_path / "human.qrels"), str(tmp_path / "llm.qrels"),
+               str(tmp_path / "strong.run"), str(tmp_path / "weak.run"), "-m", "P@10", "--format", "json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert data["runs"][0]["ppi"]["estimate"] == pytest.approx(row["ppi"]["estimate"], abs=1e-12)
+    assert {"estimate", "low", "high"} <= set(data["pairs"][0]["ppi"])
+    text = cli("judges", "estimate", str(tmp_path / "human.qrels"), str(tmp_path / "llm.qrels"),
+               str(tmp_path / "strong.run"), str(tmp_path / "weak.run"), "-m", "P@10").out
+    assert "strong" in text and "PPI" in text
+
+
+def test_a_chosen_sample_and_too_few_labels_are_said():
+    grades, runs = _world(seed=3, queries=80)
+    rng = np.random.default_rng(6)
+    llm = _qrels(_judge(rng, grades))
+    f = Evaluator(llm, ["P@10"]).evaluate(as_run(runs["strong"]))
+    best = [q for q, _ in sorted(zip(f.queries, f.values("P@10")), key=lambda t: -t[1])[:8]]
+    human = {q: {f"d{d}": int(g) for d, g in enumerate(grades[int(q[1:])])} for q in best}
+    got = estimate(human, llm, runs, ["P@10"])
+    assert any("only 8 human-labelled queries" in w for w in got.warnings)
+    assert any("may not be a uniform random sample" in w for w in got.warnings)
