@@ -8,9 +8,9 @@ same exit status, standard output and output file when run twice. The Python API
 dicts, frames and byte streams: a value or a RankmeterError, never another exception, and the
 object passed in unchanged.
 
-Classes of cases and their counts are printed at the end of the run (``pytest -s``) and listed in
-the note of issue 22. Every case is derived from fixed lists and a fixed seed: the same cases run
-every time. A failing case prints its exact argv.
+Every case is its own test, parametrized from fixed lists and a fixed seed (the same cases run every
+time), and asserts on its own: a failing case names its exact argv, and the others still run. The
+cases issue 32 reported are here too (``test_issue_32_*``), each with the value or refusal expected.
 """
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ import random
 import subprocess
 import sys
 import warnings
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -108,9 +107,9 @@ MEASURES = ["INST(T=0)", "IPrec@7", "IPrec@-0.5", "P@0", "P@-1", "nDCG(gain=exp)
             "nDCG(log_base=1)", "P@" + "9" * 400, "AP(" + "(" * 5000, "ERR(max_grade=0)", "nosuch", ""]
 
 
-def _hostile_files(folder: Path) -> dict[str, Path]:
+def _hostile_contents() -> dict[str, bytes]:
     """What a careless or hostile hand passes where a file is expected."""
-    made: dict[str, bytes] = {
+    return {
         "empty": b"",
         "blank": b" \n\n\t\n",
         "nul": b"q1 0 d1 1\n\x00\x00\x00",
@@ -138,9 +137,25 @@ def _hostile_files(folder: Path) -> dict[str, Path]:
         "crlf-mixed": b"q1 0 d1 1\r\nq2 0 d4 0\rq3 0 d5 1\n",
         "csv-header-only": b"query,doc,score\n",
         "tag-3000": b"q1 Q0 d1 1 2.0 " + b"t" * 3000 + b"\n",
+        # issue 32
+        "wide-first-line": b"q1 Q0 d1 1 2.5 t" + b" x" * 100_000 + b"\nq1 Q0 d2 2 abc t\n",
+        "bom-after-comment": b"# c\n\xef\xbb\xbfq1 0 d1 1\nq1 0 d2 0\n",
+        "judged-hash-query": b"#q 0 d1 1\nq1 0 d1 1\n",
+        "grade-int64-max": b"q1 0 d1 9223372036854775807\nq1 0 d2 0\nq2 0 d1 1\n",
+        "lone-cr": b"q1 Q0 d1 1 2.0 t\rq1 Q0 d2 2 1.0 t\rq2 Q0 d1 1 1.0 t\r",
+        "tab-vt-mixed": b"q1\tQ0\x0bd1\x0b1\x0b2.5\x0bt\nq1 Q0 d2\t2\t1.5 t\n",
     }
+
+
+#: the kinds, known when the tests are collected (and the three paths that are no regular file)
+HOSTILE_KINDS = sorted([*_hostile_contents(), "directory", "missing", "/dev/null"])
+#: read too slowly to be read twice, or too big
+_ONCE = ("gzip-zeros-32MiB", "huge-id", "json-deep", "wide-first-line")
+
+
+def _hostile_files(folder: Path) -> dict[str, Path]:
     paths = {}
-    for name, content in made.items():
+    for name, content in _hostile_contents().items():
         path = folder / f"hostile-{name}"
         path.write_bytes(content)
         paths[name] = path
@@ -161,7 +176,7 @@ def _digest(path: Path) -> str | None:
 
 
 class _Harness:
-    """Runs argv in this process and checks every promise; collects failures instead of stopping."""
+    """Runs argv in this process and checks every promise; :meth:`run` returns the case's failures."""
 
     def __init__(self, folder: Path):
         from rankmeter.cli.app import main
@@ -177,7 +192,6 @@ class _Harness:
         self.hostile = _hostile_files(folder)
         self.watched = [p for p in [*self.fixtures.values(), *self.hostile.values()] if p.is_file()]
         self.before = {p: _digest(p) for p in self.watched}
-        self.counts: Counter = Counter()
         self.failures: list[str] = []
         self.cases = 0
 
@@ -211,14 +225,16 @@ class _Harness:
         return code, stdout.buffer.getvalue().decode("utf-8", "replace"), stderr.getvalue()
 
     def run(self, klass: str, template: str, replace: dict[str, str] | None = None, *,
-            twice: bool = True, may_fail_check: bool = False, expect: tuple = ()) -> None:
+            twice: bool = True, may_fail_check: bool = False, expect: tuple = ()) -> list[str]:
+        """Run one case (twice, unless ``twice=False``); the list of its failures (empty: it held)."""
         self.cases += 1
-        self.counts[klass] += 1
+        self.failures = []
         outputs = [self.out / f"case{self.cases}-{i}" for i in range(2 if twice else 1)]
         results = []
         for output in outputs:
             argv = self._argv(template, replace or {}, output)
             code, stdout, stderr = self._once(argv)
+            self.code, self.stdout, self.stderr = code, stdout, stderr
             shown = " ".join(a if len(a) < 200 else a[:60] + f"...({len(a)} chars)" for a in argv)
             allowed = expect or ((0, 2, 1) if (may_fail_check or argv[0] == "check") else (0, 2))
             if code not in allowed:
@@ -243,6 +259,7 @@ class _Harness:
                             shown))
         seen = set()
         self.failures[:] = [f for f in self.failures if not (f in seen or seen.add(f))]
+        self.last = results[-1]
         changed = [p.name for p in self.watched if _digest(p) != self.before[p]]
         if changed:
             self.failures.append(f"[{klass}] inputs modified ({', '.join(changed)}): rankmeter {results[0][3]}")
@@ -252,6 +269,7 @@ class _Harness:
             what = "exit status" if results[0][0] != results[1][0] else \
                 "standard output" if results[0][1] != results[1][1] else "output file"
             self.failures.append(f"[{klass}] not deterministic ({what} differs): rankmeter {results[0][3]}")
+        return list(self.failures)
 
 
 @pytest.fixture(scope="module")
@@ -259,36 +277,50 @@ def harness(tmp_path_factory):
     return _Harness(tmp_path_factory.mktemp("fuzz"))
 
 
-def test_every_command_runs_clean_on_valid_input(harness):
-    for name, template in COMMANDS.items():
-        harness.run("valid input, every command", template)
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_runs_clean_on_valid_input(harness, name):
+    assert not harness.run("valid input, every command", COMMANDS[name])
 
 
-def test_hostile_files_in_every_input_slot(harness):
-    """Every hostile file kind in every file slot of every command: each (command, slot) once, the
-    kinds spread over them by a fixed seed, so that each kind meets several commands."""
-    kinds = sorted(harness.hostile)
+def _hostile_cases() -> list[tuple[str, str, str]]:
+    """(command, slot, kind): every (command, file slot) with two kinds, one in turn and one drawn by a
+    fixed seed, so that each kind meets several commands."""
     pick = random.Random(22)
     pairs = [(name, slot) for name, template in COMMANDS.items() for slot in SLOTS if slot in template]
+    cases = []
     for i, (name, slot) in enumerate(pairs):
-        for kind in (kinds[i % len(kinds)], pick.choice(kinds)):
-            twice = kind not in ("gzip-zeros-32MiB", "huge-id", "json-deep")
-            harness.run(f"hostile file: {kind}", COMMANDS[name], {slot: str(harness.hostile[kind])}, twice=twice)
+        for kind in (HOSTILE_KINDS[i % len(HOSTILE_KINDS)], pick.choice(HOSTILE_KINDS)):
+            if (name, slot, kind) not in cases:
+                cases.append((name, slot, kind))
+    return cases
 
 
-def test_absurd_parameters(harness):
+@pytest.mark.parametrize("name, slot, kind", _hostile_cases())
+def test_hostile_files_in_every_input_slot(harness, name, slot, kind):
+    assert not harness.run(f"hostile file: {kind}", COMMANDS[name], {slot: str(harness.hostile[kind])},
+                           twice=kind not in _ONCE)
+
+
+def _absurd_cases() -> list[str]:
     pick = random.Random(23)
+    cases = []
     for name, flags in FLAGS.items():
         for flag in flags:
             for value in pick.sample(ABSURD, 3):
                 extra = f"{flag}{value}" if flag.endswith("=") else f"{flag} {value}"
-                template = COMMANDS[name] + " " + extra if value else COMMANDS[name] + " " + flag
-                harness.run("absurd parameter value", template)
+                cases.append(COMMANDS[name] + " " + extra if value else COMMANDS[name] + " " + flag)
     measure_commands = [n for n, t in COMMANDS.items() if " -m AP" in t]
     for i, measure in enumerate(MEASURES):
         for name in (measure_commands[i % len(measure_commands)], "eval"):
-            harness.run("absurd measure", COMMANDS[name].replace(" -m AP", " -m " + measure, 1).replace(
-                " -m nDCG@5", ""))
+            case = COMMANDS[name].replace(" -m AP", " -m " + measure, 1).replace(" -m nDCG@5", "")
+            if case not in cases:
+                cases.append(case)
+    return cases
+
+
+@pytest.mark.parametrize("template", _absurd_cases(), ids=lambda t: t[:80])
+def test_absurd_parameters(harness, template):
+    assert not harness.run("absurd parameter value", template)
 
 
 # The cases issue 22 reported, each refused (exit 2) with one line and no output written.
@@ -337,36 +369,51 @@ FOUND = [
 REPORTED_EITHER = ["trec_eval -l abc {Q} {R1}"]
 
 
-def test_the_cases_issue_22_reported(harness):
-    extra = {"{hostile-" + k + "}": str(v) for k, v in harness.hostile.items()}
-    for template in REPORTED:
-        harness.run("reported in issue 22: refused", template, extra, expect=(2,))
-    for template in REPORTED_ACCEPTED:
-        harness.run("reported in issue 22: accepted", template, extra, expect=(0,))
-    for template in FOUND:
-        harness.run("found by this fuzz: refused", template, extra, expect=(2,))
-    for template in REPORTED_EITHER:
-        harness.run("reported in issue 22: no internal error", template, extra)
+def _with_hostile(harness) -> dict[str, str]:
+    return {"{hostile-" + k + "}": str(v) for k, v in harness.hostile.items()}
 
 
-def test_misdirected_outputs(harness, tmp_path):
+@pytest.mark.parametrize("template", REPORTED)
+def test_a_case_issue_22_reported_is_refused(harness, template):
+    assert not harness.run("reported in issue 22: refused", template, _with_hostile(harness), expect=(2,))
+
+
+@pytest.mark.parametrize("template", REPORTED_ACCEPTED)
+def test_a_case_issue_22_reported_is_accepted(harness, template):
+    assert not harness.run("reported in issue 22: accepted", template, _with_hostile(harness), expect=(0,))
+
+
+@pytest.mark.parametrize("template", FOUND)
+def test_a_case_this_fuzz_found_is_refused(harness, template):
+    assert not harness.run("found by this fuzz: refused", template, _with_hostile(harness), expect=(2,))
+
+
+@pytest.mark.parametrize("template", REPORTED_EITHER)
+def test_a_case_issue_22_reported_is_no_internal_error(harness, template):
+    assert not harness.run("reported in issue 22: no internal error", template, _with_hostile(harness))
+
+
+_TARGETS = ("the qrels", "a run", "symlink to the qrels", "hard link to a run", "a folder", "missing folder",
+            "/dev/full")
+
+
+@pytest.mark.parametrize("what", _TARGETS)
+@pytest.mark.parametrize("name", [n for n, t in COMMANDS.items() if "-o {O}" in t])
+def test_misdirected_outputs(harness, what, name):
     """-o naming an input (same path, symlink, hard link), a folder, a missing folder, a device."""
     qrels = harness.fixtures["{Q}"]
     run = harness.fixtures["{R1}"]
-    (harness.out / "link-to-qrels").unlink(missing_ok=True)
-    os.symlink(qrels, harness.out / "link-to-qrels")
-    hard = harness.out / "hard-run"
+    link, hard = harness.out / "link-to-qrels", harness.out / "hard-run"
+    if not link.is_symlink():
+        os.symlink(qrels, link)
     if not hard.exists():
         os.link(run, hard)
-    targets = {"the qrels": str(qrels), "a run": str(run), "symlink to the qrels": str(harness.out / "link-to-qrels"),
-               "hard link to a run": str(hard), "a folder": str(harness.out), "missing folder": "/no/such/dir/x",
-               "/dev/full": "/dev/full"}
-    with_output = [n for n, t in COMMANDS.items() if "-o {O}" in t]
-    for what, target in targets.items():
-        for name in with_output:
-            template = COMMANDS[name].replace("-o {O}.svg", "-o " + target).replace(
-                "-o {O}.html", "-o " + target).replace("-o {O}.jsonl", "-o " + target).replace("-o {O}", "-o " + target)
-            harness.run(f"misdirected output: {what}", template, twice=False)
+    target = {"the qrels": str(qrels), "a run": str(run), "symlink to the qrels": str(link),
+              "hard link to a run": str(hard), "a folder": str(harness.out), "missing folder": "/no/such/dir/x",
+              "/dev/full": "/dev/full"}[what]
+    template = COMMANDS[name].replace("-o {O}.svg", "-o " + target).replace(
+        "-o {O}.html", "-o " + target).replace("-o {O}.jsonl", "-o " + target).replace("-o {O}", "-o " + target)
+    assert not harness.run(f"misdirected output: {what}", template, twice=False)
     assert _digest(qrels) == hashlib.sha256(QRELS).hexdigest() and _digest(run) == hashlib.sha256(RUNS[0]).hexdigest()
 
 
@@ -385,7 +432,7 @@ def test_random_bytes_as_an_input(harness, content, command, slot):
     path = harness.folder / "random-input"
     path.write_bytes(content)
     before = _digest(path)
-    harness.run("random bytes as an input", template, {slot: str(path)})
+    assert not harness.run("random bytes as an input", template, {slot: str(path)})
     assert _digest(path) == before
 
 
@@ -504,9 +551,151 @@ def test_hostile_byte_streams(content, compress):
             pass
 
 
-def test_zzz_no_failures(harness):
-    """Last in the file (pytest keeps file order): every command-line failure above, with its exact argv."""
-    print(f"\nfuzz: {harness.cases} command-line cases")
-    for klass, n in sorted(harness.counts.items()):
-        print(f"  {n:4d}  {klass}")
-    assert not harness.failures, f"{len(harness.failures)} failing cases:\n" + "\n".join(harness.failures)
+# ------------------------------------------------------------------ issue 32: each reported case on its own
+_DEEP = b"[" * 100_000 + b"]" * 100_000
+ISSUE_32_FILES = {
+    "samples-blank-id": b'{"query": "q 1", "doc": "d1", "grade": 1}\n',
+    "samples-newline-id": b'{"query": "q1", "doc": "d\\n1", "grade": 1}\n',
+    "samples-empty-id": b'{"query": "", "doc": "d1", "grade": 1}\n',
+    "samples-hash-query": b'{"query": "#q", "doc": "d1", "grade": 1}\n{"query": "q", "doc": "d1", "grade": 2}\n',
+    "samples-nul-id": b'{"query": "q\\u0000", "doc": "d1", "grade": 1}\n',
+    "samples-grade-2^63": b'{"query": "q", "doc": "d", "grade": 9223372036854775808}\n',
+    "samples-grade-1e300": b'{"query": "q", "doc": "d", "probabilities": {"1e300": 1}}\n',
+    "samples-int64-max": b"q 0 d 9223372036854775807\n",
+    "samples-deep": b'{"query": "q", "doc": "d", "grade": 1, "x": ' + _DEEP + b"}\n",
+    "samples-surrogate": b'{"query": "q\\ud800", "doc": "d", "grade": 1}\n',
+    "samples-latin1": b"q\xe91 0 d\xff 1\nq\xe91 0 d\xff 3\nq\xe91 0 d\xff 3\n",
+    "samples-overflow": b'{"query": "q", "doc": "d", "probabilities": {"1": 1e308, "2": 1e308}}\n',
+    "qrels-latin1": b"q\xe9 0 a 2\nq1 0 d1 0\n",
+    "qrels-blank-id.jsonl": b'{"query": "q 9", "doc": "d1", "rel": 1}\n',
+    "qrels-huge-grade": b"q9 0 d9 9223372036854775807\n",
+    "nuggets-deep": b'{"qid": "q1", "nuggets": ' + _DEEP + b"}\n",
+    "nuggets-list-importance": b'{"qid": "q1", "nuggets": [{"text": "a", "importance": ["vital"], '
+                               b'"assignment": "support"}]}\n',
+    "run-surrogate.jsonl": b'{"query": "q\\ud800", "doc": "d1", "score": 1}\n',
+    "board-a": b"a map all 0.5\nb map all 0.4\nc map all 0.3\n",
+    "board-b": b"a map all 0.3\nb map all 0.4\nc map all 0.5\n",
+}
+# (argv, what the one-line refusal says): exit 2, nothing written
+ISSUE_32_REFUSED = [
+    ("judges aggregate {samples-blank-id} -o {O}", "query id 'q 1' holds a blank"),
+    ("judges aggregate {samples-newline-id} -o {O}", "doc id 'd\\n1' holds a blank, a line end"),
+    ("judges aggregate {samples-empty-id} -o {O}", "query id '' is empty"),
+    ("judges aggregate {samples-hash-query} -o {O}", "query id '#q' starts with '#'"),
+    ("judges aggregate {samples-nul-id} -o {O}", "holds a blank, a line end or a NUL"),
+    ("judges aggregate {samples-grade-2^63} -o {O}", "not a grade of magnitude below 2^63"),
+    ("judges aggregate {samples-grade-1e300} -o {O} --method mean", "not a grade of magnitude below 2^63"),
+    ("judges aggregate {samples-int64-max} -o {O}", "magnitude below 2^63"),
+    ("judges aggregate {samples-deep} -o {O}", "nested too deep"),
+    ("judges aggregate {samples-surrogate} -o {O}", "lone surrogate"),
+    ("judges mix {Q} {qrels-blank-id.jsonl} -o {O}", "query id 'q 9' holds a blank"),
+    ("judges mix {Q} {qrels-blank-id.jsonl} -o {O} --provenance {O}.tsv", "query id 'q 9' holds a blank"),
+    ("judges mix {Q} {qrels-huge-grade} -o {O}", "beyond 2^53"),
+    ("nuggets {nuggets-deep}", "nested too deep"),
+    ("nuggets {nuggets-list-importance} --importance-weights vital=1,okay=0.5", "importance is ['vital'], not text"),
+    ("eval {Q} {run-surrogate.jsonl} -m AP", "lone surrogate"),
+    ("run convert {run-surrogate.jsonl} --to trec -o {O}", "lone surrogate"),
+    ("eval {Q} {hostile-wide-first-line} -m AP", "wide-first-line:2: score 'abc'"),
+    ("eval {Q} {hostile-wide-first-line} -m AP --chunked", "wide-first-line:2: score 'abc'"),
+    ("check {Q} {hostile-wide-first-line}", "wide-first-line:2: score 'abc'"),
+]
+
+
+def _issue_32(harness) -> dict[str, str]:
+    mapping = _with_hostile(harness)
+    for name, content in ISSUE_32_FILES.items():
+        path = harness.folder / name
+        if not path.exists():
+            path.write_bytes(content)
+        mapping["{" + name + "}"] = str(path)
+    return mapping
+
+
+@pytest.mark.parametrize("template, says", ISSUE_32_REFUSED, ids=[t for t, _ in ISSUE_32_REFUSED])
+def test_issue_32_refused_in_one_line(harness, template, says):
+    assert not harness.run("issue 32: refused", template, _issue_32(harness), expect=(2,), twice=False)
+    assert says in harness.stderr, harness.stderr
+
+
+def _json(text: str):
+    import json
+    return json.loads(text)
+
+
+def test_issue_32_aggregate_keeps_latin1_ids_byte_for_byte(harness):
+    mapping = _issue_32(harness)
+    output = harness.out / "latin1.qrels"
+    assert not harness.run("issue 32: reads back", f"judges aggregate {{samples-latin1}} -o {output}", mapping,
+                           twice=False, expect=(0,))
+    assert output.read_bytes() == b"q\xe91 0 d\xff 3\n"   # the mode of 1, 3, 3, in the input's own bytes
+    back = rankmeter.read_qrels(output)
+    assert back.table.column("query").to_pylist() == [b"q\xe91"] and back.table.column("rel").to_pylist() == [3]
+
+
+def test_issue_32_probabilities_that_overflow_still_average(harness):
+    """p(1) = p(2) = 1e308: normalised they are 1/2 each (their sum overflowed: the mean was 0)."""
+    output = harness.out / "overflow.qrels"
+    assert not harness.run("issue 32: reads back", f"judges aggregate {{samples-overflow}} -o {output} --method mean",
+                           _issue_32(harness), twice=False, expect=(0,))
+    assert output.read_bytes() == b"q 0 d 1.5\n"
+    assert rankmeter.read_qrels(output, grades="real").table.column("rel").to_pylist() == [1.5]
+
+
+def test_issue_32_mix_keeps_latin1_ids(harness):
+    output = harness.out / "mixed.qrels"
+    assert not harness.run("issue 32: reads back", f"judges mix {{Q}} {{qrels-latin1}} -o {output}",
+                           _issue_32(harness), twice=False, expect=(0,))
+    written = output.read_bytes()
+    assert b"q\xe9 0 a 2\n" in written and "q\xe9".encode() not in written
+    assert rankmeter.read_qrels(output).table.num_rows == len(written.splitlines())
+
+
+def test_issue_32_leaderboards_from_boards_as_json(harness):
+    """Board B reverses board A: every rank correlation is -1 (it raised UnboundLocalError)."""
+    assert not harness.run("issue 32: accepted", "meta leaderboards --board-a {board-a} --board-b {board-b} "
+                           "--format json", _issue_32(harness), expect=(0,))
+    correlations = _json(harness.stdout)["measures"][0]["correlations"]
+    assert correlations["kendall_tau_b"] == -1.0 and correlations["spearman"] == -1.0
+
+
+def test_issue_32_err_of_a_grade_of_int64_max(harness):
+    """q1 ranks its grade 2^63 - 1 doc first: ERR = R = 1 - 2^-(2^63 - 1) = 1.0; q2's grade 1 doc is second
+    under g_max = 2^63 - 1: R = 2^-(2^63 - 2), 0 in a double (it raised OverflowError)."""
+    assert not harness.run("issue 32: accepted", "eval {hostile-grade-int64-max} {R1} -m ERR -q --format json",
+                           _issue_32(harness), expect=(0,))
+    rows = _json(harness.stdout)["runs"][0]["per_query"]
+    assert [(r["query"], r["ERR"]) for r in rows] == [("q1", 1.0), ("q2", 0.0)]
+
+
+def test_issue_32_ndcg_exp_of_a_grade_of_int64_max_is_a_number(harness):
+    """q1: d1 of grade 2^63 - 1 ranked first, d2 (0) second: nDCG = 1 (it was null, and the mean dropped q1)."""
+    assert not harness.run("issue 32: accepted", "eval {hostile-grade-int64-max} {R1} -m nDCG(gain=exp) -q "
+                           "--format json", _issue_32(harness), expect=(0,))
+    run = _json(harness.stdout)["runs"][0]
+    assert [r["nDCG(gain=exp)"] for r in run["per_query"]] == [1.0, pytest.approx(1 / math.log2(3))]
+    assert "undefined" not in run or not run["undefined"]
+
+
+@pytest.mark.parametrize("executor", ["", " --chunked"])
+def test_issue_32_tab_and_vt_separators_are_trec_on_every_path(harness, executor):
+    """q1 d1 (grade 2) at score 2.5 and d2 (0) at 1.5, both lines TREC: AP 1, two docs retrieved."""
+    assert not harness.run("issue 32: accepted", "eval {Q} {hostile-tab-vt-mixed} -m AP -m num_ret --format json"
+                           + executor, _issue_32(harness), expect=(0,))
+    mean = _json(harness.stdout)["runs"][0]["mean"]
+    assert mean["num_ret"] == 2 and mean["AP"] == pytest.approx(1 / 2)  # q1 has d1 and d3 relevant
+
+
+@pytest.mark.parametrize("executor", ["", " --chunked"])
+def test_issue_32_a_bom_after_a_comment_is_part_of_the_id(harness, executor):
+    """trec_eval reads the bytes: the first judged query is '\\ufeffq1', so q1 keeps only d2 (grade 0)."""
+    assert not harness.run("issue 32: accepted", "eval {hostile-bom-after-comment} {R1} -m num_rel -q --format json"
+                           + executor, _issue_32(harness), expect=(0,))
+    rows = _json(harness.stdout)["runs"][0]["per_query"]
+    assert [(r["query"], r["num_rel"]) for r in rows] == [("q1", 0)]
+
+
+def test_issue_32_a_query_starting_with_hash_is_a_comment_on_reading(harness):
+    """'#q 0 d1 1' is a comment line to trec_eval and to every path here: one query judged, q1."""
+    assert not harness.run("issue 32: accepted", "eval {hostile-judged-hash-query} {R1} -m num_rel -q --format json",
+                           _issue_32(harness), expect=(0,))
+    assert [r["query"] for r in _json(harness.stdout)["runs"][0]["per_query"]] == ["q1"]

@@ -347,3 +347,191 @@ def test_a_reused_inode_still_guards_the_file_now_read(tmp_path):
     with pytest.raises(Exception, match="is one of the inputs"):
         check_output(link)
     assert os.stat(new).st_ino == os.stat(link).st_ino and inode >= 0
+
+
+# ------------------------------------------------------------------ issue 32: bounded memory on every shape
+_PEAK_LIMIT_MB = 500
+_LAUNCH = (  # a small parent: the child's ru_maxrss is then its own peak, not the forked test session's
+    "import resource, subprocess, sys\n"
+    "def cap():\n"
+    "    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+    "done = subprocess.run(sys.argv[1:], capture_output=True, preexec_fn=cap)\n"
+    "sys.stderr.buffer.write(done.stderr)\n"
+    "sys.stdout.buffer.write(done.stdout + b'\\n')\n"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    "print(done.returncode, peak / (1 << 20) if sys.platform == 'darwin' else peak / 1024)\n")
+
+
+def peak_of(argv: list[str], *, pure: bool = False, python: str | None = None) -> tuple[int, str, float, str]:
+    """(exit status, standard error, peak resident memory in MB, standard output) of ``rankmeter argv`` (or of
+    the Python code ``python``) in a child process whose address space is capped at 3 GiB."""
+    import os
+    env = dict(os.environ, RANKMETER_PURE="1" if pure else "0")
+    command = [sys.executable, "-c", python] if python else [sys.executable, "-m", "rankmeter", *argv]
+    done = subprocess.run([sys.executable, "-c", _LAUNCH, *command], capture_output=True, timeout=600, env=env)
+    stdout, _, last = done.stdout.decode("utf-8", "replace").rstrip("\n").rpartition("\n")
+    code, peak = last.split()
+    return int(code), done.stderr.decode("utf-8", "replace"), float(peak), stdout
+
+
+_WIDE = b" x" * 3_000_000   # 3M extra fields on one 6 MB line (extra run fields are allowed)
+_WIDE_CASES = {
+    "wide first line, bad score on line 2": (b"q1 Q0 d1 1 2.5 t" + _WIDE + b"\nq1 Q0 d2 2 abc t\n",
+                                             "run:2: score 'abc'"),
+    "wide first line, valid": (b"q1 Q0 d1 1 2.5 t" + _WIDE + b"\nq1 Q0 d2 2 1.5 t\n", None),
+    "wide second line, valid": (b"q1 Q0 d0 1 3 t\nq1 Q0 d1 2 2.5 t" + _WIDE + b"\nq1 Q0 d2 3 1.5 t\n", None),
+    "wide three-field line": (b"q1 d1 2.5" + _WIDE + b"\nq1 d2 1.5\n", "run:1: score 'x'"),
+    "wide TSV line": (b"query\tdoc\tscore\nq1\td1\t2.5" + _WIDE.replace(b" ", b"\t") + b"\n",
+                      "run:2: 3000003 fields where the header line has 3"),
+    "wide JSON line": (b'{"query": "q1", "doc": "d1", "score": 2.5' + b"".join(b', "k%d": 1' % i for i in
+                                                                               range(300_000)) + b"}\n", None),
+}
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+@pytest.mark.parametrize("case", list(_WIDE_CASES))
+def test_a_wide_line_is_read_in_bounded_memory(tmp_path, case, pure):
+    """It aborted with std::bad_alloc (exit 134) after 5.4 GB: Arrow's schema had a column per field."""
+    content, says = _WIDE_CASES[case]
+    (tmp_path / "q").write_bytes(b"q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "run").write_bytes(content)
+    code, stderr, peak, stdout = peak_of(["eval", str(tmp_path / "q"), str(tmp_path / "run"), "-m", "AP"], pure=pure)
+    print(f"{case} ({'pure' if pure else 'compiled'}): peak {peak:.0f} MB")
+    if says is None:
+        assert code == 0, stderr
+    else:
+        assert code == 2 and says in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert peak < _PEAK_LIMIT_MB, f"{case}: peak {peak:.0f} MB"
+
+
+def test_a_wide_qrels_line_is_refused_in_bounded_memory(tmp_path):
+    (tmp_path / "q").write_bytes(b"q1 0 d1 1" + _WIDE + b"\nq1 0 d2 0\n")
+    (tmp_path / "run").write_bytes(b"q1 Q0 d1 1 2.5 t\n")
+    code, stderr, peak, stdout = peak_of(["eval", str(tmp_path / "q"), str(tmp_path / "run"), "-m", "AP"])
+    assert code == 2 and "q:1: 3000004 fields where a qrels line has exactly 4" in stderr, stderr
+    assert peak < _PEAK_LIMIT_MB, peak
+
+
+@pytest.mark.parametrize("member", ["one-letter lines", "valid run lines"])
+@pytest.mark.parametrize("kind", ["gzip", "bz2", "xz", "zstd"])
+def test_a_text_bomb_is_refused_in_bounded_memory(tmp_path, kind, member):
+    """4 GiB of text from at most 27 MB (gzip at level 1: 160-230 times; the others thousands): refused once it
+    expands more than 100 times (a 468 KB xz of one-letter lines reached 3-6 GB before "out of memory")."""
+    text = b"a\n" * (8 << 20) if member == "one-letter lines" else b"q1 Q0 d1 1 2.5 t\n" * (1 << 20)
+    path = tmp_path / "bomb"
+    _bomb(path, kind, text, (4 << 30) // len(text))
+    (tmp_path / "q").write_bytes(b"q1 0 d1 1\n")
+    code, stderr, peak, stdout = peak_of(["eval", str(tmp_path / "q"), str(path), "-m", "AP"])
+    print(f"{kind} bomb of {member} ({path.stat().st_size} bytes): peak {peak:.0f} MB")
+    assert code == 2 and "a compression bomb" in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert peak < _PEAK_LIMIT_MB, f"{kind}: peak {peak:.0f} MB"
+
+
+def test_an_honest_compressed_run_is_not_a_bomb(tmp_path):
+    """Above 64 MiB of text at a real file's ratio (random doc ids: about 4x in gzip): read, never refused."""
+    import gzip
+    import random
+    pick = random.Random(5)
+    lines = b"".join(b"%d Q0 doc-%010d %d %.6f bm25\n" % (q, d, k, 30 - k / 1000) for q in range(300)
+                     for k, d in enumerate(pick.sample(range(10 ** 10), 8000), 1))
+    assert len(lines) > 64 << 20
+    path = tmp_path / "run.gz"
+    path.write_bytes(gzip.compress(lines, 6))
+    (tmp_path / "q").write_bytes(b"1 0 doc-0000000001 1\n")
+    code, stderr, peak, stdout = peak_of(["eval", str(tmp_path / "q"), str(path), "-m", "num_ret", "--format", "json"])
+    assert code == 0 and '"num_ret": 8000' in stdout, stderr
+
+
+def test_judges_aggregate_memory_is_linear(tmp_path):
+    """5,000 probability lines each listing a grade of its own (388 KB): a lines x grades table peaked at
+    1.5 GB; one entry per grade listed stays near the interpreter's own size."""
+    import json
+    path = tmp_path / "probs.jsonl"
+    path.write_text("".join(json.dumps({"query": f"q{i % 50}", "doc": f"d{i}", "probabilities":
+                                        {str(i * 1.5): 0.5, "1": 0.5}}) + "\n" for i in range(5000)))
+    code, stderr, peak, stdout = peak_of(["judges", "aggregate", str(path), "-o", str(tmp_path / "out"), "--method", "mean"])
+    assert code == 0, stderr
+    assert peak < 300, peak
+    lines = (tmp_path / "out").read_bytes().splitlines()
+    assert len(lines) == 5000 and b"q0 0 d100 75.5" in lines  # (150 + 1) / 2
+
+
+def test_num_relevant_far_beyond_the_candidates_is_refused_not_allocated():
+    code, stderr, peak, stdout = peak_of([], python=(
+        "import numpy as np, rankmeter.tensor as rt\n"
+        "rt.evaluate(np.array([[1.0, 0.5]]), np.array([[1, 0]]), ['AP'], num_relevant=np.array([1e9]))\n"))
+    assert code == 1 and "InputError" in stderr and "7.45 GiB" in stderr, stderr[-500:]
+    assert peak < _PEAK_LIMIT_MB, peak
+
+
+# ------------------------------------------------------------------ issue 32: the same reading on every path
+_BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("where", ["second BOM", "after a comment", "after a blank line", "at byte 0 only"])
+@pytest.mark.parametrize("layout", ["spaces", "tabs"])
+def test_a_bom_not_at_byte_0_is_part_of_the_id_on_every_path(tmp_path, monkeypatch, where, layout):
+    """trec_eval reads bytes: only the BOM at byte 0 is dropped (an encoding mark); any other is in the id."""
+    line = b"q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5 t\n"
+    if layout == "tabs":
+        line = line.replace(b" ", b"\t")
+    prefix = {"second BOM": _BOM + _BOM, "after a comment": b"# c\n" + _BOM, "after a blank line": b"\n" + _BOM,
+              "at byte 0 only": _BOM}[where]
+    expected = [b"q1", b"q1"] if where == "at byte 0 only" else [_BOM + b"q1", b"q1"]
+    path = tmp_path / "run"
+    path.write_bytes(prefix + line)
+    for pure in ("0", "1"):
+        monkeypatch.setenv("RANKMETER_PURE", pure)
+        assert rankmeter.read_run(path).ids("query").to_pylist() == expected, pure
+        with open(path, "rb") as fh:
+            assert rankmeter.read_run(fh).ids("query").to_pylist() == expected, pure
+
+
+def test_a_bom_at_a_line_start_of_a_big_file_stays_in_the_id(tmp_path):
+    """The direct Arrow path reads ranges of a big file; a range starting with a BOM is not its to read."""
+    from rankmeter.io.direct import DIRECT_MIN_BYTES, direct_columns
+    line = b"q1 Q0 d%08d 1 2.5 t\n"
+    count = DIRECT_MIN_BYTES // len(line % 0) + 10
+    body = b"".join(line % i for i in range(count))
+    half = body.index(b"\n", len(body) // 2) + 1
+    path = tmp_path / "big.run"
+    path.write_bytes(body[:half] + _BOM + body[half:])
+    assert direct_columns(str(path), "run", "auto", None) is None
+    run = rankmeter.read_run(path)
+    queries = run.ids("query").to_pylist()
+    assert queries.count(_BOM + b"q1") == 1 and len(queries) == count
+
+
+@pytest.mark.parametrize("how", ["file", "gzip", "stdin"])
+def test_a_control_byte_in_the_first_10_bytes_is_judged_alike_from_every_source(tmp_path, how):
+    """One control byte among 1 KB of text is under the 1% that makes text binary, wherever it is read from
+    (standard input judged the 10 bytes it peeked: 10%)."""
+    import gzip
+    qrels = b"q\x011 0 d1 1\n" + b"".join(b"q2 0 d%d 1\n" % i for i in range(100))
+    path = tmp_path / "qrels"
+    path.write_bytes(gzip.compress(qrels) if how == "gzip" else qrels)
+    (tmp_path / "run").write_bytes(b"q2 Q0 d1 1 1 t\n")
+    argv = ["eval", "-" if how == "stdin" else str(path), str(tmp_path / "run"), "-m", "num_rel", "--format", "json"]
+    done = subprocess.run([sys.executable, "-m", "rankmeter", *argv], input=qrels if how == "stdin" else b"",
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert b'"num_rel": 100' in done.stdout
+
+
+def test_chunked_line_numbers_after_lone_cr_line_ends(tmp_path):
+    """60 lines ended by CR alone, 57 by LF, then a bad score on line 118: every executor names line 118
+    (the streamed one counted LFs only: line 59)."""
+    lines = [b"q%d Q0 d%d %d %d t" % (q, k, k, 10 - k) for q in range(1, 40) for k in range(1, 4)]
+    path = tmp_path / "run"
+    path.write_bytes(b"\r".join(lines[:60]) + b"\n" + b"\n".join(lines[60:]) + b"\nq99 Q0 dx 1 abc t\n")
+    (tmp_path / "q").write_bytes(b"q1 0 d1 1\n")
+    for executor in ("memory", "streamed"):
+        with pytest.raises(InputError, match=r"run:118: score 'abc'"):
+            rankmeter.evaluate(tmp_path / "q", path, ["AP"], executor=executor, chunk_bytes=64)
+
+
+def test_tab_and_vt_separated_trec_lines_are_no_tsv_header():
+    from rankmeter.io.detect import detect
+    data = b"q1\tQ0\x0bd1\x0b1\x0b2.5\x0bt\nq1 Q0 d2\t2\t1.5 t\n"
+    assert detect(data, "run", "auto") == ("trec", False)
+    assert detect(b"query-id\tcorpus-id\tscore\nq1\td1\t1\n", "run", "auto") == ("tsv", True)  # a real header

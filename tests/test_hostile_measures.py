@@ -234,3 +234,73 @@ def test_the_cli_json_holds_no_nan():
         raise AssertionError(f"{constant} in JSON output")
     data = json.loads(done.stdout, parse_constant=refuse)
     assert data["runs"][0]["undefined"] == {"nDCG(empty_target_action=skip)": 1}
+
+
+# ------------------------------------------------------------------ issue 32: extreme grades, hostile tensors
+def test_ndcg_exp_of_grades_near_int64_max_is_the_ratio_worked_by_hand():
+    """a = 2^63 - 1, b = 2^63 - 2 ranked b, a: the gains are G/2 and G (G = 2^(2^63 - 1)), so nDCG is the same
+    ratio as for grades 3000 and 2999: (1/2 + 1/log2 3) / (1 + 1/(2 log2 3)). Through doubles both grades were
+    2^63, their shift 2^63 - 1024: 2^1024 overflowed, the value was null and the mean dropped the query."""
+    qrels = {"q1": {"a": 2 ** 63 - 1, "b": 2 ** 63 - 2}, "q2": {"c": 1}}
+    run = {"q1": ["b", "a"], "q2": ["c"]}
+    r = rankmeter.evaluate(qrels, run, ["nDCG(gain=exp)", "NCG(gain=exp)@1"])
+    by_hand = (0.5 + 1 / math.log2(3)) / (1 + 0.5 / math.log2(3))
+    assert r.values("nDCG(gain=exp)").tolist() == pytest.approx([by_hand, 1.0], rel=1e-15)
+    assert r["nDCG(gain=exp)"] == pytest.approx((by_hand + 1) / 2, rel=1e-15)
+    assert r.values("NCG(gain=exp)@1").tolist() == [0.5, 1.0]
+    assert r.undefined == {}
+
+
+def test_err_of_a_grade_of_int64_max():
+    """g_max = 2^63 - 1 (it was read as 2^63 through a double: OverflowError). q1 finds it first: R = 1 -
+    2^-(2^63 - 1) = 1.0; q2's grade 1 doc: R = 2^(1 - g_max) - 2^-g_max, 0 in a double."""
+    qrels = {"q1": {"a": 2 ** 63 - 1, "b": 0}, "q2": {"c": 1}}
+    run = {"q1": ["a", "b"], "q2": ["c"]}
+    r = rankmeter.evaluate(qrels, run, ["ERR", "ERR@1", "ERR(max_grade=4)"])
+    assert r.values("ERR").tolist() == [1.0, 0.0] and r.values("ERR@1").tolist() == [1.0, 0.0]
+    assert r.values("ERR(max_grade=4)").tolist() == [15 / 16, 1 / 16]  # capped at 4: (2^4 - 1) / 2^4, 1 / 2^4
+
+
+@pytest.mark.parametrize("scores", ["complex", "object", "object text"])
+def test_tensor_scores_that_are_not_real_numbers_are_refused(scores):
+    from rankmeter.errors import InputError
+    import rankmeter.tensor as rt
+    value = {"complex": np.array([[1 + 0j, complex(np.nan, 1)]]),
+             "object": np.array([[1.0, float("nan")]], dtype=object),
+             "object text": np.array([[1, "x"]], dtype=object)}[scores]
+    with pytest.raises(InputError, match=r"scores has dtype (complex128|object): expected an array of real numbers"):
+        rt.evaluate(value, np.array([[1, 0]]), ["AP"])
+
+
+def test_tensor_complex_torch_scores_are_refused():
+    import torch
+    from rankmeter.errors import InputError
+    import rankmeter.tensor as rt
+    with pytest.raises(InputError, match="torch.complex64"):
+        rt.evaluate(torch.tensor([[1 + 0j, 0j]]), torch.tensor([[1, 0]]), ["AP"])
+
+
+@pytest.mark.parametrize("value", [np.inf, np.nan, -1.0, 0.5])
+def test_tensor_num_relevant_not_a_count_is_refused(value):
+    from rankmeter.errors import InputError
+    import rankmeter.tensor as rt
+    with pytest.raises(InputError, match="num_relevant is smaller than the relevant candidates of a row, not a "
+                                         "whole number, or not finite"):
+        rt.evaluate(np.array([[1.0, 0.5]]), np.array([[1, 0]]), ["AP"], num_relevant=np.array([value]))
+
+
+def test_tensor_num_relevant_beyond_the_candidates_counts():
+    """1 relevant candidate found first, 5 relevant in all: AP = 1/5 (by hand)."""
+    import rankmeter.tensor as rt
+    got = rt.evaluate(np.array([[1.0, 0.5]]), np.array([[1, 0]]), ["AP"], num_relevant=np.array([5]))
+    assert got["AP"].tolist() == [0.2]
+
+
+@pytest.mark.parametrize("where", ["query", "doc", "run list"])
+def test_a_lone_surrogate_in_an_id_is_an_input_error(where):
+    from rankmeter.errors import InputError
+    qrels = {"q\ud800": {"d": 1}} if where == "query" else {"q": {"d\udfff" if where == "doc" else "d": 1}}
+    run = {"q\ud800": {"d": 1.0}} if where == "query" else {"q": ["d\ud800"]} if where == "run list" else \
+        {"q": {"d\udfff": 1.0}}
+    with pytest.raises(InputError, match=r"holds a lone surrogate \('\\ud[8f]"):
+        rankmeter.evaluate(qrels, run, ["AP"])

@@ -60,7 +60,7 @@ def test_probabilities_jsonl(tmp_path):
     assert _grades(aggregate(path, method="mean")) == {("q", "a"): pytest.approx(1.7), ("q", "b"): pytest.approx(1.4)}
     assert _grades(aggregate(path, method="median")) == {("q", "a"): 2, ("q", "b"): 1}
     assert _grades(aggregate(path, method="mode")) == {("q", "a"): 2, ("q", "b"): 3}   # tie: listed first
-    assert read_samples(path).probabilities.shape == (2, 4)
+    assert read_samples(path).line.tolist() == [0, 0, 0, 0, 1, 1, 1]  # one entry per grade listed, not a table
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"query": "q", "doc": "a"}\n')
     with pytest.raises(InputError, match="bad.jsonl:1: .*grade"):

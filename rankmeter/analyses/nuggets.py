@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankmeter.errors import InputError, ParameterError
+from rankmeter.errors import InputError, ParameterError, shown_repr
 
 __all__ = ["MEASURES", "NuggetScores", "compare_nuggets", "nugget_scores", "read_assignments"]
 
@@ -94,6 +94,9 @@ def read_assignments(source) -> list[dict]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"not JSON ({exc.msg}); expected one answer record per line", source=name, line=n) from None
+        except RecursionError:
+            raise InputError("JSON nested too deep; expected one answer record per line (a flat record with a "
+                             "'nuggets' list)", source=name, line=n) from None
         _check(record, name, n)
         records.append(record)
     if not records:
@@ -107,8 +110,13 @@ def _check(record, name, line) -> None:
                          source=name, line=line)
     for nugget in record["nuggets"]:
         if not isinstance(nugget, dict) or "importance" not in nugget or "assignment" not in nugget:
-            raise InputError(f"query {record['qid']!r}: every nugget needs 'importance' and 'assignment' (run "
-                             "nuggetizer's assign step first)", source=name, line=line)
+            raise InputError(f"query {shown_repr(record['qid'])}: every nugget needs 'importance' and 'assignment' "
+                             "(run nuggetizer's assign step first)", source=name, line=line)
+        for key in ("importance", "assignment"):
+            if not isinstance(nugget[key], str):
+                raise InputError(f"query {shown_repr(record['qid'])}: a nugget's {key} is "
+                                 f"{shown_repr(nugget[key])}, not text such as "
+                                 f"{'vital' if key == 'importance' else 'support'}", source=name, line=line)
 
 
 def nugget_scores(records, *, partial: float = 0.5, weights: dict | None = None, system: str = "") -> NuggetScores:

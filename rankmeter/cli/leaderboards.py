@@ -44,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
             raise ParameterError("give QRELS_A QRELS_B and at least two runs (or --board-a and --board-b)")
         if not args.measure:
             raise ParameterError("give at least one measure: -m nDCG@10 (repeatable)")
-        from rankmeter.cli import flags
         qrels_a, qrels_b, *runs = args.inputs
         result = leaderboards(qrels_a, qrels_b, runs, args.measure, p=args.p, top_k=top_k,
                               **flags.keywords(args, _OPTIONS))

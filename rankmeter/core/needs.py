@@ -31,7 +31,10 @@ class Need:
 
 
 def _top(value) -> int | float:
-    """The highest grade, at least 0: an int when it is a whole number (real grades may have one)."""
+    """The highest grade, at least 0: an int when it is a whole number (real grades may have one). An integer
+    grade stays exact (2^63 - 1 through a double became 2^63, which no int64 array compares with)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return max(int(value), 0)
     value = max(float(value or 0), 0.0)
     return int(value) if value.is_integer() else value
 

@@ -32,6 +32,7 @@ from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import read_run
 from rankmeter.io.arrow_path import first_data_line
 from rankmeter.io.compiled import parse_run
+from rankmeter.io.guard import _line_breaks
 from rankmeter.io.source import check_text, compression_of
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Columns, Run, decode_id
@@ -50,7 +51,7 @@ STREAM_CHUNK_BYTES = 8 << 20
 def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
     """One block of whole lines as a Run (errors name the line in the whole file), and its line count."""
     if not first_data_line(block)[2]:
-        return None, block.count(b"\n")  # only comments or blank lines: nothing to score in this block
+        return None, _line_breaks(block)  # only comments or blank lines: nothing to score in this block
     try:
         # the compiled reader straight on the block, after the checks every text input gets; when it
         # cannot vouch for the block, the TREC reader reads it (and names the line of any problem)
@@ -66,7 +67,7 @@ def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
         count = len(run)  # no blank or comment line anywhere: counting the line ends would cost a pass
         lines = np.arange(line0 + 1, line0 + count + 1, dtype=np.int64)
     else:
-        count = block.count(b"\n")
+        count = _line_breaks(block)  # LF, CR and CRLF end lines, as the readers number them
         lines = (run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)) + line0
     return Run(run.data, name, lines, tag=run.tag, ranked=run.ranked, doc_hash=run.doc_hash), count
 

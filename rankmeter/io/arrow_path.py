@@ -20,9 +20,18 @@ import numpy as np
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
     import pyarrow as pa
 
-__all__ = ["arrow_columns", "first_data_line", "normalised_layout", "fields_fit", "parse_layout", "FileSpan"]
+__all__ = ["arrow_columns", "first_data_line", "normalised_layout", "fields_fit", "parse_layout", "FileSpan",
+           "delimited_fields", "MAX_ARROW_FIELDS", "BOM"]
 
 _SPACE = b" \t\n\r\x0b\x0c"
+#: Arrow's CSV reader builds a column per field: a line of more fields than this (extra run fields are
+#: allowed, a 6 MB line may hold 3M of them) goes to the line-by-line path, which splits off only the
+#: fields it uses (Arrow's schema of 3M columns took 5.4 GB and aborted with std::bad_alloc)
+MAX_ARROW_FIELDS = 64
+#: A UTF-8 byte-order mark. Arrow's CSV reader drops one at the start of what it reads; rankmeter drops
+#: it only at byte 0 of an input (as an encoding mark), anywhere else it is part of an id, as trec_eval
+#: reads the bytes: a buffer or range that would start with one is left to the line-by-line path
+BOM = b"\xef\xbb\xbf"
 _THREADED_BYTES = 4 << 20
 # Arrow's parse blocks: small ones keep its transient buffers small and both cores busy
 _BLOCK_BYTES = 4 << 20
@@ -53,8 +62,8 @@ def first_data_line(data: bytes) -> tuple[int, int, bytes]:
         cr = data.find(b"\r", pos, end)
         end = cr if cr >= 0 else end
         line = data[pos:end]
-        fields = line.split()
-        if fields and not fields[0].startswith(b"#"):
+        text = line.lstrip(_SPACE)  # the first field, without splitting a line of millions of them
+        if text and not text.startswith(b"#"):
             return pos, skipped, line
         pos = end + (2 if data[end:end + 2] == b"\r\n" else 1)
         skipped += 1
@@ -92,16 +101,15 @@ def _regular_layout(data: bytes, kind: str):
     """(buffer, delimiter, field count, first line number, comment check) of a regular file, or None."""
     import pyarrow as pa
     start, skipped, first = first_data_line(data)
-    if not first or first[:1] in b" \t":
+    if not first or first[:1] in b" \t" or first.startswith(BOM):
         return None
     if b"\t" in first:
         delimiter, other = b"\t", b" "
     else:
         delimiter, other = b" ", b"\t"
-    fields = first.split(delimiter)
-    if not fields_fit(kind, len(fields)) or b"" in fields:
+    nfields = delimited_fields(first, delimiter)
+    if nfields is None or not fields_fit(kind, nfields):
         return None
-    nfields = len(fields)
     # Bytes the slow path treats as separators but Arrow would keep inside a field.
     for odd in (other, b"\x0b", b"\x0c"):
         if data.find(odd, start) >= 0:
@@ -113,9 +121,23 @@ def _regular_layout(data: bytes, kind: str):
     return pa.py_buffer(data).slice(start, end - start), delimiter, nfields, skipped + 1, has_hash
 
 
+def delimited_fields(line: bytes, delimiter: bytes) -> int | None:
+    """The fields of ``line`` split at ``delimiter``; None when one is empty (a run of separators, a leading
+    or trailing one) or there are more than :data:`MAX_ARROW_FIELDS` (counted, never split)."""
+    nfields = line.count(delimiter) + 1
+    if nfields > MAX_ARROW_FIELDS or delimiter * 2 in line or line.startswith(delimiter) or \
+            line.endswith(delimiter):
+        return None
+    return nfields
+
+
 def normalised_layout(data: bytes, kind: str):
     """The same for a normalised copy of ``data`` (whole-buffer operations only), or None."""
     import pyarrow as pa
+    first = first_data_line(data)[2].split(None, MAX_ARROW_FIELDS)
+    if not first or kind != "any" and (len(first) > MAX_ARROW_FIELDS or not fields_fit(kind, len(first))
+                                       or first[0].startswith(BOM)):
+        return None  # the whole-buffer copies of a file that cannot fit are not made (8 bytes a line each)
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # splitlines' line ends
     if any(odd in data for odd in (b"\t", b"\x0b", b"\x0c")):
@@ -149,7 +171,7 @@ def normalised_layout(data: bytes, kind: str):
     while end and data[end - 1] in _SPACE:
         end -= 1
     first_end = data.find(b"\n", 0, end)
-    nfields = len(data[: first_end if first_end >= 0 else end].split(b" "))
+    nfields = data.count(b" ", 0, first_end if first_end >= 0 else end) + 1
     if not fields_fit(kind, nfields):
         return None
     return pa.py_buffer(data).slice(0, end), b" ", nfields, kept + 1, False

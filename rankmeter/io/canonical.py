@@ -33,7 +33,12 @@ def encode_id(value: object) -> bytes:
     if isinstance(value, bytes):
         return value
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
+        try:
+            return value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:  # a lone surrogate (not one that stands for a byte): no text at all
+            from rankmeter.errors import InputError, shown_repr
+            raise InputError(f"the id {shown_repr(value)} holds a lone surrogate ({value[exc.start]!a}), which "
+                             "is not text and has no bytes; fix the id") from None
     return str(value).encode("utf-8")
 
 

@@ -15,7 +15,8 @@ their suffix (``run.tsv.gz``) is ignored when looking at the name. A header
 line is recognised when it names a known query column and a known doc
 column (``query-id corpus-id score``, ``qid docno score``...) and holds no
 number; a CSV/TSV header may use other names when the next line holds
-numbers where the header holds none.
+numbers where the header holds none (and the header holds no number
+between blanks either: ``q1<TAB>Q0<VT>d1<VT>1<VT>2.5<VT>t`` is a TREC line).
 """
 from __future__ import annotations
 
@@ -69,6 +70,10 @@ def has_header(data: bytes, style: str) -> bool:
     start, _, first = first_data_line(data)
     fields = _fields(first, style)
     if not fields or _numeric(fields):
+        return False
+    if style != "whitespace" and _numeric([f.decode("utf-8", "surrogateescape") for f in first.split(None, 64)[:64]]):
+        # a number between blanks (spaces, tabs, \v): a TREC line whose tabs merely look like a TSV header's,
+        # as the streamed executor (TREC only) reads it too -- a header names columns and holds no number
         return False
     if set(fields) & _QUERY_NAMES and set(fields) & _DOC_NAMES:
         return True

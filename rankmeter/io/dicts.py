@@ -30,7 +30,10 @@ def _id(value: object, where: str) -> bytes:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, bytes, int, np.integer)):
         raise InputError(f"{where}: the id {shown_repr(value)} is a {type(value).__name__}; ids are strings, "
                          "bytes or integers", source=_SOURCE)
-    out = encode_id(value.item() if isinstance(value, np.integer) else value)
+    try:
+        out = encode_id(value.item() if isinstance(value, np.integer) else value)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc.message}", source=_SOURCE) from None
     if not out or b"\x00" in out:
         raise InputError(f"{where}: the id {shown_repr(value)} is empty or holds a NUL character; "
                          "give every query and document a non-empty id", source=_SOURCE)
@@ -43,7 +46,10 @@ def _plain_id(value: object) -> bytes | None:
     kind = type(value)
     if kind is str:
         if value and "\x00" not in value:
-            return value.encode("utf-8", "surrogateescape")
+            try:
+                return value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                return None  # a lone surrogate: ``_id`` says so
     elif kind is bytes and value and b"\x00" not in value:
         return value
     return None

@@ -15,7 +15,9 @@ from __future__ import annotations
 import io
 import os
 
-from rankmeter.io.arrow_path import FileSpan, checked_fields, first_data_line, fields_fit, parse_layout
+from rankmeter.io.arrow_path import (
+    BOM, FileSpan, checked_fields, delimited_fields, first_data_line, fields_fit, parse_layout,
+)
 from rankmeter.io.detect import detect
 from rankmeter.io.inputs import open_input
 from rankmeter.io.parquet import is_parquet
@@ -64,11 +66,12 @@ def _scan(fh, path: str, size: int, kind: str, format: str, grades: str):
     except RankmeterError:  # not text, or not TREC: the bytes path reports it properly
         return None
     start, skipped, first = first_data_line(head)
-    if not first or first[:1] in b" \t" or (head.find(b"\n", start) < 0 and head.find(b"\r", start) < 0):
-        return None  # the first data line must stand whole in the head
+    if not first or first[:1] in b" \t" or (head.find(b"\n", start) < 0 and head.find(b"\r", start) < 0) \
+            or first.startswith(BOM):
+        return None  # the first data line must stand whole in the head; Arrow would drop a BOM starting it
     delimiter, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
-    fields = first.split(delimiter)
-    if not fields_fit(kind, len(fields)) or b"" in fields:
+    nfields = delimited_fields(first, delimiter)
+    if nfields is None or not fields_fit(kind, nfields):
         return None
     # Bytes the slow path treats as separators but Arrow would keep inside a field, and NUL (binary data).
     # Empty fields need no scan: Arrow builds every field and the parse checks them.
@@ -90,7 +93,7 @@ def _scan(fh, path: str, size: int, kind: str, format: str, grades: str):
     if not stripped or tail[len(stripped):] not in (b"", b"\n", b"\r\n", b"\r"):
         return None
     span = FileSpan(path, offset, size - offset, b"\n" if b"\n" in head else b"\r")
-    return parse_layout(span, delimiter, len(fields), skipped + 1, has_hash, kind, grades=grades,
+    return parse_layout(span, delimiter, nfields, skipped + 1, has_hash, kind, grades=grades,
                         read_span=read_span, span_block=STREAM_BLOCK_BYTES)
 
 
@@ -130,6 +133,12 @@ def _line_start_after(path: str, at: int, end: int, newline: bytes) -> int:
             at += len(piece)
 
 
+def _starts_with_bom(path: str, at: int) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(at)
+        return fh.read(len(BOM)) == BOM
+
+
 def _read_range(path: str, lo: int, hi: int, options: dict, keep: list[str]):
     """(the ``keep`` columns of lines ``lo``..``hi`` as record batches, the last line's tag), or None."""
     import pyarrow as pa
@@ -166,6 +175,8 @@ def read_span(span: FileSpan, options: dict, keep: list[str], *, parts: int | No
     cuts = [span.offset] + [_line_start_after(span.path, span.offset + span.size * k // parts, end, span.newline)
                             for k in range(1, parts)] + [end]
     ranges = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+    if any(_starts_with_bom(span.path, lo) for lo, _ in ranges):
+        return None, None  # Arrow drops a BOM at the start of a range: an id that starts with one is the bytes path's
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=len(ranges)) as pool:

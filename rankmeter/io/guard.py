@@ -31,6 +31,13 @@ __all__ = ["check_text", "Guard", "GuardedStream", "read_guarded", "read_block",
 BLOCK_BYTES = 16 << 20
 #: A line longer than this is in no qrels or run: such input is refused as it streams in.
 LONGEST_LINE = 64 << 20
+#: Text that expands more than this many times from its compressed bytes is refused as a compression bomb
+#: (once :data:`BOMB_MIN_BYTES` of text have come): TREC runs and qrels expand 4-30 times (xz of
+#: sequential synthetic ids: 85), a 468 KB xz of one-letter lines 6,500 times (3-6 GB held before),
+#: repeated lines in gzip at level 1 160-230 times. Memory is then at most this many times the input's size
+MAX_EXPANSION = 100
+#: Text bytes held before the expansion is judged: smaller inputs are never refused for it
+BOMB_MIN_BYTES = 64 << 20
 #: A Parquet file starts (and ends) with these bytes: binary, not checked as text.
 PARQUET_MAGIC = b"PAR1"
 
@@ -78,8 +85,10 @@ class Guard:
     bytes in its first 64 KiB, and a line longer than :data:`LONGEST_LINE`.
     """
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, compressed=None):
         self.name = name
+        self.compressed = compressed  # the compressed bytes read so far (a callable), for a compressed input
+        self.text_bytes = 0     # bytes of text (after the leading blank space) passed so far
         self.checked_head = False
         self.parquet = False
         self.lines = 0          # line breaks in the blocks before this one
@@ -105,15 +114,24 @@ class Guard:
                                  line=self.lines + _line_breaks(block[:nul]) + 1)
             _refuse_control(block, self.name, self.lines)
         first = _first_break(block)
-        if first < 0:
-            self.line_bytes += len(block)
-        elif self.line_bytes + first <= LONGEST_LINE:
+        if first >= 0 and self.line_bytes + first <= LONGEST_LINE:
             self.line_bytes = len(block) - _last_break(block) - 1  # blocks are shorter than the limit
             self.lines += _line_breaks(block)
-            return
-        if self.line_bytes + max(first, 0) > LONGEST_LINE:
-            raise InputError(f"line {self.lines + 1} is longer than {LONGEST_LINE >> 20} MiB: not a text file "
-                             "of qrels or a run; check that this is the right file", source=self.name)
+        else:
+            self.line_bytes += len(block) if first < 0 else first
+            if self.line_bytes > LONGEST_LINE:
+                raise InputError(f"line {self.lines + 1} is longer than {LONGEST_LINE >> 20} MiB: not a text file "
+                                 "of qrels or a run; check that this is the right file", source=self.name)
+        self._judge_expansion(len(block))
+
+    def _judge_expansion(self, size: int) -> None:
+        """Refuse text expanding more than :data:`MAX_EXPANSION` times (past :data:`BOMB_MIN_BYTES`)."""
+        self.text_bytes += size
+        if self.compressed is not None and self.text_bytes > BOMB_MIN_BYTES and \
+                self.text_bytes > MAX_EXPANSION * max(self.compressed(), 1):
+            raise InputError(f"the compressed data expands more than {MAX_EXPANSION} times ({self.compressed()} "
+                             f"bytes to over {self.text_bytes >> 20} MiB of text so far): a compression bomb, not "
+                             "qrels or a run; check that this is the right file", source=self.name)
 
 
 def _first_break(block: bytes) -> int:
@@ -131,7 +149,7 @@ def read_guarded(stream: BinaryIO, name: str) -> bytes:
     Leading blank space is only counted, never held; blank lines come back as
     LFs so that line numbers stay those of the file.
     """
-    guard = Guard(name)
+    guard = Guard(name, getattr(stream, "compressed_bytes", None))
     blank_lines = 0
     pending_cr = False
     blocks: list[bytes] = []
@@ -172,7 +190,7 @@ class GuardedStream(io.RawIOBase):
     """A stream whose blocks pass :class:`Guard` as they are read: binary data is refused at once."""
 
     def __init__(self, inner: BinaryIO, name: str):
-        self.inner, self.guard = inner, Guard(name)
+        self.inner, self.guard = inner, Guard(name, getattr(inner, "compressed_bytes", None))
 
     def readable(self) -> bool:
         return True

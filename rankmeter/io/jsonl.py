@@ -32,6 +32,9 @@ __all__ = ["read_jsonl", "json_lines_table", "MAX_DEPTH"]
 
 #: Deepest nesting of brackets handed to Arrow's JSON reader (records are flat: 2 is usual).
 MAX_DEPTH = 64
+#: Most keys (colons, counted in strings too) on one line handed to Arrow's JSON reader: it makes a column
+#: per key (a 6 MB line of 600,000 keys peaked at 809 MB); records hold a few
+MAX_KEYS = 256
 # a non-blank line whose first non-blank byte does not open an object
 _NOT_AN_OBJECT = re.compile(rb"(?m)^[ \t\r\f\v]*[^{ \t\r\n\f\v]")
 _DEPTH_STEP = np.zeros(256, dtype=np.int8)
@@ -56,13 +59,26 @@ def _depth_at_most(data: bytes, limit: int) -> bool:
     return True
 
 
+def _keys_at_most(data: bytes, limit: int) -> bool:
+    """Whether no line holds more than ``limit`` colons (an over-estimate of its keys)."""
+    if data.count(b":") <= limit:
+        return True
+    arr = np.frombuffer(data, dtype=np.uint8)
+    colons = np.cumsum(arr == ord(":"), dtype=np.int64)
+    ends = np.flatnonzero((arr == ord("\n")) | (arr == ord("\r")))
+    at_ends = np.concatenate(([0], colons[ends], [colons[-1]]))
+    return bool(np.diff(at_ends).max() <= limit)
+
+
 def _arrow_safe(data: bytes) -> bool:
-    """Whether Arrow's JSON reader can be given ``data`` without risk of a crash."""
-    return _NOT_AN_OBJECT.search(data) is None and _depth_at_most(data, MAX_DEPTH)
+    """Whether Arrow's JSON reader can be given ``data`` without risk of a crash or a column per key."""
+    return _NOT_AN_OBJECT.search(data) is None and _depth_at_most(data, MAX_DEPTH) and \
+        _keys_at_most(data, MAX_KEYS)
 
 
-def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
-    """Line by line: every object's keys, ids as text, numbers as they are."""
+def _python_table(data: bytes, name: str, wanted=None) -> tuple[pa.Table, np.ndarray]:
+    """Line by line: every object's keys, ids as text, numbers as they are. ``wanted(keys)``: the keys to keep
+    (columns are made only for them: a line of 600,000 keys is no 600,000 columns)."""
     rows, lines = [], []
     for number, raw in enumerate(data.splitlines(), 1):
         if not raw.strip():
@@ -81,12 +97,15 @@ def _python_table(data: bytes, name: str) -> tuple[pa.Table, np.ndarray]:
                              source=name, line=number)
         rows.append(obj)
         lines.append(number)
-    return _records(rows), np.asarray(lines, dtype=np.int64)
+    return _records(rows, wanted), np.asarray(lines, dtype=np.int64)
 
 
-def _records(rows: list[dict]) -> pa.Table:
-    """Objects -> a table: ids (text or integers) as bytes, numbers as numbers, anything else as JSON text."""
+def _records(rows: list[dict], wanted=None) -> pa.Table:
+    """Objects -> a table: ids (text or integers) as bytes, numbers as numbers, anything else as JSON text.
+    ``wanted(keys)``: the keys kept."""
     keys = list(dict.fromkeys(k for obj in rows for k in obj))
+    if wanted is not None:
+        keys = wanted(keys)
     columns = {}
     for key in keys:
         values = [obj.get(key) for obj in rows]
@@ -134,6 +153,13 @@ def json_lines_table(data: bytes, name: str) -> pa.Table:
     return _python_table(data, name)[0]
 
 
+def _roles_of(keys: list, kind: str, columns, name: str) -> list:
+    if not keys:
+        return keys
+    roles = resolve_columns([str(k) for k in keys], kind, columns, name)
+    return [k for k in keys if k in set(roles.values())]
+
+
 def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None,
                grades: str = "integer") -> Qrels | Run:
     """Qrels or a run from JSON Lines text (or a JSON document ``{query: {doc: value}}``)."""
@@ -159,7 +185,7 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
         if len(lines) != table.num_rows:
             raise pa.ArrowInvalid("rows and lines differ")
     except (pa.ArrowInvalid, ValueError):
-        table, lines = _python_table(data, name)
+        table, lines = _python_table(data, name, lambda keys: _roles_of(keys, kind, columns, name))
     if table.num_rows == 0:
         raise InputError("no objects: only blank lines", source=name)
     roles = resolve_columns(table.column_names, kind, columns, name)

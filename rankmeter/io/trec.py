@@ -11,6 +11,14 @@ problem it meets.
 Lines are split as ``bytes.splitlines`` does and fields as ``bytes.split``
 does (runs of ASCII whitespace, like trec_eval's ``isspace``). Ids stay
 bytes, so any 8-bit encoding works and compares as C ``strcmp`` does.
+
+Byte-order marks: a UTF-8 BOM at byte 0 of an input (what some editors write
+first) is dropped; anywhere else -- a second BOM, one after a comment or
+blank line, one inside a line -- its three bytes are part of the id, as
+trec_eval reads them (it reads bytes and drops nothing). Every path (the
+compiled reader, Arrow's, the line-by-line one, the streamed executor) reads
+them so; Arrow's CSV reader would drop a BOM starting its buffer, so such
+input is left to the others.
 """
 from __future__ import annotations
 
@@ -47,28 +55,65 @@ def _excerpt(raw: bytes) -> str:
 
 # ---------------------------------------------------------------- slow path
 
+#: Bytes of text split into lines at a time by the line-by-line path (never the whole buffer at once: a
+#: file of 200M one-letter lines, refused at line 1, would make 200M bytes objects first)
+_LINES_PIECE = 1 << 20
+
+
+def _lines(data: bytes):
+    """The lines of ``data`` as ``bytes.splitlines`` gives them, a piece at a time (LF, CR and CRLF end a line;
+    a piece ends just after a line end, and never between the CR and LF of a CRLF)."""
+    at, n = 0, len(data)
+    while at < n:
+        cut = n
+        if n - at > _LINES_PIECE:
+            end = at + _LINES_PIECE
+            cut = max(data.rfind(b"\n", at, end), data.rfind(b"\r", at, end)) + 1
+            if cut == 0:  # a line longer than a piece: up to its end
+                found = [i for i in (data.find(b"\n", end), data.find(b"\r", end)) if i >= 0]
+                cut = min(found) + 1 if found else n
+            if data[cut - 1:cut] == b"\r" and data[cut:cut + 1] == b"\n":
+                cut += 1
+        yield from data[at:cut].splitlines()
+        at = cut
+
+
 def _split_lines(data: bytes, name: str, nfields: int, exact: bool, what: str):
-    """Yield (line_number, fields) of every non-blank, non-comment line, checking the count."""
-    for number, raw in enumerate(data.splitlines(), 1):
-        fields = raw.split()
+    """Yield (line_number, fields) of every non-blank, non-comment line, checking the count.
+
+    Only the fields used are split off (at most ``nfields``, and the rest of the line in one piece): a line
+    of millions of extra fields costs its bytes, not millions of objects."""
+    for number, raw in enumerate(_lines(data), 1):
+        fields = raw.split(None, nfields)
         if not fields or fields[0].startswith(b"#"):
             continue
         if len(fields) < nfields or (exact and len(fields) > nfields):
+            count = len(fields) if len(fields) <= nfields else nfields + _field_count(fields[nfields])
             need = f"exactly {nfields}" if exact else f"at least {nfields}"
             if what == "run" and len(fields) < nfields:
                 need += " (or 3: query doc score, or 2: query doc)"
-            raise InputError(f"{len(fields)} field{'s' * (len(fields) != 1)} where a {what} line has "
-                             f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields)}",
+            raise InputError(f"{count} field{'s' * (count != 1)} where a {what} line has "
+                             f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields, count)}",
                              source=name, line=number)
         yield number, fields
 
 
-def _hint(what: str, fields: list[bytes]) -> str:
-    if len(fields) == 1 and (b"," in fields[0] or b";" in fields[0]):
+_SPACE_BYTES = np.zeros(256, dtype=bool)
+_SPACE_BYTES[list(b" \t\n\r\x0b\x0c")] = True
+
+
+def _field_count(text: bytes) -> int:
+    """``len(text.split())`` without making the fields (a line may hold millions)."""
+    space = _SPACE_BYTES[np.frombuffer(text, dtype=np.uint8)]
+    return int(np.count_nonzero(~space[1:] & space[:-1])) + (len(text) > 0 and not space[0])
+
+
+def _hint(what: str, fields: list[bytes], count: int) -> str:
+    if count == 1 and (b"," in fields[0] or b";" in fields[0]):
         return "this looks comma-separated; TREC files separate fields with spaces or tabs"
-    if what == "qrels" and len(fields) >= 6:
+    if what == "qrels" and count >= 6:
         return "this looks like a run line; check the argument order (qrels first, then the run)"
-    if what in ("run", "scored-list") and len(fields) == 4:
+    if what in ("run", "scored-list") and count == 4:
         return "this looks like a qrels line; check the argument order (qrels first, then the run)"
     return "fix or remove the line"
 
@@ -223,7 +268,7 @@ def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple
         cols, lines = parsed
         fields = {"rank": cols.pop("rank"), "tag": cols.pop("tags")} if "tags" in cols else {}
         return run_from_columns(cols, lines, name), fields
-    first = _first_data_line(data)[2].split()
+    first = _first_data_line(data)[2].split(None, 6)
     if len(first) == 3:
         return _scored_list(data, name), {}
     if len(first) == 2:

@@ -39,7 +39,16 @@ def gain_values(grades: np.ndarray, spec, shift: np.ndarray | None = None) -> np
         if shift is None:
             with np.errstate(over="ignore"):
                 return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
-        return np.where(grades > 0, np.exp2(g - shift) - np.exp2(-shift), 0.0)
+        if grades.dtype.kind in "iu" and shift.dtype.kind in "iu":
+            # integer grades minus an integer shift, exactly: through doubles, 2^63 - 1 and 2^63 - 960 are both
+            # 2^63 or 2^63 - 1024 (spacing 2048), and 2^(g - shift) overflowed to inf (nDCG null, the mean
+            # silently without the query)
+            exponent = (np.where(grades > 0, grades, 0).astype(np.int64) - shift.astype(np.int64)).astype(np.float64)
+        else:
+            exponent = g - shift
+        with np.errstate(under="ignore"):
+            return np.where(grades > 0, np.exp2(np.minimum(exponent, EXP_SAFE_GRADE)) - np.exp2(-shift.astype(
+                np.float64)), 0.0)
     out = np.where(grades > 0, g, 0.0)
     if not isinstance(spec, str):
         for grade, gain in spec:
@@ -53,10 +62,12 @@ def exp_shift(batch, spec) -> np.ndarray | None:
         return None
     key = ("exp_shift",)
     if key not in batch._cache:
-        top = np.zeros(batch.nq)
+        integer = batch.judged_rel.dtype.kind in "iu"
+        top = np.zeros(batch.nq, np.int64 if integer else np.float64)
         if len(batch.judged_rel):
-            np.maximum.at(top, batch.judged_qidx, batch.judged_rel.astype(np.float64))
-        shift = np.maximum(np.ceil(top) - EXP_SAFE_GRADE, 0.0)
+            np.maximum.at(top, batch.judged_qidx, batch.judged_rel.astype(top.dtype))
+        # integer grades: an exact int64 shift (see gain_values); real ones: a whole double
+        shift = np.maximum(top - EXP_SAFE_GRADE, 0) if integer else np.maximum(np.ceil(top) - EXP_SAFE_GRADE, 0.0)
         batch._cache[key] = shift if shift.any() else None
     return batch._cache[key]
 

@@ -70,6 +70,23 @@ class Inputs:
                        row_ids=None if self.row_ids is None else self.row_ids[cut], wrap=None)
 
 
+#: The judged side holds a column per relevant doc a row declares (``num_relevant``): past this many cells in
+#: all (or 16 per candidate, if more) a count is refused instead of allocated (1e9 allocated 7.45 GiB)
+MAX_DECLARED_CELLS = 1 << 23
+
+
+def _check_real(value, name: str) -> None:
+    """Refuse an array that does not hold real numbers or booleans (complex: NaN passed through the imaginary
+    cast; object: any Python value) in one line."""
+    if value is None:
+        return
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    complex_ = bool(getattr(value, "is_complex", lambda: False)()) if kind is None else kind == "c"
+    if complex_ or (kind is not None and kind not in "biuf"):
+        raise InputError(f"{name} has dtype {value.dtype}: expected an array of real numbers (or booleans)",
+                         source=name)
+
+
 def _compute_dtype(ops: Ops, scores):
     xp = ops.xp
     if ops.is_float(scores) and scores.dtype == xp.float32:
@@ -156,6 +173,9 @@ def _equal_queries_in_order(ops: Ops, indexes):
 def prepare(scores, targets, *, mask=None, indexes=None, num_relevant=None, ideal_targets=None,
             ignore_index=None, positive_scores_only: bool = False) -> Inputs:
     """Validate the arrays and build :class:`Inputs` (see :func:`rankmeter.tensor.evaluate`)."""
+    for value, name in ((scores, "scores"), (targets, "targets"), (num_relevant, "num_relevant"),
+                        (ideal_targets, "ideal_targets"), (indexes, "indexes")):
+        _check_real(value, name)
     ops = namespace_of(scores)
     xp = ops.xp
     if type(targets).__module__.split(".")[0] != type(scores).__module__.split(".")[0]:
@@ -254,13 +274,20 @@ def _judged_side(ops: Ops, t, real, num_relevant, ideal_targets, dtype):
             raise InputError(f"num_relevant has shape {tuple(num_relevant.shape)}; expected ({rows},): the "
                              "number of relevant docs (grade >= 1) of each row's whole judged set",
                              source="num_relevant")
-        given = ops.astype(num_relevant, dtype)
-        extra = given - xp.sum(ops.astype(real & (t >= 1), dtype), axis=1)
-        if bool(xp.any((extra < 0) | (given != xp.floor(given)))):
-            raise InputError("num_relevant is smaller than the relevant candidates of a row, or not a whole "
-                             "number; it counts every relevant doc of the row, listed or not",
+        given = ops.astype(num_relevant, ops.float64 if ops.is_float(num_relevant) else dtype)
+        extra = given - xp.sum(ops.astype(real & (t >= 1), given.dtype), axis=1)
+        if bool(xp.any(~(extra >= 0) | (given != xp.floor(given)) | (given == float("inf")))):
+            raise InputError("num_relevant is smaller than the relevant candidates of a row, not a whole "
+                             "number, or not finite; it counts every relevant doc of the row, listed or not",
                              source="num_relevant")
-        width = int(ops.amax(extra, axis=0)) if rows else 0
+        most = float(ops.amax(extra, axis=0)) if rows else 0.0
+        budget = max(MAX_DECLARED_CELLS, 16 * rows * t.shape[1])
+        if most * rows > budget:
+            raise InputError(f"num_relevant declares up to {most:.0f} relevant docs beyond a row's candidates; "
+                             f"the judged side holds a column for each ({most * rows * 8 / 2**30:.2f} GiB here), "
+                             f"so at most {budget // max(rows, 1)} per row are accepted",
+                             source="num_relevant")
+        width = int(most)
         if width == 0:
             return t, real
         column = ops.astype(ops.arange(width, ops.int64), dtype)[None, :]

@@ -239,27 +239,40 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
     from rankmeter.io import as_run
     runs = {name: as_run(run, columns=options.get("columns")) for name, run in runs.items()}  # read once, not per draw
     rng = np.random.Generator(np.random.PCG64(seed))
-    cumulative = np.cumsum(s.probabilities, axis=1)
+    # one entry per (line, grade listed), in grade order within a line; a line's draw u picks its first grade
+    # whose cumulative probability reaches u (its last one when rounding leaves u above them all)
+    order = np.lexsort((s.grade, s.line))
+    line, grades = s.line[order], s.grade[order]
+    lines = len(s.query)
+    starts = np.searchsorted(line, np.arange(lines))
+    counts = np.bincount(line, minlength=lines)
+    total = np.cumsum(s.probability[order])
+    cumulative = total - np.concatenate(([0.0], total))[starts][line]
     draws = {v: {run: {m: [] for m in labels} for run in runs} for v in ("llm", "mixed")}
     from rankmeter.executors.progress import Progress
     bar = Progress(samples, "resampling the LLM's labels")
     try:
         for _ in range(samples):
-            _draw_once(rng, cumulative, s, human, runs, measures, labels, opts, draws)
+            _draw_once(rng, (line, grades, starts, counts, cumulative), s, human, runs, measures, labels, opts, draws)
             bar.update(advance=1)
     finally:
         bar.close()
     return _summarise(labels, runs, exact, draws, alpha)
 
 
-def _draw_once(rng, cumulative, s, human, runs, measures, labels, opts, draws) -> None:
-    """One draw of every pair's grade from the LLM's probabilities, scored under LLM-only and mixed labels."""
+def _draw_once(rng, entries, s, human, runs, measures, labels, opts, draws) -> None:
+    """One draw of every pair's grade from the LLM's probabilities, scored under LLM-only and mixed labels
+    (``entries``: each probability entry's line and grade in grade order within a line, where each line's
+    entries start, how many it has, and their cumulative probability within the line)."""
     import rankmeter
     from rankmeter.analyses.judges.sources import mix
     from rankmeter.io.canonical import Qrels, qrels_table
 
-    picked = (rng.random((len(cumulative), 1)) > cumulative).sum(axis=1)
-    grade = s.levels[np.minimum(picked, len(s.levels) - 1)]
+    line, grades, starts, counts, cumulative = entries
+    lines = len(starts)
+    u = rng.random((lines, 1))[:, 0]
+    picked = np.bincount(line, weights=cumulative < u[line], minlength=lines).astype(np.int64)
+    grade = grades[starts + np.minimum(picked, counts - 1)]
     drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
     for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
         table = rankmeter.evaluate(q, runs, measures, **opts)

@@ -59,6 +59,7 @@ class Joined:
     doc: pa.Array
     grade_a: np.ndarray
     grade_b: np.ndarray
+    query_ids: pa.Array | None = None   # ``queries`` as the bytes they are (binary), same order
 
     @property
     def both(self) -> np.ndarray:
@@ -86,4 +87,5 @@ def join(qrels_a, qrels_b, names: tuple[str, str]) -> Joined:
         return joined.column(column).to_numpy(zero_copy_only=False).astype(np.float64)
 
     return Joined(queries=[decode_id(q) for q in sorted_unique.to_pylist()], query=index.astype(np.int64),
-                  doc=joined.column("doc").combine_chunks(), grade_a=grades("rel_a"), grade_b=grades("rel_b"))
+                  doc=joined.column("doc").combine_chunks(), grade_a=grades("rel_a"), grade_b=grades("rel_b"),
+                  query_ids=sorted_unique)
