@@ -113,3 +113,14 @@ def test_command_line_three_judges_and_labels(cli, tmp_path):
     assert "fleiss_kappa" in text and text.endswith("\n")
     one = cli("agree", files[0])
     assert one.code == 2 and "two judges or more" in one.err
+
+
+@pytest.mark.parametrize("bins", ["nan", "inf", "0.5,nan", "a,b", "1,0.5", ","])
+def test_bins_that_are_not_increasing_finite_edges_are_refused_in_one_line(cli, tmp_path, bins):
+    a, b = tmp_path / "a.qrels", tmp_path / "b.qrels"
+    a.write_text("q 0 x 0.3\nq 0 y 1.7\n")
+    b.write_text("q 0 x 0.6\nq 0 y 2.2\n")
+    done = cli("agree", str(a), str(b), f"--bins={bins}")
+    errors = [line for line in done.err.splitlines() if line.startswith("rankmeter: error")]
+    assert done.code == 2 and len(errors) == 1 and "--bins" in errors[0], done.err
+    assert cli("agree", str(a), str(b), "--bins", "0.5,1.5,2.5").code == 0

@@ -82,11 +82,26 @@ def run(args: argparse.Namespace) -> int:
     return {"aggregate": _aggregate, "mix": _mix, "impact": _impact}[args.judges_command](args)
 
 
+def _bins(text: str) -> list[float]:
+    """--bins EDGES: finite, increasing numbers separated by commas; one line naming the flag otherwise."""
+    import math
+
+    from rankmeter.errors import ParameterError
+    try:
+        edges = [float(part) for part in text.split(",")]
+    except ValueError:
+        edges = []
+    if not edges or not all(math.isfinite(e) for e in edges) or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ParameterError(f"--bins {text!r}: expected increasing finite grade edges separated by commas, e.g. "
+                             "0.5,1.5,2.5")
+    return edges
+
+
 def run_agree(args: argparse.Namespace) -> int:
     """``rankmeter agree HUMAN LLM`` (two judges: Cohen's kappas, confusion matrix, per query), ``rankmeter agree
     J1 J2 J3 ...`` or ``rankmeter agree --labels SAMPLES`` (several raters: Fleiss' kappa, Krippendorff's alpha)."""
     from rankmeter.errors import ParameterError
-    bins = [float(b) for b in args.bins.split(",")] if args.bins else None
+    bins = _bins(args.bins) if args.bins else None
     judges = list(args.judgments)
     if args.labels is None and len(judges) == 2:
         from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text

@@ -80,8 +80,11 @@ def _fleiss(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _categories(grades: np.ndarray, bins, name: str) -> np.ndarray:
     if bins is not None:
-        edges = np.asarray(bins, dtype=np.float64)
-        if edges.ndim != 1 or not len(edges) or (np.diff(edges) <= 0).any():
+        try:
+            edges = np.asarray(bins, dtype=np.float64)
+        except (TypeError, ValueError):
+            edges = np.array([np.nan])
+        if edges.ndim != 1 or not len(edges) or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
             raise ParameterError(f"bins={bins!r}: expected increasing grade edges, e.g. [0.5, 1.5, 2.5]")
         return np.searchsorted(edges, grades, side="right").astype(np.float64)
     fractional = grades[grades != np.floor(grades)]
