@@ -153,8 +153,10 @@ def averaged(conv: Convention, qrels: dict, run: dict) -> dict:
     return out
 
 
-def convention_value(conv: Convention, qrels: dict, run: dict, measure) -> dict:
-    """``{query: value}`` of ``measure`` under ``conv`` for every query of either input (rounded if it rounds)."""
+def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, rounded: bool = True) -> dict:
+    """``{query: value}`` of ``measure`` under ``conv`` for every query of either input (a query the
+    convention leaves out of its mean scores too: :func:`averaged` says which are averaged); rounded
+    to the convention's decimals unless ``rounded=False``."""
     import rankmeter
 
     conv = conv.for_measure(measure)
@@ -169,7 +171,7 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure) -> dict:
                                  positive_scores_only=conv.positive_scores)
         for q, v in zip(res.queries, res.values(str(m))):
             values[q] = float(v)
-    if conv.rounding is not None:
+    if rounded and conv.rounding is not None:
         values = {q: round(v, conv.rounding) for q, v in values.items()}
     return values
 
@@ -183,7 +185,7 @@ def reproduce_option(conv: Convention, measure) -> str:
             f"max_docs={conv.truncation}" if conv.truncation else "",
             "positive_scores_only=True" if conv.positive_scores else "",
             "queries='qrels'" if conv.missing_query == "zero" else ""]
-    pre = []
+    pre = ["each query's docs sorted by score with a stable sort"] if conv.ties == "input" else []
     if conv.self_id:
         pre.append("drop docs equal to the query id")
     if conv.negative_grades == "zero":
