@@ -40,6 +40,7 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
                    "allocate": ["judges", "allocate", Q, Q, R1, "-m", "AP", "--budget", "2"]}.get(kind, []),
         "baseline": ["baseline", Q, R1, "-m", "AP", "-o", o],
         "gate": ["gate", Q, R1, "--baseline", str(out / "missing-baseline.json")],
+        "diff": ["diff", Q, R1, "-m", "AP", "--as", "pytrec_eval,ranx"],
     }[command]
 
 
