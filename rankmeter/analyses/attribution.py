@@ -11,6 +11,7 @@ found by switching, never guessed.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -55,13 +56,14 @@ def _mean(values: dict, mask: dict, digits) -> float | None:
 class _Scorer:
     """Raw (unrounded) per-query values of one measure, one evaluation per distinct setting."""
 
-    def __init__(self, qrels: dict, run: dict, measure):
-        self.qrels, self.run, self.measure, self._cache = qrels, run, measure, {}
+    def __init__(self, qrels: dict, run: dict, measure, tables: dict):
+        self.qrels, self.run, self.measure, self._cache, self._tables = qrels, run, measure, {}, tables
 
     def raw(self, conv) -> dict:
         key = tuple(v for k, v in conv.settings().items() if k not in QUERY_SET and k != "rounding")
         if key not in self._cache:
-            self._cache[key] = convention_value(conv, self.qrels, self.run, self.measure, rounded=False)
+            self._cache[key] = convention_value(conv, self.qrels, self.run, self.measure, rounded=False,
+                                                cache=self._tables)
         return self._cache[key]
 
     def state(self, conv) -> tuple[dict, dict, float | None]:
@@ -72,14 +74,31 @@ class _Scorer:
 
 
 def _walk(scorer: _Scorer, a, b):
-    """States from ``a`` to ``b``: ``[(switch, values, mask, mean)]`` (the first switch is None: ``a``)."""
+    """States from ``a`` to ``b``: ``[(switch, values, mask, mean)]`` (the first switch is None: ``a``).
+
+    Rounding is undone first and applied last, so every other switch's delta is measured on unrounded
+    values (the two rounding steps are one cause, their deltas added by :func:`_add`)."""
     states = [(None, *scorer.state(a))]
     conv = a
+    if conv.rounding is not None:
+        conv = replace(conv, rounding=None)
+        states.append(("rounding", *scorer.state(conv)))
     for switch in SWITCHES:
-        if getattr(conv, switch) != getattr(b, switch):
+        if switch != "rounding" and getattr(conv, switch) != getattr(b, switch):
             conv = conv.switched(switch, b)
             states.append((switch, *scorer.state(conv)))
+    if b.rounding is not None:
+        states.append(("rounding", *scorer.state(conv.switched("rounding", b))))
     return states
+
+
+def _add(causes: list, cause: str, pair: list, delta) -> None:
+    """Append a cause, or add its delta to the same cause of the same pair (rounding undone, then redone)."""
+    for c in causes:
+        if c["cause"] == cause and c["conventions"] == pair:
+            c["delta"] = None if delta is None or c["delta"] is None else c["delta"] + delta
+            return
+    causes.append({"cause": cause, "conventions": pair, "delta": delta})
 
 
 def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_measures", "ranx", "torchmetrics",
@@ -118,8 +137,9 @@ def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_meas
     qd, rd = load_dicts(qrels, run)
     out = {"measures": [label for label, _ in parsed], "conventions": {c.name: {} for c in convs},
            "queries": [], "mean_causes": [], "reproduce": {c.name: {} for c in convs}}
+    tables: dict = {}   # the prepared inputs as rankmeter tables, shared by every measure
     for label, m in parsed:
-        scorer = _Scorer(qd, rd, m)
+        scorer = _Scorer(qd, rd, m, tables)
         ref = convs[0].for_measure(m)
         shown = {}
         for c in convs:
@@ -136,15 +156,16 @@ def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_meas
                 continue
             states = _walk(scorer, ref, c.for_measure(m))
             pair = [convs[0].name, c.name]
+            mean_causes: list = []
             for (_, v0, k0, mean0), (switch, v1, k1, mean1) in zip(states, states[1:]):
                 if mean0 is not None and mean1 is not None and mean1 != mean0:
-                    out["mean_causes"].append({"measure": label, "cause": switch, "conventions": pair,
-                                               "delta": mean1 - mean0})
+                    _add(mean_causes, switch, pair, mean1 - mean0)
                 for q in v1:
                     if switch in QUERY_SET and k0[q] != k1[q]:
-                        causes[q].append({"cause": switch, "conventions": pair, "delta": None})
+                        _add(causes[q], switch, pair, None)
                     elif v1[q] != v0[q] and not (math.isnan(v1[q]) and math.isnan(v0[q])):
-                        causes[q].append({"cause": switch, "conventions": pair, "delta": v1[q] - v0[q]})
+                        _add(causes[q], switch, pair, v1[q] - v0[q])
+            out["mean_causes"].extend({"measure": label, **c} for c in mean_causes)
         rows = []
         for q in causes:
             values = {name: shown[name][q] for name in shown}

@@ -27,6 +27,9 @@ cause               setting
 ``rounding``        values rounded to a number of decimals (trec_eval prints 4, BEIR 5)
 ==================  =======================================================================
 
+The attribution undoes the reference's rounding first and applies the other's last (one ``rounding``
+cause), so every other switch is measured on unrounded values.
+
 Duplicate docs in a run are not a switch: every tool here reads a run as ``{query: {doc: score}}``
 (one score per doc), so a duplicate is resolved when the run is read (the last score is kept).
 """
@@ -153,20 +156,29 @@ def averaged(conv: Convention, qrels: dict, run: dict) -> dict:
     return out
 
 
-def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, rounded: bool = True) -> dict:
+def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, rounded: bool = True,
+                     cache: dict | None = None) -> dict:
     """``{query: value}`` of ``measure`` under ``conv`` for every query of either input (a query the
     convention leaves out of its mean scores too: :func:`averaged` says which are averaged); rounded
-    to the convention's decimals unless ``rounded=False``."""
+    to the convention's decimals unless ``rounded=False``. ``cache``: a dict reused across calls on
+    the same inputs, holding the prepared inputs as rankmeter tables (read once per distinct setting)."""
     import rankmeter
+    from rankmeter.io import as_qrels, as_run
 
     conv = conv.for_measure(measure)
-    q2, r2 = prepared(conv, qrels, run)
+    key = (conv.self_id, conv.negative_grades, conv.rel_level, conv.ties == "input")
+    if cache is None or key not in cache:
+        q2, r2 = prepared(conv, qrels, run)
+        scored = {q: docs for q, docs in r2.items() if docs}
+        tables = (as_qrels(q2), as_run(scored) if scored else None, list({**q2, **r2}))
+        if cache is None:
+            cache = {}
+        cache[key] = tables
+    q_table, r_table, queries = cache[key]
     m = measure_for(conv, measure)
-    ties = conv.ties
-    scored = {q: docs for q, docs in r2.items() if docs}
-    values = {q: 0.0 for q in {**q2, **r2}}
-    if scored:
-        res = rankmeter.evaluate(q2, scored, [m], queries="qrels", rel=conv.rel_level, ties=ties,
+    values = {q: 0.0 for q in queries}
+    if r_table is not None:
+        res = rankmeter.evaluate(q_table, r_table, [m], queries="qrels", rel=conv.rel_level, ties=conv.ties,
                                  judged_only=conv.judged_only, max_docs=conv.truncation,
                                  positive_scores_only=conv.positive_scores)
         for q, v in zip(res.queries, res.values(str(m))):
