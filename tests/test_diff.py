@@ -62,10 +62,16 @@ def test_pytrec_eval_and_ir_measures_conventions_equal_the_packages(ties):
                 assert _close(mine[q], irm[(q, name)]), (seed, q, name)
 
 
-def test_ranx_convention_equals_ranx():
+@pytest.mark.parametrize("ties", [False, True])
+def test_ranx_convention_equals_ranx(ties):
+    """Negative grades on two docs of each query; with ``ties``, tied scores in 8-doc rankings (ranx's
+    numba sort keeps short tied lists as given; long ones are not modelled, see docs/why-numbers-differ.md)."""
     warnings.filterwarnings("ignore")
     for seed in SEEDS:
-        qrels, run = _case(seed)
+        qrels, run = _case(seed, ties=ties)
+        for q in qrels:
+            for d in list(qrels[q])[:2]:
+                qrels[q][d] = -1 - seed % 2
         run.pop("q5")                       # judged, not retrieved: ranx (make_comparable) scores it 0
         for metric, name in [("ndcg@5", "nDCG@5"), ("mrr@5", "RR@5"), ("precision@5", "P@5"), ("map@5", "AP@5")]:
             per = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metric, return_mean=False, make_comparable=True)
@@ -142,6 +148,33 @@ def test_attribution_adds_up_on_every_query_and_for_the_mean(seed):
             total = sum(c["delta"] for c in report["mean_causes"]
                         if c["measure"] == m and c["conventions"] == ["trec_eval", other])
             assert _close(total, b - a, 1e-12), (m, other)
+
+
+def test_negative_grades_gain_nothing_in_pytrec_eval_and_ranx_alike():
+    """A negative grade is no cause between them: trec_eval's nDCG gives it no gain, as ranx does."""
+    qrels = {"q": {"a": -2, "b": 1}}
+    run = {"q": {"a": 0.9, "b": 0.8}}
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.5"}).evaluate(run)["q"]["ndcg_cut_5"]
+    got = float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "ndcg@5"))
+    report = diff(qrels, run, "nDCG@5", ["pytrec_eval", "ranx"])
+    assert _close(report["conventions"]["pytrec_eval"]["nDCG@5"], want) and _close(want, got)
+    assert report["queries"] == [] and report["mean_causes"] == []
+
+
+def test_own_conventions_switch_gain_truncation_judged_only_and_add_up():
+    from rankmeter.analyses.conventions import Convention
+    qrels, run = _case(5, n_q=20)
+    mine = Convention("mine", gain="exp", truncation=2, judged_only=True, ideal_pool="retrieved", ideal_depth="k")
+    report = diff(qrels, run, "nDCG@3", ["pytrec_eval", mine])
+    causes = {c["cause"] for row in report["queries"] for c in row["causes"]}
+    assert {"gain", "truncation", "judged_only"} <= causes
+    for row in report["queries"]:
+        total = sum(c["delta"] for c in row["causes"])
+        assert _close(total, row["values"]["mine"] - row["values"]["pytrec_eval"], 1e-12)
+    # the end state is rankmeter's own measure with those options
+    import rankmeter
+    want = rankmeter.evaluate(qrels, run, "nDCG(gain=exp, ideal=topk)@3", max_docs=2, judged_only=True)
+    assert _close(report["conventions"]["mine"]["nDCG@3"], want["nDCG(gain=exp, ideal=topk)@3"], 1e-12)
 
 
 def test_constant_scorer_rr_at_10_stable_sort_vs_docid_ties():

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from rankmeter.analyses.conventions import (
-    QUERY_SET, SWITCHES, averaged, convention_value, get_convention, offers, reproduce_option)
+    QUERY_SET, Convention, SWITCHES, averaged, convention_value, get_convention, offers, reproduce_option)
 
 __all__ = ["diff", "load_dicts"]
 
@@ -111,9 +111,10 @@ def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_meas
         Judgments and results (a dict ``{query: {doc: score}}``; tied docs keep its order).
     measures : str or list of str
         rankmeter measure names (``"nDCG@10"``, ``"RR@10"``, ``"AP"``, ``"P@5"``).
-    conventions : sequence of str
-        Names of :data:`rankmeter.analyses.conventions.CONVENTIONS`; the first is the reference
-        every other one is compared with.
+    conventions : sequence of str or Convention
+        Names of :data:`rankmeter.analyses.conventions.CONVENTIONS`, or one's own
+        :class:`~rankmeter.analyses.conventions.Convention` (``Convention("mine", gain="exp",
+        truncation=100)``); the first is the reference every other one is compared with.
     top : int, optional
         Keep only the ``top`` queries most affected (largest difference) per measure.
 
@@ -131,7 +132,7 @@ def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_meas
 
     names = [measures] if isinstance(measures, str) else list(measures)
     parsed = [(label, m) for name in names for label, m in resolve_name(name)]
-    convs = [get_convention(c) for c in conventions]
+    convs = [c if isinstance(c, Convention) else get_convention(c) for c in conventions]
     if len(convs) < 2:
         raise ParameterError("--as: name at least two conventions to compare, e.g. trec_eval,ranx")
     qd, rd = load_dicts(qrels, run)
