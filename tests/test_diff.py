@@ -189,6 +189,8 @@ def test_constant_scorer_rr_at_10_stable_sort_vs_docid_ties():
     assert want_pytrec < 0.2          # docno descending ranks 'docN' below 'docNx' and every greater 'docJx'
     for row in report["queries"]:
         assert [c["cause"] for c in row["causes"]] == ["ties"]
+        i = row["query"][1:]
+        assert row["tied"] == [sorted([f"doc{i}"] + [f"doc{j}x" for j in range(9)])]
     mean = report["mean_causes"]
     assert [c["cause"] for c in mean] == ["ties"] and _close(mean[0]["delta"], 1.0 - want_pytrec)
 
@@ -233,7 +235,7 @@ def test_cli_json_shape_and_errors(tmp_path):
     assert set(report["conventions"]) == {"pytrec_eval", "ranx", "sklearn"}
     assert report["conventions"]["sklearn"]["RR"] is None
     for row in report["queries"]:
-        assert set(row) == {"query", "measure", "values", "causes"}
+        assert set(row) - {"tied"} == {"query", "measure", "values", "causes"}
         assert all(set(c) == {"cause", "conventions", "delta"} for c in row["causes"])
     text = subprocess.run(cmd + ["--as", "pytrec_eval,ranx"], capture_output=True, text=True, check=True).stdout
     assert "ties" in text and "to reproduce" in text

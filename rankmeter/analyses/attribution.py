@@ -123,6 +123,8 @@ def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_meas
     dict
         ``{"measures", "conventions": {name: {measure: mean}}, "queries": [{"query", "measure",
         "values": {name: value}, "causes": [{"cause", "conventions": [a, b], "delta"}]}],
+        (a query whose causes include ``ties`` also has ``"tied"``: its groups of tied docs with
+        different grades)
         "mean_causes": [{"measure", "cause", "conventions", "delta"}], "reproduce": {name: {measure: call}}}``.
         A value is None where the convention leaves the query out of its mean (or does not offer the
         measure); a query-set cause's per-query delta is None.
@@ -171,10 +173,22 @@ def diff(qrels, run, measures, conventions=("trec_eval", "pytrec_eval", "ir_meas
         for q in causes:
             values = {name: shown[name][q] for name in shown}
             if len({repr(v) for v in values.values()}) > 1:
-                rows.append({"query": q, "measure": label, "values": values, "causes": causes[q]})
+                row = {"query": q, "measure": label, "values": values, "causes": causes[q]}
+                if any(c["cause"] == "ties" for c in causes[q]):
+                    row["tied"] = _tied_groups(qd.get(q, {}), rd.get(q, {}))
+                rows.append(row)
         rows.sort(key=lambda r: (-_spread(r["values"]), r["query"]))
         out["queries"].extend(rows[:top] if top else rows)
     return out
+
+
+def _tied_groups(judged: dict, docs: dict) -> list[list[str]]:
+    """The groups of docs sharing a score whose grades differ (their order changes the value), best first."""
+    groups: dict = {}
+    for doc, score in docs.items():
+        groups.setdefault(score, []).append(doc)
+    return [sorted(g) for score, g in sorted(groups.items(), key=lambda kv: -kv[0])
+            if len(g) > 1 and len({judged.get(d, 0) for d in g}) > 1]
 
 
 def _spread(values: dict) -> float:

@@ -62,6 +62,8 @@ def to_text(report: dict, *, decimals: int = 4, top: int = 10) -> str:
                 vals = " ".join(f"{n}={_fmt(r['values'].get(n), decimals)}" for n in names if n in r["values"])
                 causes = sorted({c["cause"] for c in r["causes"]})
                 lines.append(f"  {r['query']}: {vals}  [{', '.join(causes)}]")
+                for group in r.get("tied", [])[:3]:
+                    lines.append("    tied: " + " ".join(group[:8]) + (" ..." if len(group) > 8 else ""))
     lines.append("\nto reproduce each convention with rankmeter:")
     for n in names:
         for m, call in report["reproduce"][n].items():
