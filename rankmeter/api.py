@@ -47,6 +47,25 @@ def _several_runs(run):
 __all__ = ["evaluate", "Results"]
 
 
+def _has_columns(obj) -> bool:
+    """Whether ``columns=`` can apply to ``obj``: a file (path, file object) or a table, not a dict or a Run."""
+    import os
+
+    from rankmeter.io.frames import is_frame
+    from rankmeter.executors.spark import is_spark_frame
+    return isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read") or is_frame(obj) or \
+        is_spark_frame(obj)
+
+
+def _columns_apply(columns, qrels, runs) -> None:
+    """Refuse ``columns=`` when no input has columns (dicts, Qrels and Run objects): never ignored."""
+    if columns and not any(map(_has_columns, [qrels, *runs])):
+        from rankmeter.errors import ParameterError
+        raise ParameterError(f"columns={dict(columns)!r}: no input has columns to choose from (dicts and objects "
+                             "already read have none); columns= is for files and tables: drop it, or pass the "
+                             "file or DataFrame")
+
+
 def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: Any) -> Results:
     """Score a run against judgments.
 
@@ -78,8 +97,13 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
         exact expected value over all their orders, or relevant first / last
         (see docs/ties.md and :func:`rankmeter.tie_report`).
     columns : dict, optional
-        Column names of DataFrame inputs when they are not query, doc, rel /
-        score, e.g. ``{"query": "user", "doc": "item", "score": "prediction"}``.
+        Which columns hold what, when the names are not query, doc, rel / score:
+        names for tables and files with a header line (``{"query": "user",
+        "doc": "item", "score": "prediction"}``), positions counted from 0 for
+        files without one. A ``rank`` column orders each query's docs ascending
+        (rank 1 first): MS MARCO's ``qid pid rank`` is ``{"query": 0, "doc": 1,
+        "rank": 2}``. rel/subtopic are the qrels' roles, score/rank the runs';
+        a role that no input can use is an error (:mod:`rankmeter.io.columns`).
     grades : {"integer", "truncate", "real"}, default "integer"
         How the qrels' grades are read: integers only (a grade such as 1.7 is
         an error naming the file and line), truncated toward zero as trec_eval's
@@ -112,6 +136,8 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
     """
     opts = validate_options(**options)
     several = _several_runs(run)
+    _columns_apply(opts.columns, qrels, [run] if several is None else
+                   list(several.values()) if hasattr(several, "values") else several)
     if several is not None:  # one qrels, several runs: prepared once, one table
         from rankmeter.core.naming import name_runs
         from rankmeter.core.results import RunsResults

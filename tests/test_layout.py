@@ -54,6 +54,9 @@ SORTS_ALLOWED = {
     "analyses/check.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
     "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",
+    "analyses/check_dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
+                                "numbers of the lines it leaves out",
+    "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
     "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
                                   "ranks come from the core)",
@@ -66,6 +69,11 @@ SORTS_ALLOWED = {
     "analyses/stats/significance.py": "resampled statistics (bootstrap, randomisation)",
     "tensor": "each row of a score tensor on its own device (array API): lists already joined",
     "compat/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
+    "compat/ir_measures_engine.py": "a run's rows into the order of tied docs of the ir_measures provider that "
+                                    "computes the measure (docno ascending, or input order), which the core does "
+                                    "not offer; the core then scores them with ties='input'",
+    "compat/ir_measures_rbo.py": "ir_measures' compat provider: the run by score then docno, its ideal by grade, "
+                                 "run score and qrels order (Compat as that provider computes it)",
     "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
     "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",

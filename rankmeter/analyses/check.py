@@ -27,7 +27,10 @@ judged queries the run ranks, as they are scored). Checks:
 * rank fields that disagree with the score order (trec_eval and rankmeter ignore the rank);
 * run tags that change inside one file (runs pasted together).
 
-``dedupe(run, keep="first"|"max")`` gives the run without duplicates (the CLI's ``--dedupe``).
+``dedupe(run, keep="first"|"max")`` gives the run without duplicates (the CLI's ``--dedupe``, which
+writes the file without the dropped lines: :mod:`rankmeter.analyses.check_dedupe`). Without qrels
+(``qrels=None``, before judging) the checks that need judgments are skipped; ``topics=`` checks
+the runs' queries against the collection's topics.
 
 >>> findings = check({"q1": {"a": 2, "b": 0}}, [{"q1": {"a": 1.0, "b": 1.0, "x": 0.5}}])
 >>> [f.code for f in findings]
@@ -44,9 +47,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core.rows import ranked, tie_summary
+from rankmeter.analyses.check_dedupe import dedupe
 from rankmeter.analyses.check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
-from rankmeter.core.exact import exact_numbers
-from rankmeter.core.ids import Ids
 from rankmeter.core.keys import binary_parts, id_hash, pair_hash
 from rankmeter.errors import InputError
 from rankmeter.io import as_qrels, as_run
@@ -111,8 +113,29 @@ def exit_status(findings: list[Finding], *, strict: bool = False) -> int:
     return 1 if any(f.level in failing for f in findings) else 0
 
 
-def check(qrels, runs, *, columns=None, input_format: str = "auto") -> list[Finding]:
-    """Everything :mod:`rankmeter.analyses.check` looks at, for one qrels and one or more runs."""
+def check(qrels, runs, *, columns=None, input_format: str = "auto", topics=None) -> list[Finding]:
+    """Everything :mod:`rankmeter.analyses.check` looks at, for one qrels (or None) and one or more runs.
+
+    ``qrels=None`` checks runs before anything is judged: the checks that need judgments (grades,
+    judged@k coverage, judged queries a run lacks or does not judge) are skipped, and a note says so.
+    ``topics`` (a topics file, :func:`rankmeter.io.topics.read_topics`, or query ids) are the
+    collection's queries: a run's queries outside them, and topics a run has no results for, are
+    warnings.
+    """
+    from rankmeter.io.topics import as_topics
+    topic_ids = as_topics(topics)
+    topic_source = os.fsdecode(topics) if isinstance(topics, (str, bytes, os.PathLike)) else "<topics>"
+    if qrels is None:
+        findings = [Finding("note", "no_judgments", topic_source if topic_ids is not None else "<no qrels>",
+                            "no qrels: the checks that need judgments are skipped (grades, judged@10/100/1000 "
+                            "coverage, judged queries a run lacks, unjudged queries it ranks)"
+                            + ("; the runs' queries are checked against the topics" if topic_ids is not None
+                               else ""), {"skipped": ["grades", "coverage", "only_in_run", "missing_from_run"]})]
+        empty = pa.array([], pa.binary())
+        for name, (run, fields) in _load_runs(runs, columns, input_format):
+            findings += _check_run(None, set(), empty, name, run, fields, scorable=False)
+            findings += _against_topics(run, name, topic_ids, topic_source)
+        return findings
     q = as_qrels(qrels, columns=columns, format=input_format)
     findings: list[Finding] = []
     subtopics = "subtopic" in q.table.column_names
@@ -136,9 +159,32 @@ def check(qrels, runs, *, columns=None, input_format: str = "auto") -> list[Find
         findings.append(Finding("error", "query_is_doc", q.source, f"ids used as a query and as a doc: "
                                 f"{_names(sorted(both_ways))}; check the column order",
                                 {"ids": [decode_id(x) for x in sorted(both_ways)]}))
+    if topic_ids is not None:
+        outside = _natural(judged_queries - set(topic_ids))
+        if outside:
+            findings.append(Finding("warning", "judged_not_in_topics", q.source, f"{len(outside)} judged queries "
+                                    f"are not in the topics ({topic_source}): {_names(outside)}",
+                                    {"queries": [decode_id(x) for x in outside]}))
     for name, (run, fields) in _load_runs(runs, columns, input_format):
         findings += _check_run(q, judged_queries, judged_docs, name, run, fields, scorable=not dups)
+        findings += _against_topics(run, name, topic_ids, topic_source)
     return findings
+
+
+def _against_topics(run: Run, name: str, topic_ids, topic_source: str) -> list[Finding]:
+    """A run's queries outside the topics, and topics it has no results for (none without topics)."""
+    if topic_ids is None:
+        return []
+    run_queries = set(run.ids("query").encode()[0].to_pylist())
+    outside, missing = _natural(run_queries - set(topic_ids)), _natural(set(topic_ids) - run_queries)
+    out = []
+    if outside:
+        out.append(Finding("warning", "not_in_topics", name, f"{len(outside)} queries are not in the topics "
+                           f"({topic_source}): {_names(outside)}", {"queries": [decode_id(x) for x in outside]}))
+    if missing:
+        out.append(Finding("warning", "topics_without_results", name, f"{len(missing)} topics have no results: "
+                           f"{_names(missing)}", {"queries": [decode_id(x) for x in missing]}))
+    return out
 
 
 def _grades(q: Qrels) -> Finding:
@@ -186,12 +232,12 @@ def _named(given, loaded) -> list[tuple[str, Run]]:
     return list(zip(unique_names([r.name for r in loaded], [r.source for r in loaded], given), loaded))
 
 
-def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, run: Run,
+def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name: str, run: Run,
                fields: dict, scorable: bool) -> list[Finding]:
     run_queries = pc.unique(run.table.column("query"))
     query_set = set(run_queries.to_pylist())
     dups, judged = [], None
-    if scorable and query_set & judged_queries:
+    if q is not None and scorable and query_set & judged_queries:
         try:  # the engine finds duplicates on its way: look for all of them only when it found one
             judged = judged_at(q, run)
         except InputError:
@@ -210,7 +256,8 @@ def _check_run(q: Qrels, judged_queries: set, judged_docs: pa.Array, name: str, 
                            f"--dedupe first|max fixes it); first: doc {decode_id(dups[0][1])} of query "
                            f"{decode_id(dups[0][0])}, lines {dups[0][2]}",
                            {"duplicates": [(decode_id(a), decode_id(b), c) for a, b, c in dups]}))
-    only_run, missing = _natural(query_set - judged_queries), _natural(judged_queries - query_set)
+    only_run, missing = ([], []) if q is None else \
+        (_natural(query_set - judged_queries), _natural(judged_queries - query_set))
     if only_run:
         out.append(Finding("warning", "only_in_run", name, f"{len(only_run)} queries are not judged and never "
                            f"scored: {_names(only_run)}", {"queries": [decode_id(x) for x in only_run]}))
@@ -324,32 +371,6 @@ def _scores_are_ranks(run: Run) -> bool:
     counts = np.bincount(codes)
     position = np.arange(len(order)) - np.repeat(np.cumsum(counts) - counts, counts)
     return bool(np.array_equal(score[order], position + 1.0))
-
-
-def dedupe(run, *, keep: str = "first") -> Run:
-    """The run with each (query, doc) once: the first line, or the line with the highest score."""
-    if keep not in ("first", "max"):
-        from rankmeter.errors import ParameterError
-        raise ParameterError(f"keep={keep!r}: expected 'first' or 'max'")
-    run = as_run(run)
-    n = len(run)
-    if n == 0:
-        return run
-    query = run.table.column("query").combine_chunks()
-    codes = pc.dictionary_encode(query).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    # each (query, doc) numbered exactly (a hash would let two docs of one hash pass for one)
-    keys = exact_numbers(Ids.from_arrow(run.table.column("doc")), codes)
-    rows = np.arange(n)
-    if keep == "max":
-        score = run.table.column("score").to_numpy()
-        order = np.lexsort((rows, -score, keys))
-    else:
-        order = np.lexsort((rows, keys))
-    first = np.ones(n, dtype=bool)
-    first[1:] = keys[order][1:] != keys[order][:-1]
-    kept = np.sort(order[first])
-    lines = None if run.lines is None else run.lines[kept]
-    return Run(run.table.take(pa.array(kept)), run.source, lines, origin=run.origin, tag=run.tag, ranked=run.ranked)
 
 
 def findings_json(findings: list[Finding]) -> list[dict]:

@@ -175,21 +175,75 @@ def _score_text(scores) -> pa.Array:
     return pc.if_else(whole, pc.binary_join_element_wise(text, pa.scalar(".0"), pa.scalar("")), text)
 
 
+#: what a TREC field cannot hold: the reader splits on ASCII whitespace (trec_eval's isspace) and
+#: refuses a NUL byte; an empty field vanishes
+_NOT_IN_A_FIELD = np.zeros(256, dtype=bool)
+_NOT_IN_A_FIELD[list(b" \t\n\r\v\f\x00")] = True
+#: rows joined into text at a time (bounded memory on any run)
+_TREC_ROWS = 1 << 20
+
+
+def _first_unwritable(ids, query: bool) -> int:
+    """The row of the first id a TREC field cannot hold (-1: none), on the ids' bytes in numpy."""
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
+    ids = ids.cast(pa.large_binary())
+    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int64, count=len(ids) + 1, offset=8 * ids.offset)
+    data = np.frombuffer(ids.buffers()[2] or b"", dtype=np.uint8)[offsets[0]:offsets[-1]]
+    offsets = offsets - offsets[0]
+    bad = np.diff(offsets) == 0
+    hits = np.flatnonzero(_NOT_IN_A_FIELD[data])
+    if len(hits):
+        bad[np.searchsorted(offsets, hits, side="right") - 1] = True
+    if query:
+        starts = offsets[:-1][~bad]
+        bad[np.flatnonzero(~bad)[data[starts] == ord("#")]] = True
+    found = np.flatnonzero(bad)
+    return int(found[0]) if len(found) else -1
+
+
+def _refuse_unwritable_ids(table, tag: str, path) -> None:
+    """Refuse, before anything is written, an id or tag the TREC format cannot hold: whitespace, a NUL,
+    an empty id, or a query id starting with ``#`` (a comment line to every reader). A quote is fine."""
+    from rankmeter.errors import shown_id
+    from rankmeter.io.output import OutputError
+
+    for role in ("query", "doc"):
+        row = _first_unwritable(table.column(role), role == "query")
+        if row >= 0:
+            value = table.column(role)[row].as_py()
+            why = ("starts with #, which reads back as a comment line" if value[:1] == b"#" else
+                   "is empty" if not value else "holds a blank, a line end or a NUL byte")
+            raise OutputError(f"{os.fspath(path)}: the {role} id {shown_id(value)} {why}, which a TREC run cannot "
+                              "hold; write .parquet or .jsonl instead (nothing was written)")
+    encoded = tag.encode("utf-8", "surrogateescape")
+    if not encoded or _NOT_IN_A_FIELD[np.frombuffer(encoded, dtype=np.uint8)].any():
+        raise OutputError(f"{os.fspath(path)}: the run tag '{shown_id(tag)}' is empty or holds a blank, a line end "
+                          "or a NUL byte, which a TREC run cannot hold; choose another with --tag (nothing was "
+                          "written)")
+
+
 def _write_trec(table, rank: np.ndarray, tag: str, path, inputs) -> None:
-    """``query Q0 doc rank score tag`` lines written by Arrow's CSV writer (no Python loop per line);
-    scores in the shortest text that reads back as the same double."""
-    import pyarrow.csv as pacsv
+    """``query Q0 doc rank score tag`` lines joined by Arrow (no Python loop per line), written a block
+    of rows at a time; ids written byte for byte (a quote too), scores in the shortest text that reads
+    back as the same double. An id the format cannot hold is refused before anything is written."""
+    from rankmeter.io.output import output_file
 
-    from rankmeter.io.output import OutputError, output_file
-
-    n = table.num_rows
-    lines = pa.table({"query": table.column("query"), "q0": pa.array(np.full(n, "Q0")),
-                      "doc": table.column("doc"), "rank": pa.array(rank),
-                      "score": _score_text(table.column("score")),
-                      "tag": pa.array(np.full(n, tag))})
+    _refuse_unwritable_ids(table, tag, path)
+    # 32-bit offsets while a block's text surely fits them (casting to 64-bit ones costs a copy)
+    text = pa.binary() if table.nbytes + 80 * min(table.num_rows, _TREC_ROWS) < (1 << 30) else pa.large_binary()
+    width = 4 if text == pa.binary() else 8
+    q0, tail, blank = (pa.scalar(b, text) for b in (b"Q0", tag.encode("utf-8", "surrogateescape") + b"\n", b" "))
     with output_file(path, inputs=inputs, mode="wb") as out:
-        try:
-            pacsv.write_csv(lines, out, pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
-        except pa.ArrowInvalid as exc:
-            raise OutputError(f"{os.fspath(path)}: an id or the tag holds a blank, a quote or a line end, which a "
-                              f"TREC run cannot hold ({exc}); write .parquet or .jsonl instead") from None
+        for start in range(0, table.num_rows, _TREC_ROWS):
+            part = table.slice(start, _TREC_ROWS)
+            n = part.num_rows
+            ranks = pc.cast(pa.array(rank[start:start + n]), pa.string())
+            fields = [part.column("query"), q0, part.column("doc"), ranks, _score_text(part.column("score")), tail]
+            lines = pc.binary_join_element_wise(*[f if isinstance(f, pa.Scalar) else pc.cast(f, text) for f in fields],
+                                                blank)
+            if isinstance(lines, pa.ChunkedArray):
+                lines = lines.combine_chunks()
+            offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32 if width == 4 else np.int64,
+                                    count=len(lines) + 1, offset=width * lines.offset)
+            out.write(memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])])

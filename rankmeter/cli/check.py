@@ -1,38 +1,103 @@
-"""``rankmeter check QRELS RUN...`` and its ``--dedupe`` fix (see :mod:`rankmeter.analyses.check`).
+"""``rankmeter check [QRELS] RUN...`` and its ``--dedupe`` fix (see :mod:`rankmeter.analyses.check`).
 
-Exit status: 0 when nothing is wrong (advice alone included: a finding of level ``advice`` or ``info``
-never fails a ``&&`` chain), 1 when a finding is a ``warning`` (something that changes scores:
-duplicates, ties across a cut-off ...), 2 for an error in the inputs.
+Without qrels (before judging: ``rankmeter check RUN...``, or ``--topics FILE``) the checks that
+need judgments are skipped and a note says so. The first file is the qrels when it reads as qrels
+(a TREC qrels line has 4 fields; a header names a grade column) or when ``--qrels`` is not given
+and it is not plainly a run (a TREC run line has 6 fields); ``--qrels FILE`` says it outright.
+
+``--dedupe first|max -o FILE`` writes the run without its duplicate lines (every kept line as it
+was), says on stderr what it wrote, and checks the written file: the findings and the exit status
+are the output's.
+
+Exit status: 0 when nothing is wrong (notes and warnings included, unless ``--strict``), 1 when a
+finding is an error (a warning too with ``--strict``), 2 for an input that cannot be read.
 """
 from __future__ import annotations
 
+import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 
-HELP = "lint qrels and runs: duplicates, missing queries, ties, coverage ..."
+HELP = "lint qrels and runs (before judging too): duplicates, missing queries, ties, coverage ..."
 
 
 def add_arguments(p) -> None:
-    flags.add(p, "qrels", "runs", PARAMS["format"].but(choices=("text", "json")), "dedupe",
+    p.add_argument("inputs", nargs="+", metavar="FILE",
+                   help="QRELS RUN... or RUN... (before judging): the qrels, when the first file reads as qrels "
+                        "(without them the checks that need judgments are skipped), then the run files, in any "
+                        "input format")
+    p.add_argument("--qrels", dest="qrels_file", metavar="QRELS", default=None,
+                   help="the qrels, when every positional file is a run")
+    p.add_argument("--topics", metavar="FILE", default=None,
+                   help="the topics (TREC <num> Number: 301, or one query id a line / the first field of a "
+                        "TSV): runs' queries outside them and topics without results are warnings")
+    flags.add(p, PARAMS["format"].but(choices=("text", "json")), "dedupe",
               PARAMS["output"].but(help="with --dedupe: the file to write (never one of the inputs)"),
               "columns", "input_format")
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too (default: on errors only)")
 
 
+def split_inputs(paths: list[str], *, qrels: str | None = None, input_format: str = "auto"):
+    """(qrels or None, runs) from the positional files (see the module docstring)."""
+    from rankmeter.errors import ParameterError
+    if qrels is not None:
+        return qrels, list(paths)
+    first = _looks_like(paths[0], input_format)
+    if len(paths) == 1:
+        if first == "qrels":
+            raise ParameterError(f"{paths[0]} reads as qrels and no run is given: give the run files after it")
+        return None, list(paths)
+    if first == "run":
+        return None, list(paths)
+    return paths[0], list(paths[1:])
+
+
+def _looks_like(path: str, input_format: str) -> str | None:
+    """``"qrels"`` or ``"run"`` when the first lines of ``path`` say so plainly, else None."""
+    from rankmeter.errors import RankmeterError
+    from rankmeter.io.arrow_path import first_data_line
+    from rankmeter.io.columns import _GRADES, _SCORES
+    from rankmeter.io.delimited import split_header
+    from rankmeter.io.detect import detect
+    from rankmeter.io.source import open_stream
+
+    if path == "-":
+        return None
+    try:
+        stream, name = open_stream(path)
+        with stream:
+            head = stream.read(1 << 16)
+        head = head[: head.rfind(b"\n") + 1] or head
+        style, header = detect(head, name, input_format)
+        _, _, first = first_data_line(head)
+    except (RankmeterError, OSError, ValueError):
+        return None  # the check itself reads the file and names the problem
+    if style not in ("trec", "csv", "tsv") or not first:
+        return None
+    fields = split_header(first, "whitespace" if style == "trec" else style)
+    if header:
+        grades, scores = set(_GRADES) & set(fields), set(_SCORES) & set(fields)
+        return "qrels" if grades and not scores else "run" if scores and not grades else None
+    return "qrels" if len(fields) == 4 else "run" if len(fields) == 2 or len(fields) >= 5 else None
+
+
 def run(args) -> int:
-    from rankmeter.analyses.check import check, dedupe, exit_status, findings_json
+    from rankmeter.analyses.check import check, exit_status, findings_json
     from rankmeter.io.output import printable
 
     options = flags.keywords(args, ("columns", "input_format"))
+    qrels, runs = split_inputs(args.inputs, qrels=args.qrels_file, input_format=args.input_format)
     if args.dedupe:
-        if len(args.runs) != 1 or not args.output:
+        if len(runs) != 1 or not args.output:
             from rankmeter.errors import ParameterError
             raise ParameterError("--dedupe fixes one run: give one run file and -o FILE for the result")
-        from rankmeter.analyses.runs import write_run
-        write_run(dedupe(args.runs[0], keep=args.dedupe), args.output, inputs=[args.qrels, *args.runs],
-                  format="trec")
-    findings = check(args.qrels, args.runs, **options)
+        from rankmeter.analyses.check_dedupe import write_deduped
+        done = write_deduped(runs[0], args.output, keep=args.dedupe, inputs=[*args.inputs, *filter(None, (
+            args.qrels_file, args.topics))], **options)
+        print(f"rankmeter: {printable(done.summary(args.dedupe))}", file=sys.stderr)
+        runs = [args.output]  # the findings and the exit status are the written file's
+    findings = check(qrels, runs, topics=args.topics, **options)
     if args.format == "json":
         flags.write_json({"findings": findings_json(findings)})
     else:

@@ -11,12 +11,13 @@ names the flag and what is valid::
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
-__all__ = ["Parser", "add", "keywords", "evaluation", "write_json", "EVALUATION", "READING", "EVALUATION_FUSING",
+__all__ = ["Parser", "plain_help", "add", "keywords", "evaluation", "write_json", "EVALUATION", "READING", "EVALUATION_FUSING",
            "READING_FUSING"]
 
 #: The evaluation options every command that scores runs takes.
@@ -32,11 +33,41 @@ EVALUATION_FUSING = tuple(_FUSING_TIES if name == "ties" else name for name in E
 READING_FUSING = (_FUSING_TIES, "columns", "input_format")
 
 
+#: a Sphinx role (``:mod:`rankmeter.io```, ``:func:`~rankmeter.evaluate```) or a ``literal``
+_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`([^`]+)`")
+_LITERAL = re.compile(r"``(.+?)``")
+
+
+def plain_help(text: str) -> str:
+    """Help text without reStructuredText markup: a role becomes its target (``~`` keeps the last name,
+    ``title <target>`` the title), a ``literal`` its text.
+
+    >>> plain_help("see :mod:`rankmeter.analyses.check`, :func:`~rankmeter.io.read_run` and ``--dedupe``")
+    'see rankmeter.analyses.check, read_run and --dedupe'
+    """
+    def role(match):
+        content = match.group(1)
+        if content.endswith(">") and "<" in content:  # :class:`title <target>`: the title
+            return content[:content.index("<")].strip()
+        return content[1:].rsplit(".", 1)[-1] if content.startswith("~") else content
+    return _LITERAL.sub(r"\1", _ROLE.sub(role, text))
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, with its errors raised as ParameterError: one line and exit status 2, like every error."""
+    """argparse, with its errors raised as ParameterError: one line and exit status 2, like every error.
+
+    Every command's help (descriptions from docstrings, flags' help from the parameter table) is
+    formatted here, without reStructuredText markup (:func:`plain_help`).
+    """
 
     def error(self, message: str):  # noqa: D102 - argparse's hook
         raise ParameterError(f"{self.prog}: {message}")
+
+    def format_help(self) -> str:  # noqa: D102 - argparse's hook: the one place help text is made
+        return plain_help(super().format_help())
+
+    def format_usage(self) -> str:  # noqa: D102
+        return plain_help(super().format_usage())
 
 
 def _converter(param: Param):

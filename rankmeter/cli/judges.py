@@ -147,3 +147,4 @@ def add_arguments(judges) -> None:
     i.set_defaults(func=run, subparser=i)
     from rankmeter.cli.estimates import add_parsers
     add_parsers(kinds)
+    from rankmeter.cli.labelling import add_parser; add_parser(kinds)  # noqa: E702 - judges label

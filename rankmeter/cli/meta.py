@@ -167,7 +167,9 @@ def _size(args: argparse.Namespace) -> int:
 
 def _zscores(args: argparse.Namespace) -> int:
     from rankmeter.analyses.meta.zscores import standardisation, write_zscores
+    from rankmeter.io.output import check_output
 
+    check_output(args.output, inputs=[args.qrels, *args.runs])  # before any work (and any warning) is spent
     table = standardisation(args.qrels, list(args.runs), args.measure, **flags.evaluation(args))
     write_zscores(table, args.output, inputs=[args.qrels, *args.runs])
     print(f"wrote the mean and standard deviation of {len(args.runs)} runs for {len(table)} topics and "

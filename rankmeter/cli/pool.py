@@ -12,14 +12,18 @@ def add_arguments(p) -> None:
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="existing judgments: count the pooled docs already judged"),
               PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"), *flags.READING_FUSING)
+    p.add_argument("--topics", metavar="FILE", default=None,
+                   help="pool only these topics (TREC <num> Number: 301, or one query id a line / the first field "
+                        "of a TSV); a warning names the runs' queries that are not topics")
 
 
 def run(args) -> int:
     from rankmeter.analyses.fusion.pooling import pool
 
     made = pool(list(args.runs), depth=args.depth, take=args.take, priority=args.priority, qrels=args.qrels,
+                topics=args.topics,
                 **flags.keywords(args, ("ties", "columns", "input_format")))
-    made.write(args.output, inputs=[*args.runs] + ([args.qrels] if args.qrels else []))
+    made.write(args.output, inputs=[*args.runs] + [f for f in (args.qrels, args.topics) if f])
     total, judged = sum(made.sizes.values()), sum(made.already_judged.values())
     print(f"{len(made.docs)} queries, {total} docs to judge ({judged} already in the qrels) -> {args.output}")
     return 0

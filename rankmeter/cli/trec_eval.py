@@ -19,6 +19,7 @@ from rankmeter.errors import MeasureError, ParameterError
 from rankmeter.measures.aggregation import COUNT, FLOAT, TEXT
 from rankmeter.compat.trec_eval import Derived, expand_exact, uses_level
 from rankmeter.compat.trec_eval_args import USAGE, TrecEvalArgs, parse_args
+from rankmeter.cli.streams import write_all
 
 __all__ = ["run", "parse_args", "TrecEvalArgs"]
 
@@ -303,7 +304,7 @@ def run(argv: list[str], out=None, err=None) -> int:
     args = parse_args(argv)
     if args.help:                # trec_eval.c: help is printed after all options are read, exit 0
         from rankmeter.compat.trec_eval_help import help_text
-        out.write(help_text(args.measures).encode())
+        write_all(out, help_text(args.measures).encode())
         out.flush()
         return 0
     if args.version:             # trec_eval.c: the version line goes to stderr, exit 0
@@ -331,6 +332,6 @@ def run(argv: list[str], out=None, err=None) -> int:
     if args.zscores is not None:
         _apply_zscores(args.zscores, ids, columns)
     has_runid = any(tm.name == "runid" for _, tm, _ in rows)
-    out.write(_render(args, ids, columns, run_table.tag, has_runid))
+    write_all(out, _render(args, ids, columns, run_table.tag, has_runid))  # a short write continued, or an error
     out.flush()
     return 0

@@ -8,7 +8,8 @@ reads an object of either library as the rankmeter measure that gives ir_measure
   capped by a fixed maximum of 4, no patience parameter, so ``ERR(max_grade=4)@k`` here
   (rankmeter's own ``ERR@k`` takes the qrels' highest grade as the maximum);
 * ``SetF(beta=b)`` is trec_eval's ``set_F.b`` (pytrec_eval's provider), whose parameter is
-  beta squared: ``F(beta=sqrt(b))`` here;
+  beta squared: ``F(beta=sqrt(b))`` here (the drop-in's engine computes it from set precision and
+  recall as trec_eval does, to the last bit);
 * everything else reads through :func:`rankmeter.measures.names.resolve_name`.
 
 >>> nDCG, AP, ERR, SetF = (REGISTRY[name] for name in ("nDCG", "AP", "ERR", "SetF"))
@@ -27,7 +28,8 @@ from rankmeter.errors import MeasureError
 #: the drop-in's calculation functions by name, registered by rankmeter.compat.ir_measures as it loads
 CALCULATION: dict[str, Any] = {}
 
-__all__ = ["REGISTRY", "SUMMED", "UNFILLED", "Measure", "ParamInfo", "is_measure_object", "to_rankmeter"]
+__all__ = ["REGISTRY", "SUMMED", "UNFILLED", "MeanAgg", "Measure", "ParamInfo", "SumAgg", "is_measure_object",
+           "params_of", "parse_measure", "to_rankmeter"]
 
 
 class ParamInfo(NamedTuple):
@@ -99,6 +101,37 @@ class Measure:
 
     def evaluator(self, qrels):
         return CALCULATION["evaluator"]([self], qrels)
+
+    def aggregator(self):
+        """ir_measures' aggregator of this measure over queries: a sum for NumQ, NumRel, NumRet, else a mean."""
+        return SumAgg() if self.NAME in SUMMED else MeanAgg()
+
+
+class MeanAgg:
+    """The mean of the values added; ``default`` (NaN) when none was."""
+
+    def __init__(self, default=float("nan")):
+        self.sum, self.count, self.default = 0.0, 0, default
+
+    def add(self, value) -> None:
+        self.sum += value
+        self.count += 1
+
+    def result(self):
+        return self.sum / self.count if self.count else self.default
+
+
+class SumAgg:
+    """The sum of the values added (the integer 0 when none was, as ir_measures gives)."""
+
+    def __init__(self):
+        self.sum = 0
+
+    def add(self, value) -> None:
+        self.sum += value
+
+    def result(self):
+        return self.sum
 
 
 def _param_repr(value) -> str:
@@ -177,9 +210,20 @@ for _alias, _name in {"MAP": "AP", "MAP_IA": "AP_IA", "BPref": "Bpref", "\u03b1_
     REGISTRY[_alias] = REGISTRY[_name]
 REGISTRY["NumRelRet"] = REGISTRY["NumRet"](rel=1)
 REGISTRY["SetRelP"] = REGISTRY["SetP"](relative=True)
+globals().update(REGISTRY)  # ir_measures.measures.AP, ...
+BaseMeasure = Measure  # ir_measures' older name
 
 
-def _params_of(obj) -> tuple[str, dict[str, Any]]:
+def register(measure: Measure, aliases=(), name: str | None = None) -> dict:
+    """Add ``measure`` to :data:`REGISTRY` under its name and ``aliases`` (ir_measures' ``measures.register``)."""
+    for key in (name or measure.__name__, *aliases):
+        if key in REGISTRY:
+            raise MeasureError(f"measure {key!r} is registered already")
+        REGISTRY[key] = measure
+    return REGISTRY
+
+
+def params_of(obj) -> tuple[str, dict[str, Any]]:
     """(name, every parameter with its default filled in) of a measure object of either library."""
     name = getattr(obj, "NAME", None) or type(obj).__name__
     supported = getattr(obj, "SUPPORTED_PARAMS", {})
@@ -196,7 +240,7 @@ def to_rankmeter(obj):
     from rankmeter.measures.names import resolve_name
     if isinstance(obj, Measure):
         obj.validate_params()
-    name, params = _params_of(obj)
+    name, params = params_of(obj)
     if name == "ERR":  # gdeval.pl: R = (2^g - 1) / 2^4, $MAX_JUDGMENT = 4
         return RankmeterMeasure.of("ERR", {"max_grade": 4}, params.get("cutoff"))
     if name == "SetF":  # trec_eval set_F.x weighs with x as beta^2 (trec_eval m_set_F.c)
@@ -204,7 +248,34 @@ def to_rankmeter(obj):
         extra |= {"judged_only": True} if params["judged_only"] else {}
         beta = math.sqrt(float(params["beta"]))
         return RankmeterMeasure.of("F", extra | ({"beta": beta} if beta != 1 else {}), None)
+    if name == "SetP" and params.get("relative"):  # SetP(rel=2,relative=True) is RelativeP(rel=2)
+        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
+        return RankmeterMeasure.of("RelativeP", extra | ({"judged_only": True} if params["judged_only"] else {}), None)
     resolved = resolve_name(repr(obj).replace("\u03b1", "alpha"))
     if len(resolved) != 1:  # pragma: no cover - an object names one measure
         raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")
     return resolved[0][1]
+
+
+def parse_measure(text) -> Measure:
+    """``"nDCG(dcg='exp-log2')@10"`` -> the measure object (a measure object is returned as given)."""
+    import ast
+    if is_measure_object(text):
+        return text
+    try:
+        node = ast.parse(str(text).replace("\u03b1", "alpha"), mode="eval").body
+    except SyntaxError:
+        raise MeasureError(f"cannot read measure {text!r}; write Name(k1=v1, k2=v2)@cutoff") from None
+    at = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at, node = ast.literal_eval(node.right), node.left
+    params = {}
+    if isinstance(node, ast.Call) and not node.args:
+        params = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
+        node = node.func
+    if not isinstance(node, ast.Name) or node.id not in REGISTRY:
+        raise MeasureError(f"cannot read measure {text!r}: the ir_measures measures are {', '.join(REGISTRY)}")
+    if "cutoff" in params and at is not None:
+        del params["cutoff"]
+    measure = REGISTRY[node.id](**params)
+    return measure if at is None else measure @ at

@@ -100,7 +100,9 @@ class Param:
             return text + (" or None" if self.optional else "")
         return {"intents": "a dict {query: {subtopic: probability}} of finite non-negative numbers",
                 "bool": "True or False", "string": "a string", "path": "a file path", "paths": "file paths",
-                "strings": "strings", "mapping": "role=name pairs, e.g. query=user,doc=item"}[self.kind]
+                "strings": "strings",
+                "mapping": "role=name pairs (or role=position, counted from 0, for files without a header line), "
+                           "e.g. query=user,doc=item or query=0,doc=1,rank=2"}[self.kind]
 
     def _refuse(self, value: Any, detail: str = "") -> ParameterError:
         shown = value if not isinstance(value, str) or len(value) < 80 else value[:77] + "..."
@@ -150,11 +152,12 @@ class Param:
             if not isinstance(value, str) or not value:
                 raise self._refuse(value)
             return value
-        if kind == "mapping":
-            if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
-                                                         for k, v in value.items()):
+        if kind == "mapping":  # role -> column name, or position (a non-negative int) of a headerless file
+            if not isinstance(value, Mapping) or not all(
+                    isinstance(k, str) and (isinstance(v, str) and v or isinstance(v, Integral) and not is_bool(v)
+                                            and v >= 0) for k, v in value.items()):
                 raise self._refuse(value)
-            return dict(value)
+            return {k: v if isinstance(v, str) else int(v) for k, v in value.items()}
         if kind == "intents":
             if not _is_intents(value):
                 raise self._refuse(value)
@@ -191,7 +194,8 @@ class Param:
             pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
             if not pairs or any(len(p) != 2 or not p[0].strip() or not p[1].strip() for p in pairs):
                 raise self._refuse(text)
-            return {role.strip(): name.strip() for role, name in pairs}
+            # a number is a position (query=0,doc=1,rank=2), as columns={"query": 0, ...} in Python
+            return {role.strip(): int(name) if name.strip().isdigit() else name.strip() for role, name in pairs}
         if kind in ("string", "path", "paths", "strings") and not text:
             raise self._refuse(text)
         return self.check(text) if kind == "choice" else text

@@ -82,7 +82,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     _p("truncate_grades", "bool", False, group="evaluation",
        help="read a non-integer grade such as 1.7 as 1, as trec_eval does (the same as --grades truncate)"),
     _p("columns", "mapping", None, group="evaluation", optional=True, metavar="ROLE=NAME,...",
-       help="column names of table inputs: role=name pairs, e.g. query=user,doc=item,score=prediction"),
+       help="which columns hold what: role=name pairs for tables and files with a header line (e.g. "
+            "query=user,doc=item,score=prediction), role=position counted from 0 for files without one (MS "
+            "MARCO's qid pid rank: query=0,doc=1,rank=2); roles: query, doc, rel, subtopic (qrels), score, "
+            "rank (runs: rank 1 first)"),
     _p("intents", "intents", None, group="evaluation", optional=True, cli=False,
        help="diversity measures: the probability of each subtopic of a query (default: equal)"),
     _p("input_format", "choice", "auto", group="evaluation", flag="--format-in",

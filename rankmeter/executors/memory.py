@@ -59,5 +59,8 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool 
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(evaluator.score, pieces))
+    if warn:  # MS MARCO's qid pid rank read as query doc score: every ranking reversed (said once scored)
+        from rankmeter.io.columns import warn_if_ranks
+        warn_if_ranks(run)
     return evaluator.finish(parts, run_name=run.name or run.source, warn=warn, check_common=check_common,
                             source=run.source)

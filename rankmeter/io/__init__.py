@@ -22,6 +22,7 @@ from collections.abc import Mapping
 
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, Run, grade_policy
+from rankmeter.io.columns import Borrowed, side_columns
 from rankmeter.io.detect import FORMATS, detect
 from rankmeter.io.dicts import qrels_from_dict, run_from_dict
 from rankmeter.io.frames import is_frame, qrels_from_frame, run_from_frame
@@ -37,11 +38,16 @@ _IRDS_PREFIX = "irds:"
 def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grades: str = "integer"):
     if format not in FORMATS:
         detect(b"", "", format)  # raises the ParameterError
+    columns = side_columns(columns, kind, source=_shown(source))  # every role this side's, or an error
     if kind == "qrels":
         from rankmeter.io.irds import looks_like_dataset
         if looks_like_dataset(source):
+            if columns and not isinstance(columns, Borrowed):
+                raise InputError(f"columns={dict(columns)!r}: ir_datasets qrels have their own columns; drop "
+                                 "columns= (or give it to the run)", source=os.fsdecode(source))
             return _dataset_qrels(source, grades)
-    if format in ("auto", "trec") and not columns:
+    plain = not columns or isinstance(columns, Borrowed)  # no columns= a TREC file could use
+    if format in ("auto", "trec") and plain:
         from rankmeter.io.compiled import read_file
         table = read_file(source, kind, grades)  # a big plain TREC file, read piece by piece on every core
         if table is not None:
@@ -49,7 +55,7 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
             give_back()  # the blocks' freed memory back to the OS before the engine allocates its own
             return table
     from rankmeter.io.direct import direct_columns
-    parsed = direct_columns(source, kind, format, columns, grades)
+    parsed = direct_columns(source, kind, format, None if plain else columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk
         from rankmeter.core.memory import give_back
         name = os.fsdecode(source)
@@ -64,10 +70,17 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     else:
         check_text(data, name)
     style, header = detect(data, name, format)
-    if style in ("trec", "csv", "tsv") and not header:
-        # A file without a header is read by position: only positions (0, 1, ...) apply to it;
-        # names in columns= are for tables and headers (evaluate passes one dict to every input).
-        columns = {k: v for k, v in (columns or {}).items() if isinstance(v, int) and not isinstance(v, bool)}
+    if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
+        columns = None  # the other input's column names: this file has no header to find them in
+    if style in ("trec", "csv", "tsv") and not header and columns:
+        named = {k: v for k, v in columns.items() if isinstance(v, str)}
+        if named:  # a name cannot be found in a file without a header: refused, never ignored
+            role, value = next(iter(named.items()))
+            raise InputError(f"columns={columns!r}: {role!r} names the column {value!r}, but this file has no "
+                             "header line; give positions counted from 0 (e.g. columns={'query': 0, 'doc': 1, "
+                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line (names meant for the other input: say "
+                             "so with its own role, e.g. 'score', or read that input with columns= of its own)",
+                             source=name)
     if style == "trec" and not columns:
         if kind == "qrels":
             return _trec.qrels_from_bytes(data, name, grades=grades)
@@ -81,6 +94,25 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     from rankmeter.io.delimited import read_delimited
     return read_delimited(data, name, kind, "whitespace" if style == "trec" else style, header=header,
                           columns=columns, grades=grades)
+
+
+def _shown(source) -> str | None:
+    """The name of ``source`` for a message about its columns= (no file is opened)."""
+    if hasattr(source, "read"):
+        return str(getattr(source, "name", "<stream>"))
+    try:
+        return os.fsdecode(source)
+    except TypeError:
+        return None
+
+
+def _unread(obj, columns, kind: str) -> None:
+    """Refuse columns= for an input that has no columns (a dict): never ignored."""
+    part = side_columns(columns, kind, shared=True, source=f"<{type(obj).__name__}>") or {}
+    if any(role not in ("query", "doc") for role in part):  # query/doc of a shared dict may be the other input's
+        raise InputError(f"columns={dict(columns)!r}: a {type(obj).__name__} has no columns to choose from; "
+                         "columns= is for files and tables (drop it, or pass the file or DataFrame)",
+                         source=f"<{type(obj).__name__}>")
 
 
 def _dataset_qrels(name: str, grades: str) -> Qrels:
@@ -123,7 +155,8 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
     columns : dict, optional
         Which columns hold what, when a header or table uses other names:
         ``{"query": "topic", "doc": "pid", "rel": "grade"}``; positions (0, 1...)
-        for files without a header.
+        for files without a header. The roles are query, doc, rel and
+        subtopic; a role this file cannot use is an error.
     grades : {"integer", "truncate", "real"}, default "integer"
         ``"integer"`` refuses a grade such as ``1.7``; ``"truncate"`` reads it
         as 1, as trec_eval's ``atol`` does; ``"real"`` keeps it: LLM and crowd
@@ -159,14 +192,21 @@ def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None =
     ignored: documents are ordered by score); three fields are ``query doc
     score``; two fields ``query doc`` are a ranked list whose line order is
     the ranking. Tables and files with a header find their columns by name
-    (:mod:`rankmeter.io.columns`).
+    (:mod:`rankmeter.io.columns`). A ``rank`` named in ``columns`` orders
+    each query's docs ascending instead (rank 1 first; a rank given twice in
+    a query is an error): MS MARCO's ``qid pid rank`` files need
+    ``columns={"query": 0, "doc": 1, "rank": 2}``, or their ranks are read as
+    scores and every ranking is reversed.
 
     Parameters
     ----------
     source : path, ``"-"`` (stdin) or binary file object
     format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
     columns : dict, optional
-        e.g. ``{"query": "qid", "doc": "docno", "score": "similarity"}``.
+        Roles to column names, e.g. ``{"query": "qid", "doc": "docno", "score": "similarity"}``,
+        or to positions counted from 0 for a file without a header line, e.g.
+        ``{"query": 0, "doc": 1, "rank": 2}``. The roles are query, doc,
+        score and rank; a role this file cannot use is an error.
 
     Returns
     -------
@@ -196,8 +236,10 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
     if isinstance(obj, Run):
         raise InputError("got a Run where qrels were expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_qrels(obj, format=format, columns=columns, grades=grades)
+        return read_qrels(obj, format=format, grades=grades,
+                          columns=side_columns(columns, "qrels", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
+        _unread(obj, columns, "qrels")
         return qrels_from_dict(obj, grades=grades)
     if is_frame(obj):
         return qrels_from_frame(obj, columns=columns, grades=grades)
@@ -215,8 +257,9 @@ def as_run(obj, *, columns: dict | None = None, format: str = "auto") -> Run:
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_run(obj, format=format, columns=columns)
+        return read_run(obj, format=format, columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
+        _unread(obj, columns, "run")
         return run_from_dict(obj)
     if is_frame(obj):
         return run_from_frame(obj, columns=columns)

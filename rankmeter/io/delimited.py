@@ -173,6 +173,8 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
         names = list(POSITIONAL.get((kind, count), ()))
         if kind == "run" and count > 6:
             names = list(POSITIONAL[("run", 6)]) + [f"extra{i}" for i in range(count - 6)]
+        if not names and columns:  # positions given: any number of fields
+            names = [f"field{i}" for i in range(count)]
         if not names:
             layouts = " or ".join(" ".join(v) for (k, _), v in POSITIONAL.items() if k == kind)
             raise InputError(f"{count} field{'s' * (count != 1)} where a {kind} line without a header has "
@@ -183,7 +185,11 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
             if any(v >= len(names) or v < 0 for v in columns.values()):
                 raise InputError(f"columns={columns!r}: a line has {len(names)} fields, positions 0 to "
                                  f"{len(names) - 1}", source=name, line=skipped + 1)
-            columns = {k: names[v] for k, v in columns.items()}
+            # the given positions take their role's name (messages say 'rank', not the layout's 'score');
+            # another field that had that name gets a neutral one
+            taken = {v: k for k, v in columns.items()}
+            names = [taken.get(i, f"field{i}" if n in columns else n) for i, n in enumerate(names)]
+            columns = {k: k for k in columns}
     body = data[body_start:]
     what = "judgments" if kind == "qrels" else "results"
     if not body or body.isspace():

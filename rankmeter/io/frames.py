@@ -208,12 +208,39 @@ def run_from_table(table: pa.Table, roles: dict, source: str, locate: Locate, *,
             raise InputError(f"column {roles['score']!r}: {shown_repr(values[row].item())} is not a finite number",
                              **locate(row))
     elif roles.get("rank") is not None:
-        ranks = numbers(table.column(roles["rank"]), roles["rank"], "a rank", source, locate)
-        values = -ranks.astype(np.float64)  # rank 1 first: the ranking is the rank column's order
+        ranks = numbers(table.column(roles["rank"]), roles["rank"], "a rank", source, locate).astype(np.float64)
+        _distinct_ranks(query, ranks, roles["rank"], locate)
+        values = -ranks  # rank 1 first: the ranking is the rank column's order
     else:
         values, ranked = np.zeros(table.num_rows), True
     out = pa.table({"query": query, "doc": doc, "score": pa.array(values)})
     return Run(out, source, lines, origin=origin, tag=tag, ranked=ranked)
+
+
+def _distinct_ranks(query: pa.Array, ranks: np.ndarray, column: str, locate: Locate) -> None:
+    """Refuse a rank that is not a finite number, or that a query gives twice (the order would be a guess)."""
+    import pyarrow.compute as pc
+    bad = ~np.isfinite(ranks)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"column {column!r}: {shown_repr(ranks[row].item())} is not a finite rank", **locate(row))
+    codes = pc.dictionary_encode(query).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    same = codes[1:] == codes[:-1]
+    if len(codes) and int(codes.max()) == int(np.count_nonzero(~same)):  # each query's lines together
+        step = ranks[1:][same] - ranks[:-1][same]
+        if (step > 0).all() or (step < 0).all():
+            return  # ranks rising (or falling) down each query, as files list them: none twice, no sort
+    order = np.lexsort((np.arange(len(ranks)), ranks, codes))
+    same = (codes[order][1:] == codes[order][:-1]) & (ranks[order][1:] == ranks[order][:-1])
+    if same.any():
+        i = int(np.flatnonzero(same)[0])
+        first, again = int(order[i]), int(order[i + 1])
+        where = locate(first)
+        at = f"line {where['line']}" if "line" in where else f"row {where.get('row', first)}"
+        raise InputError(f"query {shown_repr(query[again].as_py().decode('utf-8', 'replace'))} has rank "
+                         f"{ranks[again]:g} twice (also at {at}); the {column!r} column orders each query's docs "
+                         "(rank 1 first), so a rank must appear once per query: fix the ranks, or read the "
+                         "scores instead", **locate(again))
 
 
 def _from_frame(frame, kind: str, columns: dict | None):

@@ -25,7 +25,7 @@ def test_options_are_validated_once_with_one_message_shape():
                            ({"max_docs": -1}, "max_docs=-1: expected an integer in [0, inf) or None"),
                            ({"ties": "random"}, "ties='random': expected one of"),
                            ({"judged_only": "yes"}, "judged_only='yes': expected True or False"),
-                           ({"columns": {"query": 3}}, "columns={'query': 3}: expected role=name pairs"),
+                           ({"columns": {"query": 3.5}}, "columns={'query': 3.5}: expected role=name pairs"),
                            ({"relevance": 2}, "unknown option relevance; did you mean rel?")]:
         with pytest.raises(ParameterError) as err:
             validate_options(**given)

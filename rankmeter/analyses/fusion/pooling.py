@@ -47,8 +47,12 @@ class Pool:
 
 
 def pool(runs, *, depth: int | None = None, take: int | None = None, priority: str = "rrf", p: float = 0.8,
-         qrels=None, ties: str = "trec_eval", **options) -> Pool:
+         qrels=None, ties: str = "trec_eval", topics=None, **options) -> Pool:
     """The pool of ``runs`` (see the module docstring); ``qrels`` counts docs already judged.
+
+    ``topics`` (a topics file, :func:`rankmeter.io.topics.read_topics`, or query ids) keeps only
+    those queries: a warning names the runs' queries that are not topics (left out of the pool),
+    another the topics no run has results for.
 
     Each parameter is checked against :data:`~rankmeter.analyses.fusion.catalog.POOL_PARAMETERS`.
     ``ties`` ranks each run's tied docs (``trec_eval`` or ``input``, as :func:`fuse`); ``options``
@@ -78,10 +82,39 @@ def pool(runs, *, depth: int | None = None, take: int | None = None, priority: s
     docs: dict[bytes, list[bytes]] = {}
     for q, d in zip(table.column("query").to_pylist(), table.column("doc").to_pylist()):
         docs.setdefault(q, []).append(d)
+    if topics is not None:
+        docs = _only_topics(docs, topics)
     judged: dict[bytes, int] = {q: 0 for q in docs}
     if qrels is not None:
         judged.update(_already_judged(qrels, chosen, opts, docs))
     return Pool(docs, judged)
+
+
+def _only_topics(docs: dict[bytes, list[bytes]], topics) -> dict[bytes, list[bytes]]:
+    """``docs`` of the ``topics`` only, with a warning naming the queries left out and the topics without docs."""
+    import os
+    import warnings
+
+    from rankmeter.core.order import natural_order
+    from rankmeter.io.topics import as_topics
+
+    wanted = as_topics(topics)
+    keep = set(wanted)
+    source = f" ({os.fsdecode(topics)})" if isinstance(topics, (str, bytes, os.PathLike)) else ""
+
+    def named(ids: list[bytes]) -> str:
+        ids = [ids[i] for i in natural_order(ids)]
+        shown = ", ".join(decode_id(q) for q in ids[:10])
+        return shown + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+    outside = [q for q in docs if q not in keep]
+    if outside:
+        warnings.warn(f"{len(outside)} queries of the runs are not in the topics{source} and are left out of the "
+                      f"pool: {named(outside)}", stacklevel=3)
+    empty = [q for q in wanted if q not in docs]
+    if empty:
+        warnings.warn(f"{len(empty)} topics{source} have no docs in the pool (no run has results for them): "
+                      f"{named(empty)}", stacklevel=3)
+    return {q: d for q, d in docs.items() if q in keep}
 
 
 def _already_judged(qrels, chosen, opts, docs: dict) -> dict[bytes, int]:

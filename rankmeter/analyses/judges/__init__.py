@@ -9,6 +9,7 @@ binary and quadratic-weighted kappa, Krippendorff's ordinal alpha, the confusion
 kappa, Krippendorff's alpha (nominal, ordinal, interval).
 :mod:`.leaderboard_agreement` -- :func:`leaderboards`: how alike two qrels versions rank the same runs.
 :mod:`.label_impact` -- :func:`impact`: what the LLM's labels change, run by run.
+:mod:`.labelling` -- :func:`label`: an LLM's labels for the unjudged pairs of the runs' top k (cached, resumable).
 """
 _WHERE = {"aggregate": "sources", "mix": "sources", "read_samples": "sources", "Mixed": "sources",
           "write_qrels": "sources",
@@ -16,7 +17,8 @@ _WHERE = {"aggregate": "sources", "mix": "sources", "read_samples": "sources", "
           "many_rater_agreement": "many_raters", "many_rater_text": "many_raters",
           "leaderboards": "leaderboard_agreement", "from_scores": "leaderboard_agreement",
           "read_leaderboard": "leaderboard_agreement", "Leaderboards": "leaderboard_agreement",
-          "impact": "label_impact", "Impact": "label_impact"}
+          "impact": "label_impact", "Impact": "label_impact",
+          "label": "labelling", "Labelled": "labelling", "parse_grade": "labelling"}
 __all__ = list(_WHERE)
 
 

@@ -1,0 +1,108 @@
+"""``rankmeter judges label RUN... --queries FILE --docs FILE --base-url URL --model NAME --cache FILE -o OUT``:
+LLM labels for the unjudged pairs of the runs' top k (rankmeter.analyses.judges.labelling)."""
+from __future__ import annotations
+
+import sys
+
+from rankmeter.cli import flags
+from rankmeter.core.param import Param
+from rankmeter.core.params import PARAMS
+
+_G = "judges"
+QUERY_TEXTS = Param("query_texts", "path", None, "the queries' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                    "irds:NAME (ir_datasets)",
+                    group=_G, flag="--queries", required=True, metavar="FILE")
+DOC_TEXTS = Param("doc_texts", "path", None, "the documents' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                  "irds:NAME (ir_datasets: the docs store)",
+                  group=_G, flag="--docs", required=True, metavar="FILE")
+BASE_URL = Param("base_url", "string", None, "the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+                 "(vLLM, llama.cpp's server, a hosted API)", group=_G, required=True, metavar="URL")
+MODEL = Param("model", "string", None, "the model's name as the endpoint knows it (part of the cache's key)",
+              group=_G, required=True, metavar="NAME")
+CACHE = Param("cache", "path", None, "the SQLite cache of answers and ledger of tokens and cost (created when "
+              "missing): a rerun makes no call, an interrupted job resumes", group=_G, required=True, metavar="FILE")
+TOP_K = Param("label_depth", "integer", 10, "label the docs some run ranks in its top K", group=_G, low=1,
+              flag="--top-k", metavar="K")
+EXISTING = Param("existing", "path", None, "existing judgments: the pairs they judge are not labelled again",
+                 group=_G, flag="--qrels", metavar="QRELS")
+POOL = Param("pool", "path", None, "label the pairs of this pool file (rankmeter pool's query 0 doc -1 lines) "
+             "instead of the runs' top k", group=_G, metavar="FILE")
+SAMPLES = Param("samples", "integer", 1, "labels per pair, one qrels line each (for judges aggregate; give a "
+                "--temperature above 0)", group=_G, low=1, high=100, metavar="N")
+CONCURRENCY = Param("concurrency", "integer", 4, "calls under way at once", group=_G, low=1, high=256,
+                    metavar="N")
+KEY_ENV = Param("api_key_env", "string", "OPENAI_API_KEY", "the environment variable holding the API key",
+                group=_G, metavar="NAME")
+PROMPT = Param("prompt", "path", None, "a prompt template file with {query} and {passage}; its answer must end "
+               "with '##final score: N' (default: rankmeter's built-in 0-3 prompt; 'umbrela': UMBRELA's own "
+               "zero-shot prompt, from the installed umbrela package)", group=_G, metavar="FILE")
+TEMPERATURE = Param("temperature", "number", 0.0, "the sampling temperature", group=_G, low=0, high=2)
+MAX_TOKENS = Param("max_tokens", "integer", 512, "the longest answer, in tokens", group=_G, low=1, high=1_000_000,
+                   metavar="N")
+PRICE_IN = Param("price_in", "number", None, "price of a million prompt tokens (the ledger's cost)", group=_G,
+                 low=0, optional=True, metavar="X")
+PRICE_OUT = Param("price_out", "number", None, "price of a million completion tokens", group=_G, low=0,
+                  optional=True, metavar="Y")
+TIMEOUT = Param("timeout", "number", 60.0, "seconds a try may take", group=_G, low=0, low_open=True, high=3600)
+RETRIES = Param("retries", "integer", 5, "tries after the first on 429, 5xx and timeouts (exponential backoff)",
+                group=_G, low=0, high=20)
+DRY_RUN = Param("dry_run", "bool", False, "print the pairs, calls and estimated tokens; call nothing", group=_G)
+
+
+def add_parser(kinds) -> None:
+    """``judges label``, added to ``rankmeter judges``."""
+    p = kinds.add_parser("label", help="LLM labels for the unjudged pairs of the runs' top k (cached, resumable, "
+                                       "with a ledger of tokens and cost)")
+    flags.add(p, PARAMS["runs"].but(required=False, help="the runs whose top-k docs to label (none with --pool)"),
+              QUERY_TEXTS, DOC_TEXTS, BASE_URL, MODEL, CACHE, TOP_K, EXISTING, POOL, SAMPLES, CONCURRENCY, KEY_ENV,
+              PROMPT, TEMPERATURE, MAX_TOKENS, PRICE_IN, PRICE_OUT, TIMEOUT, RETRIES, DRY_RUN,
+              PARAMS["output"].but(help="the qrels to write: one line per label (required unless --dry-run)"),
+              PARAMS["format"].but(choices=("text", "json")), *flags.READING_FUSING)
+    p.set_defaults(func=run, subparser=p)
+
+
+def run(args) -> int:
+    from rankmeter.analyses.judges.labelling import label
+    from rankmeter.errors import ParameterError
+
+    if args.output is None and not args.dry_run:
+        raise ParameterError("give -o OUT (the qrels to write), or --dry-run")
+    if not args.runs and args.pool is None:
+        raise ParameterError("give runs (their top-k docs are labelled) or --pool FILE")
+    got = label(list(args.runs), queries=args.query_texts, docs=args.doc_texts, base_url=args.base_url,
+                model=args.model, cache=args.cache, output=None if args.dry_run else args.output,
+                top_k=args.label_depth, qrels=args.existing, pool=args.pool, samples=args.samples,
+                concurrency=args.concurrency, api_key_env=args.api_key_env, prompt=args.prompt,
+                temperature=args.temperature, max_tokens=args.max_tokens, price_in=args.price_in,
+                price_out=args.price_out, dry_run=args.dry_run, timeout=args.timeout, retries=args.retries,
+                **flags.keywords(args, ("ties", "columns", "input_format")))
+    if args.format == "json":
+        flags.write_json(got.to_dict())
+        return 0
+    calls = len(got.pairs) * got.samples
+    if got.dry_run:
+        e = got.estimate
+        cost = "" if e["cost_at_most"] is None else f", at most {e['cost_at_most']:.4f} in cost"
+        print(f"{len(got.pairs)} pairs x {got.samples} samples = {calls} labels: {got.cached} cached, {e['calls']} "
+              f"calls to make, ~{e['prompt_tokens']} prompt tokens (characters / 4), at most "
+              f"{e['completion_tokens_at_most']} completion tokens{cost}; nothing was called")
+        return 0
+    t, ledger = got.tokens, got.ledger
+    cost = "" if t.get("cost") is None else f", cost {t['cost']:.4f}"
+    total = "" if ledger.get("cost") is None else f", cost {ledger['cost']:.4f}"
+    lines = [f"{len(got.labels)} labels of {calls} ({len(got.pairs)} pairs x {got.samples}) -> {args.output}: "
+             f"{got.cached} from the cache, {got.calls} calls made ({t['prompt_tokens']} prompt + "
+             f"{t['completion_tokens']} completion tokens{cost})",
+             f"ledger of {args.cache}: {ledger['calls']} calls, {ledger['failed']} failed, "
+             f"{ledger['prompt_tokens']} + {ledger['completion_tokens']} tokens{total}"]
+    if got.unparseable:
+        lines.append(f"{len(got.unparseable)} answers without a '##final score: N' line (not written; kept in the "
+                     "cache, so a rerun does not ask again: change the prompt to ask anew)")
+    if got.failures:
+        kinds: dict[str, int] = {}
+        for f in got.failures:
+            kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+        lines.append(f"{len(got.failures)} labels failed (" + ", ".join(f"{k}: {n}" for k, n in kinds.items())
+                     + "); run again to retry them (the answers received are cached)")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 1 if got.failures else 0
