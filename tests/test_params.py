@@ -42,6 +42,7 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
                              "--model", "m", "--cache", str(out / "cache.db"), "-o", o]}.get(kind, []),
         "baseline": ["baseline", Q, R1, "-m", "AP", "-o", o],
         "gate": ["gate", Q, R1, "--baseline", str(out / "missing-baseline.json")],
+        "diff": ["diff", Q, R1, "-m", "AP", "--as", "pytrec_eval,ranx"],
     }[command]
 
 

@@ -84,6 +84,8 @@ COMMAND_EXAMPLES: dict[str, list[tuple[str, tuple[int, ...]]]] = {
     "check": [("check examples/qrels.txt examples/run.txt", (0, 1))],
     "judged": [("judged examples/qrels.txt examples/run.txt -m AP -m nDCG@10", (0,))],
     "ties": [("ties examples/qrels.txt examples/run.txt -m AP -m nDCG@10", (0,))],
+    "diff": [("diff examples/qrels.txt examples/run.txt -m nDCG@10 -m RR@10 --as pytrec_eval,ranx,torchmetrics,sklearn",
+              (0,))],
     "fuse": [("fuse examples/run.txt examples/run2.txt --method rrf -o fused.run", (0,)),
              ("eval examples/qrels.txt fused.run -m AP -m nDCG@10", (0,))],
     "pool": [("pool examples/run.txt examples/run2.txt --depth 10 --qrels examples/qrels.txt -o pool.txt", (0,))],

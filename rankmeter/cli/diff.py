@@ -1,0 +1,71 @@
+"""``rankmeter diff QRELS RUN -m M... --as trec_eval,ranx,...``: why tools' numbers differ, cause by cause."""
+from __future__ import annotations
+
+import sys
+
+from rankmeter.cli import flags
+from rankmeter.core.params import PARAMS
+
+HELP = ("each tool's value side by side (trec_eval, pytrec_eval, ir_measures, ranx, torchmetrics, sklearn, beir); "
+        "every difference attributed to the convention causing it, one switch at a time")
+DEFAULT_AS = "trec_eval,pytrec_eval,ir_measures,ranx,torchmetrics,sklearn"
+
+
+def add_arguments(p) -> None:
+    flags.add(p, "qrels", "run", PARAMS["measure"].but(help="a measure (repeatable; default nDCG@10 RR@10 AP)"),
+              PARAMS["format"].but(choices=("text", "json")), "decimals")
+    p.add_argument("--as", dest="conventions", default=DEFAULT_AS, metavar="TOOL,TOOL...",
+                   help=f"the conventions compared, the first the reference (default {DEFAULT_AS}; also beir)")
+    p.add_argument("--top", type=int, default=10, metavar="N",
+                   help="queries listed per measure in text, most affected first (default 10; JSON lists all)")
+
+
+def run(args) -> int:
+    from rankmeter.analyses.attribution import diff
+
+    names = [n.strip() for n in args.conventions.split(",") if n.strip()]
+    report = diff(args.qrels, args.run, args.measure or ["nDCG@10", "RR@10", "AP"], names)
+    if args.format == "json":
+        flags.write_json(report)
+    else:
+        sys.stdout.write(to_text(report, decimals=args.decimals, top=max(args.top, 0)))
+    return 0
+
+
+def _fmt(value, decimals: int) -> str:
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
+def to_text(report: dict, *, decimals: int = 4, top: int = 10) -> str:
+    """The report as text: means side by side, the mean's difference by cause, the queries most affected."""
+    names = list(report["conventions"])
+    ref = names[0]
+    width = max(len(m) for m in report["measures"] + ["measure"]) + 2
+    cols = [max(len(n), decimals + 4) + 2 for n in names]
+    lines = ["measure".ljust(width) + "".join(n.rjust(c) for n, c in zip(names, cols))]
+    for m in report["measures"]:
+        lines.append(m.ljust(width) + "".join(_fmt(report["conventions"][n][m], decimals).rjust(c)
+                                              for n, c in zip(names, cols)))
+    for m in report["measures"]:
+        for other in names[1:]:
+            parts = [c for c in report["mean_causes"] if c["measure"] == m and c["conventions"][1] == other]
+            a, b = report["conventions"][ref][m], report["conventions"][other][m]
+            if not parts or a is None or b is None:
+                continue
+            lines.append(f"\n{m}: {ref} -> {other}: {b - a:+.{decimals + 2}f} = "
+                         + " ".join(f"{c['cause']} {c['delta']:+.{decimals + 2}f}" for c in parts))
+        rows = [r for r in report["queries"] if r["measure"] == m
+                and any(c["cause"] != "rounding" for c in r["causes"])][:top]   # rounding alone: not listed
+        if rows:
+            lines.append(f"\n{m}: queries most affected")
+            for r in rows:
+                vals = " ".join(f"{n}={_fmt(r['values'].get(n), decimals)}" for n in names if n in r["values"])
+                causes = sorted({c["cause"] for c in r["causes"]})
+                lines.append(f"  {r['query']}: {vals}  [{', '.join(causes)}]")
+                for group in r.get("tied", [])[:3]:
+                    lines.append("    tied: " + " ".join(group[:8]) + (" ..." if len(group) > 8 else ""))
+    lines.append("\nto reproduce each convention with rankmeter:")
+    for n in names:
+        for m, call in report["reproduce"][n].items():
+            lines.append(f"  {n} {m}: {call}")
+    return "\n".join(lines) + "\n"
