@@ -16,7 +16,7 @@ import numpy as np
 
 from rankmeter.analyses.gate.saved import (
     JUDGED_AT, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
-    read_slices, score_run,
+    read_slices, score_run, scoring_evaluator,
 )
 from rankmeter.analyses.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.analyses.stats.corrections import adjust
@@ -140,7 +140,6 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     >>> result.passed, result.checks[0]["difference"], result.checks[0]["regression"]
     (False, -0.5, True)
     """
-    from rankmeter.core.evaluator import Evaluator
     from rankmeter.core.naming import name_runs
 
     unknown = set(keywords) - set(GATE_PARAMS)
@@ -153,7 +152,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     by_name = {e["name"]: e["canonical"] for e in base.measures}
     wanted = list(measures) if measures is not None else [e["name"] for e in base.measures]
     scoring = {**base.options, **(options or {})}
-    evaluator = Evaluator(qrels, wanted, **scoring)
+    evaluator = scoring_evaluator(qrels, wanted, scoring)
     entries = _measure_entries(evaluator)
     settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}
     (name, new_run), = name_runs(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
@@ -175,7 +174,8 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     if refused:
         result.refused = "; ".join(refused) + " (rankmeter gate --allow qrels|queries|options accepts a change)"
         return result
-    common = [q for q in base.queries if q in set(queries)]
+    answered = set(queries)
+    common = [q for q in base.queries if q in answered]
     if len(common) < 2:
         raise ParameterError(f"only {len(common)} query in common with the baseline: nothing to test")
     at_new = {q: i for i, q in enumerate(queries)}

@@ -128,9 +128,22 @@ def read_slices(source) -> dict[str, list[str]]:
     return slices
 
 
+def _judged_label() -> str:
+    return f"Judged@{JUDGED_AT}"
+
+
+def scoring_evaluator(qrels, measures, options: dict):
+    """The Evaluator of ``measures`` plus Judged@JUDGED_AT (the unjudged documents at the top), scored in one pass."""
+    from rankmeter.core.evaluator import Evaluator
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    return Evaluator(qrels, wanted + [_judged_label()], **options)
+
+
 def _measure_entries(evaluator) -> list[dict]:
+    """The measures asked for (not the Judged@k the gate adds), each with its canonical name."""
     from rankmeter.measures.base import format_measure
-    return [{"name": label, "canonical": format_measure(evaluator._effective[m])} for label, m in evaluator.names]
+    return [{"name": label, "canonical": format_measure(evaluator._effective[m])}
+            for label, m in evaluator.names[:-1]]
 
 
 def _scoring_options(evaluator) -> dict[str, Any]:
@@ -138,21 +151,13 @@ def _scoring_options(evaluator) -> dict[str, Any]:
 
 
 def score_run(evaluator, run) -> tuple[list[str], dict[str, np.ndarray], np.ndarray]:
-    """(query ids in natural order, canonical measure -> per-query values, share judged in the top k) of one run."""
-    import warnings
-
-    from rankmeter.core.evaluator import Evaluator
-
-    canonical = {m: entry["canonical"] for (_, m), entry in zip(evaluator.names, _measure_entries(evaluator))}
+    """(query ids in natural order, canonical measure -> per-query values, share judged in the top k) of one run,
+    from one evaluation (``evaluator`` from :func:`scoring_evaluator`)."""
     results = evaluator.evaluate(run)
-    judged = Evaluator(evaluator.qrels, [f"Judged@{JUDGED_AT}"], options=evaluator.options)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the same warnings as the evaluation above, said once
-        share = judged.evaluate(run)
-    if share.queries != results.queries:
-        raise AssertionError("Judged@k and the measures were scored on different queries")  # pragma: no cover
-    values = {canonical[m]: np.asarray(results.values(m), dtype=np.float64) for m in evaluator.measures}
-    return results.queries, values, np.asarray(share.values(share.measures[0]), dtype=np.float64)
+    values = {entry["canonical"]: np.asarray(results.values(m), dtype=np.float64)
+              for entry, (_, m) in zip(_measure_entries(evaluator), evaluator.names)}
+    judged = np.asarray(results.values(evaluator.names[-1][1]), dtype=np.float64)
+    return results.queries, values, judged
 
 
 def _qrels_provenance(evaluator, qrels) -> dict:
@@ -163,9 +168,18 @@ def _qrels_provenance(evaluator, qrels) -> dict:
 
 
 def _run_provenance(name: str, run, given) -> dict:
+    """A run's source, tag and digest: of the file's bytes when it is a file (as read, compressed or not), else of
+    its (query, doc, score) rows."""
     from rankmeter.analyses.judges.pairs import source_name
-    return {"source": source_name(given, name), "tag": name,
-            "digest": table_digest(run.table, ["query", "doc", "score"], sort=False)}
+    if isinstance(given, (str, os.PathLike)) and os.path.isfile(given):
+        h = hashlib.sha256()
+        with open(given, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                h.update(block)
+        digest = h.hexdigest()
+    else:
+        digest = table_digest(run.table, ["query", "doc", "score"], sort=False)
+    return {"source": source_name(given, name), "tag": name, "digest": digest}
 
 
 def baseline(qrels, runs, measures, *, slices=None, **options) -> Baseline:
@@ -194,10 +208,9 @@ def baseline(qrels, runs, measures, *, slices=None, **options) -> Baseline:
     (['q1', 'q2'], [[1.0, 0.5]])
     """
     from rankmeter._version import __version__
-    from rankmeter.core.evaluator import Evaluator
     from rankmeter.core.naming import name_runs
 
-    evaluator = Evaluator(qrels, measures, **options)
+    evaluator = scoring_evaluator(qrels, measures, options)
     given = list(runs) if isinstance(runs, (list, tuple)) else [runs]
     named = name_runs(given, columns=evaluator.options.columns, format=evaluator.options.input_format)
     scored = [score_run(evaluator, run) for _, run in named]
