@@ -106,6 +106,18 @@ def test_rows_and_flat_form_give_the_same_state():
                                                                             indexes=ids)), abs=1e-6)
 
 
+def test_padded_rows_take_a_mask():
+    preds, target = torch.tensor([[0.9, 0.5, 0.1], [0.3, 0.2, 0.7]]), torch.tensor([[0, 1, 0], [1, 0, 1]])
+    mask = torch.tensor([[True, True, True], [True, True, False]])    # the second query has 2 candidates
+    ids = torch.tensor([0, 0, 0, 1, 1])
+    want = tm.RetrievalMAP()(preds[mask], target[mask], indexes=ids)
+    got = ours.RetrievalMAP(whole_queries=True)
+    got.update(preds, target, mask=mask)
+    assert float(got.compute()) == pytest.approx(float(want)) == pytest.approx((1 / 2 + 1) / 2)
+    with pytest.raises(ParameterError, match="whole_queries"):
+        ours.RetrievalMAP().update(preds.flatten(), target.flatten(), indexes=ids, mask=mask.flatten())
+
+
 def test_bounded_state_does_not_grow_and_resets():
     metric = ours.RetrievalNormalizedDCG(top_k=5, whole_queries=True)
     sizes = []

@@ -122,10 +122,17 @@ class RetrievalBase(torchmetrics.Metric):
                                  "tied scores here; use ties='torchmetrics' or 'input'")
 
     # ---------------------------------------------------------------- update
-    def update(self, preds, target, indexes=None) -> None:
-        """Add candidates: TorchMetrics' ``preds, target, indexes`` (any shape, flattened)."""
+    def update(self, preds, target, indexes=None, mask=None) -> None:
+        """Add candidates: TorchMetrics' ``preds, target, indexes`` (any shape, flattened); with
+        ``whole_queries=True`` also ``[queries, candidates]`` rows without ``indexes`` (``mask``: False
+        for padding)."""
         if self.whole_queries and indexes is None and preds.ndim == 2:   # [queries, candidates] rows
             indexes = torch.arange(preds.shape[0], device=preds.device)[:, None].expand_as(preds)
+        if mask is not None:
+            if not self.whole_queries or mask.shape != preds.shape or mask.dtype != torch.bool:
+                raise ParameterError("mask= (bool, the shape of preds; False for padding) goes with "
+                                     "whole_queries=True rows; TorchMetrics' flat form has no padding")
+            indexes, preds, target = indexes[mask], preds[mask], target[mask]
         indexes, preds, target = check_inputs(indexes, preds, target, graded=self.graded,
                                               ignore_index=self.ignore_index)
         if not self.whole_queries:
