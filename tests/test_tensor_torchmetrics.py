@@ -239,3 +239,19 @@ def test_constructor_conventions_are_validated():
     with pytest.raises(MeasureError, match="max_grade"):
         ours.RankmeterMetric("ERR@10")
     assert set(ours.RankmeterMetric(["ERR(max_grade=3)@10", "AP"]).labels) == {"ERR(max_grade=3)@10", "AP"}
+
+
+@pytest.mark.parametrize("name", ["RetrievalMRR", "RetrievalPrecision", "RetrievalRecall", "RetrievalRPrecision",
+                                  "RetrievalNormalizedDCG"])
+def test_every_tie_policy_agrees_without_ties(name):
+    """ties='input' and 'average' (rankmeter's measures through rankmeter.tensor.evaluate) differ from
+    TorchMetrics only on equal scores: on distinct ones all three give TorchMetrics' value."""
+    rng = np.random.default_rng(9)
+    ids = torch.from_numpy(np.repeat(np.arange(15), rng.integers(1, 30, 15)))
+    preds = torch.from_numpy(rng.normal(size=len(ids))).float()
+    target = torch.from_numpy(rng.integers(0, 3 if name == "RetrievalNormalizedDCG" else 2, len(ids)))
+    kwargs = {} if name == "RetrievalRPrecision" else {"top_k": 5}
+    want = float(getattr(tm, name)(**kwargs)(preds, target, indexes=ids))
+    for ties in ("torchmetrics", "input", "average"):
+        got = float(getattr(ours, name)(ties=ties, **kwargs)(preds, target, indexes=ids))
+        assert got == pytest.approx(want, abs=1e-6), ties

@@ -189,7 +189,7 @@ class RetrievalHitRate(RetrievalBase):
         super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
         check_top_k(top_k)
         self.top_k = top_k
-        self.average_measure = _average("HitRate", top_k)
+        self._check_average()
 
     def _rows(self, P, T):
         return rows.hit_rate(P, T, self.ties, top_k=self.top_k)
