@@ -3,12 +3,14 @@
 * step: update + compute of one (8000, 40) batch (``--step-rows``, ``--step-width``), the median of
   ``--repeats`` runs, for nDCG@10, MAP and MRR: TorchMetrics' class, rankmeter's drop-in class of the same
   name on the same flat ``preds, target, indexes`` (the same values: ties averaged for nDCG, relevant docs
-  counted at scores > 0 for MAP and MRR, as TorchMetrics 1.9 does) and rankmeter.tensor.Metric on
-  ``[rows, candidates]``;
+  counted at scores > 0 for MAP and MRR, as TorchMetrics 1.9 does; ``--whole-queries``: with
+  ``whole_queries=True``) and rankmeter.tensor.Metric on ``[rows, candidates]``;
 * epoch: ``--rows`` queries of ``--width`` candidates (1M x 100 by default) in batches of
   ``--step-rows``, update after update, one compute at the end, each tool in a child process of its
   own (wall time and peak memory from bench/child.py), TorchMetrics stopped after ``--timeout`` s.
-  rankmeter is run on a tenth of the rows too: its peak memory does not depend on the number of batches.
+  The drop-in runs with TorchMetrics' state (tool ``rankmeter``: every prediction kept) and with
+  ``whole_queries=True`` (tool ``rankmeter-whole``, the ratio's side), which is run on a tenth of the
+  rows too: its peak memory does not depend on the number of batches.
   TorchMetrics' time is linear in the queries (its compute loops over them; the sort of the stored
   ids grows a little faster), so when it is stopped, or given ``--torchmetrics-rows`` fewer rows, it
   is run on those (default a tenth) and its seconds are scaled to ``--rows``: marked "extrapolated",
@@ -80,7 +82,7 @@ def step(args) -> None:
             return float(metric.compute())
 
         def ours():
-            metric = getattr(dropin, cls_name)(**kwargs).to(args.device)
+            metric = getattr(dropin, cls_name)(**kwargs, whole_queries=args.whole_queries).to(args.device)
             metric.update(*flat, indexes=indexes)
             return float(metric.compute())
 
@@ -119,7 +121,7 @@ def epoch_child(args) -> None:
         metric = getattr(tm, cls_name)(**kwargs).to(args.device)
     else:
         from rankmeter.tensor import torchmetrics as dropin
-        metric = getattr(dropin, cls_name)(**kwargs).to(args.device)
+        metric = getattr(dropin, cls_name)(**kwargs, whole_queries=args.tool == "rankmeter-whole").to(args.device)
     seconds = cpu = 0.0   # in the metric's update and compute only, not in making the batches
     done = 0
     while done < args.rows:
@@ -178,8 +180,9 @@ def epoch(args) -> None:
                 theirs = (theirs[0] * scale, theirs[1] * scale, None, None)
                 print(f"{label:<9}{'torchmetrics extrapolated':<26}{args.rows:>9}{theirs[0]:>10.2f}{theirs[1]:>10.2f}"
                       f"{'':>10}{'':>12}   (x{scale:g}, linear in the queries)")
-        ours = run("rankmeter", label, args.rows, None)
-        run("rankmeter", label, max(args.rows // 10, 1), None)
+        run("rankmeter", label, args.rows, None)   # TorchMetrics' state: every prediction, grouped at compute
+        ours = run("rankmeter-whole", label, args.rows, None)
+        run("rankmeter-whole", label, max(args.rows // 10, 1), None)
         if theirs is not None and ours is not None:
             print(f"{label:<9}{'ratio TorchMetrics/rankmeter':<35}{theirs[0] / ours[0]:>9.1f}x{theirs[1] / ours[1]:>9.1f}x")
 
@@ -198,6 +201,8 @@ def main() -> None:
                         help="run TorchMetrics' epoch on this many rows and scale its seconds to --rows (default: "
                              "all the rows; a tenth of them when the full run is stopped after --timeout)")
     parser.add_argument("--skip-torchmetrics-epoch", action="store_true")
+    parser.add_argument("--whole-queries", action="store_true",
+                        help="step: the drop-in with whole_queries=True (bounded state) instead of TorchMetrics' state")
     parser.add_argument("--torchmetrics-epoch", nargs="*", default=list(METRICS), metavar="METRIC",
                         help="the metrics TorchMetrics runs the epoch for (default: all; each can take minutes)")
     parser.add_argument("--no-epoch", action="store_true", help="only the per-step table")

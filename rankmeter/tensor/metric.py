@@ -95,6 +95,33 @@ class Metric:
         self.counts = self.counts + other.counts
         return self
 
+    def state_dict(self) -> dict:
+        """The state (``sums``, ``counts``: arrays of the state's library, None before any update) and what it
+        measures; :meth:`load_state_dict` of a Metric with the same measures and options restores it."""
+        return {"labels": list(self.labels), "sums": self.sums, "counts": self.counts}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore a :meth:`state_dict` (of a Metric with the same measures)."""
+        if list(state.get("labels", ())) != self.labels:
+            raise ParameterError(f"load_state_dict: the state is of {state.get('labels')!r}, this Metric measures "
+                                 f"{self.labels!r}")
+        if state["sums"] is None:
+            self.reset()
+            return
+        self._ops = namespace_of(state["sums"])
+        self.sums, self.counts = state["sums"], state["counts"]
+
+    # pickle and copy.deepcopy: the array namespace (modules) is found again from the state's arrays
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_ops"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.sums is not None:
+            self._ops = namespace_of(self.sums)
+
     def reset(self) -> None:
         """Forget every batch (the library and device are chosen again by the next update)."""
         self.sums = self.counts = None

@@ -1,22 +1,34 @@
 """TorchMetrics-compatible retrieval metrics: a Lightning module changes one import.
 
 ``from torchmetrics.retrieval import RetrievalNormalizedDCG`` becomes
-``from rankmeter.tensor.torchmetrics import RetrievalNormalizedDCG``: the
-same constructor arguments (``top_k``, ``empty_target_action``,
-``ignore_index``), the same ``update(preds, target, indexes=...)`` and the
-same values, with two differences that are the point of the swap:
+``from rankmeter.tensor.torchmetrics import RetrievalNormalizedDCG``. Every
+class of ``torchmetrics.retrieval`` (1.9) is here, with the same constructor
+arguments (``empty_target_action``, ``ignore_index``, ``top_k``,
+``adaptive_k``, ``aggregation``, ``max_fpr``, ``max_k``, ``min_precision``
+and ``torchmetrics.Metric``'s own), the same ``update(preds, target,
+indexes)``, the same errors and the same values, equal scores included:
+TorchMetrics' ``torch.topk`` / ``torch.argsort`` calls break ties, and these
+classes make the same calls (one per distinct query length, not per query).
+By default the state is TorchMetrics' (every prediction, grouped into queries
+at ``compute()``), so a query's candidates may arrive over several updates.
 
-* the state is two numbers per measure (a sum and a count, reduced with
-  ``dist_reduce_fx="sum"``), never the predictions, so memory does not grow
-  with the number of batches and a multi-process mean is the mean over every
-  query of every process;
-* each query's candidates come in one ``update`` (the per-query values are
-  computed there), either as ``[queries, candidates]`` rows (``mask`` for
-  padding) or in the flat form with ``indexes``.
+Two keyword-only additions:
 
-:class:`RankmeterMetric` takes any measures of :func:`rankmeter.tensor.evaluate`;
-its ``compute()`` gives one tensor for one measure, a dict for several.
-This module imports torch and torchmetrics (the ``torch`` extra).
+* ``whole_queries=True``: each update holds whole queries (a validation step
+  over whole queries does); the per-query values are computed there and the
+  state is a sum and a count (one value per query for ``median``/``min``/
+  ``max``/a callable), so memory does not grow with the number of
+  candidates. ``[queries, candidates]`` rows without ``indexes`` are taken too.
+  A query split over updates then counts as several queries: say it only when
+  it holds.
+* ``ties``: ``"torchmetrics"`` (default), ``"input"`` (equal scores in the
+  order they arrived: a stable sort) or ``"average"`` (rankmeter's expected
+  value over every order of tied candidates, where it has a closed form).
+
+:class:`RankmeterMetric` takes any measures of :func:`rankmeter.tensor.evaluate`
+(bounded state; whole queries per update); its ``compute()`` gives one tensor
+for one measure, a dict for several. This module imports torch and
+torchmetrics (the ``torch`` extra).
 """
 from __future__ import annotations
 
@@ -28,13 +40,16 @@ except ImportError as error:  # pragma: no cover - the extra is installed wherev
     raise MissingExtra(error.name or "torchmetrics", "torchmetrics",
                        "rankmeter.tensor.torchmetrics (TorchMetrics-compatible classes)") from None
 
+from rankmeter.tensor import _tm_rows as rows
 from rankmeter.tensor._evaluate import evaluate_planned
 from rankmeter.tensor._inputs import prepare
+from rankmeter.tensor._tm_base import RetrievalBase, aggregate, check_top_k
 from rankmeter.tensor.metric import Metric
-from rankmeter.errors import MeasureError, ParameterError
+from rankmeter.errors import ParameterError
 
-__all__ = ["RankmeterMetric", "RetrievalNormalizedDCG", "RetrievalMAP", "RetrievalMRR", "RetrievalPrecision",
-           "RetrievalRecall", "RetrievalHitRate"]
+__all__ = ["RankmeterMetric", "RetrievalAUROC", "RetrievalFallOut", "RetrievalHitRate", "RetrievalMAP",
+           "RetrievalMRR", "RetrievalNormalizedDCG", "RetrievalPrecision", "RetrievalPrecisionRecallCurve",
+           "RetrievalRPrecision", "RetrievalRecall", "RetrievalRecallAtFixedPrecision"]
 
 
 class RankmeterMetric(torchmetrics.Metric):
@@ -97,84 +112,220 @@ class RankmeterMetric(torchmetrics.Metric):
         return {label: means[i] for i, label in enumerate(self.labels)}
 
 
-class _OneMeasure(RankmeterMetric):
-    """A TorchMetrics retrieval class's constructor over one rankmeter measure.
+def _average(name: str, top_k=None, positive: bool = False):
+    """``ties="average"``: the rankmeter measure of a class (and its options) for rankmeter.tensor.evaluate."""
+    return name, dict(top_k=top_k, positive_scores_only=positive, empty_target_action="neg")
 
-    TorchMetrics 1.9's MAP, MRR, precision and recall count a relevant doc only when its score is
-    above 0 (``torch.where(preds > 0, target, 0)`` in their functionals): below every positive score
-    it adds nothing to those measures, so they are rankmeter's with ``positive_scores_only=True``.
+
+class RetrievalMAP(RetrievalBase):
+    """TorchMetrics' MAP: precision averaged over the relevant docs found in the top k (``torch.topk``);
+    a relevant doc counts only when its score is above 0."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        if top_k is not None and not (isinstance(top_k, int) and top_k > 0):
+            raise ValueError(f"Argument ``top_k`` has to be a positive integer or None, but got {top_k}")
+        self.top_k = top_k
+        self._check_average()
+
+    def _rows(self, P, T):
+        return rows.average_precision(P, T, self.ties, top_k=self.top_k)
+
+
+class RetrievalMRR(RetrievalBase):
+    """TorchMetrics' MRR: 1 / rank of the first relevant doc (scored above 0) in the top k (``torch.topk``)."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        if top_k is not None and not (isinstance(top_k, int) and top_k > 0):
+            raise ValueError(f"Argument ``top_k`` has to be a positive integer or None, but got {top_k}")
+        self.top_k = top_k
+        self.average_measure = _average("RR", top_k, positive=True)
+
+    def _rows(self, P, T):
+        return rows.reciprocal_rank(P, T, self.ties, top_k=self.top_k)
+
+
+class RetrievalPrecision(RetrievalBase):
+    """TorchMetrics' precision: relevant docs (scored above 0) in the top k (``torch.topk``) / k; without
+    ``top_k`` (or with ``adaptive_k`` and k above the query's length), k is the query's length."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 adaptive_k: bool = False, aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        check_top_k(top_k)
+        if not isinstance(adaptive_k, bool):
+            raise ValueError("`adaptive_k` has to be a boolean")
+        self.top_k, self.adaptive_k = top_k, adaptive_k
+        if top_k is not None and not adaptive_k:
+            self.average_measure = _average("P", top_k, positive=True)
+        self._check_average()
+
+    def _rows(self, P, T):
+        return rows.precision(P, T, self.ties, top_k=self.top_k, adaptive_k=self.adaptive_k)
+
+
+class RetrievalRecall(RetrievalBase):
+    """TorchMetrics' recall: relevant docs (scored above 0) in the top k (``torch.argsort``) / relevant docs."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        check_top_k(top_k)
+        self.top_k = top_k
+        self.average_measure = _average("R", top_k, positive=True)
+
+    def _rows(self, P, T):
+        return rows.recall(P, T, self.ties, top_k=self.top_k)
+
+
+class RetrievalHitRate(RetrievalBase):
+    """TorchMetrics' hit rate: 1 if a relevant doc is in the top k (``torch.argsort``), else 0."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        check_top_k(top_k)
+        self.top_k = top_k
+        self._check_average()
+
+    def _rows(self, P, T):
+        return rows.hit_rate(P, T, self.ties, top_k=self.top_k)
+
+
+class RetrievalFallOut(RetrievalBase):
+    """TorchMetrics' fall-out: non-relevant docs in the top k (``torch.argsort``) / non-relevant docs. A query
+    without a non-relevant doc is the "empty" one, and ``empty_target_action`` defaults to ``pos``."""
+
+    higher_is_better = False
+    empty_when = "no negative"
+
+    def __init__(self, empty_target_action: str = "pos", ignore_index: int | None = None, top_k: int | None = None,
+                 aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        check_top_k(top_k)
+        self.top_k = top_k
+        self._check_average()
+
+    def _rows(self, P, T):
+        return rows.fall_out(P, T, self.ties, top_k=self.top_k)
+
+
+class RetrievalRPrecision(RetrievalBase):
+    """TorchMetrics' R-precision: relevant docs in the top R (``torch.argsort``) / R, R the relevant docs."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, aggregation="mean",
+                 **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        self.average_measure = _average("Rprec")
+
+    def _rows(self, P, T):
+        return rows.r_precision(P, T, self.ties)
+
+
+class RetrievalNormalizedDCG(RetrievalBase):
+    """TorchMetrics' nDCG: graded targets as linear gains, log2 discount, the gains of tied scores averaged
+    (scikit-learn's ``ndcg_score``), so no order of ties enters."""
+
+    graded = True
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        check_top_k(top_k)
+        self.top_k = top_k
+        self.average_measure = _average("nDCG", top_k)
+
+    def _rows(self, P, T):
+        return rows.normalized_dcg(P, T, self.ties, top_k=self.top_k)
+
+    def _average_rows(self, P, T):
+        return self._rows(P, T)   # TorchMetrics' nDCG already is the average over the orders of ties
+
+
+class RetrievalAUROC(RetrievalBase):
+    """TorchMetrics' AUROC of each query's top k (``torch.topk``), partial up to ``max_fpr`` (McClish)."""
+
+    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
+                 max_fpr: float | None = None, aggregation="mean", **kwargs):
+        super().__init__(empty_target_action, ignore_index, aggregation, **kwargs)
+        check_top_k(top_k)
+        if max_fpr is not None and not (isinstance(max_fpr, float) and 0 < max_fpr <= 1):
+            raise ValueError(f"Arguments `max_fpr` should be a float in range (0, 1], but got: {max_fpr}")
+        self.top_k, self.max_fpr = top_k, max_fpr
+        self._check_average()
+
+    def _rows(self, P, T):
+        return rows.auroc(P, T, self.ties, top_k=self.top_k, max_fpr=self.max_fpr)
+
+
+class RetrievalPrecisionRecallCurve(RetrievalBase):
+    """TorchMetrics' precision-recall curve: precision and recall at k = 1 .. ``max_k`` (``torch.topk``),
+    aggregated over the queries at each k; ``compute()`` gives ``(precision, recall, top_k)``.
+
+    ``max_k=None`` is the longest query's length (all the data's: ``whole_queries=True`` needs ``max_k``).
     """
 
-    measure = ""
-    ties = "input"
-    positive_scores_only = False
+    def __init__(self, max_k: int | None = None, adaptive_k: bool = False, empty_target_action: str = "neg",
+                 ignore_index: int | None = None, aggregation="mean", **kwargs):
+        check_top_k(max_k, "max_k")
+        if kwargs.get("whole_queries") and max_k is None:
+            raise ParameterError("whole_queries=True with max_k=None: the curve's length is the longest query of "
+                                 "all the data, unknown at an update; give max_k")
+        super().__init__(empty_target_action, ignore_index, aggregation, curve=2 * (max_k or 0), **kwargs)
+        if not isinstance(adaptive_k, bool):
+            raise ValueError("`adaptive_k` has to be a boolean")
+        self.max_k, self.adaptive_k = max_k, adaptive_k
+        self._curve_k = max_k
+        self._check_average()
 
-    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
-                 aggregation: str = "mean", **kwargs):
-        if aggregation != "mean":
-            raise ParameterError(f"aggregation={aggregation!r}: only the mean over queries is a sum and a count; "
-                                 "use torchmetrics for median, min or max")
-        super().__init__(self._measure(top_k), ties=self.ties, empty_target_action=empty_target_action,
-                         top_k=top_k, ignore_index=ignore_index, positive_scores_only=self.positive_scores_only,
-                         **kwargs)
-        self._top_k, self._action = top_k, empty_target_action
+    def _rows(self, P, T):
+        precision, recall = rows.precision_recall_curve(P, T, self.ties, max_k=self._curve_k,
+                                                        adaptive_k=self.adaptive_k)
+        return torch.cat([precision, recall], 1)
 
-    def _measure(self, top_k):
-        return self.measure
+    def _query_values(self, indexes, preds, target):
+        if self.max_k is None:
+            self._curve_k = int(torch.unique(indexes, return_counts=True)[1].max())
+        return super()._query_values(indexes, preds, target)
 
-
-class RetrievalNormalizedDCG(_OneMeasure):
-    """TorchMetrics' nDCG: linear gains, log2 discount, tied scores averaged (as scikit-learn's ndcg_score)."""
-
-    measure, ties = "nDCG", "average"
-
-
-class RetrievalMAP(_OneMeasure):
-    """TorchMetrics' MAP: precision averaged over the relevant docs found (in the top k), AP(denom=hits)."""
-
-    measure, positive_scores_only = "AP(denom=hits)", True
-
-
-class RetrievalMRR(_OneMeasure):
-    measure, positive_scores_only = "RR", True
-
-
-class RetrievalPrecision(_OneMeasure):
-    """TorchMetrics' precision: relevant docs in the top k / k; without ``top_k``, over every candidate."""
-
-    measure, positive_scores_only = "P", True
-
-    def _measure(self, top_k):
-        return "P" if top_k is not None else "Hits"
-
-    def _values(self, inputs) -> dict:
-        values = super()._values(inputs)
-        if self._top_k is not None:
-            return values
-        # relevant ranked / candidates (ranked or not): TorchMetrics' top_k = the query's length
-        hits = values[self.labels[0]]
-        mask = torch.as_tensor(inputs.mask, device=hits.device)    # a view of numpy's arrays on the CPU
-        targets = torch.as_tensor(inputs.targets, device=hits.device)
-        candidates = mask.sum(dim=1).to(hits.dtype)
-        empty = (mask & (targets >= 1)).sum(dim=1) == 0
-        precision = hits / candidates.clamp(min=1.0)
-        if self._action == "error" and bool(empty.any()):
-            raise MeasureError(f"{int(empty.sum())} queries have no relevant doc and empty_target_action=error "
-                               "refuses them; use neg (0), pos (1) or skip")
-        fill = {"neg": 0.0, "pos": 1.0, "skip": float("nan")}.get(self._action, 0.0)
-        return {self.labels[0]: torch.where(empty, torch.full_like(precision, fill), precision)}
-
-    def __init__(self, empty_target_action: str = "neg", ignore_index: int | None = None, top_k: int | None = None,
-                 adaptive_k: bool = False, aggregation: str = "mean", **kwargs):
-        if adaptive_k:
-            raise ParameterError("adaptive_k=True divides by min(k, candidates); rankmeter's P@k divides by k "
-                                 "(trec_eval); use RelativeP through rankmeter.evaluate, or adaptive_k=False")
-        super().__init__(empty_target_action, ignore_index, top_k, aggregation, **kwargs)
+    def compute(self):
+        if self.whole_queries and self.aggregation == "mean":
+            if self._update_count == 0:
+                raise ValueError("No samples to concatenate")
+            curves = (self.sums / self.counts if float(self.counts) > 0 else torch.zeros_like(self.sums)).float()
+            device = curves.device
+        else:
+            values, dtype = self._all_values()
+            device = values.device
+            curves = aggregate(values, self.aggregation, dim=0) if len(values) else \
+                torch.zeros(2 * self._curve_k, dtype=dtype, device=device)
+        k = self._curve_k
+        return curves[:k], curves[k:], torch.arange(1, k + 1, device=device)
 
 
-class RetrievalRecall(_OneMeasure):
-    measure, positive_scores_only = "R", True
+class RetrievalRecallAtFixedPrecision(RetrievalPrecisionRecallCurve):
+    """TorchMetrics' recall at fixed precision: the highest recall of the (aggregated) curve where precision is
+    at least ``min_precision``, and its k (the largest k of that recall); ``compute()`` gives ``(recall, k)``."""
 
+    higher_is_better = True
 
-class RetrievalHitRate(_OneMeasure):
-    measure = "HitRate"
+    def __init__(self, min_precision: float = 0.0, max_k: int | None = None, adaptive_k: bool = False,
+                 empty_target_action: str = "neg", ignore_index: int | None = None, **kwargs):
+        super().__init__(max_k=max_k, adaptive_k=adaptive_k, empty_target_action=empty_target_action,
+                         ignore_index=ignore_index, **kwargs)
+        if not (isinstance(min_precision, float) and 0.0 <= min_precision <= 1.0):
+            raise ValueError("`min_precision` has to be a positive float between 0 and 1")
+        self.min_precision = min_precision
+
+    def compute(self):
+        precision, recall, top_k = super().compute()
+        allowed = precision >= self.min_precision
+        if not bool(allowed.any()):
+            return torch.tensor(0.0, device=recall.device, dtype=recall.dtype), torch.tensor(len(top_k))
+        best = recall[allowed].max()
+        if best == 0.0:
+            return best, torch.tensor(len(top_k), device=top_k.device, dtype=top_k.dtype)
+        return best, top_k[allowed & (recall == best)].max()
