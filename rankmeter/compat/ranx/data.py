@@ -16,9 +16,10 @@ import json
 import os
 from collections import defaultdict
 
+from rankmeter.compat.ranx.errors import InputTypeError, ParameterAssertion
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["Qrels", "Run", "file_kind"]
+__all__ = ["Qrels", "Run", "file_kind", "get_file_kind"]
 
 _KINDS = {"qrels": ("json", "trec", "gz", "parquet"), "run": ("json", "trec", "lz4", "gz", "parquet")}
 
@@ -29,15 +30,34 @@ def file_kind(path, kind: str | None, what: str) -> str:
         kind = os.path.splitext(os.fspath(path))[1][1:]
         kind = {"txt": "trec", "parq": "parquet"}.get(kind, kind)
     if kind not in _KINDS[what]:
-        raise ParameterError(f"kind={kind!r} ({os.fspath(path)}): a ranx {what} file is one of "
+        raise ParameterAssertion(f"kind={kind!r} ({os.fspath(path)}): a ranx {what} file is one of "
                              f"{', '.join(_KINDS[what])}; pass kind= for another extension")
     return kind
 
 
-def _sorted(d: dict, value) -> dict:
+def _sorted(d: dict, value, what: str = "run") -> dict:
     """Queries sorted by id, each query's docs by value descending (a stable sort keeps ties as given)."""
-    return {q: dict(sorted(((str(doc), value(v)) for doc, v in docs.items()), key=lambda kv: -kv[1]))
-            for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0])}
+    if not hasattr(d, "items"):
+        raise InputTypeError(f"a ranx {what} is a dict {{q_id: {{doc_id: value}}}}; got {type(d).__name__}")
+    try:
+        return {q: dict(sorted(((str(doc), value(v)) for doc, v in docs.items()), key=lambda kv: -kv[1]))
+                for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0])}
+    except AttributeError:
+        bad = next(q for q, docs in d.items() if not hasattr(docs, "items"))
+        raise InputTypeError(f"query {bad!r}: its {what} entry is a {type(d[bad]).__name__}, not a dict "
+                             "{doc_id: value}", source=f"<{what}>") from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        kind = "grade (an integer)" if what == "qrels" else "score (a number)"
+        raise InputError(f"a {kind} is not one ({exc})", source=f"<{what}>") from None
+
+
+#: doc id -> the number ranx's typed lists hold for it (ranx hashes the id; an exact numbering here)
+_CODES: dict = {}
+
+
+def get_file_kind(path: str = "run.json", kind: str | None = None) -> str:
+    """ranx's ``get_file_kind``: ``json``, ``trec`` (``.txt`` too), ``lz4``, ``gz`` or ``parquet`` (``.parq``)."""
+    return file_kind(path, kind, "run")
 
 
 def _lines(path, kind: str, width: int, layout: str):
@@ -69,7 +89,7 @@ def _lz4(path, content=None):
     if content is None:
         with lz4.frame.open(path, mode="r") as f:
             return cbor2.loads(lz4.frame.decompress(f.read()))
-    with lz4.frame.open(path, mode="wb") as f:
+    with lz4.frame.open(path, mode="wb") as f:  # path: the guarded writer's open file
         f.write(lz4.frame.compress(cbor2.dumps(content), compression_level=16))
 
 
@@ -80,8 +100,17 @@ class _Judged:
     _what = "run"
 
     def __init__(self, data: dict | None = None, name: str | None = None):
-        self._data: dict = _sorted(data, self._value) if data else {}
+        self._data: dict = _sorted(data, self._value, self._what) if data is not None else {}
+        self.sorted = data is not None  # ranx: an empty one is "not sorted" until sort() or add_multi()
         self.name = name
+
+    @property
+    def _store(self) -> dict:  # ranx's attribute: run.run, qrels.qrels
+        return self._data
+
+    @_store.setter
+    def _store(self, data: dict) -> None:
+        self._data = data
 
     def keys(self):
         return self._data.keys()
@@ -93,19 +122,34 @@ class _Judged:
         return list(self._data.values())
 
     def add_score(self, q_id: str, doc_id: str, score) -> None:
-        self._data.setdefault(q_id, {})[doc_id] = self._value(score)
-        self.sort()
+        """Add or change one doc's value (not sorted until :meth:`sort`, evaluation or fusion, as in ranx)."""
+        self._data.setdefault(q_id, {})[doc_id] = _sorted({q_id: {doc_id: score}}, self._value, self._what)[q_id][doc_id]
+        self.sorted = False
 
     def add(self, q_id: str, doc_ids: list, scores: list) -> None:
         self.add_multi([q_id], [doc_ids], [scores])
 
     def add_multi(self, q_ids: list, doc_ids: list, scores: list) -> None:
+        """Add queries: each replaces the docs a query held (ranx's ``add_multi``), then all is sorted."""
         for q, docs, values in zip(q_ids, doc_ids, scores):
-            self._data.setdefault(q, {}).update(zip(docs, map(self._value, values)))
+            self._data[q] = dict(zip(docs, values))
         self.sort()
 
     def sort(self) -> None:
-        self._data = _sorted(self._data, self._value)
+        self._data = _sorted(self._data, self._value, self._what)
+        self.sorted = True
+
+    def to_typed_list(self) -> list:
+        """ranx's low-level form: per query (sorted ids) an array of ``[doc number, value]`` rows, values descending.
+
+        ranx numbers a doc by hashing its id; here every distinct id gets its own number (exact, the
+        same number in every Qrels and Run of the process), which is all ranx's metric functions need.
+        """
+        import numpy as np
+        if not self.sorted:
+            self.sort()
+        return [np.array([[float(_CODES.setdefault(d, len(_CODES) + 1)), float(v)] for d, v in docs.items()],
+                         dtype=np.float64).reshape(-1, 2) for docs in self._data.values()]
 
     def to_dict(self) -> dict:
         out = defaultdict(dict)
@@ -121,8 +165,7 @@ class _Judged:
 
     def _write_trec(self, path, line) -> None:
         rows = [line(q, rank, d, v) for q, docs in self._data.items() for rank, (d, v) in enumerate(docs.items())]
-        with open(path, "w") as f:
-            f.write("\n".join(rows))  # ranx writes no final newline
+        _write(path, lambda f: f.write("\n".join(rows)))  # ranx writes no final newline
 
     @property
     def size(self) -> int:
@@ -140,25 +183,40 @@ class _Judged:
     __str__ = __repr__
 
 
+def _write(path, write, binary: bool = False) -> None:
+    """Write ``path`` through rankmeter's guarded writer (never over an input, never half a file)."""
+    from rankmeter.io.output import output_file
+    with output_file(path, mode="wb" if binary else "w") as f:
+        write(f)
+
+
+def _save(self, path, kind: str) -> None:
+    if kind == "json":
+        _write(path, lambda f: json.dump(self.to_dict(), f, indent=2))
+    elif kind == "parquet":
+        _write(path, lambda f: self.to_dataframe().to_parquet(f, index=False), binary=True)
+    elif kind == "lz4":
+        _write(path, lambda f: _lz4(f, self.to_dict()), binary=True)
+    elif self._what == "qrels":
+        self._write_trec(path, lambda q, _, d, g: f"{q} 0 {d} {g}")
+    else:
+        self._write_trec(path, lambda q, rank, d, s: f"{q} Q0 {d} {rank + 1} {s} {self.name}")
+
+
 class Qrels(_Judged):
     """Relevance judgments ``{q_id: {doc_id: grade}}`` (integers), as ranx's ``Qrels``."""
 
     _value = int
     _what = "qrels"
+    qrels = _Judged._store
 
     def set_relevance_level(self, rel_lvl: int = 1) -> None:
         """Shift every grade down by ``rel_lvl - 1`` (ranx's method)."""
         self._data = {q: {d: g - (rel_lvl - 1) for d, g in docs.items()} for q, docs in self._data.items()}
 
     def save(self, path: str = "qrels.json", kind: str | None = None) -> None:
-        kind = file_kind(path, kind, "qrels")
-        if kind == "json":
-            with open(path, "w") as f:
-                json.dump(self.to_dict(), f, indent=2)
-        elif kind == "parquet":
-            self.to_dataframe().to_parquet(path, index=False)
-        else:
-            self._write_trec(path, lambda q, _, d, g: f"{q} 0 {d} {g}")
+        """Write the qrels as JSON, TREC or Parquet (by the extension or ``kind``), as ranx writes them."""
+        _save(self, path, file_kind(path, kind, "qrels"))
 
     @staticmethod
     def from_dict(d: dict) -> Qrels:
@@ -232,6 +290,8 @@ def _table_dict(table, value: str) -> dict:
 class Run(_Judged):
     """A ranking ``{q_id: {doc_id: score}}`` with a name, as ranx's ``Run``; evaluation fills ``.scores``."""
 
+    run = _Judged._store
+
     def __init__(self, run: dict | None = None, name: str | None = None):
         super().__init__(run, name)
         self.metadata: dict = {}
@@ -246,16 +306,8 @@ class Run(_Judged):
         return self
 
     def save(self, path: str = "run.json", kind: str | None = None) -> None:
-        kind = file_kind(path, kind, "run")
-        if kind == "json":
-            with open(path, "w") as f:
-                json.dump(self.to_dict(), f, indent=2)
-        elif kind == "lz4":
-            _lz4(path, self.to_dict())
-        elif kind == "parquet":
-            self.to_dataframe().to_parquet(path, index=False)
-        else:
-            self._write_trec(path, lambda q, rank, d, s: f"{q} Q0 {d} {rank + 1} {s} {self.name}")
+        """Write the run as JSON, TREC, LZ4 or Parquet (by the extension or ``kind``), as ranx writes it."""
+        _save(self, path, file_kind(path, kind, "run"))
 
     @staticmethod
     def from_dict(d: dict, name: str | None = None) -> Run:
