@@ -2,8 +2,9 @@
 
 A ``Run`` keeps each query's docs by score descending and its queries sorted, as ranx keeps them
 (so ``to_dict`` and ``save`` write what ranx writes); ``.scores`` / ``.mean_scores`` are filled by
-:func:`~rankmeter.compat.ranx.evaluate`. Docs with equal scores stay in the order given (ranx's
-numba quicksort leaves their order arbitrary).
+:func:`~rankmeter.compat.ranx.evaluate`. Docs with equal scores are in the order ranx's sort
+(numba's quicksort, not stable) leaves them, reproduced by :mod:`rankmeter.compat.ranx.ties`, so
+ties are scored as ranx scores them.
 
 >>> run = Run({"q2": {"a": 0.1, "b": 0.9}, "q1": {"c": 1.0}}, name="bm25")
 >>> dict(run.to_dict()), run.name, len(run)
@@ -36,12 +37,15 @@ def file_kind(path, kind: str | None, what: str) -> str:
 
 
 def _sorted(d: dict, value, what: str = "run") -> dict:
-    """Queries sorted by id, each query's docs by value descending (a stable sort keeps ties as given)."""
+    """Queries sorted by id, each query's docs by value descending, tied docs in ranx's order (:mod:`.ties`)."""
+    from rankmeter.compat.ranx.ties import order
     if not hasattr(d, "items"):
         raise InputTypeError(f"a ranx {what} is a dict {{q_id: {{doc_id: value}}}}; got {type(d).__name__}")
+    out: dict = {}
     try:
-        return {q: dict(sorted(((str(doc), value(v)) for doc, v in docs.items()), key=lambda kv: -kv[1]))
-                for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0])}
+        for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0]):
+            items = [(str(doc), value(v)) for doc, v in docs.items()]
+            out[q] = dict(items[i] for i in order([v for _, v in items])) if len(items) > 1 else dict(items)
     except AttributeError:
         bad = next(q for q, docs in d.items() if not hasattr(docs, "items"))
         raise InputTypeError(f"query {bad!r}: its {what} entry is a {type(d[bad]).__name__}, not a dict "
@@ -49,6 +53,7 @@ def _sorted(d: dict, value, what: str = "run") -> dict:
     except (TypeError, ValueError, OverflowError) as exc:
         kind = "grade (an integer)" if what == "qrels" else "score (a number)"
         raise InputError(f"a {kind} is not one ({exc})", source=f"<{what}>") from None
+    return out
 
 
 #: doc id -> the number ranx's typed lists hold for it (ranx hashes the id; an exact numbering here)

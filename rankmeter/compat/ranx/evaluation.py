@@ -71,7 +71,8 @@ def scores_of(judged: "pa.Table", ranked: "pa.Table", queries: list[str], metric
         return values
     with warnings.catch_warnings():  # ranx scores an empty ranking 0 without a word
         warnings.filterwarnings("ignore", r".*judged queries have no results")
-        results = Evaluator(judged, wanted, queries="qrels").evaluate(ranked)
+        # ranked in the order the run holds its docs: ranx's, ties included (rankmeter.compat.ranx.ties)
+        results = Evaluator(judged, wanted, queries="qrels", ties="input").evaluate(ranked)
     position = {q: i for i, q in enumerate(results.queries)}
     found = np.array([q in position for q in queries], dtype=bool)
     order = np.array([position[q] for q in queries if q in position], dtype=np.int64)
@@ -87,6 +88,8 @@ def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.n
         from rankmeter.compat.ranx.kernels import typed_values
         values = typed_values(qrels, run, metrics)
         return [str(i) for i in range(len(qrels))], values
+    if isinstance(run, Run) and not run.sorted:
+        run.sort()  # as ranx's to_typed_list sorts it, in place
     judged = as_dict(qrels, "qrels")
     ranked = as_dict(run, "run")
     if set(judged) != set(ranked):
@@ -97,9 +100,26 @@ def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.n
     judged = {str(q): {str(d): max(_grade(g), 0) for d, g in docs.items()} for q, docs in judged.items()}
     for metric in metrics:
         split_metric(metric)  # a bad name is refused before any work
-    queries = sorted(map(str, ranked))
+    if isinstance(run, Run):
+        queries = sorted(map(str, ranked))
+    else:  # ranx ranks a dict's docs by its own sort (ascending, reversed), in the qrels' query order
+        queries = list(judged)
+        ranked = {str(q): _dict_order(ranked[q] if q in ranked else ranked[_key(ranked, q)]) for q in queries}
     return queries, scores_of(_table(judged, "rel", pa.int64()), _table(ranked, "score", pa.float64()), queries,
                               metrics, grades_of(judged))
+
+
+def _key(data: dict, q: str):
+    return next(k for k in data if str(k) == q)
+
+
+def _dict_order(docs: dict) -> dict:
+    from rankmeter.compat.ranx.ties import order
+    try:
+        items = [(str(d), float(v)) for d, v in docs.items()]
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"a score is not a number ({exc})", source="<run>") from None
+    return dict(items[i] for i in order([v for _, v in items], descending_of_ascending=True))
 
 
 def _grade(g) -> int:

@@ -13,7 +13,7 @@ keeps the last best, as ranx does.
 >>> dense = Run({"q1": {"b": 0.9, "c": 0.4}}, name="dense")
 >>> fused = fuse([bm25, dense], norm="min-max", method="wsum", params={"weights": [0.5, 0.5]})
 >>> fused.name, dict(fused.to_dict())
-('weighted_sum', {'q1': {'b': 0.5, 'a': 0.5, 'c': 0.0}})
+('weighted_sum', {'q1': {'a': 0.5, 'b': 0.5, 'c': 0.0}})
 """
 from __future__ import annotations
 
@@ -57,15 +57,28 @@ def _check_same_queries(runs, qrels=None) -> None:
             raise InputAssertion(f"Run {i} and Qrels query ids do not match")
 
 
-def _from_rankmeter(fused, name: str, queries) -> Run:
-    """The fused run as a ranx Run holding every query of the inputs (one no run retrieved anything for: empty)."""
+#: the methods whose fused run ranx returns unsorted (it sorts it when it is scored); the others it sorts
+_UNSORTED = ("isr", "w_bordafuse", "condorcet", "w_condorcet")
+
+
+def _from_rankmeter(fused, name: str, data: list[dict], method: str) -> Run:
+    """The fused run as ranx leaves it: every query of the inputs (empty where no run retrieved anything), each
+    query's docs in the order they first appear in the runs, then sorted as ranx sorts it (ties included)."""
     from rankmeter.io.canonical import decode_id
     table = fused.table
-    out: dict = {q: {} for q in queries}
+    scores: dict = {}
     for q, d, s in zip(table.column("query").to_pylist(), table.column("doc").to_pylist(),
                        table.column("score").to_pylist()):
-        out.setdefault(decode_id(q), {})[decode_id(d)] = s
-    return Run(out, name)
+        scores.setdefault(decode_id(q), {})[decode_id(d)] = s
+    out: dict = {}
+    for q in dict.fromkeys(q for run in data for q in run):
+        got = scores.get(str(q), {})
+        out[str(q)] = {d: got[d] for d in dict.fromkeys(str(d) for run in data for d in run.get(q, ())) if d in got}
+    run = Run(None, name)
+    run._data, run.sorted = out, False
+    if method not in _UNSORTED:
+        run.sort()
+    return run
 
 
 #: each method's parameters ranx requires (its functions take them without a default)
@@ -83,13 +96,15 @@ def _fused(runs, method: str, norm, params) -> Run:
     if needed:
         raise ParameterTypeError(f"{method}: missing the required parameter {needed[0]!r} (params={{{needed[0]!r}: "
                                  "...}}, as ranx requires it)")
+    for run in runs:
+        if isinstance(run, Run) and not run.sorted:
+            run.sort()  # ranx's methods read the order a run holds: sorted, as ranx sorts it
     data = [as_dict(run, "run") for run in runs]
     if norm in ("min-max-inverted", "min_max_inverted"):
         # ranx ranks the inverted scores; rankmeter.fuse reads ranks (rank-based methods, segfuse) before the norm
         data, norm = [normalize(run, norm)._data for run in data], None
-    queries = list(dict.fromkeys(q for run in data for q in run))
     fused = rankmeter_fuse(data, method=method, norm=norm, params=params, ties="input")
-    return _from_rankmeter(fused, name, queries)
+    return _from_rankmeter(fused, name, data, method)
 
 
 def fuse(runs: list, norm: str | None = "min-max", method: str = "wsum", params: dict | None = None) -> Run:

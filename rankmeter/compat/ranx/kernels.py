@@ -12,8 +12,8 @@ non-relevant doc, and a doc listed twice in one query's array keeps its first ro
 >>> import numpy as np
 >>> qrels = [np.array([[1, 1], [4, 1], [5, 2]])]
 >>> run = [np.array([[1, 0.9], [2, 0.8], [5, 0.7]])]
->>> hits(qrels, run, 2), ndcg(qrels, run, 0, 2).round(4), get_hit_lists(qrels, run)[0]
-(array([1.]), array([0.5]), array([1., 0., 1.]))
+>>> hits(qrels, run, 2), ndcg(qrels, run).round(4), get_hit_lists(qrels, run)[0]
+(array([1.]), array([0.7602]), array([1., 0., 1.]))
 """
 from __future__ import annotations
 
