@@ -21,7 +21,12 @@ from rankmeter.compat.ranx.errors import InputAssertion, InputTypeError, Measure
 from rankmeter.compat.ranx.metrics import grades_of, measures_for, measures_of, split_metric
 from rankmeter.errors import InputError
 
-__all__ = ["evaluate", "per_query", "as_dict", "is_typed_list", "scores_of"]
+__all__ = ["evaluate", "per_query", "as_dict", "is_typed_list", "scores_of", "options"]
+
+#: The drop-in's deliberate differences, each with ranx's behaviour a setting away. ``"bpref"``:
+#: ``"trec_eval"`` (default) gives a query without a judged non-relevant doc trec_eval's bpref
+#: (relevant retrieved / relevant); ``"ranx"`` gives ranx's 0 / 0 = NaN (when a relevant doc is retrieved).
+options = {"bpref": "trec_eval"}
 
 
 def as_dict(data, what: str) -> dict:
@@ -79,7 +84,26 @@ def scores_of(judged: "pa.Table", ranked: "pa.Table", queries: list[str], metric
     for metric, part in parts.items():
         for weight, measure in part:
             values[metric][found] += weight * np.asarray(results.values(measure), dtype=np.float64)[order]
+    if options["bpref"] == "ranx":
+        _ranx_bpref(values, judged, ranked, queries, metrics)
     return values
+
+
+def _ranx_bpref(values: dict, judged, ranked, queries: list[str], metrics: list) -> None:
+    """ranx's bpref of a query whose judged docs are all relevant: 0 / 0 = NaN once a relevant doc is retrieved."""
+    import pyarrow.compute as pc
+    for metric in metrics:
+        base, _, level = split_metric(metric) if isinstance(metric, str) else metric
+        if base != "bpref":
+            continue
+        nonrelevant = pc.less(judged.column("rel"), level)
+        counts = judged.append_column("n", nonrelevant).group_by("query").aggregate([("n", "sum")])
+        without = set(pc.filter(counts.column("query"), pc.equal(counts.column("n_sum"), 0)).to_pylist())
+        rel = judged.filter(pc.greater_equal(judged.column("rel"), level))
+        found = ranked.join(rel, keys=["query", "doc"], join_type="inner")
+        retrieved = set(found.column("query").to_pylist())
+        odd = np.array([q in without and q in retrieved for q in queries], dtype=bool)
+        values[metric][odd] = np.nan
 
 
 def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.ndarray]]:
