@@ -17,7 +17,8 @@ import json
 import os
 from collections import defaultdict
 
-from rankmeter.compat.ranx.errors import InputTypeError, ParameterAssertion
+from rankmeter.compat.ranx.errors import (InputFileNotFound, InputKeyError, InputTypeError,
+                                          ParameterAssertion)
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["Qrels", "Run", "file_kind", "get_file_kind"]
@@ -67,6 +68,7 @@ def get_file_kind(path: str = "run.json", kind: str | None = None) -> str:
 
 def _lines(path, kind: str, width: int, layout: str):
     """(line number, fields) of a TREC file (gzipped when ``kind`` is gz), each line checked for its width."""
+    _readable(path)
     with (gzip.open if kind == "gz" else open)(path, "rt") as f:
         for number, line in enumerate(f, 1):
             fields = line.split()
@@ -78,7 +80,31 @@ def _lines(path, kind: str, width: int, layout: str):
             yield number, fields
 
 
+def _readable(path) -> None:
+    """Refuse a missing file in one line; note the file as an input (``save`` never writes over it)."""
+    from rankmeter.io.inputs import record_input
+    if not os.path.isfile(path):
+        raise InputFileNotFound("no such file" if not os.path.exists(path) else "not a file", source=os.fspath(path))
+    record_input(path)
+
+
+def _json(path) -> dict:
+    _readable(path)
+    with open(path, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg}, column {exc.colno})", source=os.fspath(path),
+                             line=exc.lineno) from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text ({exc.reason})", source=os.fspath(path)) from None
+
+
 def _frame_dict(df, q_id_col, doc_id_col, score_col) -> dict:
+    missing = [c for c in (q_id_col, doc_id_col, score_col) if c not in getattr(df, "columns", ())]
+    if missing:
+        raise InputKeyError(f"no column {missing[0]!r} (columns: {', '.join(map(str, getattr(df, 'columns', [])))}); "
+                            "name the columns with q_id_col=, doc_id_col=, score_col=", source="<DataFrame>")
     out: dict = {}
     for q, d, s in zip(df[q_id_col].tolist(), df[doc_id_col].tolist(), df[score_col].tolist()):
         out.setdefault(q, {})[d] = s
@@ -92,6 +118,7 @@ def _lz4(path, content=None):
     except ImportError:
         raise ParameterError("lz4 files need the lz4 and cbor2 packages: pip install lz4 cbor2") from None
     if content is None:
+        _readable(path)
         with lz4.frame.open(path, mode="r") as f:
             return cbor2.loads(lz4.frame.decompress(f.read()))
     with lz4.frame.open(path, mode="wb") as f:  # path: the guarded writer's open file
@@ -177,6 +204,8 @@ class _Judged:
         return len(self._data)
 
     def __getitem__(self, q_id) -> dict:
+        if q_id not in self._data:
+            raise InputKeyError(f"query {q_id!r} is not in this {self._what}")
         return dict(self._data[q_id])
 
     def __len__(self) -> int:
@@ -217,6 +246,8 @@ class Qrels(_Judged):
 
     def set_relevance_level(self, rel_lvl: int = 1) -> None:
         """Shift every grade down by ``rel_lvl - 1`` (ranx's method)."""
+        if isinstance(rel_lvl, bool) or not isinstance(rel_lvl, int):
+            raise ParameterError(f"rel_lvl={rel_lvl!r}: the relevance level is an integer, e.g. 2")
         self._data = {q: {d: g - (rel_lvl - 1) for d, g in docs.items()} for q, docs in self._data.items()}
 
     def save(self, path: str = "qrels.json", kind: str | None = None) -> None:
@@ -231,8 +262,7 @@ class Qrels(_Judged):
     def from_file(path: str, kind: str | None = None) -> Qrels:
         kind = file_kind(path, kind, "qrels")
         if kind == "json":
-            with open(path) as f:
-                return Qrels(json.load(f))
+            return Qrels(_json(path))
         if kind == "parquet":
             return Qrels.from_parquet(path)
         qrels: dict = {}
@@ -252,6 +282,7 @@ class Qrels(_Judged):
     def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
                      pd_kwargs: dict | None = None) -> Qrels:
         import pandas as pd
+        _readable(path)
         return Qrels.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
 
     @staticmethod
@@ -306,6 +337,8 @@ class Run(_Judged):
 
     def make_comparable(self, qrels: Qrels) -> Run:
         """Add empty results for the qrels' queries the run lacks and drop the queries the qrels lack."""
+        if not isinstance(qrels, (Qrels, dict)):
+            raise InputTypeError(f"make_comparable: expected a ranx Qrels; got {type(qrels).__name__}")
         self._data = {q: self._data.get(q, {}) for q in qrels.keys()}
         self.sort()
         return self
@@ -322,8 +355,7 @@ class Run(_Judged):
     def from_file(path: str, kind: str | None = None, name: str | None = None) -> Run:
         kind = file_kind(path, kind, "run")
         if kind == "json":
-            with open(path) as f:
-                return Run(json.load(f), name)
+            return Run(_json(path), name)
         if kind == "lz4":
             return Run(_lz4(path), name)
         if kind == "parquet":
@@ -346,6 +378,7 @@ class Run(_Judged):
     def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
                      pd_kwargs: dict | None = None, name: str | None = None) -> Run:
         import pandas as pd
+        _readable(path)
         return Run.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col, name)
 
     @staticmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rankmeter.errors import InputError, MeasureError, ParameterError
 
-__all__ = ["InputAssertion", "InputTypeError", "MeasureAssertion", "MeasureTypeError", "ParameterAssertion",
+__all__ = ["InputAssertion", "InputFileNotFound", "InputKeyError", "InputTypeError", "MeasureAssertion", "MeasureTypeError", "ParameterAssertion",
            "ParameterNotImplemented", "ParameterTypeError"]
 
 
@@ -41,3 +41,13 @@ class ParameterNotImplemented(ParameterError, NotImplementedError):
 
 class ParameterTypeError(ParameterError, TypeError):
     """A fusion method called without its required parameter (``wsum`` without ``weights``)."""
+
+
+class InputKeyError(InputError, KeyError):
+    """A query or column that is not there (ranx: ``KeyError``), said in one line."""
+
+    __str__ = Exception.__str__
+
+
+class InputFileNotFound(InputError, FileNotFoundError):
+    """A file to read that does not exist (ranx: ``FileNotFoundError``)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.compat.ranx.data import Run
+from rankmeter.compat.ranx.errors import InputTypeError
 from rankmeter.errors import ParameterError
 
 __all__ = ["borda_norm", "max_norm", "min_max_norm", "norm_switch", "normalize", "rank_norm", "sum_norm",
@@ -84,6 +85,8 @@ def borda_norm(runs: list) -> list[Run]:
     """
     from rankmeter.compat.ranx.evaluation import as_dict
 
+    if isinstance(runs, (Run, dict)) or not isinstance(runs, (list, tuple)):
+        raise InputTypeError(f"borda_norm: expected a list of ranx Runs; got {type(runs).__name__}")
     data = [as_dict(run, "run") for run in runs]
     out: list[dict] = [{} for _ in runs]
     for q in data[0] if data else ():

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from rankmeter.compat.ranx.evaluation import per_query
+from rankmeter.compat.ranx.errors import ParameterNotImplemented
 from rankmeter.errors import ParameterError
 
 __all__ = ["FrozensetDict", "Report", "compare"]
@@ -195,7 +196,7 @@ def compare(qrels, runs, metrics, stat_test: str = "student", n_permutations: in
     from rankmeter.compat.ranx.data import Run
 
     if stat_test not in TESTS:
-        raise ParameterError(f"stat_test={stat_test!r}: ranx's tests are {', '.join(TESTS)}")
+        raise ParameterNotImplemented(f"stat_test={stat_test!r}: ranx's tests are {', '.join(TESTS)}")
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     names = [run.name if getattr(run, "name", None) is not None else f"run_{i + 1}" for i, run in enumerate(runs)]
     if len(set(names)) != len(names):
