@@ -183,13 +183,17 @@ def _same_run(got, want, what, order: bool = True) -> None:
 def test_normalization_functions(seed):
     _, runs = _case(seed)
     for run in runs:
-        for name in ("max_norm", "min_max_norm", "rank_norm", "sum_norm", "zmuv_norm"):
+        # ranx's zmuv_norm divides by the deviation of no scores inside its numba loop on an empty ranking, and
+        # leaves the later queries empty: compared on the runs without one
+        for name in ("max_norm", "min_max_norm", "rank_norm", "sum_norm") + (("zmuv_norm",) * all(run.values())):
             _same_run(getattr(ours_norm, name)(ours.Run(run, name="r")),
-                      getattr(ranx.normalization, name)(ranx.Run(run, name="r")), name, order=False)
+                      getattr(ranx.normalization, name)(ranx.Run(run, name="r")), name)
         _same_run(ours_norm.min_max_norm(ours.Run(run), invert=True),
-                  ranx.normalization.min_max_norm(ranx.Run(run), invert=True), "inverted", order=False)
+                  ranx.normalization.min_max_norm(ranx.Run(run), invert=True), "inverted")
         for norm in NORMS[1:-1]:
-            _same_run(ours.normalize(ours.Run(run), norm), ranx.normalize(ranx.Run(run), norm), norm, order=False)
+            if norm == "zmuv" and not all(run.values()):
+                continue
+            _same_run(ours.normalize(ours.Run(run), norm), ranx.normalize(ranx.Run(run), norm), norm)
     for g, w in zip(ours_norm.borda_norm([ours.Run(r) for r in runs]),
                     ranx.normalization.borda_norm([ranx.Run(r) for r in runs])):
         _same_run(g, w, "borda_norm", order=False)

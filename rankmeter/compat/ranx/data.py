@@ -147,6 +147,12 @@ class _Judged:
     def keys(self):
         return self._data.keys()
 
+    def _copy(self):
+        """A copy holding the same order (not sorted again: ranx's sort is not stable, a second one moves ties)."""
+        new = type(self)(None, self.name)
+        new._data, new.sorted = {q: dict(docs) for q, docs in self._data.items()}, self.sorted
+        return new
+
     def get_query_ids(self) -> list[str]:
         return list(self._data)
 

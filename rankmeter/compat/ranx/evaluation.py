@@ -179,7 +179,7 @@ def evaluate(qrels, run, metrics, return_mean: bool = True, return_std: bool = F
         return_std = False
     scored = run
     if make_comparable and isinstance(qrels, Qrels) and isinstance(run, Run):
-        scored = Run(run._data, run.name).make_comparable(qrels)
+        scored = run._copy().make_comparable(qrels)
     queries, values = per_query(qrels, scored, metrics)
     if isinstance(run, Run) and save_results_in_run:
         for m, scores in values.items():

@@ -96,10 +96,7 @@ def _fused(runs, method: str, norm, params) -> Run:
     if needed:
         raise ParameterTypeError(f"{method}: missing the required parameter {needed[0]!r} (params={{{needed[0]!r}: "
                                  "...}}, as ranx requires it)")
-    for run in runs:
-        if isinstance(run, Run) and not run.sorted:
-            run.sort()  # ranx's methods read the order a run holds: sorted, as ranx sorts it
-    data = [as_dict(run, "run") for run in runs]
+    data = [as_dict(run, "run") for run in runs]  # in the order each holds (ranx's methods do not sort them)
     if norm in ("min-max-inverted", "min_max_inverted"):
         # ranx ranks the inverted scores; rankmeter.fuse reads ranks (rank-based methods, segfuse) before the norm
         data, norm = [normalize(run, norm)._data for run in data], None

@@ -2,7 +2,8 @@
 
 Every function returns a new :class:`~rankmeter.compat.ranx.Run` with the run's name, its scores
 normalised per query as ranx normalises them (:mod:`rankmeter.analyses.fusion.normalisation`
-computes them, all queries at once); the run passed is left as it was.
+computes them, all queries at once) and its docs in the run's order, not sorted again (as ranx
+leaves them; ``min_max_norm(invert=True)`` sorts, as ranx does); the run passed is left as it was.
 
 >>> from rankmeter.compat.ranx import Run
 >>> run = Run({"q1": {"a": 3.0, "b": 1.0, "c": 2.0}}, name="bm25")
@@ -46,10 +47,12 @@ def normalize(run, norm: str = "min-max") -> Run:
     scores = np.fromiter((float(v) for docs in data.values() for v in docs.values()), np.float64, int(lengths.sum()))
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     values = normalise(scores, offsets, norm).tolist()
-    out: dict = {}
+    normalised = Run(None, getattr(run, "name", None))  # in the run's order, not sorted (as ranx leaves it) ...
     for (q, docs), start, stop in zip(data.items(), offsets[:-1].tolist(), offsets[1:].tolist()):
-        out[q] = dict(zip(docs, values[start:stop]))
-    return Run(out, getattr(run, "name", None))
+        normalised._data[q] = dict(zip(docs, values[start:stop]))
+    if norm == "min-max-inverted":
+        normalised.sort()  # ... but the inverted scores, which ranx sorts
+    return normalised
 
 
 def max_norm(run) -> Run:
@@ -97,7 +100,11 @@ def borda_norm(runs: list) -> list[Run]:
             missing = 0.5 - (len(docs) - 1) / (2 * m) if m else 0.0
             normalised[q] = {d: 1 - i / m for i, d in enumerate(docs)}
             normalised[q].update((d, missing) for d in candidates if d not in docs)
-    return [Run(normalised, getattr(run, "name", None)) for run, normalised in zip(runs, out)]
+    normalised_runs = []
+    for run, normalised in zip(runs, out):  # as ranx leaves them: candidates in their order, not sorted
+        normalised_runs.append(Run(None, getattr(run, "name", None)))
+        normalised_runs[-1]._data = normalised
+    return normalised_runs
 
 
 def norm_switch(method: str = "min-max"):
