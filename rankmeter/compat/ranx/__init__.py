@@ -29,6 +29,9 @@ def __getattr__(name: str):
     if name in ("fuse", "optimize_fusion", "OptimizationReport"):
         from rankmeter.compat.ranx import fusion
         return getattr(fusion, name)
+    if name in ("metrics", "fusion", "normalization", "data_structures"):  # ranx's modules, as ranx.metrics ...
+        import importlib
+        return importlib.import_module(f"rankmeter.compat.ranx.{name}")
     if name == "normalize":
         from rankmeter.compat.ranx.normalization import normalize
         return normalize

@@ -58,7 +58,7 @@ def _check_same_queries(runs, qrels=None) -> None:
 
 
 #: the methods whose fused run ranx returns unsorted (it sorts it when it is scored); the others it sorts
-_UNSORTED = ("isr", "w_bordafuse", "condorcet", "w_condorcet")
+_UNSORTED = ("condorcet", "w_condorcet")
 
 
 def _from_rankmeter(fused, name: str, data: list[dict], method: str) -> Run:
@@ -92,6 +92,7 @@ def _fused(runs, method: str, norm, params) -> Run:
     from rankmeter.compat.ranx.normalization import normalize
     params = dict(params or {})
     name = params.pop("name", _NAMES.get(method, method))
+    norm = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}.get(norm, norm)
     needed = [p for p in (_REQUIRED.get(method), "w" if method == "slidefuse" else None) if p and p not in params]
     if needed:
         raise ParameterTypeError(f"{method}: missing the required parameter {needed[0]!r} (params={{{needed[0]!r}: "
