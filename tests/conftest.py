@@ -65,6 +65,12 @@ def _no_c_toolchain() -> bool:
     return not (shutil.which("cc") and shutil.which("make") and anchor.is_file())
 
 
+def _no_ranx_repository() -> bool:
+    """tests/compat/test_ranx_suite.py reads ranx's tests from a checkout or the workplace's snapshot of it."""
+    snapshots = ("/work/.mirror/AmenRa+ranx/repo",)  # test_ranx_suite.SNAPSHOTS
+    return not any(p and Path(p).exists() for p in (os.environ.get("RANKMETER_RANX_REPO"), *snapshots))
+
+
 def _no_cuda() -> bool:
     if not installed("torch"):
         return True  # then the CUDA tests skip for torch itself, which is not allowed: see the torch entry below
@@ -98,6 +104,8 @@ ALLOWED_SKIPS = (
     AllowedSkip("no-fifo", r"named pipes are POSIX", lambda: not hasattr(os, "mkfifo"), "no named pipes"),
     AllowedSkip("no-dev-full", r"no /dev/full", lambda: not os.path.exists("/dev/full"),
                 "the disk-full test writes to /dev/full (Linux)"),
+    AllowedSkip("no-ranx-repo", r"ranx's own tests: no snapshot of its repository", _no_ranx_repository,
+                "ranx's sdist holds no tests: its suite needs a checkout or snapshot of its repository"),
     AllowedSkip("readme-marked", r"^README\.md:\d+: ", lambda: True,
                 "a README block marked <!-- readme-test: skip (reason) --> next to the block itself"),
 )
