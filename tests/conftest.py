@@ -65,6 +65,12 @@ def _no_c_toolchain() -> bool:
     return not (shutil.which("cc") and shutil.which("make") and anchor.is_file())
 
 
+def _no_ranx_repository() -> bool:
+    """tests/compat/test_ranx_suite.py reads ranx's tests from a checkout or the workplace's snapshot of it."""
+    snapshots = ("/work/.mirror/AmenRa+ranx/repo",)  # test_ranx_suite.SNAPSHOTS
+    return not any(p and Path(p).exists() for p in (os.environ.get("RANKMETER_RANX_REPO"), *snapshots))
+
+
 def _no_cuda() -> bool:
     if not installed("torch"):
         return True  # then the CUDA tests skip for torch itself, which is not allowed: see the torch entry below
@@ -101,6 +107,8 @@ ALLOWED_SKIPS = (
     AllowedSkip("doctest-needs-torch", r"unable to import module .*tensor[/\\\\]torchmetrics\.py",
                 lambda: not (installed("torch") and installed("torchmetrics")),
                 "rankmeter/tensor/torchmetrics.py's doctests import torch and torchmetrics, optional packages"),
+    AllowedSkip("no-ranx-repo", r"ranx's own tests: no snapshot of its repository", _no_ranx_repository,
+                "ranx's sdist holds no tests: its suite needs a checkout or snapshot of its repository"),
     AllowedSkip("readme-marked", r"^README\.md:\d+: ", lambda: True,
                 "a README block marked <!-- readme-test: skip (reason) --> next to the block itself"),
 )

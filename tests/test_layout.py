@@ -58,6 +58,11 @@ SORTS_ALLOWED = {
                                 "numbers of the lines it leaves out",
     "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
+    "compat/ranx/evaluation.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
+                                 "that retrieve one (the values themselves come from the core)",
+    "compat/ranx/kernels.py": "ranx's typed-list rows deduplicated by (query, doc id) in given order",
+    "compat/ranx/ties.py": "ranx's own sort of a query's docs (numba's quicksort), reproduced to hold ranx's "
+                           "order; the core then ranks in that order (ties='input')",
     "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
                                   "ranks come from the core)",
     "analyses/judges/label_impact.py": "two qrels versions joined by (query, doc): judgments, not a run",

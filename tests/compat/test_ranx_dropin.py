@@ -117,17 +117,17 @@ def test_qrels_and_run_files_read_and_write_as_ranx_does(tmp_path):
         assert [list(mine[q]) for q in mine.keys()] == [list(theirs[q]) for q in theirs.keys()]
         pd.testing.assert_frame_equal(mine.to_dataframe(), theirs.to_dataframe())
         for ext in exts:
-            mine.save(str(tmp_path / f"ours.{ext}"))
-            theirs.save(str(tmp_path / f"theirs.{ext}"))
+            mine.save(str(tmp_path / f"ours-{cls_ours.__name__}.{ext}"))
+            theirs.save(str(tmp_path / f"theirs-{cls_ours.__name__}.{ext}"))
             if ext == "txt":
-                assert (tmp_path / f"ours.{ext}").read_text() == (tmp_path / f"theirs.{ext}").read_text()
+                assert (tmp_path / f"ours-{cls_ours.__name__}.{ext}").read_text() == (tmp_path / f"theirs-{cls_ours.__name__}.{ext}").read_text()
             # ranx's from_file reads no parquet, and its from_parquet refuses pandas 3's string columns
             readers = (cls_ours.from_parquet,) if ext == "parquet" else (cls_ours.from_file, cls_theirs.from_file)
             if ext == "parquet":
-                assert cls_ours.from_file(str(tmp_path / "theirs.parquet")).to_dict() == mine.to_dict()
+                assert cls_ours.from_file(str(tmp_path / f"theirs-{cls_ours.__name__}.parquet")).to_dict() == mine.to_dict()
             for reader in readers:  # each reads the other's file
                 for who in ("ours", "theirs"):
-                    back = reader(str(tmp_path / f"{who}.{ext}"))
+                    back = reader(str(tmp_path / f"{who}-{cls_ours.__name__}.{ext}"))
                     assert {q: dict(d) for q, d in back.to_dict().items()} == mine.to_dict()
         frame = theirs.to_dataframe()
         again = cls_ours.from_df(frame, name="x") if is_run else cls_ours.from_df(frame)
@@ -135,7 +135,7 @@ def test_qrels_and_run_files_read_and_write_as_ranx_does(tmp_path):
     gz = tmp_path / "run.gz"
     import gzip
     with gzip.open(gz, "wt") as f:
-        f.write((tmp_path / "ours.txt").read_text())
+        f.write((tmp_path / "ours-Run.txt").read_text())
     assert ours.Run.from_file(str(gz)).to_dict() == ours.Run(run).to_dict()
     assert ours.Run.from_file(str(gz)).name == "tag"
 

@@ -2,8 +2,9 @@
 
 A ``Run`` keeps each query's docs by score descending and its queries sorted, as ranx keeps them
 (so ``to_dict`` and ``save`` write what ranx writes); ``.scores`` / ``.mean_scores`` are filled by
-:func:`~rankmeter.compat.ranx.evaluate`. Docs with equal scores stay in the order given (ranx's
-numba quicksort leaves their order arbitrary).
+:func:`~rankmeter.compat.ranx.evaluate`. Docs with equal scores are in the order ranx's sort
+(numba's quicksort, not stable) leaves them, reproduced by :mod:`rankmeter.compat.ranx.ties`, so
+ties are scored as ranx scores them.
 
 >>> run = Run({"q2": {"a": 0.1, "b": 0.9}, "q1": {"c": 1.0}}, name="bm25")
 >>> dict(run.to_dict()), run.name, len(run)
@@ -16,9 +17,11 @@ import json
 import os
 from collections import defaultdict
 
+from rankmeter.compat.ranx.errors import (InputFileNotFound, InputKeyError, InputTypeError,
+                                          ParameterAssertion)
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["Qrels", "Run", "file_kind"]
+__all__ = ["Qrels", "Run", "file_kind", "get_file_kind"]
 
 _KINDS = {"qrels": ("json", "trec", "gz", "parquet"), "run": ("json", "trec", "lz4", "gz", "parquet")}
 
@@ -29,19 +32,43 @@ def file_kind(path, kind: str | None, what: str) -> str:
         kind = os.path.splitext(os.fspath(path))[1][1:]
         kind = {"txt": "trec", "parq": "parquet"}.get(kind, kind)
     if kind not in _KINDS[what]:
-        raise ParameterError(f"kind={kind!r} ({os.fspath(path)}): a ranx {what} file is one of "
+        raise ParameterAssertion(f"kind={kind!r} ({os.fspath(path)}): a ranx {what} file is one of "
                              f"{', '.join(_KINDS[what])}; pass kind= for another extension")
     return kind
 
 
-def _sorted(d: dict, value) -> dict:
-    """Queries sorted by id, each query's docs by value descending (a stable sort keeps ties as given)."""
-    return {q: dict(sorted(((str(doc), value(v)) for doc, v in docs.items()), key=lambda kv: -kv[1]))
-            for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0])}
+def _sorted(d: dict, value, what: str = "run") -> dict:
+    """Queries sorted by id, each query's docs by value descending, tied docs in ranx's order (:mod:`.ties`)."""
+    from rankmeter.compat.ranx.ties import order
+    if not hasattr(d, "items"):
+        raise InputTypeError(f"a ranx {what} is a dict {{q_id: {{doc_id: value}}}}; got {type(d).__name__}")
+    out: dict = {}
+    try:
+        for q, docs in sorted(((str(q), docs) for q, docs in d.items()), key=lambda kv: kv[0]):
+            items = [(str(doc), value(v)) for doc, v in docs.items()]
+            out[q] = dict(items[i] for i in order([v for _, v in items])) if len(items) > 1 else dict(items)
+    except AttributeError:
+        bad = next(q for q, docs in d.items() if not hasattr(docs, "items"))
+        raise InputTypeError(f"query {bad!r}: its {what} entry is a {type(d[bad]).__name__}, not a dict "
+                             "{doc_id: value}", source=f"<{what}>") from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        kind = "grade (an integer)" if what == "qrels" else "score (a number)"
+        raise InputError(f"a {kind} is not one ({exc})", source=f"<{what}>") from None
+    return out
+
+
+#: doc id -> the number ranx's typed lists hold for it (ranx hashes the id; an exact numbering here)
+_CODES: dict = {}
+
+
+def get_file_kind(path: str = "run.json", kind: str | None = None) -> str:
+    """ranx's ``get_file_kind``: ``json``, ``trec`` (``.txt`` too), ``lz4``, ``gz`` or ``parquet`` (``.parq``)."""
+    return file_kind(path, kind, "run")
 
 
 def _lines(path, kind: str, width: int, layout: str):
     """(line number, fields) of a TREC file (gzipped when ``kind`` is gz), each line checked for its width."""
+    _readable(path)
     with (gzip.open if kind == "gz" else open)(path, "rt") as f:
         for number, line in enumerate(f, 1):
             fields = line.split()
@@ -53,7 +80,31 @@ def _lines(path, kind: str, width: int, layout: str):
             yield number, fields
 
 
+def _readable(path) -> None:
+    """Refuse a missing file in one line; note the file as an input (``save`` never writes over it)."""
+    from rankmeter.io.inputs import record_input
+    if not os.path.isfile(path):
+        raise InputFileNotFound("no such file" if not os.path.exists(path) else "not a file", source=os.fspath(path))
+    record_input(path)
+
+
+def _json(path) -> dict:
+    _readable(path)
+    with open(path, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg}, column {exc.colno})", source=os.fspath(path),
+                             line=exc.lineno) from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text ({exc.reason})", source=os.fspath(path)) from None
+
+
 def _frame_dict(df, q_id_col, doc_id_col, score_col) -> dict:
+    missing = [c for c in (q_id_col, doc_id_col, score_col) if c not in getattr(df, "columns", ())]
+    if missing:
+        raise InputKeyError(f"no column {missing[0]!r} (columns: {', '.join(map(str, getattr(df, 'columns', [])))}); "
+                            "name the columns with q_id_col=, doc_id_col=, score_col=", source="<DataFrame>")
     out: dict = {}
     for q, d, s in zip(df[q_id_col].tolist(), df[doc_id_col].tolist(), df[score_col].tolist()):
         out.setdefault(q, {})[d] = s
@@ -67,9 +118,10 @@ def _lz4(path, content=None):
     except ImportError:
         raise ParameterError("lz4 files need the lz4 and cbor2 packages: pip install lz4 cbor2") from None
     if content is None:
+        _readable(path)
         with lz4.frame.open(path, mode="r") as f:
             return cbor2.loads(lz4.frame.decompress(f.read()))
-    with lz4.frame.open(path, mode="wb") as f:
+    with lz4.frame.open(path, mode="wb") as f:  # path: the guarded writer's open file
         f.write(lz4.frame.compress(cbor2.dumps(content), compression_level=16))
 
 
@@ -80,11 +132,26 @@ class _Judged:
     _what = "run"
 
     def __init__(self, data: dict | None = None, name: str | None = None):
-        self._data: dict = _sorted(data, self._value) if data else {}
+        self._data: dict = _sorted(data, self._value, self._what) if data is not None else {}
+        self.sorted = data is not None  # ranx: an empty one is "not sorted" until sort() or add_multi()
         self.name = name
+
+    @property
+    def _store(self) -> dict:  # ranx's attribute: run.run, qrels.qrels
+        return self._data
+
+    @_store.setter
+    def _store(self, data: dict) -> None:
+        self._data = data
 
     def keys(self):
         return self._data.keys()
+
+    def _copy(self):
+        """A copy holding the same order (not sorted again: ranx's sort is not stable, a second one moves ties)."""
+        new = type(self)(None, self.name)
+        new._data, new.sorted = {q: dict(docs) for q, docs in self._data.items()}, self.sorted
+        return new
 
     def get_query_ids(self) -> list[str]:
         return list(self._data)
@@ -93,19 +160,34 @@ class _Judged:
         return list(self._data.values())
 
     def add_score(self, q_id: str, doc_id: str, score) -> None:
-        self._data.setdefault(q_id, {})[doc_id] = self._value(score)
-        self.sort()
+        """Add or change one doc's value (not sorted until :meth:`sort`, evaluation or fusion, as in ranx)."""
+        self._data.setdefault(q_id, {})[doc_id] = _sorted({q_id: {doc_id: score}}, self._value, self._what)[q_id][doc_id]
+        self.sorted = False
 
     def add(self, q_id: str, doc_ids: list, scores: list) -> None:
         self.add_multi([q_id], [doc_ids], [scores])
 
     def add_multi(self, q_ids: list, doc_ids: list, scores: list) -> None:
+        """Add queries: each replaces the docs a query held (ranx's ``add_multi``), then all is sorted."""
         for q, docs, values in zip(q_ids, doc_ids, scores):
-            self._data.setdefault(q, {}).update(zip(docs, map(self._value, values)))
+            self._data[q] = dict(zip(docs, values))
         self.sort()
 
     def sort(self) -> None:
-        self._data = _sorted(self._data, self._value)
+        self._data = _sorted(self._data, self._value, self._what)
+        self.sorted = True
+
+    def to_typed_list(self) -> list:
+        """ranx's low-level form: per query (sorted ids) an array of ``[doc number, value]`` rows, values descending.
+
+        ranx numbers a doc by hashing its id; here every distinct id gets its own number (exact, the
+        same number in every Qrels and Run of the process), which is all ranx's metric functions need.
+        """
+        import numpy as np
+        if not self.sorted:
+            self.sort()
+        return [np.array([[float(_CODES.setdefault(d, len(_CODES) + 1)), float(v)] for d, v in docs.items()],
+                         dtype=np.float64).reshape(-1, 2) for docs in self._data.values()]
 
     def to_dict(self) -> dict:
         out = defaultdict(dict)
@@ -121,14 +203,15 @@ class _Judged:
 
     def _write_trec(self, path, line) -> None:
         rows = [line(q, rank, d, v) for q, docs in self._data.items() for rank, (d, v) in enumerate(docs.items())]
-        with open(path, "w") as f:
-            f.write("\n".join(rows))  # ranx writes no final newline
+        _write(path, lambda f: f.write("\n".join(rows)))  # ranx writes no final newline
 
     @property
     def size(self) -> int:
         return len(self._data)
 
     def __getitem__(self, q_id) -> dict:
+        if q_id not in self._data:
+            raise InputKeyError(f"query {q_id!r} is not in this {self._what}")
         return dict(self._data[q_id])
 
     def __len__(self) -> int:
@@ -140,25 +223,42 @@ class _Judged:
     __str__ = __repr__
 
 
+def _write(path, write, binary: bool = False) -> None:
+    """Write ``path`` through rankmeter's guarded writer (never over an input, never half a file)."""
+    from rankmeter.io.output import output_file
+    with output_file(path, mode="wb" if binary else "w") as f:
+        write(f)
+
+
+def _save(self, path, kind: str) -> None:
+    if kind == "json":
+        _write(path, lambda f: json.dump(self.to_dict(), f, indent=2))
+    elif kind == "parquet":
+        _write(path, lambda f: self.to_dataframe().to_parquet(f, index=False), binary=True)
+    elif kind == "lz4":
+        _write(path, lambda f: _lz4(f, self.to_dict()), binary=True)
+    elif self._what == "qrels":
+        self._write_trec(path, lambda q, _, d, g: f"{q} 0 {d} {g}")
+    else:
+        self._write_trec(path, lambda q, rank, d, s: f"{q} Q0 {d} {rank + 1} {s} {self.name}")
+
+
 class Qrels(_Judged):
     """Relevance judgments ``{q_id: {doc_id: grade}}`` (integers), as ranx's ``Qrels``."""
 
     _value = int
     _what = "qrels"
+    qrels = _Judged._store
 
     def set_relevance_level(self, rel_lvl: int = 1) -> None:
         """Shift every grade down by ``rel_lvl - 1`` (ranx's method)."""
+        if isinstance(rel_lvl, bool) or not isinstance(rel_lvl, int):
+            raise ParameterError(f"rel_lvl={rel_lvl!r}: the relevance level is an integer, e.g. 2")
         self._data = {q: {d: g - (rel_lvl - 1) for d, g in docs.items()} for q, docs in self._data.items()}
 
     def save(self, path: str = "qrels.json", kind: str | None = None) -> None:
-        kind = file_kind(path, kind, "qrels")
-        if kind == "json":
-            with open(path, "w") as f:
-                json.dump(self.to_dict(), f, indent=2)
-        elif kind == "parquet":
-            self.to_dataframe().to_parquet(path, index=False)
-        else:
-            self._write_trec(path, lambda q, _, d, g: f"{q} 0 {d} {g}")
+        """Write the qrels as JSON, TREC or Parquet (by the extension or ``kind``), as ranx writes them."""
+        _save(self, path, file_kind(path, kind, "qrels"))
 
     @staticmethod
     def from_dict(d: dict) -> Qrels:
@@ -168,8 +268,7 @@ class Qrels(_Judged):
     def from_file(path: str, kind: str | None = None) -> Qrels:
         kind = file_kind(path, kind, "qrels")
         if kind == "json":
-            with open(path) as f:
-                return Qrels(json.load(f))
+            return Qrels(_json(path))
         if kind == "parquet":
             return Qrels.from_parquet(path)
         qrels: dict = {}
@@ -189,6 +288,7 @@ class Qrels(_Judged):
     def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
                      pd_kwargs: dict | None = None) -> Qrels:
         import pandas as pd
+        _readable(path)
         return Qrels.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col)
 
     @staticmethod
@@ -232,6 +332,8 @@ def _table_dict(table, value: str) -> dict:
 class Run(_Judged):
     """A ranking ``{q_id: {doc_id: score}}`` with a name, as ranx's ``Run``; evaluation fills ``.scores``."""
 
+    run = _Judged._store
+
     def __init__(self, run: dict | None = None, name: str | None = None):
         super().__init__(run, name)
         self.metadata: dict = {}
@@ -241,21 +343,15 @@ class Run(_Judged):
 
     def make_comparable(self, qrels: Qrels) -> Run:
         """Add empty results for the qrels' queries the run lacks and drop the queries the qrels lack."""
+        if not isinstance(qrels, (Qrels, dict)):
+            raise InputTypeError(f"make_comparable: expected a ranx Qrels; got {type(qrels).__name__}")
         self._data = {q: self._data.get(q, {}) for q in qrels.keys()}
         self.sort()
         return self
 
     def save(self, path: str = "run.json", kind: str | None = None) -> None:
-        kind = file_kind(path, kind, "run")
-        if kind == "json":
-            with open(path, "w") as f:
-                json.dump(self.to_dict(), f, indent=2)
-        elif kind == "lz4":
-            _lz4(path, self.to_dict())
-        elif kind == "parquet":
-            self.to_dataframe().to_parquet(path, index=False)
-        else:
-            self._write_trec(path, lambda q, rank, d, s: f"{q} Q0 {d} {rank + 1} {s} {self.name}")
+        """Write the run as JSON, TREC, LZ4 or Parquet (by the extension or ``kind``), as ranx writes it."""
+        _save(self, path, file_kind(path, kind, "run"))
 
     @staticmethod
     def from_dict(d: dict, name: str | None = None) -> Run:
@@ -265,8 +361,7 @@ class Run(_Judged):
     def from_file(path: str, kind: str | None = None, name: str | None = None) -> Run:
         kind = file_kind(path, kind, "run")
         if kind == "json":
-            with open(path) as f:
-                return Run(json.load(f), name)
+            return Run(_json(path), name)
         if kind == "lz4":
             return Run(_lz4(path), name)
         if kind == "parquet":
@@ -289,6 +384,7 @@ class Run(_Judged):
     def from_parquet(path: str, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",
                      pd_kwargs: dict | None = None, name: str | None = None) -> Run:
         import pandas as pd
+        _readable(path)
         return Run.from_df(pd.read_parquet(path, **(pd_kwargs or {})), q_id_col, doc_id_col, score_col, name)
 
     @staticmethod

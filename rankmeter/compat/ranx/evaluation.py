@@ -17,10 +17,16 @@ import numpy as np
 import pyarrow as pa
 
 from rankmeter.compat.ranx.data import Qrels, Run
-from rankmeter.compat.ranx.metrics import grades_of, measures_for
-from rankmeter.errors import InputError, ParameterError
+from rankmeter.compat.ranx.errors import InputAssertion, InputTypeError, MeasureAssertion, MeasureTypeError
+from rankmeter.compat.ranx.metrics import grades_of, measures_for, measures_of, split_metric
+from rankmeter.errors import InputError
 
-__all__ = ["evaluate", "per_query", "as_dict"]
+__all__ = ["evaluate", "per_query", "as_dict", "is_typed_list", "scores_of", "options"]
+
+#: The drop-in's deliberate differences, each with ranx's behaviour a setting away. ``"bpref"``:
+#: ``"trec_eval"`` (default) gives a query without a judged non-relevant doc trec_eval's bpref
+#: (relevant retrieved / relevant); ``"ranx"`` gives ranx's 0 / 0 = NaN (when a relevant doc is retrieved).
+options = {"bpref": "trec_eval"}
 
 
 def as_dict(data, what: str) -> dict:
@@ -31,48 +37,133 @@ def as_dict(data, what: str) -> dict:
         return data
     if type(data).__module__.startswith("ranx.") and hasattr(data, "to_dict"):
         return {q: dict(docs) for q, docs in data.to_dict().items()}
-    raise ParameterError(f"{what}: expected a ranx {what.capitalize()} or a dict {{q_id: {{doc_id: value}}}}; got "
-                         f"{type(data).__name__} (numba typed lists are ranx's internals: pass the Qrels/Run)")
+    raise InputTypeError(f"{what}: expected a ranx {what.capitalize()} or a dict {{q_id: {{doc_id: value}}}}; got "
+                         f"{type(data).__name__}")
+
+
+def is_typed_list(data) -> bool:
+    """Whether ``data`` is ranx's low-level input: a list (numba typed or not) or 3-D array of (n, 2) arrays."""
+    if isinstance(data, np.ndarray):
+        return data.ndim == 3 or (data.ndim == 1 and data.dtype == object)
+    return not isinstance(data, (dict, str, bytes, Qrels, Run)) and hasattr(data, "__len__") \
+        and hasattr(data, "__getitem__") and not hasattr(data, "to_dict")
 
 
 def _table(data: dict, value: str, kind) -> "pa.Table":
     """``{q: {doc: value}}`` as the Arrow table rankmeter's readers take (ids already strings: read once)."""
     queries = [str(q) for q, docs in data.items() for _ in range(len(docs))]
     docs = [str(d) for items in data.values() for d in items]
-    values = [v for items in data.values() for v in items.values()]
-    return pa.table({"query": pa.array(queries, pa.string()), "doc": pa.array(docs, pa.string()),
-                     value: pa.array(values, kind)})
+    try:
+        values = pa.array([v for items in data.values() for v in items.values()], kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
+        raise InputError(f"a {'grade' if value == 'rel' else 'score'} is not a number ({exc})",
+                         source="<qrels>" if value == "rel" else "<run>") from None
+    return pa.table({"query": pa.array(queries, pa.string()), "doc": pa.array(docs, pa.string()), value: values})
+
+
+def scores_of(judged: "pa.Table", ranked: "pa.Table", queries: list[str], metrics: list,
+              grades: list[int]) -> dict:
+    """Each ranx metric's values for ``queries`` (in that order); a query without judgments scores 0.
+
+    A metric is a name (``"ndcg@10-l2"``) or one already split (``("ndcg", 10, 2)``).
+    """
+    from rankmeter.core.evaluator import Evaluator
+
+    parts = {m: measures_for(m, grades) if isinstance(m, str) else measures_of(*m, grades) for m in metrics}
+    wanted = list(dict.fromkeys(measure for part in parts.values() for _, measure in part))
+    values = {m: np.zeros(len(queries)) for m in metrics}
+    if not wanted or not len(judged):
+        return values
+    with warnings.catch_warnings():  # ranx scores an empty ranking 0 without a word
+        warnings.filterwarnings("ignore", r".*judged queries have no results")
+        # ranked in the order the run holds its docs: ranx's, ties included (rankmeter.compat.ranx.ties)
+        results = Evaluator(judged, wanted, queries="qrels", ties="input").evaluate(ranked)
+    position = {q: i for i, q in enumerate(results.queries)}
+    found = np.array([q in position for q in queries], dtype=bool)
+    order = np.array([position[q] for q in queries if q in position], dtype=np.int64)
+    for metric, part in parts.items():
+        for weight, measure in part:
+            values[metric][found] += weight * np.asarray(results.values(measure), dtype=np.float64)[order]
+    if options["bpref"] == "ranx":
+        _ranx_bpref(values, judged, ranked, queries, metrics)
+    return values
+
+
+def _ranx_bpref(values: dict, judged, ranked, queries: list[str], metrics: list) -> None:
+    """ranx's bpref of a query whose judged docs are all relevant: 0 / 0 = NaN once a relevant doc is retrieved."""
+    import pyarrow.compute as pc
+    for metric in metrics:
+        base, _, level = split_metric(metric) if isinstance(metric, str) else metric
+        if base != "bpref":
+            continue
+        nonrelevant = pc.less(judged.column("rel"), level)
+        counts = judged.append_column("n", nonrelevant).group_by("query").aggregate([("n", "sum")])
+        without = set(pc.filter(counts.column("query"), pc.equal(counts.column("n_sum"), 0)).to_pylist())
+        rel = judged.filter(pc.greater_equal(judged.column("rel"), level))
+        found = ranked.join(rel, keys=["query", "doc"], join_type="inner")
+        retrieved = set(found.column("query").to_pylist())
+        odd = np.array([q in without and q in retrieved for q in queries], dtype=bool)
+        values[metric][odd] = np.nan
 
 
 def per_query(qrels, run, metrics: list[str]) -> tuple[list[str], dict[str, np.ndarray]]:
     """ranx's query order (sorted ids) and each metric's values in it, for qrels and run with the same queries."""
-    from rankmeter.core.evaluator import Evaluator
-
+    if is_typed_list(qrels) or is_typed_list(run):
+        from rankmeter.compat.ranx.kernels import typed_values
+        values = typed_values(qrels, run, metrics)
+        return [str(i) for i in range(len(qrels))], values
+    if isinstance(run, Run) and not run.sorted:
+        run.sort()  # as ranx's to_typed_list sorts it, in place
     judged = as_dict(qrels, "qrels")
     ranked = as_dict(run, "run")
     if set(judged) != set(ranked):
-        raise InputError("Qrels and Run query ids do not match. Pass `make_comparable=True` to add empty results "
-                         "for queries missing from the run and remove those not appearing in qrels.")
+        raise InputAssertion("Qrels and Run query ids do not match. Pass `make_comparable=True` to add empty results "
+                             "for queries missing from the run and remove those not appearing in qrels.")
     # ranx reads a negative grade as a low grade (bpref: judged, not relevant); rankmeter, as trec_eval, as
     # unjudged: 0 is what ranx means by it
-    judged = {str(q): {str(d): max(int(g), 0) for d, g in docs.items()} for q, docs in judged.items()}
-    grades = grades_of(judged)
-    parts = {m: measures_for(m, grades) for m in metrics}
-    wanted = list(dict.fromkeys(measure for part in parts.values() for _, measure in part))
-    queries = sorted(map(str, ranked))
-    with warnings.catch_warnings():  # ranx scores an empty ranking 0 without a word
-        warnings.filterwarnings("ignore", r".*judged queries have no results")
-        results = Evaluator(_table(judged, "rel", pa.int64()), wanted, queries="qrels") \
-            .evaluate(_table(ranked, "score", pa.float64()))
-    position = {q: i for i, q in enumerate(results.queries)}
-    order = np.array([position[q] for q in queries], dtype=np.int64)
-    values = {}
-    for metric, part in parts.items():
-        total = np.zeros(len(queries))
-        for weight, measure in part:
-            total = total + weight * np.asarray(results.values(measure), dtype=np.float64)[order]
-        values[metric] = total
-    return queries, values
+    judged = {str(q): {str(d): max(_grade(g), 0) for d, g in docs.items()} for q, docs in judged.items()}
+    for metric in metrics:
+        split_metric(metric)  # a bad name is refused before any work
+    if isinstance(run, Run):
+        queries = sorted(map(str, ranked))
+    else:  # ranx ranks a dict's docs by its own sort (ascending, reversed), in the qrels' query order
+        queries = list(judged)
+        ranked = {str(q): _dict_order(ranked[q] if q in ranked else ranked[_key(ranked, q)]) for q in queries}
+    return queries, scores_of(_table(judged, "rel", pa.int64()), _table(ranked, "score", pa.float64()), queries,
+                              metrics, grades_of(judged))
+
+
+def _key(data: dict, q: str):
+    return next(k for k in data if str(k) == q)
+
+
+def _dict_order(docs: dict) -> dict:
+    from rankmeter.compat.ranx.ties import order
+    try:
+        items = [(str(d), float(v)) for d, v in docs.items()]
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"a score is not a number ({exc})", source="<run>") from None
+    return dict(items[i] for i in order([v for _, v in items], descending_of_ascending=True))
+
+
+def _grade(g) -> int:
+    try:
+        return int(g)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"grade {g!r} is not an integer", source="<qrels>") from None
+
+
+def metric_list(metrics) -> list[str]:
+    """ranx's ``metrics``: one name or a list of names (refused as ranx refuses them, in one line)."""
+    if isinstance(metrics, str):
+        return [metrics]
+    if not isinstance(metrics, (list, tuple)) and not hasattr(metrics, "__iter__"):
+        raise MeasureTypeError(f"metrics={metrics!r}: pass a ranx metric name such as 'ndcg@10' or a list of them")
+    metrics = list(metrics)
+    for m in metrics:
+        if not isinstance(m, str):
+            raise MeasureAssertion(f"metrics: {m!r} is not a ranx metric name such as 'ndcg@10'")
+    return metrics
 
 
 def evaluate(qrels, run, metrics, return_mean: bool = True, return_std: bool = False, threads: int = 0,
@@ -83,12 +174,12 @@ def evaluate(qrels, run, metrics, return_mean: bool = True, return_std: bool = F
     the run is scored as ranx's ``Run.make_comparable`` would leave it, without changing the run you pass;
     scores are saved in ``run.scores`` / ``run.mean_scores`` (and ``run.std_scores``) as ranx saves them.
     """
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    metrics = metric_list(metrics)
     if not return_mean:
         return_std = False
     scored = run
     if make_comparable and isinstance(qrels, Qrels) and isinstance(run, Run):
-        scored = Run(run._data, run.name).make_comparable(qrels)
+        scored = run._copy().make_comparable(qrels)
     queries, values = per_query(qrels, scored, metrics)
     if isinstance(run, Run) and save_results_in_run:
         for m, scores in values.items():

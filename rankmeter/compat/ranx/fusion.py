@@ -13,7 +13,7 @@ keeps the last best, as ranx does.
 >>> dense = Run({"q1": {"b": 0.9, "c": 0.4}}, name="dense")
 >>> fused = fuse([bm25, dense], norm="min-max", method="wsum", params={"weights": [0.5, 0.5]})
 >>> fused.name, dict(fused.to_dict())
-('weighted_sum', {'q1': {'b': 0.5, 'a': 0.5, 'c': 0.0}})
+('weighted_sum', {'q1': {'a': 0.5, 'b': 0.5, 'c': 0.0}})
 """
 from __future__ import annotations
 
@@ -23,9 +23,13 @@ import numpy as np
 
 from rankmeter.compat.ranx.data import Qrels, Run
 from rankmeter.compat.ranx.evaluation import as_dict
-from rankmeter.errors import InputError, ParameterError
+from rankmeter.compat.ranx.fusion_methods import *  # noqa: F403 - ranx.fusion's functions, one per method
+from rankmeter.compat.ranx.fusion_methods import __all__ as _METHODS
+from rankmeter.compat.ranx.errors import InputAssertion, InputTypeError, ParameterTypeError
+from rankmeter.compat.ranx.normalization import normalize  # noqa: F401 - ranx.fusion's neighbour, kept here too
+from rankmeter.errors import ParameterError
 
-__all__ = ["OptimizationReport", "fuse", "normalize", "optimize_fusion"]
+__all__ = ["OptimizationReport", "fuse", "normalize", "optimize_fusion", *_METHODS]
 
 #: the name ranx gives a fused run, when it is not the method's
 _NAMES = {"sum": "comb_sum", "mnz": "comb_mnz", "gmnz": "comb_gmnz", "anz": "comb_anz", "max": "comb_max",
@@ -42,54 +46,69 @@ _METHOD_LABELS = {"logn_isr": ("LogN_ISR", "Sigma"), "gmnz": ("GMNZ", "Gamma"), 
 
 
 def _check_same_queries(runs, qrels=None) -> None:
+    if isinstance(runs, (Run, dict)) or not hasattr(runs, "__len__"):
+        raise InputTypeError(f"runs: expected a list of ranx Runs; got {type(runs).__name__}")
     if len(runs) < 2:
-        raise ParameterError("Only one run provided: fusion needs two or more")
+        raise InputAssertion("Only one run provided: fusion needs two or more")
     for i, run in enumerate(runs):
-        if set(run.keys()) != set(runs[0].keys()):
-            raise InputError(f"Runs 0 and {i} query ids do not match")
-        if qrels is not None and set(run.keys()) != set(qrels.keys()):
-            raise InputError(f"Run {i} and Qrels query ids do not match")
+        if set(as_dict(run, "run")) != set(as_dict(runs[0], "run")):
+            raise InputAssertion(f"Runs 0 and {i} query ids do not match")
+        if qrels is not None and set(as_dict(run, "run")) != set(as_dict(qrels, "qrels")):
+            raise InputAssertion(f"Run {i} and Qrels query ids do not match")
 
 
-def _from_rankmeter(fused, name: str) -> Run:
+#: the methods whose fused run ranx returns unsorted (it sorts it when it is scored); the others it sorts
+_UNSORTED = ("condorcet", "w_condorcet")
+
+
+def _from_rankmeter(fused, name: str, data: list[dict], method: str) -> Run:
+    """The fused run as ranx leaves it: every query of the inputs (empty where no run retrieved anything), each
+    query's docs in the order they first appear in the runs, then sorted as ranx sorts it (ties included)."""
     from rankmeter.io.canonical import decode_id
     table = fused.table
-    out: dict = {}
+    scores: dict = {}
     for q, d, s in zip(table.column("query").to_pylist(), table.column("doc").to_pylist(),
                        table.column("score").to_pylist()):
-        out.setdefault(decode_id(q), {})[decode_id(d)] = s
-    return Run(out, name)
+        scores.setdefault(decode_id(q), {})[decode_id(d)] = s
+    out: dict = {}
+    for q in dict.fromkeys(q for run in data for q in run):
+        got = scores.get(str(q), {})
+        out[str(q)] = {d: got[d] for d in dict.fromkeys(str(d) for run in data for d in run.get(q, ())) if d in got}
+    run = Run(None, name)
+    run._data, run.sorted = out, False
+    if method not in _UNSORTED:
+        run.sort()
+    return run
+
+
+#: each method's parameters ranx requires (its functions take them without a default)
+_REQUIRED = {**{m: "weights" for m in _WEIGHTED}, "gmnz": "gamma", "rbc": "phi", "probfuse": "probs",
+             "posfuse": "probs", "segfuse": "probs", "slidefuse": "probs", "bayesfuse": "log_odds",
+             "mapfuse": "map_scores"}
 
 
 def _fused(runs, method: str, norm, params) -> Run:
     from rankmeter.analyses.fusion import fuse as rankmeter_fuse
+    from rankmeter.compat.ranx.normalization import normalize
     params = dict(params or {})
     name = params.pop("name", _NAMES.get(method, method))
+    norm = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}.get(norm, norm)
+    needed = [p for p in (_REQUIRED.get(method), "w" if method == "slidefuse" else None) if p and p not in params]
+    if needed:
+        raise ParameterTypeError(f"{method}: missing the required parameter {needed[0]!r} (params={{{needed[0]!r}: "
+                                 "...}}, as ranx requires it)")
+    data = [as_dict(run, "run") for run in runs]  # in the order each holds (ranx's methods do not sort them)
     if norm in ("min-max-inverted", "min_max_inverted"):
         # ranx ranks the inverted scores; rankmeter.fuse reads ranks (rank-based methods, segfuse) before the norm
-        runs, norm = [normalize(run, norm) for run in runs], None
-    fused = rankmeter_fuse([as_dict(run, "run") for run in runs], method=method, norm=norm, params=params, ties="input")
-    return _from_rankmeter(fused, name)
+        data, norm = [normalize(run, norm)._data for run in data], None
+    fused = rankmeter_fuse(data, method=method, norm=norm, params=params, ties="input")
+    return _from_rankmeter(fused, name, data, method)
 
 
 def fuse(runs: list, norm: str | None = "min-max", method: str = "wsum", params: dict | None = None) -> Run:
     """ranx's ``fuse``: the fused :class:`Run`, named as ranx names it (``weighted_sum``, ``rrf``, ...)."""
     _check_same_queries(runs)
     return _fused(runs, method, norm, params)
-
-
-def normalize(run: Run, norm: str = "min-max") -> Run:
-    """ranx's ``normalize``: the run's scores normalised per query (``borda`` needs all the runs: use ``fuse``)."""
-    from rankmeter.analyses.fusion.normalisation import normalise
-    if norm == "borda":
-        raise ParameterError("norm='borda' scores a doc against every run's candidates: use fuse(..., norm='borda')")
-    norm = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}.get(norm, norm)
-    out: dict = {}
-    for q, docs in as_dict(run, "run").items():
-        scores = np.array(list(docs.values()), dtype=np.float64)
-        values = normalise(scores, np.array([0, len(scores)], dtype=np.int64), norm) if len(scores) else scores
-        out[q] = dict(zip(docs, values.tolist()))
-    return Run(out, run.name)
 
 
 def _weights(step: float, n_runs: int) -> list[tuple]:

@@ -26,13 +26,21 @@ ranx                rankmeter
 ==================  ============================================================
 
 A gain map lists the grades of the qrels, so :func:`measures_for` takes them.
-No cutoff (``k = 0`` in ranx) means the whole ranking.
+No cutoff (``k = 0`` in ranx, also written ``ndcg@0``) means the whole ranking.
+
+ranx's metric functions themselves (``ranx.metrics.ndcg(qrels, run, k, rel_lvl)`` on lists of
+``[doc id, value]`` arrays) are here too, from :mod:`rankmeter.compat.ranx.kernels`.
 """
 from __future__ import annotations
 
+from rankmeter.compat.ranx.errors import MeasureAssertion
 from rankmeter.errors import MeasureError
 
-__all__ = ["METRICS", "grades_of", "measures_for", "split_metric"]
+__all__ = ["METRICS", "grades_of", "measures_for", "measures_of", "split_metric",
+           # ranx.metrics' functions on typed lists (rankmeter.compat.ranx.kernels), loaded on first use
+           "average_precision", "bpref", "dcg", "dcg_burges", "f1", "get_hit_lists", "hit_rate", "hits", "ndcg",
+           "ndcg_burges", "precision", "r_precision", "rank_biased_precision", "recall", "reciprocal_rank",
+           "metric_switch"]
 
 #: ranx metric -> rankmeter family
 METRICS = {
@@ -61,6 +69,8 @@ def split_metric(metric: str) -> tuple[str, int | float, int]:
     base, _, k = name.partition("@")
     if base not in METRICS:
         raise MeasureError(f"unknown ranx metric {metric!r}; ranx's metrics are {', '.join(METRICS)}")
+    if k.startswith("-") and k[1:].isdigit():
+        raise MeasureAssertion(f"{metric!r}: k must be greater or equal to 0 (0: the whole ranking)")
     if k and not k.isdigit():
         raise MeasureError(f"{metric!r}: the cutoff after @ must be a non-negative integer")
     return base, int(k) if k else 0, level
@@ -73,9 +83,13 @@ def grades_of(qrels) -> list[int]:
 
 def measures_for(metric: str, grades: list[int]) -> list[tuple[float, object]]:
     """``[(weight, rankmeter Measure)]`` whose weighted sum per query is ranx's ``metric``."""
+    return measures_of(*split_metric(metric), grades)
+
+
+def measures_of(base: str, k: int | float, level: int, grades: list[int]) -> list[tuple[float, object]]:
+    """:func:`measures_for` of a name already split (``k`` is RBP's persistence for ``rbp``)."""
     from rankmeter.measures import Measure
 
-    base, k, level = split_metric(metric)
     family = METRICS[base]
     if base == "rbp":
         top = max([g for g in grades if g >= level], default=level)
@@ -88,3 +102,10 @@ def measures_for(metric: str, grades: list[int]) -> list[tuple[float, object]]:
                  for g in set(grades) | {1}}
         return [(1.0, Measure.of(family, {"gain": gains}, cutoff))]
     return [(1.0, Measure.of(family, {"rel": level}, cutoff))]
+
+
+def __getattr__(name: str):  # ranx.metrics' kernels: `from rankmeter.compat.ranx.metrics import ndcg` as from ranx
+    if name in __all__:
+        from rankmeter.compat.ranx import kernels
+        return getattr(kernels, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

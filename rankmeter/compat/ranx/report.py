@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from rankmeter.compat.ranx.evaluation import per_query
+from rankmeter.compat.ranx.errors import ParameterNotImplemented
 from rankmeter.errors import ParameterError
 
 __all__ = ["FrozensetDict", "Report", "compare"]
@@ -195,14 +196,14 @@ def compare(qrels, runs, metrics, stat_test: str = "student", n_permutations: in
     from rankmeter.compat.ranx.data import Run
 
     if stat_test not in TESTS:
-        raise ParameterError(f"stat_test={stat_test!r}: ranx's tests are {', '.join(TESTS)}")
+        raise ParameterNotImplemented(f"stat_test={stat_test!r}: ranx's tests are {', '.join(TESTS)}")
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     names = [run.name if getattr(run, "name", None) is not None else f"run_{i + 1}" for i, run in enumerate(runs)]
     if len(set(names)) != len(names):
         raise ParameterError(f"compare: two runs are named alike ({', '.join(names)}); give each a distinct name")
     scores = {}
     for name, run in zip(names, runs):
-        scored = Run(run._data, run.name).make_comparable(qrels) if make_comparable and isinstance(run, Run) else run
+        scored = run._copy().make_comparable(qrels) if make_comparable and isinstance(run, Run) else run
         scores[name] = per_query(qrels, scored, metrics)[1]
     results = {name: {m: float(np.mean(scores[name][m])) for m in metrics} for name in names}
     p = _p_values(names, scores, metrics, stat_test, n_permutations, random_seed)
