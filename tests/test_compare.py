@@ -239,7 +239,7 @@ def test_scipy_is_optional(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
     monkeypatch.setitem(sys.modules, "scipy.stats", None)
     monkeypatch.setitem(sys.modules, "scipy.special", None)
-    with pytest.raises(ImportError, match=r"pip install 'rankmeter\[stats\]'"):
+    with pytest.raises(ImportError, match=r"pip install scipy"):
         compare(qrels, runs, "AP", test="wilcoxon")
     assert len(compare(qrels, runs, "AP", test="t").table) == 3  # Student's t needs no scipy
     for test in ("randomization", "bootstrap", "tukey"):

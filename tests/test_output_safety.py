@@ -87,7 +87,11 @@ COMMANDS = {
     "judges allocate": "judges allocate {Q} {L} {R1X} {R2X} -m AP --budget 1 --strata 1",
     "baseline": "baseline {Q} {R1} -m AP -o {O}",
     "gate": "gate {Q} {R2} --baseline {B}",
+    "diff": "diff {Q} {R1} -m AP -m nDCG@5 --as trec_eval,pytrec_eval,ranx",
 }
+#: commands whose output needs a model server: judges label writes its qrels through the same guarded writer
+#: (rankmeter.io.output.output_file), tested against a live loopback server in tests/test_judges_label.py
+SERVED = {"judges label"}
 #: further writers of a file: check --dedupe (a TREC run), eval's other paths
 EXTRA_OUTPUTS = {"check --dedupe": "check {Q} {R1} --dedupe first -o {O}"}
 
@@ -230,7 +234,7 @@ def stdout_sweep(folder, tmp_path_factory):
 
 def test_the_sweep_covers_every_command_of_the_registry():
     registry = _registry()
-    assert set(registry) == set(COMMANDS), "a command without a case here: add it to COMMANDS"
+    assert set(registry) == set(COMMANDS) | SERVED, "a command without a case here: add it to COMMANDS"
     printed = {name.split(" --format")[0].split(" (")[0] for name in STDOUT_CASES}
     assert printed | {n for n in FILE_CASES if n in COMMANDS} == set(COMMANDS)
     assert "eval --format csv" in STDOUT_CASES and "compare --format latex" in STDOUT_CASES
