@@ -132,16 +132,20 @@ def discriminative_power(scores: np.ndarray, *, test: str = "bootstrap", alpha: 
     k = x.shape[1]
     names = names or [f"run{i}" for i in range(k)]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    if test == "tukey":
-        pmat, _ = sig.tukey_hsd(x, permutations=permutations, seed=seed, alpha=alpha)
-        p = np.array([pmat[i, j] for i, j in pairs])
-    else:
-        diffs = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)
-        if test == "t":
-            p = np.array([sig.paired_t(diffs[:, c], alpha=alpha)[0] for c in range(len(pairs))])
+    from rankmeter.executors.progress import progress_bar
+    resampled = test in ("tukey", "bootstrap", "randomization")
+    with progress_bar(permutations if resampled else 0, work=float(permutations) * x.size * max(len(pairs), 1),
+                      label=f"{test} ({len(pairs)} pairs)") as advance:
+        if test == "tukey":
+            pmat, _ = sig.tukey_hsd(x, permutations=permutations, seed=seed, alpha=alpha, progress=advance)
+            p = np.array([pmat[i, j] for i, j in pairs])
         else:
-            run = sig.bootstrap if test == "bootstrap" else sig.randomization
-            p = run(diffs, permutations=permutations, seed=seed, alpha=alpha)[0]
+            diffs = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)
+            if test == "t":
+                p = np.array([sig.paired_t(diffs[:, c], alpha=alpha)[0] for c in range(len(pairs))])
+            else:
+                run = sig.bootstrap if test == "bootstrap" else sig.randomization
+                p = run(diffs, permutations=permutations, seed=seed, alpha=alpha, progress=advance)[0]
     deltas = [float(x[:, i].mean() - x[:, j].mean()) for i, j in pairs]
     listed = [((names[i], names[j]), float(v)) for (i, j), v in zip(pairs, p)]
     return DiscriminativePower(test, float(alpha), listed, deltas, sorted(float(v) for v in p))
