@@ -3,7 +3,6 @@ every query and human labels on a sample, and where to spend the next human labe
 rankmeter.analyses.judges.allocation)."""
 from __future__ import annotations
 
-import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.param import Param
@@ -34,14 +33,6 @@ def add_parsers(kinds) -> None:
     a.set_defaults(func=run_allocate, subparser=a)
 
 
-def _emit(args, data: dict, lines: list[str]) -> int:
-    if args.format == "json":
-        flags.write_json(data)
-    else:
-        sys.stdout.write("\n".join(lines) + "\n")
-    return 0
-
-
 def run_estimate(args) -> int:
     from rankmeter.analyses.judges.ppi import estimate
     from rankmeter.io.output import printable
@@ -62,7 +53,7 @@ def run_estimate(args) -> int:
         lines += [f"{printable(p['a'])} - {printable(p['b'])}  {p['measure']}: PPI++ {cell(p['ppi'])}; LLM only "
                   f"{cell(p['llm_only'])}; human only {cell(p['human_only'])}" for p in got.pairs]
     lines += [f"warning: {w}" for w in got.warnings]
-    return _emit(args, got.to_dict(), lines)
+    return flags.emit(args, got.to_dict(), lines)
 
 
 def run_allocate(args) -> int:
@@ -93,4 +84,4 @@ def run_allocate(args) -> int:
         data["labels_needed"] = needed
         lines.append(f"labelled queries for an interval {args.width} wide: "
                      + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
-    return _emit(args, data, lines)
+    return flags.emit(args, data, lines)

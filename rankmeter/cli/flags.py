@@ -128,6 +128,16 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         parser.add_argument(*names, **kwargs)
 
 
+def emit(args: argparse.Namespace, data: dict, lines: list[str]) -> int:
+    """A command's result: ``data`` as JSON under ``--format json``, else ``lines`` as text; exit status 0."""
+    import sys
+    if args.format == "json":
+        write_json(data)
+    else:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
 def write_json(obj, out=None) -> None:
     """Every command's JSON output: valid JSON always (RFC 8259 has no NaN or Infinity), a value that
     cannot be computed written ``null`` by the one rule of rankmeter.core.results (plain_value)."""

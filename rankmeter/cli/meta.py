@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
@@ -48,14 +47,6 @@ def _correlate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _emit(args, data: dict, lines: list[str]) -> int:
-    if args.format == "json":
-        flags.write_json(data)
-    else:
-        sys.stdout.write("\n".join(lines) + "\n")
-    return 0
-
-
 def _matrices(args):
     """([one topics x systems matrix per -m], topics, systems): from QRELS RUN..., or from the per-query nugget
     scores of --nuggets files (one per RAG system). Every meta command keeps the topics every system answered
@@ -91,7 +82,7 @@ def _per_measure(args, analyse) -> int:
     measures = list(dict.fromkeys(args.measure))
     done = [analyse(m, x, topics, names) for m, x in zip(measures, matrices)]
     lines = [line for i, (_, text) in enumerate(done) for line in ([""] if i else []) + text]
-    return _emit(args, {"measures": measures, "results": [data for data, _ in done]}, lines)
+    return flags.emit(args, {"measures": measures, "results": [data for data, _ in done]}, lines)
 
 
 def _power(args: argparse.Namespace) -> int:
@@ -162,7 +153,7 @@ def _size(args: argparse.Namespace) -> int:
             achieved = power(args.topics, min_diff=args.min_diff, **common)
             data["power"] = achieved
             lines.append(f"power of {args.topics} topics for a difference of {args.min_diff}: {achieved:.4f}")
-    return _emit(args, data, lines)
+    return flags.emit(args, data, lines)
 
 
 def _zscores(args: argparse.Namespace) -> int:
