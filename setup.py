@@ -5,10 +5,10 @@ pure path (rankmeter/io/compiled.py says which path is in use).
 """
 from setuptools import Extension, setup
 
-# both hash ids with rankmeter/core/_idhash.h (the engine's hash, bit for bit)
+# both hash ids with rankmeter/engine/_idhash.h (the engine's hash, bit for bit)
 setup(ext_modules=[Extension("rankmeter.io._trecparse", ["rankmeter/io/_trecparse.c"], optional=True,
-                             include_dirs=["rankmeter/core"], depends=["rankmeter/core/_idhash.h"],
+                             include_dirs=["rankmeter/engine"], depends=["rankmeter/engine/_idhash.h"],
                              extra_compile_args=["-O3"]),
-                   Extension("rankmeter.core._idops", ["rankmeter/core/_idops.c"], optional=True,
-                             include_dirs=["rankmeter/core"], depends=["rankmeter/core/_idhash.h"],
+                   Extension("rankmeter.engine._idops", ["rankmeter/engine/_idops.c"], optional=True,
+                             include_dirs=["rankmeter/engine"], depends=["rankmeter/engine/_idhash.h"],
                              extra_compile_args=["-O3"])])

@@ -62,7 +62,7 @@ def stage_child(trec_eval_args: list[str]) -> None:
     import rankmeter.cli.app as app
     sys.meta_path.insert(0, app._NoPandas())  # as the command does
     import rankmeter.cli.trec_eval as command
-    import rankmeter.compat.ideal_dcg  # noqa: F401
+    import rankmeter.compat.trec_eval.ideal_dcg  # noqa: F401
     import rankmeter.core.evaluator as evaluator
     import rankmeter.executors.memory  # noqa: F401
     import rankmeter.io as rio

@@ -244,10 +244,10 @@ def profile(data: Path) -> int:
     qrels_path, run_path = ensure_data(data)
     import rankmeter.core.build as build
     import rankmeter.core.judgments as judgments
-    import rankmeter.core.keys as keys
+    import rankmeter.engine.keys as keys
     import rankmeter.io.arrow_path as arrow_path
     import rankmeter.io.source as source
-    from rankmeter.compat.trec_eval import expand, format_value
+    from rankmeter.measures.trec_eval import expand, format_value
     from rankmeter.core import Evaluator
     from rankmeter.io import read_qrels, read_run
 

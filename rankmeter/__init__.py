@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: The package's parts, reachable as attributes (``rankmeter.io.as_run``) without importing them up front.
-_SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "errors", "executors", "io", "measures", "report", "tensor",
+_SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "engine", "errors", "executors", "io", "measures", "report", "tensor",
                 "types"}
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports

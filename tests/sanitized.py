@@ -22,7 +22,7 @@ def run_sanitized(source: Path, tmp_path: Path, script: str, *args: str) -> subp
     target = tmp_path / (source.stem + sysconfig.get_config_var("EXT_SUFFIX"))
     subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                     "-fno-omit-frame-pointer", f"-I{sysconfig.get_paths()['include']}",
-                    f"-I{ROOT / 'rankmeter' / 'core'}", str(source), "-o", str(target)], check=True)
+                    f"-I{ROOT / 'rankmeter' / 'engine'}", str(source), "-o", str(target)], check=True)
     loader = (
         "import importlib.util\n"
         f"spec = importlib.util.spec_from_file_location({source.stem!r}, {str(target)!r})\n"

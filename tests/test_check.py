@@ -209,7 +209,7 @@ def test_rank_disagreements_equal_a_plain_loop(rows):
     import numpy as np
     import pyarrow as pa
 
-    from rankmeter.analyses.check_fields import rank_disagreements
+    from rankmeter.analyses.check.fields import rank_disagreements
 
     codes = np.array([int(q[1]) for q, _, _ in rows])
     ranks = pa.array([str(r).encode() for _, r, _ in rows], pa.binary())

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from rankmeter.analyses.check import check
-from rankmeter.analyses.check_dedupe import dedupe, kept_rows
+from rankmeter.analyses.check.dedupe import dedupe, kept_rows
 from rankmeter.analyses.fusion.pooling import pool
 from rankmeter.cli.app import COMMANDS, _parser
 from rankmeter.cli.flags import plain_help
@@ -102,7 +102,7 @@ def test_dedupe_compares_ids_exactly_even_when_every_hash_collides(monkeypatch):
     import numpy as np
     import pyarrow as pa
 
-    from rankmeter.core import ids as ids_module
+    from rankmeter.engine import ids as ids_module
     from rankmeter.io.canonical import Run
 
     table = pa.table({"query": pa.array([b"q", b"q", b"q", b"r", b"q"]),

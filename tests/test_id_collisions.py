@@ -1,7 +1,7 @@
 """No result rests on the id hash (issue 32): with every id made to collide, no value changes.
 
 The engine keys, joins, groups and deduplicates ids by their 64-bit hash (SipHash-1-3,
-rankmeter/core/siphash.py) and confirms every hit on the bytes (rankmeter/core/exact.py). Here a copy of the
+rankmeter/engine/siphash.py) and confirms every hit on the bytes (rankmeter/engine/exact.py). Here a copy of the
 package is built with every id hashing alike -- the extensions with ``-DRANKMETER_CONSTANT_HASH``, the numpy
 side with ``RANKMETER_CONSTANT_HASH=1`` -- and
 
@@ -32,8 +32,8 @@ import pytest
 
 from cli_runner import run_cli_in_process
 from optional_packages import optional
-from rankmeter.core import keys
-from rankmeter.core.ids import Ids
+from rankmeter.engine import keys
+from rankmeter.engine.ids import Ids
 
 pytrec_eval = optional("pytrec_eval")
 
@@ -165,10 +165,10 @@ _DESELECT = ("not siphash_cpython and not hash_equal and not compiled_hash_is an
 
 _BUILD = """
 from setuptools import Extension, setup
-flags = dict(include_dirs=["rankmeter/core"], define_macros=[("RANKMETER_CONSTANT_HASH", "1")])
+flags = dict(include_dirs=["rankmeter/engine"], define_macros=[("RANKMETER_CONSTANT_HASH", "1")])
 setup(name="rankmeter-constant-hash", script_args=["-q", "build_ext", "--inplace"],
       ext_modules=[Extension("rankmeter.io._trecparse", ["rankmeter/io/_trecparse.c"], **flags),
-                   Extension("rankmeter.core._idops", ["rankmeter/core/_idops.c"], **flags)])
+                   Extension("rankmeter.engine._idops", ["rankmeter/engine/_idops.c"], **flags)])
 """
 
 
@@ -184,8 +184,8 @@ def constant_build(tmp_path_factory):
     assert built.returncode == 0, built.stderr[-3000:]
     env = dict(os.environ, RANKMETER_CONSTANT_HASH="1", PYTHONPATH=str(home))
     env.pop("RANKMETER_PURE", None)
-    probe = ("import rankmeter, numpy as np; from rankmeter.core import keys; from rankmeter.io import compiled;"
-             "from rankmeter.core.ids import Ids; import io;"
+    probe = ("import rankmeter, numpy as np; from rankmeter.engine import keys; from rankmeter.io import compiled;"
+             "from rankmeter.engine.ids import Ids; import io;"
              "run = compiled.parse_run(b'q1 Q0 d1 1 2 t\\nq2 Q0 zz 2 1 t\\n', 'run');"
              "print(rankmeter.__file__, keys._idops.HASH, compiled._trecparse.HASH, keys.compiled(),"
              "len(set(Ids.from_list([b'a', b'bb', b'c' * 40]).hashes().tolist())), len(set(run.doc_hash.tolist())))")

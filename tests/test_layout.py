@@ -17,28 +17,28 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: lowest first: a module may import its own layer and those below it. The core's foundations (the
 #: parameter table, the options, the batch kernels read, flat segments, hashing, memory) sit below the
 #: readers and the measures; the Evaluator and the rest of the core above them.
-LAYERS = ["errors", "_version", "core-base", "io", "measures", "core", "executors", "analyses", "tensor", "report",
+LAYERS = ["errors", "_version", "engine", "io", "measures", "core", "executors", "analyses", "tensor", "report",
           "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"param", "params", "options", "batch", "segments", "keys", "siphash", "ids", "memory"}
+CORE_BASE = {"params", "options"}
 
 #: (importer, imported) module pairs that go up a layer, and why
 UPWARD = {
+    ("rankmeter.io.rel_formats", "rankmeter.measures.trec_eval.prefs"): "moved from compat; to be untangled",
+    ("rankmeter.io.rel_formats", "rankmeter.core.rows"): "moved from compat; to be untangled",
     ("rankmeter.core.evaluator", "rankmeter.executors.memory"):
         "Evaluator.evaluate is a shortcut for the in-memory executor (imported when called)",
-    ("rankmeter.core.results", "rankmeter.report.notebook"): "the notebook display (_repr_html_), drawn when "
+    ("rankmeter.core.results", "rankmeter.core.notebook"): "the notebook display (_repr_html_), drawn when "
                                                              "Jupyter asks",
-    ("rankmeter.core.explain", "rankmeter.report.notebook"): "the notebook display (_repr_html_)",
-    ("rankmeter.analyses.stats.comparison", "rankmeter.report.notebook"): "the notebook display (_repr_html_)",
-    ("rankmeter.measures.facts", "rankmeter.compat.trec_eval"): "the measure list shows each family's trec_eval "
+    ("rankmeter.core.explain", "rankmeter.core.notebook"): "the notebook display (_repr_html_)",
+    ("rankmeter.analyses.stats.comparison", "rankmeter.core.notebook"): "the notebook display (_repr_html_)",
+    ("rankmeter.measures.facts", "rankmeter.measures.trec_eval"): "the measure list shows each family's trec_eval "
                                                                  "names, which compat.trec_eval declares",
-    ("rankmeter.measures.names", "rankmeter.compat.trec_eval"): "trec_eval's measure names are read by the "
+    ("rankmeter.measures.names", "rankmeter.measures.trec_eval"): "trec_eval's measure names are read by the "
                                                                  "measure grammar's name resolver",
-    ("rankmeter.analyses.meta.zscores", "rankmeter.compat.zscores"): "meta zscores writes trec_eval's -Z file, "
+    ("rankmeter.analyses.meta.zscores", "rankmeter.compat.trec_eval.zscores"): "meta zscores writes trec_eval's -Z file, "
                                                                       "whose format compat.zscores owns",
-    ("rankmeter.core.resolve", "rankmeter.compat.ir_measures_objects"):
+    ("rankmeter.core.resolve", "rankmeter.compat.ir_measures.objects"):
         "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
-    ("rankmeter.core.keys", "rankmeter.core"): "the compiled kernels, rankmeter/core/_idops (an extension module of "
-                                               "the core package, whose __init__ loads nothing)",
     ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
                                                      "calls the public entry point, which picks the executor",
 }
@@ -48,13 +48,13 @@ SORTS_ALLOWED = {
     "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
     "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
     "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
-    "analyses/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
-    "analyses/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
-    "analyses/beyond_similarity.py": "training interactions by user (each user's items for serendipity)",
-    "analyses/check.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
+    "analyses/beyond/__init__.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
+    "analyses/beyond/inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
+    "analyses/beyond/similarity.py": "training interactions by user (each user's items for serendipity)",
+    "analyses/check/__init__.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
-    "analyses/check_fields.py": "the rank field's order against the scores' (rank disagreements)",
-    "analyses/check_dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
+    "analyses/check/fields.py": "the rank field's order against the scores' (rank disagreements)",
+    "analyses/check/dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
                                 "numbers of the lines it leaves out",
     "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
@@ -73,14 +73,14 @@ SORTS_ALLOWED = {
     "analyses/stats/corrections.py": "p-values (Holm, Benjamini-Hochberg)",
     "analyses/stats/significance.py": "resampled statistics (bootstrap, randomisation)",
     "tensor": "each row of a score tensor on its own device (array API): lists already joined",
-    "compat/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
-    "compat/ir_measures_engine.py": "a run's rows into the order of tied docs of the ir_measures provider that "
+    "compat/trec_eval/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
+    "compat/ir_measures/engine.py": "a run's rows into the order of tied docs of the ir_measures provider that "
                                     "computes the measure (docno ascending, or input order), which the core does "
                                     "not offer; the core then scores them with ties='input'",
-    "compat/ir_measures_rbo.py": "ir_measures' compat provider: the run by score then docno, its ideal by grade, "
+    "compat/ir_measures/rbo.py": "ir_measures' compat provider: the run by score then docno, its ideal by grade, "
                                  "run score and qrels order (Compat as that provider computes it)",
-    "compat/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
-    "compat/prefs.py": "trec_eval -R prefs: preference judgments by level",
+    "measures/trec_eval/judgment_groups.py": "trec_eval -R qrels_jg: judgment groups",
+    "measures/trec_eval/prefs.py": "trec_eval -R prefs: preference judgments by level",
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",
     "executors/spark/scoring.py": "the per-query values' query ids collected from the tasks, into byte order "
                                   "(never a run's rows: the tasks rank them through the core)",
@@ -172,7 +172,7 @@ def test_the_top_level_is_the_public_face():
 def _layer(name: str) -> int:
     parts = name.split(".")
     if len(parts) > 2 and parts[1] == "core" and parts[2] in CORE_BASE:
-        return LAYERS.index("core-base")
+        return LAYERS.index("engine")
     return LAYERS.index(parts[1] if len(parts) > 1 else "__init__")
 
 
@@ -189,7 +189,7 @@ def test_no_import_from_a_lower_layer_up_unless_written_down():
 def test_nothing_outside_the_core_orders_or_joins_runs():
     found = []
     for rel, _, tree in _modules():
-        if rel.startswith(("core/", "measures/")):
+        if rel.startswith(("core/", "engine/", "measures/")):
             continue
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):

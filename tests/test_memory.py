@@ -4,7 +4,7 @@ import sys
 import numpy as np
 import pytest
 
-from rankmeter.core import memory as _memory
+from rankmeter.engine import memory as _memory
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")

@@ -50,7 +50,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import rankmeter  # noqa: E402
-from rankmeter.compat.trec_eval import uses_level  # noqa: E402
+from rankmeter.measures.trec_eval import uses_level  # noqa: E402
 from rankmeter.core import resolve_measures  # noqa: E402
 
 MAX_EXAMPLES = 25          # per measure

@@ -20,7 +20,7 @@ import pytest
 import rankmeter
 from rankmeter.analyses.fusion import fuse
 from rankmeter.analyses.fusion.pooling import pool
-from rankmeter.compat.trec_eval import uses_level
+from rankmeter.measures.trec_eval import uses_level
 from rankmeter.core import resolve_measures
 
 ORACLES = Path(__file__).resolve().parent / "fixtures" / "oracles"

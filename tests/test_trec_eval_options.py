@@ -14,9 +14,9 @@ from io import BytesIO, StringIO
 import numpy as np
 import pytest
 
-from rankmeter.compat.prefs import PrefJudgments, query_prefs_values
-from rankmeter.compat.trec_eval import expand, expand_exact
-from rankmeter.compat.trec_eval_args import parse_args
+from rankmeter.measures.trec_eval.prefs import PrefJudgments, query_prefs_values
+from rankmeter.measures.trec_eval import expand, expand_exact
+from rankmeter.compat.trec_eval.args import parse_args
 from rankmeter.cli.trec_eval import run
 from rankmeter.errors import MeasureError, ParameterError
 

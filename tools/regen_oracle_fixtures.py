@@ -146,7 +146,7 @@ def pytrec_eval_fixture() -> dict:
             PYTREC_SEEDS,
             "pytrec_eval wraps trec_eval 9.0.8. Per-query values of iprec_at_recall / 11pt_avg are left out "
             "where 9.x's (long)(p*R+0.9) and 10.0's lround(p*R) differ, and a mean only where every query was "
-            "kept. A NaN of pytrec_eval (0/0 on a ranking that -J leaves empty) is stored as 0, what trec_eval 10.0 prints. trec_eval's -l applies to every family but nDCG, G and rbp (rankmeter.compat.trec_eval."
+            "kept. A NaN of pytrec_eval (0/0 on a ranking that -J leaves empty) is stored as 0, what trec_eval 10.0 prints. trec_eval's -l applies to every family but nDCG, G and rbp (rankmeter.measures.trec_eval."
             "uses_level decides)."),
         "specs": PYTREC_SPECS, "summary_specs": PYTREC_SUMMARY_SPECS, "cases": cases,
     }

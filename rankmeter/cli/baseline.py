@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from rankmeter.cli import flags
-from rankmeter.core.param import Param
+from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
 SLICES = Param("slices", "path", None, "query slices the gate checks too: lines 'QUERY SLICE' or JSON "

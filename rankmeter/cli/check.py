@@ -92,7 +92,7 @@ def run(args) -> int:
         if len(runs) != 1 or not args.output:
             from rankmeter.errors import ParameterError
             raise ParameterError("--dedupe fixes one run: give one run file and -o FILE for the result")
-        from rankmeter.analyses.check_dedupe import write_deduped
+        from rankmeter.analyses.check.dedupe import write_deduped
         done = write_deduped(runs[0], args.output, keep=args.dedupe, inputs=[*args.inputs, *filter(None, (
             args.qrels_file, args.topics))], **options)
         print(f"rankmeter: {printable(done.summary(args.dedupe))}", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from rankmeter.cli import flags
-from rankmeter.core.param import Param
+from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
 #: this command's own knobs

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from rankmeter.cli import flags
-from rankmeter.core.param import Param
+from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
 HELP = "retrieval quality as a regression test: compare a run with a saved baseline (exit 1 on a regression)"

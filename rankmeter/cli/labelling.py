@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from rankmeter.cli import flags
-from rankmeter.core.param import Param
+from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
 _G = "judges"

@@ -17,8 +17,8 @@ import numpy as np
 
 from rankmeter.errors import MeasureError, ParameterError
 from rankmeter.measures.aggregation import COUNT, FLOAT, TEXT
-from rankmeter.compat.trec_eval import Derived, expand_exact, uses_level
-from rankmeter.compat.trec_eval_args import USAGE, TrecEvalArgs, parse_args
+from rankmeter.measures.trec_eval import Derived, expand_exact, uses_level
+from rankmeter.compat.trec_eval.args import USAGE, TrecEvalArgs, parse_args
 from rankmeter.cli.streams import write_all
 
 __all__ = ["run", "parse_args", "TrecEvalArgs"]
@@ -68,7 +68,7 @@ def _prepare(m, args: TrecEvalArgs):
 
 def _with_bogus_rows(run_table, missing: list[bytes]):
     """trec_eval.c -c: a topic missing from the run is scored on a one-doc ranking (BOGUS_DOC, sim 1.0)."""
-    from rankmeter.core.ids import Ids
+    from rankmeter.engine.ids import Ids
     from rankmeter.io.canonical import Columns, Run
     columns = Columns({
         "query": Ids.concat([run_table.ids("query"), Ids.from_list(missing)]),
@@ -112,7 +112,7 @@ def _iprec_nan(columns, rows, num_ret: np.ndarray, num_rel: np.ndarray) -> None:
 def _rndcg_nan(columns, rows, num_rel: np.ndarray, judgments, ids) -> None:
     """m_Rndcg.c divides by the number of ideal-gain changes it saw: 0/0 = NaN for a topic with
     relevant docs (grade >= -l, e.g. -l0) but no positive ideal gain."""
-    from rankmeter.compat.ideal_dcg import has_positive_gain
+    from rankmeter.compat.trec_eval.ideal_dcg import has_positive_gain
     codes = None
     for col, (label, tm, m) in zip(columns, rows):
         if tm.name != "Rndcg" or not (num_rel > 0).any():
@@ -166,7 +166,7 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
         if p is None:
             continue
         if isinstance(p, tuple):     # ideal_dcg: from the judgments alone
-            from rankmeter.compat.ideal_dcg import ideal_dcg
+            from rankmeter.compat.trec_eval.ideal_dcg import ideal_dcg
             judged_q = np.array(qrels.table.column("query").to_pylist(), dtype=object).astype(bytes)
             values = ideal_dcg(judged_q, qrels.table.column("rel").to_numpy(), ids, p[1])
             columns.append(Column(label, values, "float", tm.per_query, tm.summary, _reduce_mean))
@@ -200,9 +200,9 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
 # -- prefs / qrels_prefs / qrels_jg -------------------------------------------------------------
 
 def _other_columns(args: TrecEvalArgs, rows, run_table, err):
-    from rankmeter.compat.judgment_groups import query_jg_values
-    from rankmeter.compat.prefs import PREFS_MEASURES, query_prefs_values
-    from rankmeter.compat.rel_formats import ranked_docs, read_prefs, read_qrels_jg
+    from rankmeter.measures.trec_eval.judgment_groups import query_jg_values
+    from rankmeter.measures.trec_eval.prefs import PREFS_MEASURES, query_prefs_values
+    from rankmeter.io.rel_formats import ranked_docs, read_prefs, read_qrels_jg
 
     jg_mode = args.rel_format == "qrels_jg"
     ranked = ranked_docs(run_table, max_docs=args.max_docs, ties_descending=jg_mode)
@@ -261,7 +261,7 @@ def _other_columns(args: TrecEvalArgs, rows, run_table, err):
 # -- output ---------------------------------------------------------------------------------------
 
 def _apply_zscores(path: str, ids: list[bytes], columns: list[Column]) -> None:
-    from rankmeter.compat.zscores import read_zscores, to_zscores
+    from rankmeter.compat.trec_eval.zscores import read_zscores, to_zscores
     table = read_zscores(path)
     for col in columns:
         if col.zscore:
@@ -303,7 +303,7 @@ def run(argv: list[str], out=None, err=None) -> int:
     err = err if err is not None else sys.stderr
     args = parse_args(argv)
     if args.help:                # trec_eval.c: help is printed after all options are read, exit 0
-        from rankmeter.compat.trec_eval_help import help_text
+        from rankmeter.compat.trec_eval.help import help_text
         write_all(out, help_text(args.measures).encode())
         out.flush()
         return 0

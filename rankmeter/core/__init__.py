@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 _LAZY = {
-    "Evaluator": ".evaluator", "Part": ".evaluator", "Batch": ".batch", "NONPOOL": ".batch", "UNJUDGED": ".batch",
+    "Evaluator": ".evaluator", "Part": ".evaluator", "Batch": "rankmeter.engine.batch", "NONPOOL": "rankmeter.engine.batch", "UNJUDGED": "rankmeter.engine.batch",
     "Options": ".options", "OPTIONS": ".options", "validate_options": ".options", "resolve_measures": ".resolve",
     "QUERY_POLICIES": ".options", "TIE_POLICIES": ".options", "EXECUTORS": ".options",
 }

@@ -14,12 +14,12 @@ import numpy as np
 
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.canonical import Run, decode_id
-from rankmeter.core.batch import Batch
-from rankmeter.core.ids import Ids
+from rankmeter.engine.batch import Batch
+from rankmeter.engine.ids import Ids
 from rankmeter.core.judgments import Judgments, duplicate_rows
-from rankmeter.core.segments import segment_offsets
-from rankmeter.core.keys import pair_hash, query_mix
-from rankmeter.core.groups import local_queries, query_starts
+from rankmeter.engine.segments import segment_offsets
+from rankmeter.engine.keys import pair_hash, query_mix
+from rankmeter.engine.groups import local_queries, query_starts
 from rankmeter.core.order import rank_order
 
 __all__ = ["build_batch", "byte_ordered_queries", "check_unique", "empty_batch", "PartInfo", "query_starts",
@@ -62,7 +62,7 @@ def ranked_rows(run: Run, *, ties: str = "trec_eval") -> np.ndarray:
 
 
 def doc_hashes(run: Run, docs: Ids) -> np.ndarray:
-    """:func:`~rankmeter.core.keys.id_hash` of every row's doc: the compiled reader's, made while it parsed,
+    """:func:`~rankmeter.engine.keys.id_hash` of every row's doc: the compiled reader's, made while it parsed,
     or computed here."""
     if run.doc_hash is not None and len(run.doc_hash) == len(docs):
         return run.doc_hash

@@ -34,7 +34,7 @@ from rankmeter.measures.aggregation import COUNT, FLOAT
 from rankmeter.io.canonical import Qrels, Run, decode_id
 from rankmeter.measures import Measure
 from rankmeter.core.results import Results
-from rankmeter.core.batch import Batch
+from rankmeter.engine.batch import Batch
 from rankmeter.core.build import build_batch, empty_batch
 from rankmeter.core.judgments import Judgments
 from rankmeter.core.needs import compute_needs, needs_of

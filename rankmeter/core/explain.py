@@ -24,7 +24,7 @@ from rankmeter.core import NONPOOL, UNJUDGED, Evaluator
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_run
 from rankmeter.io.canonical import Run, decode_id, encode_id
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 from rankmeter.measures import Measure
 from rankmeter.measures.aggregation import COUNT, TEXT
 
@@ -56,7 +56,7 @@ class Explanation:
     def _repr_html_(self) -> str:
         from html import escape
 
-        from rankmeter.report.notebook import html_table
+        from rankmeter.core.notebook import html_table
         formula = "<pre>" + escape("\n".join(self.formula)) + "</pre>"
         ideal = html_table(self.ideal_columns, self.ideal_rows, caption="ideal ranking") if self.ideal_rows else ""
         return (html_table(self.columns, self.rows, caption=f"{self.measure} for query {self.query}")

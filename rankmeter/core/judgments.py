@@ -16,13 +16,13 @@ import numpy as np
 
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, decode_id
-from rankmeter.core.batch import NONPOOL, UNJUDGED
-from rankmeter.core.ids import Ids
-from rankmeter.core.memory import give_back
-from rankmeter.core.groups import local_queries
-from rankmeter.core.keys import HashIndex, pair_hash
-from rankmeter.core.exact import first_repeat, relookup
-from rankmeter.core.segments import gather_segments, segment_offsets
+from rankmeter.engine.batch import NONPOOL, UNJUDGED
+from rankmeter.engine.ids import Ids
+from rankmeter.engine.memory import give_back
+from rankmeter.engine.groups import local_queries
+from rankmeter.engine.keys import HashIndex, pair_hash
+from rankmeter.engine.exact import first_repeat, relookup
+from rankmeter.engine.segments import gather_segments, segment_offsets
 from rankmeter.core.subtopics import SubtopicIndex, collapse_subtopics
 
 __all__ = ["Judgments", "segment_offsets", "gather_segments"]
@@ -30,7 +30,7 @@ __all__ = ["Judgments", "segment_offsets", "gather_segments"]
 
 def duplicate_rows(keys: np.ndarray, code: np.ndarray, docs: Ids) -> tuple[int, int] | None:
     """The first pair of rows with the same (query code, doc), verified exactly, or None (``keys``: their
-    :func:`~rankmeter.core.keys.pair_hash`)."""
+    :func:`~rankmeter.engine.keys.pair_hash`)."""
     # a plain sort (several times faster than argsort) answers the usual case: no duplicates
     plain = np.sort(keys)
     if not (plain[1:] == plain[:-1]).any():
@@ -150,7 +150,7 @@ class Judgments:
                doc_rows: np.ndarray | None = None):
         """Grade of each (query code, doc) row: the qrels grade, NONPOOL when not judged, UNJUDGED when < 0.
 
-        ``keys`` are the rows' :func:`~rankmeter.core.keys.pair_hash` keys; row i's doc is ``docs[doc_rows[i]]``
+        ``keys`` are the rows' :func:`~rankmeter.engine.keys.pair_hash` keys; row i's doc is ``docs[doc_rows[i]]``
         (``docs[i]`` without ``doc_rows``). ``rows=True`` also returns the judgments row each one joined (-1 for
         none).
         """

@@ -11,9 +11,9 @@ import re
 
 import numpy as np
 
-from rankmeter.core.ids import Ids
-from rankmeter.core.keys import id_words, order_codes
-from rankmeter.core.segments import distinct_sorted
+from rankmeter.engine.ids import Ids
+from rankmeter.engine.keys import id_words, order_codes
+from rankmeter.engine.segments import distinct_sorted
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
 

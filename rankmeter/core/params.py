@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rankmeter.core.param import Param, is_bool
+from rankmeter.engine.param import Param, is_bool
 from rankmeter.errors import ParameterError
 
 __all__ = ["Param", "PARAMS", "GROUPS", "check", "validate", "is_bool"]

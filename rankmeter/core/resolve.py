@@ -38,7 +38,7 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
             continue
         if _is_foreign_measure(item):
             # an ir_measures object means what ir_measures computes (ERR@k is gdeval's): its drop-in says
-            from rankmeter.compat.ir_measures_objects import to_rankmeter
+            from rankmeter.compat.ir_measures.objects import to_rankmeter
             measure = to_rankmeter(item)
             out.append((str(measure), measure))
             continue
@@ -61,4 +61,4 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
 def _is_foreign_measure(obj) -> bool:
     """An ir_measures measure object (of ir_measures or of rankmeter's drop-in), without importing ir_measures."""
     module = type(obj).__module__
-    return module.startswith("ir_measures.") or module == "rankmeter.compat.ir_measures_objects"
+    return module.startswith("ir_measures.") or module == "rankmeter.compat.ir_measures.objects"

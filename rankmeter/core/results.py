@@ -202,7 +202,7 @@ class Results:
         return out
 
     def _repr_html_(self) -> str:
-        from rankmeter.report.notebook import html_table
+        from rankmeter.core.notebook import html_table
         names = self.names
         columns = [self._values[m][self._natural] for _, m in self._names]
         rows = [["mean"] + [v for v in self.mean.values()]]
@@ -269,7 +269,7 @@ class RunsResults:
                                                  for name, results in self._named]}
 
     def _repr_html_(self) -> str:
-        from rankmeter.report.notebook import html_table
+        from rankmeter.core.notebook import html_table
         rows = [[name] + list(results.mean.values()) for name, results in self._named]
         return html_table(["run"] + self.names, rows, caption=f"{len(self.runs)} runs")
 

@@ -118,7 +118,7 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     """
     from rankmeter.core.build import byte_ordered_queries, check_unique
     from rankmeter.core.order import rank_order
-    from rankmeter.core.segments import segment_offsets
+    from rankmeter.engine.segments import segment_offsets
     from rankmeter.io import as_run
 
     run = as_run(run, columns=columns, format=input_format)

@@ -156,7 +156,7 @@ class SubtopicIndex:
     def side(self, codes: np.ndarray, offsets: np.ndarray, rank_rows: np.ndarray) -> SubtopicSide:
         """The side of the queries ``codes`` (rankings at ``offsets``) whose ranks joined the kept rows
         ``rank_rows`` (-1: not judged)."""
-        from rankmeter.core.segments import gather_segments
+        from rankmeter.engine.segments import gather_segments
         rows, judged_offsets = gather_segments(self.query_offsets, np.asarray(codes, np.int64))
         query = np.repeat(np.arange(len(codes)), np.diff(judged_offsets))
         width = self.width

@@ -14,7 +14,7 @@ import numpy as np
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Run
 from rankmeter.core.build import query_starts
-from rankmeter.core.segments import distinct_sorted
+from rankmeter.engine.segments import distinct_sorted
 
 __all__ = ["evaluate_in_memory", "query_aligned_slices"]
 

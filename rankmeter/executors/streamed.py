@@ -36,7 +36,7 @@ from rankmeter.io.guard import _line_breaks
 from rankmeter.io.source import check_text, compression_of
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Columns, Run, decode_id
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 from rankmeter.executors.blocks import Blocks
 from rankmeter.executors.progress import Progress
 

@@ -51,13 +51,13 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
         from rankmeter.io.compiled import read_file
         table = read_file(source, kind, grades)  # a big plain TREC file, read piece by piece on every core
         if table is not None:
-            from rankmeter.core.memory import give_back
+            from rankmeter.engine.memory import give_back
             give_back()  # the blocks' freed memory back to the OS before the engine allocates its own
             return table
     from rankmeter.io.direct import direct_columns
     parsed = direct_columns(source, kind, format, None if plain else columns, grades)
     if parsed:  # a big plain TREC file: Arrow read it from disk
-        from rankmeter.core.memory import give_back
+        from rankmeter.engine.memory import give_back
         name = os.fsdecode(source)
         table = (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
         del parsed

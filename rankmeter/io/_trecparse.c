@@ -11,7 +11,7 @@
  * offsets are int32 (Arrow binary layout: rows + 1 of them, from 0), values the ids' bytes packed,
  * numbers float64 scores (runs) or int64 / float64 grades (qrels), lines the 1-based line of each
  * row (None when row i is line i + 1), tag the last line's run tag, doc_hash the engine's 64-bit
- * hash of each doc id (rankmeter/core/keys.py id_hash, bit for bit), sub_* the qrels' second field,
+ * hash of each doc id (rankmeter/engine/keys.py id_hash, bit for bit), sub_* the qrels' second field,
  * line_count the lines of the buffer. A buffer of only blank and comment lines gives nfields 0 and no
  * rows (a part of a file may be one; a whole file of them is the pure reader's to refuse).
  *
@@ -362,7 +362,7 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* ---- from_dicts: pytrec_eval's dicts straight into the same columns (rankmeter/compat/pytrec_eval_dicts.py).
+/* ---- from_dicts: pytrec_eval's dicts straight into the same columns (rankmeter/compat/pytrec_eval/dicts.py).
  *
  * from_dicts(data, qrels) walks {query: {doc: value}} with the C API: ids must be non-empty str without
  * NUL (as UTF-8), inner values dict, values int (qrels; bool is one) or float / int (runs, read as a double).
@@ -481,7 +481,7 @@ PyMODINIT_FUNC PyInit__trecparse(void) {
     if (c_locale == (locale_t)0) c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 #endif
     PyObject *m = PyModule_Create(&module);
-    /* the doc hashes' function (core/_idhash.h): keys.py uses them only when it is its own */
+    /* the doc hashes' function (engine/_idhash.h): keys.py uses them only when it is its own */
     if (m && PyModule_AddStringConstant(m, "HASH", RANKMETER_HASH_NAME) < 0) Py_CLEAR(m);
     return m;
 }

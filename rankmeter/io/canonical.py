@@ -5,7 +5,7 @@ ids in any encoding (Latin-1 included) compare bytewise like C ``strcmp``.
 Tables are immutable: readers build them, the engine only reads them.
 
 A table's ``data`` is an Arrow table, or :class:`Columns` (numpy arrays and
-:class:`~rankmeter.core.ids.Ids`) when the compiled TREC reader made it: the
+:class:`~rankmeter.engine.ids.Ids`) when the compiled TREC reader made it: the
 engine reads those through :meth:`_Table.ids` and :meth:`_Table.numbers`
 without importing pyarrow, and ``.table`` gives the Arrow table (sharing the
 buffers) to whatever asks for one.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 from rankmeter.core.options import GRADE_POLICIES, grade_policy  # noqa: F401  (re-exported for the readers)
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def decode_id(value: bytes) -> str:
 
 
 class Columns:
-    """A table's columns without Arrow: :class:`~rankmeter.core.ids.Ids` for ids, numpy arrays for numbers."""
+    """A table's columns without Arrow: :class:`~rankmeter.engine.ids.Ids` for ids, numpy arrays for numbers."""
 
     def __init__(self, columns: dict[str, Any]):
         self.columns = dict(columns)
@@ -90,7 +90,7 @@ class _Table:
     lines: np.ndarray | None = field(default=None, repr=False)
     # Where the rows came from: "file" (lines), "frame" (0-based rows) or "dict".
     origin: str = field(default="file", repr=False)
-    # The engine's hash of each row's doc id (rankmeter.core.keys.id_hash) when the compiled reader made
+    # The engine's hash of each row's doc id (rankmeter.engine.keys.id_hash) when the compiled reader made
     # it while parsing; None: the engine hashes the column itself.
     doc_hash: np.ndarray | None = field(default=None, repr=False)
 
@@ -111,7 +111,7 @@ class _Table:
         return {}
 
     def ids(self, name: str) -> Ids:
-        """The id column ``name`` (query, doc, subtopic) as :class:`~rankmeter.core.ids.Ids` (made once)."""
+        """The id column ``name`` (query, doc, subtopic) as :class:`~rankmeter.engine.ids.Ids` (made once)."""
         if name not in self._ids:
             self._ids[name] = (self.data.columns[name] if isinstance(self.data, Columns)
                                else Ids.from_arrow(self.data.column(name)))

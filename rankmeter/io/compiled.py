@@ -6,7 +6,7 @@ read on every core. It accepts a piece only when every line is one the pure read
 (:mod:`rankmeter.io.trec`) reads the same way; for anything else the answer is None and the pure
 reader reads the input and names the line of the problem, so both paths give the same tables and
 the same errors (``tests/io/test_compiled.py`` sweeps both). Its tables hold numpy columns and
-:class:`~rankmeter.core.ids.Ids` (:class:`~rankmeter.io.canonical.Columns`), so a TREC file goes from bytes
+:class:`~rankmeter.engine.ids.Ids` (:class:`~rankmeter.io.canonical.Columns`), so a TREC file goes from bytes
 to scores without importing pyarrow.
 
 The extension is optional: ``pip install`` builds it when a C compiler is there; without it, or with
@@ -66,7 +66,7 @@ def _trim(rows: int) -> None:
     """After a big column was joined and its pieces let go: their pages back to the system, so the next
     column's join does not stack on them (10M judgments: the read peaked at 867 MiB for a 291 MiB table)."""
     if rows > 1 << 20:
-        from rankmeter.core.memory import give_back
+        from rankmeter.engine.memory import give_back
         give_back()
 
 
@@ -79,8 +79,8 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     if len(layouts) != 1:
         return None  # no row at all, or a layout that changes: the pure reader names the problem
     nfields = layouts.pop()
-    from rankmeter.core.ids import Ids
-    from rankmeter.core.keys import HASH_NAME, _idops, compiled as kernels_compiled
+    from rankmeter.engine.ids import Ids
+    from rankmeter.engine.keys import HASH_NAME, _idops, compiled as kernels_compiled
     from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
     lines, first_line, gapped = [], 1, False  # every piece counts its lines, those without rows too

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.batch import Batch
+from rankmeter.engine.batch import Batch
 from rankmeter.measures.base import Family, Param, level_of, register
 
 __all__ = ["ideal_gains"]

@@ -32,8 +32,8 @@ import numpy as np
 
 from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
 from rankmeter.measures.explaining import fmt_number
-from rankmeter.core.batch import Batch
-from rankmeter.core.segments import distinct_sorted
+from rankmeter.engine.batch import Batch
+from rankmeter.engine.segments import distinct_sorted
 
 
 def _grades(rel: np.ndarray, level: int | float, top: int | float) -> np.ndarray:

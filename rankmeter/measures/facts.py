@@ -94,7 +94,7 @@ def trec_eval_names() -> dict[str, list[str]]:
     A trec_eval name that expands into several measures (``P`` into P_5, P_10, ...)
     is written once with a placeholder: ``P_k = P@k (k: 5, 10, ...)``.
     """
-    from rankmeter.compat.trec_eval import TREC_MEASURES
+    from rankmeter.measures.trec_eval import TREC_MEASURES
 
     out: dict[str, list[str]] = {}
     for name, tm in TREC_MEASURES.items():

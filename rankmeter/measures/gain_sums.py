@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.segments import distinct_sorted
+from rankmeter.engine.segments import distinct_sorted
 from rankmeter.errors import MeasureError
 from rankmeter.measures.gains import gains_of as _gains
 

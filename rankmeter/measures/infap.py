@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.batch import UNJUDGED
+from rankmeter.engine.batch import UNJUDGED
 from rankmeter.measures.base import Family, judged_nonrelevant, level_of, register
 
 _EPS = 0.00001  # trec_eval's INFAP_EPSILON

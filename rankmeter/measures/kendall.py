@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.segments import distinct_sorted
+from rankmeter.engine.segments import distinct_sorted
 from rankmeter.measures.base import Family, level_of, register
 
 

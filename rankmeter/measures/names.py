@@ -105,7 +105,7 @@ def _ir_measures_first(text: str) -> list[tuple[str, Measure]] | None:
 
 
 def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
-    from rankmeter.compat.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
+    from rankmeter.measures.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
     name = split_name(text)[0]
     candidates = [text] if (name in TREC_MEASURES or text in NICKNAMES) and name != "runid" else []
     # a printed name: "P_10", "ndcg_cut_10", "iprec_at_recall_0.50" -> the -m form "P.10", ...

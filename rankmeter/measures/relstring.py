@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.batch import NONPOOL, UNJUDGED
+from rankmeter.engine.batch import NONPOOL, UNJUDGED
 from rankmeter.measures.aggregation import NO_SUMMARY, TEXT
 from rankmeter.measures.base import Family, register
 

@@ -1,4 +1,4 @@
-"""numpy rows through the families' own kernels: a :class:`~rankmeter.core.batch.Batch` built from ``[B, N]``.
+"""numpy rows through the families' own kernels: a :class:`~rankmeter.engine.batch.Batch` built from ``[B, N]``.
 
 Every candidate is judged, so no join is needed: the ranking side is each
 row's ranked candidates in rank order, the judged side every grade of the
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.tensor._ranked import Ranked
-from rankmeter.core.batch import Batch
+from rankmeter.engine.batch import Batch
 from rankmeter.errors import MeasureError
 
 __all__ = ["batch_of", "kernel_values"]

@@ -98,7 +98,7 @@ def test_the_shim_loads_the_drop_in(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("rankmeter.compat.ir_measures_providers") and str(tmp_path) in out.stdout
+    assert out.stdout.startswith("rankmeter.compat.ir_measures.providers") and str(tmp_path) in out.stdout
 
 
 def test_every_test_ir_measures_passes_passes_with_the_drop_in(outcomes):

@@ -1,5 +1,5 @@
 """The compiled dict walker (``_trecparse.from_dicts``) against the Python path of
-rankmeter/compat/pytrec_eval_dicts.py: the same columns, or None where the Python path decides."""
+rankmeter/compat/pytrec_eval/dicts.py: the same columns, or None where the Python path decides."""
 from __future__ import annotations
 
 import random
@@ -13,7 +13,7 @@ from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: te
 pytrec_eval = optional("pytrec_eval")
 
 from rankmeter.compat import pytrec_eval as dropin  # noqa: E402
-from rankmeter.compat import pytrec_eval_dicts as dicts  # noqa: E402
+from rankmeter.compat.pytrec_eval import dicts  # noqa: E402
 from rankmeter.io import compiled  # noqa: E402
 
 @pytest.fixture(autouse=True, scope="module")

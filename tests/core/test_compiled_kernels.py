@@ -1,9 +1,9 @@
-"""The engine's compiled kernels (rankmeter/core/_idops.c) against their references.
+"""The engine's compiled kernels (rankmeter/engine/_idops.c) against their references.
 
-Every operation the engine runs on ids (rankmeter/core/ids.py: take, compare rows, runs of equal ids, byte
+Every operation the engine runs on ids (rankmeter/engine/ids.py: take, compare rows, runs of equal ids, byte
 order, numbering the distinct ones, hashing) is checked on generated columns three ways: the compiled
 extension, the Arrow/numpy path (``RANKMETER_PURE=1``) and the obvious Python over lists of bytes; the hash
-index (rankmeter/core/keys.py) is built and probed both ways to the same arrays; a sanitizer build runs them
+index (rankmeter/engine/keys.py) is built and probed both ways to the same arrays; a sanitizer build runs them
 all. ``.ci/run`` builds the extension: a missing one fails here rather than skipping.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.core import keys as keys_module
-from rankmeter.core.ids import Ids
-from rankmeter.core.keys import HashIndex
+from rankmeter.engine import keys as keys_module
+from rankmeter.engine.ids import Ids
+from rankmeter.engine.keys import HashIndex
 from sanitized import run_sanitized
 
 # short alphabets so that equal ids, shared prefixes and empty ids are common; 0xff sorts after ASCII
@@ -110,7 +110,7 @@ def test_bad_offsets_and_rows_are_refused_not_read():
 
 
 def test_a_sanitizer_build_runs_every_operation(tmp_path):
-    """rankmeter/core/_idops.c built with AddressSanitizer and UndefinedBehaviorSanitizer runs every operation
+    """rankmeter/engine/_idops.c built with AddressSanitizer and UndefinedBehaviorSanitizer runs every operation
     on random columns (empty ids, long ids, int32 and int64 offsets, a column sliced from inside another) and
     on bad offsets and rows, in a child process: any overflow or undefined behaviour aborts it."""
     script = (

@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from rankmeter.core import keys
-from rankmeter.core.exact import relookup
-from rankmeter.core.ids import Ids
-from rankmeter.core.keys import HashIndex, binary_parts, id_hash, pair_hash
-from rankmeter.core.siphash import siphash13
+from rankmeter.engine import keys
+from rankmeter.engine.exact import relookup
+from rankmeter.engine.ids import Ids
+from rankmeter.engine.keys import HashIndex, binary_parts, id_hash, pair_hash
+from rankmeter.engine.siphash import siphash13
 from rankmeter.io import compiled
 
 

@@ -7,7 +7,7 @@ forced here and must give the order of a plain lexicographic sort.
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 from rankmeter.core.order import rank_order
 
 

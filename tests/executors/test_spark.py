@@ -28,7 +28,7 @@ JAVA = bool(shutil.which("java") or os.environ.get("JAVA_HOME"))
 import rankmeter.executors.spark.scoring as rspark  # noqa: E402
 from rankmeter.core.needs import needs_of  # noqa: E402
 from rankmeter.analyses import recsys  # noqa: E402
-from rankmeter.compat.trec_eval import NICKNAMES, expand  # noqa: E402
+from rankmeter.measures.trec_eval import NICKNAMES, expand  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*pandas.*:FutureWarning",
                                         "ignore:Deprecated in 3.0.0:FutureWarning")

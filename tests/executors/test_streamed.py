@@ -16,7 +16,7 @@ import pytest
 
 import rankmeter
 from rankmeter import InputError, ParameterError
-from rankmeter.compat.trec_eval import NICKNAMES, expand
+from rankmeter.measures.trec_eval import NICKNAMES, expand
 
 
 def evaluate_file(qrels, run, measures, **options):
@@ -244,7 +244,7 @@ def test_progress_bar_goes_to_stderr(tmp_path, capsys):
 
 
 def test_seen_queries_finds_a_repeat_after_many_merged_blocks(monkeypatch):
-    from rankmeter.core.ids import Ids
+    from rankmeter.engine.ids import Ids
     from rankmeter.executors import streamed
 
     def block(numbers):

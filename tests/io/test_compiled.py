@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.errors import InputError
 from rankmeter.io import compiled, trec
-from rankmeter.core.keys import chunked_id_hash
+from rankmeter.engine.keys import chunked_id_hash
 from sanitized import run_sanitized
 
 HERE = Path(__file__).resolve().parent

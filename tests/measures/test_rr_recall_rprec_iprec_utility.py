@@ -23,7 +23,7 @@ import pytest
 
 import rankmeter
 from rankmeter import MeasureError, parse_measure
-from rankmeter.compat.trec_eval import expand
+from rankmeter.measures.trec_eval import expand
 from rankmeter.cli.trec_eval import run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

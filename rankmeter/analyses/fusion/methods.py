@@ -63,7 +63,7 @@ def _aligned(runs: list[Run], ties: str = "trec_eval") -> tuple[pa.Array, pa.Arr
     equal keys are checked to be equal ids (a collision, never seen, falls back to Arrow's dictionary
     encoding of the joined ids).
     """
-    from rankmeter.core.keys import chunked_id_hash, pair_hash
+    from rankmeter.engine.keys import chunked_id_hash, pair_hash
 
     tables = [run.table for run in runs]
     blocks = [query_starts(t.column("query")) for t in tables]

@@ -20,7 +20,7 @@ from rankmeter.analyses.gate.saved import (
 )
 from rankmeter.analyses.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.analyses.stats.corrections import adjust
-from rankmeter.core.param import Param
+from rankmeter.engine.param import Param
 from rankmeter.errors import ParameterError
 
 __all__ = ["gate", "GateResult", "GATE_PARAMS", "CHANGES"]

@@ -7,7 +7,7 @@ the (mean, sd) of every topic and measure from the reference runs;
 :func:`write_zscores` writes them as the file trec_eval reads with ``-Z``
 (``qid measure mean stddev``; ``rankmeter trec_eval -Z`` reads it too) and
 :func:`standardise` applies them to per-query values as trec_eval does
-(compat/zscores.py, trec_eval's convert_zscores.c: a zero deviation gives
+(compat/trec_eval/zscores.py, trec_eval's convert_zscores.c: a zero deviation gives
 z = 0 at the mean, -1000000 elsewhere and for topics missing from the table).
 
 Identical reference values give a deviation of exactly 0 and a mean equal to
@@ -104,7 +104,7 @@ def write_zscores(table: dict, path, *, inputs=()) -> None:
 
 def standardise(values: dict[str, float], table: dict, measure: str) -> dict[str, float]:
     """Per-query ``values`` of ``measure`` as z-scores under ``table``, as trec_eval ``-Z`` prints them."""
-    from rankmeter.compat.zscores import MISSING_ZSCORE
+    from rankmeter.compat.trec_eval.zscores import MISSING_ZSCORE
 
     out = {}
     for query, value in values.items():

@@ -186,7 +186,7 @@ class Comparison:
         return float(col.mean()) if len(col) else math.nan
 
     def _repr_html_(self) -> str:
-        from rankmeter.report.notebook import html_table
+        from rankmeter.core.notebook import html_table
         columns = ["measure", "system", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high",
                    "effect_size", "wins", "ties", "losses"]
         import math

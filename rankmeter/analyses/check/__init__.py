@@ -28,7 +28,7 @@ judged queries the run ranks, as they are scored). Checks:
 * run tags that change inside one file (runs pasted together).
 
 ``dedupe(run, keep="first"|"max")`` gives the run without duplicates (the CLI's ``--dedupe``, which
-writes the file without the dropped lines: :mod:`rankmeter.analyses.check_dedupe`). Without qrels
+writes the file without the dropped lines: :mod:`rankmeter.analyses.check.dedupe`). Without qrels
 (``qrels=None``, before judging) the checks that need judgments are skipped; ``topics=`` checks
 the runs' queries against the collection's topics.
 
@@ -47,9 +47,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core.rows import ranked, tie_summary
-from rankmeter.analyses.check_dedupe import dedupe
-from rankmeter.analyses.check_fields import load_run_fields, query_codes, rank_disagreements, tag_changes
-from rankmeter.core.keys import binary_parts, id_hash, pair_hash
+from rankmeter.analyses.check.dedupe import dedupe
+from rankmeter.analyses.check.fields import load_run_fields, query_codes, rank_disagreements, tag_changes
+from rankmeter.engine.keys import binary_parts, id_hash, pair_hash
 from rankmeter.errors import InputError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Qrels, Run, decode_id

@@ -5,7 +5,7 @@ bytes) and ``values`` (uint8): id ``i`` is ``values[offsets[i]:offsets[i + 1]]``
 ``strcmp`` compares them (bytewise, a prefix first), trec_eval's order; readers refuse NUL bytes.
 
 The engine's operations on ids (take, compare rows, find runs of equal ids, sort, number the distinct ones)
-run in the compiled extension ``rankmeter/core/_idops.c`` when it was built, without importing pyarrow: a
+run in the compiled extension ``rankmeter/engine/_idops.c`` when it was built, without importing pyarrow: a
 TREC text file read by the compiled reader goes from bytes to scores without it. Without the extension, or
 with ``RANKMETER_PURE=1``, they go through Arrow's compute functions: that path is the reference, and
 ``tests/core/test_compiled_kernels.py`` sweeps both to the same arrays.
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from rankmeter.core.keys import _idops, compiled, id_hash
+from rankmeter.engine.keys import _idops, compiled, id_hash
 
 __all__ = ["Ids"]
 
@@ -129,7 +129,7 @@ class Ids:
         return pa.Array.from_buffers(kind, len(self), [None, pa.py_buffer(self.offsets), pa.py_buffer(self.values)])
 
     def hashes(self) -> np.ndarray:
-        """:func:`rankmeter.core.keys.id_hash` of every id."""
+        """:func:`rankmeter.engine.keys.id_hash` of every id."""
         return id_hash(self.offsets, self.values)
 
     # ------------------------------------------------------------------ operations

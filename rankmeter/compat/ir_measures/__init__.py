@@ -13,7 +13,7 @@ AP(rel=2)@100
 
 Measures may be these objects, ir_measures' own, their names (``"nDCG@10"``) or any
 rankmeter name. Each is computed as the ir_measures provider that ir_measures hands it to computes it
-(:mod:`rankmeter.compat.ir_measures_dispatch`), ranked as that provider ranks tied docs: RR and AP
+(:mod:`rankmeter.compat.ir_measures.dispatch`), ranked as that provider ranks tied docs: RR and AP
 through pytrec_eval (docno descending, as trec_eval), ``RR@k`` through msmarco and ``Judged`` through
 judged (docno ascending), the C/W/L measures and ``Accuracy`` in input order, ``ERR@k`` as gdeval
 prints it (five decimals), ``Compat`` with ir_measures' ideal (docs/migrate-ir-measures.md lists what
@@ -29,24 +29,24 @@ whose ``iteration`` differs) keeps its subtopics for the diversity measures (``E
 ``alpha_nDCG``, ...); the other measures read one grade per (query, doc) as ir_measures' providers
 do: the doc's last judgment in input order. The providers (``ir_measures.gdeval`` ...), ``define`` /
 ``define_byquery``, ``DefaultPipeline`` and the ``measures``, ``providers`` and ``util`` namespaces are
-here too (:mod:`rankmeter.compat.ir_measures_providers`, :mod:`rankmeter.compat.ir_measures_util`).
+here too (:mod:`rankmeter.compat.ir_measures.providers`, :mod:`rankmeter.compat.ir_measures.util`).
 """
 from __future__ import annotations
 
 import re
 
-from rankmeter.compat import ir_measures_objects as measures
-from rankmeter.compat import ir_measures_providers as providers
-from rankmeter.compat import ir_measures_util as util
-from rankmeter.compat.ir_measures_objects import REGISTRY, MeanAgg, Measure, ParamInfo, SumAgg, parse_measure
-from rankmeter.compat.ir_measures_providers import (
+from rankmeter.compat.ir_measures import objects as measures
+from rankmeter.compat.ir_measures import providers
+from rankmeter.compat.ir_measures import util
+from rankmeter.compat.ir_measures.objects import REGISTRY, MeanAgg, Measure, ParamInfo, SumAgg, parse_measure
+from rankmeter.compat.ir_measures.providers import (
     CwlMetric,
     Evaluator,
     Provider,
     define,
     define_byquery,
 )
-from rankmeter.compat.ir_measures_util import (
+from rankmeter.compat.ir_measures.util import (
     CalcResults,
     GenericQrel,
     GenericScoredDoc,
@@ -161,9 +161,3 @@ util.parse_trec_qrels, util.parse_trec_run, util.convert_trec_name = read_trec_q
 util.TYPE_QREL = util.TYPE_RUN = object  # ir_measures' type hints (a Union of the input forms)
 measures.CALCULATION.update(iter_calc=iter_calc, calc_aggregate=calc_aggregate, calc=calc, evaluator=evaluator,
                             CalcResults=CalcResults)  # the measure objects' methods
-
-if __name__ == "__main__":  # python -m rankmeter.compat.ir_measures QRELS RUN MEASURE... (ir_measures' command line)
-    import sys
-
-    from rankmeter.compat.ir_measures_cli import main_cli
-    sys.exit(main_cli())

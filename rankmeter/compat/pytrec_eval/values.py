@@ -24,8 +24,8 @@ import functools
 
 import numpy as np
 
-from rankmeter.compat.pytrec_eval_names import Item
-from rankmeter.compat.trec_eval import uses_level
+from rankmeter.compat.pytrec_eval.names import Item
+from rankmeter.measures.trec_eval import uses_level
 from rankmeter.measures.base import Measure
 
 __all__ = ["canonical_measures", "values_of", "num_rel", "Interpolated", "VERSIONS"]

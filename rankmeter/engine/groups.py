@@ -1,13 +1,13 @@
 """Runs of equal consecutive ids: where each query's block starts, and the distinct ids of a column.
 
 A run or a qrels file is nearly always written query by query, so only the first row of each block of
-equal ids needs looking at; the ids are compared exactly (:class:`~rankmeter.core.ids.Ids`).
+equal ids needs looking at; the ids are compared exactly (:class:`~rankmeter.engine.ids.Ids`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 
 __all__ = ["query_starts", "local_queries"]
 

@@ -19,7 +19,7 @@ ranx's order on ties is not determined by the data (an unstable sort); it is rea
 ``nDCG(dcg='exp-log2')`` without a cutoff (and ``ir_measures.ranx`` itself), and the drop-in ranks
 those ties as trec_eval does (docs/migrate-ir-measures.md).
 
->>> from rankmeter.compat.ir_measures_objects import REGISTRY as M
+>>> from rankmeter.compat.ir_measures.objects import REGISTRY as M
 >>> [provider_of(m) for m in (M["RR"], M["RR"] @ 10, M["Judged"] @ 10, M["ERR"] @ 20, M["RBP"](rel=1))]
 ['pytrec_eval', 'msmarco', 'judged', 'gdeval', 'cwl_eval']
 >>> ORDER["msmarco"], ORDER["cwl_eval"]
@@ -81,7 +81,7 @@ ORDER = {"pytrec_eval": "trec_eval", "gdeval": "trec_eval", "ranx": "trec_eval",
 
 
 def _params(measure) -> tuple[str, dict]:
-    from rankmeter.compat.ir_measures_objects import params_of
+    from rankmeter.compat.ir_measures.objects import params_of
     return params_of(measure)
 
 

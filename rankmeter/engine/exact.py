@@ -1,9 +1,9 @@
 """Exact answers behind the hashes: a hash hit confirmed, and a match that a colliding hit hid found, on the bytes.
 
-The engine keys ids by their 64-bit hash (:func:`rankmeter.core.keys.id_hash`) for speed. Equal ids always hash
+The engine keys ids by their 64-bit hash (:func:`rankmeter.engine.keys.id_hash`) for speed. Equal ids always hash
 equal, so a hash miss is exact; a hit may be another id of the same hash. Whatever keys, joins, groups or
 deduplicates by hash comes here for the rows whose hash is shared with another id's: they are numbered exactly
-(their bytes, :meth:`Ids.encode <rankmeter.core.ids.Ids.encode>`, and their query code), a sort of those rows
+(their bytes, :meth:`Ids.encode <rankmeter.engine.ids.Ids.encode>`, and their query code), a sort of those rows
 only: none in practice, every row when every id collides (``RANKMETER_CONSTANT_HASH``, the tests), still
 n log n.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 
 __all__ = ["exact_numbers", "first_repeat", "relookup"]
 
@@ -45,7 +45,7 @@ def first_repeat(rows: np.ndarray, code: np.ndarray, docs: Ids) -> tuple[int, in
 
 def relookup(index, keys: np.ndarray, ids: Ids, index_ids: Ids, code: np.ndarray | None = None,
              index_code: np.ndarray | None = None) -> np.ndarray:
-    """For probes whose first hash hit in ``index`` (a :class:`~rankmeter.core.keys.HashIndex`) held other bytes:
+    """For probes whose first hash hit in ``index`` (a :class:`~rankmeter.engine.keys.HashIndex`) held other bytes:
     the row of ``index_ids`` holding exactly their id (and their ``code`` in ``index_code``) among every row of
     their hash, or -1.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.ids import Ids
+from rankmeter.engine.ids import Ids
 from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
 __all__ = ["judged_queries", "qrels_of", "check_run", "run_of"]

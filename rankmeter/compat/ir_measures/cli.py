@@ -31,9 +31,9 @@ def _printer(args):
 
 
 def main_cli(argv=None) -> int:
-    from rankmeter.compat import ir_measures_providers as providers
-    from rankmeter.compat.ir_measures_objects import parse_measure
-    from rankmeter.compat.ir_measures_util import Metric, read_trec_qrels, read_trec_run
+    from rankmeter.compat.ir_measures import providers
+    from rankmeter.compat.ir_measures.objects import parse_measure
+    from rankmeter.compat.ir_measures.util import Metric, read_trec_qrels, read_trec_run
     parser = argparse.ArgumentParser(prog="python -m rankmeter.compat.ir_measures")
     parser.add_argument("qrels")
     parser.add_argument("run")

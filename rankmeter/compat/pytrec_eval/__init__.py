@@ -9,9 +9,9 @@ The module offers what pytrec_eval (pytrec-eval-terrier 0.5.11) offers, with its
 ``RelevanceEvaluator(query_relevance, measures, relevance_level=1, judged_docs_only_flag=False)`` and its
 ``evaluate(scores)``, ``compute_aggregated_measure``, ``parse_qrel``, ``parse_run``, ``supported_measures``
 and ``supported_nicknames``. Measure names are read as pytrec_eval reads them
-(:mod:`rankmeter.compat.pytrec_eval_names`: ``P_10``, ``ndcg_cut.20,4``, ``iprec_at_recall_0.10``, the
+(:mod:`rankmeter.compat.pytrec_eval.names`: ``P_10``, ``ndcg_cut.20,4``, ``iprec_at_recall_0.10``, the
 nicknames ``official``, ``set``, ``all_trec``) and values are computed as its bundled trec_eval 9.0.8
-computes them (:mod:`rankmeter.compat.pytrec_eval_values`): scores are read as C floats (two scores equal
+computes them (:mod:`rankmeter.compat.pytrec_eval.values`): scores are read as C floats (two scores equal
 in single precision tie), ties go by docno descending, ``iprec_at_recall`` and ``11pt_avg`` round recall
 levels the 9.0.8 way, ``gm_map`` is log(AP) per query.
 
@@ -30,8 +30,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from rankmeter.compat.pytrec_eval_names import Item, combine, plan, supported_measures, supported_nicknames
-from rankmeter.compat.pytrec_eval_values import VERSIONS, Interpolated, canonical_measures, num_rel, values_of
+from rankmeter.compat.pytrec_eval.names import Item, combine, plan, supported_measures, supported_nicknames
+from rankmeter.compat.pytrec_eval.values import VERSIONS, Interpolated, canonical_measures, num_rel, values_of
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
            "compute_aggregated_measure"]
@@ -113,7 +113,7 @@ class RelevanceEvaluator:
         items = plan(combine(measures))
         query_relevance = {q: judged for q, judged in query_relevance.items() if len(judged) > 0}
         relevance_level = _c_level(relevance_level)
-        from rankmeter.compat.pytrec_eval_dicts import judged_queries, qrels_of
+        from rankmeter.compat.pytrec_eval.dicts import judged_queries, qrels_of
         self._queries = judged_queries(query_relevance)
         self._items: list[Item] = items
         self._labels = [label for item in items for label in item.labels]
@@ -135,7 +135,7 @@ class RelevanceEvaluator:
         if not scores:
             return {}
         _check_dict(scores, "object scores")
-        from rankmeter.compat.pytrec_eval_dicts import check_run
+        from rankmeter.compat.pytrec_eval.dicts import check_run
         wanted = [q for q in scores if q in self._queries]
         check_run(scores, self._queries if self._items else frozenset())
         if not wanted or not self._items:
@@ -149,7 +149,7 @@ class RelevanceEvaluator:
     def _score(self, scores: dict, ranked: list[str], empty: list[str]) -> tuple[list[str], np.ndarray]:
         """(query names, their values: one row per query, one column per label) of the judged queries with
         results (``ranked``) and with an empty ranking (``empty``)."""
-        from rankmeter.compat.pytrec_eval_dicts import run_of
+        from rankmeter.compat.pytrec_eval.dicts import run_of
         ev = self._evaluator
         names: list[str] = []
         blocks: list[np.ndarray] = []

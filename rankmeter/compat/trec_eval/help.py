@@ -6,7 +6,7 @@ information (written for rankmeter, not copied) with the same exit status.
 """
 from __future__ import annotations
 
-from rankmeter.compat.trec_eval import NICKNAMES, TREC_MEASURES, split_name
+from rankmeter.measures.trec_eval import NICKNAMES, TREC_MEASURES, split_name
 
 __all__ = ["help_text", "MEASURE_HELP"]
 

@@ -1,7 +1,7 @@
 """trec_eval's own arithmetic where it differs from the canonical measures: set_F, 11pt_avg and yaap.
 
 :class:`Derived` values are computed in compat from canonical measures, as trec_eval's C code computes
-them (``rankmeter trec_eval`` uses them, see :attr:`rankmeter.compat.trec_eval.TrecMeasure.exact`), and
+them (``rankmeter trec_eval`` uses them, see :attr:`rankmeter.measures.trec_eval.TrecMeasure.exact`), and
 :func:`ordered_floats` reads a parameter string as trec_eval's get_double_params does.
 """
 from __future__ import annotations

@@ -69,8 +69,8 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.analyses.beyond_inputs import id_codes, pairs_of
-from rankmeter.analyses.beyond_similarity import diversity, item_similarity, mean_by, serendipity
+from rankmeter.analyses.beyond.inputs import id_codes, pairs_of
+from rankmeter.analyses.beyond.similarity import diversity, item_similarity, mean_by, serendipity
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER"]

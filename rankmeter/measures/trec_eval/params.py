@@ -1,15 +1,15 @@
 """How each trec_eval measure name's parameter string (``P.5,10`` -> ``"5,10"``) becomes labelled measures.
 
-Each function here makes (or is) an expander for :class:`rankmeter.compat.trec_eval.TrecMeasure`: the
+Each function here makes (or is) an expander for :class:`rankmeter.measures.trec_eval.TrecMeasure`: the
 parameter string, or None for the name alone, to ``[(label, payload)]`` (:data:`Expanded`), the payload a
-canonical measure, a :class:`~rankmeter.compat.trec_eval_exact.Derived` value or a ``(mode, name, cutoff)``
+canonical measure, a :class:`~rankmeter.measures.trec_eval.exact.Derived` value or a ``(mode, name, cutoff)``
 tuple for what is computed outside the canonical engine (-R prefs / qrels_jg).
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from rankmeter.compat.trec_eval_exact import Derived, ordered_floats, yaap
+from rankmeter.measures.trec_eval.exact import Derived, ordered_floats, yaap
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import Measure
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankmeter.errors import InputError
-from rankmeter.compat.prefs import PrefJudgments
+from rankmeter.measures.trec_eval.prefs import PrefJudgments
 
 __all__ = ["read_prefs", "read_qrels_jg", "ranked_docs"]
 

@@ -14,9 +14,9 @@ from typing import Callable
 from rankmeter.errors import MeasureError
 from rankmeter.measures.aggregation import COUNT, TEXT
 from rankmeter.measures.base import Measure
-from rankmeter.compat.prefs import PREFS_MEASURES
-from rankmeter.compat.trec_eval_exact import Derived, eleven_point, ordered_floats, set_f
-from rankmeter.compat.trec_eval_params import (
+from rankmeter.measures.trec_eval.prefs import PREFS_MEASURES
+from rankmeter.measures.trec_eval.exact import Derived, eleven_point, ordered_floats, set_f
+from rankmeter.measures.trec_eval.params import (
     Expanded, expand_cutoffs, expand_jg_cutoffs, expand_jg_levels, expand_levels, expand_none, expand_other,
     expand_raw, expand_single, expand_yaap, parse_gain_map, parse_numbers, rbp_measure, set_f_measure,
     utility_measure)

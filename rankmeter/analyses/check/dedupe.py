@@ -3,7 +3,7 @@
 A doc listed twice for a query makes trec_eval abort and rankmeter refuse. :func:`kept_rows` picks
 the line to keep of each (query, doc): the first, or the one with the highest score (the first of
 those on a tie). Ids are compared exactly, byte for byte: they are numbered by
-:meth:`rankmeter.core.ids.Ids.encode`, whose hash groups are confirmed on the bytes, so two ids
+:meth:`rankmeter.engine.ids.Ids.encode`, whose hash groups are confirmed on the bytes, so two ids
 whose hashes collide are never taken for one.
 
 :func:`write_deduped` writes the input file without the dropped lines: every other line is copied

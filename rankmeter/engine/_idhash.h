@@ -1,6 +1,6 @@
-/* The engine's 64-bit id hash (rankmeter/core/keys.py ``_id_hash``), shared by the compiled TREC reader
+/* The engine's 64-bit id hash (rankmeter/engine/keys.py ``_id_hash``), shared by the compiled TREC reader
  * (rankmeter/io/_trecparse.c, which hashes doc ids while it parses) and the id operations
- * (rankmeter/core/_idops.c): both give the numpy function's hashes to the bit.
+ * (rankmeter/engine/_idops.c): both give the numpy function's hashes to the bit.
  *
  * SipHash-1-3 (Aumasson and Bernstein; the hash of CPython's str and bytes and of Rust's HashMap) under a
  * fixed 128-bit key, the first 32 hex digits of pi's fraction. No shortcut to its collisions is known, so

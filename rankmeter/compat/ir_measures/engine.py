@@ -2,7 +2,7 @@
 
 :class:`Engine` is the evaluator behind every provider of :mod:`rankmeter.compat.ir_measures`: it takes
 ``(key, rankmeter measure, provider)`` triples, groups them by the provider's order of tied docs
-(:data:`rankmeter.compat.ir_measures_dispatch.ORDER`) and by whether they read subtopics, and scores each
+(:data:`rankmeter.compat.ir_measures.dispatch.ORDER`) and by whether they read subtopics, and scores each
 group with one rankmeter :class:`~rankmeter.core.evaluator.Evaluator`: the run is put in the provider's
 order by one ``lexsort`` and scored with ``ties="input"`` (trec_eval's order is rankmeter's own).
 """
@@ -22,7 +22,7 @@ def read_any(data, value: str) -> tuple[dict, dict | None] | None:
     if read is not None:
         return read
     from rankmeter.io import as_qrels, as_run
-    from rankmeter.compat.ir_measures_util import Qrel, ScoredDoc
+    from rankmeter.compat.ir_measures.util import Qrel, ScoredDoc
     if value == "score":
         run = as_run(data)
         if run.ranked:
@@ -44,7 +44,7 @@ def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
     columns = getattr(data, "columns", None)
     if columns is not None and "query_id" in columns and type(data).__module__.startswith("pandas"):
         if "doc_id" not in columns or value not in columns:
-            from rankmeter.compat.ir_measures_util import format_error
+            from rankmeter.compat.ir_measures.util import format_error
             raise format_error(data, value)
         names = ["query_id", "doc_id", value] + (["iteration"] if "iteration" in columns else [])
         rows = zip(*(data[c].tolist() for c in names))
@@ -52,7 +52,7 @@ def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
             or type(data).__module__.startswith(("pyarrow", "polars", "rankmeter", "pandas")) \
             or not isinstance(data, Iterable):
         if not isinstance(data, Iterable) and not hasattr(data, "read"):
-            from rankmeter.compat.ir_measures_util import format_error
+            from rankmeter.compat.ir_measures.util import format_error
             raise format_error(data, value)
         return None
     else:
@@ -136,7 +136,7 @@ def _columns(data: dict, value: str, nested: bool = False):
 
 
 def _parse(text):
-    from rankmeter.compat.ir_measures_objects import parse_measure
+    from rankmeter.compat.ir_measures.objects import parse_measure
     return parse_measure(text)
 
 
@@ -172,7 +172,7 @@ class Engine:
         groups: dict = {}
         for key, measure, provider in triples:
             if provider in ("compat", "pytrec_eval") and (self._flat is not None or provider == "pytrec_eval"):
-                from rankmeter.compat.ir_measures_objects import REGISTRY, is_measure_object, params_of, to_rankmeter
+                from rankmeter.compat.ir_measures.objects import REGISTRY, is_measure_object, params_of, to_rankmeter
                 obj = key if is_measure_object(key) else _parse(key) if isinstance(key, str) else None
                 name, params = params_of(obj) if obj is not None else (None, {})
                 if provider == "compat" and name == "Compat":
@@ -197,7 +197,7 @@ class Engine:
             self.qids = set(self._parts[0][1].qrels.queries) if self._parts else set()
 
     def _slot(self, provider: str) -> str:
-        from rankmeter.compat.ir_measures_dispatch import ORDER
+        from rankmeter.compat.ir_measures.dispatch import ORDER
         return "highest" if provider == "msmarco" and self._highest else ORDER[provider]
 
     def scores(self, run):
@@ -230,7 +230,7 @@ class Engine:
                 for m in results.measures:
                     values[query][slot, m] = float(results.values(m)[i])
         if self._compat and read is not None and not nothing:
-            from rankmeter.compat.ir_measures_rbo import compat_values
+            from rankmeter.compat.ir_measures.rbo import compat_values
             for key, (p, normalize) in self._compat.items():
                 for query, value in compat_values(self._flat, read[0], p, normalize).items():
                     if query not in values:

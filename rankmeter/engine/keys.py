@@ -1,12 +1,12 @@
 """Numeric keys for byte-string ids, so ordering and joins run as numpy array code.
 
 * Joins use :func:`id_hash`: SipHash-1-3 under a fixed key
-  (:mod:`rankmeter.core.siphash`) of each id's own bytes, so memory grows
+  (:mod:`rankmeter.engine.siphash`) of each id's own bytes, so memory grows
   with the total id bytes (never rows x the longest id) and a table's hashes
   do not depend on any other table: the qrels are hashed once and probed by
   every run. No result relies on the hash being free of collisions: every
   caller confirms a hit on the bytes and finds what a colliding hit hid
-  (:mod:`rankmeter.core.exact`); ``RANKMETER_CONSTANT_HASH=1`` (with the
+  (:mod:`rankmeter.engine.exact`); ``RANKMETER_CONSTANT_HASH=1`` (with the
   extensions built with ``-DRANKMETER_CONSTANT_HASH``) makes every id collide,
   and the tests show every value unchanged.
 * Ordering uses :func:`id_words` on the few rows that need it (tied scores):
@@ -20,11 +20,11 @@ import os
 
 import numpy as np
 
-from rankmeter.core.segments import distinct_sorted
-from rankmeter.core.siphash import SIP_KEY, siphash13 as _id_hash
+from rankmeter.engine.segments import distinct_sorted
+from rankmeter.engine.siphash import SIP_KEY, siphash13 as _id_hash
 
 try:
-    from rankmeter.core import _idops  # the compiled kernels (rankmeter/core/_idops.c)
+    from rankmeter.engine import _idops  # the compiled kernels (rankmeter/engine/_idops.c)
 except ImportError:  # no compiler at install time: numpy (and Arrow for ids) do it all
     _idops = None
 
@@ -37,7 +37,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 def compiled() -> bool:
-    """Whether the engine's kernels on ids and keys run compiled (``rankmeter/core/_idops.c`` was built and
+    """Whether the engine's kernels on ids and keys run compiled (``rankmeter/engine/_idops.c`` was built and
     ``RANKMETER_PURE`` is not set); else numpy and Arrow, their reference, do the same work."""
     return _idops is not None and os.environ.get("RANKMETER_PURE", "") in ("", "0")
 
@@ -130,7 +130,7 @@ CONSTANT_HASH = os.environ.get("RANKMETER_CONSTANT_HASH", "") not in ("", "0")
 HASH_NAME = "constant" if CONSTANT_HASH else "siphash13:%016x:%016x" % SIP_KEY
 if _idops is not None and getattr(_idops, "HASH", None) != HASH_NAME:
     import warnings
-    warnings.warn(f"rankmeter/core/_idops hashes ids with {getattr(_idops, 'HASH', 'an older hash')}, not "
+    warnings.warn(f"rankmeter/engine/_idops hashes ids with {getattr(_idops, 'HASH', 'an older hash')}, not "
                   f"{HASH_NAME}: it is not used (rebuild it: python setup.py build_ext --inplace)", RuntimeWarning)
     _idops = None
 

@@ -1,9 +1,9 @@
 """ir_measures' providers for the drop-in: each computes what the provider of that name computes, ranked as it ranks.
 
 ``DefaultPipeline`` hands each measure to the first provider that supports it, as ir_measures does
-(:mod:`rankmeter.compat.ir_measures_dispatch`); ``pytrec_eval``, ``judged``, ``gdeval`` ... are the
+(:mod:`rankmeter.compat.ir_measures.dispatch`); ``pytrec_eval``, ``judged``, ``gdeval`` ... are the
 single providers (``ir_measures.gdeval.calc_aggregate([ERR@5], qrels, run)``); every one scores with
-rankmeter (:class:`~rankmeter.compat.ir_measures_engine.Engine`), so none needs its peer package.
+rankmeter (:class:`~rankmeter.compat.ir_measures.engine.Engine`), so none needs its peer package.
 ``define`` / ``define_byquery`` make measures from a function of two DataFrames (the runtime
 provider), as ir_measures does.
 
@@ -18,9 +18,9 @@ import contextlib
 import itertools
 from typing import Any, NamedTuple
 
-from rankmeter.compat.ir_measures_dispatch import PIPELINE, provider_of, supports
-from rankmeter.compat.ir_measures_objects import Measure, ParamInfo, is_measure_object, parse_measure, to_rankmeter
-from rankmeter.compat.ir_measures_util import CalcResults, Metric, QrelsConverter, RunConverter
+from rankmeter.compat.ir_measures.dispatch import PIPELINE, provider_of, supports
+from rankmeter.compat.ir_measures.objects import Measure, ParamInfo, is_measure_object, parse_measure, to_rankmeter
+from rankmeter.compat.ir_measures.util import CalcResults, Metric, QrelsConverter, RunConverter
 from rankmeter.errors import MeasureError
 
 __all__ = ["CwlMetric", "Evaluator", "FallbackProvider", "Provider", "RuntimeProvider", "define", "define_byquery",
@@ -65,7 +65,7 @@ class Evaluator:
 
     def calc(self, run) -> CalcResults:
         """``CalcResults(aggregated, per_query)``."""
-        from rankmeter.compat.ir_measures_objects import MeanAgg, SumAgg
+        from rankmeter.compat.ir_measures.objects import MeanAgg, SumAgg
         aggregators = {m: (m.aggregator() if hasattr(m, "aggregator") else MeanAgg()) for m in self.measures}
         per_query = []
         for metric in self.iter_calc(run):
@@ -97,8 +97,8 @@ def as_provider_reads(provider: str, measure):
     the measure does not take are dropped, and each provider's own reading applied (gdeval's nDCG has
     exponential gains, pytrec_eval's linear ones and its RR no cutoff, C/W/L's AP, RR and RBP no cutoff).
     ``ValueError`` for a measure the provider does not compute at all, as ir_measures raises."""
-    from rankmeter.compat.ir_measures_dispatch import SUPPORTED
-    from rankmeter.compat.ir_measures_objects import REGISTRY, params_of
+    from rankmeter.compat.ir_measures.dispatch import SUPPORTED
+    from rankmeter.compat.ir_measures.objects import REGISTRY, params_of
     name, params = params_of(measure)
     if name not in {n for n, _ in SUPPORTED[provider]} or name not in REGISTRY:
         raise ValueError(f"unsupported measure {measure}")
@@ -158,7 +158,7 @@ class Provider:
 
     def evaluator(self, measures, qrels) -> Evaluator:
         """An :class:`Evaluator` of ``measures`` on ``qrels``; ``ValueError`` for a measure no provider takes."""
-        from rankmeter.compat.ir_measures_engine import Engine
+        from rankmeter.compat.ir_measures.engine import Engine
         once: dict = {}
         for key, measure in _pairs(measures):  # equal measures once, the first given (ir_measures takes a set)
             once.setdefault(key, (key, measure))

@@ -1,5 +1,5 @@
-/* The engine's compiled kernels on ids and keys: id columns (rankmeter/core/ids.py: take, compare, find runs,
- * sort, hash) and the (query, doc) hash index (rankmeter/core/keys.py HashIndex: its build and probes).
+/* The engine's compiled kernels on ids and keys: id columns (rankmeter/engine/ids.py: take, compare, find runs,
+ * sort, hash) and the (query, doc) hash index (rankmeter/engine/keys.py HashIndex: its build and probes).
  *
  * An id column is Arrow's binary layout: offsets (int32, or int64 when `wide`) into a buffer of bytes; id i is
  * values[off[i]:off[i + 1]]. Ids compare as C strcmp compares them (bytewise, a prefix first): trec_eval's
@@ -441,7 +441,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_idops",
-                                    "Compiled kernels on id columns and the hash index (rankmeter/core/ids.py, keys.py).", -1, methods};
+                                    "Compiled kernels on id columns and the hash index (rankmeter/engine/ids.py, keys.py).", -1, methods};
 
 PyMODINIT_FUNC PyInit__idops(void) {
     PyObject *m = PyModule_Create(&module);
