@@ -64,7 +64,7 @@ def stage_child(trec_eval_args: list[str]) -> None:
     import rankmeter.cli.trec_eval as command
     import rankmeter.compat.trec_eval.ideal_dcg  # noqa: F401
     import rankmeter.core.evaluator as evaluator
-    import rankmeter.executors.memory  # noqa: F401
+    import rankmeter.core.in_memory  # noqa: F401
     import rankmeter.io as rio
     add("import rankmeter (its own modules)", time.perf_counter() - wall, time.process_time() - cpu)
     for module, name, label in [(rio, "read_run", "read the run"), (rio, "read_qrels", "read the qrels"),

@@ -144,15 +144,5 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: 
         evaluator = Evaluator(qrels, measures, options=opts)
         named = name_runs(several, columns=opts.columns, format=opts.input_format)
         return RunsResults([(name, evaluator.evaluate(r)) for name, r in named])
-    from rankmeter.executors.spark import is_spark_frame  # pyspark itself loads only for Spark inputs
-    if opts.executor == "spark" or (opts.executor == "auto" and (is_spark_frame(qrels) or is_spark_frame(run))):
-        from rankmeter.executors.spark import evaluate_on_spark
-        return evaluate_on_spark(qrels, run, measures, opts)
-    evaluator = Evaluator(qrels, measures, options=opts)
-    if opts.executor == "streamed":
-        from rankmeter.executors.streamed import evaluate_streamed
-        return evaluate_streamed(evaluator, run)
-    if opts.executor == "auto":  # a run file of a gigabyte or more streams by itself
-        from rankmeter.executors.streamed import evaluate_auto
-        return evaluate_auto(evaluator, run)
-    return evaluator.evaluate(run)
+    from rankmeter.executors import evaluate_run
+    return evaluate_run(qrels, run, measures, opts)

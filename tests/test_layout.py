@@ -2,7 +2,8 @@
 
 * no import circle between modules (a package ``__init__`` re-exporting its own submodules aside);
 * at most six modules at the top level (the public face: ``__init__``, api, errors, types, version);
-* a lower layer imports a higher one only where :data:`UPWARD` says why;
+* the package's parts import each other as a DAG: no module imports a higher layer of :data:`LAYERS`,
+  and none imports the top package;
 * nothing outside ``core/`` orders a run, joins it to judgments or builds a batch: every call of a sort or
   an Arrow join outside ``core/`` and ``measures/`` (whose kernels sort gains for ideal rankings) is in
   :data:`SORTS_ALLOWED`, with what it sorts -- never a run's rows.
@@ -10,38 +11,17 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 
-#: lowest first: a module may import its own layer and those below it. The core's foundations (the
-#: parameter table, the options, the batch kernels read, flat segments, hashing, memory) sit below the
-#: readers and the measures; the Evaluator and the rest of the core above them.
+#: lowest first: a module may import its own layer and those below it, never one above (lazy imports
+#: included), and nothing inside the package imports the top package ``rankmeter`` (an analysis that
+#: needs evaluation calls the core). The engine (ids, keys, batches, segments, memory) sits below the
+#: readers and the measures; the Evaluator, its options and results above them.
 LAYERS = ["errors", "_version", "engine", "io", "measures", "core", "executors", "analyses", "tensor", "report",
           "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
-CORE_BASE = {"params", "options"}
-
-#: (importer, imported) module pairs that go up a layer, and why
-UPWARD = {
-    ("rankmeter.io.rel_formats", "rankmeter.measures.trec_eval.prefs"): "moved from compat; to be untangled",
-    ("rankmeter.io.rel_formats", "rankmeter.core.rows"): "moved from compat; to be untangled",
-    ("rankmeter.core.evaluator", "rankmeter.executors.memory"):
-        "Evaluator.evaluate is a shortcut for the in-memory executor (imported when called)",
-    ("rankmeter.core.results", "rankmeter.core.notebook"): "the notebook display (_repr_html_), drawn when "
-                                                             "Jupyter asks",
-    ("rankmeter.core.explain", "rankmeter.core.notebook"): "the notebook display (_repr_html_)",
-    ("rankmeter.analyses.stats.comparison", "rankmeter.core.notebook"): "the notebook display (_repr_html_)",
-    ("rankmeter.measures.facts", "rankmeter.measures.trec_eval"): "the measure list shows each family's trec_eval "
-                                                                 "names, which compat.trec_eval declares",
-    ("rankmeter.measures.names", "rankmeter.measures.trec_eval"): "trec_eval's measure names are read by the "
-                                                                 "measure grammar's name resolver",
-    ("rankmeter.analyses.meta.zscores", "rankmeter.compat.trec_eval.zscores"): "meta zscores writes trec_eval's -Z file, "
-                                                                      "whose format compat.zscores owns",
-    ("rankmeter.core.resolve", "rankmeter.compat.ir_measures.objects"):
-        "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
-    ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
-                                                     "calls the public entry point, which picks the executor",
-}
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
@@ -119,6 +99,7 @@ def _imports(name: str, rel: str, tree) -> set[str]:
     return out
 
 
+@cache
 def _graph():
     modules = {name: (rel, tree) for rel, name, tree in _modules()}
 
@@ -171,19 +152,47 @@ def test_the_top_level_is_the_public_face():
 
 def _layer(name: str) -> int:
     parts = name.split(".")
-    if len(parts) > 2 and parts[1] == "core" and parts[2] in CORE_BASE:
-        return LAYERS.index("engine")
     return LAYERS.index(parts[1] if len(parts) > 1 else "__init__")
 
 
-def test_no_import_from_a_lower_layer_up_unless_written_down():
-    upward = []
-    for importer, imported in ((a, b) for a, targets in _graph().items() for b in targets):
-        if importer.count(".") == 0 or imported.count(".") == 0:
-            continue  # rankmeter/__init__ is the top; `from rankmeter import __version__` reads the version
-        if _layer(imported) > _layer(importer) and (importer, imported) not in UPWARD:
-            upward.append((importer, imported))
+def test_no_import_from_a_lower_layer_up():
+    upward = [(importer, imported) for importer, targets in _graph().items() for imported in targets
+              if importer.count(".") and imported.count(".") and _layer(imported) > _layer(importer)]
     assert upward == [], upward
+
+
+def test_nothing_inside_imports_the_top_package():
+    """``import rankmeter`` / ``from rankmeter import ...`` inside the package ties a part to all of them."""
+    found = [(name, rel) for rel, name, tree in _modules() if name.count(".") and rel != "__main__.py"
+             for node in ast.walk(tree)
+             if isinstance(node, ast.Import) and any(a.name == "rankmeter" for a in node.names)
+             or isinstance(node, ast.ImportFrom) and not node.level and node.module == "rankmeter"]
+    assert found == [], found
+
+
+def _parts() -> dict[str, set[str]]:
+    """Which part of the package (its subpackages and top-level modules) imports which."""
+    out: dict[str, set[str]] = {}
+    for importer, targets in _graph().items():
+        a = importer.split(".")[1] if importer.count(".") else "__init__"
+        out.setdefault(a, set()).update(b.split(".")[1] for b in targets if b.count(".") and b.split(".")[1] != a)
+    return out
+
+
+def test_the_parts_import_each_other_as_a_dag():
+    """Every part in :data:`LAYERS`, and no circle among them (what ``layout_check.py`` reports)."""
+    parts = _parts()
+    assert set(parts) <= set(LAYERS), sorted(set(parts) - set(LAYERS))
+    done: set[str] = set()
+
+    def visit(part, path):
+        assert part not in path, " -> ".join(path + [part])
+        if part not in done:
+            for nxt in parts.get(part, ()):
+                visit(nxt, path + [part])
+            done.add(part)
+    for part in sorted(parts):
+        visit(part, [])
 
 
 def test_nothing_outside_the_core_orders_or_joins_runs():

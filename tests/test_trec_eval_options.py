@@ -14,7 +14,8 @@ from io import BytesIO, StringIO
 import numpy as np
 import pytest
 
-from rankmeter.measures.trec_eval.prefs import PrefJudgments, query_prefs_values
+from rankmeter.io.rel_formats import PrefJudgments
+from rankmeter.measures.trec_eval.prefs import query_prefs_values
 from rankmeter.measures.trec_eval import expand, expand_exact
 from rankmeter.compat.trec_eval.args import parse_args
 from rankmeter.cli.trec_eval import run

@@ -162,7 +162,7 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, round
     convention leaves out of its mean scores too: :func:`averaged` says which are averaged); rounded
     to the convention's decimals unless ``rounded=False``. ``cache``: a dict reused across calls on
     the same inputs, holding the prepared inputs as rankmeter tables (read once per distinct setting)."""
-    import rankmeter
+    from rankmeter.core.evaluator import Evaluator
     from rankmeter.io import as_qrels, as_run
 
     conv = conv.for_measure(measure)
@@ -178,9 +178,9 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, round
     m = measure_for(conv, measure)
     values = {q: 0.0 for q in queries}
     if r_table is not None:
-        res = rankmeter.evaluate(q_table, r_table, [m], queries="qrels", rel=conv.rel_level, ties=conv.ties,
-                                 judged_only=conv.judged_only, max_docs=conv.truncation,
-                                 positive_scores_only=conv.positive_scores)
+        res = Evaluator(q_table, [m], queries="qrels", rel=conv.rel_level, ties=conv.ties,
+                        judged_only=conv.judged_only, max_docs=conv.truncation,
+                        positive_scores_only=conv.positive_scores).evaluate(r_table)
         for q, v in zip(res.queries, res.values(str(m))):
             values[q] = float(v)
     if rounded and conv.rounding is not None:

@@ -180,5 +180,5 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs=CUTOFFS, rbp_p: f
 
 def _evaluate_quietly(evaluator, run, name):
     """The run's results; judged queries it lacks are counted in the row, not warned about."""
-    from rankmeter.executors.memory import evaluate_in_memory
+    from rankmeter.core.in_memory import evaluate_in_memory
     return evaluate_in_memory(evaluator, run, warn=False)

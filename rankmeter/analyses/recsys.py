@@ -360,7 +360,8 @@ def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     >>> r["P@2"], r["RR"]
     (0.5, 0.75)
     """
-    from rankmeter import api
+    from rankmeter.core.options import validate_options
+    from rankmeter.executors import evaluate_run
 
     if k is not None:
         options["max_docs"] = _check_k(k)
@@ -369,7 +370,7 @@ def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     if not spark:
         truth, predictions = as_qrels(truth), as_run(predictions)
         cov = coverage(truth, predictions)
-    results = api.evaluate(truth, predictions, measures, **options)
+    results = evaluate_run(truth, predictions, measures, validate_options(**options))
     n_only = results.counts["only_in_run"] if spark else cov.predictions_only_count
     if n_only:
         named = "" if spark else ": " + ", ".join(cov.predictions_only) + (" ..." if n_only > 10 else "")

@@ -127,7 +127,7 @@ def _rndcg_nan(columns, rows, num_rel: np.ndarray, judgments, ids) -> None:
 
 def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     from rankmeter.core import Evaluator
-    from rankmeter.executors.memory import evaluate_in_memory
+    from rankmeter.core.in_memory import evaluate_in_memory
     from rankmeter.io import read_qrels
     from rankmeter.io.canonical import Qrels
     from rankmeter.measures.base import Measure
@@ -202,7 +202,8 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
 def _other_columns(args: TrecEvalArgs, rows, run_table, err):
     from rankmeter.measures.trec_eval.judgment_groups import query_jg_values
     from rankmeter.measures.trec_eval.prefs import PREFS_MEASURES, query_prefs_values
-    from rankmeter.io.rel_formats import ranked_docs, read_prefs, read_qrels_jg
+    from rankmeter.compat.trec_eval.run_order import ranked_docs
+    from rankmeter.io.rel_formats import read_prefs, read_qrels_jg
 
     jg_mode = args.rel_format == "qrels_jg"
     ranked = ranked_docs(run_table, max_docs=args.max_docs, ties_descending=jg_mode)
@@ -261,7 +262,8 @@ def _other_columns(args: TrecEvalArgs, rows, run_table, err):
 # -- output ---------------------------------------------------------------------------------------
 
 def _apply_zscores(path: str, ids: list[bytes], columns: list[Column]) -> None:
-    from rankmeter.compat.trec_eval.zscores import read_zscores, to_zscores
+    from rankmeter.analyses.meta.zscores import to_zscores
+    from rankmeter.io.zscores import read_zscores
     table = read_zscores(path)
     for col in columns:
         if col.zscore:

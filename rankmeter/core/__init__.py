@@ -2,14 +2,14 @@
 
 :class:`Evaluator` is what every entry point uses; :mod:`.build` is the only
 place a run is ordered and joined to judgments. Names load on first use, so
-:mod:`.options` can be imported (by the command line) without numpy or pyarrow.
+:mod:`.options` can be imported (by the command line) without pyarrow.
 """
 from __future__ import annotations
 
 import importlib
 
 _LAZY = {
-    "Evaluator": ".evaluator", "Part": ".evaluator", "Batch": "rankmeter.engine.batch", "NONPOOL": "rankmeter.engine.batch", "UNJUDGED": "rankmeter.engine.batch",
+    "Evaluator": ".evaluator", "Part": ".evaluator", "evaluate_runs": ".evaluator", "Batch": "rankmeter.engine.batch", "NONPOOL": "rankmeter.engine.batch", "UNJUDGED": "rankmeter.engine.batch",
     "Options": ".options", "OPTIONS": ".options", "validate_options": ".options", "resolve_measures": ".resolve",
     "QUERY_POLICIES": ".options", "TIE_POLICIES": ".options", "EXECUTORS": ".options",
 }

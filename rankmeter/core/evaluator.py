@@ -12,8 +12,9 @@ the qrels-wide statistics the measure families declare they need. Then:
   the query policy (``queries="qrels"`` scores judged queries no part ranked
   as empty rankings), the warnings, and the :class:`~rankmeter.Results`.
 
-Executors (in memory, streamed, Spark) only cut a run into parts and call
-these two methods; :meth:`Evaluator.evaluate` is the in-memory one.
+:meth:`Evaluator.evaluate` scores a whole run in memory, in parts on every core
+(:mod:`.in_memory`); the executors (streamed, Spark) cut a run the core cannot hold into
+parts and call these two methods.
 
 >>> ev = Evaluator({"q1": {"a": 1, "b": 1}, "q2": {"c": 2}}, ["AP", "P@2"])
 >>> r = ev.evaluate({"q1": {"a": 2.0, "x": 1.0, "b": 0.5}, "q2": {"c": 1.0}})
@@ -33,9 +34,10 @@ from rankmeter.errors import InputError, MeasureError
 from rankmeter.measures.aggregation import COUNT, FLOAT
 from rankmeter.io.canonical import Qrels, Run, decode_id
 from rankmeter.measures import Measure
-from rankmeter.core.results import Results
+from rankmeter.core.results import Results, RunsResults
 from rankmeter.engine.batch import Batch
 from rankmeter.core.build import build_batch, empty_batch
+from rankmeter.core.in_memory import evaluate_in_memory
 from rankmeter.core.judgments import Judgments
 from rankmeter.core.needs import compute_needs, needs_of
 from rankmeter.core.options import Options, validate_options
@@ -262,5 +264,22 @@ class Evaluator:
 
     def evaluate(self, run) -> Results:
         """Score a whole run in memory (parts on both cores when it is large)."""
-        from rankmeter.executors.memory import evaluate_in_memory
         return evaluate_in_memory(self, run)
+
+
+def evaluate_runs(qrels, runs, measures, **options: Any) -> RunsResults:
+    """Score several runs against one qrels, prepared once: one table (:class:`~.results.RunsResults`).
+
+    ``runs`` is a dict name -> run or a list of runs (paths, tables, dicts), named by the one rule
+    (:func:`~.naming.name_runs`); each is scored in memory. ``options`` are the evaluation options.
+    What the analyses that compare runs call (leaderboards, standardisation), rather than the top package.
+
+    >>> table = evaluate_runs({"q1": {"a": 1}}, {"good": {"q1": ["a"]}, "bad": {"q1": ["x", "a"]}}, ["RR"])
+    >>> table.runs, table["bad"]["RR"]
+    (['good', 'bad'], 0.5)
+    """
+    from rankmeter.core.naming import name_runs
+
+    evaluator = Evaluator(qrels, measures, **options)
+    named = name_runs(runs, columns=evaluator.options.columns, format=evaluator.options.input_format)
+    return RunsResults([(name, evaluator.evaluate(run)) for name, run in named])

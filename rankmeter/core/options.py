@@ -27,6 +27,7 @@ from typing import Any
 
 from rankmeter.core.params import PARAMS
 from rankmeter.errors import ParameterError
+from rankmeter.io.canonical import GRADE_POLICIES, grade_policy
 
 __all__ = ["Options", "OPTIONS", "validate_options", "QUERY_POLICIES", "TIE_POLICIES", "EXECUTORS",
            "GRADE_POLICIES", "grade_policy"]
@@ -34,25 +35,6 @@ __all__ = ["Options", "OPTIONS", "validate_options", "QUERY_POLICIES", "TIE_POLI
 QUERY_POLICIES = PARAMS["queries"].choices
 TIE_POLICIES = PARAMS["ties"].choices
 EXECUTORS = PARAMS["executor"].choices
-#: How qrels grades are read: integers only (the default), truncated toward zero like trec_eval's
-#: ``atol``, or real numbers (LLM and crowd judgments such as 0.73 or 2.5).
-GRADE_POLICIES = PARAMS["grades"].choices
-
-
-def grade_policy(grades: str = "integer", truncate_grades: bool = False) -> str:
-    """The one grade policy of ``grades`` and the older ``truncate_grades=True`` (``grades="truncate"``).
-
-    >>> grade_policy("real"), grade_policy(truncate_grades=True)
-    ('real', 'truncate')
-    """
-    if grades not in GRADE_POLICIES:
-        raise ParameterError(f"grades={grades!r}: expected one of " + ", ".join(map(repr, GRADE_POLICIES)))
-    if truncate_grades and grades == "real":
-        raise ParameterError("grades='real' keeps fractional grades and truncate_grades=True cuts them: "
-                             "pass one of the two")
-    return "truncate" if truncate_grades else grades
-
-
 #: The evaluation options, as declared in the one parameter table (:data:`rankmeter.core.params.PARAMS`).
 OPTIONS = {name: PARAMS[name] for name in (
     "queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades", "truncate_grades",

@@ -27,6 +27,7 @@ from typing import Any
 
 from rankmeter.engine.param import Param, is_bool
 from rankmeter.errors import ParameterError
+from rankmeter.io.canonical import GRADE_POLICIES
 
 __all__ = ["Param", "PARAMS", "GROUPS", "check", "validate", "is_bool"]
 
@@ -76,7 +77,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     _p("positive_scores_only", "bool", False, group="evaluation",
        help="rank only docs with a score above 0: zero and negative predictions are no prediction "
             "(TorchMetrics' retrieval convention); default: every listed doc is ranked"),
-    _p("grades", "choice", "integer", group="evaluation", choices=("integer", "truncate", "real"),
+    _p("grades", "choice", "integer", group="evaluation", choices=GRADE_POLICIES,
        help="how qrels grades are read: integers only, truncated toward zero as trec_eval does, or real "
             "numbers such as 0.73 (LLM and crowd judgments)"),
     _p("truncate_grades", "bool", False, group="evaluation",

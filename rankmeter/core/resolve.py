@@ -18,10 +18,11 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
 
     A trec_eval name with several parameters (``P.5,10``) gives several
     measures; so does one string naming several (``"AP nDCG@10"``). A set
-    (pytrec_eval's ``{"map", "ndcg_cut"}``) is taken in sorted order. An
-    ir_measures measure object is read from its printed name.
+    (pytrec_eval's ``{"map", "ndcg_cut"}``) is taken in sorted order. A measure object of another
+    library says what it means through its ``to_rankmeter()`` (rankmeter's ir_measures drop-in); an
+    ir_measures object means what ir_measures computes (:func:`~rankmeter.measures.names.ir_measures_object`).
     """
-    from rankmeter.measures.names import resolve_name, split_names
+    from rankmeter.measures.names import ir_measures_object, resolve_name, split_names
 
     if measures is None:
         raise ParameterError("measures=None: expected a measure name or a list of them, e.g. ['AP', 'nDCG@10']")
@@ -37,9 +38,9 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
             out.append((str(item), item))
             continue
         if _is_foreign_measure(item):
-            # an ir_measures object means what ir_measures computes (ERR@k is gdeval's): its drop-in says
-            from rankmeter.compat.ir_measures.objects import to_rankmeter
-            measure = to_rankmeter(item)
+            # an ir_measures object means what ir_measures computes (ERR@k is gdeval's)
+            convert = getattr(item, "to_rankmeter", None)
+            measure = convert() if callable(convert) else ir_measures_object(item)
             out.append((str(measure), measure))
             continue
         if not isinstance(item, str):
@@ -59,6 +60,6 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
 
 
 def _is_foreign_measure(obj) -> bool:
-    """An ir_measures measure object (of ir_measures or of rankmeter's drop-in), without importing ir_measures."""
-    module = type(obj).__module__
-    return module.startswith("ir_measures.") or module == "rankmeter.compat.ir_measures.objects"
+    """A measure object of another library: one that says what it means (``to_rankmeter()``), or an
+    ir_measures one (read without importing ir_measures)."""
+    return callable(getattr(obj, "to_rankmeter", None)) or type(obj).__module__.startswith("ir_measures.")

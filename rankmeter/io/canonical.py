@@ -19,13 +19,33 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rankmeter.engine.ids import Ids
-from rankmeter.core.options import GRADE_POLICIES, grade_policy  # noqa: F401  (re-exported for the readers)
+from rankmeter.errors import ParameterError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["Qrels", "Run", "Columns", "decode_id", "encode_id", "qrels_table", "qrels_columns", "grade_policy",
            "GRADE_POLICIES"]
+
+
+#: How qrels grades are read: integers only (the default), truncated toward zero like trec_eval's
+#: ``atol``, or real numbers (LLM and crowd judgments such as 0.73 or 2.5). The readers apply the
+#: policy, so it is declared here; the ``grades`` option (:mod:`rankmeter.core.params`) offers these.
+GRADE_POLICIES = ("integer", "truncate", "real")
+
+
+def grade_policy(grades: str = "integer", truncate_grades: bool = False) -> str:
+    """The one grade policy of ``grades`` and the older ``truncate_grades=True`` (``grades="truncate"``).
+
+    >>> grade_policy("real"), grade_policy(truncate_grades=True)
+    ('real', 'truncate')
+    """
+    if grades not in GRADE_POLICIES:
+        raise ParameterError(f"grades={grades!r}: expected one of " + ", ".join(map(repr, GRADE_POLICIES)))
+    if truncate_grades and grades == "real":
+        raise ParameterError("grades='real' keeps fractional grades and truncate_grades=True cuts them: "
+                             "pass one of the two")
+    return "truncate" if truncate_grades else grades
 
 
 def encode_id(value: object) -> bytes:

@@ -1,4 +1,4 @@
-"""Readers for trec_eval's other relevance formats and its run order, for ``-R prefs|qrels_prefs|qrels_jg``.
+"""Readers for trec_eval's other relevance formats, ``-R prefs|qrels_prefs|qrels_jg``.
 
 * ``prefs``: ``qid jg jsg docno rel_level`` (get_prefs.c)
 * ``qrels_prefs``: a qrels file read as preferences, ``qid jg docno rel_level``
@@ -6,17 +6,28 @@
 * ``qrels_jg``: ``qid jg docno rel``, each jg judged on its own (get_qrels_jg.c)
 
 Lines whose first character is ``#`` are comments; fields are separated by
-whitespace. Ids stay bytes (compared like C ``strcmp``).
+whitespace. Ids stay bytes (compared like C ``strcmp``). The measures over them are in
+:mod:`rankmeter.measures.trec_eval.prefs` and :mod:`rankmeter.measures.trec_eval.judgment_groups`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-import pyarrow as pa
 
 from rankmeter.errors import InputError
-from rankmeter.measures.trec_eval.prefs import PrefJudgments
 
-__all__ = ["read_prefs", "read_qrels_jg", "ranked_docs"]
+__all__ = ["PrefJudgments", "read_prefs", "read_qrels_jg"]
+
+
+@dataclass(frozen=True)
+class PrefJudgments:
+    """One query's preference lines: parallel arrays (``S`` bytes for ids, float levels)."""
+
+    jg: np.ndarray
+    jsg: np.ndarray
+    doc: np.ndarray
+    level: np.ndarray
 
 
 def _lines(path: str):
@@ -94,34 +105,4 @@ def read_qrels_jg(path: str) -> dict[bytes, list[tuple[np.ndarray, np.ndarray]]]
             docs, rels = zip(*rows[qid][jg])
             groups.append((np.array(docs, dtype=object).astype(bytes), np.array(rels, dtype=np.int64)))
         out[qid] = groups
-    return out
-
-
-def ranked_docs(run, *, max_docs: int | None, ties_descending: bool) -> dict[bytes, np.ndarray]:
-    """Each query's documents in the engine's rank order (:func:`rankmeter.core.rows.ranked`), cut to
-    ``max_docs``.
-
-    Ties: form_res_rels_jg.c (qrels_jg) orders them by docno descending like the qrels path (the
-    engine's order); form_prefs_counts.c (prefs) by docno ASCENDING (its comp_sim_docno compares p1 to
-    p2): each tied group of the engine's order read backwards.
-    """
-    from rankmeter.core.rows import ranked
-
-    rows = ranked(run, as_bytes=True)
-    if rows.num_rows == 0:
-        return {}
-    position = np.arange(rows.num_rows)
-    if not ties_descending:
-        group = rows.column("tie_group").to_numpy()
-        size = rows.column("tie_size").to_numpy()
-        first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])[group]
-        position = 2 * first + size - 1 - position  # the group's rows in reverse
-    rank = rows.column("rank").to_numpy()
-    keep = rank <= max(max_docs, 0) if max_docs is not None else np.ones(len(rank), dtype=bool)
-    query = np.array(rows.column("query").to_pylist(), dtype=object).astype(bytes)[keep]
-    doc = np.array(rows.column("doc").take(pa.array(position)).to_pylist(), dtype=object).astype(bytes)[keep]
-    starts = np.flatnonzero(rank[keep] == 1)
-    ends = np.r_[starts[1:], len(doc)]
-    out = {q: doc[:0] for q in rows.column("query").unique().to_pylist()}  # -M 0 keeps every query, empty
-    out.update({bytes(query[s]): doc[s:e] for s, e in zip(starts.tolist(), ends.tolist())})
     return out

@@ -16,6 +16,7 @@ from typing import Any
 
 from rankmeter.measures.base import COMMON_PARAMS, REGISTRY, Family, Param
 from rankmeter.measures.grammar import format_measure
+from rankmeter.measures.trec_eval import TREC_MEASURES
 
 __all__ = ["families_by_module", "family_facts", "trec_eval_names", "allowed_values", "cutoff_rule",
            "value_text", "module_of"]
@@ -94,8 +95,6 @@ def trec_eval_names() -> dict[str, list[str]]:
     A trec_eval name that expands into several measures (``P`` into P_5, P_10, ...)
     is written once with a placeholder: ``P_k = P@k (k: 5, 10, ...)``.
     """
-    from rankmeter.measures.trec_eval import TREC_MEASURES
-
     out: dict[str, list[str]] = {}
     for name, tm in TREC_MEASURES.items():
         expanded = [(label, m) for label, m in tm.expand(None) if m is not None]

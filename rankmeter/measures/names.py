@@ -25,10 +25,12 @@ import re
 
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import REGISTRY, Measure
+from rankmeter.measures.facts import trec_eval_names
 from rankmeter.measures.grammar import parse_measure
+from rankmeter.measures.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
 
 __all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASURES", "TORCHMETRICS", "SKLEARN",
-           "mapping_table"]
+           "mapping_table", "ir_measures_object", "ir_measures_params"]
 
 #: ir_measures family names that are spelled differently here (same measure)
 FOREIGN_FAMILIES = {
@@ -105,7 +107,6 @@ def _ir_measures_first(text: str) -> list[tuple[str, Measure]] | None:
 
 
 def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
-    from rankmeter.measures.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
     name = split_name(text)[0]
     candidates = [text] if (name in TREC_MEASURES or text in NICKNAMES) and name != "runid" else []
     # a printed name: "P_10", "ndcg_cut_10", "iprec_at_recall_0.50" -> the -m form "P.10", ...
@@ -210,9 +211,46 @@ def resolve_name(text: str) -> list[tuple[str, Measure]]:
     raise MeasureError(f"unknown measure {text!r} (`rankmeter measures` lists them all)")
 
 
+def ir_measures_params(obj) -> tuple[str, dict]:
+    """(name, every parameter with its default filled in) of an ir_measures measure object (of ir_measures
+    or of its drop-in :mod:`rankmeter.compat.ir_measures`), read without importing either."""
+    name = getattr(obj, "NAME", None) or type(obj).__name__
+    supported = getattr(obj, "SUPPORTED_PARAMS", {})
+    params = {}
+    for key, info in supported.items():
+        default = getattr(info, "default", None)
+        params[key] = obj.params.get(key, None if type(default).__name__ == "object" else default)
+    return name, params
+
+
+def ir_measures_object(obj) -> Measure:
+    """The measure giving ir_measures' numbers for one of its measure objects (``nDCG@10``, ``ERR@20``).
+
+    ``ERR@k`` is the TREC Web track's gdeval ERR, the provider ir_measures calls for it: grades capped
+    by a fixed maximum of 4 (``ERR(max_grade=4)@k``); ``SetF(beta=b)`` is trec_eval's ``set_F.b``,
+    whose parameter is beta squared (``F(beta=sqrt(b))``); ``SetP(relative=True)`` is ``RelativeP``;
+    everything else reads from its printed name (:func:`resolve_name`).
+    """
+    import math
+    name, params = ir_measures_params(obj)
+    if name == "ERR":  # gdeval.pl: R = (2^g - 1) / 2^4, $MAX_JUDGMENT = 4
+        return Measure.of("ERR", {"max_grade": 4}, params.get("cutoff"))
+    if name == "SetF":  # trec_eval set_F.x weighs with x as beta^2 (trec_eval m_set_F.c)
+        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
+        extra |= {"judged_only": True} if params["judged_only"] else {}
+        beta = math.sqrt(float(params["beta"]))
+        return Measure.of("F", extra | ({"beta": beta} if beta != 1 else {}), None)
+    if name == "SetP" and params.get("relative"):  # SetP(rel=2,relative=True) is RelativeP(rel=2)
+        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
+        return Measure.of("RelativeP", extra | ({"judged_only": True} if params["judged_only"] else {}), None)
+    resolved = resolve_name(repr(obj).replace("\u03b1", "alpha"))
+    if len(resolved) != 1:  # pragma: no cover - an object names one measure
+        raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")
+    return resolved[0][1]
+
+
 def mapping_table() -> str:
     """The names table of docs/names.md, generated from the registry and the tables above."""
-    from rankmeter.measures.facts import trec_eval_names
     trec = trec_eval_names()
     ir = {family: sorted({name for name, fam in FOREIGN_FAMILIES.items() if fam == family}
                          | ({family} if family in IR_MEASURES else set())) for family in REGISTRY}

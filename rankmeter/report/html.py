@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankmeter import __version__
+from rankmeter._version import __version__
 from rankmeter.errors import ParameterError
 from rankmeter.io.output import check_output
 from rankmeter.report.assets import CSS, SCRIPT

@@ -118,7 +118,7 @@ def test_missing_queries_are_named_once():
 
 
 def test_large_runs_are_scored_in_parts_on_threads(monkeypatch):
-    from rankmeter.executors import memory
+    from rankmeter.core import in_memory as memory
     rng = np.random.default_rng(0)
     qrels = {f"q{i:03d}": {f"d{j}": int(rng.integers(0, 3)) for j in range(10)} for i in range(60)}
     run = {q: {f"d{j}": float(rng.integers(0, 4)) for j in range(15)} for q in qrels}
@@ -138,7 +138,7 @@ def test_a_chunked_run_is_cut_into_whole_queries_and_an_ungrouped_one_is_not_cut
     chunked column would copy every id first); a query spanning two chunks stays whole."""
     import pyarrow as pa
 
-    from rankmeter.executors.memory import query_aligned_slices
+    from rankmeter.core.in_memory import query_aligned_slices
 
     def run_of(chunks):
         query = pa.chunked_array([pa.array(c, pa.binary()) for c in chunks])

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.compat.trec_eval.zscores import MISSING_ZSCORE, read_zscores
+from rankmeter.analyses.meta.zscores import MISSING_ZSCORE
+from rankmeter.io.zscores import read_zscores
 from rankmeter.analyses.meta import standardisation, standardise, write_zscores
 
 
@@ -97,7 +98,7 @@ def test_trec_eval_z_gives_zero_for_a_run_at_the_mean(tmp_path):
     import io
 
     from rankmeter.cli.trec_eval import run as trec_eval
-    from rankmeter.compat.trec_eval.zscores import to_zscores
+    from rankmeter.analyses.meta.zscores import to_zscores
 
     qrels, runs = _identical_case(tmp_path)
     path = tmp_path / "z.txt"

@@ -352,7 +352,7 @@ def judged_at(q, run, cutoffs=_CUTS) -> dict[int, float]:
     {1: 1.0, 2: 0.5, 10: 0.6666666666666666}
     """
     from rankmeter.core import Evaluator
-    from rankmeter.executors.memory import evaluate_in_memory
+    from rankmeter.core.in_memory import evaluate_in_memory
     labels = [f"Judged@{k}" for k in cutoffs]
     # the in-memory executor: query-aligned parts on both cores, as evaluation runs; no query in common
     # is no coverage (0), the queries finding says why

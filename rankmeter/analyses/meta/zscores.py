@@ -7,8 +7,9 @@ the (mean, sd) of every topic and measure from the reference runs;
 :func:`write_zscores` writes them as the file trec_eval reads with ``-Z``
 (``qid measure mean stddev``; ``rankmeter trec_eval -Z`` reads it too) and
 :func:`standardise` applies them to per-query values as trec_eval does
-(compat/trec_eval/zscores.py, trec_eval's convert_zscores.c: a zero deviation gives
-z = 0 at the mean, -1000000 elsewhere and for topics missing from the table).
+(:func:`to_zscores` on arrays, trec_eval's convert_zscores.c: a zero deviation gives
+z = 0 at the mean, -1000000 elsewhere and for topics missing from the table). The file itself is
+:mod:`rankmeter.io.zscores`'s.
 
 Identical reference values give a deviation of exactly 0 and a mean equal to
 that value (:func:`mean_and_sd` computes about the first value), so a run
@@ -27,8 +28,12 @@ from __future__ import annotations
 import numpy as np
 
 from rankmeter.errors import ParameterError
+from rankmeter.io.zscores import write_zscores
 
-__all__ = ["standardisation", "write_zscores", "standardise", "mean_and_sd"]
+__all__ = ["standardisation", "write_zscores", "standardise", "to_zscores", "mean_and_sd", "MISSING_ZSCORE"]
+
+#: a topic or measure the table lacks, or a value off the mean of a zero deviation (trec_eval.h MISSING_ZSCORE_VALUE)
+MISSING_ZSCORE = -1000000.0
 
 
 def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[str, dict[str, tuple[float, float]]]:
@@ -40,12 +45,12 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     ranking it); a topic none has a value on is left out (trec_eval -Z then prints -1000000 for it).
     Computed for every topic at once, about each topic's first value (:func:`mean_and_sd`).
     """
-    import rankmeter
+    from rankmeter.core.evaluator import evaluate_runs
     from rankmeter.core.params import Param
 
     ddof = Param("ddof", "integer", 1, "delta degrees of freedom (1: sample deviation)", "meta", low=0).check(ddof)
-    table = rankmeter.evaluate(qrels, runs, measures, **options)
-    if not hasattr(table, "runs") or len(table.runs) < 2:
+    table = evaluate_runs(qrels, runs, measures, **options)
+    if len(table.runs) < 2:
         raise ParameterError("standardisation needs at least two reference runs")
     labels = list(table.names)
     queries = np.array(sorted(set().union(*(table[run].queries for run in table.runs))), dtype=object)
@@ -90,22 +95,8 @@ def mean_and_sd(values, *, ddof: int = 1) -> tuple[float, float]:
     return float(mean[0]), float(sd[0])
 
 
-def write_zscores(table: dict, path, *, inputs=()) -> None:
-    """Write ``table`` as a trec_eval ``-Z`` file: ``qid measure mean stddev`` per line (repr precision, so
-    trec_eval reads back the very doubles: a value equal to the mean of a topic whose runs all scored it
-    gives z = 0). ``inputs``: the files the table was computed from, which the writer refuses to replace."""
-    from rankmeter.io.output import output_file
-
-    lines = [f"{q} {m} {float(mean)!r} {float(sd)!r}\n" for q in sorted(table)
-             for m, (mean, sd) in sorted(table[q].items())]
-    with output_file(path, inputs=inputs) as fh:
-        fh.write("".join(lines))
-
-
 def standardise(values: dict[str, float], table: dict, measure: str) -> dict[str, float]:
     """Per-query ``values`` of ``measure`` as z-scores under ``table``, as trec_eval ``-Z`` prints them."""
-    from rankmeter.compat.trec_eval.zscores import MISSING_ZSCORE
-
     out = {}
     for query, value in values.items():
         stats = table.get(query, {}).get(measure)
@@ -115,4 +106,28 @@ def standardise(values: dict[str, float], table: dict, measure: str) -> dict[str
         mean, sd = stats
         # trec_eval's rule for sd = 0 (convert_zscores.c): 0 at the mean, undefined (MISSING) elsewhere
         out[query] = (value - mean) / sd if sd != 0 else (0.0 if value == mean else MISSING_ZSCORE)
+    return out
+
+
+def to_zscores(values: np.ndarray, queries: list[bytes], label: str,
+               table: dict[bytes, dict[bytes, tuple[float, float]]]) -> np.ndarray:
+    """Standardise one measure's per-query ``values`` as trec_eval's ``-Z`` does.
+
+    Examples
+    --------
+    >>> t = {b"1": {b"map": (0.5, 0.25)}, b"2": {b"map": (0.5, 0.0)}}
+    >>> to_zscores(np.array([1.0, 0.5, 0.2]), [b"1", b"2", b"3"], "map", t).tolist()
+    [2.0, 0.0, -1000000.0]
+    """
+    key = label.encode()
+    out = np.full(len(values), MISSING_ZSCORE)
+    for i, (q, v) in enumerate(zip(queries, np.asarray(values, dtype=np.float64).tolist())):
+        entry = table.get(q, {}).get(key)
+        if entry is None:
+            continue
+        mean, std = entry
+        if std:
+            out[i] = (v - mean) / std
+        elif v == mean:
+            out[i] = 0.0
     return out

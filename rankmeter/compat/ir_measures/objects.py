@@ -12,6 +12,9 @@ reads an object of either library as the rankmeter measure that gives ir_measure
   recall as trec_eval does, to the last bit);
 * everything else reads through :func:`rankmeter.measures.names.resolve_name`.
 
+That reading is :func:`rankmeter.measures.names.ir_measures_object`, below the core, which reads
+ir_measures' own objects with it; this module's objects say it through their ``to_rankmeter()``.
+
 >>> nDCG, AP, ERR, SetF = (REGISTRY[name] for name in ("nDCG", "AP", "ERR", "SetF"))
 >>> str(nDCG@10), repr(AP(rel=2)@100), str(REGISTRY["SetRelP"]), str(REGISTRY["NumRelRet"])
 ('nDCG@10', 'AP(rel=2)@100', 'SetP(relative=True)', 'NumRet(rel=1)')
@@ -20,10 +23,10 @@ reads an object of either library as the rankmeter measure that gives ir_measure
 """
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar, NamedTuple
 
 from rankmeter.errors import MeasureError
+from rankmeter.measures.names import ir_measures_object, ir_measures_params as params_of
 
 #: the drop-in's calculation functions by name, registered by rankmeter.compat.ir_measures as it loads
 CALCULATION: dict[str, Any] = {}
@@ -75,6 +78,10 @@ class Measure:
 
     def __hash__(self) -> int:
         return hash(repr(self))
+
+    def to_rankmeter(self):
+        """The rankmeter measure this object means (what :func:`rankmeter.evaluate` scores for it)."""
+        return to_rankmeter(self)
 
     def validate_params(self) -> None:
         """Raise MeasureError for a parameter the measure does not take or a required one left out."""
@@ -223,38 +230,12 @@ def register(measure: Measure, aliases=(), name: str | None = None) -> dict:
     return REGISTRY
 
 
-def params_of(obj) -> tuple[str, dict[str, Any]]:
-    """(name, every parameter with its default filled in) of a measure object of either library."""
-    name = getattr(obj, "NAME", None) or type(obj).__name__
-    supported = getattr(obj, "SUPPORTED_PARAMS", {})
-    params = {}
-    for key, info in supported.items():
-        default = getattr(info, "default", None)
-        params[key] = obj.params.get(key, None if type(default).__name__ == "object" else default)
-    return name, params
-
-
 def to_rankmeter(obj):
-    """The rankmeter :class:`~rankmeter.measures.Measure` giving ir_measures' numbers for ``obj``."""
-    from rankmeter.measures import Measure as RankmeterMeasure
-    from rankmeter.measures.names import resolve_name
+    """The rankmeter :class:`~rankmeter.measures.Measure` giving ir_measures' numbers for ``obj`` (an object of
+    either library; this module's are checked first: a parameter they do not take is an error)."""
     if isinstance(obj, Measure):
         obj.validate_params()
-    name, params = params_of(obj)
-    if name == "ERR":  # gdeval.pl: R = (2^g - 1) / 2^4, $MAX_JUDGMENT = 4
-        return RankmeterMeasure.of("ERR", {"max_grade": 4}, params.get("cutoff"))
-    if name == "SetF":  # trec_eval set_F.x weighs with x as beta^2 (trec_eval m_set_F.c)
-        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
-        extra |= {"judged_only": True} if params["judged_only"] else {}
-        beta = math.sqrt(float(params["beta"]))
-        return RankmeterMeasure.of("F", extra | ({"beta": beta} if beta != 1 else {}), None)
-    if name == "SetP" and params.get("relative"):  # SetP(rel=2,relative=True) is RelativeP(rel=2)
-        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
-        return RankmeterMeasure.of("RelativeP", extra | ({"judged_only": True} if params["judged_only"] else {}), None)
-    resolved = resolve_name(repr(obj).replace("\u03b1", "alpha"))
-    if len(resolved) != 1:  # pragma: no cover - an object names one measure
-        raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")
-    return resolved[0][1]
+    return ir_measures_object(obj)
 
 
 def parse_measure(text) -> Measure:

@@ -25,7 +25,7 @@ import numpy as np
 
 from rankmeter.errors import InputError
 
-__all__ = ["PREFS_MEASURES", "PrefJudgments", "query_prefs_values"]
+__all__ = ["PREFS_MEASURES", "query_prefs_values"]
 
 #: trec_eval 10.0's preference measures in its print order (measures.c), and whether each is a count.
 PREFS_MEASURES: dict[str, bool] = {
@@ -35,16 +35,6 @@ PREFS_MEASURES: dict[str, bool] = {
     "prefs_avgjg_Rnonrel_ret": False, "prefs_simp_imp": False, "prefs_pair_imp": False,
     "prefs_avgjg_imp": False,
 }
-
-
-@dataclass(frozen=True)
-class PrefJudgments:
-    """One query's preference lines: parallel arrays (``S`` bytes for ids, float levels)."""
-
-    jg: np.ndarray
-    jsg: np.ndarray
-    doc: np.ndarray
-    level: np.ndarray
 
 
 @dataclass
@@ -234,15 +224,16 @@ def _avg_rnonrel(parts: list[tuple[int, int]], num_jgs: int) -> float:
     return total / num_jgs if total > 0.0 else 0.0
 
 
-def query_prefs_values(ranked_docs: np.ndarray, judgments: PrefJudgments) -> dict[str, float]:
+def query_prefs_values(ranked_docs: np.ndarray, judgments) -> dict[str, float]:
     """Every preference measure of one query.
 
     Parameters
     ----------
     ranked_docs : numpy array of bytes (``S`` dtype)
         The retrieved documents in rank order (already cut by ``-M``).
-    judgments : PrefJudgments
-        The query's preference lines.
+    judgments : rankmeter.io.rel_formats.PrefJudgments
+        The query's preference lines (what :func:`rankmeter.io.rel_formats.read_prefs` reads): parallel
+        arrays ``jg``, ``jsg``, ``doc`` (bytes) and ``level`` (float).
 
     Returns
     -------
@@ -251,6 +242,7 @@ def query_prefs_values(ranked_docs: np.ndarray, judgments: PrefJudgments) -> dic
 
     Examples
     --------
+    >>> from rankmeter.io.rel_formats import PrefJudgments
     >>> j = PrefJudgments(jg=np.array([b"g", b"g"]), jsg=np.array([b"s", b"s"]),
     ...                   doc=np.array([b"A", b"B"]), level=np.array([2.0, 1.0]))
     >>> query_prefs_values(np.array([b"B", b"A"]), j)["prefs_simp"]

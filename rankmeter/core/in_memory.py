@@ -1,5 +1,8 @@
-"""The in-memory executor: one run table, scored in query-aligned parts on every core.
+"""A whole run in memory, scored in query-aligned parts on every core (:meth:`Evaluator.evaluate`).
 
+It is the core's own way to score a run it holds: the streamed and Spark executors
+(:mod:`rankmeter.executors`) cut a run the core cannot hold, and call the same
+:meth:`~rankmeter.core.evaluator.Evaluator.score` and :meth:`~rankmeter.core.evaluator.Evaluator.finish`.
 A large run grouped by query (each query's rows together, as every run
 written query by query is) is cut at query boundaries into one part per
 thread; Arrow and numpy release the GIL, so both cores work. A run that is
@@ -11,10 +14,10 @@ import os
 
 import numpy as np
 
-from rankmeter.core.results import Results
-from rankmeter.io.canonical import Run
 from rankmeter.core.build import query_starts
+from rankmeter.core.results import Results
 from rankmeter.engine.segments import distinct_sorted
+from rankmeter.io.canonical import Run
 
 __all__ = ["evaluate_in_memory", "query_aligned_slices"]
 

@@ -1,21 +1,15 @@
 """trec_eval's ``-Z`` z-score files: per query and measure a mean and a standard deviation.
 
 File format (get_zscores.c): one ``qid measure_name mean stddev`` per line,
-whitespace separated. Each per-query value ``v`` of measure ``m`` is printed as
-``(v - mean) / stddev`` (convert_zscores.c: te_convert_to_zscore); when
-``stddev`` is 0 the value is 0 if ``v == mean`` and -1000000 otherwise; a
-query or measure absent from the file also gives -1000000.
+whitespace separated. :func:`read_zscores` reads one (``rankmeter trec_eval -Z``),
+:func:`write_zscores` writes one (``rankmeter meta zscores``); what the numbers do to a
+value is :mod:`rankmeter.analyses.meta.zscores`'s (trec_eval's convert_zscores.c).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from rankmeter.errors import InputError
 
-__all__ = ["MISSING_ZSCORE", "read_zscores", "to_zscores"]
-
-#: trec_eval.h MISSING_ZSCORE_VALUE
-MISSING_ZSCORE = -1000000.0
+__all__ = ["read_zscores", "write_zscores"]
 
 
 def read_zscores(path: str) -> dict[bytes, dict[bytes, tuple[float, float]]]:
@@ -57,25 +51,13 @@ def read_zscores(path: str) -> dict[bytes, dict[bytes, tuple[float, float]]]:
     return table
 
 
-def to_zscores(values: np.ndarray, queries: list[bytes], label: str,
-               table: dict[bytes, dict[bytes, tuple[float, float]]]) -> np.ndarray:
-    """Standardise one measure's per-query ``values`` as trec_eval's ``-Z`` does.
+def write_zscores(table: dict, path, *, inputs=()) -> None:
+    """Write ``table`` as a trec_eval ``-Z`` file: ``qid measure mean stddev`` per line (repr precision, so
+    trec_eval reads back the very doubles: a value equal to the mean of a topic whose runs all scored it
+    gives z = 0). ``inputs``: the files the table was computed from, which the writer refuses to replace."""
+    from rankmeter.io.output import output_file
 
-    Examples
-    --------
-    >>> t = {b"1": {b"map": (0.5, 0.25)}, b"2": {b"map": (0.5, 0.0)}}
-    >>> to_zscores(np.array([1.0, 0.5, 0.2]), [b"1", b"2", b"3"], "map", t).tolist()
-    [2.0, 0.0, -1000000.0]
-    """
-    key = label.encode()
-    out = np.full(len(values), MISSING_ZSCORE)
-    for i, (q, v) in enumerate(zip(queries, np.asarray(values, dtype=np.float64).tolist())):
-        entry = table.get(q, {}).get(key)
-        if entry is None:
-            continue
-        mean, std = entry
-        if std:
-            out[i] = (v - mean) / std
-        elif v == mean:
-            out[i] = 0.0
-    return out
+    lines = [f"{q} {m} {float(mean)!r} {float(sd)!r}\n" for q in sorted(table)
+             for m, (mean, sd) in sorted(table[q].items())]
+    with output_file(path, inputs=inputs) as fh:
+        fh.write("".join(lines))
