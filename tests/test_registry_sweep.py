@@ -34,6 +34,7 @@ import rankmeter
 from rankmeter.measures import REGISTRY, Measure
 from rankmeter.measures.aggregation import COUNT, FLOAT, TEXT
 from rankmeter.measures.facts import module_of
+from rankmeter.measures.trec_eval import TREC_MEASURES
 from rankmeter.measures.undefined import MEAN_DEFINED
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -232,8 +233,9 @@ def _assert_reference_agrees(name, qrels, run, rel, **options):
 def test_every_measure_module_registers_families():
     """Adding a family is one module plus one import line in measures/__init__.py; forgetting the line fails here."""
     import rankmeter.measures as pkg
+    # trec_eval's name table maps names onto these families; it is swept by test_every_trec_eval_name_is_swept
     infrastructure = {"base", "aggregation", "grammar", "facts", "explaining", "names", "undefined", "gains",
-                      "gain_sums"}
+                      "gain_sums", "trec_eval"}
     modules = {info.name for info in pkgutil.iter_modules(pkg.__path__)} - infrastructure
     registered = {module_of(f) for f in REGISTRY.values()}
     assert modules == registered, f"modules that register nothing: {sorted(modules - registered)}"
@@ -312,3 +314,85 @@ def test_real_grades_streamed_equals_in_memory_and_integers_are_unchanged(name, 
                         grades="real")
     for m in measures:
         assert _same(as_real.values(m), plain.values(m), m), m
+
+
+# ------------------------------------------------------------------ trec_eval's measure table, every name
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+#: trec_eval names that give no canonical measure and need no other judgments, and where each is checked
+TREC_EXACT_ONLY = {
+    "runid": "the run's tag, not a value (tests/test_golden.py prints it)",
+    "ideal_dcg": "the judgments' ideal DCG alone (tests/test_trec_eval_diff.py, against the binary)",
+    "yaap": "computed from canonical counts (tests/test_trec_eval_diff.py, against the binary)",
+}
+
+#: per -R format: (judgments, results, form, trec_eval 10.0's output for -q -m all_prefs / qrels_jg)
+OTHER_FORMATS = {
+    "prefs": [("prefs.test", "prefs.results.test", "prefs", "out.test.prefs"),
+              ("qrels.test", "results.test", "qrels_prefs", "out.test.qrels_prefs")],
+    "qrels_jg": [("qrels.123", "results.test", "qrels_jg", "out.test.qrels_jg")],
+}
+
+
+def test_every_trec_eval_name_is_swept():
+    """Each name of trec_eval's table is a registered family (swept above), a measure over preference or
+    judgment-group files (swept below against trec_eval's output), or one of the few exact-only names."""
+    unswept = []
+    for name, tm in TREC_MEASURES.items():
+        families = {m.name for _, m in tm.expand(None)}
+        if tm.mode != "qrels":
+            assert not families, name  # computed from their own judgments, never by a family kernel
+        elif families:
+            assert families <= set(REGISTRY), (name, families)
+        elif name not in TREC_EXACT_ONLY:
+            unswept.append(name)
+    assert unswept == []
+    assert {name for name, tm in TREC_MEASURES.items() if tm.mode != "qrels"} == \
+        {name for name, tm in TREC_MEASURES.items() if tm.mode in OTHER_FORMATS}
+
+
+def _printed(path: Path) -> dict[str, dict[str, str]]:
+    """trec_eval's per-query lines: label -> {query: value as printed}."""
+    out: dict[str, dict[str, str]] = {}
+    for line in path.read_text().splitlines():
+        label, query, value = line.split("\t")
+        if query != "all":
+            out.setdefault(label.strip(), {})[query] = value
+    return out
+
+
+@pytest.mark.parametrize("name", [name for name, tm in TREC_MEASURES.items() if tm.mode != "qrels"])
+def test_preference_and_judgment_group_measures_equal_trec_eval(name):
+    """Every -R prefs / qrels_prefs / qrels_jg measure of the table, each query, as trec_eval 10.0 prints it
+    (its own test files: prefs judgments with equivalence classes and preference relations, TREC qrels
+    read as preferences, and three assessors' judgment groups)."""
+    from rankmeter.compat.trec_eval.run_order import ranked_docs
+    from rankmeter.io import read_run
+    from rankmeter.io.rel_formats import read_prefs, read_qrels_jg
+    from rankmeter.measures.trec_eval.judgment_groups import query_jg_values
+    from rankmeter.measures.trec_eval.prefs import PREFS_MEASURES, query_prefs_values
+
+    tm = TREC_MEASURES[name]
+    jg = tm.mode == "qrels_jg"
+    for judged, results, form, expected in OTHER_FORMATS[tm.mode]:
+        printed = _printed(GOLDEN / expected)
+        ranked = ranked_docs(read_run(str(GOLDEN / results), format="trec"), max_docs=None, ties_descending=jg)
+        judgments = read_qrels_jg(str(GOLDEN / judged)) if jg else read_prefs(str(GOLDEN / judged), form=form)
+        queries = [q for q in judgments if q in ranked]
+        labels = tm.exact(None)
+        assert labels and queries
+        for label, (mode, family, param) in labels:
+            assert (mode, family) == (tm.mode, name)
+            want = printed[label]
+            assert sorted(want) == sorted(q.decode() for q in queries), (label, form)
+            for q in queries:
+                if jg:
+                    value = query_jg_values(ranked[q], judgments[q], level=1, judged_only=False,
+                                            cutoffs=[param if family == "P_avgjg" else 1],
+                                            mults=[param if family == "Rprec_mult_avgjg" else 1.0])[family][0]
+                    text = "%6.4f" % value
+                else:
+                    value = query_prefs_values(ranked[q], judgments[q])[family]
+                    text = "%ld" % int(value) if PREFS_MEASURES[family] else "%6.4f" % value
+                assert text == want[q.decode()], (label, form, q)
