@@ -9,7 +9,8 @@ and :mod:`~rankmeter.compat.ranx.fusion`; this module holds them under ranx's mo
 """
 from __future__ import annotations
 
-from rankmeter.compat.ranx.data import Qrels, Run, get_file_kind
+from rankmeter.compat.ranx.data import Qrels, Run
+from rankmeter.compat.ranx.files import get_file_kind
 from rankmeter.compat.ranx.fusion import OptimizationReport
 from rankmeter.compat.ranx.report import FrozensetDict, Report
 
