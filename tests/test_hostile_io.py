@@ -305,7 +305,7 @@ def test_interactions_with_a_null_line_are_an_input_error(tmp_path):
 
 # ------------------------------------------------------------------ run convert with ids that are not UTF-8
 def test_parquet_keeps_ids_that_are_not_utf8_byte_for_byte(tmp_path):
-    from rankmeter.analyses.runs import write_run
+    from rankmeter.core.ranked_runs import write_run
     source = tmp_path / "run.txt"
     source.write_bytes(b"q\xe91 Q0 d\xff1 1 2.5 t\nq\xe91 Q0 d2 2 1.5 t\n")
     run = rankmeter.read_run(source)
@@ -317,7 +317,7 @@ def test_parquet_keeps_ids_that_are_not_utf8_byte_for_byte(tmp_path):
 
 
 def test_json_lines_refuses_ids_that_are_not_utf8_and_writes_nothing(tmp_path):
-    from rankmeter.analyses.runs import write_run
+    from rankmeter.core.ranked_runs import write_run
     source = tmp_path / "run.txt"
     source.write_bytes(b"q1 Q0 d\xff1 1 2.5 t\n")
     with pytest.raises(ParameterError, match=r"doc id d\\xff1 is not UTF-8"):

@@ -26,7 +26,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from rankmeter.analyses.fusion import fuse
     from rankmeter.analyses.fusion.catalog import is_trained, parse_param, parameters_of
-    from rankmeter.analyses.runs import write_run
+    from rankmeter.core.ranked_runs import write_run
     from rankmeter.errors import ParameterError
 
     options = flags.evaluation(args)

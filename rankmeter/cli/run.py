@@ -21,8 +21,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses import runs
+    from rankmeter.core.ranked_runs import cut, rerank, write_run
     from rankmeter.errors import ParameterError
+    from rankmeter.io import runs
     from rankmeter.io import as_run
 
     reading = flags.keywords(args, ("columns", "input_format"))
@@ -37,7 +38,7 @@ def run(args) -> int:
             raise ParameterError(f"run {args.action} takes one run file ({len(args.runs)} given)")
         run = as_run(args.runs[0], columns=reading.get("columns"), format=reading["input_format"])
         if args.action == "cut":
-            result = runs.cut(run, args.k, ties=args.ties)
+            result = cut(run, args.k, ties=args.ties)
         elif args.action == "filter":
             keep = args.keep.split(",") if args.keep else None
             drop = args.drop.split(",") if args.drop else None
@@ -47,8 +48,8 @@ def run(args) -> int:
         elif args.action == "sample":
             result = runs.sample(run, args.sample_size, seed=args.seed)
         else:  # rerank, renumber, convert: the same run, in rank order, in the format asked
-            result = runs.rerank(run, ties=args.ties)
+            result = rerank(run, ties=args.ties)
         if args.tag and args.action != "tag":
             result = runs.retag(result, args.tag)
-    runs.write_run(result, args.output, inputs=inputs, format=args.to)
+    write_run(result, args.output, inputs=inputs, format=args.to)
     return 0

@@ -61,7 +61,7 @@ def pool(runs, *, depth: int | None = None, take: int | None = None, priority: s
     """
     from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, POOL_PARAMETERS
     from rankmeter.analyses.fusion.methods import depth_pool_run, fuse
-    from rankmeter.analyses.runs import cut
+    from rankmeter.core.ranked_runs import cut
     from rankmeter.core.options import validate_options
 
     if (depth is None) == (take is None):

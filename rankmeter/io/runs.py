@@ -1,12 +1,13 @@
-"""Run utilities: cut, re-rank, filter, re-tag, merge, sample and convert runs (API and ``rankmeter run``).
+"""Run-file utilities: filter, re-tag, merge and sample runs, and write one as TREC, Parquet or JSON Lines
+(API and ``rankmeter run``).
 
-Every function takes any run input and returns a :class:`~rankmeter.io.canonical.Run`; rank
-order is always the engine's (score descending, docno descending; a ranked list keeps its
-order), so a written run ranks as rankmeter and trec_eval score it.
+Every function takes any run input and returns a :class:`~rankmeter.io.canonical.Run` with its rows as
+given; :func:`write_rows` numbers ranks by row order. Putting a run in rank order (and cutting it) is the
+core's (:mod:`rankmeter.core.ranked_runs`: ``rerank``, ``cut``, ``write_run``).
 
->>> r = cut({"q1": {"a": 0.1, "b": 0.9, "c": 0.5}, "q2": {"x": 1.0}}, 2)
->>> [(q.decode(), d.decode()) for q, d in zip(r.table.column("query").to_pylist(), r.table.column("doc").to_pylist())]
-[('q1', 'b'), ('q1', 'c'), ('q2', 'x')]
+>>> r = retag(merge([{"q1": {"a": 1.0}}, {"q2": {"x": 1.0}}]), "both")
+>>> r.name, [q.decode() for q in r.table.column("query").to_pylist()]
+('both', ['q1', 'q2'])
 """
 from __future__ import annotations
 
@@ -17,35 +18,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmeter.core.build import query_starts, ranked_rows
-from rankmeter.core.params import check as check_param
+from rankmeter.engine.groups import query_starts
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Run, encode_id
 
-__all__ = ["rerank", "cut", "filter_queries", "retag", "merge", "sample", "write_run"]
-
-
-def rerank(run, *, ties: str = "trec_eval") -> Run:
-    """The run's rows in rank order (queries in bytewise order; tied docs by ``ties``: trec_eval's
-    docno descending, or ``"input"``: the order given)."""
-    run = as_run(run)
-    ties = check_param("ties", ties)
-    return Run(run.table.take(pa.array(ranked_rows(run, ties=ties))), run.source, origin=run.origin, tag=run.tag,
-               ranked=run.ranked)
-
-
-def cut(run, k: int, *, ties: str = "trec_eval") -> Run:
-    """Each query's first ``k`` docs, in rank order (``ties`` as :func:`rerank`)."""
-    k = check_param("k", k)
-    if k is None:
-        raise ParameterError("k=None: expected an integer in [1, inf)")
-    ranked = rerank(run, ties=ties)
-    starts = query_starts(ranked.table.column("query"))
-    counts = np.diff(np.append(starts, len(ranked)))
-    position = np.arange(len(ranked)) - np.repeat(starts, counts)
-    keep = np.flatnonzero(position < k)
-    return Run(ranked.table.take(pa.array(keep)), ranked.source, tag=ranked.tag, ranked=ranked.ranked)
+__all__ = ["filter_queries", "retag", "merge", "sample", "write_rows"]
 
 
 def filter_queries(run, *, keep: Iterable | None = None, qrels=None, drop: Iterable | None = None) -> Run:
@@ -106,11 +84,12 @@ def sample(run, n: int, *, seed: int = 0) -> Run:
     return filter_queries(run, keep=[queries[i] for i in sorted(chosen)])
 
 
-def write_run(run, path, *, inputs=(), format: str | None = None) -> None:
-    """Write ``run`` as TREC (ranks renumbered in rank order), Parquet or JSON Lines, by ``format`` or suffix."""
+def write_rows(run: Run, path, *, inputs=(), format: str | None = None) -> None:
+    """Write ``run``'s rows as TREC, Parquet or JSON Lines (by ``format``, else the suffix), ranks numbered
+    1, 2, ... in row order within each query: give a run in rank order
+    (:func:`rankmeter.core.ranked_runs.write_run` ranks any run first). ``inputs``: files never written over."""
     from rankmeter.io.output import output_file
 
-    run = rerank(run)
     suffix = os.fspath(path).lower().rsplit(".", 1)[-1] if "." in os.fspath(path) else ""
     kind = format or {"parquet": "parquet", "jsonl": "jsonl", "ndjson": "jsonl"}.get(suffix, "trec")
     table = run.table
