@@ -28,7 +28,7 @@ from rankmeter.io.columns import resolve_columns
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
     import pyarrow as pa
 
-__all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "qrels_from_table", "run_from_table"]
+__all__ = ["qrels_from_frame", "run_from_frame", "is_frame", "is_spark_frame", "qrels_from_table", "run_from_table"]
 
 #: row -> keyword arguments of InputError naming it (file:line or frame row)
 Locate = Callable[[int], dict]
@@ -41,6 +41,12 @@ def is_frame(obj: object) -> bool:
         import pyarrow as pa
         return isinstance(obj, (pa.Table, pa.RecordBatch))
     return package in ("pandas", "polars")
+
+
+def is_spark_frame(obj: object) -> bool:
+    """True for a Spark DataFrame (classic or Spark Connect), without importing pyspark."""
+    cls = type(obj)
+    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
 
 
 def _source(frame) -> str:

@@ -15,7 +15,7 @@ __all__ = ["pairs_of", "id_codes"]
 
 def pairs_of(data, what: str, user: str, item: str, score: str | None, ties: str = "trec_eval"):
     """(users, items) as Arrow string arrays in list order: dicts of lists, or frames (the recommender
-    frames :mod:`rankmeter.analyses.recsys` reads; with ``score``, each user's rows in the engine's rank
+    frames :mod:`rankmeter.io.recommender` reads; with ``score``, each user's rows in the engine's rank
     order: score descending, tied items by ``ties`` as everywhere, :func:`rankmeter.core.rows.ranked`)."""
     from collections.abc import Mapping
 
@@ -39,10 +39,10 @@ def pairs_of(data, what: str, user: str, item: str, score: str | None, ties: str
             return _ranked_lists(users, items, np.asarray(scores), ties)
         return users, items
     from rankmeter.io.frames import is_frame
-    from rankmeter.analyses.recsys import _arrow
+    from rankmeter.io.recommender import frame_columns
     if not is_frame(data):
         raise InputError(f"{what}: expected a DataFrame with {user!r} and {item!r} columns or {{user: [item, ...]}}")
-    table = _arrow(data, {"user": user, "item": item, **({"score": score} if score else {})}, what)
+    table = frame_columns(data, {"user": user, "item": item, **({"score": score} if score else {})}, what)
     users = pc.cast(table.column(user), pa.string()).combine_chunks()
     items = pc.cast(table.column(item), pa.string()).combine_chunks()
     if score:

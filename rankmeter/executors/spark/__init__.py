@@ -7,13 +7,9 @@ a Spark DataFrame arrives.
 """
 from __future__ import annotations
 
+from rankmeter.io.frames import is_spark_frame  # what reads inputs tells a Spark frame apart
+
 __all__ = ["is_spark_frame", "evaluate_on_spark"]
-
-
-def is_spark_frame(obj: object) -> bool:
-    """True for a Spark DataFrame (classic or Spark Connect), without importing pyspark."""
-    cls = type(obj)
-    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
 
 
 def evaluate_on_spark(qrels, run, measures, options):
