@@ -85,10 +85,17 @@ class Estimates:
     labelled: int = 0
     queries: int = 0
     alpha: float = 0.05
+    #: what the human labels sample: "queries" (whole queries) or "pairs" (query, doc pairs)
+    unit: str = "queries"
+    labelled_pairs: int | None = None
+    frame_pairs: int | None = None
 
     def to_dict(self) -> dict:
-        return {"alpha": self.alpha, "queries": self.queries, "labelled_queries": self.labelled,
-                "runs": self.runs, "pairs": self.pairs, "warnings": self.warnings}
+        out = {"alpha": self.alpha, "unit": self.unit, "queries": self.queries, "labelled_queries": self.labelled,
+               "runs": self.runs, "pairs": self.pairs, "warnings": self.warnings}
+        if self.unit == "pairs":
+            out.update(labelled_pairs=self.labelled_pairs, frame_pairs=self.frame_pairs)
+        return out
 
 
 def _per_query(qrels, runs, measures, queries: list[str], options) -> dict[tuple[str, str], np.ndarray]:
@@ -124,14 +131,14 @@ def _labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[s
     return [q for q in ordered if q in labelled], [q for q in ordered if q not in labelled], outside
 
 
-def estimate(human, llm, runs, measures, *, alpha: float = 0.05, **options) -> Estimates:
+def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "auto", **options) -> Estimates:
     """PPI++ estimates of each run's mean metric and each pair's difference, with LLM-only and human-only ones.
 
     Parameters
     ----------
     human : path, Qrels, dict or DataFrame
         Human judgments of a uniform random sample of the queries (each sampled query judged as fully as the
-        LLM judged it).
+        LLM judged it), or of the (query, doc) pairs the LLM judged (see ``unit``).
     llm : path, Qrels, dict or DataFrame
         The LLM's judgments of every query.
     runs : dict name -> run, or a list of runs
@@ -140,6 +147,11 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, **options) -> E
         Per-query measures (``nDCG@10``, ``AP``, ``P@10`` ...).
     alpha : float, default 0.05
         The intervals are at level ``1 - alpha``.
+    unit : {"auto", "queries", "pairs"}
+        What the human labels are a sample of. ``"queries"``: whole queries, the per-query metric is the unit;
+        ``"pairs"``: pairs, at random within bands of their best rank, for measures that are sums over the ranked
+        documents (:mod:`.pair_ppi`); ``"auto"``: queries when every query with a human label has all the pairs
+        the LLM judged within the runs' depth labelled, pairs otherwise.
     **options
         Evaluation options (``rel``, ``judged_only`` ...).
     """
@@ -147,8 +159,25 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, **options) -> E
 
     if not 0 < alpha < 1:
         raise ParameterError(f"alpha={alpha!r}: expected a number in (0, 1)")
+    if unit not in ("auto", "queries", "pairs"):
+        raise ParameterError(f"unit={unit!r}: expected 'auto', 'queries' or 'pairs'")
     measures = [measures] if isinstance(measures, str) else list(measures)
     named = name_runs(runs, columns=options.get("columns"))
+    if unit != "queries":
+        from rankmeter.analyses.judges import pair_ppi
+
+        names, depth = pair_ppi.depth_of(measures, options)
+        frame = pair_ppi.pair_frame(human, llm, named, depth or 2 ** 62, ties=options.get("ties", "trec_eval"),
+                                    grades=options.get("grades", "integer"))
+        if unit == "auto":
+            unit = "queries" if pair_ppi.whole_queries(frame) else "pairs"
+        if unit == "pairs":
+            touched = len(np.unique(frame.pair_query[frame.labelled]))
+            result = Estimates(labelled=touched, queries=len(frame.queries), alpha=alpha, unit="pairs",
+                               labelled_pairs=int(frame.labelled.sum()), frame_pairs=len(frame.best))
+            llm_values = _per_query(llm, named, measures, frame.queries, options)
+            pair_ppi.estimate_pairs(frame, named, names, llm_values, result, alpha=alpha, options=options)
+            return result
     labelled, unlabelled, outside = _labelled_queries(human, llm, options)
     result = Estimates(labelled=len(labelled), queries=len(labelled) + len(unlabelled), alpha=alpha)
     if outside:
