@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.judges.pair_ppi import (PairFrame, allocate_pairs, doc_weights, pair_estimate,
+from rankmeter.analyses.judges.allocation import allocate_pairs
+from rankmeter.analyses.judges.pair_ppi import (PairFrame, doc_weights, pair_estimate,
                                                 pair_frame)
 from rankmeter.analyses.judges.ppi import estimate
 from rankmeter.errors import ParameterError

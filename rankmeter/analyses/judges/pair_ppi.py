@@ -12,7 +12,7 @@ where ``f_p`` is pair p's contribution under the LLM's grade, ``y_p`` under the 
 ``f`` over the ``P_h`` pairs of stratum h and ``S_h`` its ``n_h`` human-labelled pairs; its variance is
 ``sum_h (P_h/Q)^2 (1 - n_h/P_h) s_h^2(y - lam f) / n_h`` and ``lam``, in [0, 1], minimises it (0 is the human-only
 estimate); the interval uses Student's t with Satterthwaite's degrees of freedom, as stratified samples do. The strata are bands of the pair's best rank over the runs (1, 2-3, 4-7, 8-15, ...), so a sample drawn
-at random within each band (uniformly over every pair, or by :func:`allocate_pairs`, which spends more labels at the
+at random within each band (uniformly over every pair, or by :func:`~rankmeter.analyses.judges.allocation.allocate_pairs`, which spends more labels at the
 top ranks where the measure weighs more) is valid. The frame is the pairs the LLM judged that some run ranks
 within the measure's depth; the others count for nothing in either labelling.
 
@@ -32,8 +32,7 @@ import pyarrow.compute as pc
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["doc_weights", "pair_estimate", "PairFrame", "pair_frame", "check_sample", "allocate_pairs",
-           "MIN_PAIRS"]
+__all__ = ["doc_weights", "pair_estimate", "PairFrame", "pair_frame", "check_sample", "MIN_PAIRS"]
 
 #: fewer human-labelled pairs in the frame than this and the normal interval is not to be trusted
 MIN_PAIRS = 30
@@ -191,17 +190,17 @@ def _table(qrels, grades):
     t = as_qrels(qrels, grades=grades).table
     keys = pc.binary_join_element_wise(t.column("query").cast("binary"), t.column("doc").cast("binary"), b"\x1f")
     return (keys.to_numpy(zero_copy_only=False).astype("S"), t.column("query").to_numpy(zero_copy_only=False),
-            t.column("rel").to_numpy().astype(float))
+            t.column("rel").to_numpy().astype(float), t.column("doc").to_numpy(zero_copy_only=False))
 
 
 def pair_frame(human, llm, named, depth: int, *, ties: str = "trec_eval", grades: str = "integer") -> PairFrame:
     """The frame (see :class:`PairFrame`) of runs ``named`` (name, run) at ``depth``."""
     from rankmeter.core.rows import ranked
 
-    lkeys, lquery, lgrade = _table(llm, grades)
-    hkeys, _, hgrade = _table(human, grades)
+    lkeys, lquery, lgrade, ldoc = _table(llm, grades)
+    hkeys, _, hgrade, _ = _table(human, grades)
     order = np.argsort(lkeys, kind="stable")
-    lkeys, lquery, lgrade = lkeys[order], lquery[order], lgrade[order]
+    lkeys, lquery, lgrade, ldoc = lkeys[order], lquery[order], lgrade[order], ldoc[order]
     ranks = {}
     for name, run in named:
         t = ranked(run, ties=ties, as_bytes=True)
@@ -229,8 +228,10 @@ def pair_frame(human, llm, named, depth: int, *, ties: str = "trec_eval", grades
                         for q in lquery[keep]], dtype=object)
     where = {q: i for i, q in enumerate(queries)}
     pair_query = np.array([where[q] for q in decoded], dtype=np.int64)
-    return PairFrame(queries, pair_query, best[keep], lgrade[keep], human_grade[keep],
-                     {k: v[keep] for k, v in ranks.items()}, outside, depth)
+    frame = PairFrame(queries, pair_query, best[keep], lgrade[keep], human_grade[keep],
+                      {k: v[keep] for k, v in ranks.items()}, outside, depth)
+    frame.docs = [d.decode("utf-8", "surrogateescape") if isinstance(d, bytes) else str(d) for d in ldoc[keep]]
+    return frame
 
 
 # ------------------------------------------------------------------ whether the sample looks random
@@ -312,37 +313,6 @@ def check_sample(frame: PairFrame, strata: np.ndarray) -> list[str]:
                 out.append(f"within their rank bands the human-labelled pairs are {way} than the others ({what}, "
                            f"p={_p(p)}): they were chosen, not drawn at random, which the estimate assumes")
     return out
-
-
-# ------------------------------------------------------------------ where to spend the next labels
-def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 0) -> dict:
-    """The next ``budget`` pairs to label: Neyman allocation over the rank bands (labels in proportion to a band's
-    size times the spread of ``e = y - lam f`` among its labelled pairs), at random within each band."""
-    from rankmeter.analyses.judges.allocation import neyman
-
-    unl = ~frame.labelled
-    if not 0 < budget <= int(unl.sum()):
-        raise ParameterError(f"budget={budget!r}: expected 1 to {int(unl.sum())} (the pairs without human labels)")
-    bands = np.unique(frame.band)
-    lab = frame.labelled
-    pooled = e[lab].var(ddof=1) if lab.sum() >= 2 else 1.0
-    have = np.array([((frame.band == b) & lab).sum() for b in bands])
-    # a band's spread from a small pilot is shrunk towards the pooled one (weight n / (n + 10)): a pilot of three
-    # labels that happen to agree must not starve its band
-    own = np.array([e[(frame.band == b) & lab].var(ddof=1) if k >= 2 else pooled for b, k in zip(bands, have)])
-    spreads = np.sqrt((have * own + 10 * pooled) / (have + 10))
-    sizes = np.array([(frame.band == b).sum() for b in bands], float)
-    available = np.array([((frame.band == b) & unl).sum() for b in bands])
-    # at least five labelled per band (or all it has), so each band's variance is estimated
-    floor_ = np.minimum(np.maximum(5 - have, 0), available)
-    counts = floor_ + neyman(sizes, spreads, budget - int(floor_.sum()), available - floor_) if budget > floor_.sum() \
-        else floor_
-    rng = np.random.Generator(np.random.PCG64(seed))
-    chosen = [rng.choice(np.flatnonzero((frame.band == b) & unl), size=int(k), replace=False)
-              for b, k in zip(bands, counts) if k]
-    return {"chosen": np.sort(np.concatenate(chosen)).tolist() if chosen else [],
-            "bands": [[int(2 ** b), int(min(2 ** (b + 1) - 1, frame.depth))] for b in bands],
-            "per_band": [int(c) for c in counts], "spreads": spreads.tolist()}
 
 
 # ------------------------------------------------------------------ judges estimate with a sample of pairs
