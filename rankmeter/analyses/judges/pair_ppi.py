@@ -333,10 +333,10 @@ def whole_queries(frame: PairFrame) -> bool:
     return bool(touched.any()) and not (missing[touched] > 0).any()
 
 
-def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha: float, options) -> None:
-    """Fill ``result`` (ppi.Estimates) with the pair-level estimates: per run and measure, per pair of runs."""
-    from rankmeter.analyses.judges.ppi import classical_mean
-
+def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha: float, options,
+                   classical_mean) -> None:
+    """Fill ``result`` (ppi.Estimates) with the pair-level estimates: per run and measure, per pair of runs
+    (``classical_mean``: the naive interval of the LLM-only per-query values)."""
     if frame.outside:
         result.warnings.append(f"{frame.outside} human-labelled pairs are not in the LLM's judgments: left out (the "
                                "frame is the pairs the LLM judged)")
@@ -361,6 +361,12 @@ def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha:
     for name, _ in named:
         for label, _ in names:
             f, y = parts[(name, label)]
+            changed = int((lab & (y != f)).sum())
+            if changed < 10:
+                result.warnings.append(
+                    f"{name}, {label}: only {changed} of the {int(lab.sum())} human-labelled pairs change the "
+                    "measure from the LLM's grade; the interval rests on so few disagreements that it may be too "
+                    "narrow (it misses more often than it says): label more pairs")
             result.runs.append({"run": name, "measure": label,
                                 "ppi": as_dict(pair_estimate(y, f, lab, strata, queries=queries, alpha=alpha)),
                                 "llm_only": classical_mean(llm_values[(name, label)], alpha=alpha),

@@ -176,7 +176,8 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
             result = Estimates(labelled=touched, queries=len(frame.queries), alpha=alpha, unit="pairs",
                                labelled_pairs=int(frame.labelled.sum()), frame_pairs=len(frame.best))
             llm_values = _per_query(llm, named, measures, frame.queries, options)
-            pair_ppi.estimate_pairs(frame, named, names, llm_values, result, alpha=alpha, options=options)
+            pair_ppi.estimate_pairs(frame, named, names, llm_values, result, alpha=alpha, options=options,
+                                    classical_mean=classical_mean)
             return result
     labelled, unlabelled, outside = _labelled_queries(human, llm, options)
     result = Estimates(labelled=len(labelled), queries=len(labelled) + len(unlabelled), alpha=alpha)
