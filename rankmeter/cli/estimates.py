@@ -108,7 +108,7 @@ def _allocate_pairs(args, frame, named, names) -> int:
     import numpy as np
 
     from rankmeter.analyses.judges.allocation import allocate_pairs
-    from rankmeter.analyses.judges.pair_ppi import doc_weights
+    from rankmeter.analyses.judges.pair_ppi import decode, doc_weights
     from rankmeter.io.output import printable
 
     label, measure = names[0]
@@ -121,7 +121,7 @@ def _allocate_pairs(args, frame, named, names) -> int:
                  for n, _ in named], axis=0)
     plan = allocate_pairs(frame, np.where(frame.labelled, e, 0.0), args.budget, seed=args.seed or 0)
     queries = np.array(frame.queries, dtype=object)[frame.pair_query]
-    chosen = [[str(queries[i]), frame.docs[i]] for i in plan["chosen"]]
+    chosen = [[str(queries[i]), decode(frame.docs[i])] for i in plan["chosen"]]
     data = {"unit": "pairs", "measure": label, "labelled_pairs": int(frame.labelled.sum()),
             "frame_pairs": len(frame.best), "budget": args.budget, "chosen": chosen, "bands": plan["bands"],
             "per_band": plan["per_band"], "band_spreads": plan["spreads"]}

@@ -168,9 +168,10 @@ class PairFrame:
     """The pairs the LLM judged within the runs' depth: their queries, best rank, band, LLM and human grades, and
     each run's rank of them (0: not within the depth)."""
 
-    def __init__(self, queries, pair_query, best, llm, human, ranks, outside, depth):
+    def __init__(self, queries, pair_query, best, llm, human, ranks, outside, depth, docs=None):
         self.queries, self.pair_query, self.best, self.llm, self.human = queries, pair_query, best, llm, human
         self.ranks, self.outside, self.depth = ranks, outside, depth
+        self.docs = docs             # each pair's doc id as read (bytes or str)
         self.labelled = ~np.isnan(human)
         self.band = band(best)
 
@@ -221,17 +222,20 @@ def pair_frame(human, llm, named, depth: int, *, ties: str = "trec_eval", grades
     hit = lkeys[at] == hkeys if len(lkeys) else np.zeros(len(hkeys), bool)
     human_grade[at[hit]] = hgrade[hit]
     outside = int((~hit).sum())
-    queries = sorted({q.decode("utf-8", "surrogateescape") if isinstance(q, bytes) else str(q) for q in lquery})
     from rankmeter.core.order import natural_order
-    queries = [queries[i] for i in natural_order(queries)]
-    decoded = np.array([q.decode("utf-8", "surrogateescape") if isinstance(q, bytes) else str(q)
-                        for q in lquery[keep]], dtype=object)
-    where = {q: i for i, q in enumerate(queries)}
-    pair_query = np.array([where[q] for q in decoded], dtype=np.int64)
-    frame = PairFrame(queries, pair_query, best[keep], lgrade[keep], human_grade[keep],
-                      {k: v[keep] for k, v in ranks.items()}, outside, depth)
-    frame.docs = [d.decode("utf-8", "surrogateescape") if isinstance(d, bytes) else str(d) for d in ldoc[keep]]
-    return frame
+
+    ids, inverse = np.unique(lquery.astype("S") if lquery.dtype == object else lquery, return_inverse=True)
+    names = [decode(q) for q in ids]                       # each query once
+    order = natural_order(names)
+    position = np.empty(len(order), np.int64)
+    position[order] = np.arange(len(order))
+    return PairFrame([names[i] for i in order], position[inverse][keep], best[keep], lgrade[keep],
+                     human_grade[keep], {k: v[keep] for k, v in ranks.items()}, outside, depth, docs=ldoc[keep])
+
+
+def decode(value) -> str:
+    """An id as text (ids are read as bytes)."""
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
 
 
 # ------------------------------------------------------------------ whether the sample looks random
