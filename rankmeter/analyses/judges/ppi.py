@@ -17,6 +17,7 @@ its interval, and says where the assumptions fail.
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -28,8 +29,16 @@ from rankmeter.errors import ParameterError
 
 __all__ = ["ppi_mean", "classical_mean", "estimate", "Estimates", "MIN_LABELLED"]
 
-#: fewer human-labelled queries than this and the normal interval is not to be trusted
-MIN_LABELLED = 10
+#: fewer human-labelled queries than this and the interval is not to be trusted (with 40 of 200 it covered 94%)
+MIN_LABELLED = 30
+
+
+@functools.lru_cache(maxsize=1024)
+def _t(df: int, p: float) -> float:
+    """Student's t quantile (whole degrees of freedom here: cached, simulations ask the same ones again)."""
+    from rankmeter.analyses.stats.student import stdtrit
+
+    return stdtrit(df, p)
 
 
 def _interval(center: float, se: float, alpha: float) -> dict:
@@ -38,9 +47,15 @@ def _interval(center: float, se: float, alpha: float) -> dict:
             "se": float(se)}
 
 
-def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = None) -> dict:
+def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = None,
+             small_sample: bool = False) -> dict:
     """PPI++ estimate and interval of the mean of ``y`` (labelled) given predictions ``f`` on the same units and
     ``f_unlabelled`` on the others.
+
+    By default exactly ppi-python's ``ppi_mean_ci`` (the normal quantile, variances over n). ``small_sample=True``
+    (what :func:`estimate` uses) widens it for few labelled units: unbiased variances, one degree of freedom spent
+    on a tuned ``lam``, and Student's t with ``n - 1`` (or ``n - 2``) degrees of freedom; in the simulation of
+    tests/test_judges_ppi.py (40 labelled queries of 200) the default covered 91-93%, this one 93-95%.
 
     Returns ``{"estimate", "low", "high", "se", "lam", "n", "N"}``.
 
@@ -55,6 +70,7 @@ def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = Non
     if n < 2 or N < 1:
         raise ParameterError(f"{n} labelled and {N} unlabelled units: PPI needs two labelled units or more and "
                              "one unlabelled")
+    tuned = lam is None
     if lam is None:
         first = fu.mean() + (y - f).mean()                  # the plain PPI estimate (lam = 1)
         g, gh = y - first, f - first
@@ -62,17 +78,28 @@ def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = Non
         spread = np.var(np.concatenate([gh, fu - first]), ddof=1)
         lam = 0.0 if spread == 0 else float(np.clip(covariance / (2 * (1 + n / N) * spread), 0, 1))
     center = lam * fu.mean() + (y - lam * f).mean()
-    se = math.sqrt(np.var(lam * fu) / N + np.var(y - lam * f) / n)
-    return {**_interval(center, se, alpha), "lam": float(lam), "n": n, "N": N}
+    if not small_sample:
+        se = math.sqrt(np.var(lam * fu) / N + np.var(y - lam * f) / n)
+        return {**_interval(center, se, alpha), "lam": float(lam), "n": n, "N": N}
+    df = n - 1 - (tuned and n > 3)
+    spread = np.var(lam * fu, ddof=1) if N > 1 else 0.0
+    se = math.sqrt(spread / N + np.var(y - lam * f, ddof=1) * (n - 1) / df / n)
+    t = _t(df, 1 - alpha / 2)
+    return {"estimate": float(center), "low": float(center - t * se), "high": float(center + t * se),
+            "se": float(se), "lam": float(lam), "n": n, "N": N}
 
 
 def classical_mean(values, *, alpha: float = 0.05) -> dict:
-    """The mean and its normal interval (``lam = 0`` of :func:`ppi_mean`: the human-only estimate)."""
+    """The mean and its Student's t interval (the human-only estimate; the LLM-only one, whose interval covers
+    how much the queries vary, not the judge's bias)."""
     v = np.asarray(values, dtype=np.float64)
     if len(v) < 2:
         return {"estimate": float(v.mean()) if len(v) else math.nan, "low": math.nan, "high": math.nan,
                 "se": math.nan, "n": len(v)}
-    return {**_interval(v.mean(), math.sqrt(np.var(v) / len(v)), alpha), "n": len(v)}
+    se = math.sqrt(np.var(v, ddof=1) / len(v))
+    t = _t(len(v) - 1, 1 - alpha / 2)
+    return {"estimate": float(v.mean()), "low": float(v.mean() - t * se), "high": float(v.mean() + t * se),
+            "se": float(se), "n": len(v)}
 
 
 @dataclass
@@ -199,14 +226,15 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         for label in labels:
             values = f[(name, label)]
             result.runs.append({"run": name, "measure": label,
-                                "ppi": ppi_mean(y[(name, label)], values[:n], values[n:], alpha=alpha),
+                                "ppi": ppi_mean(y[(name, label)], values[:n], values[n:], alpha=alpha,
+                                                small_sample=True),
                                 "llm_only": classical_mean(values, alpha=alpha),
                                 "human_only": classical_mean(y[(name, label)], alpha=alpha)})
     for (a, _), (b, _) in ((x, z) for i, x in enumerate(named) for z in named[i + 1:]):
         for label in labels:
             da, db = f[(a, label)] - f[(b, label)], y[(a, label)] - y[(b, label)]
             result.pairs.append({"a": a, "b": b, "measure": label,
-                                 "ppi": ppi_mean(db, da[:n], da[n:], alpha=alpha),
+                                 "ppi": ppi_mean(db, da[:n], da[n:], alpha=alpha, small_sample=True),
                                  "llm_only": classical_mean(da, alpha=alpha),
                                  "human_only": classical_mean(db, alpha=alpha)})
     result.warnings += _sampling_check(f, labels, named, n)
