@@ -2,7 +2,7 @@
 
 The truth is real: TREC RAG 2024's NIST judgments of 31 queries (tests/golden/qrels.comment.test, 5,890 graded
 pairs) and a real run over them (results.comment.test). A simulated LLM judge of known bias and noise labels every
-pair; people label a random sample. Over 1,000 repetitions (vectorised) the 95% intervals of a run's mean metric
+pair; people label a random sample. Over 2,000 repetitions (vectorised) the 95% intervals of a run's mean metric
 and of a paired difference cover the true value 93-97% of the time, the LLM-only interval does not, and the Neyman
 allocation over rank bands is no wider than the same budget drawn uniformly.
 """
@@ -23,7 +23,7 @@ from rankmeter.analyses.judges.ppi import estimate
 from rankmeter.errors import ParameterError
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-REPS = 1000
+REPS = 2000
 
 
 def _read(path, columns):
@@ -106,7 +106,7 @@ def test_the_estimator_is_the_survey_difference_estimator():
 
 
 def test_coverage_with_real_qrels_as_the_truth(world):
-    """1,000 repetitions, each a fresh judge's labels of every pair and a fresh uniform sample of 150 of the 579
+    """2,000 repetitions, each a fresh judge's labels of every pair and a fresh uniform sample of 150 of the 579
     pairs the two runs rank in their top 10."""
     frame, w, gain = _setup(world, "DCG@10")
     P, Q = len(frame.best), len(frame.queries)
