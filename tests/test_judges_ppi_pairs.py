@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.judges.allocation import allocate_pairs
+from rankmeter.analyses.judges.allocation import allocate_pairs, pairs_needed
 from rankmeter.analyses.judges.pair_ppi import (PairFrame, doc_weights, pair_estimate,
                                                 pair_frame)
 from rankmeter.analyses.judges.ppi import estimate
@@ -171,6 +171,21 @@ def test_the_allocation_is_no_wider_than_uniform_sampling(world):
     print(np.mean(neyman), np.mean(uniform), covered / 300)
     assert np.mean(neyman) <= np.mean(uniform)
     assert covered / 300 >= 0.9
+
+
+def test_pairs_needed_reaches_the_width_it_promises(world):
+    frame, w, gain = _setup(world, "DCG@10")
+    P, Q = len(frame.best), len(frame.queries)
+    rng = np.random.default_rng(9)
+    y = frame.contributions("real", w, gain, frame.human)
+    f = frame.contributions("real", w, gain, _judge(rng, frame.human, 1)[0])
+    pilot = np.argsort(rng.random(P)) < 200    # a pilot big enough to know each band's spread (a small one may not)
+    n = pairs_needed(y, f, pilot, frame.band, 1.0, queries=Q)
+    assert n is not None and 2 * 4 < n < P
+    lab = np.argsort(rng.random((300, P)), axis=1) < n
+    got = pair_estimate(np.broadcast_to(y, (300, P)), np.broadcast_to(f, (300, P)), lab, frame.band, queries=Q)
+    assert np.mean(got["high"] - got["low"]) <= 1.0 * 1.1
+    assert pairs_needed(y, f, pilot, frame.band, 1e-6, queries=Q) == P   # every pair labelled: the value itself
 
 
 def test_estimate_takes_a_sample_of_pairs_and_says_when_it_is_not_random(world, cli, tmp_path):

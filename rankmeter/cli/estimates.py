@@ -17,7 +17,8 @@ UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole 
              "(for measures that are sums over the ranked documents: P@k, DCG@k, RBP); auto: queries when every "
              "query HUMAN touches has all its LLM-judged pairs within the runs' depth labelled", group="judges",
              choices=("auto", "queries", "pairs"))
-WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries reach it", group="judges",
+WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs, of the first "
+              "run) reach it", group="judges",
               low=0, low_open=True, optional=True)
 
 
@@ -129,5 +130,15 @@ def _allocate_pairs(args, frame, named, names) -> int:
     lines = [f"{len(chosen)} pairs to label next ({label}; labels per band of best rank: {bands}):"]
     lines += [f"{printable(q)} {printable(d)}" for q, d in chosen]
     if args.width is not None:
-        lines.append("--width: the labels a target width needs are computed for a sample of queries only")
+        from rankmeter.analyses.judges.allocation import pairs_needed
+        from rankmeter.analyses.judges.pair_ppi import strata_of
+
+        name = named[0][0]
+        needed = pairs_needed(frame.contributions(name, w, gain, frame.human),
+                              frame.contributions(name, w, gain, frame.llm), frame.labelled, strata_of(frame, []),
+                              args.width, queries=len(frame.queries), alpha=args.alpha)
+        data["labels_needed"] = needed
+        have = int(frame.labelled.sum())
+        lines.append(f"labelled pairs for a {name} {label} interval {args.width} wide (spread over the rank bands): "
+                     + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs"))
     return flags.emit(args, data, lines)

@@ -20,7 +20,7 @@ import numpy as np
 from rankmeter.analyses.judges.ppi import ppi_mean
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate", "allocate_pairs"]
+__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
 
 
 def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
@@ -150,3 +150,26 @@ def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 
     return {"chosen": np.sort(np.concatenate(chosen)).tolist() if chosen else [],
             "bands": [[int(2 ** b), int(min(2 ** (b + 1) - 1, frame.depth))] for b in bands],
             "per_band": [int(c) for c in counts], "spreads": spreads.tolist()}
+
+
+def pairs_needed(y, f, labelled, strata, width: float, *, queries: int, alpha: float = 0.05) -> int | None:
+    """The fewest human-labelled pairs (spread over the strata in proportion to their sizes) whose interval
+    (:func:`~rankmeter.analyses.judges.pair_ppi.pair_estimate`) is at most ``width`` wide, if each stratum's spread
+    of ``y - lam f`` stays as the labelled pairs show it now; None if labelling every pair would not be enough."""
+    from rankmeter.analyses.judges.pair_ppi import pair_estimate
+
+    if not width > 0:
+        raise ParameterError(f"width={width!r}: expected a positive interval width")
+    y, f, labelled, strata = (np.asarray(a) for a in (y, f, labelled, strata))
+    lam = float(pair_estimate(y, f, labelled, strata, queries=queries, alpha=alpha)["lam"])
+    e = (y - lam * f).astype(float)
+    groups = np.unique(strata)
+    size = np.array([(strata == h).sum() for h in groups], float)
+    spread = np.array([e[labelled & (strata == h)].var(ddof=1) for h in groups])
+    total = int(size.sum())
+    n = np.arange(2 * len(groups), total + 1)
+    n_h = np.maximum(np.minimum(n[:, None] * size / total, size), 2)
+    var = ((size / queries) ** 2 * (1 - n_h / size) * spread / n_h).sum(1)
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    enough = np.flatnonzero(2 * z * np.sqrt(var) <= width)
+    return int(n[enough[0]]) if len(enough) else None
