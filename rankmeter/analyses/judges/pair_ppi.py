@@ -84,7 +84,7 @@ def doc_weights(measure: str, grade_values, depth: int, **options) -> tuple[np.n
             raise ParameterError(f"{label} is not a sum over the ranked documents (its value on a query is not the "
                                  "sum of each document's part: a normaliser or the first relevant document matters), "
                                  "so human labels on a sample of pairs cannot estimate it: use a measure that is "
-                                 "(P@k, DCG@k, RBP ...), or label whole queries (unit='queries')")
+                                 "(P@k, DCG@k, RBP ...), or label whole queries (unit='queries'; --unit queries)")
     return w, gain
 
 
