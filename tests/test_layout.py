@@ -46,6 +46,7 @@ UPWARD = {
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
     "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
+    "analyses/judges/pair_ppi.py": "the LLM's (query, doc) keys, to join the runs' and the human labels' pairs to them",
     "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
     "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond/__init__.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
