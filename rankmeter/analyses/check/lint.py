@@ -15,7 +15,7 @@ silences them; in Python, ``warnings.filterwarnings("ignore", category=Suspiciou
 * ranks given as scores are reported where the run is read (``scores_look_like_ranks``).
 
 >>> qrels = {f"q{i}": {f"d{i}": 1} for i in range(3)}
->>> run = {f"q{i}": {**{f"x{j}": 0.0 for j in range(5)}, f"d{i}": 0.0} for i in range(3)}
+>>> run = {f"q{i}": {f"d{i}": 0.0, **{f"x{j}": 0.0 for j in range(5)}} for i in range(3)}
 >>> [f.code for f in lint(qrels, run, ["RR@10"], ties="input")]
 ['ties_decide', 'unjudged_top']
 """
