@@ -183,3 +183,46 @@ def test_cli_profile_flags_override_and_lint_warnings(cli, tmp_path):
     assert "worst order" not in quiet.err
     bad = cli("eval", str(qrels), str(run), "--profile", "trec")
     assert bad.code == 2 and "trec" in bad.err
+
+
+def test_ranks_given_as_scores_are_warned_for_a_streamed_run_too(tmp_path):
+    qrels = {"q1": {"a": 1}, "q2": {"c": 1}}
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 a 1 1 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 2 t\nq2 Q0 e 3 3 t\n")
+    for executor in ("memory", "streamed"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rankmeter.evaluate(qrels, str(path), "RR", executor=executor)
+        assert any("exactly 1, 2, 3" in str(w.message) for w in caught), executor
+    path.write_text("q1 Q0 a 1 1 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 1.5 t\nq2 Q0 d 2 2 t\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rankmeter.evaluate(qrels, str(path), "RR", executor="streamed")
+    assert not any("exactly 1, 2, 3" in str(w.message) for w in caught)
+
+
+def test_check_names_self_ids_and_ties_deciding_the_value(cli, tmp_path):
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"q{i} 0 z{i} 1\n" for i in range(3)))
+    # every doc scores 0; docno descending puts z{i} first, the query's own id second
+    run.write_text("".join(f"q{i} Q0 {d} 0 0.0 t\n" for i in range(3) for d in (f"z{i}", f"q{i}", "a", "b")))
+    out = cli("check", str(qrels), str(run), "--format", "json")
+    import json
+    codes = {f["code"] for f in json.loads(out.out)["findings"]}
+    assert {"self_id", "ties_decide"} <= codes and "unjudged_top" not in codes
+
+
+def test_gate_reads_a_baseline_saved_before_ignore_self_as_false(cli, tmp_path):
+    import json
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(6)))
+    run.write_text("".join(f"q{i} Q0 d{i} 1 2.0 t\nq{i} Q0 x 2 1.0 t\n" for i in range(6)))
+    base = tmp_path / "base.json"
+    assert cli("baseline", str(qrels), str(run), "--profile", "msmarco-dev", "-o", str(base)).code == 0
+    data = json.loads(base.read_text())
+    assert data["options"]["queries"] == "qrels" and data["options"]["ignore_self"] is False
+    del data["options"]["ignore_self"]          # as a baseline written before the option existed
+    base.write_text(json.dumps(data))
+    assert cli("gate", str(qrels), str(run), "--baseline", str(base), "--profile", "msmarco-dev").code == 0
+    refused = cli("gate", str(qrels), str(run), "--baseline", str(base), "--profile", "beir")
+    assert refused.code == 2 and "ignore_self" in refused.out + refused.err
