@@ -81,8 +81,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             summary="MTEB's RetrievalEvaluator: pytrec_eval's ndcg_cut, map_cut, recall, P and success at k in "
                     "1, 3, 5, 10, 20, 100, 1000 and its own MRR@k (relevant: grade > 0, ties by doc id "
                     "descending as pytrec_eval), main score nDCG@10, rounded to 5 decimals; ignore_identical_ids "
-                    "is off by default and set by the tasks whose corpus holds the queries (ArguAna, Quora, "
-                    "FiQA2018, ...: add --ignore-self)."),
+                    "is off by default and set by the tasks whose corpus holds the queries (ArguAna, FEVER, "
+                    "FiQA2018, MSMARCO, Quora, TRECDL ...: add --ignore-self)."),
     Profile("msmarco-dev", ("RR@10",), "RR@10", {"queries": "qrels", "rel": 1}, decimals=None,
             summary="MS MARCO passage dev, the official ms_marco_eval.py: MRR@10 where every qrels line is relevant "
                     "(the dev qrels hold grade 1 only), only the first 10 results read, the sum divided by the "
