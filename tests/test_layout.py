@@ -39,6 +39,8 @@ UPWARD = {
                                                                       "whose format compat.zscores owns",
     ("rankmeter.core.resolve", "rankmeter.compat.ir_measures.objects"):
         "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
+    ("rankmeter.analyses.profiles", "rankmeter.api"): "Profile.evaluate is evaluate with a protocol's measures "
+                                                       "and options: it calls the public entry point",
     ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
                                                      "calls the public entry point, which picks the executor",
 }
@@ -62,6 +64,8 @@ SORTS_ALLOWED = {
     "compat/ranx/evaluation.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
                                  "that retrieve one (the values themselves come from the core)",
     "compat/ranx/kernels.py": "ranx's typed-list rows deduplicated by (query, doc id) in given order",
+    "analyses/conventions.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
+                               "order in `diff`; the core then ranks in that order (ties='input')",
     "compat/ranx/ties.py": "ranx's own sort of a query's docs (numba's quicksort), reproduced to hold ranx's "
                            "order; the core then ranks in that order (ties='input')",
     "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
