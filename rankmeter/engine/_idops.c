@@ -3,8 +3,10 @@
  *
  * An id column is Arrow's binary layout: offsets (int32, or int64 when `wide`) into a buffer of bytes; id i is
  * values[off[i]:off[i + 1]]. Ids compare as C strcmp compares them (bytewise, a prefix first): trec_eval's
- * order. Every loop runs without the GIL. The numpy/Arrow code in ids.py and keys.py is the reference these
- * equal (tests/core/test_compiled_kernels.py).
+ * order. Every loop runs without the GIL. These are the one implementation the package runs; the numpy/Arrow
+ * oracles in tests/oracles/pure_ids.py give the same arrays (tests/core/test_compiled_kernels.py).
+ *
+ * C99 that MSVC compiles too: GCC/Clang builtins only behind RM_PREFETCH, which has an MSVC form and a no-op.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -12,6 +14,22 @@
 #include <string.h>
 
 #include "_idhash.h"
+
+/* A hint to fetch the cache line at p (random reads into an index far bigger than the caches). */
+#if defined(RM_NO_PREFETCH) /* the tests' portable build */
+#define RM_PREFETCH(p) ((void)(p))
+#elif defined(__GNUC__) || defined(__clang__)
+#define RM_PREFETCH(p) __builtin_prefetch(p)
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <xmmintrin.h>
+#define RM_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#else
+#define RM_PREFETCH(p) ((void)(p))
+#endif
+
+/* The widest bucket or filter count (2**bits) whose shift stays defined in a Py_ssize_t (62 on 64-bit). */
+#define RM_MAX_BITS ((int)(8 * sizeof(Py_ssize_t)) - 2)
+#define RM_SHIFT_OK(s) ((s) >= 64 - RM_MAX_BITS && (s) < 64)
 
 typedef struct {
     Py_buffer off, val;
@@ -293,9 +311,11 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
         return NULL;
     Py_ssize_t nkeys = keys.len / 8, nprobes = probes.len / 8;
     int order_bytes = nkeys ? (int)(order.len / nkeys) : 4;
-    Py_ssize_t nbuckets = ((Py_ssize_t)1 << (64 - shift));
-    int start_bytes = (int)(start.len / (nbuckets + 1));
-    int valid = shift > 0 && shift < 64 && filter_shift > 0 && filter_shift < 64 && out.len == nprobes * 8 &&
+    /* the shifts are checked before any shift by them (a shift by 64 or more is undefined) */
+    int shifts_ok = RM_SHIFT_OK(shift) && RM_SHIFT_OK(filter_shift);
+    Py_ssize_t nbuckets = shifts_ok ? ((Py_ssize_t)1 << (64 - shift)) : 0;
+    int start_bytes = shifts_ok ? (int)(start.len / (nbuckets + 1)) : 0;
+    int valid = shifts_ok && out.len == nprobes * 8 && order.len == nkeys * order_bytes &&
                 (order_bytes == 4 || order_bytes == 8) && (start_bytes == 4 || start_bytes == 8) &&
                 start.len == (nbuckets + 1) * start_bytes && filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
     if (!valid) {
@@ -310,17 +330,15 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
         enum { AHEAD = 16 };
 #define START_AT(b) (start_bytes == 4 ? (int64_t)((const int32_t *)start.buf)[b] : ((const int64_t *)start.buf)[b])
         for (Py_ssize_t i = 0; i < nprobes; i++) {
-#if defined(__GNUC__)
             if (i + AHEAD < nprobes) {
                 uint64_t ahead = p[i + AHEAD];
-                __builtin_prefetch(f + ((ahead >> filter_shift) >> 3));
-                __builtin_prefetch((const char *)start.buf + (ahead >> shift) * start_bytes);
+                RM_PREFETCH(f + ((ahead >> filter_shift) >> 3));
+                RM_PREFETCH((const char *)start.buf + (ahead >> shift) * start_bytes);
             }
             if (i + AHEAD / 2 < nprobes) {
                 uint64_t half = p[i + AHEAD / 2], hs = half >> filter_shift;
-                if ((f[hs >> 3] >> (hs & 7)) & 1) __builtin_prefetch(k + START_AT(half >> shift));
+                if ((f[hs >> 3] >> (hs & 7)) & 1) RM_PREFETCH(k + START_AT(half >> shift));
             }
-#endif
             uint64_t probe = p[i], slot = probe >> filter_shift, bucket = probe >> shift;
             int64_t found = -1;
             if ((f[slot >> 3] >> (slot & 7)) & 1) {
@@ -347,7 +365,9 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* keys.py HashIndex.__init__, the passes around its sort (n < 2**31 keys, index_bits <= 31).
+/* keys.py HashIndex.__init__, the passes around its sort. Two layouts, told apart by the buffers' sizes:
+ * narrow (n < 2**31 keys, index_bits <= 32: low uint32, order and start int32) and wide (low uint64, order
+ * and start int64), for any n.
  * index_pack: low[i] = the key's index_bits low bits, which the key gives up for its row i.
  * index_finish, on the packed keys sorted: each row out of its key, the key's low bits back (gathered by
  * row), the keys counted per bucket (start, zeroed, becomes the bucket offsets) and the filter bits set. */
@@ -357,15 +377,27 @@ static PyObject *index_pack(PyObject *self, PyObject *args) {
     int index_bits;
     if (!PyArg_ParseTuple(args, "w*w*i", &keys, &low, &index_bits)) return NULL;
     Py_ssize_t n = keys.len / 8;
-    if (index_bits < 1 || index_bits > 31 || low.len != n * 4 || n >= ((Py_ssize_t)1 << 31)) {
+    int wide = n ? low.len == n * 8 : 0;
+    int valid = keys.len % 8 == 0 && index_bits >= 1 && index_bits <= (wide ? 63 : 32) &&
+                low.len == n * (wide ? 8 : 4) && (uint64_t)n <= ((uint64_t)1 << index_bits) &&
+                (wide || (uint64_t)n < ((uint64_t)1 << 31));
+    if (!valid) {
         PyErr_SetString(PyExc_ValueError, "index_pack: buffers of the wrong size");
     } else {
         uint64_t *k = (uint64_t *)keys.buf, mask = ((uint64_t)1 << index_bits) - 1;
-        uint32_t *l = (uint32_t *)low.buf;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) {
-            l[i] = (uint32_t)(k[i] & mask);
-            k[i] = (k[i] & ~mask) | (uint64_t)i;
+        if (wide) {
+            uint64_t *l = (uint64_t *)low.buf;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                l[i] = k[i] & mask;
+                k[i] = (k[i] & ~mask) | (uint64_t)i;
+            }
+        } else {
+            uint32_t *l = (uint32_t *)low.buf;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                l[i] = (uint32_t)(k[i] & mask);
+                k[i] = (k[i] & ~mask) | (uint64_t)i;
+            }
         }
         Py_END_ALLOW_THREADS
     }
@@ -375,6 +407,25 @@ static PyObject *index_pack(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* index_finish's loop for one layout: LOW_T the low bits, INDEX_T the order and the bucket offsets. */
+#define RM_INDEX_FINISH(LOW_T, INDEX_T)                                                                    \
+    do {                                                                                                   \
+        const LOW_T *l = (const LOW_T *)low.buf;                                                           \
+        INDEX_T *o = (INDEX_T *)order.buf, *st = (INDEX_T *)start.buf;                                     \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                               \
+            if (i + AHEAD < n) RM_PREFETCH(l + (p[i + AHEAD] & mask));                                     \
+            uint64_t row = p[i] & mask;                                                                    \
+            if (row >= (uint64_t)n) { bad = 1; break; }                                                    \
+            uint64_t key = (p[i] & ~mask) | (uint64_t)l[row];                                              \
+            o[i] = (INDEX_T)row;                                                                           \
+            p[i] = key;                                                                                    \
+            st[(key >> shift) + 1]++;                                                                      \
+            uint64_t slot = key >> filter_shift;                                                           \
+            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));                                             \
+        }                                                                                                  \
+        for (Py_ssize_t b = 0; !bad && b < nbuckets; b++) st[b + 1] += st[b];                             \
+    } while (0)
+
 static PyObject *index_finish(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer packed, low, order, start, filter;
@@ -383,34 +434,24 @@ static PyObject *index_finish(PyObject *self, PyObject *args) {
                           &filter_shift))
         return NULL;
     Py_ssize_t n = packed.len / 8;
-    Py_ssize_t nbuckets = (shift > 0 && shift < 64) ? ((Py_ssize_t)1 << (64 - shift)) : 0;
-    int valid = index_bits >= 1 && index_bits <= 31 && n < ((Py_ssize_t)1 << 31) && nbuckets > 0 &&
-                filter_shift > 0 && filter_shift < 64 && low.len == n * 4 && order.len == n * 4 &&
-                start.len == (nbuckets + 1) * 4 && filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
+    int shifts_ok = RM_SHIFT_OK(shift) && RM_SHIFT_OK(filter_shift);
+    Py_ssize_t nbuckets = shifts_ok ? ((Py_ssize_t)1 << (64 - shift)) : 0;
+    int wide = shifts_ok && start.len == (nbuckets + 1) * 8;
+    Py_ssize_t width = wide ? 8 : 4;
+    int valid = shifts_ok && packed.len % 8 == 0 && index_bits >= 1 && index_bits <= (wide ? 63 : 32) &&
+                (uint64_t)n <= ((uint64_t)1 << index_bits) && (wide || (uint64_t)n < ((uint64_t)1 << 31)) &&
+                low.len == n * width && order.len == n * width && start.len == (nbuckets + 1) * width &&
+                filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
     if (!valid) {
         PyErr_SetString(PyExc_ValueError, "index_finish: buffers of the wrong size");
     } else {
         uint64_t *p = (uint64_t *)packed.buf, mask = ((uint64_t)1 << index_bits) - 1;
-        const uint32_t *l = (const uint32_t *)low.buf;
-        int32_t *o = (int32_t *)order.buf, *st = (int32_t *)start.buf;
         unsigned char *f = (unsigned char *)filter.buf;
         int bad = 0;
         Py_BEGIN_ALLOW_THREADS
         enum { AHEAD = 16 };
-        for (Py_ssize_t i = 0; i < n; i++) {
-#if defined(__GNUC__)
-            if (i + AHEAD < n) __builtin_prefetch(l + (p[i + AHEAD] & mask));
-#endif
-            uint64_t row = p[i] & mask;
-            if ((Py_ssize_t)row >= n) { bad = 1; break; }
-            uint64_t key = (p[i] & ~mask) | l[row];
-            o[i] = (int32_t)row;
-            p[i] = key;
-            st[(key >> shift) + 1]++;
-            uint64_t slot = key >> filter_shift;
-            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));
-        }
-        for (Py_ssize_t b = 0; !bad && b < nbuckets; b++) st[b + 1] += st[b];
+        if (wide) RM_INDEX_FINISH(uint64_t, int64_t);
+        else RM_INDEX_FINISH(uint32_t, int32_t);
         Py_END_ALLOW_THREADS
         if (bad) PyErr_SetString(PyExc_ValueError, "index_finish: a row past the keys");
     }
@@ -422,6 +463,7 @@ static PyObject *index_finish(PyObject *self, PyObject *args) {
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
 }
+#undef RM_INDEX_FINISH
 
 static PyMethodDef methods[] = {
     {"take", take, METH_VARARGS, "take(offsets, wide, values, rows): the ids at rows -> (offsets, wide, values)."},
@@ -432,7 +474,7 @@ static PyMethodDef methods[] = {
      "place(offsets, wide, values, row, at, piece_offsets, piece_values): a piece of ids into a column being joined."},
     {"hash_ids", hash_ids, METH_VARARGS, "hash_ids(offsets, wide, values): the engine's 64-bit id hash of each id."},
     {"index_pack", index_pack, METH_VARARGS,
-     "index_pack(keys, low, index_bits): HashIndex's keys give their low bits to low (uint32) for their row."},
+     "index_pack(keys, low, index_bits): HashIndex's keys give their low bits to low (uint32/uint64) for their row."},
     {"index_finish", index_finish, METH_VARARGS,
      "index_finish(packed, low, order, start, filter, index_bits, shift, filter_shift): HashIndex after its sort."},
     {"lookup", lookup, METH_VARARGS,
