@@ -302,6 +302,47 @@ static PyObject *hash_ids(PyObject *self, PyObject *args) {
 /* keys.py HashIndex.lookup: the index (into the keys as given) of each probe, -1 where absent. The keys are
  * grouped by their top bits (bucket b holds keys[start[b]:start[b + 1]]); a one-bit-per-slot filter on the
  * top bits turns most absent probes away after one read. index_bytes / start_bytes: 4 or 8. */
+/* lookup's probes for one layout of the bucket offsets (START_T) and rows (ORDER_T), as a function of its own: its
+ * values stay in registers. Random reads into an index far bigger than the caches: each probe's filter byte and
+ * bucket start are fetched AHEAD probes early and its bucket's keys AHEAD / 2 early, so the misses overlap. */
+#define RM_DEFINE_LOOKUP(NAME, START_T, ORDER_T)                                                               \
+    static void NAME(const uint64_t *k, Py_ssize_t nkeys, const void *order_buf, const void *start_buf,          \
+                     const unsigned char *f, int shift, int filter_shift, const uint64_t *p, Py_ssize_t nprobes, \
+                     int64_t *o) {                                                                             \
+        enum { AHEAD = 16 };                                                                                   \
+        const ORDER_T *order = (const ORDER_T *)order_buf;                                                     \
+        const START_T *st = (const START_T *)start_buf;                                                        \
+        for (Py_ssize_t i = 0; i < nprobes; i++) {                                                             \
+            if (i + AHEAD < nprobes) {                                                                         \
+                uint64_t ahead = p[i + AHEAD];                                                                 \
+                RM_PREFETCH(f + ((ahead >> filter_shift) >> 3));                                               \
+                RM_PREFETCH(st + (ahead >> shift));                                                            \
+            }                                                                                                  \
+            if (i + AHEAD / 2 < nprobes) {                                                                     \
+                uint64_t half = p[i + AHEAD / 2], hs = half >> filter_shift;                                   \
+                if ((f[hs >> 3] >> (hs & 7)) & 1) RM_PREFETCH(k + st[half >> shift]);                         \
+            }                                                                                                  \
+            uint64_t probe = p[i], slot = probe >> filter_shift, bucket = probe >> shift;                      \
+            int64_t found = -1;                                                                                \
+            if ((f[slot >> 3] >> (slot & 7)) & 1) {                                                            \
+                int64_t lo = (int64_t)st[bucket], hi = (int64_t)st[bucket + 1];                                \
+                for (int64_t j = lo; j < hi && j < nkeys; j++) {                                               \
+                    if (k[j] == probe) {                                                                       \
+                        found = (int64_t)order[j];                                                             \
+                        break;                                                                                 \
+                    }                                                                                          \
+                }                                                                                              \
+            }                                                                                                  \
+            o[i] = found;                                                                                      \
+        }                                                                                                      \
+    }
+
+RM_DEFINE_LOOKUP(lookup_32_32, int32_t, int32_t)
+RM_DEFINE_LOOKUP(lookup_32_64, int32_t, int64_t)
+RM_DEFINE_LOOKUP(lookup_64_32, int64_t, int32_t)
+RM_DEFINE_LOOKUP(lookup_64_64, int64_t, int64_t)
+#undef RM_DEFINE_LOOKUP
+
 static PyObject *lookup(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer keys, order, start, filter, probes, out;
@@ -321,38 +362,13 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
     if (!valid) {
         PyErr_SetString(PyExc_ValueError, "lookup: buffers of the wrong size");
     } else {
-        const uint64_t *k = (const uint64_t *)keys.buf, *p = (const uint64_t *)probes.buf;
-        const unsigned char *f = (const unsigned char *)filter.buf;
-        int64_t *o = (int64_t *)out.buf;
+        void (*probe_all)(const uint64_t *, Py_ssize_t, const void *, const void *, const unsigned char *, int, int,
+                          const uint64_t *, Py_ssize_t, int64_t *) =
+            start_bytes == 4 ? (order_bytes == 4 ? lookup_32_32 : lookup_32_64)
+                             : (order_bytes == 4 ? lookup_64_32 : lookup_64_64);
         Py_BEGIN_ALLOW_THREADS
-        /* Random reads into an index far bigger than the caches: each probe's filter byte and bucket start
-         * are fetched AHEAD probes early and its bucket's keys AHEAD / 2 early, so the misses overlap. */
-        enum { AHEAD = 16 };
-#define START_AT(b) (start_bytes == 4 ? (int64_t)((const int32_t *)start.buf)[b] : ((const int64_t *)start.buf)[b])
-        for (Py_ssize_t i = 0; i < nprobes; i++) {
-            if (i + AHEAD < nprobes) {
-                uint64_t ahead = p[i + AHEAD];
-                RM_PREFETCH(f + ((ahead >> filter_shift) >> 3));
-                RM_PREFETCH((const char *)start.buf + (ahead >> shift) * start_bytes);
-            }
-            if (i + AHEAD / 2 < nprobes) {
-                uint64_t half = p[i + AHEAD / 2], hs = half >> filter_shift;
-                if ((f[hs >> 3] >> (hs & 7)) & 1) RM_PREFETCH(k + START_AT(half >> shift));
-            }
-            uint64_t probe = p[i], slot = probe >> filter_shift, bucket = probe >> shift;
-            int64_t found = -1;
-            if ((f[slot >> 3] >> (slot & 7)) & 1) {
-                int64_t lo = START_AT(bucket), hi = START_AT(bucket + 1);
-                for (int64_t j = lo; j < hi && j < nkeys; j++) {
-                    if (k[j] == probe) {
-                        found = order_bytes == 4 ? ((const int32_t *)order.buf)[j] : ((const int64_t *)order.buf)[j];
-                        break;
-                    }
-                }
-            }
-            o[i] = found;
-        }
-#undef START_AT
+        probe_all((const uint64_t *)keys.buf, nkeys, order.buf, start.buf, (const unsigned char *)filter.buf, shift,
+                  filter_shift, (const uint64_t *)probes.buf, nprobes, (int64_t *)out.buf);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&keys);
@@ -407,24 +423,33 @@ static PyObject *index_pack(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* index_finish's loop for one layout: LOW_T the low bits, INDEX_T the order and the bucket offsets. */
-#define RM_INDEX_FINISH(LOW_T, INDEX_T)                                                                    \
-    do {                                                                                                   \
-        const LOW_T *l = (const LOW_T *)low.buf;                                                           \
-        INDEX_T *o = (INDEX_T *)order.buf, *st = (INDEX_T *)start.buf;                                     \
-        for (Py_ssize_t i = 0; i < n; i++) {                                                               \
-            if (i + AHEAD < n) RM_PREFETCH(l + (p[i + AHEAD] & mask));                                     \
-            uint64_t row = p[i] & mask;                                                                    \
-            if (row >= (uint64_t)n) { bad = 1; break; }                                                    \
-            uint64_t key = (p[i] & ~mask) | (uint64_t)l[row];                                              \
-            o[i] = (INDEX_T)row;                                                                           \
-            p[i] = key;                                                                                    \
-            st[(key >> shift) + 1]++;                                                                      \
-            uint64_t slot = key >> filter_shift;                                                           \
-            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));                                             \
-        }                                                                                                  \
-        for (Py_ssize_t b = 0; !bad && b < nbuckets; b++) st[b + 1] += st[b];                             \
-    } while (0)
+/* index_finish's passes for one layout (LOW_T the low bits, INDEX_T the order and the bucket offsets), as a
+ * function of its own: its few values stay in registers. 0, or 1 for a row past the keys. */
+#define RM_DEFINE_INDEX_FINISH(NAME, LOW_T, INDEX_T)                                                           \
+    static int NAME(uint64_t *p, const void *low_buf, void *order_buf, void *start_buf, unsigned char *f,        \
+                    Py_ssize_t n, Py_ssize_t nbuckets, int index_bits, int shift, int filter_shift) {           \
+        enum { AHEAD = 16 };                                                                                   \
+        const LOW_T *l = (const LOW_T *)low_buf;                                                               \
+        INDEX_T *o = (INDEX_T *)order_buf, *st = (INDEX_T *)start_buf;                                         \
+        const uint64_t mask = ((uint64_t)1 << index_bits) - 1, high = ~mask;                                   \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                                   \
+            if (i + AHEAD < n) RM_PREFETCH(l + (p[i + AHEAD] & mask));                                         \
+            uint64_t row = p[i] & mask;                                                                        \
+            if (row >= (uint64_t)n) return 1;                                                                  \
+            uint64_t key = (p[i] & high) | (uint64_t)l[row];                                                   \
+            o[i] = (INDEX_T)row;                                                                               \
+            p[i] = key;                                                                                        \
+            st[(key >> shift) + 1]++;                                                                          \
+            uint64_t slot = key >> filter_shift;                                                               \
+            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));                                                 \
+        }                                                                                                      \
+        for (Py_ssize_t b = 0; b < nbuckets; b++) st[b + 1] += st[b];                                          \
+        return 0;                                                                                              \
+    }
+
+RM_DEFINE_INDEX_FINISH(index_finish_narrow, uint32_t, int32_t)
+RM_DEFINE_INDEX_FINISH(index_finish_wide, uint64_t, int64_t)
+#undef RM_DEFINE_INDEX_FINISH
 
 static PyObject *index_finish(PyObject *self, PyObject *args) {
     (void)self;
@@ -445,13 +470,11 @@ static PyObject *index_finish(PyObject *self, PyObject *args) {
     if (!valid) {
         PyErr_SetString(PyExc_ValueError, "index_finish: buffers of the wrong size");
     } else {
-        uint64_t *p = (uint64_t *)packed.buf, mask = ((uint64_t)1 << index_bits) - 1;
-        unsigned char *f = (unsigned char *)filter.buf;
-        int bad = 0;
+        int bad;
         Py_BEGIN_ALLOW_THREADS
-        enum { AHEAD = 16 };
-        if (wide) RM_INDEX_FINISH(uint64_t, int64_t);
-        else RM_INDEX_FINISH(uint32_t, int32_t);
+        bad = (wide ? index_finish_wide : index_finish_narrow)((uint64_t *)packed.buf, low.buf, order.buf, start.buf,
+                                                              (unsigned char *)filter.buf, n, nbuckets, index_bits,
+                                                              shift, filter_shift);
         Py_END_ALLOW_THREADS
         if (bad) PyErr_SetString(PyExc_ValueError, "index_finish: a row past the keys");
     }
@@ -463,8 +486,6 @@ static PyObject *index_finish(PyObject *self, PyObject *args) {
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
 }
-#undef RM_INDEX_FINISH
-
 static PyMethodDef methods[] = {
     {"take", take, METH_VARARGS, "take(offsets, wide, values, rows): the ids at rows -> (offsets, wide, values)."},
     {"equal", equal, METH_VARARGS, "equal(a_off, a_wide, a_val, a_rows, b_off, b_wide, b_val, b_rows): 1 where equal."},

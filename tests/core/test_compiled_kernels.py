@@ -184,7 +184,7 @@ def test_the_compiled_hash_is_the_numpy_hash():
 @pytest.mark.parametrize("wide", [False, True])
 def test_compiled_lookup_is_the_numpy_lookup(monkeypatch, wide):
     """HashIndex.lookup through the extension equals its numpy oracle (hits, misses, repeated keys), with int32
-    and (``wide``: the layout from 2**31 keys on) int64 row numbers and bucket offsets."""
+    and (``wide``: the layout from 2**31 keys on) int64 row numbers and bucket offsets, and with one of each."""
     if wide:
         monkeypatch.setattr(HashIndex, "WIDE_FROM", 0)
     rng = np.random.default_rng(2)
@@ -197,6 +197,10 @@ def test_compiled_lookup_is_the_numpy_lookup(monkeypatch, wide):
         expected = pure_ids.lookup(index, probes)
         assert (expected[:3 * n] >= 0).all() and (expected[3 * n:] == -1).sum() > 2 * n
         assert np.array_equal(index.lookup(probes), expected)
+        order, start = index.order, index.start  # the kernel also takes the two arrays of different widths
+        for index.order, index.start in ((order.astype(np.int64), start.astype(np.int32)),
+                                         (order.astype(np.int32), start.astype(np.int64))):
+            assert np.array_equal(index.lookup(probes), expected)
 
 
 @pytest.mark.parametrize("wide", [False, True])
