@@ -121,7 +121,7 @@ SIPHASH_NAME = "siphash13:243f6a8885a308d3:13198a2e03707344"
 HASH_NAME = getattr(_idops, "HASH", None)
 if HASH_NAME not in (SIPHASH_NAME, "constant"):
     raise NotBuilt(f"rankmeter.engine._idops hashes ids with {HASH_NAME or 'an older hash'}, not {SIPHASH_NAME}: "
-                   f"it was built from other sources; rebuild them: " + BUILD_HINT, name="rankmeter.engine._idops")
+                   "it was built from other sources; " + BUILD_HINT, name="rankmeter.engine._idops")
 CONSTANT_HASH = HASH_NAME == "constant"
 #: every (query, doc) pair hashes to this one value when the hash is constant (as every id does in _idhash.h)
 _CONSTANT = np.uint64(0x5EED5EED5EED5EED)
