@@ -22,15 +22,15 @@ def _correlate(args: argparse.Namespace) -> int:
     if args.other_qrels:
         if len(measures) != 1:
             raise ParameterError("with --other-qrels give one measure: the same measure under both qrels")
-        first = rankmeter.evaluate(args.qrels, list(args.runs), measures, **options)
-        second = rankmeter.evaluate(args.other_qrels, list(args.runs), measures, **options)
+        first = rankmeter.evaluate_runs(args.qrels, list(args.runs), measures, **options)
+        second = rankmeter.evaluate_runs(args.other_qrels, list(args.runs), measures, **options)
         a = {run: first[run][measures[0]] for run in first.runs}
         b = {run: second[run][measures[0]] for run in second.runs}
         names = (f"{measures[0]} ({args.qrels})", f"{measures[0]} ({args.other_qrels})")
     else:
         if len(measures) != 2:
             raise ParameterError("give two measures (-m A -m B), or one with --other-qrels")
-        table = rankmeter.evaluate(args.qrels, list(args.runs), measures, **options)
+        table = rankmeter.evaluate_runs(args.qrels, list(args.runs), measures, **options)
         a = {run: table[run][table.names[0]] for run in table.runs}
         b = {run: table[run][table.names[1]] for run in table.runs}
         names = tuple(table.names)

@@ -33,7 +33,7 @@ from rankmeter.errors import InputError, MeasureError
 from rankmeter.measures.aggregation import COUNT, FLOAT
 from rankmeter.io.canonical import Qrels, Run, decode_id
 from rankmeter.measures import Measure
-from rankmeter.core.results import Results
+from rankmeter.core.results import Results, RunsResults
 from rankmeter.engine.batch import Batch
 from rankmeter.core.build import build_batch, empty_batch
 from rankmeter.core.judgments import Judgments
@@ -264,3 +264,10 @@ class Evaluator:
         """Score a whole run in memory (parts on both cores when it is large)."""
         from rankmeter.executors.memory import evaluate_in_memory
         return evaluate_in_memory(self, run)
+
+    def evaluate_runs(self, runs) -> RunsResults:
+        """Score several runs in memory: ``{name: run}`` or a list of runs, named by the one rule of
+        :func:`rankmeter.core.naming.name_runs` (a single run gives a table of one row)."""
+        from rankmeter.core.naming import name_runs
+        named = name_runs(runs, columns=self.options.columns, format=self.options.input_format)
+        return RunsResults([(name, self.evaluate(run)) for name, run in named])

@@ -216,7 +216,7 @@ class Results:
 
 
 class RunsResults:
-    """Scores of several runs against one qrels (from :func:`rankmeter.evaluate` given several runs).
+    """Scores of several runs against one qrels (from :func:`rankmeter.evaluate_runs`).
 
     ``table`` is one row per run, one column per measure (PyTerrier's Experiment
     shape); ``per_query`` the tidy long form (run, query, measure, value);

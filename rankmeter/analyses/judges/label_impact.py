@@ -182,11 +182,11 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     mixed = mix(human, llm)
     sources = {"human": human, "llm": llm, "mixed": mixed.qrels}
     grades = {"grades": "real"} if mixed.qrels.real_grades and "grades" not in options else {}
-    tables = {v: rankmeter.evaluate(q, runs_by_name, measures, **options, **grades) for v, q in sources.items()}
+    tables = {v: rankmeter.evaluate_runs(q, runs_by_name, measures, **options, **grades) for v, q in sources.items()}
     labels = list(tables["human"].names)
     from rankmeter.core.needs import top_grade
     top = float(top_grade(mixed.qrels))
-    best = {name: rankmeter.evaluate(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures,
+    best = {name: rankmeter.evaluate_runs(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures,
                                      **options, **grades) for name, run in named}
     result = Impact(labels, settings={"test": test, "correction": correction, "alpha": alpha,
                                       "baseline": baseline, "judged": mixed.counts})
@@ -234,8 +234,8 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
         raise ParameterError(f"samples={samples!r}: expected an integer >= 2, e.g. 200")
     opts = {**options, "grades": "real"}
     mean_qrels = aggregate(s, method="mean")
-    exact = {"llm": rankmeter.evaluate(mean_qrels, runs, measures, **opts),
-             "mixed": rankmeter.evaluate(mix(human, mean_qrels).qrels, runs, measures, **opts)}
+    exact = {"llm": rankmeter.evaluate_runs(mean_qrels, runs, measures, **opts),
+             "mixed": rankmeter.evaluate_runs(mix(human, mean_qrels).qrels, runs, measures, **opts)}
     from rankmeter.io import as_run
     runs = {name: as_run(run, columns=options.get("columns")) for name, run in runs.items()}  # read once, not per draw
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -275,7 +275,7 @@ def _draw_once(rng, entries, s, human, runs, measures, labels, opts, draws) -> N
     grade = grades[starts + np.minimum(picked, counts - 1)]
     drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
     for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
-        table = rankmeter.evaluate(q, runs, measures, **opts)
+        table = rankmeter.evaluate_runs(q, runs, measures, **opts)
         for run in runs:
             for m in labels:
                 draws[v][run][m].append(table[run][m])

@@ -180,8 +180,8 @@ def leaderboards(qrels_a, qrels_b, runs, measures, *, p: float = 0.9, top_k=(1, 
     measures = [measures] if isinstance(measures, str) else list(measures)
     if isinstance(runs, (str, bytes, os.PathLike)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
-    first = rankmeter.evaluate(qrels_a, runs if isinstance(runs, dict) else list(runs), measures, **options)
-    second = rankmeter.evaluate(qrels_b, runs if isinstance(runs, dict) else list(runs), measures, **options)
+    first = rankmeter.evaluate_runs(qrels_a, runs if isinstance(runs, dict) else list(runs), measures, **options)
+    second = rankmeter.evaluate_runs(qrels_b, runs if isinstance(runs, dict) else list(runs), measures, **options)
     board_a = {m: {run: first[run][m] for run in first.runs} for m in first.names}
     board_b = {m: {run: second[run][m] for run in second.runs} for m in second.names}
     return from_scores(board_a, board_b, names=(source_name(qrels_a, "A"), source_name(qrels_b, "B")), p=p,

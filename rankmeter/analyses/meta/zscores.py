@@ -44,8 +44,8 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     from rankmeter.core.params import Param
 
     ddof = Param("ddof", "integer", 1, "delta degrees of freedom (1: sample deviation)", "meta", low=0).check(ddof)
-    table = rankmeter.evaluate(qrels, runs, measures, **options)
-    if not hasattr(table, "runs") or len(table.runs) < 2:
+    table = rankmeter.evaluate_runs(qrels, runs, measures, **options)
+    if len(table.runs) < 2:
         raise ParameterError("standardisation needs at least two reference runs")
     labels = list(table.names)
     queries = np.array(sorted(set().union(*(table[run].queries for run in table.runs))), dtype=object)
