@@ -29,72 +29,14 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _GLOB = set("*?[")
 
-#: The evaluation options' documentation, shared by :func:`evaluate` and :func:`evaluate_runs`.
-_OPTIONS_DOC = """\
-    queries : {"both", "qrels"}, default "both"
-        Which queries are averaged: those in both inputs (a warning lists judged
-        queries the run lacks), or every qrels query, a missing one scoring as an
-        empty ranking (trec_eval ``-c``).
-    rel : int or float, default 1
-        Relevance threshold for measures that do not set their own ``rel``
-        (grades ``>= rel`` are relevant; a fraction such as 0.5 for real grades).
-    judged_only : bool, default False
-        Drop unjudged docs from rankings before scoring (trec_eval ``-J``).
-    max_docs : int, optional
-        Score only the first ``max_docs`` docs of each ranking (trec_eval ``-M``).
-    ties : {"trec_eval", "input", "average", "best", "worst"}, default "trec_eval"
-        Docs with equal scores: docno descending (trec_eval), as given, the
-        exact expected value over all their orders, or relevant first / last
-        (see docs/ties.md and :func:`rankmeter.tie_report`).
-    positive_scores_only : bool, default False
-        Rank only docs with a score above 0: zero and negative predictions are no
-        prediction (TorchMetrics' retrieval convention).
-    grades : {"integer", "truncate", "real"}, default "integer"
-        How the qrels' grades are read: integers only (a grade such as 1.7 is
-        an error naming the file and line), truncated toward zero as trec_eval's
-        ``atol`` does, or real numbers (LLM and crowd judgments such as 0.73 or
-        2.5: gain measures use them as they are, binary ones count grades
-        ``>= rel``; trec_eval's level-table measures G, nDCGRel, RnDCG and
-        relstring, and gain maps keyed by integer grades, are refused).
-    truncate_grades : bool, default False
-        The same as ``grades="truncate"``.
-    columns : dict, optional
-        Which columns hold what, when the names are not query, doc, rel / score:
-        names for tables and files with a header line (``{"query": "user",
-        "doc": "item", "score": "prediction"}``), positions counted from 0 for
-        files without one. A ``rank`` column orders each query's docs ascending
-        (rank 1 first): MS MARCO's ``qid pid rank`` is ``{"query": 0, "doc": 1,
-        "rank": 2}``. rel/subtopic are the qrels' roles, score/rank the runs';
-        a role that no input can use is an error (:mod:`rankmeter.io.columns`).
-    intents : dict, optional
-        Diversity measures: ``{query: {subtopic: probability}}`` (default: the
-        subtopics of a query are equally likely).
-    input_format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
-        Format of input files: by content, then extension, or the one named.
-    executor : {"auto", "memory", "streamed", "spark"}, default "auto"
-        ``auto``: Spark when an input is a Spark DataFrame; a plain TREC run file of 1 GiB or more
-        streamed (faster and in bounded memory past that size); else in memory
-        (:func:`evaluate_runs` scores every run in memory: ``auto`` or ``memory``).
-        ``streamed``: read a run file in blocks of whole queries (bounded
-        memory; the file must be grouped by query). The values are the same.
-    threads : int, optional
-        Parts of a large run scored at once (default: 2, or 1 on a one-core machine).
-    chunk_bytes : int, optional
-        Streamed executor: bytes of the file read at a time (default 8 MiB).
-    progress : bool, optional
-        A progress bar on stderr (default: when stderr is a terminal).
-    partitions : int, optional
-        Spark: hash-partition both inputs by query into this many partitions."""
-
 
 def _evaluation_options(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Share the options' documentation, and answer a misspelt option as the other entry points do.
+    """Answer a misspelt option as the other entry points do.
 
     Python's own ``TypeError: unexpected keyword argument`` would not say ``did you mean rel?``;
     :func:`~rankmeter.core.options.validate_options` does, for every entry point, with one message.
     """
     known = set(inspect.signature(func).parameters)
-    func.__doc__ = (func.__doc__ or "").replace("    {options}", _OPTIONS_DOC)
 
     @functools.wraps(func)
     def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -205,7 +147,60 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
     measures : str, Measure or list of them
         Canonical names (``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``) or trec_eval
         names (``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"``).
-    {options}
+    queries : {"both", "qrels"}, default "both"
+        Which queries are averaged: those in both inputs (a warning lists judged
+        queries the run lacks), or every qrels query, a missing one scoring as an
+        empty ranking (trec_eval ``-c``).
+    rel : int or float, default 1
+        Relevance threshold for measures that do not set their own ``rel``
+        (grades ``>= rel`` are relevant; a fraction such as 0.5 for real grades).
+    judged_only : bool, default False
+        Drop unjudged docs from rankings before scoring (trec_eval ``-J``).
+    max_docs : int, optional
+        Score only the first ``max_docs`` docs of each ranking (trec_eval ``-M``).
+    ties : {"trec_eval", "input", "average", "best", "worst"}, default "trec_eval"
+        Docs with equal scores: docno descending (trec_eval), as given, the
+        exact expected value over all their orders, or relevant first / last
+        (see docs/ties.md and :func:`rankmeter.tie_report`).
+    positive_scores_only : bool, default False
+        Rank only docs with a score above 0: zero and negative predictions are no
+        prediction (TorchMetrics' retrieval convention).
+    grades : {"integer", "truncate", "real"}, default "integer"
+        How the qrels' grades are read: integers only (a grade such as 1.7 is
+        an error naming the file and line), truncated toward zero as trec_eval's
+        ``atol`` does, or real numbers (LLM and crowd judgments such as 0.73 or
+        2.5: gain measures use them as they are, binary ones count grades
+        ``>= rel``; trec_eval's level-table measures G, nDCGRel, RnDCG and
+        relstring, and gain maps keyed by integer grades, are refused).
+    truncate_grades : bool, default False
+        The same as ``grades="truncate"``.
+    columns : dict, optional
+        Which columns hold what, when the names are not query, doc, rel / score:
+        names for tables and files with a header line (``{"query": "user",
+        "doc": "item", "score": "prediction"}``), positions counted from 0 for
+        files without one. A ``rank`` column orders each query's docs ascending
+        (rank 1 first): MS MARCO's ``qid pid rank`` is ``{"query": 0, "doc": 1,
+        "rank": 2}``. rel/subtopic are the qrels' roles, score/rank the runs';
+        a role that no input can use is an error (:mod:`rankmeter.io.columns`).
+    intents : dict, optional
+        Diversity measures: ``{query: {subtopic: probability}}`` (default: the
+        subtopics of a query are equally likely).
+    input_format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
+        Format of input files: by content, then extension, or the one named.
+    executor : {"auto", "memory", "streamed", "spark"}, default "auto"
+        ``auto``: Spark when an input is a Spark DataFrame; a plain TREC run file of 1 GiB or more
+        streamed (faster and in bounded memory past that size); else in memory
+        (:func:`evaluate_runs` scores every run in memory: ``auto`` or ``memory``).
+        ``streamed``: read a run file in blocks of whole queries (bounded
+        memory; the file must be grouped by query). The values are the same.
+    threads : int, optional
+        Parts of a large run scored at once (default: 2, or 1 on a one-core machine).
+    chunk_bytes : int, optional
+        Streamed executor: bytes of the file read at a time (default 8 MiB).
+    progress : bool, optional
+        A progress bar on stderr (default: when stderr is a terminal).
+    partitions : int, optional
+        Spark: hash-partition both inputs by query into this many partitions.
 
     Returns
     -------
@@ -279,7 +274,10 @@ def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike, *,
         ``"runs/*.txt"`` (the matching files in sorted order). One run gives a table of one row.
     measures : str, Measure or list of them
         As for :func:`evaluate`.
-    {options}
+    queries, rel, judged_only, max_docs, ties, positive_scores_only, grades, truncate_grades
+        The evaluation options, as for :func:`evaluate`, the same for every run.
+    columns, intents, input_format, executor, threads, chunk_bytes, progress, partitions
+        As for :func:`evaluate`; ``executor`` is ``"auto"`` or ``"memory"``: every run is scored in memory.
 
     Returns
     -------
