@@ -89,7 +89,7 @@ def test_tie_groups_and_query_counts_agree(files, cli):
         assert len(report["groups"]) == 4
         rows = rankmeter.Evaluator(qrels, ["AP"]).rows(run)
         assert tie_summary(rows) == whole  # judged queries = every query here
-    results = rankmeter.evaluate(qrels, [a, b], "AP")
+    results = rankmeter.evaluate_runs(qrels, [a, b], "AP")
     assert [len(res.queries) for _, res in results] == [4, 4]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from rankmeter.cli import flags
+from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
 
 HELP = "meta-evaluation: how far a measure or a ranking of systems holds"
@@ -42,7 +43,7 @@ def _correlate(args: argparse.Namespace) -> int:
         for key, value in result.items():
             if key in ("systems", "undefined"):
                 continue
-            shown = f"{value:.{args.decimals}f}" if value is not None else f"undefined ({result['undefined'][key]})"
+            shown = format_number(value, args.decimals, undefined=f"undefined ({result['undefined'][key]})")
             print(f"  {key:<22} {shown}")
     return 0
 
