@@ -21,14 +21,16 @@ from rankmeter.core.numbers import format_cell, format_number, format_numbers
     (float("nan"), {}, "-"),
     (float("-inf"), {"undefined": "n/a"}, "n/a"),
     (None, {}, "-"),
-    (-0.00004, {}, "0.0000"),                             # a negative that rounds to zero is zero
-    (-0.00004, {"sign": True}, "+0.0000"),
+    (-0.00004, {}, "-0.0000"),                            # a value keeps its sign ...
+    (-0.00004, {"sign": True}, "+0.0000"),                # ... a difference that rounds to zero is no loss
     (0.0123, {"sign": True}, "+0.0123"),
     (-0.0123, {"sign": True}, "-0.0123"),
     (2.0, {"trim": True}, "2"),
     (0.25, {"trim": True}, "0.25"),
     (1 / 3, {"trim": True}, "0.3333"),
-    (-0.00001, {"trim": True}, "0"),
+    (-0.00001, {"trim": True}, "-0"),
+    (-0.0, {"trim": True}, "0"),
+    (3.0, {"trim": True, "sign": True}, "+3"),
     (1e20, {"trim": True}, "100000000000000000000"),
 ])
 def test_format_number(value, kwargs, shown):

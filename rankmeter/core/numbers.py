@@ -10,10 +10,10 @@ shown through here: it copies trec_eval's C format byte for byte.
 
 >>> format_number(0.5), format_number(3), format_number(float("nan")), format_number(None)
 ('0.5000', '3', '-', '-')
->>> format_number(0.25, trim=True), format_number(2.0, trim=True), format_number(-0.00001, trim=True)
-('0.25', '2', '0')
->>> format_number(0.0123, 2, sign=True), format_number(-0.00001, sign=True), format_number(-0.00001)
-('+0.01', '+0.0000', '0.0000')
+>>> format_number(0.25, trim=True), format_number(2.0, trim=True), format_number(0.0123, 2, sign=True)
+('0.25', '2', '+0.01')
+>>> format_number(-0.00001, sign=True), format_number(-0.00001)
+('+0.0000', '-0.0000')
 >>> format_cell(True), format_cell(None), format_cell("q1")
 ('✓', '', 'q1')
 """
@@ -57,7 +57,7 @@ def format_number(value, decimals: int = 4, *, trim: bool = False, sign: bool = 
     trim : bool, default False
         Drop trailing zeros (and the point of a whole number).
     sign : bool, default False
-        Always show the sign (a difference: ``+0.0123``).
+        Always show the sign (a difference: ``+0.0123``); one that rounds to zero is ``+0.0000``.
     undefined : str, default "-"
         The mark of a value that cannot be computed.
     """
@@ -68,11 +68,11 @@ def format_number(value, decimals: int = 4, *, trim: bool = False, sign: bool = 
     value = float(value)
     if not math.isfinite(value):
         return undefined
+    if trim and value.is_integer():  # a whole number as an integer (-0.0 included)
+        return format_number(int(value), sign=sign)
     text = f"{value:.{decimals}f}"
-    if text == f"-{0.0:.{decimals}f}":  # a negative that rounds to zero is zero, never "-0.0000"
-        text = text[1:]
-    if sign and text[0] != "-":
-        text = "+" + text
+    if sign:  # a difference that rounds to zero is neither a gain nor a loss: +0.0000, never -0.0000
+        text = "+" + text[1:] if text == f"-{0.0:.{decimals}f}" else text if text[0] == "-" else "+" + text
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
@@ -82,10 +82,7 @@ def format_numbers(values: Iterable[float], decimals: int = 4, *, undefined: str
     """:func:`format_number` of each float of ``values`` (a numpy array's ``tolist()``), for large per-query
     tables: the same text, without a call per value."""
     fixed = f"{{:.{decimals}f}}".format
-    zero = fixed(0.0)
-    negative_zero = "-" + zero
-    texts = [fixed(v) if v - v == 0 else undefined for v in values]  # v - v is NaN for NaN and infinities
-    return [zero if t == negative_zero else t for t in texts]
+    return [fixed(v) if v - v == 0 else undefined for v in values]  # v - v is NaN for NaN and infinities
 
 
 def format_cell(value, decimals: int = 4, *, trim: bool = False, undefined: str = UNDEFINED,
