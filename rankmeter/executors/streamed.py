@@ -85,8 +85,8 @@ class UngroupedRun(InputError):
 
 #: executor="auto" streams a plain TREC run file at least this big; below it reads the file whole. Reading
 #: whole is about 10% faster below a gigabyte but holds ~1.45x the file in memory; past a gigabyte that is
-#: what a laptop has, while streaming stays under a gigabyte at any size and catches up, then wins, on time
-#: too (bench/bench_big.py measures both on MS MARCO-shaped files from bench/make_synthetic.py).
+#: what a laptop has, while streaming holds blocks of the file and the qrels (under a gigabyte on a 3.5 GB
+#: run) and catches up, then wins, on time too (bench/bench_big.py --whole measures both side by side).
 STREAM_AUTO_BYTES = 1 << 30
 
 
