@@ -48,8 +48,8 @@ def _evaluation_options(func: Callable[_P, _R]) -> Callable[_P, _R]:
 
 
 def _options(given: Mapping[str, object]) -> Options:
-    """The evaluation options among a function's arguments, validated in one pass."""
-    return validate_options(**{name: given[name] for name in OPTIONS})
+    """The evaluation options among a function's arguments (its ``locals()``), validated in one pass."""
+    return validate_options(**{name: given[name] for name in OPTIONS if name in given})
 
 
 def _a_run(value) -> bool:

@@ -43,7 +43,8 @@ def _correlate(args: argparse.Namespace) -> int:
         for key, value in result.items():
             if key in ("systems", "undefined"):
                 continue
-            shown = format_number(value, args.decimals, undefined=f"undefined ({result['undefined'][key]})")
+            shown = format_number(value, args.decimals) if value is not None else \
+                f"undefined ({result['undefined'][key]})"
             print(f"  {key:<22} {shown}")
     return 0
 

@@ -109,6 +109,10 @@ def test_cli_correlates_two_measures_over_runs(tmp_path):
     b = {r: table[r]["P@5"] for r in table.runs}
     assert got["systems"] == 5 and got["kendall_tau_b"] == pytest.approx(kendall_tau(a, b))
     assert got["tau_ap"] == pytest.approx(tau_ap(a, b))
+    text = subprocess.run([sys.executable, "-m", "rankmeter", "meta", "correlate", str(qrels), *map(str, runs),
+                           "-m", "AP", "-m", "P@5"], capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    assert f"  kendall_tau_b          {got['kendall_tau_b']:.4f}\n" in text.stdout
 
 
 @pytest.mark.parametrize("seed", range(5))
