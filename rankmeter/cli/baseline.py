@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from rankmeter.cli import flags
+from rankmeter.core.numbers import format_number
 from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
@@ -34,7 +35,7 @@ def run(args) -> int:
     check_output(args.output, inputs=inputs)  # before any work is spent
     base = baseline(args.qrels, list(args.runs), args.measure, slices=args.slices, **flags.evaluation(args))
     save_baseline(base, args.output, inputs=inputs)
-    means = ", ".join(f"{e['name']} {base.values[e['canonical']].mean():.4f}" for e in base.measures)
+    means = ", ".join(f"{e['name']} {format_number(base.values[e['canonical']].mean())}" for e in base.measures)
     print(f"baseline of {len(base.runs)} run(s) over {len(base.queries)} queries ({means}) -> {args.output}",
           file=sys.stderr)
     return 0

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rankmeter.core.numbers import format_number
 from rankmeter.errors import ParameterError, require
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
@@ -142,9 +143,8 @@ def diff_figure(table: PerQueryTable, baseline: str, system: str):
     ax.axhline(0, color="black", linewidth=0.8)
     if n:
         mean = float(delta.mean())
-        shown = 0.0 if abs(mean) < 5e-5 else mean  # never "-0.0000"
         ax.axhline(mean, color="black", linestyle="--", linewidth=1,
-                   label=f"mean \u0394 = {shown:+.4f}")
+                   label=f"mean \u0394 = {format_number(mean, sign=True)}")
         wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
         ax.legend(loc="upper right", frameon=False,
                   title=f"{wins} better, {n - wins - losses} tied, {losses} worse")
