@@ -27,12 +27,13 @@ _LAZY = {
     "compare_scores": "rankmeter.analyses.stats.compare", "Comparison": "rankmeter.analyses.stats.comparison",
     "fuse": "rankmeter.analyses.fusion", "judged": "rankmeter.analyses.judged", "tie_report": "rankmeter.analyses.ties",
     "TieReport": "rankmeter.analyses.ties", "baseline": "rankmeter.analyses.gate", "gate": "rankmeter.analyses.gate",
+    "profile": "rankmeter.analyses.profiles",
 }
 
 __all__ = [
     "evaluate", "evaluate_runs", "Evaluator", "Results", "RunsResults", "explain", "Explanation", "read_qrels",
     "read_run", "parse_measure", "Measure", "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse",
-    "judged", "tie_report", "TieReport", "baseline", "gate",
+    "judged", "tie_report", "TieReport", "baseline", "gate", "profile",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 

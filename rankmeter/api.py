@@ -122,6 +122,7 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
              max_docs: int | None = None,
              ties: Literal["trec_eval", "input", "average", "best", "worst"] = "trec_eval",
              positive_scores_only: bool = False,
+             ignore_self: bool = False,
              grades: Literal["integer", "truncate", "real"] = "integer",
              truncate_grades: bool = False,
              columns: Columns | None = None,
@@ -165,6 +166,10 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
     positive_scores_only : bool, default False
         Rank only docs with a score above 0: zero and negative predictions are no
         prediction (TorchMetrics' retrieval convention).
+    ignore_self : bool, default False
+        Drop every doc whose id equals the query id before scoring (BEIR's
+        ``ignore_identical_ids``: a corpus that holds the queries); a query left
+        empty scores as an empty ranking.
     grades : {"integer", "truncate", "real"}, default "integer"
         How the qrels' grades are read: integers only (a grade such as 1.7 is
         an error naming the file and line), truncated toward zero as trec_eval's
@@ -251,6 +256,7 @@ def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike, *,
                   max_docs: int | None = None,
                   ties: Literal["trec_eval", "input", "average", "best", "worst"] = "trec_eval",
                   positive_scores_only: bool = False,
+                  ignore_self: bool = False,
                   grades: Literal["integer", "truncate", "real"] = "integer",
                   truncate_grades: bool = False,
                   columns: Columns | None = None,
@@ -274,7 +280,7 @@ def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike, *,
         ``"runs/*.txt"`` (the matching files in sorted order). One run gives a table of one row.
     measures : str, Measure or list of them
         As for :func:`evaluate`.
-    queries, rel, judged_only, max_docs, ties, positive_scores_only, grades, truncate_grades
+    queries, rel, judged_only, max_docs, ties, positive_scores_only, ignore_self, grades, truncate_grades
         The evaluation options, as for :func:`evaluate`, the same for every run.
     columns, intents, input_format, executor, threads, chunk_bytes, progress, partitions
         As for :func:`evaluate`; ``executor`` is ``"auto"`` or ``"memory"``: every run is scored in memory.

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError", "MissingExtra", "require", "shown_id", "shown_repr"]
+__all__ = ["RankmeterError", "InputError", "MeasureError", "ParameterError", "MissingExtra", "NotBuilt", "require",
+           "shown_id", "shown_repr"]
 
 
 def _numbers(value: int | Sequence[int]) -> str:
@@ -145,6 +146,11 @@ class MissingExtra(RankmeterError, ImportError):
     def __init__(self, module: str, extra: str, needed_for: str):
         self.module, self.extra = module, extra
         super().__init__(f"{needed_for} needs {module}: {install_hint(module)}", name=module)
+
+
+class NotBuilt(RankmeterError, ImportError):
+    """rankmeter's compiled extensions are missing (a source checkout before ``pip install -e .``) or were built
+    from other sources; the message says how to build them. Wheels carry them built."""
 
 
 #: What installs an optional module where the hint ``pip install NAME`` is not the whole story. rankmeter is

@@ -5,8 +5,8 @@ usage: python tests/collision_sweep.py DATA_DIR OUT_DIR  (DATA_DIR made by :func
 Runs every command of :data:`COMMANDS` in this process (``cli_runner.run_cli_in_process``) with OUT_DIR as the
 working directory (so written files have the same relative names whichever build runs it) and prints one JSON
 object: per command its exit status, standard output and error, and the bytes of every file it wrote. The test
-runs it with the package as built and with every id hashing alike (``RANKMETER_CONSTANT_HASH``) and compares the
-two byte for byte.
+runs it with the package as built and with a copy whose extensions hash every id alike
+(``-DRANKMETER_CONSTANT_HASH``) and compares the two byte for byte.
 """
 from __future__ import annotations
 

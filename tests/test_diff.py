@@ -87,12 +87,10 @@ def test_torchmetrics_and_sklearn_conventions_equal_the_packages(ties):
     from sklearn.metrics import ndcg_score
     from torchmetrics.functional import retrieval as tmr
     fns = {"nDCG@5": tmr.retrieval_normalized_dcg, "RR@5": tmr.retrieval_reciprocal_rank,
-           "P@5": tmr.retrieval_precision, "AP@5": tmr.retrieval_average_precision}
+           "P@5": tmr.retrieval_precision, "AP@5": tmr.retrieval_average_precision, "R@5": tmr.retrieval_recall}
     for seed in SEEDS:
         qrels, run = _case(seed, ties=ties)
         for name, fn in fns.items():
-            if ties and name != "nDCG@5":
-                continue   # TorchMetrics' MRR/MAP/P order tied scores by torch.argsort: no convention to model
             ours = convention_value(CONVENTIONS["torchmetrics"], qrels, run, M(name))
             for q, docs in run.items():
                 preds = torch.tensor(list(docs.values()))
@@ -119,7 +117,41 @@ def test_torchmetrics_mean_counts_an_unjudged_query_as_zero():
     assert [c["cause"] for c in row["causes"]] == ["unjudged_query"]
 
 
-ALL = ["trec_eval", "pytrec_eval", "ir_measures", "ranx", "torchmetrics", "sklearn", "beir"]
+ALL = ["trec_eval", "pytrec_eval", "ir_measures", "ranx", "torchmetrics", "sklearn", "beir", "mteb"]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_torchmetrics_tie_order_on_long_tied_lists(ties):
+    """40 docs, scores in 3 values: past 16 candidates torch's sorts keep no simple order; the convention
+    asks torch itself, so its values are TorchMetrics' (MRR, MAP, P by topk; recall by argsort)."""
+    from torchmetrics.functional import retrieval as tmr
+    fns = {"RR@10": tmr.retrieval_reciprocal_rank, "P@10": tmr.retrieval_precision,
+           "AP@10": tmr.retrieval_average_precision, "R@10": tmr.retrieval_recall}
+    for seed in SEEDS:
+        qrels, run = _case(seed, ties=ties, n_d=40)
+        for name, fn in fns.items():
+            ours = convention_value(CONVENTIONS["torchmetrics"], qrels, run, M(name))
+            for q, docs in run.items():
+                target = torch.tensor([int(qrels[q].get(d, 0) >= 1) for d in docs])
+                want = float(fn(torch.tensor(list(docs.values())), target, top_k=10))
+                assert _close(ours[q], want, 1e-6), (seed, q, name)
+
+
+def test_mteb_convention_is_pytrec_eval_rounded_to_5_and_its_mrr():
+    """MTEB's retrieval_metrics: pytrec_eval's measures, its own MRR@k sorting (score, doc id) descending with
+    relevant = grade > 0, means rounded to 5 decimals (the rule read from mteb's source, not installed here)."""
+    for seed in SEEDS:
+        qrels, run = _case(seed, ties=True)
+        got = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+        report = diff(qrels, run, ["nDCG@10", "RR@10"], ["pytrec_eval", "mteb"])
+        assert report["conventions"]["mteb"]["nDCG@10"] == round(
+            sum(v["ndcg_cut_10"] for v in got.values()) / len(got), 5)
+        rr = []
+        for q, docs in run.items():
+            top = sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:10]
+            relevant = {d for d, g in qrels[q].items() if g > 0}
+            rr.append(next((1 / (i + 1) for i, (d, _) in enumerate(top) if d in relevant), 0.0))
+        assert _close(report["conventions"]["mteb"]["RR@10"], round(sum(rr) / len(rr), 5), 1e-12)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -1,13 +1,12 @@
 """No result rests on the id hash (issue 32): with every id made to collide, no value changes.
 
 The engine keys, joins, groups and deduplicates ids by their 64-bit hash (SipHash-1-3,
-rankmeter/engine/siphash.py) and confirms every hit on the bytes (rankmeter/engine/exact.py). Here a copy of the
-package is built with every id hashing alike -- the extensions with ``-DRANKMETER_CONSTANT_HASH``, the numpy
-side with ``RANKMETER_CONSTANT_HASH=1`` -- and
+rankmeter/engine/_idhash.h) and confirms every hit on the bytes (rankmeter/engine/exact.py). Here a copy of the
+package is built with every id hashing alike -- its extensions built with ``-DRANKMETER_CONSTANT_HASH``, which
+keys.py reads from them to make its (query, doc) hashes constant too -- and
 
-* the golden trec_eval outputs and the keys, id kernels, judgments, order, evaluator, streamed executor and check
-  suites pass on it (compiled kernels and reader), and the targeted cases of this file on both paths (compiled,
-  and ``RANKMETER_PURE=1``);
+* the golden trec_eval outputs and the keys, id kernels (against their oracles), judgments, order, evaluator,
+  streamed executor and check suites pass on it, and the targeted cases of this file;
 * a sweep of 27 commands (tests/collision_sweep.py: trec_eval, eval -q, check --dedupe, fuse, pool, compare,
   judged, ties, explain, run ..., on ~1,500 distinct ids) writes the same bytes, files included, as with the
   real hash.
@@ -158,9 +157,11 @@ _SUITES = ["tests/test_golden.py", "tests/core/test_keys.py", "tests/core/test_c
            "tests/core/test_judgments.py", "tests/core/test_order.py", "tests/core/test_evaluator.py",
            "tests/executors/test_streamed.py", "tests/test_check.py", "tests/test_id_collisions.py"]
 #: what the constant hash changes by design: the hash's own values (SipHash's, distinct ones, the compiled one
-#: against siphash13), a memory bound set for distinct hashes; and, for time, the sanitizer build (its own
-#: extensions) and the 300 hypothesis cases of rank_order (which orders by the bytes, never by a hash)
+#: against the oracle's siphash13, the portable build's), a memory bound set for distinct hashes; and, for time,
+#: the builds of their own (sanitizer, without a compiler, the wheel's check, a checkout without extensions)
+#: and the 300 hypothesis cases of rank_order (which orders by the bytes, never by a hash)
 _DESELECT = ("not siphash_cpython and not hash_equal and not compiled_hash_is and not keying_memory and not sanitizer "
+             "and not portable_build and not without_a_compiler and not without_the_extension and not wheels_check "
              "and not every_path_gives_the_plain_order and not the_whole_package and not the_same_bytes")
 
 _BUILD = """
@@ -182,48 +183,43 @@ def constant_build(tmp_path_factory):
     built = subprocess.run([sys.executable, "build_constant.py"], cwd=home, capture_output=True, text=True,
                            timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
-    env = dict(os.environ, RANKMETER_CONSTANT_HASH="1", PYTHONPATH=str(home))
+    env = dict(os.environ, PYTHONPATH=str(home))
     env.pop("RANKMETER_PURE", None)
     probe = ("import rankmeter, numpy as np; from rankmeter.engine import keys; from rankmeter.io import compiled;"
              "from rankmeter.engine.ids import Ids; import io;"
              "run = compiled.parse_run(b'q1 Q0 d1 1 2 t\\nq2 Q0 zz 2 1 t\\n', 'run');"
-             "print(rankmeter.__file__, keys._idops.HASH, compiled._trecparse.HASH, keys.compiled(),"
-             "len(set(Ids.from_list([b'a', b'bb', b'c' * 40]).hashes().tolist())), len(set(run.doc_hash.tolist())))")
+             "print(rankmeter.__file__, keys._idops.HASH, compiled._trecparse.HASH, keys.CONSTANT_HASH,"
+             "len(set(Ids.from_list([b'a', b'bb', b'c' * 40]).hashes().tolist())), len(set(run.doc_hash.tolist())),"
+             "len(set(keys.pair_hash(np.arange(3), np.arange(3, dtype=np.uint64)).tolist())))")
     seen = subprocess.run([sys.executable, "-c", probe], cwd=home, env=env, capture_output=True, text=True,
                           timeout=120)
     assert seen.stdout.split() == [str(home / "rankmeter" / "__init__.py"), "constant", "constant", "True", "1",
-                                   "1"], seen.stdout + seen.stderr
+                                   "1", "1"], seen.stdout + seen.stderr
     return home, env
 
 
 def test_the_whole_package_with_one_hash_for_every_id(constant_build):
-    """The golden trec_eval outputs and the keys, id kernels, judgments, order, evaluator, streamed executor and
-    check suites give their values with every id of one hash (compiled); the targeted cases on the pure path
-    too."""
+    """The golden trec_eval outputs and the keys, id kernels (against their oracles), judgments, order,
+    evaluator, streamed executor and check suites give their values with every id of one hash."""
     home, env = constant_build
     tests = [str(ROOT / s) for s in _SUITES]
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-k", _DESELECT,
                            *tests], cwd=home, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:]
     assert " passed" in done.stdout.splitlines()[-1] and "failed" not in done.stdout.splitlines()[-1]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-k",
-                           "colliding", str(HERE / "test_id_collisions.py")], cwd=home,
-                          env=dict(env, RANKMETER_PURE="1"), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-4000:]
 
 
 def test_the_commands_write_the_same_bytes_with_one_hash_for_every_id(constant_build, tmp_path):
     """27 commands on ~1,500 distinct ids: standard output, standard error, exit status and every file written
-    are the same bytes with the real hash and with every id of one hash (compiled, and on the pure path)."""
+    are the same bytes with the real hash and with every id of one hash."""
     from collision_sweep import make_data
 
     home, env = constant_build
     make_data(tmp_path / "data")
     sweep = str(HERE / "collision_sweep.py")
     outputs = {}
-    real_env = {k: v for k, v in os.environ.items() if k not in ("RANKMETER_PURE", "RANKMETER_CONSTANT_HASH")}
-    for label, environment in (("real", dict(real_env, PYTHONPATH=str(ROOT))), ("constant", env),
-                               ("constant pure", dict(env, RANKMETER_PURE="1"))):
+    real_env = {k: v for k, v in os.environ.items() if k != "RANKMETER_PURE"}
+    for label, environment in (("real", dict(real_env, PYTHONPATH=str(ROOT))), ("constant", env)):
         done = subprocess.run([sys.executable, sweep, str(tmp_path / "data"), str(tmp_path / label)], cwd=ROOT,
                               env=environment, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -232,9 +228,8 @@ def test_the_commands_write_the_same_bytes_with_one_hash_for_every_id(constant_b
     assert len(real) == 27
     assert sum(r["code"] == 0 for r in real.values()) >= 22  # check exits 1 on the planted duplicates
     assert sum(len(r["files"]) for r in real.values()) >= 10
-    for label in ("constant", "constant pure"):
-        changed = [name for name in real if outputs[label][name] != real[name]]
-        assert changed == [], (label, changed)
+    changed = [name for name in real if outputs["constant"][name] != real[name]]
+    assert changed == [], changed
     # what the sweep reads does hold many distinct ids of many lengths
     docs = {line.split()[2] for line in (tmp_path / "data" / "run0.txt").read_text().splitlines()}
     assert len(docs) > 1000 and len({len(d) for d in docs}) == 30

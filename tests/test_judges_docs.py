@@ -1,7 +1,8 @@
 """docs/llm-judges.md cannot drift: its Python examples run as doctests and its commands print what it shows.
 
 Both run in a copy of tests/fixtures/llm_judges/example/. The commands go through the CLI modules'
-registered commands, in process (the shared cli fixture).
+registered commands, in process (the shared cli fixture). Section 7's loop runs as one: its blocks in page
+order, the stand-in model server its first block starts included, so the label step runs too.
 """
 from __future__ import annotations
 
@@ -18,8 +19,12 @@ PAGE = ROOT / "docs" / "llm-judges.md"
 EXAMPLE = ROOT / "tests" / "fixtures" / "llm_judges" / "example"
 
 
+LOOP = "## 7. The whole loop"
+
+
 def _blocks() -> list[tuple[str, str]]:
-    text = PAGE.read_text(encoding="utf-8")
+    """The console examples of sections 1-6, each of which runs on its own."""
+    text = PAGE.read_text(encoding="utf-8").split(LOOP)[0]
     found = re.findall(r"```console\n\$ (rankmeter [^\n]*)\n(.*?)```", text, flags=re.DOTALL)
     return [(command, output) for command, output in found]
 
@@ -55,3 +60,29 @@ def test_page_python_examples_run(example):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.failures == 0
+
+
+def test_the_whole_loop_runs_in_order(example, cli, monkeypatch):
+    """Section 7: every block in page order (python in one namespace, each command's shown lines printed),
+    against the stand-in server its first block starts; the cache's rerun makes no call."""
+    section = PAGE.read_text(encoding="utf-8").split(LOOP)[1].split("\n## ")[0]
+    blocks = re.findall(r"```(python|console)\n(.*?)```", section, flags=re.DOTALL)
+    assert [kind for kind, _ in blocks].count("console") == 7
+    monkeypatch.setenv("OPENAI_BASE_URL", "unset")     # restored afterwards: the page sets it
+    namespace: dict = {}
+    try:
+        for kind, body in blocks:
+            if kind == "python":
+                exec(compile(body, str(PAGE), "exec"), namespace)
+                continue
+            command, *shown = body.rstrip("\n").split("\n")
+            result = cli(*shlex.split(command[2:])[1:], cwd=example)
+            assert result.returncode == 0, (command, result.stderr)
+            printed = {" ".join(line.split()) for line in result.stdout.splitlines()}
+            missing = [line for line in shown if " ".join(line.split()) not in printed]
+            assert not missing, (command, missing, result.stdout)
+        server = namespace["server"]
+        assert len(server.requests) == 495 and len(server.answered()) == 495   # the rerun asked nothing
+    finally:
+        if "server" in namespace:
+            namespace["server"].close()

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from rankmeter.analyses.judges.labelling import PROMPT, label, parse_grade
+from rankmeter.analyses.judges.stand_in import StandIn
 from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 ir_datasets = optional("ir_datasets")
@@ -30,71 +31,11 @@ ir_datasets = optional("ir_datasets")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class Server:
-    """A scripted OpenAI-compatible endpoint; ``script(n, body, prompt)`` may return an action."""
+class Server(StandIn):
+    """The package's stand-in server (rankmeter.analyses.judges.stand_in), grading by this file's markers."""
 
     def __init__(self):
-        self.requests: list[dict] = []       # every request: model, prompt, status sent, headers
-        self.lock = threading.Lock()
-        self.script = None
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                prompt = body["messages"][-1]["content"]
-                with server.lock:
-                    n = len(server.requests)
-                    entry = {"model": body["model"], "prompt": prompt, "status": None, "path": self.path,
-                             "auth": self.headers.get("Authorization"), "body": body}
-                    server.requests.append(entry)
-                action = server.script(n, body, prompt) if server.script else None
-                if action and action[0] == "sleep":
-                    time.sleep(action[1])
-                    action = None
-                if action and action[0] == "status":
-                    entry["status"] = action[1]
-                    return self._send(action[1], b'{"error": {"message": "scripted"}}',
-                                      {"Retry-After": "0"} if action[1] == 429 else {})
-                if action and action[0] == "raw":
-                    entry["status"] = 200
-                    return self._send(200, action[1])
-                text = action[1] if action else _grader(prompt)
-                entry["status"] = 200
-                reply = {"id": "x", "object": "chat.completion", "model": body["model"],
-                         "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                      "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(text) // 4,
-                                   "total_tokens": len(prompt) // 4 + len(text) // 4}}
-                self._send(200, json.dumps(reply).encode())
-
-            def _send(self, status, data, headers=None):
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for k, v in (headers or {}).items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout): nothing to answer
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def answered(self) -> list[str]:
-        return [r["prompt"] for r in self.requests if r["status"] == 200]
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(answer=_grader)
 
 
 def _grader(prompt: str) -> str:
@@ -377,8 +318,9 @@ def test_the_umbrela_preset_reads_the_installed_package(server, data, monkeypatc
         monkeypatch.delitem(sys.modules, name)
     got = _job(server, data, top_k=1, prompt="umbrela")
     assert len(server.requests) == 3 and got.failures == []
-    assert server.requests[0]["prompt"] == (f"UMB Query: {QUERIES['q1']}\nPassage: title d1\npassage d1 GRADE3\n"
-                                            "{json} ##final score: score")
+    # the calls run concurrently: q1's may not arrive first
+    assert (f"UMB Query: {QUERIES['q1']}\nPassage: title d1\npassage d1 GRADE3\n{{json}} ##final score: score"
+            in [r["prompt"] for r in server.requests])
     for name in [m for m in sys.modules if m == "umbrela" or m.startswith("umbrela.")]:
         del sys.modules[name]
 

@@ -59,42 +59,68 @@ def _judge(rng, grades):
     return np.where(noisy, rng.integers(0, 4, grades.shape), up)
 
 
+def _ndcg10(grades, order):
+    """nDCG@10 of every query (trec_eval's: gain = grade, log2 discount, the ideal over the query's judgments), for
+    grades of shape (..., queries, docs) and each query's ranking ``order`` (queries, docs): numpy, so a thousand
+    judges are scored at once. Checked against rankmeter's Evaluator below."""
+    discount = 1 / np.log2(np.arange(2, 12))
+    ranked = np.take_along_axis(grades, np.broadcast_to(order, grades.shape), axis=-1)[..., :10]
+    ideal = -np.sort(-grades, axis=-1)[..., :10]
+    dcg, idcg = ranked @ discount, ideal @ discount
+    return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1), 0.0)
+
+
 def test_intervals_cover_the_truth_and_the_llm_only_ones_do_not():
-    """1000 repetitions: a fresh LLM judge and a fresh uniform sample of 40 human-labelled queries each time."""
-    grades, runs = _world()
-    measure = "nDCG@10"
-    named = {name: as_run(run) for name, run in runs.items()}
-    truth_eval = Evaluator(_qrels(grades), [measure])
-    truth = {name: truth_eval.evaluate(run).values(measure) for name, run in named.items()}
+    """1000 repetitions, each 200 queries drawn from a population of 50,000 (the truth: its mean nDCG@10 under the
+    true grades), a fresh LLM judge of them, and a fresh uniform sample of 60 human-labelled queries. The query
+    sample's interval is about the population of queries (ppi-python's model): the queries are drawn anew too."""
+    rng = np.random.default_rng(5)
+    population, docs, queries = 50_000, 20, 200
+    grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(population, docs)).astype(float)
+    order = {name: np.argsort(-(skill * grades + rng.normal(0, 1.0, grades.shape)), axis=1, kind="stable")
+             for name, skill in (("strong", 1.2), ("weak", 0.7))}
+    truth = {name: _ndcg10(grades, o) for name, o in order.items()}
+    # the numpy nDCG@10 is rankmeter's, on the true grades and on a judge's
+    some = grades[:60].astype(int)
+    judged = _judge(rng, some)
+    for name, o in order.items():
+        run = {f"q{q}": {f"d{d}": 0.5 + docs - r for r, d in enumerate(o[q])} for q in range(60)}
+        for g in (some, judged):
+            want = Evaluator(_qrels(g), ["nDCG@10"]).evaluate(as_run(run)).values("nDCG@10")
+            assert _ndcg10(g.astype(float), o[:60]) == pytest.approx(want, abs=1e-12)
     true_mean = {name: v.mean() for name, v in truth.items()}
     true_diff = true_mean["strong"] - true_mean["weak"]
-    rng = np.random.default_rng(1)
-    covered = {"mean": 0, "diff": 0, "llm_mean": 0, "llm_diff": 0}
-    widths = {"ppi": [], "human": [], "llm": []}
-    queries = grades.shape[0]
-    for _ in range(REPS):
-        llm = Evaluator(_qrels(_judge(rng, grades)), [measure])
-        f = {name: llm.evaluate(run).values(measure) for name, run in named.items()}
-        sample = rng.permutation(queries)
-        lab, unl = sample[:40], sample[40:]
-        m = ppi_mean(truth["strong"][lab], f["strong"][lab], f["strong"][unl])
+    drawn = np.stack([rng.choice(population, queries, replace=False) for _ in range(REPS)])      # (REPS, 200)
+    llm = np.stack([_judge(rng, grades[d].astype(int)) for d in drawn]).astype(float)
+    f_all = {name: _ndcg10(llm, o[drawn]) for name, o in order.items()}                         # (REPS, 200)
+    y_all = {name: v[drawn] for name, v in truth.items()}
+    covered = {"mean": 0, "diff": 0, "llm_mean": 0, "llm_diff": 0, "human_mean": 0, "human_diff": 0}
+    widths = {"ppi": [], "human": [], "llm": [], "ppi_diff": [], "human_diff": [], "llm_diff": []}
+    lab, unl = slice(0, 60), slice(60, queries)          # the draw is random: its first 60 are a random sample
+    for rep in range(REPS):
+        f = {name: v[rep] for name, v in f_all.items()}
+        y = {name: v[rep] for name, v in y_all.items()}
+        m = ppi_mean(y["strong"][lab], f["strong"][lab], f["strong"][unl], small_sample=True)   # as estimate
         covered["mean"] += m["low"] <= true_mean["strong"] <= m["high"]
-        d_true = truth["strong"] - truth["weak"]
-        d_llm = f["strong"] - f["weak"]
-        d = ppi_mean(d_true[lab], d_llm[lab], d_llm[unl])
+        d_llm, d_true = f["strong"] - f["weak"], y["strong"] - y["weak"]
+        d = ppi_mean(d_true[lab], d_llm[lab], d_llm[unl], small_sample=True)
         covered["diff"] += d["low"] <= true_diff <= d["high"]
-        naive = classical_mean(f["strong"])
+        naive, naive_d = classical_mean(f["strong"]), classical_mean(d_llm)
         covered["llm_mean"] += naive["low"] <= true_mean["strong"] <= naive["high"]
-        naive_d = classical_mean(d_llm)
         covered["llm_diff"] += naive_d["low"] <= true_diff <= naive_d["high"]
-        widths["ppi"].append(m["high"] - m["low"])
-        widths["human"].append(2 * 1.959964 * classical_mean(truth["strong"][lab])["se"])
-        widths["llm"].append(naive["high"] - naive["low"])
+        human, human_d = classical_mean(y["strong"][lab]), classical_mean(d_true[lab])
+        covered["human_mean"] += human["low"] <= true_mean["strong"] <= human["high"]
+        covered["human_diff"] += human_d["low"] <= true_diff <= human_d["high"]
+        for key, e in (("ppi", m), ("human", human), ("llm", naive), ("ppi_diff", d), ("human_diff", human_d),
+                       ("llm_diff", naive_d)):
+            widths[key].append(e["high"] - e["low"])
     rate = {k: v / REPS for k, v in covered.items()}
+    print(rate, {k: round(float(np.mean(v)), 4) for k, v in widths.items()})
     assert 0.93 <= rate["mean"] <= 0.97, rate
     assert 0.93 <= rate["diff"] <= 0.97, rate
     assert rate["llm_mean"] < 0.5, rate          # the lenient judge's bias: its interval misses the truth
     assert np.mean(widths["ppi"]) < np.mean(widths["human"])   # the LLM's labels narrow the interval
+    assert np.mean(widths["ppi_diff"]) < np.mean(widths["human_diff"])
 
 
 def test_the_stratified_allocation_is_no_wider_than_uniform_sampling():

@@ -39,6 +39,8 @@ UPWARD = {
                                                                       "whose format compat.zscores owns",
     ("rankmeter.core.resolve", "rankmeter.compat.ir_measures.objects"):
         "an ir_measures measure object means what ir_measures computes; its drop-in says what that is",
+    ("rankmeter.analyses.profiles", "rankmeter.api"): "Profile.evaluate is evaluate with a protocol's measures "
+                                                       "and options: it calls the public entry point",
     ("rankmeter.analyses.recsys", "rankmeter.api"): "recsys.evaluate is evaluate with recommender inputs: it "
                                                      "calls the public entry point, which picks the executor",
 }
@@ -46,6 +48,7 @@ UPWARD = {
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
     "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
+    "analyses/judges/pair_ppi.py": "the LLM's (query, doc) keys, to join the runs' and the human labels' pairs to them",
     "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
     "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "analyses/beyond/__init__.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
@@ -61,6 +64,8 @@ SORTS_ALLOWED = {
     "compat/ranx/evaluation.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
                                  "that retrieve one (the values themselves come from the core)",
     "compat/ranx/kernels.py": "ranx's typed-list rows deduplicated by (query, doc id) in given order",
+    "analyses/conventions.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
+                               "order in `diff`; the core then ranks in that order (ties='input')",
     "compat/ranx/ties.py": "ranx's own sort of a query's docs (numba's quicksort), reproduced to hold ranx's "
                            "order; the core then ranks in that order (ties='input')",
     "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "

@@ -16,7 +16,8 @@ cause               setting
 ``negative_grades`` grades below the relevance level gain nothing (ranx) or are kept as gains
 ``rel_level``       relevance threshold ``rel`` (grades >= rel are relevant)
 ``ties``            order of tied scores: ``trec_eval`` (docno descending), ``input`` (a stable sort by
-                    score: tied docs as given), ``average`` (the expected value over their orders)
+                    score: tied docs as given), ``average`` (the expected value over their orders),
+                    ``torchmetrics`` (the order torch's own ``topk``/``argsort`` gives the query's scores)
 ``positive_scores`` a relevant doc counts only with a score > 0 (TorchMetrics MAP/MRR/P/R)
 ``ap_denominator``  AP divided by R (trec_eval) or by the relevant docs found (TorchMetrics)
 ``gain``            nDCG gain ``linear`` (grade) or ``exp`` (2^grade - 1)
@@ -95,15 +96,20 @@ CONVENTIONS = {c.name: c for c in (
     Convention("ranx", ties="input", negative_grades="zero", missing_query="zero",
                note="grades below the level gain nothing; every qrels query averaged (a missing one scores 0); "
                     "tied scores in ranx's own sort order (argsort reversed): modelled as input order"),
-    Convention("torchmetrics", ties="input", positive_scores=True, ap_denominator="hits", ideal_pool="retrieved",
+    Convention("torchmetrics", ties="torchmetrics", positive_scores=True, ap_denominator="hits", ideal_pool="retrieved",
                unjudged_query="zero", families=_TM,
                overrides=(("nDCG", {"ties": "average", "positive_scores": False}),),
                note="only the retrieved docs are seen (ideal over them); nDCG ties averaged; "
-                    "MAP/MRR/P/R count a relevant doc only with a score > 0"),
+                    "MAP/MRR/P/R count a relevant doc only with a score > 0 and order tied scores as torch.topk "
+                    "(MAP, MRR, P) or torch.argsort (R) leaves them: the functional metrics called per query"),
     Convention("sklearn", ties="average", ideal_pool="retrieved", unjudged_query="zero", families=("nDCG",),
                note="ndcg_score over the retrieved docs' y_true: ideal over them, ties averaged"),
     Convention("beir", self_id=True, rounding=5,
                note="BEIR EvaluateRetrieval.evaluate: pytrec_eval after ignore_identical_ids, rounded to 5"),
+    Convention("mteb", rounding=5,
+               note="MTEB RetrievalEvaluator: pytrec_eval's measures and its own MRR (ties by doc id descending "
+                    "since mteb #5092, as pytrec_eval), rounded to 5; ignore_identical_ids off unless the task "
+                    "sets it (ArguAna, Quora ...: Convention('mteb', self_id=True, rounding=5))"),
 )}
 
 
@@ -130,14 +136,39 @@ def measure_for(conv: Convention, measure):
     return measure.with_params(**params) if params else measure
 
 
-def prepared(conv: Convention, qrels: dict, run: dict) -> tuple[dict, dict]:
-    """The inputs ``conv`` scores: self-ids dropped, grades below the level zeroed, every query kept."""
+def _torch_order(conv: Convention, measure) -> tuple | None:
+    """``(call, k)`` of the torch call TorchMetrics orders ``measure``'s docs with, or None."""
+    if conv.ties != "torchmetrics" or measure is None:
+        return None
+    return ("argsort" if measure.family.name == "R" else "topk"), measure.cutoff
+
+
+def _torch_ranked(docs: dict, call: str, k) -> dict:
+    """``docs`` in the order TorchMetrics' ``preds.topk(min(k, n), sorted=True)`` or
+    ``torch.argsort(preds, descending=True)`` gives their float32 scores (the docs past k: a stable sort)."""
+    import torch
+    names, scores = list(docs), torch.tensor(list(docs.values()), dtype=torch.float32)
+    if call == "argsort":
+        first = torch.argsort(scores, descending=True).tolist()
+    else:
+        first = scores.topk(min(k or len(names), len(names)), sorted=True).indices.tolist()
+    taken = set(first)
+    rest = sorted((i for i in range(len(names)) if i not in taken), key=lambda i: -docs[names[i]])
+    return {names[i]: docs[names[i]] for i in first + rest}
+
+
+def prepared(conv: Convention, qrels: dict, run: dict, measure=None) -> tuple[dict, dict]:
+    """The inputs ``conv`` scores: self-ids dropped, grades below the level zeroed, every query kept
+    (``measure``: the measure scored, for a tie order that depends on it)."""
     if conv.self_id:
         run = {q: {d: s for d, s in docs.items() if d != q} for q, docs in run.items()}
     if conv.negative_grades == "zero":
         qrels = {q: {d: (g if g >= conv.rel_level else 0) for d, g in docs.items()} for q, docs in qrels.items()}
     if conv.ties == "input":   # rankmeter's ties="input" takes the order given: a stable sort keeps tied docs so
         run = {q: dict(sorted(docs.items(), key=lambda kv: -kv[1])) for q, docs in run.items()}
+    torch_call = _torch_order(conv, measure)
+    if torch_call is not None:
+        run = {q: _torch_ranked(docs, *torch_call) if docs else docs for q, docs in run.items()}
     # every run query is scored (a query without judgments has no relevant doc: 0), the mask decides the mean
     missing = {q: {} for q in run if q not in qrels}
     return {**qrels, **missing}, run
@@ -166,9 +197,9 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, round
     from rankmeter.io import as_qrels, as_run
 
     conv = conv.for_measure(measure)
-    key = (conv.self_id, conv.negative_grades, conv.rel_level, conv.ties == "input")
+    key = (conv.self_id, conv.negative_grades, conv.rel_level, conv.ties == "input", _torch_order(conv, measure))
     if cache is None or key not in cache:
-        q2, r2 = prepared(conv, qrels, run)
+        q2, r2 = prepared(conv, qrels, run, measure)
         scored = {q: docs for q, docs in r2.items() if docs}
         tables = (as_qrels(q2), as_run(scored) if scored else None, list({**q2, **r2}))
         if cache is None:
@@ -178,7 +209,8 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, round
     m = measure_for(conv, measure)
     values = {q: 0.0 for q in queries}
     if r_table is not None:
-        res = rankmeter.evaluate(q_table, r_table, [m], queries="qrels", rel=conv.rel_level, ties=conv.ties,
+        ties = "input" if conv.ties == "torchmetrics" else conv.ties
+        res = rankmeter.evaluate(q_table, r_table, [m], queries="qrels", rel=conv.rel_level, ties=ties,
                                  judged_only=conv.judged_only, max_docs=conv.truncation,
                                  positive_scores_only=conv.positive_scores)
         for q, v in zip(res.queries, res.values(str(m))):
@@ -191,13 +223,15 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, round
 def reproduce_option(conv: Convention, measure) -> str:
     """The rankmeter call that reproduces ``conv``'s value of ``measure``."""
     m = measure_for(conv, measure)
-    opts = [f"ties={conv.ties!r}" if conv.ties != "trec_eval" else "",
+    opts = [f"ties={'input' if conv.ties == 'torchmetrics' else conv.ties!r}" if conv.ties != "trec_eval" else "",
             f"rel={conv.rel_level}" if conv.rel_level != 1 else "",
             "judged_only=True" if conv.judged_only else "",
             f"max_docs={conv.truncation}" if conv.truncation else "",
             "positive_scores_only=True" if conv.positive_scores else "",
             "queries='qrels'" if conv.missing_query == "zero" else ""]
     pre = ["each query's docs sorted by score with a stable sort"] if conv.ties == "input" else []
+    if _torch_order(conv, measure) is not None:
+        pre.append(f"each query's docs in the order torch.{_torch_order(conv, measure)[0]} gives their float32 scores")
     if conv.self_id:
         pre.append("drop docs equal to the query id")
     if conv.negative_grades == "zero":

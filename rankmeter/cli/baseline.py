@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from rankmeter.cli import flags
+from rankmeter.cli import flags, presets
 from rankmeter.core.numbers import format_number
 from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
@@ -21,10 +21,11 @@ HELP = "save a run's per-query values with their provenance: the baseline `rankm
 
 def add_arguments(p) -> None:
     flags.add(p, "qrels", PARAMS["runs"].but(help="the system's run (several: repeated runs of one system)"),
-              PARAMS["measure"].but(required=True),
+              PARAMS["measure"].but(help="a measure (repeatable; required unless --profile gives them)"),
               SLICES,
               PARAMS["output"].but(required=True, help="the baseline file to write (JSON; never one of the inputs)"),
               *flags.EVALUATION)
+    presets.add_profile(p)
 
 
 def run(args) -> int:
@@ -33,7 +34,11 @@ def run(args) -> int:
 
     inputs = [args.qrels, *args.runs] + ([args.slices] if args.slices else [])
     check_output(args.output, inputs=inputs)  # before any work is spent
-    base = baseline(args.qrels, list(args.runs), args.measure, slices=args.slices, **flags.evaluation(args))
+    measures, options, _ = presets.apply_profile(args, args.measure)
+    if not measures:
+        from rankmeter.errors import ParameterError
+        raise ParameterError("give a measure with -m (e.g. -m nDCG@10), or --profile NAME")
+    base = baseline(args.qrels, list(args.runs), measures, slices=args.slices, **options)
     save_baseline(base, args.output, inputs=inputs)
     means = ", ".join(f"{e['name']} {format_number(base.values[e['canonical']].mean())}" for e in base.measures)
     print(f"baseline of {len(base.runs)} run(s) over {len(base.queries)} queries ({means}) -> {args.output}",

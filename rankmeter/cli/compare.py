@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from rankmeter.cli import flags
+from rankmeter.cli import flags, presets
 from rankmeter.core.params import PARAMS
 
 HELP = "compare runs with significance tests (tables for papers)"
@@ -14,18 +14,25 @@ TESTS = ("test", "correction", "alpha", "permutations", "seed", "baseline")
 
 def add_arguments(p) -> None:
     flags.add(p, "qrels", PARAMS["runs"].but(help="two or more run files (named by run tag, else file name)"),
-              PARAMS["measure"].but(required=True), *TESTS, "all_pairs",
+              PARAMS["measure"].but(help="a measure (repeatable; required unless --profile gives them)"), *TESTS, "all_pairs",
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json")),
               PARAMS["per_query"].but(help="also print every query's values (text)"), *flags.EVALUATION)
+    presets.add_profile(p)
 
 
 def run(args) -> int:
     from rankmeter.analyses.stats import compare
     from rankmeter.report.tables import write_comparison
 
-    cmp = compare(args.qrels, args.runs, args.measure, baseline=args.baseline, test=args.test,
+    measures, options, preset = presets.apply_profile(args, args.measure)
+    if preset is not None and not args.measure:
+        measures = [preset.main]  # a test per measure: the protocol's main measure unless -m names others
+    if not measures:
+        from rankmeter.errors import ParameterError
+        raise ParameterError("give a measure with -m (e.g. -m nDCG@10), or --profile NAME")
+    cmp = compare(args.qrels, args.runs, measures, baseline=args.baseline, test=args.test,
                   correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
-                  **flags.evaluation(args))
+                  **options)
     write_comparison(cmp, args.format)
     if args.all_pairs and args.format in ("text", "markdown"):
         from rankmeter.report.tables import all_pairs_text

@@ -9,11 +9,16 @@ from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
 #: this command's own knobs
-BUDGET = Param("budget", "integer", None, "human labels (queries) to spend next", group="judges", low=1,
+BUDGET = Param("budget", "integer", None, "human labels (queries, or pairs with --unit pairs) to spend next", group="judges", low=1,
                required=True, metavar="N")
 STRATA = Param("strata", "integer", 4, "strata of the LLM's metric the budget is spread over (Neyman)",
                group="judges", low=1, high=100)
-WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries reach it", group="judges",
+UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole queries, or (query, doc) pairs "
+             "(for measures that are sums over the ranked documents: P@k, DCG@k, RBP); auto: queries when every "
+             "query HUMAN touches has all its LLM-judged pairs within the runs' depth labelled", group="judges",
+             choices=("auto", "queries", "pairs"))
+WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs, of the first "
+              "run) reach it", group="judges",
               low=0, low_open=True, optional=True)
 
 
@@ -24,11 +29,11 @@ def add_parsers(kinds) -> None:
     common = (PARAMS["qrels"].but(name="human", metavar="HUMAN", help="human judgments of a random sample of queries"),
               PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
               PARAMS["runs"].but(help="the runs"), PARAMS["measure"].but(required=True))
-    flags.add(e, *common, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals", *flags.EVALUATION)
+    flags.add(e, *common, UNIT, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals", *flags.EVALUATION)
     e.set_defaults(func=run_estimate, subparser=e)
     a = kinds.add_parser("allocate", help="which queries to send to assessors next, and how many labels a target "
                                           "interval width needs")
-    flags.add(a, *common, BUDGET, STRATA, WIDTH, "alpha", "seed", PARAMS["format"].but(choices=("text", "json")),
+    flags.add(a, *common, UNIT, BUDGET, STRATA, WIDTH, "alpha", "seed", PARAMS["format"].but(choices=("text", "json")),
               *flags.EVALUATION)
     a.set_defaults(func=run_allocate, subparser=a)
 
@@ -37,14 +42,18 @@ def run_estimate(args) -> int:
     from rankmeter.analyses.judges.ppi import estimate
     from rankmeter.io.output import printable
 
-    got = estimate(args.human, args.llm, list(args.runs), args.measure, alpha=args.alpha, **flags.evaluation(args))
+    got = estimate(args.human, args.llm, list(args.runs), args.measure, alpha=args.alpha, unit=args.unit,
+                   **flags.evaluation(args))
     d = args.decimals
     level = round(100 * (1 - args.alpha))
 
     def cell(e):
         return f"{e['estimate']:.{d}f} [{e['low']:.{d}f}, {e['high']:.{d}f}]"
 
-    lines = [f"{got.labelled} of {got.queries} queries human-labelled; {level}% intervals",
+    sample = (f"{got.labelled_pairs} of {got.frame_pairs} pairs within the runs' depth human-labelled, in "
+              f"{got.labelled} of {got.queries} queries" if got.unit == "pairs" else
+              f"{got.labelled} of {got.queries} queries human-labelled")
+    lines = [f"{sample}; {level}% intervals",
              f"{'run':<16} {'measure':<10} {'PPI++':>26}  {'LLM only (biased)':>26}  {'human only':>26}"]
     lines += [f"{printable(r['run']):<16} {r['measure']:<10} {cell(r['ppi']):>26}  {cell(r['llm_only']):>26}  "
               f"{cell(r['human_only']):>26}" for r in got.runs]
@@ -65,6 +74,14 @@ def run_allocate(args) -> int:
 
     options = flags.evaluation(args)
     named = name_runs(list(args.runs), columns=options.get("columns"))
+    if args.unit != "queries":
+        from rankmeter.analyses.judges import pair_ppi
+
+        names, depth = pair_ppi.depth_of(args.measure[:1], options)
+        frame = pair_ppi.pair_frame(args.human, args.llm, named, depth or 2 ** 62,
+                                    ties=options.get("ties", "trec_eval"), grades=options.get("grades", "integer"))
+        if args.unit == "pairs" or not pair_ppi.whole_queries(frame):
+            return _allocate_pairs(args, frame, named, names)
     labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
     measure = args.measure[0]
     f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
@@ -84,4 +101,44 @@ def run_allocate(args) -> int:
         data["labels_needed"] = needed
         lines.append(f"labelled queries for an interval {args.width} wide: "
                      + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
+    return flags.emit(args, data, lines)
+
+
+def _allocate_pairs(args, frame, named, names) -> int:
+    """``judges allocate`` with human labels on pairs: the next pairs, by Neyman allocation over rank bands."""
+    import numpy as np
+
+    from rankmeter.analyses.judges.allocation import allocate_pairs
+    from rankmeter.analyses.judges.pair_ppi import decode, doc_weights
+    from rankmeter.io.output import printable
+
+    label, measure = names[0]
+    grades = np.unique(np.concatenate([frame.llm, frame.human[frame.labelled]]))
+    deepest = max(int(r.max()) for r in frame.ranks.values()) if len(frame.best) else 1
+    w, gain = doc_weights(label, grades, measure.cutoff if isinstance(measure.cutoff, int) else deepest,
+                          **flags.evaluation(args))
+    # the runs' mean part of each pair: where human and LLM differ most, labels shrink the interval most
+    e = np.mean([frame.contributions(n, w, gain, frame.human) - frame.contributions(n, w, gain, frame.llm)
+                 for n, _ in named], axis=0)
+    plan = allocate_pairs(frame, np.where(frame.labelled, e, 0.0), args.budget, seed=args.seed or 0)
+    queries = np.array(frame.queries, dtype=object)[frame.pair_query]
+    chosen = [[str(queries[i]), decode(frame.docs[i])] for i in plan["chosen"]]
+    data = {"unit": "pairs", "measure": label, "labelled_pairs": int(frame.labelled.sum()),
+            "frame_pairs": len(frame.best), "budget": args.budget, "chosen": chosen, "bands": plan["bands"],
+            "per_band": plan["per_band"], "band_spreads": plan["spreads"]}
+    bands = ", ".join(f"ranks {lo}-{hi}: {k}" for (lo, hi), k in zip(plan["bands"], plan["per_band"]))
+    lines = [f"{len(chosen)} pairs to label next ({label}; labels per band of best rank: {bands}):"]
+    lines += [f"{printable(q)} {printable(d)}" for q, d in chosen]
+    if args.width is not None:
+        from rankmeter.analyses.judges.allocation import pairs_needed
+        from rankmeter.analyses.judges.pair_ppi import strata_of
+
+        name = named[0][0]
+        needed = pairs_needed(frame.contributions(name, w, gain, frame.human),
+                              frame.contributions(name, w, gain, frame.llm), frame.labelled, strata_of(frame, []),
+                              args.width, queries=len(frame.queries), alpha=args.alpha)
+        data["labels_needed"] = needed
+        have = int(frame.labelled.sum())
+        lines.append(f"labelled pairs for a {name} {label} interval {args.width} wide (spread over the rank bands): "
+                     + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs"))
     return flags.emit(args, data, lines)

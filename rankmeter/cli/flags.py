@@ -21,7 +21,7 @@ __all__ = ["Parser", "plain_help", "add", "keywords", "evaluation", "write_json"
            "READING_FUSING"]
 
 #: The evaluation options every command that scores runs takes.
-EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
+EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "ignore_self", "grades",
               "truncate_grades", "columns", "input_format")
 #: The options of every command that reads runs without scoring them (the rank order and the reader).
 READING = ("ties", "columns", "input_format")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from rankmeter.cli import flags
+from rankmeter.cli import flags, presets
 from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
@@ -36,11 +36,14 @@ def add_arguments(p) -> None:
               PARAMS["measure"].but(help="a measure to check (repeatable; default: every measure of the baseline)"),
               *GATE_PARAMS.values(), PARAMS["format"].but(choices=("text", "markdown", "json", "junit")),
               "decimals", *flags.EVALUATION)
+    presets.add_profile(p)
 
 
 def _given_options(args) -> dict:
-    """The evaluation flags the user set (the rest comes from the baseline)."""
-    return {name: value for name, value in flags.evaluation(args).items() if value != PARAMS[name].default}
+    """The evaluation flags the user set, over the --profile's options (the rest comes from the baseline)."""
+    _, options, preset = presets.apply_profile(args, args.measure)
+    typed = presets.given(args) | set(preset.options if preset is not None else ())
+    return {name: value for name, value in options.items() if name in typed or value != PARAMS[name].default}
 
 
 def run(args) -> int:

@@ -2,6 +2,7 @@
 LLM labels for the unjudged pairs of the runs' top k (rankmeter.analyses.judges.labelling)."""
 from __future__ import annotations
 
+import os
 import sys
 
 from rankmeter.cli import flags
@@ -16,7 +17,8 @@ DOC_TEXTS = Param("doc_texts", "path", None, "the documents' texts: TSV (id<TAB>
                   "irds:NAME (ir_datasets: the docs store)",
                   group=_G, flag="--docs", required=True, metavar="FILE")
 BASE_URL = Param("base_url", "string", None, "the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-                 "(vLLM, llama.cpp's server, a hosted API)", group=_G, required=True, metavar="URL")
+                 "(vLLM, llama.cpp's server, a hosted API); default: $OPENAI_BASE_URL", group=_G, optional=True,
+                 metavar="URL")
 MODEL = Param("model", "string", None, "the model's name as the endpoint knows it (part of the cache's key)",
               group=_G, required=True, metavar="NAME")
 CACHE = Param("cache", "path", None, "the SQLite cache of answers and ledger of tokens and cost (created when "
@@ -69,7 +71,11 @@ def run(args) -> int:
         raise ParameterError("give -o OUT (the qrels to write), or --dry-run")
     if not args.runs and args.pool is None:
         raise ParameterError("give runs (their top-k docs are labelled) or --pool FILE")
-    got = label(list(args.runs), queries=args.query_texts, docs=args.doc_texts, base_url=args.base_url,
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    if not base_url:
+        raise ParameterError("give --base-url URL (the endpoint, e.g. http://localhost:8000/v1) or set "
+                             "OPENAI_BASE_URL")
+    got = label(list(args.runs), queries=args.query_texts, docs=args.doc_texts, base_url=base_url,
                 model=args.model, cache=args.cache, output=None if args.dry_run else args.output,
                 top_k=args.label_depth, qrels=args.existing, pool=args.pool, samples=args.samples,
                 concurrency=args.concurrency, api_key_env=args.api_key_env, prompt=args.prompt,

@@ -23,7 +23,7 @@ from rankmeter.engine.groups import local_queries, query_starts
 from rankmeter.core.order import rank_order
 
 __all__ = ["build_batch", "byte_ordered_queries", "check_unique", "empty_batch", "PartInfo", "query_starts",
-           "ranked_rows", "tie_groups"]
+           "ranked_rows", "self_rows", "tie_groups"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,8 @@ def check_unique(run: Run) -> None:
 
 def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
                 needs=None, keep_docs: bool = False, subtopics: bool = False,
-                positive_only: bool = False, keep_rows: bool = False) -> tuple[Batch, PartInfo]:
+                positive_only: bool = False, keep_rows: bool = False,
+                ignore_self: bool = False) -> tuple[Batch, PartInfo]:
     """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
@@ -113,6 +114,9 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         Rank only the rows scored above 0 (a run without scores keeps every row).
     keep_rows : bool
         Give the run's row of every ranked position (``PartInfo.rows``), for :meth:`Evaluator.rows`.
+    ignore_self : bool
+        Drop the rows whose doc id equals the query id (BEIR's ``ignore_identical_ids``); a judged query
+        left with no row is scored as an empty ranking, as pytrec_eval scores BEIR's emptied query.
     """
     docs = run.ids("doc")
     code, unjudged_names, mixed_query = _run_codes(judgments, run)
@@ -124,6 +128,10 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     keep = code < judgments.nq
     if positive_only and not run.ranked:
         keep &= run.numbers("score") > 0
+    listed = None
+    if ignore_self:
+        listed = np.bincount(code[keep], minlength=judgments.nq) > 0
+        keep &= ~self_rows(run, docs)
     judged = np.flatnonzero(keep)
     all_rows = len(judged) == len(code)
     if not all_rows:  # queries the qrels do not judge are never scored
@@ -141,7 +149,7 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
     prefer = ties if ties in ("best", "worst") else None
     order = rank_order(code, score, docs, row_rel if prefer or not exact else None, prefer, doc_rows=doc_rows)
     per_code = np.bincount(code, minlength=judgments.nq)
-    codes = np.flatnonzero(per_code)
+    codes = np.flatnonzero(per_code if listed is None else listed)
     counts = per_code[codes]
     tie_group = None
     if ties == "average":
@@ -165,6 +173,13 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         tie_group=tie_group,
     )
     return batch, PartInfo(tuple(unjudged_names.to_pylist()), run.tag, source_rows)
+
+
+def self_rows(run: Run, docs: Ids | None = None) -> np.ndarray:
+    """Per run row, whether its doc id equals its query id (bytewise; ``ignore_self``)."""
+    docs = run.ids("doc") if docs is None else docs
+    rows = np.arange(len(docs))
+    return run.ids("query").equal_rows(rows, docs, rows)
 
 
 def tie_groups(code: np.ndarray, score: np.ndarray | None) -> np.ndarray:

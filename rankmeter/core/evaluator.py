@@ -141,7 +141,7 @@ class Evaluator:
     def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
         """The ordered, joined batch of the judged queries ``run`` ranks."""
         batch, _ = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                               positive_only=self.options.positive_scores_only,
+                               positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
                                needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
         return batch
 
@@ -175,8 +175,8 @@ class Evaluator:
         run = as_run(run, columns=self.options.columns, format=self.options.input_format)
         ties = "trec_eval" if self.options.ties == "average" else self.options.ties
         batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=ties,
-                                  positive_only=self.options.positive_scores_only, needs=self.needs,
-                                  keep_rows=True)
+                                  positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
+                                  needs=self.needs, keep_rows=True)
         source = info.rows
         if self.options.judged_only:
             keep = batch.rel >= 0
@@ -215,7 +215,7 @@ class Evaluator:
     def score(self, run: Run) -> Part:
         """Score a part of a run holding whole queries."""
         batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                                  positive_only=self.options.positive_scores_only,
+                                  positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
                                   needs=self.needs, subtopics=self.subtopics)
         return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
 

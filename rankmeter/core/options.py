@@ -55,14 +55,15 @@ def grade_policy(grades: str = "integer", truncate_grades: bool = False) -> str:
 
 #: The evaluation options, as declared in the one parameter table (:data:`rankmeter.core.params.PARAMS`).
 OPTIONS = {name: PARAMS[name] for name in (
-    "queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades", "truncate_grades",
-    "columns", "intents", "input_format", "executor", "threads", "chunk_bytes", "progress", "partitions")}
+    "queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "ignore_self", "grades",
+    "truncate_grades", "columns", "intents", "input_format", "executor", "threads", "chunk_bytes", "progress", "partitions")}
 
 
 #: What other tools call our options (pytrec_eval, trec_eval, ranx ...), for "did you mean".
 _OTHER_NAMES = {"relevance": "rel", "relevance_level": "rel", "rel_level": "rel", "level": "rel",
                 "judged_docs_only": "judged_only", "judged_docs_only_flag": "judged_only",
-                "complete": "queries", "num_docs": "max_docs", "depth": "max_docs", "tie_breaking": "ties"}
+                "complete": "queries", "num_docs": "max_docs", "depth": "max_docs", "tie_breaking": "ties",
+                "ignore_identical_ids": "ignore_self"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Options:
     max_docs: int | None = None
     ties: str = "trec_eval"
     positive_scores_only: bool = False
+    ignore_self: bool = False
     grades: str = "integer"
     truncate_grades: bool = False
     columns: Mapping[str, str] | None = None

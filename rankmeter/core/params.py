@@ -76,6 +76,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     _p("positive_scores_only", "bool", False, group="evaluation",
        help="rank only docs with a score above 0: zero and negative predictions are no prediction "
             "(TorchMetrics' retrieval convention); default: every listed doc is ranked"),
+    _p("ignore_self", "bool", False, group="evaluation",
+       help="drop every doc whose id equals the query id before scoring (BEIR's ignore_identical_ids: a corpus "
+            "that holds the queries); a query left empty scores as an empty ranking"),
     _p("grades", "choice", "integer", group="evaluation", choices=("integer", "truncate", "real"),
        help="how qrels grades are read: integers only, truncated toward zero as trec_eval does, or real "
             "numbers such as 0.73 (LLM and crowd judgments)"),

@@ -1,13 +1,14 @@
-/* The engine's 64-bit id hash (rankmeter/engine/keys.py ``_id_hash``), shared by the compiled TREC reader
+/* The engine's 64-bit id hash (rankmeter/engine/keys.py ``id_hash``), shared by the compiled TREC reader
  * (rankmeter/io/_trecparse.c, which hashes doc ids while it parses) and the id operations
- * (rankmeter/engine/_idops.c): both give the numpy function's hashes to the bit.
+ * (rankmeter/engine/_idops.c): both give the same hashes to the bit, and those of the numpy oracle
+ * tests/oracles/siphash.py.
  *
  * SipHash-1-3 (Aumasson and Bernstein; the hash of CPython's str and bytes and of Rust's HashMap) under a
  * fixed 128-bit key, the first 32 hex digits of pi's fraction. No shortcut to its collisions is known, so
  * two ids of equal hash cost about 2**32 hashes to find, not a few thousand tries. Nothing relies on it: every
  * key, join, grouping and duplicate check confirms a hash hit on the ids' bytes (a colliding pair only costs
  * time). Built with -DRANKMETER_CONSTANT_HASH every id hashes to one value: the tests' way to make every id
- * collide (keys.py does the same with the environment variable RANKMETER_CONSTANT_HASH=1). */
+ * collide (keys.py reads the extension's HASH and makes its (query, doc) hashes constant too). */
 #ifndef RANKMETER_IDHASH_H
 #define RANKMETER_IDHASH_H
 
@@ -33,11 +34,21 @@
         v2 += v1; v1 = RM_ROTL(v1, 17); v1 ^= v2; v2 = RM_ROTL(v2, 32);                  \
     } while (0)
 
+/* Little-endian targets read a word with one memcpy; any other target (or a compiler that does not say)
+ * assembles it byte by byte, which is right everywhere. MSVC targets only little-endian machines. */
+#ifndef RM_LITTLE_ENDIAN /* -DRM_LITTLE_ENDIAN=0: the portable reads, as the tests build them */
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_MSC_VER)
+#define RM_LITTLE_ENDIAN 1
+#else
+#define RM_LITTLE_ENDIAN 0
+#endif
+#endif
+
 /* The little-endian word of the first min(len, 8) bytes at p; ``end`` bounds what may be read. */
 static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
     uint64_t w = 0;
     Py_ssize_t k = len < 8 ? len : 8;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if RM_LITTLE_ENDIAN
     if (end - p >= 8) {
         memcpy(&w, p, 8);
         return k == 8 ? w : w & ((1ULL << (8 * k)) - 1);
@@ -48,7 +59,8 @@ static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len, const uns
     return w;
 }
 
-/* keys.py _id_hash: SipHash-1-3 of the id's bytes under (RM_K0, RM_K1) */
+/* The engine's id hash: SipHash-1-3 of the id's bytes under (RM_K0, RM_K1) (its numpy oracle:
+ * tests/oracles/siphash.py) */
 static inline uint64_t id_hash(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
 #ifdef RANKMETER_CONSTANT_HASH
     (void)p; (void)len; (void)end;
@@ -58,10 +70,11 @@ static inline uint64_t id_hash(const unsigned char *p, Py_ssize_t len, const uns
     uint64_t v2 = RM_K0 ^ 0x6c7967656e657261ULL, v3 = RM_K1 ^ 0x7465646279746573ULL;
     Py_ssize_t full = len >> 3;
     for (Py_ssize_t j = 0; j < full; j++) {
+#if RM_LITTLE_ENDIAN
         uint64_t m;
         memcpy(&m, p + 8 * j, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        m = __builtin_bswap64(m);
+#else
+        uint64_t m = load_le(p + 8 * j, 8, p + 8 * j);  /* no memcpy word: assembled byte by byte */
 #endif
         v3 ^= m;
         RM_SIPROUND;

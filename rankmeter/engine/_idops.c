@@ -3,8 +3,10 @@
  *
  * An id column is Arrow's binary layout: offsets (int32, or int64 when `wide`) into a buffer of bytes; id i is
  * values[off[i]:off[i + 1]]. Ids compare as C strcmp compares them (bytewise, a prefix first): trec_eval's
- * order. Every loop runs without the GIL. The numpy/Arrow code in ids.py and keys.py is the reference these
- * equal (tests/core/test_compiled_kernels.py).
+ * order. Every loop runs without the GIL. These are the one implementation the package runs; the numpy/Arrow
+ * oracles in tests/oracles/pure_ids.py give the same arrays (tests/core/test_compiled_kernels.py).
+ *
+ * C99 that MSVC compiles too: GCC/Clang builtins only behind RM_PREFETCH, which has an MSVC form and a no-op.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -12,6 +14,22 @@
 #include <string.h>
 
 #include "_idhash.h"
+
+/* A hint to fetch the cache line at p (random reads into an index far bigger than the caches). */
+#if defined(RM_NO_PREFETCH) /* the tests' portable build */
+#define RM_PREFETCH(p) ((void)(p))
+#elif defined(__GNUC__) || defined(__clang__)
+#define RM_PREFETCH(p) __builtin_prefetch(p)
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <xmmintrin.h>
+#define RM_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#else
+#define RM_PREFETCH(p) ((void)(p))
+#endif
+
+/* The widest bucket or filter count (2**bits) whose shift stays defined in a Py_ssize_t (62 on 64-bit). */
+#define RM_MAX_BITS ((int)(8 * sizeof(Py_ssize_t)) - 2)
+#define RM_SHIFT_OK(s) ((s) >= 64 - RM_MAX_BITS && (s) < 64)
 
 typedef struct {
     Py_buffer off, val;
@@ -284,6 +302,47 @@ static PyObject *hash_ids(PyObject *self, PyObject *args) {
 /* keys.py HashIndex.lookup: the index (into the keys as given) of each probe, -1 where absent. The keys are
  * grouped by their top bits (bucket b holds keys[start[b]:start[b + 1]]); a one-bit-per-slot filter on the
  * top bits turns most absent probes away after one read. index_bytes / start_bytes: 4 or 8. */
+/* lookup's probes for one layout of the bucket offsets (START_T) and rows (ORDER_T), as a function of its own: its
+ * values stay in registers. Random reads into an index far bigger than the caches: each probe's filter byte and
+ * bucket start are fetched AHEAD probes early and its bucket's keys AHEAD / 2 early, so the misses overlap. */
+#define RM_DEFINE_LOOKUP(NAME, START_T, ORDER_T)                                                               \
+    static void NAME(const uint64_t *k, Py_ssize_t nkeys, const void *order_buf, const void *start_buf,          \
+                     const unsigned char *f, int shift, int filter_shift, const uint64_t *p, Py_ssize_t nprobes, \
+                     int64_t *o) {                                                                             \
+        enum { AHEAD = 16 };                                                                                   \
+        const ORDER_T *order = (const ORDER_T *)order_buf;                                                     \
+        const START_T *st = (const START_T *)start_buf;                                                        \
+        for (Py_ssize_t i = 0; i < nprobes; i++) {                                                             \
+            if (i + AHEAD < nprobes) {                                                                         \
+                uint64_t ahead = p[i + AHEAD];                                                                 \
+                RM_PREFETCH(f + ((ahead >> filter_shift) >> 3));                                               \
+                RM_PREFETCH(st + (ahead >> shift));                                                            \
+            }                                                                                                  \
+            if (i + AHEAD / 2 < nprobes) {                                                                     \
+                uint64_t half = p[i + AHEAD / 2], hs = half >> filter_shift;                                   \
+                if ((f[hs >> 3] >> (hs & 7)) & 1) RM_PREFETCH(k + st[half >> shift]);                         \
+            }                                                                                                  \
+            uint64_t probe = p[i], slot = probe >> filter_shift, bucket = probe >> shift;                      \
+            int64_t found = -1;                                                                                \
+            if ((f[slot >> 3] >> (slot & 7)) & 1) {                                                            \
+                int64_t lo = (int64_t)st[bucket], hi = (int64_t)st[bucket + 1];                                \
+                for (int64_t j = lo; j < hi && j < nkeys; j++) {                                               \
+                    if (k[j] == probe) {                                                                       \
+                        found = (int64_t)order[j];                                                             \
+                        break;                                                                                 \
+                    }                                                                                          \
+                }                                                                                              \
+            }                                                                                                  \
+            o[i] = found;                                                                                      \
+        }                                                                                                      \
+    }
+
+RM_DEFINE_LOOKUP(lookup_32_32, int32_t, int32_t)
+RM_DEFINE_LOOKUP(lookup_32_64, int32_t, int64_t)
+RM_DEFINE_LOOKUP(lookup_64_32, int64_t, int32_t)
+RM_DEFINE_LOOKUP(lookup_64_64, int64_t, int64_t)
+#undef RM_DEFINE_LOOKUP
+
 static PyObject *lookup(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer keys, order, start, filter, probes, out;
@@ -293,48 +352,23 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
         return NULL;
     Py_ssize_t nkeys = keys.len / 8, nprobes = probes.len / 8;
     int order_bytes = nkeys ? (int)(order.len / nkeys) : 4;
-    Py_ssize_t nbuckets = ((Py_ssize_t)1 << (64 - shift));
-    int start_bytes = (int)(start.len / (nbuckets + 1));
-    int valid = shift > 0 && shift < 64 && filter_shift > 0 && filter_shift < 64 && out.len == nprobes * 8 &&
+    /* the shifts are checked before any shift by them (a shift by 64 or more is undefined) */
+    int shifts_ok = RM_SHIFT_OK(shift) && RM_SHIFT_OK(filter_shift);
+    Py_ssize_t nbuckets = shifts_ok ? ((Py_ssize_t)1 << (64 - shift)) : 0;
+    int start_bytes = shifts_ok ? (int)(start.len / (nbuckets + 1)) : 0;
+    int valid = shifts_ok && out.len == nprobes * 8 && order.len == nkeys * order_bytes &&
                 (order_bytes == 4 || order_bytes == 8) && (start_bytes == 4 || start_bytes == 8) &&
                 start.len == (nbuckets + 1) * start_bytes && filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
     if (!valid) {
         PyErr_SetString(PyExc_ValueError, "lookup: buffers of the wrong size");
     } else {
-        const uint64_t *k = (const uint64_t *)keys.buf, *p = (const uint64_t *)probes.buf;
-        const unsigned char *f = (const unsigned char *)filter.buf;
-        int64_t *o = (int64_t *)out.buf;
+        void (*probe_all)(const uint64_t *, Py_ssize_t, const void *, const void *, const unsigned char *, int, int,
+                          const uint64_t *, Py_ssize_t, int64_t *) =
+            start_bytes == 4 ? (order_bytes == 4 ? lookup_32_32 : lookup_32_64)
+                             : (order_bytes == 4 ? lookup_64_32 : lookup_64_64);
         Py_BEGIN_ALLOW_THREADS
-        /* Random reads into an index far bigger than the caches: each probe's filter byte and bucket start
-         * are fetched AHEAD probes early and its bucket's keys AHEAD / 2 early, so the misses overlap. */
-        enum { AHEAD = 16 };
-#define START_AT(b) (start_bytes == 4 ? (int64_t)((const int32_t *)start.buf)[b] : ((const int64_t *)start.buf)[b])
-        for (Py_ssize_t i = 0; i < nprobes; i++) {
-#if defined(__GNUC__)
-            if (i + AHEAD < nprobes) {
-                uint64_t ahead = p[i + AHEAD];
-                __builtin_prefetch(f + ((ahead >> filter_shift) >> 3));
-                __builtin_prefetch((const char *)start.buf + (ahead >> shift) * start_bytes);
-            }
-            if (i + AHEAD / 2 < nprobes) {
-                uint64_t half = p[i + AHEAD / 2], hs = half >> filter_shift;
-                if ((f[hs >> 3] >> (hs & 7)) & 1) __builtin_prefetch(k + START_AT(half >> shift));
-            }
-#endif
-            uint64_t probe = p[i], slot = probe >> filter_shift, bucket = probe >> shift;
-            int64_t found = -1;
-            if ((f[slot >> 3] >> (slot & 7)) & 1) {
-                int64_t lo = START_AT(bucket), hi = START_AT(bucket + 1);
-                for (int64_t j = lo; j < hi && j < nkeys; j++) {
-                    if (k[j] == probe) {
-                        found = order_bytes == 4 ? ((const int32_t *)order.buf)[j] : ((const int64_t *)order.buf)[j];
-                        break;
-                    }
-                }
-            }
-            o[i] = found;
-        }
-#undef START_AT
+        probe_all((const uint64_t *)keys.buf, nkeys, order.buf, start.buf, (const unsigned char *)filter.buf, shift,
+                  filter_shift, (const uint64_t *)probes.buf, nprobes, (int64_t *)out.buf);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&keys);
@@ -347,7 +381,9 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* keys.py HashIndex.__init__, the passes around its sort (n < 2**31 keys, index_bits <= 31).
+/* keys.py HashIndex.__init__, the passes around its sort. Two layouts, told apart by the buffers' sizes:
+ * narrow (n < 2**31 keys, index_bits <= 32: low uint32, order and start int32) and wide (low uint64, order
+ * and start int64), for any n.
  * index_pack: low[i] = the key's index_bits low bits, which the key gives up for its row i.
  * index_finish, on the packed keys sorted: each row out of its key, the key's low bits back (gathered by
  * row), the keys counted per bucket (start, zeroed, becomes the bucket offsets) and the filter bits set. */
@@ -357,15 +393,27 @@ static PyObject *index_pack(PyObject *self, PyObject *args) {
     int index_bits;
     if (!PyArg_ParseTuple(args, "w*w*i", &keys, &low, &index_bits)) return NULL;
     Py_ssize_t n = keys.len / 8;
-    if (index_bits < 1 || index_bits > 31 || low.len != n * 4 || n >= ((Py_ssize_t)1 << 31)) {
+    int wide = n ? low.len == n * 8 : 0;
+    int valid = keys.len % 8 == 0 && index_bits >= 1 && index_bits <= (wide ? 63 : 32) &&
+                low.len == n * (wide ? 8 : 4) && (uint64_t)n <= ((uint64_t)1 << index_bits) &&
+                (wide || (uint64_t)n < ((uint64_t)1 << 31));
+    if (!valid) {
         PyErr_SetString(PyExc_ValueError, "index_pack: buffers of the wrong size");
     } else {
         uint64_t *k = (uint64_t *)keys.buf, mask = ((uint64_t)1 << index_bits) - 1;
-        uint32_t *l = (uint32_t *)low.buf;
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) {
-            l[i] = (uint32_t)(k[i] & mask);
-            k[i] = (k[i] & ~mask) | (uint64_t)i;
+        if (wide) {
+            uint64_t *l = (uint64_t *)low.buf;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                l[i] = k[i] & mask;
+                k[i] = (k[i] & ~mask) | (uint64_t)i;
+            }
+        } else {
+            uint32_t *l = (uint32_t *)low.buf;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                l[i] = (uint32_t)(k[i] & mask);
+                k[i] = (k[i] & ~mask) | (uint64_t)i;
+            }
         }
         Py_END_ALLOW_THREADS
     }
@@ -375,6 +423,34 @@ static PyObject *index_pack(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* index_finish's passes for one layout (LOW_T the low bits, INDEX_T the order and the bucket offsets), as a
+ * function of its own: its few values stay in registers. 0, or 1 for a row past the keys. */
+#define RM_DEFINE_INDEX_FINISH(NAME, LOW_T, INDEX_T)                                                           \
+    static int NAME(uint64_t *p, const void *low_buf, void *order_buf, void *start_buf, unsigned char *f,        \
+                    Py_ssize_t n, Py_ssize_t nbuckets, int index_bits, int shift, int filter_shift) {           \
+        enum { AHEAD = 16 };                                                                                   \
+        const LOW_T *l = (const LOW_T *)low_buf;                                                               \
+        INDEX_T *o = (INDEX_T *)order_buf, *st = (INDEX_T *)start_buf;                                         \
+        const uint64_t mask = ((uint64_t)1 << index_bits) - 1, high = ~mask;                                   \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                                   \
+            if (i + AHEAD < n) RM_PREFETCH(l + (p[i + AHEAD] & mask));                                         \
+            uint64_t row = p[i] & mask;                                                                        \
+            if (row >= (uint64_t)n) return 1;                                                                  \
+            uint64_t key = (p[i] & high) | (uint64_t)l[row];                                                   \
+            o[i] = (INDEX_T)row;                                                                               \
+            p[i] = key;                                                                                        \
+            st[(key >> shift) + 1]++;                                                                          \
+            uint64_t slot = key >> filter_shift;                                                               \
+            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));                                                 \
+        }                                                                                                      \
+        for (Py_ssize_t b = 0; b < nbuckets; b++) st[b + 1] += st[b];                                          \
+        return 0;                                                                                              \
+    }
+
+RM_DEFINE_INDEX_FINISH(index_finish_narrow, uint32_t, int32_t)
+RM_DEFINE_INDEX_FINISH(index_finish_wide, uint64_t, int64_t)
+#undef RM_DEFINE_INDEX_FINISH
+
 static PyObject *index_finish(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer packed, low, order, start, filter;
@@ -383,34 +459,22 @@ static PyObject *index_finish(PyObject *self, PyObject *args) {
                           &filter_shift))
         return NULL;
     Py_ssize_t n = packed.len / 8;
-    Py_ssize_t nbuckets = (shift > 0 && shift < 64) ? ((Py_ssize_t)1 << (64 - shift)) : 0;
-    int valid = index_bits >= 1 && index_bits <= 31 && n < ((Py_ssize_t)1 << 31) && nbuckets > 0 &&
-                filter_shift > 0 && filter_shift < 64 && low.len == n * 4 && order.len == n * 4 &&
-                start.len == (nbuckets + 1) * 4 && filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
+    int shifts_ok = RM_SHIFT_OK(shift) && RM_SHIFT_OK(filter_shift);
+    Py_ssize_t nbuckets = shifts_ok ? ((Py_ssize_t)1 << (64 - shift)) : 0;
+    int wide = shifts_ok && start.len == (nbuckets + 1) * 8;
+    Py_ssize_t width = wide ? 8 : 4;
+    int valid = shifts_ok && packed.len % 8 == 0 && index_bits >= 1 && index_bits <= (wide ? 63 : 32) &&
+                (uint64_t)n <= ((uint64_t)1 << index_bits) && (wide || (uint64_t)n < ((uint64_t)1 << 31)) &&
+                low.len == n * width && order.len == n * width && start.len == (nbuckets + 1) * width &&
+                filter.len * 8 >= ((Py_ssize_t)1 << (64 - filter_shift));
     if (!valid) {
         PyErr_SetString(PyExc_ValueError, "index_finish: buffers of the wrong size");
     } else {
-        uint64_t *p = (uint64_t *)packed.buf, mask = ((uint64_t)1 << index_bits) - 1;
-        const uint32_t *l = (const uint32_t *)low.buf;
-        int32_t *o = (int32_t *)order.buf, *st = (int32_t *)start.buf;
-        unsigned char *f = (unsigned char *)filter.buf;
-        int bad = 0;
+        int bad;
         Py_BEGIN_ALLOW_THREADS
-        enum { AHEAD = 16 };
-        for (Py_ssize_t i = 0; i < n; i++) {
-#if defined(__GNUC__)
-            if (i + AHEAD < n) __builtin_prefetch(l + (p[i + AHEAD] & mask));
-#endif
-            uint64_t row = p[i] & mask;
-            if ((Py_ssize_t)row >= n) { bad = 1; break; }
-            uint64_t key = (p[i] & ~mask) | l[row];
-            o[i] = (int32_t)row;
-            p[i] = key;
-            st[(key >> shift) + 1]++;
-            uint64_t slot = key >> filter_shift;
-            f[slot >> 3] |= (unsigned char)(1u << (slot & 7));
-        }
-        for (Py_ssize_t b = 0; !bad && b < nbuckets; b++) st[b + 1] += st[b];
+        bad = (wide ? index_finish_wide : index_finish_narrow)((uint64_t *)packed.buf, low.buf, order.buf, start.buf,
+                                                              (unsigned char *)filter.buf, n, nbuckets, index_bits,
+                                                              shift, filter_shift);
         Py_END_ALLOW_THREADS
         if (bad) PyErr_SetString(PyExc_ValueError, "index_finish: a row past the keys");
     }
@@ -422,7 +486,6 @@ static PyObject *index_finish(PyObject *self, PyObject *args) {
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
 }
-
 static PyMethodDef methods[] = {
     {"take", take, METH_VARARGS, "take(offsets, wide, values, rows): the ids at rows -> (offsets, wide, values)."},
     {"equal", equal, METH_VARARGS, "equal(a_off, a_wide, a_val, a_rows, b_off, b_wide, b_val, b_rows): 1 where equal."},
@@ -432,7 +495,7 @@ static PyMethodDef methods[] = {
      "place(offsets, wide, values, row, at, piece_offsets, piece_values): a piece of ids into a column being joined."},
     {"hash_ids", hash_ids, METH_VARARGS, "hash_ids(offsets, wide, values): the engine's 64-bit id hash of each id."},
     {"index_pack", index_pack, METH_VARARGS,
-     "index_pack(keys, low, index_bits): HashIndex's keys give their low bits to low (uint32) for their row."},
+     "index_pack(keys, low, index_bits): HashIndex's keys give their low bits to low (uint32/uint64) for their row."},
     {"index_finish", index_finish, METH_VARARGS,
      "index_finish(packed, low, order, start, filter, index_bits, shift, filter_shift): HashIndex after its sort."},
     {"lookup", lookup, METH_VARARGS,

@@ -4,7 +4,7 @@ The engine keys ids by their 64-bit hash (:func:`rankmeter.engine.keys.id_hash`)
 equal, so a hash miss is exact; a hit may be another id of the same hash. Whatever keys, joins, groups or
 deduplicates by hash comes here for the rows whose hash is shared with another id's: they are numbered exactly
 (their bytes, :meth:`Ids.encode <rankmeter.engine.ids.Ids.encode>`, and their query code), a sort of those rows
-only: none in practice, every row when every id collides (``RANKMETER_CONSTANT_HASH``, the tests), still
+only: none in practice, every row when every id collides (``-DRANKMETER_CONSTANT_HASH``, the tests), still
 n log n.
 """
 from __future__ import annotations

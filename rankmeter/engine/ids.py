@@ -5,10 +5,10 @@ bytes) and ``values`` (uint8): id ``i`` is ``values[offsets[i]:offsets[i + 1]]``
 ``strcmp`` compares them (bytewise, a prefix first), trec_eval's order; readers refuse NUL bytes.
 
 The engine's operations on ids (take, compare rows, find runs of equal ids, sort, number the distinct ones)
-run in the compiled extension ``rankmeter/engine/_idops.c`` when it was built, without importing pyarrow: a
-TREC text file read by the compiled reader goes from bytes to scores without it. Without the extension, or
-with ``RANKMETER_PURE=1``, they go through Arrow's compute functions: that path is the reference, and
-``tests/core/test_compiled_kernels.py`` sweeps both to the same arrays.
+run in the compiled extension ``rankmeter/engine/_idops.c``, without importing pyarrow: a TREC text file read
+by the compiled reader goes from bytes to scores without it. Their oracles, through Arrow's compute
+functions, are in ``tests/oracles/pure_ids.py``; ``tests/core/test_compiled_kernels.py`` sweeps both to the
+same arrays.
 
 >>> ids = Ids.from_list([b"q10", b"q2", b"q10"])
 >>> ids.argsort().tolist(), ids.starts().tolist(), ids.take([2, 1]).to_pylist()
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from rankmeter.engine.keys import _idops, compiled, id_hash
+from rankmeter.engine.keys import _idops, id_hash
 
 __all__ = ["Ids"]
 
@@ -139,52 +139,27 @@ class Ids:
 
     def take(self, rows) -> Ids:
         """The ids at ``rows``, in that order."""
-        rows = _rows(rows)
-        if compiled():
-            offsets, wide, values = _idops.take(self.offsets, self._wide, self.values, rows)
-            return Ids(np.frombuffer(offsets, np.int64 if wide else np.int32), np.frombuffer(values, np.uint8))
-        return Ids.from_arrow(self.arrow().take(_arrow_rows(rows)))
+        offsets, wide, values = _idops.take(self.offsets, self._wide, self.values, _rows(rows))
+        return Ids(np.frombuffer(offsets, np.int64 if wide else np.int32), np.frombuffer(values, np.uint8))
 
     def equal_rows(self, rows, other: Ids, other_rows) -> np.ndarray:
         """Whether id ``rows[i]`` equals ``other``'s id ``other_rows[i]``, for every i (bool array)."""
-        rows, other_rows = _rows(rows), _rows(other_rows)
-        if compiled():
-            return np.frombuffer(_idops.equal(self.offsets, self._wide, self.values, rows,
-                                              other.offsets, other._wide, other.values, other_rows), np.bool_)
-        import pyarrow.compute as pc
-        if not len(rows):
-            return np.zeros(0, np.bool_)
-        return pc.equal(_binary(self.arrow().take(_arrow_rows(rows))),
-                        _binary(other.arrow().take(_arrow_rows(other_rows)))).to_numpy(zero_copy_only=False)
+        return np.frombuffer(_idops.equal(self.offsets, self._wide, self.values, _rows(rows),
+                                          other.offsets, other._wide, other.values, _rows(other_rows)), np.bool_)
 
     def starts(self) -> np.ndarray:
         """The first row of every run of equal consecutive ids (int64; row 0 first)."""
-        n = len(self)
-        if compiled():
-            return np.frombuffer(_idops.starts(self.offsets, self._wide, self.values), np.int64)
-        if n == 0:
-            return np.zeros(0, np.int64)
-        import pyarrow.compute as pc
-        column = self.arrow()
-        differs = pc.not_equal(column.slice(1), column.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-        return np.concatenate(([0], np.flatnonzero(differs) + 1)).astype(np.int64)
+        return np.frombuffer(_idops.starts(self.offsets, self._wide, self.values), np.int64)
 
     def argsort(self) -> np.ndarray:
         """Rows in ascending byte order (strcmp's), equal ids in row order (int64)."""
-        if compiled():
-            return np.frombuffer(_idops.argsort(self.offsets, self._wide, self.values), np.int64)
-        import pyarrow.compute as pc
-        return pc.sort_indices(_binary(self.arrow())).to_numpy().astype(np.int64)
+        return np.frombuffer(_idops.argsort(self.offsets, self._wide, self.values), np.int64)
 
     def encode(self) -> tuple[Ids, np.ndarray]:
         """The distinct ids in order of first appearance, and each row's number among them (int32)."""
         n = len(self)
         if n == 0:
             return Ids(np.zeros(1, np.int32), np.zeros(0, np.uint8)), np.zeros(0, np.int32)
-        if not compiled():
-            import pyarrow.compute as pc
-            encoded = pc.dictionary_encode(self.arrow())
-            return Ids.from_arrow(encoded.dictionary), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
         # by hash, each row then compared with its group's first row: equal hashes of different ids (a
         # 64-bit collision) fall back to the exact byte order
         _, first, inverse = np.unique(self.hashes(), return_index=True, return_inverse=True)
@@ -202,13 +177,3 @@ class Ids:
         code = np.empty(len(first), np.int32)
         code[appearance] = np.arange(len(first), dtype=np.int32)
         return self.take(first[appearance]), code[inverse]
-
-
-def _arrow_rows(rows: np.ndarray):
-    import pyarrow as pa
-    return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
-
-
-def _binary(array):
-    import pyarrow as pa
-    return array.cast(pa.binary()) if pa.types.is_large_binary(array.type) else array

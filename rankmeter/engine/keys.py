@@ -1,53 +1,48 @@
 """Numeric keys for byte-string ids, so ordering and joins run as numpy array code.
 
-* Joins use :func:`id_hash`: SipHash-1-3 under a fixed key
-  (:mod:`rankmeter.engine.siphash`) of each id's own bytes, so memory grows
-  with the total id bytes (never rows x the longest id) and a table's hashes
-  do not depend on any other table: the qrels are hashed once and probed by
-  every run. No result relies on the hash being free of collisions: every
-  caller confirms a hit on the bytes and finds what a colliding hit hid
-  (:mod:`rankmeter.engine.exact`); ``RANKMETER_CONSTANT_HASH=1`` (with the
-  extensions built with ``-DRANKMETER_CONSTANT_HASH``) makes every id collide,
-  and the tests show every value unchanged.
+* Joins use :func:`id_hash`: SipHash-1-3 under a fixed key of each id's own
+  bytes (compiled, ``rankmeter/engine/_idhash.h``), so memory grows with the
+  total id bytes (never rows x the longest id) and a table's hashes do not
+  depend on any other table: the qrels are hashed once and probed by every
+  run. No result relies on the hash being free of collisions: every caller
+  confirms a hit on the bytes and finds what a colliding hit hid
+  (:mod:`rankmeter.engine.exact`); the extensions built with
+  ``-DRANKMETER_CONSTANT_HASH`` make every id collide, and the tests show
+  every value unchanged.
 * Ordering uses :func:`id_words` on the few rows that need it (tied scores):
   an id becomes ``ceil(max_len / 8)`` big-endian uint64 words, zero padded.
   Comparing the word tuples compares the ids exactly as C ``strcmp`` does
   (ids never hold NUL bytes: readers reject them).
+
+The hashing, the hash index's passes and the id operations of
+:class:`~rankmeter.engine.ids.Ids` run in the compiled extension
+``rankmeter/engine/_idops.c``, the one implementation the package has (wheels
+carry it built; ``pip install -e .`` builds it in a checkout). Their numpy and
+Arrow oracles are ``tests/oracles/``.
 """
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
 from rankmeter.engine.segments import distinct_sorted
-from rankmeter.engine.siphash import SIP_KEY, siphash13 as _id_hash
+from rankmeter.errors import NotBuilt
+
+#: how a checkout builds the extensions (the message of :class:`~rankmeter.errors.NotBuilt`)
+BUILD_HINT = ("build them in the source tree with `pip install -e .` (or `python setup.py build_ext --inplace`), "
+              "which needs a C compiler, or install a rankmeter wheel, which carries them built")
 
 try:
     from rankmeter.engine import _idops  # the compiled kernels (rankmeter/engine/_idops.c)
-except ImportError:  # no compiler at install time: numpy (and Arrow for ids) do it all
-    _idops = None
+except ImportError as error:
+    raise NotBuilt(f"rankmeter's compiled kernels (rankmeter.engine._idops) cannot be imported ({error}): "
+                   + BUILD_HINT, name="rankmeter.engine._idops") from error
 
-__all__ = ["compiled", "index_array", "binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash",
-           "order_codes", "HashIndex"]
+__all__ = ["binary_parts", "id_words", "id_hash", "pair_hash", "query_mix", "chunked_id_hash", "order_codes",
+           "HashIndex", "HASH_NAME", "CONSTANT_HASH"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-def compiled() -> bool:
-    """Whether the engine's kernels on ids and keys run compiled (``rankmeter/engine/_idops.c`` was built and
-    ``RANKMETER_PURE`` is not set); else numpy and Arrow, their reference, do the same work."""
-    return _idops is not None and os.environ.get("RANKMETER_PURE", "") in ("", "0")
-
-
-def index_array(rows: np.ndarray):
-    """Row numbers as an Arrow int64 array (for ``take``) straight from the numpy buffer: ``pa.array`` of an
-    ndarray imports numpy.ma to look for a mask (~15 ms of a small run's start-up)."""
-    import pyarrow as pa
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
 
 
 def binary_parts(array) -> tuple[np.ndarray, np.ndarray]:
@@ -115,41 +110,30 @@ def _fmix(h: np.ndarray) -> np.ndarray:
     return h
 
 
-#: ids hashed at a time: bounds the temporaries (a 10M-id column peaked ~450 MB above its hashes at once)
+#: (query, doc) pairs hashed at a time: bounds the temporaries (a 10M-row column peaked ~450 MB above its
+#: hashes at once)
 _HASH_BLOCK = 1 << 20
-#: ids SipHashed at a time on the numpy path: its five state arrays stay in the CPU caches
-_SIP_BLOCK = 1 << 15
 
-#: every id hashes to this one value when the hash is constant (:data:`CONSTANT_HASH`)
+#: the id hash: SipHash-1-3 under the first 32 hex digits of pi's fraction (rankmeter/engine/_idhash.h)
+SIPHASH_NAME = "siphash13:243f6a8885a308d3:13198a2e03707344"
+#: the hash the extensions were built with: SIPHASH_NAME, or "constant" (-DRANKMETER_CONSTANT_HASH: every id
+#: and every (query, doc) pair hashes to one value, the tests' proof that no result depends on the hash)
+HASH_NAME = getattr(_idops, "HASH", None)
+if HASH_NAME not in (SIPHASH_NAME, "constant"):
+    raise NotBuilt(f"rankmeter.engine._idops hashes ids with {HASH_NAME or 'an older hash'}, not {SIPHASH_NAME}: "
+                   "it was built from other sources; " + BUILD_HINT, name="rankmeter.engine._idops")
+CONSTANT_HASH = HASH_NAME == "constant"
+#: every (query, doc) pair hashes to this one value when the hash is constant (as every id does in _idhash.h)
 _CONSTANT = np.uint64(0x5EED5EED5EED5EED)
-#: RANKMETER_CONSTANT_HASH=1: every id (and every (query, doc) pair) hashes to one value, so every id collides;
-#: the tests' proof that no result depends on the hash (the extensions match it when built with
-#: -DRANKMETER_CONSTANT_HASH; else they are not used). Read once, at import.
-CONSTANT_HASH = os.environ.get("RANKMETER_CONSTANT_HASH", "") not in ("", "0")
-#: the hash's name; the compiled extensions say theirs (``HASH``) and are used only when it is this one
-HASH_NAME = "constant" if CONSTANT_HASH else "siphash13:%016x:%016x" % SIP_KEY
-if _idops is not None and getattr(_idops, "HASH", None) != HASH_NAME:
-    import warnings
-    warnings.warn(f"rankmeter/engine/_idops hashes ids with {getattr(_idops, 'HASH', 'an older hash')}, not "
-                  f"{HASH_NAME}: it is not used (rebuild it: python setup.py build_ext --inplace)", RuntimeWarning)
-    _idops = None
 
 
 def id_hash(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """:func:`_id_hash` (compiled when built), in blocks of ids, so memory beyond the hashes stays small whatever
-    the column's length. ``offsets``: int32 or int64."""
-    if compiled() and offsets.dtype in (np.int32, np.int64):
-        return np.frombuffer(_idops.hash_ids(np.ascontiguousarray(offsets), offsets.dtype == np.int64, values),
-                             np.uint64)
-    n = len(offsets) - 1
-    if CONSTANT_HASH:
-        return np.full(n, _CONSTANT, np.uint64)
-    out = np.empty(n, dtype=np.uint64)
-    block = min(_SIP_BLOCK, _HASH_BLOCK)
-    for lo in range(0, n, block):
-        hi = min(lo + block, n)
-        out[lo:hi] = _id_hash(offsets[lo:hi + 1], values)
-    return out
+    """The engine's 64-bit hash of each id (SipHash-1-3 of its bytes, compiled; no temporary beside the
+    hashes). ``offsets``: n + 1 of them into ``values`` (uint8)."""
+    if offsets.dtype not in (np.int32, np.int64):
+        offsets = offsets.astype(np.int64)
+    return np.frombuffer(_idops.hash_ids(np.ascontiguousarray(offsets), offsets.dtype == np.int64,
+                                         np.ascontiguousarray(values)), np.uint64)
 
 
 def chunked_id_hash(array) -> np.ndarray:
@@ -200,7 +184,7 @@ def order_codes(words: np.ndarray, descending: bool = False) -> np.ndarray:
 
 
 class HashIndex:
-    """uint64 keys grouped once into buckets, probed many times (:meth:`lookup`).
+    """uint64 keys grouped once into buckets, probed many times (:meth:`lookup`), in compiled passes.
 
     A bucketed direct-address scheme on the top bits: hashes are uniform, so
     a bucket holds about two keys and a handful of vectorised passes resolve
@@ -211,8 +195,13 @@ class HashIndex:
 
     Building sorts the keys' top bits with each row's index packed into the
     low bits (``np.sort`` of plain integers is several times faster than
-    ``argsort``); a bucket's keys are then compared in full.
+    ``argsort``); a bucket's keys are then compared in full. Below
+    :data:`WIDE_FROM` keys the row numbers and bucket offsets are int32, else
+    int64.
     """
+
+    #: keys from which the index's row numbers and bucket offsets are int64 (else int32)
+    WIDE_FROM = 2 ** 31
 
     def __init__(self, keys: np.ndarray, *, consume: bool = False):
         """``consume=True``: ``keys`` (uint64) is the caller's to give up; its buffer becomes the index's."""
@@ -223,55 +212,22 @@ class HashIndex:
         filter_bits = min(32, max(10, log_n + 4))          # filter slots: about 16 per key
         self.filter_shift = np.uint64(64 - filter_bits)
         self.index_bits = index_bits = max(1, log_n)
-        # In place on one buffer, in blocks (no n-long temporary beside it but the keys' low bits and the
-        # order): the keys' low bits are set aside and replaced by the row index; a plain sort of these
-        # packed integers groups the keys by their high bits, with the rows of equal high bits ascending;
-        # then the low bits come back, gathered into the new order.
+        # In place on one buffer (no n-long temporary beside it but the keys' low bits and the order): the
+        # keys' low bits are set aside and replaced by the row index (one compiled pass); a plain sort of these
+        # packed integers groups the keys by their high bits, with the rows of equal high bits ascending; then
+        # (one compiled pass) the low bits come back, gathered into the new order, while the keys are counted
+        # per bucket and the filter's bits set.
         packed = np.ascontiguousarray(keys, dtype=np.uint64) if consume else np.array(keys, dtype=np.uint64)
-        self.start = np.zeros((1 << self.bits) + 1, dtype=np.int32 if n < 2 ** 31 else np.int64)
+        index = np.int64 if n >= self.WIDE_FROM else np.int32
+        self.start = np.zeros((1 << self.bits) + 1, dtype=index)
         self.filter = np.zeros(1 << max(filter_bits - 3, 0), dtype=np.uint8)
-        if compiled() and 0 < n < 2 ** 31:  # the passes around the sort in one loop each
-            low = np.empty(n, dtype=np.uint32)
-            _idops.index_pack(packed, low, index_bits)
-            packed.sort()
-            self.order = np.empty(n, dtype=np.int32)
-            _idops.index_finish(packed, low, self.order, self.start, self.filter, index_bits, int(self.shift),
-                                int(self.filter_shift))
-            self.keys = packed
-        else:
-            self._build_pure(packed, n)
-
-    def _build_pure(self, packed: np.ndarray, n: int) -> None:
-        """The index's arrays from its keys with numpy alone, in blocks (the compiled passes' reference)."""
-        index_mask = np.uint64((1 << self.index_bits) - 1)
-        high_mask = ~index_mask
-        low = np.empty(n, dtype=np.uint32 if self.index_bits <= 32 else np.uint64)
-        for lo in range(0, n, _HASH_BLOCK):
-            block = packed[lo:lo + _HASH_BLOCK]
-            low[lo:lo + _HASH_BLOCK] = block & index_mask
-            block &= high_mask
-            block |= np.arange(lo, lo + len(block), dtype=np.uint64)
+        low = np.empty(n, dtype=np.uint64 if index is np.int64 else np.uint32)
+        _idops.index_pack(packed, low, index_bits)
         packed.sort()
-        self.order = np.empty(n, dtype=np.int32 if n < 2 ** 31 else np.int64)
-        for lo in range(0, n, _HASH_BLOCK):
-            block = packed[lo:lo + _HASH_BLOCK]
-            self.order[lo:lo + _HASH_BLOCK] = block & index_mask
-            block &= high_mask
-            block |= low[self.order[lo:lo + _HASH_BLOCK]]
-        del low
+        self.order = np.empty(n, dtype=index)
+        _idops.index_finish(packed, low, self.order, self.start, self.filter, index_bits, int(self.shift),
+                            int(self.filter_shift))
         self.keys = packed
-        counts = np.zeros(1 << self.bits, dtype=np.int64)
-        for lo in range(0, n, _HASH_BLOCK):
-            counts += np.bincount((self.keys[lo:lo + _HASH_BLOCK] >> self.shift).astype(np.int64),
-                                  minlength=1 << self.bits)
-        np.cumsum(counts, out=self.start[1:])
-        del counts
-        for lo in range(0, n, 1 << 20):  # in blocks: the temporaries stay small beside the index
-            slot = self.keys[lo: lo + (1 << 20)] >> self.filter_shift  # ascending, as the keys are
-            byte = (slot >> np.uint64(3)).astype(np.int64)
-            bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
-            first = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
-            self.filter[byte[first]] |= np.bitwise_or.reduceat(bit, first)
 
     def repeated(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose keys are equal: pairs (earlier row, later row), each row of a repeated key paired
@@ -294,32 +250,10 @@ class HashIndex:
         return rows[same], rows[same + 1]
 
     def lookup(self, probes: np.ndarray) -> np.ndarray:
-        """Index (into the keys as given) of each probe, -1 where absent (the compiled loop when it is built:
-        one pass, no temporaries; else the vectorised passes below, its reference)."""
+        """Index (into the keys as given) of each probe, -1 where absent: one compiled pass, no temporaries."""
         out = np.full(len(probes), -1, dtype=np.int64)
         if self.size == 0 or len(probes) == 0:
             return out
-        if compiled():
-            _idops.lookup(self.keys, self.order, self.start, self.filter, int(self.shift), int(self.filter_shift),
-                          np.ascontiguousarray(probes, dtype=np.uint64), out)
-            return out
-        return self.lookup_pure(probes, out)
-
-    def lookup_pure(self, probes: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """:meth:`lookup` with numpy alone (``out`` filled with -1)."""
-        slot = probes >> self.filter_shift
-        passed = (self.filter[(slot >> np.uint64(3)).astype(np.int64)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1
-        rows = np.flatnonzero(passed)
-        probe = probes[rows]
-        bucket = (probe >> self.shift).astype(np.int64)
-        lo = self.start[bucket].astype(np.int64)
-        width = self.start[bucket + 1] - lo
-        j = 0
-        while len(rows):
-            idx = lo + j
-            hit = self.keys[idx] == probe
-            out[rows[hit]] = self.order[idx[hit]]
-            j += 1
-            more = ~hit & (width > j)
-            rows, lo, width, probe = rows[more], lo[more], width[more], probe[more]
+        _idops.lookup(self.keys, self.order, self.start, self.filter, int(self.shift), int(self.filter_shift),
+                      np.ascontiguousarray(probes, dtype=np.uint64), out)
         return out

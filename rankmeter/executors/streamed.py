@@ -164,6 +164,7 @@ def evaluate_streamed(evaluator, run) -> Results:
     tag = b""
     line0 = 0
     scored = 0
+    ranks = [True]  # every part's scores are 1, 2, 3 ... per query so far (ranks read as scores: warned at the end)
 
     def collect(limit: int) -> None:
         nonlocal scored
@@ -193,10 +194,12 @@ def evaluate_streamed(evaluator, run) -> Results:
             whole = carried is not None and parsed.ids("query")[len(parsed) - 1] != carried
             held, ready = _whole_queries(parsed, done_ids, last=whole)
             if ready is not None:
+                _looks_like_ranks(ready, ranks)
                 pending.append(pool.submit(evaluator.score, ready))
                 collect(int(threads) - 1)
         if held is not None:
             _, ready = _whole_queries(held, done_ids, last=True)
+            _looks_like_ranks(ready, ranks)
             pending.append(pool.submit(evaluator.score, ready))
         collect(0)
     finally:
@@ -209,7 +212,18 @@ def evaluate_streamed(evaluator, run) -> Results:
     if ranked is None:
         raise InputError("the file is empty (only comments or blank lines); pass a run file with "
                          "'query Q0 doc rank score tag' lines", source=blocks.name)
+    if ranks[0]:  # MS MARCO's qid pid rank read as query doc score: every ranking reversed
+        import warnings
+        from rankmeter.io.columns import RANKS_AS_SCORES
+        warnings.warn(f"{blocks.name}: {RANKS_AS_SCORES}", stacklevel=3)
     return evaluator.finish(parts, run_name=decode_id(tag) or blocks.name)
+
+
+def _looks_like_ranks(part: Run, state: list) -> None:
+    """Keep ``state[0]`` True while every part's scores are ranks (one cheap test a part, none once False)."""
+    if state[0]:
+        from rankmeter.io.columns import scores_look_like_ranks
+        state[0] = scores_look_like_ranks(part)
 
 
 def _joined(held: Run, parsed: Run):

@@ -80,7 +80,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return None  # no row at all, or a layout that changes: the pure reader names the problem
     nfields = layouts.pop()
     from rankmeter.engine.ids import Ids
-    from rankmeter.engine.keys import HASH_NAME, _idops, compiled as kernels_compiled
+    from rankmeter.engine.keys import HASH_NAME, _idops
     from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
     lines, first_line, gapped = [], 1, False  # every piece counts its lines, those without rows too
@@ -108,12 +108,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         values = np.empty(size, np.uint8)
         row = at = 0
         for p in parsed:
-            if kernels_compiled():
-                _idops.place(offsets, wide, values, row, at, p[first], p[first + 1])
-            else:
-                piece = np.frombuffer(p[first + 1], np.uint8)
-                values[at: at + len(piece)] = piece
-                offsets[row + 1: row + 1 + p[1]] = np.frombuffer(p[first], np.int32)[1:].astype(offsets.dtype) + at
+            _idops.place(offsets, wide, values, row, at, p[first], p[first + 1])
             row, at = row + p[1], at + len(p[first + 1])
             p[first] = p[first + 1] = None
         _trim(rows)
@@ -137,7 +132,7 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         return Qrels(data, name, line_numbers, doc_hash=doc_hash)
     tags = [p[8] for p in parsed if p[8] is not None]
     score = joined(6, np.float64) if nfields != 2 else np.zeros(rows, np.float64)  # a ranked list: no scores
-    if rows > 1 << 20 and kernels_compiled():  # the two id columns joined at once, on two cores
+    if rows > 1 << 20:  # the two id columns joined at once, on two cores
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(2) as pool:
             query, doc = pool.map(column, (2, 4))

@@ -1,13 +1,23 @@
-"""The engine's compiled kernels (rankmeter/engine/_idops.c) against their references.
+"""The engine's compiled kernels (rankmeter/engine/_idops.c), the one implementation the package runs, against
+their oracles.
 
 Every operation the engine runs on ids (rankmeter/engine/ids.py: take, compare rows, runs of equal ids, byte
 order, numbering the distinct ones, hashing) is checked on generated columns three ways: the compiled
-extension, the Arrow/numpy path (``RANKMETER_PURE=1``) and the obvious Python over lists of bytes; the hash
-index (rankmeter/engine/keys.py) is built and probed both ways to the same arrays; a sanitizer build runs them
-all. ``.ci/run`` builds the extension: a missing one fails here rather than skipping.
+extension, its Arrow/numpy oracle (tests/oracles/pure_ids.py) and the obvious Python over lists of bytes; the
+hash index (rankmeter/engine/keys.py) is built and probed to its numpy oracle's arrays, in both of its layouts;
+a sanitizer build and a portable build (no GCC builtins, words read byte by byte) run them all. Without the
+extension the engine does not import (the message says how to build it); a source build without a C compiler
+stops and says so (setup.py).
 """
 from __future__ import annotations
 
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -15,51 +25,50 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracles import pure_ids
+from oracles.siphash import SIP_KEY
 from rankmeter.engine import keys as keys_module
 from rankmeter.engine.ids import Ids
 from rankmeter.engine.keys import HashIndex
 from sanitized import run_sanitized
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # short alphabets so that equal ids, shared prefixes and empty ids are common; 0xff sorts after ASCII
 _ID = st.binary(max_size=3).map(lambda b: bytes(c % 4 + 97 for c in b)) | st.sampled_from(
     [b"", b"q1", b"q10", b"q2", b"\xff", b"\xffa", b"a" * 40, b"a" * 39 + b"b"])
 
 
-def _both(monkeypatch, operation):
-    """``operation()`` on the compiled path and on the Arrow path."""
-    monkeypatch.delenv("RANKMETER_PURE", raising=False)
-    fast = operation()
-    monkeypatch.setenv("RANKMETER_PURE", "1")
-    slow = operation()
-    monkeypatch.delenv("RANKMETER_PURE", raising=False)
-    return fast, slow
+def test_the_extension_hashes_with_the_engines_hash():
+    """The extension says which hash it was built with: the SipHash-1-3 key the oracle hashes under, or (the
+    collision tests' build) the constant hash; keys.py and the compiled reader agree."""
+    from rankmeter.io import _trecparse
 
-
-def test_the_extension_is_built():
-    assert keys_module._idops is not None, "the kernels are not compiled: pip install -e . builds them"
-    assert keys_module.compiled()
+    assert keys_module.SIPHASH_NAME == "siphash13:%016x:%016x" % SIP_KEY
+    assert keys_module._idops.HASH == keys_module.HASH_NAME == _trecparse.HASH
+    assert keys_module.CONSTANT_HASH == (keys_module.HASH_NAME == "constant")
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ID, max_size=30), st.lists(_ID, max_size=30), st.integers(0, 3), st.booleans(),
        st.randoms(use_true_random=False))
-def test_every_operation_on_both_paths_is_the_plain_python_answer(items, others, skip, wide, rng):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        column = Ids.from_list([b"skipped"] * skip + items).slice(skip, skip + len(items))  # offsets from > 0
-        if wide:
-            column = Ids(column.offsets.astype(np.int64), column.values)
-        other = Ids.from_list(others)
-        n = len(items)
-        rows = np.array([rng.randrange(n) for _ in range(2 * n)], np.int64) if n else np.zeros(0, np.int64)
-        other_rows = np.array([rng.randrange(len(others)) for _ in rows], np.int64) if others else None
-
-        def run():
-            distinct, codes = column.encode()
-            return (column.to_pylist(), column.argsort().tolist(), column.starts().tolist(),
-                    column.take(rows).to_pylist(),
-                    None if other_rows is None else column.equal_rows(rows, other, other_rows).tolist(),
-                    distinct.to_pylist(), codes.tolist())
-        fast, slow = _both(monkeypatch, run)
+def test_every_operation_is_its_oracles_and_the_plain_python_answer(items, others, skip, wide, rng):
+    column = Ids.from_list([b"skipped"] * skip + items).slice(skip, skip + len(items))  # offsets from > 0
+    if wide:
+        column = Ids(column.offsets.astype(np.int64), column.values)
+    other = Ids.from_list(others)
+    n = len(items)
+    rows = np.array([rng.randrange(n) for _ in range(2 * n)], np.int64) if n else np.zeros(0, np.int64)
+    other_rows = np.array([rng.randrange(len(others)) for _ in rows], np.int64) if others else None
+    distinct, codes = column.encode()
+    fast = (column.to_pylist(), column.argsort().tolist(), column.starts().tolist(), column.take(rows).to_pylist(),
+            None if other_rows is None else column.equal_rows(rows, other, other_rows).tolist(),
+            distinct.to_pylist(), codes.tolist())
+    distinct, codes = pure_ids.encode(column)
+    slow = (column.to_pylist(), pure_ids.argsort(column).tolist(), pure_ids.starts(column).tolist(),
+            pure_ids.take(column, rows).to_pylist(),
+            None if other_rows is None else pure_ids.equal_rows(column, rows, other, other_rows).tolist(),
+            distinct.to_pylist(), codes.tolist())
     assert fast == slow
     listed, order, starts, taken, equal, distinct, codes = fast
     assert listed == items
@@ -78,7 +87,6 @@ def test_a_hash_collision_is_numbered_exactly(monkeypatch):
     items = [b"b", b"a", b"b", b"c", b"a", b""]
     column = Ids.from_list(items)
     monkeypatch.setattr(Ids, "hashes", lambda self: np.zeros(len(self), np.uint64))
-    monkeypatch.delenv("RANKMETER_PURE", raising=False)
     distinct, codes = column.encode()
     assert distinct.to_pylist() == [b"b", b"a", b"c", b""]
     assert codes.tolist() == [0, 1, 0, 2, 1, 3]
@@ -159,48 +167,189 @@ def test_a_sanitizer_build_runs_every_operation(tmp_path):
 
 
 def test_the_compiled_hash_is_the_numpy_hash():
-    """keys.id_hash through the extension equals the numpy function (its reference) to the bit: ids of 0 to
-    90 bytes, int32 and int64 offsets, offsets that do not start at 0."""
+    """keys.id_hash through the extension equals the numpy oracle (tests/oracles/siphash.py) to the bit: ids of
+    0 to 90 bytes, int32 and int64 offsets, offsets that do not start at 0; the oracle in blocks of 7 ids too."""
     rng = np.random.default_rng(3)
     items = [rng.integers(0, 256, rng.integers(0, 90)).astype(np.uint8).tobytes() for _ in range(2000)]
     column = Ids.from_list([b"before"] + items).slice(1, len(items) + 1)
-    reference = keys_module._id_hash(column.offsets.astype(np.int64), column.values)
+    reference = pure_ids.id_hash(column.offsets, column.values)
+    assert np.array_equal(pure_ids.id_hash(column.offsets, column.values, block=7), reference)
     for offsets in (column.offsets, column.offsets.astype(np.int64)):
         fast = np.frombuffer(keys_module._idops.hash_ids(offsets, offsets.dtype == np.int64, column.values), np.uint64)
         assert np.array_equal(fast, reference)
+        assert np.array_equal(keys_module.id_hash(offsets, column.values), reference)
     assert np.array_equal(column.hashes(), reference)
 
 
-def test_compiled_lookup_is_the_numpy_lookup():
-    """HashIndex.lookup through the extension equals its numpy reference (hits, misses, repeated keys,
-    int32 and int64 index arrays)."""
+@pytest.mark.parametrize("wide", [False, True])
+def test_compiled_lookup_is_the_numpy_lookup(monkeypatch, wide):
+    """HashIndex.lookup through the extension equals its numpy oracle (hits, misses, repeated keys), with int32
+    and (``wide``: the layout from 2**31 keys on) int64 row numbers and bucket offsets, and with one of each."""
+    if wide:
+        monkeypatch.setattr(HashIndex, "WIDE_FROM", 0)
     rng = np.random.default_rng(2)
     for n in (1, 3, 17, 1000, 70_000):
         keys = rng.integers(0, 2 ** 64, n, dtype=np.uint64, endpoint=False)
         keys[: n // 10] = keys[n // 10: 2 * (n // 10)]  # some keys twice: the first in bucket order wins
         probes = np.concatenate([keys[rng.integers(0, n, 3 * n)], rng.integers(0, 2 ** 64, 3 * n, dtype=np.uint64)])
         index = HashIndex(keys.copy())
-        expected = index.lookup_pure(probes, np.full(len(probes), -1, np.int64))
-        assert (expected[:3 * n] >= 0).all()
+        assert index.order.dtype == index.start.dtype == (np.int64 if wide else np.int32)
+        expected = pure_ids.lookup(index, probes)
+        assert (expected[:3 * n] >= 0).all() and (expected[3 * n:] == -1).sum() > 2 * n
         assert np.array_equal(index.lookup(probes), expected)
-        index.order, index.start = index.order.astype(np.int64), index.start.astype(np.int64)
-        assert np.array_equal(index.lookup(probes), expected)
+        order, start = index.order, index.start  # the kernel also takes the two arrays of different widths
+        for index.order, index.start in ((order.astype(np.int64), start.astype(np.int32)),
+                                         (order.astype(np.int32), start.astype(np.int64))):
+            assert np.array_equal(index.lookup(probes), expected)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 17, 1000, 70_000, 300_000])
-def test_compiled_index_build_is_the_numpy_build(monkeypatch, n):
-    """HashIndex built through the extension's passes holds the same arrays as its numpy reference (order,
-    keys, bucket offsets, filter), repeated keys and keys sharing their high bits included."""
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 17, 1000, 70_000, 300_000])
+def test_compiled_index_build_is_the_numpy_build(monkeypatch, n, wide):
+    """HashIndex built through the extension's passes holds the same arrays as its numpy oracle (order, keys,
+    bucket offsets, filter), repeated keys and keys sharing their high bits included, in both layouts (int32,
+    and int64 row numbers and bucket offsets, with the keys' low bits set aside as uint64)."""
+    if wide:
+        monkeypatch.setattr(HashIndex, "WIDE_FROM", 0)
     rng = np.random.default_rng(n)
     keys = rng.integers(0, 2 ** 64, n, dtype=np.uint64, endpoint=False)
     keys[: n // 10] = keys[n // 10: 2 * (n // 10)]
     if n > 20:
         keys[5:9] = (keys[5] >> np.uint64(20) << np.uint64(20)) + np.arange(4, dtype=np.uint64)
     fast = HashIndex(keys.copy())
-    monkeypatch.setattr(keys_module, "_HASH_BLOCK", 4096)  # the reference's blocks, several of them
-    monkeypatch.setenv("RANKMETER_PURE", "1")
-    slow = HashIndex(keys.copy())
+    slow = pure_ids.index_arrays(fast, keys, block=4096)  # the oracle's blocks, several of them
     for name in ("order", "keys", "start", "filter"):
         a, b = getattr(fast, name), getattr(slow, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
-    assert [x.tolist() for x in fast.repeated()] == [x.tolist() for x in slow.repeated()]
+        assert np.array_equal(a, b), name
+        assert a.dtype == (b.dtype if not wide or name in ("keys", "filter") else np.int64), name
+    assert fast.start[-1] == n
+
+
+def test_bad_index_buffers_are_refused():
+    """The index's passes refuse buffers of sizes that do not go together (a row number that could not fit,
+    layouts mixed, shifts out of range) instead of writing past them."""
+    m = keys_module._idops
+    keys = np.arange(8, dtype=np.uint64)
+    with pytest.raises(ValueError):
+        m.index_pack(keys, np.empty(8, np.uint16), 3)            # low bits: neither uint32 nor uint64
+    with pytest.raises(ValueError):
+        m.index_pack(keys, np.empty(8, np.uint32), 2)            # 8 rows do not fit 2 bits
+    start, filt = np.zeros(17, np.int64), np.zeros(128, np.uint8)
+    with pytest.raises(ValueError):                              # int64 offsets, int32 order
+        m.index_finish(keys, np.empty(8, np.uint64), np.empty(8, np.int32), start, filt, 3, 60, 54)
+    with pytest.raises(ValueError):
+        m.index_finish(keys, np.empty(8, np.uint64), np.empty(8, np.int64), start, filt, 3, 64, 54)
+    out = np.empty(8, np.int64)
+    with pytest.raises(ValueError):
+        m.lookup(keys, np.empty(8, np.int32), start, filt, 0, 54, keys, out)
+
+
+def test_a_joined_column_is_placed_as_its_pieces():
+    """place (the compiled reader's join of its pieces' id columns) gives the column numpy's concatenation of
+    the pieces gives, int32 and int64 offsets."""
+    rng = np.random.default_rng(4)
+    pieces = [Ids.from_list([bytes(rng.integers(97, 123, rng.integers(0, 9)).astype(np.uint8))
+                             for _ in range(k)]) for k in (5, 0, 1, 300, 2)]
+    expected = Ids.concat(pieces)
+    rows, size = sum(len(p) for p in pieces), len(expected.values)
+    for wide in (False, True):
+        offsets, values = np.zeros(rows + 1, np.int64 if wide else np.int32), np.empty(size, np.uint8)
+        row = at = 0
+        for piece in pieces:
+            keys_module._idops.place(offsets, wide, values, row, at, piece.offsets.astype(np.int32), piece.values)
+            row, at = row + len(piece), at + len(piece.values)
+        assert Ids(offsets, values).to_pylist() == expected.to_pylist()
+        assert np.array_equal(offsets, expected.offsets)
+
+
+def test_a_portable_build_gives_the_same_answers(tmp_path):
+    """rankmeter/engine/_idops.c built as a compiler without GCC's builtins or byte-order macros builds it (no
+    prefetch, every word read byte by byte: -DRM_NO_PREFETCH -DRM_LITTLE_ENDIAN=0, as C99) gives the same
+    hashes, index and lookups as the extension built here."""
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    assert compiler, "a C compiler builds the extensions here"
+    target = tmp_path / ("_idops" + sysconfig.get_config_var("EXT_SUFFIX"))
+    subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-std=c99", "-DRM_NO_PREFETCH", "-DRM_LITTLE_ENDIAN=0",
+                    f"-I{sysconfig.get_paths()['include']}", f"-I{ROOT / 'rankmeter' / 'engine'}",
+                    str(ROOT / "rankmeter" / "engine" / "_idops.c"), "-o", str(target)], check=True)
+    script = (
+        "import importlib.util, sys, numpy as np\n"
+        f"spec = importlib.util.spec_from_file_location('_idops', {str(target)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "from rankmeter.engine import keys\n"
+        "from rankmeter.engine.ids import Ids\n"
+        "rng = np.random.default_rng(9)\n"
+        "items = [rng.integers(0, 256, rng.integers(0, 70)).astype(np.uint8).tobytes() for _ in range(3000)]\n"
+        "c = Ids.from_list([b'x'] + items).slice(1, 3001)\n"
+        "assert np.array_equal(np.frombuffer(m.hash_ids(c.offsets, False, c.values), np.uint64), c.hashes())\n"
+        "stored = c.hashes().copy(); index = keys.HashIndex(stored)\n"
+        "low = np.empty(len(stored), np.uint32); packed = stored.copy(); m.index_pack(packed, low, index.index_bits)\n"
+        "packed.sort(); order = np.empty_like(index.order); start = np.zeros_like(index.start)\n"
+        "filt = np.zeros_like(index.filter)\n"
+        "m.index_finish(packed, low, order, start, filt, index.index_bits, int(index.shift), int(index.filter_shift))\n"
+        "assert np.array_equal(order, index.order) and np.array_equal(packed, index.keys)\n"
+        "assert np.array_equal(start, index.start) and np.array_equal(filt, index.filter)\n"
+        "probes = np.concatenate([stored, rng.integers(0, 2 ** 64, 3000, dtype=np.uint64)])\n"
+        "out = np.full(len(probes), -1, np.int64)\n"
+        "m.lookup(index.keys, index.order, index.start, index.filter, int(index.shift), int(index.filter_shift), probes, out)\n"
+        "assert np.array_equal(out, index.lookup(probes))\n"
+        "print(m.HASH)\n")
+    done = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == keys_module.HASH_NAME
+
+
+def test_without_the_extension_the_engine_says_how_to_build_it(tmp_path):
+    """A source checkout without its extensions built (or with one built from other sources): importing the
+    engine raises rankmeter's NotBuilt (an ImportError) naming the commands that build them, and the command
+    line prints it on one line with status 2."""
+    home = tmp_path / "checkout"
+    shutil.copytree(ROOT / "rankmeter", home / "rankmeter",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(home))
+    probe = ("from rankmeter.errors import NotBuilt\n"
+             "try:\n    import rankmeter.engine.ids\n"
+             "except NotBuilt as error:\n    assert isinstance(error, ImportError); print(error)\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=home, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "pip install -e ." in done.stdout and "python setup.py build_ext --inplace" in done.stdout
+    assert "rankmeter.engine._idops" in done.stdout and "wheel" in done.stdout
+    data = ROOT / "tests" / "data"
+    done = subprocess.run([sys.executable, "-m", "rankmeter", "eval", str(data / "basic.qrels"),
+                           str(data / "basic.run"), "-m", "AP"], cwd=home, env=env, capture_output=True, text=True)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "pip install -e ." in done.stderr
+    (home / "rankmeter" / "engine" / "_idops.py").write_text("HASH = 'an older hash'\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=home, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "built from other sources" in done.stdout and "an older hash" in done.stdout
+
+
+def test_a_source_build_without_a_compiler_says_so(tmp_path):
+    """setup.py with no C compiler to run (CC names none): the build stops, naming the compiler it looked for
+    and pointing to the wheels, and leaves no extension behind."""
+    home = tmp_path / "sdist"
+    shutil.copytree(ROOT / "rankmeter", home / "rankmeter",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    for name in ("setup.py", "pyproject.toml", "README.md", "_rankmeter_cli.py"):
+        shutil.copy(ROOT / name, home / name)
+    done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=home,
+                          env=dict(os.environ, CC=str(tmp_path / "no-such-cc")), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode != 0
+    message = done.stderr.strip().splitlines()[-1]
+    assert "no-such-cc' was not found" in message and "--only-binary rankmeter" in message, done.stderr[-2000:]
+    assert not list(home.glob("rankmeter/**/*.so"))
+
+
+def test_the_wheels_check_runs_here():
+    """The command cibuildwheel runs on each wheel (pyproject.toml) passes against this tree: the extensions
+    load, the kernels give their oracles' arrays, a run is scored."""
+    config = (ROOT / "pyproject.toml").read_text().split("[tool.cibuildwheel]", 1)[1]
+    command = shlex.split(re.search(r'^test-command = "(.*)"$', config, re.M)[1].replace("{project}", str(ROOT)))
+    assert command[0] == "python"
+    done = subprocess.run([sys.executable, *command[1:]], cwd=ROOT.parent, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "10 id columns and 4 hash indexes as their oracles, AP 0.5" in done.stdout

@@ -1,5 +1,6 @@
-"""Hashes and the hash index: SipHash as its authors and CPython compute it; the same answers whether a column
-is hashed whole or in blocks; a hash index whose first hit holds other bytes looked into again exactly."""
+"""Hashes and the hash index: SipHash as its authors and CPython compute it (the numpy oracle, and the engine's
+compiled hash equal to it); the same (query, doc) hashes whether pairs are hashed whole or in blocks; a hash
+index whose first hit holds other bytes looked into again exactly."""
 from __future__ import annotations
 
 import os
@@ -10,11 +11,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from oracles import pure_ids
+from oracles.siphash import siphash13
 from rankmeter.engine import keys
 from rankmeter.engine.exact import relookup
 from rankmeter.engine.ids import Ids
 from rankmeter.engine.keys import HashIndex, binary_parts, id_hash, pair_hash
-from rankmeter.engine.siphash import siphash13
 from rankmeter.io import compiled
 
 
@@ -39,8 +41,8 @@ def test_the_published_siphash_vector():
 
 def test_the_id_hash_is_the_siphash_cpython_computes():
     """CPython hashes bytes with SipHash (1-3 from 3.11, 2-4 before) keyed by its hash secret, which
-    PYTHONHASHSEED=0 sets to zero: the numpy function under a zero key gives CPython's hashes on ids of 1 to 80
-    bytes (CPython answers -2 for a hash of -1); the compiled one equals it (test_compiled_kernels)."""
+    PYTHONHASHSEED=0 sets to zero: the numpy oracle under a zero key gives CPython's hashes on ids of 1 to 80
+    bytes (CPython answers -2 for a hash of -1); under the engine's key it gives the engine's compiled hashes."""
     rng = np.random.default_rng(5)
     items = [bytes(rng.integers(0, 256, k, dtype=np.uint8)) for k in list(range(1, 81)) * 5]
     script = ("import sys; print(sys.hash_info.algorithm, sys.hash_info.cutoff)\n"
@@ -81,6 +83,9 @@ def test_a_reader_of_another_hash_gives_no_doc_hashes(monkeypatch):
 
 
 def test_equal_ids_hash_equal_and_blocks_change_nothing(monkeypatch):
+    """Equal ids hash equal, distinct ones apart; a sliced column hashes as the whole one did; the numpy oracle
+    in blocks of 7 ids gives the same hashes; (query, doc) pairs hashed in blocks of 7 are the pairs hashed
+    whole."""
     rng = np.random.default_rng(1)
     ids = _ids(rng, 500)
     ids += ids[:50]                                    # repeats hash as their first copy
@@ -88,18 +93,15 @@ def test_equal_ids_hash_equal_and_blocks_change_nothing(monkeypatch):
     whole = id_hash(*binary_parts(array))
     assert len(set(whole[:500].tolist())) == 500       # distinct ids, distinct hashes
     assert (whole[500:] == whole[:50]).all()
+    assert (id_hash(*binary_parts(array.slice(3, 200))) == whole[3:203]).all()
+    assert (pure_ids.id_hash(*binary_parts(array), block=7) == whole).all()
     code = rng.integers(0, 7, len(ids))
     pairs = pair_hash(code, whole.copy())
     monkeypatch.setattr(keys, "_HASH_BLOCK", 7)        # every loop takes many blocks
-    monkeypatch.setenv("RANKMETER_PURE", "1")          # the numpy path, in blocks
-    assert (id_hash(*binary_parts(array)) == whole).all()
-    assert (id_hash(*binary_parts(array.slice(3, 200))) == whole[3:203]).all()
     assert (pair_hash(code, whole.copy()) == pairs).all()
 
 
-@pytest.mark.parametrize("block", [7, 1 << 20])
-def test_index_finds_every_key_and_only_them(monkeypatch, block):
-    monkeypatch.setattr(keys, "_HASH_BLOCK", block)
+def test_index_finds_every_key_and_only_them():
     rng = np.random.default_rng(2)
     stored = rng.integers(0, 2 ** 63, 3000, dtype=np.int64).astype(np.uint64) * np.uint64(2)
     index = HashIndex(stored.copy())

@@ -25,7 +25,9 @@ judged queries the run ranks, as they are scored). Checks:
   by docno, not by the system), and the queries that have any;
 * score columns that look like ranks (integers rising down the ranking: an inverted run);
 * rank fields that disagree with the score order (trec_eval and rankmeter ignore the rank);
-* run tags that change inside one file (runs pasted together).
+* run tags that change inside one file (runs pasted together);
+* suspicious numbers (:mod:`rankmeter.analyses.check.lint`): nDCG@10 or RR@10 made by tied scores, values
+  outside their range, queries listing their own id among their results.
 
 ``dedupe(run, keep="first"|"max")`` gives the run without duplicates (the CLI's ``--dedupe``, which
 writes the file without the dropped lines: :mod:`rankmeter.analyses.check.dedupe`). Without qrels
@@ -166,9 +168,22 @@ def check(qrels, runs, *, columns=None, input_format: str = "auto", topics=None)
                                     f"are not in the topics ({topic_source}): {_names(outside)}",
                                     {"queries": [decode_id(x) for x in outside]}))
     for name, (run, fields) in _load_runs(runs, columns, input_format):
-        findings += _check_run(q, judged_queries, judged_docs, name, run, fields, scorable=not dups)
-        findings += _against_topics(run, name, topic_ids, topic_source)
+        found = _check_run(q, judged_queries, judged_docs, name, run, fields, scorable=not dups)
+        findings += found + _against_topics(run, name, topic_ids, topic_source)
+        if not dups and not subtopics and not any(f.code in ("duplicates", "only_in_run") and f.level == "error"
+                                                  for f in found):
+            findings += _suspicious(q, run, name)
     return findings
+
+
+def _suspicious(q: Qrels, run: Run, name: str) -> list[Finding]:
+    """The lint for suspicious numbers (:mod:`rankmeter.analyses.check.lint`) on nDCG@10 and RR@10; judged@10
+    coverage is reported above already."""
+    from rankmeter.analyses.check.lint import lint
+    try:
+        return [f for f in lint(q, run, name=name) if f.code != "unjudged_top"]
+    except InputError:  # duplicates or no query in common: reported above
+        return []
 
 
 def _against_topics(run: Run, name: str, topic_ids, topic_source: str) -> list[Finding]:

@@ -88,7 +88,9 @@ def _refusals(base: Baseline, evaluator, qrels, allow) -> tuple[list[str], list[
     """(reasons to refuse, changes accepted) of comparing this evaluation with ``base``."""
     refused, changes = [], []
     now = {name: getattr(evaluator.options, name) for name in SCORING_OPTIONS}
-    differ = {k: (base.options.get(k), v) for k, v in now.items() if base.options.get(k) != v}
+    from rankmeter.core.params import PARAMS  # an option a baseline predates had its default there
+    old = {k: base.options.get(k, PARAMS[k].default) for k in now}
+    differ = {k: (old[k], v) for k, v in now.items() if old[k] != v}
     if differ:
         text = ", ".join(f"{k}={new!r} (baseline {old!r})" for k, (old, new) in differ.items())
         (changes if "options" in allow else refused).append(f"scoring options differ: {text}")

@@ -33,7 +33,8 @@ __all__ = ["Baseline", "baseline", "save_baseline", "load_baseline", "read_slice
 
 FORMAT = "rankmeter-baseline/1"
 #: the evaluation options that change a measure's value: a baseline and a gate must agree on them
-SCORING_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades")
+SCORING_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
+                   "ignore_self")
 #: how deep the gate looks for unjudged documents at the top of the new run
 JUDGED_AT = 10
 

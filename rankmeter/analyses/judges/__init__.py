@@ -10,6 +10,10 @@ kappa, Krippendorff's alpha (nominal, ordinal, interval).
 :mod:`.leaderboard_agreement` -- :func:`leaderboards`: how alike two qrels versions rank the same runs.
 :mod:`.label_impact` -- :func:`impact`: what the LLM's labels change, run by run.
 :mod:`.labelling` -- :func:`label`: an LLM's labels for the unjudged pairs of the runs' top k (cached, resumable).
+:mod:`.stand_in` -- a stand-in model: a chat-completions server on 127.0.0.1 answering each passage's tagged grade.
+:mod:`.ppi` -- PPI++ estimates with intervals from LLM labels on every query and human labels on a sample of
+queries; :mod:`.pair_ppi` -- the same with human labels on a sample of (query, doc) pairs; :mod:`.allocation` --
+where to spend the next human labels.
 """
 _WHERE = {"aggregate": "sources", "mix": "sources", "read_samples": "sources", "Mixed": "sources",
           "write_qrels": "sources",

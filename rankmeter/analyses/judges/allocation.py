@@ -8,6 +8,7 @@
   the LLM's error in it (Neyman allocation, Cochran 1977, 5.5), and its queries are drawn at random within the
   stratum, so :func:`stratified_ppi` (PPI++ in each stratum, weighted by the strata's sizes) stays unbiased while
   its interval is no wider, in expectation, than that of the same budget spent uniformly.
+* :func:`allocate_pairs`: the same for human labels on pairs (:mod:`.pair_ppi`), over bands of the pairs' best rank.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import numpy as np
 from rankmeter.analyses.judges.ppi import ppi_mean
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate"]
+__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
 
 
 def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
@@ -120,3 +121,55 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
                              for h, k in enumerate(counts) if k]) if counts.sum() else np.array([], dtype=int)
     return {"chosen": np.sort(chosen).tolist(), "per_stratum": counts.tolist(), "strata": stratum.tolist(),
             "spreads": spreads.tolist()}
+
+
+# ------------------------------------------------------------------ where to spend the next labels
+def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 0) -> dict:
+    """The next ``budget`` pairs to label: Neyman allocation over the rank bands (labels in proportion to a band's
+    size times the spread of ``e = y - lam f`` among its labelled pairs), at random within each band."""
+    unl = ~frame.labelled
+    if not 0 < budget <= int(unl.sum()):
+        raise ParameterError(f"budget={budget!r}: expected 1 to {int(unl.sum())} (the pairs without human labels)")
+    bands = np.unique(frame.band)
+    lab = frame.labelled
+    pooled = e[lab].var(ddof=1) if lab.sum() >= 2 else 1.0
+    have = np.array([((frame.band == b) & lab).sum() for b in bands])
+    # a band's spread from a small pilot is shrunk towards the pooled one (weight n / (n + 10)): a pilot of three
+    # labels that happen to agree must not starve its band
+    own = np.array([e[(frame.band == b) & lab].var(ddof=1) if k >= 2 else pooled for b, k in zip(bands, have)])
+    spreads = np.sqrt((have * own + 10 * pooled) / (have + 10))
+    sizes = np.array([(frame.band == b).sum() for b in bands], float)
+    available = np.array([((frame.band == b) & unl).sum() for b in bands])
+    # at least five labelled per band (or all it has), so each band's variance is estimated
+    floor_ = np.minimum(np.maximum(5 - have, 0), available)
+    counts = floor_ + neyman(sizes, spreads, budget - int(floor_.sum()), available - floor_) if budget > floor_.sum() \
+        else floor_
+    rng = np.random.Generator(np.random.PCG64(seed))
+    chosen = [rng.choice(np.flatnonzero((frame.band == b) & unl), size=int(k), replace=False)
+              for b, k in zip(bands, counts) if k]
+    return {"chosen": np.sort(np.concatenate(chosen)).tolist() if chosen else [],
+            "bands": [[int(2 ** b), int(min(2 ** (b + 1) - 1, frame.depth))] for b in bands],
+            "per_band": [int(c) for c in counts], "spreads": spreads.tolist()}
+
+
+def pairs_needed(y, f, labelled, strata, width: float, *, queries: int, alpha: float = 0.05) -> int | None:
+    """The fewest human-labelled pairs (spread over the strata in proportion to their sizes) whose interval
+    (:func:`~rankmeter.analyses.judges.pair_ppi.pair_estimate`) is at most ``width`` wide, if each stratum's spread
+    of ``y - lam f`` stays as the labelled pairs show it now; None if labelling every pair would not be enough."""
+    from rankmeter.analyses.judges.pair_ppi import pair_estimate
+
+    if not width > 0:
+        raise ParameterError(f"width={width!r}: expected a positive interval width")
+    y, f, labelled, strata = (np.asarray(a) for a in (y, f, labelled, strata))
+    lam = float(pair_estimate(y, f, labelled, strata, queries=queries, alpha=alpha)["lam"])
+    e = (y - lam * f).astype(float)
+    groups = np.unique(strata)
+    size = np.array([(strata == h).sum() for h in groups], float)
+    spread = np.array([e[labelled & (strata == h)].var(ddof=1) for h in groups])
+    total = int(size.sum())
+    n = np.arange(2 * len(groups), total + 1)
+    n_h = np.maximum(np.minimum(n[:, None] * size / total, size), 2)
+    var = ((size / queries) ** 2 * (1 - n_h / size) * spread / n_h).sum(1)
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    enough = np.flatnonzero(2 * z * np.sqrt(var) <= width)
+    return int(n[enough[0]]) if len(enough) else None

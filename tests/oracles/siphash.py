@@ -1,13 +1,13 @@
-"""SipHash-1-3 of byte-string ids with numpy: the engine's id hash (:func:`rankmeter.engine.keys.id_hash`).
+"""SipHash-1-3 of byte-string ids with numpy: the oracle of the engine's id hash (:func:`rankmeter.engine.keys.id_hash`,
+compiled from ``rankmeter/engine/_idhash.h``).
 
 SipHash (Aumasson and Bernstein, 2012) is a keyed pseudorandom function on ARX rounds; SipHash-1-3 (one
 compression round per 8-byte word, three finalisation rounds) is the hash of CPython's str and bytes and of
 Rust's HashMap. The engine keys it with a fixed 128-bit key (:data:`SIP_KEY`), so a table's hashes never depend
-on the process; no shortcut to its collisions is known, so two ids of equal hash take about 2**32 hashes to
-find. Nothing relies on that: every hash hit is confirmed on the ids' bytes. The compiled twin is
-``rankmeter/engine/_idhash.h``; :func:`siphash13` is its reference, equal to the bit
-(``tests/core/test_compiled_kernels.py``), and equal to CPython's own ``hash`` of the bytes under a zero key
-(``PYTHONHASHSEED=0``; ``tests/core/test_keys.py``).
+on the process. This module is the description in numpy, lane by lane: ``tests/core/test_keys.py`` checks it
+against the authors' published vector and CPython's own ``hash`` of the bytes under a zero key
+(``PYTHONHASHSEED=0``), and ``tests/core/test_compiled_kernels.py`` checks the compiled hash against it, to the
+bit.
 """
 from __future__ import annotations
 
@@ -66,8 +66,7 @@ def siphash13(offsets: np.ndarray, values: np.ndarray, key: tuple[int, int] = SI
     last word of its ``L % 8`` remaining bytes with ``L mod 256`` in its top byte, then three finalisation
     rounds. SipHash is a keyed pseudorandom function whose collisions have no known shortcut; the engine
     never relies on that (every hash hit is confirmed on the bytes). The lanes run side by side: ids with
-    more words come first, so the ids still compressing at word j are a prefix. Equal to the compiled
-    ``rankmeter/engine/_idhash.h`` to the bit, and to CPython's ``hash`` of the bytes under a zero key.
+    more words come first, so the ids still compressing at word j are a prefix.
     """
     n = len(offsets) - 1
     if n == 0:

@@ -1,0 +1,133 @@
+"""A lint for suspicious numbers: values a run got that say more about the inputs than about the system.
+
+:func:`lint` scores nothing new unless it must; each finding is a :class:`~rankmeter.analyses.check.Finding`
+(``rankmeter check`` lists them, ``rankmeter eval`` prints each as one warning line on stderr, ``--no-lint``
+silences them; in Python, ``warnings.filterwarnings("ignore", category=SuspiciousNumberWarning)``):
+
+* ``out_of_range``: a mean or a per-query value outside its measure's range ([0, 1] for nDCG, AP, RR, P,
+  R, Success ...), or not a number;
+* ``ties_decide``: the value falls by half or more when tied docs are put in their worst order
+  (``ties="worst"``): the scores do not separate the docs, the tie-breaking rule makes the number (a
+  constant or near-constant scorer getting a high score, mteb #5092);
+* ``unjudged_top``: most of the top 10 docs are unjudged (judged@10 below 50%): they count as non-relevant;
+* ``self_id``: queries that list their own id among their results (a corpus that holds the queries):
+  BEIR drops those docs (``ignore_self=True``, ``--ignore-self``);
+* ranks given as scores are reported where the run is read (``scores_look_like_ranks``).
+
+>>> qrels = {f"q{i}": {f"d{i}": 1} for i in range(3)}
+>>> run = {f"q{i}": {f"d{i}": 0.0, **{f"x{j}": 0.0 for j in range(5)}} for i in range(3)}
+>>> [f.code for f in lint(qrels, run, ["RR@10"], ties="input")]
+['ties_decide', 'unjudged_top']
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+__all__ = ["lint", "lint_results", "warn", "SuspiciousNumberWarning", "UNIT_FAMILIES"]
+
+#: families whose every value lies in [0, 1]
+UNIT_FAMILIES = frozenset({"nDCG", "AP", "RR", "P", "R", "Success", "Judged", "Rprec", "bpref", "infAP", "ERR",
+                           "nERR", "F", "RBP", "SetP", "SetR", "SetF", "iprec_at_recall", "interpolated_P"})
+_TOP = 10
+_UNJUDGED = 0.5    # judged@10 below this
+_TIES = 0.5        # the worst tie order loses this share of the value or more
+_TIES_MIN = 0.05   # ... and at least this much
+
+
+class SuspiciousNumberWarning(UserWarning):
+    """A number :func:`lint` finds suspicious (``rankmeter eval`` prints it; ``--no-lint`` silences it)."""
+
+
+def _finding(code: str, name: str, message: str, data: dict | None = None):
+    from rankmeter.analyses.check import Finding
+    return Finding("warning", code, name, message, data or {})
+
+
+def lint_results(results, name: str = "") -> list:
+    """``out_of_range`` findings of scored :class:`~rankmeter.Results` (no input needed)."""
+    out = []
+    for label in results.names:
+        if results._measure(label).family.name not in UNIT_FAMILIES:
+            continue
+        values = np.asarray(results.values(label), dtype=np.float64)
+        mean = results.mean[label]
+        mean = math.nan if mean is None else float(mean)
+        bad = np.isfinite(values) & ((values < 0) | (values > 1 + 1e-12))
+        if bad.any() or (math.isfinite(mean) and not 0 <= mean <= 1 + 1e-12):
+            queries = [str(q) for q in np.asarray(results.queries, dtype=object)[bad][:5]]
+            out.append(_finding("out_of_range", name, f"{label} has {int(bad.sum())} per-query values (mean "
+                                f"{mean:.4g}) outside [0, 1], its range: check the inputs (grades, duplicate docs) "
+                                f"or the tool that made them; first: {', '.join(queries)}",
+                                {"measure": label, "queries": queries}))
+    return out
+
+
+def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=None, evaluator=None,
+         **options) -> list:
+    """Every finding of the module docstring for ``run`` scored with ``measures`` and ``options``.
+
+    ``evaluator`` and ``results``: an :class:`~rankmeter.Evaluator` already made and the run's results,
+    to score nothing twice.
+    """
+    from rankmeter.core import Evaluator
+    from rankmeter.io import as_run
+
+    ev = evaluator if evaluator is not None else Evaluator(qrels, list(measures), **options)
+    run = as_run(run, columns=ev.options.columns, format=ev.options.input_format)
+    if results is None:
+        from rankmeter.executors.memory import evaluate_in_memory
+        results = evaluate_in_memory(ev, run, warn=False, check_common=False)
+    out = lint_results(results, name)
+    rows = ev.rows(run)
+    if not rows.num_rows:
+        return out
+    rank = rows.column("rank").to_numpy()
+    top = rank <= _TOP
+    judged = rows.column("judged").to_numpy(zero_copy_only=False)
+    if top.any() and judged[top].mean() < _UNJUDGED:
+        share = float(judged[top].mean())
+        out.insert(0, _finding("unjudged_top", name, f"only {share:.0%} of the top {_TOP} docs are judged: the "
+                               "unjudged ones count as non-relevant, so the value says little (judge them, or "
+                               "compare with judged_only=True)", {"judged@10": share}))
+    tied = rows.column("tie_size").to_numpy() > 1
+    if ev.options.ties not in ("best", "worst", "average") and (tied & top).any():
+        out[:0] = _ties_decide(ev, run, results, name)
+    if not ev.options.ignore_self:
+        import pyarrow.compute as pc
+        own = pc.equal(rows.column("query"), rows.column("doc")).to_numpy(zero_copy_only=False)
+        if own.any():
+            queries = sorted(set(np.asarray(rows.column("query").to_pylist(), dtype=object)[own]))
+            out.append(_finding("self_id", name, f"{len(queries)} queries list their own id among their results "
+                                f"(e.g. {', '.join(queries[:3])}): BEIR drops such docs before scoring; "
+                                "ignore_self=True drops them as well", {"queries": queries}))
+    return out
+
+
+def _ties_decide(ev, run, results, name: str) -> list:
+    """``ties_decide`` findings: measures whose value falls by half or more under the worst order of ties."""
+    from rankmeter.core import Evaluator
+    from rankmeter.executors.memory import evaluate_in_memory
+
+    worst_ev = Evaluator(ev.qrels, list(ev.measures), options=ev.options.replace(ties="worst"))
+    worst = evaluate_in_memory(worst_ev, run, warn=False, check_common=False)
+    out = []
+    for label in results.names:
+        got, low = results[label], worst[results._measure(label)]
+        if got is None or low is None or not isinstance(got, float):
+            continue
+        if got - low >= max(_TIES * abs(got), _TIES_MIN):
+            out.append(_finding("ties_decide", name, f"{label} = {got:.4f}, but {low:.4f} with tied docs in their "
+                                f"worst order: tied scores, not the system, make the value (a constant or "
+                                "near-constant scorer?); see rankmeter ties", {"measure": label, "value": got,
+                                                                               "worst": low}))
+    return out
+
+
+def warn(findings, *, stacklevel: int = 2) -> None:
+    """Each finding as a :class:`SuspiciousNumberWarning` (one line each on the command line)."""
+    for f in findings:
+        warnings.warn(f"{f.source + ': ' if f.source else ''}{f.message}", SuspiciousNumberWarning,
+                      stacklevel=stacklevel + 1)
