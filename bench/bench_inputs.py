@@ -20,14 +20,13 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from rankmeter.io import read_run
-from rankmeter.io.trec import read_run as read_trec_only
 
 
 def _write_formats(base: str) -> dict[str, str]:
     out = os.path.join(base, "formats")
     os.makedirs(out, exist_ok=True)
     text = open(os.path.join(base, "run.txt"), "rb").read()
-    run = read_trec_only(os.path.join(base, "run.txt")).table
+    run = read_run(os.path.join(base, "run.txt"), format="trec").table
     table = pa.table({"qid": run.column("query").cast(pa.string()), "docno": run.column("doc").cast(pa.string()),
                       "score": run.column("score")})
     paths = {"trec": os.path.join(base, "run.txt")}

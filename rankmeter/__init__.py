@@ -19,7 +19,8 @@ from rankmeter.errors import InputError, MeasureError, ParameterError, Rankmeter
 
 #: The public API, in one place: public name -> the module that defines it.
 _LAZY = {
-    "evaluate": "rankmeter.api", "Results": "rankmeter.core.results", "Evaluator": "rankmeter.core.evaluator",
+    "evaluate": "rankmeter.api", "evaluate_runs": "rankmeter.api", "Results": "rankmeter.core.results",
+    "RunsResults": "rankmeter.core.results", "Evaluator": "rankmeter.core.evaluator",
     "explain": "rankmeter.core.explain", "Explanation": "rankmeter.core.explain", "read_qrels": "rankmeter.io",
     "read_run": "rankmeter.io", "Measure": "rankmeter.measures", "parse_measure": "rankmeter.measures",
     "Qrels": "rankmeter.io.canonical", "Run": "rankmeter.io.canonical", "compare": "rankmeter.analyses.stats.compare",
@@ -30,9 +31,9 @@ _LAZY = {
 }
 
 __all__ = [
-    "evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure", "Measure",
-    "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse", "judged", "tie_report", "TieReport",
-    "baseline", "gate", "profile",
+    "evaluate", "evaluate_runs", "Evaluator", "Results", "RunsResults", "explain", "Explanation", "read_qrels",
+    "read_run", "parse_measure", "Measure", "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse",
+    "judged", "tie_report", "TieReport", "baseline", "gate", "profile",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
@@ -41,13 +42,13 @@ _SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "engine", "errors", 
                 "types"}
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
-    from rankmeter.api import evaluate
+    from rankmeter.api import evaluate, evaluate_runs
     from rankmeter.core.evaluator import Evaluator
     from rankmeter.core.explain import Explanation, explain
     from rankmeter.io import read_qrels, read_run
     from rankmeter.io.canonical import Qrels, Run
     from rankmeter.measures import Measure, parse_measure
-    from rankmeter.core.results import Results
+    from rankmeter.core.results import Results, RunsResults
     from rankmeter.analyses.stats.compare import compare, compare_scores
     from rankmeter.analyses.stats.comparison import Comparison
     from rankmeter.analyses.fusion import fuse

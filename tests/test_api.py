@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 import warnings
 
 import numpy as np
@@ -24,9 +25,9 @@ RUN = {
 
 
 #: The curated public surface: a new public name is a decision, made here on purpose.
-PUBLIC = {"evaluate", "Evaluator", "Results", "explain", "Explanation", "read_qrels", "read_run", "parse_measure",
+PUBLIC = {"evaluate", "evaluate_runs", "Evaluator", "Results", "RunsResults", "explain", "Explanation", "read_qrels", "read_run", "parse_measure",
           "Measure", "Qrels", "Run", "compare", "compare_scores", "Comparison", "RankmeterError", "InputError", "MeasureError",
-          "ParameterError", "__version__", "fuse", "judged", "tie_report", "TieReport", "baseline", "gate"}
+          "ParameterError", "__version__", "fuse", "judged", "tie_report", "TieReport", "baseline", "gate", "profile"}
 
 
 def test_public_surface_is_curated():
@@ -179,7 +180,7 @@ def test_several_runs_at_once_give_one_table(tmp_path):
     runs = {"bm25": RUN, "dense": frame}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        both = evaluate(QRELS, runs, ["AP", "P@2"])
+        both = rankmeter.evaluate_runs(QRELS, runs, ["AP", "P@2"])
         alone = evaluate(QRELS, frame, ["AP", "P@2"])
     assert both.runs == ["bm25", "dense"]
     assert both.table.set_index("run").loc["dense", "AP"] == alone["AP"]
@@ -188,8 +189,60 @@ def test_several_runs_at_once_give_one_table(tmp_path):
     assert tidy[(tidy.run == "dense") & (tidy.measure == "P@2")].value.tolist() == alone.values("P@2").tolist()
     for i, text in enumerate(["q1 Q0 a 1 2.0 same\n", "q1 Q0 b 1 2.0 same\n"]):
         (tmp_path / f"r{i}.txt").write_text(text)
-    globbed = evaluate({"q1": {"a": 1}}, str(tmp_path / "r*.txt"), "AP")
+    globbed = rankmeter.evaluate_runs({"q1": {"a": 1}}, str(tmp_path / "r*.txt"), "AP")
     assert globbed.runs == ["r0.txt", "r1.txt"]  # a tag shared by two runs names neither: same rule as compare
     assert globbed.table["AP"].tolist() == [1.0, 0.0]
     with pytest.raises(InputError, match="no file matches"):
-        evaluate(QRELS, str(tmp_path / "nothing*.txt"), "AP")
+        rankmeter.evaluate_runs(QRELS, str(tmp_path / "nothing*.txt"), "AP")
+
+
+def test_evaluate_returns_results_and_sends_several_runs_to_evaluate_runs(tmp_path):
+    """One type per function: evaluate never answers several runs with a table of another type."""
+    one = {"q1": ["a", "x", "c"]}       # AP on q1 (relevant a, c, d): (1/1 + 2/3) / 3
+    other = {"q1": ["d", "a"]}          # (1/1 + 2/2) / 3
+    for given, what in [({"bm25": one, "dense": other}, "a dict of 2 runs ('bm25', 'dense')"),
+                        ([one, other], "a list of 2 runs"), ((one,), "a tuple of 1 run;")]:
+        with pytest.raises(ParameterError, match="evaluate_runs") as err:
+            evaluate(QRELS, given, "AP")
+        assert what in str(err.value)
+    for i in range(3):
+        (tmp_path / f"r{i}.txt").write_text(f"q1 Q0 a 1 1.0 t{i}\n")
+    with pytest.raises(ParameterError, match=r"the pattern .*r\*\.txt', 3 file\(s\); evaluate scores one run"):
+        evaluate(QRELS, str(tmp_path / "r*.txt"), "AP")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = rankmeter.evaluate_runs(QRELS, {"bm25": one, "dense": other}, "AP")
+        single = evaluate(QRELS, one, "AP")
+        listed = rankmeter.evaluate_runs(QRELS, [one], ["AP"], queries="qrels")
+    assert isinstance(table, rankmeter.RunsResults) and isinstance(single, rankmeter.Results)
+    assert table.runs == ["bm25", "dense"]
+    assert table["bm25"]["AP"] == pytest.approx((1 + 2 / 3) / 3) == single["AP"]
+    assert table["dense"]["AP"] == pytest.approx(2 / 3)
+    # one run is a table of one row, named as compare names it; the options reach every run
+    assert listed.runs == ["run1"] and listed["run1"].queries == ["q1", "q2", "q3"]
+    assert listed["run1"]["AP"] == pytest.approx(((1 + 2 / 3) / 3 + 0 + 0) / 3)
+    with pytest.raises(KeyError, match="no run named 'AP'"):
+        table["AP"]
+    with pytest.raises(ParameterError, match="evaluate_runs scores each run in memory"):
+        rankmeter.evaluate_runs(QRELS, [one], "AP", executor="streamed")
+
+
+def test_evaluate_options_are_explicit_typed_keywords_with_the_table_defaults():
+    """evaluate and evaluate_runs declare each evaluation option, keyword-only, with the default of
+    the one table of options (so a signature cannot drift from rankmeter.core.options)."""
+    import inspect
+
+    from rankmeter.core.options import OPTIONS, Options
+
+    defaults = Options()
+    for func in (rankmeter.evaluate, rankmeter.evaluate_runs):
+        params = inspect.signature(func).parameters
+        options = {n: p for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        assert list(options) == list(OPTIONS)
+        assert {n: p.default for n, p in options.items()} == {n: getattr(defaults, n) for n in OPTIONS}
+        assert all(p.annotation is not inspect.Parameter.empty for p in params.values())
+        documented = {n for line in func.__doc__.splitlines() if line.startswith("    ") and not line.startswith("     ")
+                      for n in re.split(r",\s*", line.strip().split(" : ")[0])}
+        assert set(OPTIONS) <= documented  # numpydoc: every option documented
+        with pytest.raises(ParameterError, match="unknown option relevance_level; did you mean rel"):
+            func(QRELS, RUN, "AP", relevance_level=2)

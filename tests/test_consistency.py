@@ -46,7 +46,7 @@ def test_run_names_are_the_same_everywhere(files, cli):
     assert [r[0] for r in rows[1:]] == want
     compared = json.loads(cli("compare", qrels, a, b, "-m", "AP", "--format", "json").stdout)
     assert sorted({r["system"] for r in compared["table"]}) == want
-    assert rankmeter.evaluate(qrels, [a, b], "AP").runs == want
+    assert rankmeter.evaluate_runs(qrels, [a, b], "AP").runs == want
     assert list(rankmeter.compare(qrels, [a, b], "AP").table["system"].unique()) == want
 
 
@@ -89,7 +89,7 @@ def test_tie_groups_and_query_counts_agree(files, cli):
         assert len(report["groups"]) == 4
         rows = rankmeter.Evaluator(qrels, ["AP"]).rows(run)
         assert tie_summary(rows) == whole  # judged queries = every query here
-    results = rankmeter.evaluate(qrels, [a, b], "AP")
+    results = rankmeter.evaluate_runs(qrels, [a, b], "AP")
     assert [len(res.queries) for _, res in results] == [4, 4]
 
 

@@ -28,7 +28,7 @@ def test_scores_ranks_and_bounds_equal_evaluate_under_each_version():
     got = impact(human, llm, runs, ["P@5", "nDCG@10"], baseline="run0")
     mixed = mix(human, llm).qrels
     for version, qrels in (("human", human), ("llm", llm), ("mixed", mixed)):
-        table = rankmeter.evaluate(qrels, runs, ["P@5", "nDCG@10"])
+        table = rankmeter.evaluate_runs(qrels, runs, ["P@5", "nDCG@10"])
         for row in got.runs:
             assert row["scores"]["P@5"][version] == table[row["run"]]["P@5"]
         means = [table[r]["P@5"] for r in runs]
@@ -95,7 +95,7 @@ def test_expected_score_is_exact_for_linear_measures_and_the_interval_is_seeded(
             if version == "mixed":
                 for q, docs in human.items():
                     qrels.setdefault(q, {}).update({d: float(g) for d, g in docs.items()})
-            total += weight * rankmeter.evaluate(qrels, {run: runs[run]}, [measure], grades="real")[run][measure]
+            total += weight * rankmeter.evaluate_runs(qrels, {run: runs[run]}, [measure], grades="real")[run][measure]
         assert got.expected[measure][run][version]["expected"] == pytest.approx(total, abs=1e-12)
     for nonlinear in ("nDCG@5", "P@1"):
         assert got.expected[nonlinear]["x"]["llm"]["expected"] is None

@@ -103,7 +103,7 @@ def test_scored_leaderboards_match_evaluate(tmp_path):
     human, llm, runs = _qrels_and_runs(tmp_path)
     got = leaderboards(human, llm, runs, ["nDCG@10", "AP"])
     assert [m["measure"] for m in got.measures] == ["nDCG@10", "AP"]
-    first, second = rankmeter.evaluate(human, runs, ["AP"]), rankmeter.evaluate(llm, runs, ["AP"])
+    first, second = rankmeter.evaluate_runs(human, runs, ["AP"]), rankmeter.evaluate_runs(llm, runs, ["AP"])
     ap = got.measures[1]
     for row in ap["runs"]:
         assert row["score_a"] == first[row["run"]]["AP"] and row["score_b"] == second[row["run"]]["AP"]

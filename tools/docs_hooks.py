@@ -473,7 +473,8 @@ def api_page() -> str:
              "Every name below is importable from `rankmeter` itself (`rankmeter.evaluate`, `rankmeter.Evaluator`,"
              " ...); each is documented where it is defined. The names load on first use, so `import rankmeter`"
              " stays fast. Generated from the docstrings of `rankmeter.__all__` when the site is built.", ""]
-    groups = [("Scoring", ["evaluate", "Evaluator", "Results", "read_qrels", "read_run", "Qrels", "Run"]),
+    groups = [("Scoring", ["evaluate", "evaluate_runs", "Evaluator", "Results", "RunsResults", "read_qrels", "read_run",
+                           "Qrels", "Run"]),
               ("Measures", ["parse_measure", "Measure"]),
               ("Explaining a value", ["explain", "Explanation"]),
               ("Comparing systems", ["compare", "compare_scores", "Comparison"]),

@@ -37,6 +37,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
+from rankmeter.core.numbers import format_number
 from rankmeter.errors import ParameterError
 
 __all__ = ["judged", "JudgedReport", "JudgedRow"]
@@ -103,19 +104,20 @@ class JudgedReport:
 
     def to_text(self, *, decimals: int = 4) -> str:
         """One block per run: coverage, then measure / full / judged only, then bpref, infAP and RBP."""
-        f = f"{{:.{decimals}f}}"
+        def num(v) -> str:
+            return format_number(v, decimals)
         width = max([len(m) for m in self.measures] + [len(f"RBP(p={self.rbp_p:g})"), 7])
         lines = []
         for row in self.rows:
             missing = f", {row.missing} judged queries missing" if row.missing else ""
             lines.append(f"{row.run} ({row.queries} queries{missing})")
-            lines.append("  " + "  ".join(f"Judged@{k} {f.format(v)}" for k, v in row.judged.items()))
+            lines.append("  " + "  ".join(f"Judged@{k} {num(v)}" for k, v in row.judged.items()))
             lines.append(f"  {'measure':<{width}}  {'full':>{decimals + 2}}  judged only")
             for m in self.measures:
-                lines.append(f"  {m:<{width}}  {f.format(row.full[m])}  {f.format(row.condensed[m])}")
-            lines.append(f"  {'bpref':<{width}}  {f.format(row.bpref)}")
-            lines.append(f"  {'infAP':<{width}}  {f.format(row.infAP)}")
-            lines.append(f"  {f'RBP(p={self.rbp_p:g})':<{width}}  [{f.format(row.rbp[0])}, {f.format(row.rbp[1])}]"
+                lines.append(f"  {m:<{width}}  {num(row.full[m])}  {num(row.condensed[m])}")
+            lines.append(f"  {'bpref':<{width}}  {num(row.bpref)}")
+            lines.append(f"  {'infAP':<{width}}  {num(row.infAP)}")
+            lines.append(f"  {f'RBP(p={self.rbp_p:g})':<{width}}  [{num(row.rbp[0])}, {num(row.rbp[1])}]"
                          "  (unjudged all non-relevant .. all relevant)")
         return "\n".join(lines) + "\n"
 

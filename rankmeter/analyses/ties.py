@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.core.numbers import format_number
+
 __all__ = ["tie_report", "TieReport"]
 
 CUTOFFS = (10, 100, 1000)
@@ -47,8 +49,8 @@ class TieReport:
 
     def to_text(self, *, decimals: int = 4, all_queries: bool = False) -> str:
         """The overall table, then the queries whose value depends on the order of their tied docs."""
-        def num(v):
-            return "-" if v is None else f"{v:.{decimals}f}"
+        def num(v) -> str:
+            return format_number(v, decimals)
         lines = [f"{'measure':<24} {'trec_eval':>10} {'average':>10} {'worst':>10} {'best':>10}"]
         lines += [f"{r['measure']:<24} {num(r['trec_eval']):>10} {num(r['average']):>10} {num(r['worst']):>10} "
                   f"{num(r['best']):>10}" for r in self.overall]

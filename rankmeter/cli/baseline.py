@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from rankmeter.cli import flags, presets
+from rankmeter.core.numbers import format_number
 from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
@@ -39,7 +40,7 @@ def run(args) -> int:
         raise ParameterError("give a measure with -m (e.g. -m nDCG@10), or --profile NAME")
     base = baseline(args.qrels, list(args.runs), measures, slices=args.slices, **options)
     save_baseline(base, args.output, inputs=inputs)
-    means = ", ".join(f"{e['name']} {base.values[e['canonical']].mean():.4f}" for e in base.measures)
+    means = ", ".join(f"{e['name']} {format_number(base.values[e['canonical']].mean())}" for e in base.measures)
     print(f"baseline of {len(base.runs)} run(s) over {len(base.queries)} queries ({means}) -> {args.output}",
           file=sys.stderr)
     return 0

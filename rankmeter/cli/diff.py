@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from rankmeter.cli import flags
+from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
 
 HELP = ("each tool's value side by side (trec_eval, pytrec_eval, ir_measures, ranx, torchmetrics, sklearn, beir); "
@@ -33,7 +34,7 @@ def run(args) -> int:
 
 
 def _fmt(value, decimals: int) -> str:
-    return "-" if value is None else f"{value:.{decimals}f}"
+    return format_number(value, decimals)
 
 
 def to_text(report: dict, *, decimals: int = 4, top: int = 10) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from rankmeter.cli import flags
+from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
 
 HELP = "fuse runs (CombSUM, CombMNZ, RRF, ... as ranx names them)"
@@ -41,8 +42,8 @@ def run(args) -> int:
         best = optimise(list(args.runs), args.qrels, method=args.method, measure=args.optimise, norm=norm,
                         test_qrels=args.test_qrels, **options)
         params = {**params, **best.params}
-        held = "" if best.held_out is None else f"; held-out {args.optimise} = {best.held_out:.4f}"
-        print(f"chosen {params} ({args.optimise} = {best.score:.4f} on the training queries, "
+        held = "" if best.held_out is None else f"; held-out {args.optimise} = {format_number(best.held_out)}"
+        print(f"chosen {params} ({args.optimise} = {format_number(best.score)} on the training queries, "
               f"{len(best.trials)} tried{held})")
     trained = is_trained(args.method)
     if trained and not args.qrels and not any(p.training and p.name in params for p in parameters_of(args.method)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from rankmeter.cli import flags
+from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
 
 HELP = "meta-evaluation: how far a measure or a ranking of systems holds"
@@ -42,7 +43,8 @@ def _correlate(args: argparse.Namespace) -> int:
         for key, value in result.items():
             if key in ("systems", "undefined"):
                 continue
-            shown = f"{value:.{args.decimals}f}" if value is not None else f"undefined ({result['undefined'][key]})"
+            shown = format_number(value, args.decimals) if value is not None else \
+                f"undefined ({result['undefined'][key]})"
             print(f"  {key:<22} {shown}")
     return 0
 
@@ -93,12 +95,12 @@ def _power(args: argparse.Namespace) -> int:
                                   seed=args.seed, names=names)
         pairs = [{"a": a, "b": b, "asl": p, "delta": d} for ((a, b), p), d in zip(dp.pairs, dp.deltas)]
         lines = [f"{measure}: {sum(p['asl'] < args.alpha for p in pairs)} of {len(pairs)} run pairs significant at "
-                 f"alpha={args.alpha} ({args.test}, {len(topics)} topics): discriminative power {dp.power:.4f}",
+                 f"alpha={args.alpha} ({args.test}, {len(topics)} topics): discriminative power {format_number(dp.power)}",
                  "smallest significant |difference|: "
-                 + ("none" if dp.smallest_significant_delta is None else f"{dp.smallest_significant_delta:.4f}"),
+                 + format_number(dp.smallest_significant_delta, undefined="none"),
                  "", f"{'rank':>4} {'ASL':>8}  pair (difference)"]
         ordered = sorted(pairs, key=lambda p: p["asl"])
-        lines += [f"{i + 1:>4} {p['asl']:>8.4f}  {p['a']} - {p['b']} ({p['delta']:+.4f})" for i, p in enumerate(ordered)]
+        lines += [f"{i + 1:>4} {format_number(p['asl']):>8}  {p['a']} - {p['b']} ({format_number(p['delta'], sign=True)})" for i, p in enumerate(ordered)]
         return {"measure": measure, "test": args.test, "alpha": args.alpha, "topics": len(topics), "power": dp.power,
                 "smallest_significant_delta": dp.smallest_significant_delta, "curve": dp.curve,
                 "pairs": ordered}, lines
@@ -113,7 +115,7 @@ def _swaps(args: argparse.Namespace) -> int:
         sr = swap_rate(x, sizes=args.size, trials=args.trials, bin_width=args.bin_width, seed=args.seed)
         lines = [f"{measure}: swap rates over {len(names)} runs, {len(topics)} topics",
                  f"{'topics':>6} {'swap rate':>10}"]
-        lines += [f"{c:>6} {rate:>10.4f}" for c, rate in sr.overall.items()]
+        lines += [f"{c:>6} {format_number(rate):>10}" for c, rate in sr.overall.items()]
         return {"measure": measure, "topics": len(topics), "overall": {str(c): v for c, v in sr.overall.items()},
                 "bins": {str(c): [{"from": lo, "pairs": n, "swaps": s} for lo, n, s in b]
                          for c, b in sr.bins.items()}, "trials": {str(c): n for c, n in sr.trials.items()},
@@ -148,11 +150,11 @@ def _size(args: argparse.Namespace) -> int:
     if args.topics is not None:
         mdd = minimum_detectable_difference(args.topics, beta=args.beta, **common)
         data.update(topics_given=args.topics, minimum_detectable_difference=mdd)
-        lines.append(f"smallest difference {args.topics} topics detect: {mdd:.4f}")
+        lines.append(f"smallest difference {args.topics} topics detect: {format_number(mdd)}")
         if args.min_diff is not None:
             achieved = power(args.topics, min_diff=args.min_diff, **common)
             data["power"] = achieved
-            lines.append(f"power of {args.topics} topics for a difference of {args.min_diff}: {achieved:.4f}")
+            lines.append(f"power of {args.topics} topics for a difference of {args.min_diff}: {format_number(achieved)}")
     return flags.emit(args, data, lines)
 
 

@@ -266,6 +266,13 @@ class Evaluator:
         """Score a whole run in memory (parts on both cores when it is large)."""
         return evaluate_in_memory(self, run)
 
+    def evaluate_runs(self, runs) -> RunsResults:
+        """Score several runs in memory: ``{name: run}`` or a list of runs, named by the one rule of
+        :func:`rankmeter.core.naming.name_runs` (a single run gives a table of one row)."""
+        from rankmeter.core.naming import name_runs
+        named = name_runs(runs, columns=self.options.columns, format=self.options.input_format)
+        return RunsResults([(name, self.evaluate(run)) for name, run in named])
+
 
 def evaluate_runs(qrels, runs, measures, **options: Any) -> RunsResults:
     """Score several runs against one qrels, prepared once: one table (:class:`~.results.RunsResults`).
@@ -278,8 +285,4 @@ def evaluate_runs(qrels, runs, measures, **options: Any) -> RunsResults:
     >>> table.runs, table["bad"]["RR"]
     (['good', 'bad'], 0.5)
     """
-    from rankmeter.core.naming import name_runs
-
-    evaluator = Evaluator(qrels, measures, **options)
-    named = name_runs(runs, columns=evaluator.options.columns, format=evaluator.options.input_format)
-    return RunsResults([(name, evaluator.evaluate(run)) for name, run in named])
+    return Evaluator(qrels, measures, **options).evaluate_runs(runs)

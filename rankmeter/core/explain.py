@@ -21,12 +21,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core import NONPOOL, UNJUDGED, Evaluator
+from rankmeter.core.numbers import format_cell, format_number
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_run
 from rankmeter.io.canonical import Run, decode_id, encode_id
 from rankmeter.engine.ids import Ids
 from rankmeter.measures import Measure
-from rankmeter.measures.aggregation import COUNT, TEXT
+from rankmeter.measures.aggregation import TEXT
 
 __all__ = ["explain", "explain_query", "Explanation"]
 
@@ -72,11 +73,8 @@ class Explanation:
 
 
 def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.4f}".rstrip("0").rstrip(".") if abs(v - round(v)) > 1e-12 or abs(v) >= 1e15 else str(int(round(v)))
-    return str(v)
+    """An explanation table's cell as text: whole numbers without decimals, flags as words (any terminal)."""
+    return format_cell(v, trim=True, marks=("True", "False"))
 
 
 def _render(columns: list[str], rows: list[list[Any]]) -> list[str]:
@@ -138,13 +136,13 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
         base_cols = ["rank", "doc", "score", "grade"]
         base = [[i + 1, docs[i], float(batch.scores[i]), _grade_text(batch.rel[i].item())] for i in range(len(docs))]
     if parts is None:
-        shown = f"'{value}'" if value_type is TEXT else (f"{value}" if value_type is COUNT else f"{value:.4f}")
+        shown = f"'{value}'" if value_type is TEXT else format_number(value)
         return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {shown}"])
     formula = list(parts.formula)
     empty_target = getattr(measure.family.kernel, "empty_target", None)
     action = measure.get("empty_target_action") if empty_target is not None else None
     if action not in (None, "neg") and empty_target[0](batch, effective)[0]:
-        shown_value = "undefined (left out of the mean)" if action == "skip" else f"{value:.4f}"
+        shown_value = "undefined (left out of the mean)" if action == "skip" else format_number(value)
         formula.append(f"{empty_target[1]}: empty_target_action={action} makes {label} = {shown_value}")
     rows = [b + [_plain(v) for v in extra] for b, extra in zip(base, parts.per_rank[:shown])]
     depth = len(base) if measure.cutoff is None or not isinstance(measure.cutoff, int) \

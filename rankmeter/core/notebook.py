@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from html import escape
 
-import numpy as np
+from rankmeter.core.numbers import format_cell
 
 __all__ = ["html_table"]
 
 
 def _cell(value, decimals: int) -> str:
-    if isinstance(value, (float, np.floating)):
-        return f"{value:.{decimals}f}"
-    if isinstance(value, (bool, np.bool_)):
-        return "\u2713" if value else ""
-    return "" if value is None else escape(str(value))
+    return escape(format_cell(value, decimals))
 
 
 def html_table(header, rows, *, caption: str = "", decimals: int = 4, limit: int = 50) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.core.numbers import UNDEFINED, format_cell
 from rankmeter.errors import MeasureError, require
 from rankmeter.io.canonical import decode_id
 from rankmeter.measures import Measure
@@ -210,13 +211,13 @@ class Results:
         return html_table(["query"] + names, rows, caption=f"{self.run or 'run'}: {len(self.queries)} queries")
 
     def __repr__(self) -> str:
-        means = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in self.mean.items())
+        means = ", ".join(f"{k}={format_cell(v, empty=UNDEFINED)}" for k, v in self.mean.items())
         n = len(self._ids)
         return f"Results({n} quer{'y' if n == 1 else 'ies'}: {means})"
 
 
 class RunsResults:
-    """Scores of several runs against one qrels (from :func:`rankmeter.evaluate` given several runs).
+    """Scores of several runs against one qrels (from :func:`rankmeter.evaluate_runs`).
 
     ``table`` is one row per run, one column per measure (PyTerrier's Experiment
     shape); ``per_query`` the tidy long form (run, query, measure, value);

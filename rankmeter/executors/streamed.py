@@ -83,13 +83,10 @@ class UngroupedRun(InputError):
     """A run file whose queries' lines are not together: it cannot be scored in blocks."""
 
 
-#: executor="auto" streams a plain TREC run file at least this big; below it reads the file whole. Measured
-#: side by side on 2 cores, 5 measures, MS MARCO-shaped files (bench/make_synthetic.py), whole processes,
-#: compiled reader, 2026-11-26 (medians): 7M lines (225 MB): in memory 1.06 s, 0.45 GB; streamed 1.17 s,
-#: 0.25 GB. 10M lines (330 MB): 1.49 s, 0.57 GB against 1.66 s, 0.29 GB. 30M lines (989 MB): 3.45-4.29 s,
-#: 1.4 GB against 4.11-4.29 s, 0.29 GB. 100M lines (3.5 GB): 23.1 s, 5.2 GiB against 17.4 s, 0.91 GB. Whole
-#: is ~10% faster below a gigabyte, in memory ~1.45x the file; past it that memory is what a laptop has, and
-#: streaming catches up and then wins on time too.
+#: executor="auto" streams a plain TREC run file at least this big; below it reads the file whole. Reading
+#: whole is about 10% faster below a gigabyte but holds ~1.45x the file in memory; past a gigabyte that is
+#: what a laptop has, while streaming holds blocks of the file and the qrels (under a gigabyte on a 3.5 GB
+#: run) and catches up, then wins, on time too (bench/bench_big.py --whole measures both side by side).
 STREAM_AUTO_BYTES = 1 << 30
 
 

@@ -165,7 +165,7 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
         count grades ``>= rel`` as relevant; a measure that needs integer
         grades is refused, as is trec_eval compatibility.
     truncate_grades : bool, default False
-        The same as ``grades="truncate"`` (kept for older code).
+        The same as ``grades="truncate"``, as a flag (``--truncate-grades`` on the command line).
 
     Returns
     -------

@@ -33,7 +33,7 @@ BLOCK_BYTES = 16 << 20
 LONGEST_LINE = 64 << 20
 #: Text that expands more than this many times from its compressed bytes is refused as a compression bomb
 #: (once :data:`BOMB_MIN_BYTES` of text have come): TREC runs and qrels expand 4-30 times (xz of
-#: sequential synthetic ids: 85), a 468 KB xz of one-letter lines 6,500 times (3-6 GB held before),
+#: sequential synthetic ids: 85), a 468 KB xz of one-letter lines 6,500 times (3-6 GB if held whole),
 #: repeated lines in gzip at level 1 160-230 times. Memory is then at most this many times the input's size
 MAX_EXPANSION = 100
 #: Text bytes held before the expansion is judged: smaller inputs are never refused for it

@@ -29,17 +29,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankmeter.errors import InputError, shown_id, shown_repr
-from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy, qrels_table
+from rankmeter.io.canonical import Qrels, Run, decode_id, qrels_table
 from rankmeter.io.arrow_path import arrow_columns as _arrow_columns
 from rankmeter.io.arrow_path import first_data_line as _first_data_line
 from rankmeter.io.compiled import parse_qrels, parse_run
-from rankmeter.io.source import PathOrFile, load_bytes
-from rankmeter.io.source import check_text as _check_text
+from rankmeter.io.source import load_bytes
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
     import pyarrow as pa
 
-__all__ = ["read_qrels", "read_run", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes", "load_bytes"]
+__all__ = ["qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes", "load_bytes"]
 
 _INT = re.compile(rb"[+-]?[0-9]+")
 _INT_PREFIX = re.compile(rb"[+-]?[0-9]*")
@@ -151,39 +150,12 @@ def _slow_grade(grade: bytes, policy: str, name: str, number: int) -> int | floa
     return value
 
 
-# ---------------------------------------------------------------- public readers
-
-def read_qrels(source: PathOrFile, *, grades: str = "integer", truncate_grades: bool = False) -> Qrels:
-    """Read TREC qrels: ``query iter doc rel`` per line, exactly four fields.
-
-    Parameters
-    ----------
-    source : path, ``"-"`` or binary file object
-        The file; gzip is detected by its magic bytes.
-    grades : {"integer", "truncate", "real"}, default "integer"
-        How grades are read (:data:`~rankmeter.io.canonical.GRADE_POLICIES`).
-    truncate_grades : bool, default False
-        trec_eval reads grades with ``atol``, so ``1.7`` silently becomes 1.
-        By default such a grade is an error; True truncates like trec_eval
-        (the same as ``grades="truncate"``).
-
-    Returns
-    -------
-    Qrels
-
-    Raises
-    ------
-    InputError
-        Naming the file and line of the first problem.
-    """
-    policy = grade_policy(grades, truncate_grades)
-    data, name = load_bytes(source)
-    _check_text(data, name)
-    return qrels_from_bytes(data, name, grades=policy)
-
+# ---------------------------------------------------------------- readers of bytes (rankmeter.io.read_qrels and
+# read_run are the public readers: one each, for every format)
 
 def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrels:
-    """:func:`read_qrels` of bytes already read and checked (``grades``: a grade policy)."""
+    """TREC qrels of bytes already read and checked (``grades``: a grade policy): what
+    :func:`rankmeter.io.read_qrels` gives for ``format="trec"``."""
     compiled = parse_qrels(data, name, grades)
     if compiled is not None:
         return compiled
@@ -204,33 +176,6 @@ def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrel
     return Qrels(table, name, np.asarray(lines, dtype=np.int64))
 
 
-def read_run(source: PathOrFile) -> Run:
-    """Read a TREC run: ``query Q0 doc rank score tag`` per line (extra fields ignored).
-
-    The rank column is ignored; documents are ordered by score (see
-    :func:`rankmeter.core.build_batch`). A file of three fields per line is
-    ``query doc score`` (no tag). A file of two fields per line,
-    ``query doc``, is a ranked list without scores: its line order is the
-    ranking.
-
-    Parameters
-    ----------
-    source : path, ``"-"`` or binary file object
-
-    Returns
-    -------
-    Run
-
-    Raises
-    ------
-    InputError
-        Naming the file and line of the first problem.
-    """
-    data, name = load_bytes(source)
-    _check_text(data, name)
-    return run_from_bytes(data, name)
-
-
 def qrels_from_columns(cols: dict, lines, name: str) -> Qrels:
     """The Qrels of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
     return Qrels(qrels_table(cols[0], cols[2], cols[3], cols[1]), name, lines)
@@ -247,7 +192,8 @@ def run_from_columns(cols: dict, lines, name: str) -> Run:
 
 
 def run_from_bytes(data: bytes, name: str) -> Run:
-    """:func:`read_run` of bytes already read and checked."""
+    """A TREC run of bytes already read and checked: what :func:`rankmeter.io.read_run` gives for
+    ``format="trec"``."""
     return run_fields_from_bytes(data, name, keep=False)[0]
 
 

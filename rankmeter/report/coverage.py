@@ -13,8 +13,11 @@ Every run name is escaped; the numbers carry ``data-v`` for sorting.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from rankmeter.analyses.judged import judged
 from rankmeter.core.rows import ranked, tie_summary
+from rankmeter.report.markup import _dv, _num
 
 __all__ = ["coverage_html", "ties_html"]
 
@@ -24,10 +27,10 @@ def _esc(value) -> str:
     return esc(value)
 
 
-def _cell(value, digits: int = 4) -> str:
-    if isinstance(value, int):
-        return f'<td data-v="{value}">{value}</td>'
-    return f'<td data-v="{value!r}">{value:.{digits}f}</td>'
+def _cell(value) -> str:
+    """A number's cell with its exact value as the sort key (``data-v``)."""
+    key = str(int(value)) if isinstance(value, (int, np.integer)) else _dv(value)
+    return f'<td data-v="{key}">{_num(value)}</td>'
 
 
 def coverage_html(qrels, named, measures: list[str], options: dict) -> str:
@@ -44,7 +47,7 @@ def coverage_html(qrels, named, measures: list[str], options: dict) -> str:
         cells += [_cell(v) for v in row.judged.values()]
         cells += [_cell(v) for m in report.measures for v in (row.full[m], row.condensed[m])]
         cells += [_cell(row.bpref), _cell(row.infAP),
-                  f'<td data-v="{row.rbp[0]!r}">[{row.rbp[0]:.4f}, {row.rbp[1]:.4f}]</td>']
+                  f'<td data-v="{_dv(row.rbp[0])}">[{_num(row.rbp[0])}, {_num(row.rbp[1])}]</td>']
         rows.append(f"<tr>{''.join(cells)}</tr>")
     note = ("Judged@k: the share of the top min(k, retrieved) docs that the qrels list. Unjudged docs count as "
             "non-relevant; <i>judged only</i> scores the ranking with them removed (trec_eval -J). bpref and "

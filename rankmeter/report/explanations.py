@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.core.numbers import format_cell
 from rankmeter.errors import RankmeterError
 from rankmeter.report.markup import _num, esc
 
@@ -47,13 +48,8 @@ def _rank_table(columns, rows, limit: int, kind: str = "ranks", total: int | Non
 
 
 def _cell(v) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (bool, np.bool_)):
-        return "\u2713" if v else ""
-    if isinstance(v, float):
-        return f"{v:.4f}".rstrip("0").rstrip(".") if v != round(v) else str(int(v))
-    return str(v)
+    """An explanation table's cell: whole numbers without decimals (gains, grades), flags as check marks."""
+    return format_cell(v, trim=True)
 
 
 def explanations_html(evaluator, runs, labels, tables, queries: list[str], *, max_ranks: int) -> str:

@@ -5,21 +5,22 @@ from __future__ import annotations
 import json
 import math
 
+from rankmeter.core.numbers import format_number
+from rankmeter.report.markup import format_p
+
 __all__ = ["gate_report", "FORMATS"]
 
 FORMATS = ("text", "markdown", "json", "junit")
 
 
 def _num(x, decimals: int = 4, sign: bool = False) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:+.{decimals}f}" if sign else f"{x:.{decimals}f}"
+    return format_number(x, decimals, sign=sign, undefined="n/a")
 
 
 def _p(p) -> str:
     if p is None or not math.isfinite(p):
         return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+    return format_p(p)
 
 
 def _scope(check: dict) -> str:

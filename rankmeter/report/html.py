@@ -132,6 +132,29 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
 
 # ------------------------------------------------------------------ page
 
+def _page(title: str, meta: list[tuple[str, str]], sections: list[str], data: dict, *, nav: str = "") -> str:
+    """The one page skeleton of every report: head (Content-Security-Policy that lets only the page's own
+    script run, by its hash), the header with ``meta`` (term, markup) and ``nav``, the sections, the footer,
+    the data block for tools and the script. Empty sections are left out."""
+    script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+           f"script-src 'sha256-{script_hash}'; base-uri 'none'; form-action 'none'")
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+        f'<header><h1>{esc(title)}</h1><dl class="meta">'
+        + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + "</dl>" + (f"<nav>{nav}</nav>" if nav else "")
+        + "</header>",
+        *sections,
+        f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
+        f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
+        f"<script>{SCRIPT}</script></body></html>",
+    ]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
 def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
                   seed: int = 0, max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True,
@@ -184,9 +207,6 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
             "systems": names, "runs": [{"name": n, "tag": r.name, "file": r.source} for n, r in named],
             "queries": first.queries,
             "per_query": {lb: {s: t.column(s) for s in t.systems} for lb, t in tables.items()}}
-    script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src 'sha256-{script_hash}'; base-uri 'none'; form-action 'none'")
     title = title or "rankmeter report: " + ", ".join(names)
     run_items = "".join(f'<li><b>{esc(n)}</b> <span class="muted">tag</span> <code>{esc(r.name)}</code> '
                         f'<span class="muted">from</span> <code>{esc(r.source)}</code></li>' for n, r in named)
@@ -206,13 +226,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
                    ("explain", "explanations")]
                   if (plots or k != "plots") and (beyond or k != "beyond") and (boards or k != "leaderboards"))
     from rankmeter.report.coverage import coverage_html, ties_html
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f'<header><h1>{esc(title)}</h1><dl class="meta">'
-        + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + f"</dl><nav>{nav}</nav></header>",
+    sections = [
         '<section id="sec-comparison"><h2>Comparison</h2>'
         + _comparison_html(frame, alpha=alpha, tested=tested) + "</section>",
         f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
@@ -229,11 +243,8 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         f'for {cap}. At most {max_ranks} ranks are shown per table (fewer when the measure has a smaller cutoff); '
         f'the formulas use every rank.</p>'
         + explanations_html(evaluator, named, labels, tables, chosen, max_ranks=max_ranks) + "</section>",
-        f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
-        f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
-        f"<script>{SCRIPT}</script></body></html>",
     ]
-    return "\n".join(p for p in parts if p) + "\n"
+    return _page(title, meta, sections, data, nav=nav)
 
 
 def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None, test: str = "t",
@@ -251,9 +262,6 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
     tables = {label: PerQueryTable(label, list(cmp.queries), list(cmp.systems), cmp.scores[label])
               for label in cmp.measures}
     title = title or f"rankmeter report: {', '.join(cmp.systems)}"
-    script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src 'sha256-{script_hash}'; base-uri 'none'; form-action 'none'")
     correction_text = "no correction" if correction == "none" else f"{esc(correction)} correction"
     meta = [("systems", ", ".join(esc(s) for s in cmp.systems)), ("baseline", esc(cmp.baseline)),
             ("measures", ", ".join(f"<code>{esc(m)}</code>" for m in cmp.measures)),
@@ -262,23 +270,14 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
     data = {"version": __version__, "baseline": cmp.baseline, "measures": list(cmp.measures),
             "systems": list(cmp.systems), "queries": list(cmp.queries),
             "per_query": {lb: {sys_: t.column(sys_) for sys_ in t.systems} for lb, t in tables.items()}}
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f'<header><h1>{esc(title)}</h1><dl class="meta">'
-        + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in meta) + "</dl></header>",
+    sections = [
         '<section id="sec-comparison"><h2>Comparison</h2>'
         + _comparison_html(cmp.table_records(), alpha=alpha, tested=len(cmp.systems) > 1) + "</section>",
         '<section id="sec-plots"><h2>Plots</h2><div class="plots">'
         + _figures_html(None, [], tables, cmp.baseline, {}) + "</div></section>",
         '<section id="sec-per-query"><h2>Per query</h2>' + per_query_html(tables, cmp.baseline, set()) + "</section>",
-        f'<footer class="note"><p>Made by rankmeter {esc(__version__)}; works offline.</p></footer>',
-        f'<script type="application/json" id="rankmeter-data">{script_json(data)}</script>',
-        f"<script>{SCRIPT}</script></body></html>",
     ]
-    return "\n".join(parts) + "\n"
+    return _page(title, meta, sections, data)
 
 
 def write_report(qrels, runs, measures, path, **options) -> Path:

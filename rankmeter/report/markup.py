@@ -10,6 +10,7 @@ from html import escape
 
 import numpy as np
 
+from rankmeter.core.numbers import format_cell, format_number
 from rankmeter.io.output import printable
 
 DASH = "\u2013"
@@ -25,15 +26,8 @@ def esc(value: object) -> str:
 
 
 def _num(v, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "\u2013"
-    if isinstance(v, (bool, np.bool_)):
-        return "\u2713" if v else ""
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        return f"{float(v):.{digits}f}"
-    return str(v)
+    """A cell of the report's tables (:func:`~rankmeter.core.numbers.format_cell`); a missing value is a dash."""
+    return format_cell(v, digits, undefined=DASH, empty=DASH)
 
 
 def _p(v) -> str:
@@ -48,7 +42,7 @@ def format_p(v: float) -> str:
     >>> format_p(0.04321), format_p(3e-7)
     ('0.0432', '<0.0001')
     """
-    return "<0.0001" if v < 1e-4 else f"{v:.4f}"
+    return "<0.0001" if v < 1e-4 else format_number(v)
 
 
 def _dv(v) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.core.numbers import format_numbers
 from rankmeter.report.markup import esc
 
 __all__ = ["per_query_html"]
@@ -20,12 +21,12 @@ _MISSING = "\u2013"
 
 
 def _value_cells(values: np.ndarray) -> list[str]:
-    return [f"<td>{v:.4f}" if v == v else f"<td>{_MISSING}" for v in values.tolist()]
+    return ["<td>" + text for text in format_numbers(values.tolist(), undefined=_MISSING)]
 
 
 def _difference_cells(deltas: np.ndarray) -> list[str]:
     opening = np.where(deltas > 0, "<td class=u>", np.where(deltas < 0, "<td class=d>", "<td>"))
-    return [f"{o}{v:.4f}" if v == v else f"<td>{_MISSING}" for o, v in zip(opening.tolist(), deltas.tolist())]
+    return [o + text for o, text in zip(opening.tolist(), format_numbers(deltas.tolist(), undefined=_MISSING))]
 
 
 def per_query_html(tables: dict, baseline: str, explained: set[str]) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rankmeter.core.numbers import format_number
 from rankmeter.errors import ParameterError, require
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
@@ -99,15 +100,10 @@ def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
     return PerQueryTable(measure, queries, [n for n, _ in results], values)
 
 
-def evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
+def _evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
     """(name, :class:`~rankmeter.Results`) for every run, the qrels prepared once."""
     from rankmeter.core import Evaluator
-    from rankmeter.core.naming import name_runs
-
-    evaluator = Evaluator(qrels, measures, **options)
-    opts = evaluator.options
-    return [(name, evaluator.evaluate(run)) for name, run in name_runs(runs, columns=opts.columns,
-                                                                        format=opts.input_format)]
+    return list(Evaluator(qrels, measures, **options).evaluate_runs(runs))
 
 
 def per_query_table(qrels, runs, measure: str, **options) -> PerQueryTable:
@@ -115,7 +111,7 @@ def per_query_table(qrels, runs, measure: str, **options) -> PerQueryTable:
 
     ``options`` (queries, rel, judged_only, ...) go to :func:`rankmeter.evaluate`.
     """
-    results = evaluate_runs(qrels, runs, [measure], **options)
+    results = _evaluate_runs(qrels, runs, [measure], **options)
     return _align(results[0][1].names[0], results)
 
 
@@ -147,9 +143,8 @@ def diff_figure(table: PerQueryTable, baseline: str, system: str):
     ax.axhline(0, color="black", linewidth=0.8)
     if n:
         mean = float(delta.mean())
-        shown = 0.0 if abs(mean) < 5e-5 else mean  # never "-0.0000"
         ax.axhline(mean, color="black", linestyle="--", linewidth=1,
-                   label=f"mean \u0394 = {shown:+.4f}")
+                   label=f"mean \u0394 = {format_number(mean, sign=True)}")
         wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
         ax.legend(loc="upper right", frameon=False,
                   title=f"{wins} better, {n - wins - losses} tied, {losses} worse")
@@ -228,7 +223,7 @@ def pr_curves(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **option
         raise ParameterError(f"recalls={list(recalls)!r}: give levels between 0 and 1")
     names = [f"IPrec@{r:g}" for r in levels]
     return [(name, levels, [float(res[n]) for n in names])
-            for name, res in evaluate_runs(qrels, runs, names, **options)]
+            for name, res in _evaluate_runs(qrels, runs, names, **options)]
 
 
 # ------------------------------------------------------------------ public plots

@@ -19,6 +19,8 @@ from html import escape
 
 import numpy as np
 
+from rankmeter.core.numbers import format_number
+
 __all__ = ["diff_svg", "box_svg", "pr_svg"]
 
 _UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
@@ -151,13 +153,12 @@ def diff_svg(deltas: np.ndarray, queries: Sequence[str], measure: str, system: s
     ax.parts.append(f'<path d="M{_LEFT} {_n(zero)}H{right}" stroke="black"/>')
     if n:
         mean = float(d.mean())
-        shown = 0.0 if abs(mean) < 5e-5 else mean  # never "-0.0000"
         y = float(ax.py(mean))
         ax.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="black" stroke-dasharray="5 3"/>')
         wins, losses = int((d > 0).sum()), int((d < 0).sum())
         ax.parts.append(_text(right - 6, _TOP + 14, f"{wins} better, {n - wins - losses} tied, {losses} worse",
                               size=10, anchor="end"))
-        ax.parts.append(_text(right - 6, _TOP + 28, f"mean \u0394 = {shown:+.4f} (dashed)", size=10, anchor="end"))
+        ax.parts.append(_text(right - 6, _TOP + 28, f"mean \u0394 = {format_number(mean, sign=True)} (dashed)", size=10, anchor="end"))
     return ax.svg(f"{measure}: {system} minus {baseline}, per query")
 
 

@@ -17,6 +17,8 @@ import math
 import sys
 from typing import Any
 
+from rankmeter.core.numbers import format_number
+
 __all__ = ["letters", "escape_latex", "escape_markdown", "format_comparison", "write_comparison", "FORMATS"]
 
 FORMATS = ("text", "markdown", "latex", "csv", "json")
@@ -66,8 +68,8 @@ def escape_markdown(text: str) -> str:
     return "".join(_MARKDOWN.get(ch, ch) for ch in text)
 
 
-def _value(x: float, digits: int) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+def _value(x: float | None, digits: int, sign: bool = False) -> str:
+    return format_number(x, digits, sign=sign, undefined="n/a")
 
 
 def _grid(cmp, digits: int) -> tuple[list[str], list[list[tuple[str, str, bool]]]]:
@@ -109,11 +111,9 @@ def _against_baseline(cmp, digits: int) -> tuple[list[str], list[list[str]]]:
     for r in cmp.table_records():
         if r["system"] == r["baseline"]:
             continue
-        delta = r["delta"]
-        shown = 0.0 if delta is not None and abs(delta) < 0.5 * 10 ** -digits else delta  # never "-0.0000"
         rows.append([r["measure"], r["system"], *([r["baseline"]] if several else []), _value(r["mean"], digits),
                      _value(r["baseline_mean"], digits),
-                     "n/a" if shown is None else f"{shown:+.{digits}f}", _p_text(r["p_value"]),
+                     _value(r["delta"], digits, sign=True), _p_text(r["p_value"]),
                      _p_text(r["p_adjusted"]), f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
                      _value(r.get("effect_size"), 2),
                      f"[{_value(r.get('effect_low'), 2)}, {_value(r.get('effect_high'), 2)}]",
@@ -125,7 +125,7 @@ def all_pairs_text(cmp, digits: int = 4) -> str:
     """Every pair of systems per measure: difference, p (and adjusted over all pairs), intervals, d_z."""
     from rankmeter.report.text import render_table
     level = f"{1 - cmp.alpha:.0%} CI"
-    rows = [[r["measure"], r["system_a"], r["system_b"], f"{r['delta']:+.{digits}f}", _p_text(r["p_value"]),
+    rows = [[r["measure"], r["system_a"], r["system_b"], _value(r["delta"], digits, sign=True), _p_text(r["p_value"]),
              _p_text(r["p_adjusted"]), f"[{_value(r['ci_low'], digits)}, {_value(r['ci_high'], digits)}]",
              _value(r["effect_size"], 2), f"[{_value(r['effect_low'], 2)}, {_value(r['effect_high'], 2)}]",
              f"{r['wins']}/{r['ties']}/{r['losses']}"] for r in cmp.pair_records()]

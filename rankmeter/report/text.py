@@ -14,14 +14,13 @@ import sys
 
 import numpy as np
 
+from rankmeter.core.numbers import UNDEFINED, format_number
 from rankmeter.errors import shown_id
 from rankmeter.io.output import printable
 
 __all__ = ["print_results", "print_measures", "render_table", "natural_key"]
 
 
-#: How a text table shows a value that cannot be computed
-UNDEFINED = "-"
 
 
 class _MeanOf:
@@ -39,7 +38,7 @@ def _fmt(value, decimals: int = 4) -> str:
     if isinstance(value, _MeanOf):
         return value.text(decimals)
     if isinstance(value, (float, np.floating)):
-        return f"{value:.{decimals}f}" if np.isfinite(value) else UNDEFINED
+        return format_number(value, decimals)
     if value is None:
         return ""
     return shown_id(value)  # an id or a run name: one line, no terminal controls, a huge one cut

@@ -104,11 +104,15 @@ def test_cli_correlates_two_measures_over_runs(tmp_path):
                           "-m", "AP", "-m", "P@5", "--format", "json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    table = rankmeter.evaluate(str(qrels), [str(p) for p in runs], ["AP", "P@5"])
+    table = rankmeter.evaluate_runs(str(qrels), [str(p) for p in runs], ["AP", "P@5"])
     a = {r: table[r]["AP"] for r in table.runs}
     b = {r: table[r]["P@5"] for r in table.runs}
     assert got["systems"] == 5 and got["kendall_tau_b"] == pytest.approx(kendall_tau(a, b))
     assert got["tau_ap"] == pytest.approx(tau_ap(a, b))
+    text = subprocess.run([sys.executable, "-m", "rankmeter", "meta", "correlate", str(qrels), *map(str, runs),
+                           "-m", "AP", "-m", "P@5"], capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    assert f"  kendall_tau_b          {got['kendall_tau_b']:.4f}\n" in text.stdout
 
 
 @pytest.mark.parametrize("seed", range(5))

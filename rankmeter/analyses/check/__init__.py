@@ -261,8 +261,8 @@ def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name
                 raise
     else:
         dups = _duplicates(run)
-    # (a second thread for the coverage was tried: it saved ~0.3 s on an idle machine and cost
-    # seconds on a loaded one, where the numpy work of both threads fights for the two cores)
+    # (no second thread for the coverage: it saves ~0.3 s on an idle machine and costs seconds on a
+    # loaded one, where the numpy work of both threads fights for the two cores)
     later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + _score_findings(run, fields, name)
     out: list[Finding] = []
     if dups:

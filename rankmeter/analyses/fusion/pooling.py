@@ -1,4 +1,4 @@
-"""Judgment pools from runs, and agreement between two qrels versions.
+"""Judgment pools from runs.
 
 :func:`pool` picks, per query, the docs assessors should judge:
 
@@ -9,8 +9,7 @@
 
 It returns a :class:`Pool` with the docs per query, the pool's size per query, its overlap with
 existing qrels (docs already judged) and :meth:`Pool.write` (``query 0 doc -1`` lines, the grade to
-fill in). :func:`agreement`, which compares two qrels versions, now lives in
-:mod:`rankmeter.analyses.judges.judge_agreement`; it is re-exported here for older code.
+fill in).
 
 >>> p = pool([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"c": 9.0, "a": 1.0}}], depth=1)
 >>> sorted(d.decode() for d in p.docs[b"q"])
@@ -20,11 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rankmeter.analyses.judges.judge_agreement import agreement
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import decode_id
 
-__all__ = ["Pool", "pool", "agreement"]
+__all__ = ["Pool", "pool"]
 
 
 @dataclass
