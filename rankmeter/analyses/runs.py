@@ -18,28 +18,30 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core.build import query_starts, ranked_rows
-from rankmeter.core.params import check as check_param
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Run, encode_id
 
-__all__ = ["rerank", "cut", "filter_queries", "retag", "merge", "sample", "write_run"]
+__all__ = ["rerank", "cut", "filter_queries", "retag", "merge", "sample", "write_run", "N"]
+
+#: how many queries :func:`sample` draws (``rankmeter run sample -n N``)
+N = Param("n", "integer", 50, "sample: number of queries", "runs", low=1, flag="-n", metavar="N")
 
 
+@validate_params(PARAMS["ties"])
 def rerank(run, *, ties: str = "trec_eval") -> Run:
     """The run's rows in rank order (queries in bytewise order; tied docs by ``ties``: trec_eval's
     docno descending, or ``"input"``: the order given)."""
     run = as_run(run)
-    ties = check_param("ties", ties)
     return Run(run.table.take(pa.array(ranked_rows(run, ties=ties))), run.source, origin=run.origin, tag=run.tag,
                ranked=run.ranked)
 
 
+@validate_params(PARAMS["k"])
 def cut(run, k: int, *, ties: str = "trec_eval") -> Run:
     """Each query's first ``k`` docs, in rank order (``ties`` as :func:`rerank`)."""
-    k = check_param("k", k)
-    if k is None:
-        raise ParameterError("k=None: expected an integer in [1, inf)")
     ranked = rerank(run, ties=ties)
     starts = query_starts(ranked.table.column("query"))
     counts = np.diff(np.append(starts, len(ranked)))
@@ -96,12 +98,14 @@ def merge(runs, *, tag: str | None = None) -> Run:
     return Run(table, "<merged>", tag=encode_id(tag) if tag else loaded[0].tag, ranked=loaded[0].ranked)
 
 
+@validate_params(N, PARAMS["seed"])
 def sample(run, n: int, *, seed: int = 0) -> Run:
     """``n`` of the run's queries drawn at random (reproducible with ``seed``), all their rows."""
     run = as_run(run)
     queries = sorted(pc.unique(run.table.column("query")).to_pylist())
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= len(queries):
-        raise ParameterError(f"n={n!r}: expected a number of queries between 1 and {len(queries)}")
+    if n > len(queries):
+        raise ParameterError(f"n={n!r}: expected an integer in [1, {len(queries)}] (the run has {len(queries)} "
+                             "queries)")
     chosen = np.random.default_rng(seed).choice(len(queries), n, replace=False)
     return filter_queries(run, keep=[queries[i] for i in sorted(chosen)])
 

@@ -110,7 +110,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
         elif param.kind == "numbers":
             kwargs.update(nargs="+", type=_converter(param), metavar=param.metavar or "X")
-        elif param.kind == "integer" and param.name in ("cutoff", "size", "top_k"):
+        elif param.repeat:
             kwargs.update(action="append", type=_converter(param), metavar=param.metavar or "N")
         else:
             kwargs["type"] = _converter(param)
@@ -126,6 +126,8 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         if param.required:
             kwargs["required"] = True
         parser.add_argument(*names, **kwargs)
+        for old in param.deprecated:  # the older flag still works, and is not shown
+            parser.add_argument(old, **{**kwargs, "help": argparse.SUPPRESS, "required": False})
 
 
 def emit(args: argparse.Namespace, data: dict, lines: list[str]) -> int:

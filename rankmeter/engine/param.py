@@ -86,8 +86,8 @@ class Param:
     ``kind`` is one of :data:`KINDS`. Numeric kinds (``integer``, ``number``, ``grade``, ``numbers``)
     take values in the interval ``low``..``high`` (``low_open``/``high_open``: the bound itself
     excluded), and also the words in ``choices`` when given (``max_grade`` is an integer or ``qrels``).
-    ``optional``: None is accepted (and is the default). ``deprecated``: older flags still read, not
-    shown in the help.
+    ``optional``: None is accepted (and is the default). ``repeat``: the flag may be given several times.
+    ``deprecated``: older flags still read, not shown in the help.
     """
 
     name: str
@@ -107,6 +107,7 @@ class Param:
     positional: bool = False
     required: bool = False
     cli: bool = True               # offered as a flag (some keywords are for Python callers only)
+    repeat: bool = False           # a repeatable flag of a numeric kind: its values as a list (--cutoff 5 -k 10)
     deprecated: tuple = ()         # older flags of the same parameter, accepted but not shown in the help
 
     def __post_init__(self):
@@ -291,8 +292,8 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
     """Decorator: the declared keyword arguments of a function checked (and normalised) on every call.
 
     Each declaration names a parameter of the function (a name that is not one is refused when the module
-    is imported, and so is a default other than the declaration's). Arguments left at their default are
-    not checked. The declarations stay on the function as ``params`` (for the CLI and the docs).
+    is imported, and so is a default other than the declaration's); where the function has no default, None
+    is refused too. Arguments left at their default are not checked. The declarations stay on the function as ``params`` (for the CLI and the docs).
 
     >>> @validate_params(Param("alpha", "number", 0.05, low=0, high=1, low_open=True, high_open=True))
     ... def level(*, alpha: float = 0.05) -> float:
@@ -302,17 +303,19 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
     ...
     rankmeter.errors.ParameterError: alpha=1: expected a number in (0, 1)
     """
-    by_name = {p.name: p for p in declared}
-
     def decorate(func: F) -> F:
         signature = inspect.signature(func)
-        for name, param in by_name.items():
-            own = signature.parameters.get(name)
+        by_name = {}
+        for param in declared:
+            own = signature.parameters.get(param.name)
             if own is None:
-                raise TypeError(f"{func.__qualname__} has no parameter {name!r} to validate")
-            if own.default is not inspect.Parameter.empty and own.default != param.default:
-                raise TypeError(f"{func.__qualname__}({name}={own.default!r}): the declaration's default is "
+                raise TypeError(f"{func.__qualname__} has no parameter {param.name!r} to validate")
+            if own.default is inspect.Parameter.empty:  # the function has no default: None is no value
+                param = replace(param, optional=False, required=True)
+            elif own.default != param.default:
+                raise TypeError(f"{func.__qualname__}({param.name}={own.default!r}): the declaration's default is "
                                 f"{param.default!r}")
+            by_name[param.name] = param
 
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:

@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.analyses.meta.params import DDOF
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["standardisation", "write_zscores", "standardise", "mean_and_sd"]
 
 
+@validate_params(DDOF)
 def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[str, dict[str, tuple[float, float]]]:
     """``{topic: {measure: (mean, sd)}}`` of the reference ``runs`` (at least two; ``ddof=1``: sample sd).
 
@@ -41,9 +44,6 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     Computed for every topic at once, about each topic's first value (:func:`mean_and_sd`).
     """
     import rankmeter
-    from rankmeter.core.params import Param
-
-    ddof = Param("ddof", "integer", 1, "delta degrees of freedom (1: sample deviation)", "meta", low=0).check(ddof)
     table = rankmeter.evaluate(qrels, runs, measures, **options)
     if not hasattr(table, "runs") or len(table.runs) < 2:
         raise ParameterError("standardisation needs at least two reference runs")
