@@ -36,6 +36,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.dicts import qrels_from_dict
@@ -47,10 +49,8 @@ from rankmeter.io.canonical import Run, decode_id
 __all__ = ["implicit_qrels", "topk_run", "truncate", "coverage", "Coverage", "evaluate"]
 
 
-def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ParameterError(f"k={k!r}: expected a positive integer")
-    return int(k)
+#: the grade every interaction gets in :func:`implicit_qrels`
+GRADE = Param("grade", "integer", 1, "the grade of every (user, item) interaction", "evaluation")
 
 
 def _arrow(frame, wanted: dict[str, str], what: str) -> pa.Table:
@@ -74,6 +74,7 @@ def _arrow(frame, wanted: dict[str, str], what: str) -> pa.Table:
 
 
 # ------------------------------------------------------------------ truth
+@validate_params(GRADE)
 def implicit_qrels(interactions, *, user: str = "user", item: str = "item", grade: int = 1):
     """Implicit feedback as judgments: every (user, item) interaction is relevant with ``grade``.
 
@@ -96,8 +97,6 @@ def implicit_qrels(interactions, *, user: str = "user", item: str = "item", grad
     >>> len(q), q.queries
     (3, ['u1', 'u2'])
     """
-    if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
-        raise ParameterError(f"grade={grade!r}: expected an integer grade")
     if is_spark_frame(interactions):
         from pyspark.sql import functions as F
         for name in (user, item):
@@ -140,6 +139,7 @@ def _list_column(table: pa.Table, user: str, items: str, item: str) -> pa.Table:
     return pa.table({"query": users, "doc": values, "score": pa.array((-position).astype(np.float64))})
 
 
+@validate_params(PARAMS["k"])
 def topk_run(predictions, *, user: str = "user", item: str = "item", score: str | None = None,
              items: str | None = None, k: int | None = None):
     """Top-k lists as a run: each list's order becomes scores (first item highest).
@@ -252,6 +252,7 @@ def _first_k(run: Run, k: int) -> np.ndarray:
     return keep
 
 
+@validate_params(PARAMS["k"])
 def truncate(run, k: int):
     """Each query's (user's) first ``k`` docs, in the order the engine ranks them.
 
@@ -277,7 +278,6 @@ def truncate(run, k: int):
 
     The rows kept stay in their input order.
     """
-    k = _check_k(k)
     if is_spark_frame(run):
         return _spark_truncate(run, k)
     run = as_run(run)
@@ -322,6 +322,7 @@ def coverage(truth, predictions) -> Coverage:
     return Coverage(len(q) - len(q_only), len(q_only), len(r_only), first(q_only), first(r_only))
 
 
+@validate_params(PARAMS["k"])
 def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     """Score top-k recommendations against implicit (or graded) truth.
 
@@ -363,7 +364,7 @@ def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     from rankmeter import api
 
     if k is not None:
-        options["max_docs"] = _check_k(k)
+        options["max_docs"] = k
     truth, predictions = _shaped(truth, predictions)
     spark = is_spark_frame(truth) or is_spark_frame(predictions)
     if not spark:

@@ -34,7 +34,7 @@ def add_arguments(p) -> None:
                         "TSV): runs' queries outside them and topics without results are warnings")
     from rankmeter.analyses.check.dedupe import KEEP
 
-    flags.add(p, PARAMS["format"].but(choices=("text", "json")),
+    flags.add(p, "format",
               KEEP.but(name="dedupe", default=None, help="write the run without duplicate docs, keeping the first "
                                                           "line or the highest score"),
               PARAMS["output"].but(help="with --dedupe: the file to write (never one of the inputs)"),

@@ -15,10 +15,10 @@ ALL_PAIRS = Param("all_pairs", "bool", False, "also compare every pair of runs, 
 
 
 def add_arguments(p) -> None:
-    flags.add(p, "qrels", PARAMS["runs"].but(help="two or more run files (named by run tag, else file name)"),
+    flags.add(p, "qrels", "runs",
               PARAMS["measure"].but(required=True), *TESTS, ALL_PAIRS,
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json")),
-              PARAMS["per_query"].but(help="also print every query's values (text)"), *flags.EVALUATION)
+              "per_query", *flags.EVALUATION)
 
 
 def run(args) -> int:

@@ -18,7 +18,7 @@ TEST_QRELS = Param("test_qrels", "path", None, "--optimise: held-out judgments t
 def add_arguments(p) -> None:
     from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, NORMS, PARAMETERS
 
-    flags.add(p, PARAMS["runs"].but(help="two or more run files"), FUSE_OPTIONS["method"],
+    flags.add(p, "runs", FUSE_OPTIONS["method"],
               FUSE_OPTIONS["norm"].but(choices=NORMS + ("none",), help="per-query normalisation of each run's "
                                                                        "scores before fusing (none: raw scores)"),
               PARAM, PARAMETERS["weights"], PARAMS["tag"].but(help="run tag of the fused run (default: the method)"),

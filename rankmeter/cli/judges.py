@@ -139,7 +139,7 @@ def add_agree_arguments(a) -> None:
     flags.add(a, JUDGMENTS, LABELS,
               PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
                                      "(UMBRELA reports its binary kappa at 2)"),
-              BINS, NO_PER_QUERY, PARAMS["format"].but(choices=("text", "json")), "decimals")
+              BINS, NO_PER_QUERY, "format", "decimals")
 
 
 HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they change per run"
@@ -161,10 +161,10 @@ def add_arguments(judges) -> None:
     i = kinds.add_parser("impact", help="each run under human, LLM and mixed judgments: scores, unjudged bounds, "
                                         "rank changes, comparisons whose conclusion flips")
     flags.add(i, HUMAN, LLM,
-              PARAMS["runs"].but(help="two or more runs"), "measure",
+              "runs", "measure",
               PARAMS["baseline"].but(help="compare with this run (repeatable; default: every pair)"),
               "test", "correction", "alpha", "permutations", "seed", PROBABILITIES, DRAWS,
-              PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)
+              "format", "decimals", *_OPTIONS)
     i.set_defaults(func=run, subparser=i)
     from rankmeter.cli.estimates import add_parsers
     add_parsers(kinds)

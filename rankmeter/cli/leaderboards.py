@@ -79,4 +79,4 @@ def add_arguments(p) -> None:
     p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
                    help="the two judgment sets, then the runs (two or more)")
     flags.add(p, PARAMS["measure"].but(help="a measure (repeatable); with --board-*: keep these only"),
-              BOARD_A, BOARD_B, TOP_K, MOVES, RBO_P, SVG, PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)
+              BOARD_A, BOARD_B, TOP_K, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS)

@@ -9,7 +9,7 @@ HELP = "list every measure with its parameters (or those matching NAME)"
 
 def add_arguments(p) -> None:
     p.add_argument("name", nargs="?", help="a measure name or part of one, e.g. ndcg or 'P@10' (default: all)")
-    flags.add(p, PARAMS["format"].but(choices=("text", "json")))
+    flags.add(p, "format")
 
 
 def run(args) -> int:

@@ -181,7 +181,7 @@ def add_arguments(meta) -> None:
     flags.add(c, "qrels", systems, PARAMS["measure"].but(required=True, help="the two measures to correlate (or "
                                                                              "one, with --other-qrels)"),
               "other_qrels", meta_params.RBO_P,
-              PARAMS["format"].but(choices=("text", "json")), "decimals", *_SCORING)
+              "format", "decimals", *_SCORING)
     c.set_defaults(func=_correlate, subparser=c)
 
     def one_measure_over_runs(name: str, help: str):
@@ -194,7 +194,7 @@ def add_arguments(meta) -> None:
                                                           help="a measure (repeatable: each is analysed in turn; "
                                                                "a nugget score with --nuggets: strict_vital, "
                                                                "strict_all, vital, all)"),
-                  "seed", PARAMS["format"].but(choices=("text", "json")), *_SCORING)
+                  "seed", "format", *_SCORING)
         return kind
 
     d = one_measure_over_runs("discriminative-power", "share of run pairs a measure separates (Sakai 2006)")
@@ -208,13 +208,13 @@ def add_arguments(meta) -> None:
     t = kinds.add_parser("topic-set-size", help="topics needed, power, or smallest detectable difference "
                                                 "(Sakai 2016)")
     flags.add(t, meta_params.DESIGN_TEST, meta_params.MIN_DIFF, meta_params.TOPICS, meta_params.VARIANCE,
-              PARAMS["alpha"].but(help="type I error"), meta_params.BETA, meta_params.SYSTEMS,
+              "alpha", meta_params.BETA, meta_params.SYSTEMS,
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="judgments to estimate the variance from"),
               PARAMS["runs"].but(positional=False, required=False, flag="--run",
                                  help="a run to estimate the variance from (repeatable)"),
               PARAMS["measure"].but(help="the measure whose variance is estimated (one)"),
-              PARAMS["format"].but(choices=("text", "json")), *_SCORING)
+              "format", *_SCORING)
     t.set_defaults(func=_size, subparser=t)
 
     z = kinds.add_parser("zscores", help="per topic mean and deviation of reference runs: a trec_eval -Z file")

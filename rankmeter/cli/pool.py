@@ -10,7 +10,7 @@ HELP = "build a judgment pool from runs (depth@k or take@N by priority)"
 def add_arguments(p) -> None:
     from rankmeter.analyses.fusion.catalog import POOL_PARAMETERS as POOL
 
-    flags.add(p, PARAMS["runs"].but(help="the run files to pool"), POOL["depth"], POOL["take"], POOL["priority"],
+    flags.add(p, "runs", POOL["depth"], POOL["take"], POOL["priority"],
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="existing judgments: count the pooled docs already judged"),
               PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"), *flags.READING_FUSING)

@@ -23,8 +23,8 @@ def add_arguments(p) -> None:
               KEEP, DROP,
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="filter: keep the queries these judgments judge"),
-              PARAMS["tag"].but(help="the run tag to write (required by tag)"), N,
-              PARAMS["seed"].but(help="sample: random seed"), TO, *flags.READING_FUSING)
+              "tag", N,
+              "seed", TO, *flags.READING_FUSING)
 
 
 def run(args) -> int:

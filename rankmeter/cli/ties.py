@@ -18,7 +18,7 @@ ALL_QUERIES = Param("all_queries", "bool", False, "list every query, not only th
 def add_arguments(p) -> None:
     flags.add(p, "qrels", "runs",
               PARAMS["measure"].but(help="a measure (repeatable; default AP nDCG@10 P@10 RR)"),
-              PARAMS["format"].but(choices=("text", "json")), "decimals", ALL_QUERIES,
+              "format", "decimals", ALL_QUERIES,
               *[name for name in flags.EVALUATION if name != "ties"])
 
 

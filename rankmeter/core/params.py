@@ -121,7 +121,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
        help="the run the others are compared with, by name (repeatable: several baselines, corrected "
             "together; default the first run)"),
     # output
-    _p("format", "choice", "text", choices=("text", "json", "csv", "markdown", "latex"), help="output format"),
+    # text or JSON; a command writing tables too (csv, markdown, latex) says so with its own choices
+    _p("format", "choice", "text", choices=("text", "json"), help="output format"),
     _p("decimals", "integer", 4, low=0, high=17, metavar="N", help="digits after the point in text tables"),
     _p("output", "path", None, short="-o", help="the file to write (never one of the inputs)"),
     _p("per_query", "bool", False, short="-q", help="also show per-query values"),
