@@ -138,6 +138,8 @@ class Param:
         words = ", ".join(quote(c) for c in self.choices)
         if kind == "choice":
             return "one of " + words
+        if kind == "strings" and self.choices:
+            return "some of " + words
         if kind == "choice_or_gains":
             return f"one of {words} or a map {{grade: gain}}"
         if kind in _NUMERIC:
@@ -238,6 +240,9 @@ class Param:
                 if not items:
                     raise self._refuse(value, "at least one; ")
                 return tuple(float(self._number(v, integer=False)) for v in items)
+            for item in items if self.choices else ():
+                if item not in self.choices:
+                    raise self._refuse(item)
             return items
         raise AssertionError(kind)
 

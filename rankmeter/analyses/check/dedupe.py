@@ -57,7 +57,7 @@ def kept_rows(run: Run, keep: str = "first") -> np.ndarray:
 def dedupe(run, *, keep: str = "first") -> Run:
     """The run with each (query, doc) once: the first line, or the line with the highest score."""
     run = as_run(run)
-    kept = kept_rows(run, keep)
+    kept = kept_rows(run, keep=keep)
     if len(kept) == len(run):
         return run
     import pyarrow as pa
@@ -104,7 +104,7 @@ def write_deduped(source, output, *, keep: str = "first", columns=None, input_fo
         held = io.BytesIO(data)
         held.name = name
         run = as_run(held, columns=columns, format=input_format)
-    kept = kept_rows(run, keep)
+    kept = kept_rows(run, keep=keep)
     drop = np.ones(len(run), dtype=bool)
     drop[kept] = False
     if is_parquet(data):
