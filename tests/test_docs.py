@@ -176,7 +176,7 @@ def test_block_states_parameters_defaults_and_trec_names():
     assert "`ndcg_cut_k = nDCG@k (k: 5, 10, 15, 20, 30, 100, 200, 500, 1000)`" in block
     ap = docs.render_block("ap")
     assert "`map = AP`" in ap and "`gm_map = GMAP`" in ap and "`set_map = SetAP`" in ap
-    assert "| `denom` | `R` | R, min, hits |" in ap
+    assert "| `denom` | `R` | one of R, min, hits |" in ap
     assert "`rbp = RBP(p=0.9, gain=trec_eval)`" in docs.render_block("rbp")
     assert "`Rprec_mult_x = RprecMult(mult=x) (x: 0.2, 0.4" in docs.render_block("precision")
     assert "| `IPrec` | required @r" in docs.render_block("iprec")

@@ -70,7 +70,8 @@ def test_measure_parameters_are_the_one_class():
      "head=1: expected a number in (0, 1)"),
     (lambda: rankmeter.analyses.beyond.beyond_accuracy({"u": ["i"]}, {"u": ["i"]}, k=0),
      "k=0: expected an integer in [1, inf) or None"),
-    (lambda: rankmeter.judged({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP", rbp_p=1), "rbp_p=1: expected a number in (0, 1)"),
+    (lambda: rankmeter.judged({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP", rbp_p=1),
+     "rbp_p=1: expected a number in (0, 1)"),
     (lambda: rankmeter.compare_scores({"A": {"m": {"q": 1.0}}, "B": {"m": {"q": 0.0}}}, alpha=1.5),
      "alpha=1.5: expected a number in (0, 1)"),
 ])

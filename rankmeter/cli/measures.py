@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from rankmeter.cli import flags
-from rankmeter.core.params import PARAMS
 
 HELP = "list every measure with its parameters (or those matching NAME)"
 

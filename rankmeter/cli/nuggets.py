@@ -33,7 +33,8 @@ def _weights(text: str | None) -> dict | None:
         try:
             weights[key.strip()] = float(value)
         except ValueError:
-            raise ParameterError(f"--weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. vital=1,okay=0.5") from None
+            raise ParameterError(f"--weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. "
+                                 "vital=1,okay=0.5") from None
         if not eq or not key.strip():
             raise ParameterError(f"--weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. vital=1,okay=0.5")
     return weights

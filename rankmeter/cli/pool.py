@@ -13,7 +13,8 @@ def add_arguments(p) -> None:
     flags.add(p, "runs", POOL["depth"], POOL["take"], POOL["priority"],
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="existing judgments: count the pooled docs already judged"),
-              PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"), *flags.READING_FUSING)
+              PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"),
+              *flags.READING_FUSING)
     p.add_argument("--topics", metavar="FILE", default=None,
                    help="pool only these topics (TREC <num> Number: 301, or one query id a line / the first field "
                         "of a TSV); a warning names the runs' queries that are not topics")

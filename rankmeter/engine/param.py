@@ -155,7 +155,8 @@ class Param:
             return text + (" or None" if self.optional else "")
         return {"intents": "a dict {query: {subtopic: probability}} of finite non-negative numbers",
                 "bool": f"{quote(True)} or {quote(False)}", "string": "a string", "path": "a file path",
-                "paths": "file paths", "strings": "strings", "gains": "a map {grade: gain} of integer grades to finite gains, e.g. {1: 1, 2: 3}",
+                "paths": "file paths", "strings": "strings",
+                "gains": "a map {grade: gain} of integer grades to finite gains, e.g. {1: 1, 2: 3}",
                 "mapping": "role=name pairs (or role=position, counted from 0, for files without a header line), "
                            "e.g. query=user,doc=item or query=0,doc=1,rank=2"}[kind]
 
@@ -298,7 +299,8 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
 
     Each declaration names a parameter of the function (a name that is not one is refused when the module
     is imported, and so is a default other than the declaration's); where the function has no default, None
-    is refused too. Arguments left at their default are not checked. The declarations stay on the function as ``params`` (for the CLI and the docs).
+    is refused too. Arguments left at their default are not checked. The declarations stay on the function
+    as ``params`` (for the CLI and the docs).
 
     >>> @validate_params(Param("alpha", "number", 0.05, low=0, high=1, low_open=True, high_open=True))
     ... def level(*, alpha: float = 0.05) -> float:

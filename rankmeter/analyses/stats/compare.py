@@ -21,7 +21,7 @@ from rankmeter.core.naming import name_runs
 from rankmeter.measures.aggregation import TEXT
 from rankmeter.analyses.stats import significance as sig
 from rankmeter.analyses.stats.comparison import Comparison
-from rankmeter.analyses.stats.corrections import CORRECTIONS, adjust
+from rankmeter.analyses.stats.corrections import adjust
 from rankmeter.executors.progress import progress_bar
 
 __all__ = ["compare", "compare_scores", "TESTS"]
