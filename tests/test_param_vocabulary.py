@@ -103,3 +103,38 @@ def test_a_bad_value_of_an_older_flag_names_it_in_one_line(cli):
     result = cli("judged", "QRELS", "RUN", "--p", "1")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == "rankmeter: error: rankmeter judged: argument --p: '1': expected a number in (0, 1)\n"
+
+
+def _flags_of(*path):
+    from rankmeter.cli.app import _parser
+    from rankmeter.cli.flags import declared
+    return {param.name: param for at, _, param in declared(_parser()) if at == path}
+
+
+@pytest.mark.parametrize("function, command", [
+    ("rankmeter.analyses.judged:judged", ("judged",)),
+    ("rankmeter.analyses.beyond:beyond_accuracy", ("beyond",)),
+    ("rankmeter.analyses.meta.discrimination:discriminative_power", ("meta", "discriminative-power")),
+    ("rankmeter.analyses.meta.discrimination:swap_rate", ("meta", "swap-rate")),
+    ("rankmeter.analyses.meta.design:topic_set_size", ("meta", "topic-set-size")),
+    ("rankmeter.analyses.meta.correlation:correlations", ("meta", "correlate")),
+    ("rankmeter.analyses.nuggets:nugget_scores", ("nuggets",)),
+    ("rankmeter.analyses.runs:sample", ("run",)),
+    ("rankmeter.analyses.stats.compare:compare", ("compare",)),
+])
+def test_a_function_and_its_command_share_each_declaration(function, command):
+    """The same name everywhere: each declared keyword of the function is the flag of its command, made from
+    the same declaration (range, default, help) -- a keyword and a flag cannot drift apart."""
+    import importlib
+    module, name = function.split(":")
+    declared_here = getattr(importlib.import_module(module), name).params
+    flags = _flags_of(*command)
+    typed = {n: p for n, p in declared_here.items() if p.cli and p.kind not in ("bool", "strings", "paths")}
+    assert typed, function
+    for keyword, param in typed.items():
+        assert keyword in flags, f"{function}({keyword}=...) has no --{keyword.replace('_', '-')} in {command}"
+        flag = flags[keyword]
+        assert (flag.kind, flag.low, flag.high, flag.low_open, flag.high_open, flag.choices) == \
+            (param.kind, param.low, param.high, param.low_open, param.high_open, param.choices), keyword
+        if not param.required:
+            assert flag.default == param.default, keyword
