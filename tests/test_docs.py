@@ -170,13 +170,13 @@ def test_block_states_parameters_defaults_and_trec_names():
     block = docs.render_block("dcg")
     assert block.startswith(docs.BEGIN) and block.endswith(docs.END)
     # nDCG's three choices with trec_eval's defaults, and the values each allows
-    assert "| `gain` | `linear` | linear, exp or a map {grade: gain} |" in block
-    assert "| `discount` | `log2` | log2, jk |" in block
-    assert "| `ideal` | `qrels` | qrels, run, topk |" in block
+    assert "| `gain` | `linear` | one of linear, exp or a map {grade: gain} |" in block
+    assert "| `discount` | `log2` | one of log2, jk |" in block
+    assert "| `ideal` | `qrels` | one of qrels, run, topk |" in block
     assert "`ndcg_cut_k = nDCG@k (k: 5, 10, 15, 20, 30, 100, 200, 500, 1000)`" in block
     ap = docs.render_block("ap")
     assert "`map = AP`" in ap and "`gm_map = GMAP`" in ap and "`set_map = SetAP`" in ap
-    assert "| `denom` | `R` | R, min, hits |" in ap
+    assert "| `denom` | `R` | one of R, min, hits |" in ap
     assert "`rbp = RBP(p=0.9, gain=trec_eval)`" in docs.render_block("rbp")
     assert "`Rprec_mult_x = RprecMult(mult=x) (x: 0.2, 0.4" in docs.render_block("precision")
     assert "| `IPrec` | required @r" in docs.render_block("iprec")
@@ -199,9 +199,10 @@ def test_print_measures_lists_every_family_with_its_parameters():
         for p in own:
             assert re.search(rf"^  {re.escape(p.name)}=", text, flags=re.M), f"{name}: {p.name} not listed"
     assert "nDCG(gain=linear, discount=log2, ideal=qrels, log_base=2, empty_target_action=neg)[@k]" in text
-    assert "  ideal=qrels  (qrels, run, topk)" in text
+    assert "  ideal=qrels  (one of qrels, run, topk)" in text
     assert "IPrec@r" in text
-    assert "  rel=unset  (a grade (an integer, or a number for real grades))" in text and "  judged_only=false  (true, false)" in text
+    assert "  rel=unset  (a relevance threshold: a finite number (grades >= rel are relevant))" in text
+    assert "  judged_only=false  (true or false)" in text
     assert "trec_eval: map = AP; map_cut_k = AP@k (k: 5, 10, 15, 20, 30, 100, 200, 500, 1000)" in text
     assert "  p=0.8  (a number in [0, 1))" in text
 

@@ -1,6 +1,7 @@
 """Every declared parameter of every command, fed values outside what it accepts: a clean refusal.
 
-The flags are made from the parameter table (rankmeter/core/params.py) by rankmeter/cli/flags.py. For each
+The flags are made from the declarations (the shared ones in rankmeter/core/params.py, each command's own
+beside its code) by rankmeter/cli/flags.py. For each
 command of the registry and each flag with a declared type, range or choices, every value just outside the
 range, non-finite, of another type or not among the choices must give exit 2, one line on stderr naming
 the flag, nothing on stdout and no file written -- before any input is read.
@@ -14,7 +15,12 @@ from pathlib import Path
 import pytest
 
 from rankmeter.cli.app import COMMANDS, _parser
-from rankmeter.core.params import PARAMS, Param, check
+from rankmeter.cli.flags import declared
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
+
+#: every declaration a flag is made from (shared or a command's own), once
+DECLARED = list({id(p): p for _, _, p in declared(_parser())}.values()) + [p for p in PARAMS.values() if not p.cli]
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 Q, R1, R2 = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")
@@ -110,9 +116,8 @@ def test_out_of_range_values_are_refused_in_one_line(name, kind, flag, value, tm
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
-@pytest.mark.parametrize("name", sorted(PARAMS))
-def test_python_keywords_use_the_same_check(name):
-    param = PARAMS[name]
+@pytest.mark.parametrize("param", DECLARED, ids=[p.name for p in DECLARED])
+def test_python_keywords_use_the_same_check(param):
     for value in _bad_values(param):
         try:
             parsed = float(value) if param.kind != "choice" else value
@@ -121,5 +126,5 @@ def test_python_keywords_use_the_same_check(name):
         if param.kind == "integer" and isinstance(parsed, float) and parsed.is_integer():
             parsed = int(parsed)
         with pytest.raises(Exception) as err:
-            check(name, parsed)
-        assert f"{name}=" in str(err.value) and "expected" in str(err.value)
+            param.check([parsed] if param.kind == "numbers" else parsed)
+        assert f"{param.name}=" in str(err.value) and "expected" in str(err.value)

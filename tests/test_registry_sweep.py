@@ -43,6 +43,14 @@ from reference import REFERENCE, order_run, rank  # noqa: E402
 FAMILIES = sorted(REGISTRY)
 
 
+def _bounds(p):
+    """(minimum, maximum, above, below) of a declaration: its interval's closed and open ends, None where unbounded."""
+    finite = lambda x: x if abs(x) != float("inf") else None
+    low, high = finite(p.low), finite(p.high)
+    return ((None if p.low_open else low), (None if p.high_open else high),
+            (low if p.low_open else None), (high if p.high_open else None))
+
+
 def _variants(family) -> list[Measure]:
     """The default measure and one measure per generated parameter value, with the cutoffs it takes."""
     def cutoffs():
@@ -60,16 +68,16 @@ def _variants(family) -> list[Measure]:
                 params.append({p.name: {1: 2.0, 2: 5.0}})
         elif p.kind == "gains":
             params.append({p.name: {1: 2.0, 2: 5.0}})
-        elif p.kind == "floats":
+        elif p.kind == "numbers":
             params.append({p.name: [0.2, 0.5]})
         elif p.kind == "bool":
             params.append({p.name: not p.default})
-        elif p.kind == "int":
-            low = int(p.minimum) if p.minimum is not None else 1
+        elif p.kind == "integer":
+            low = int(_bounds(p)[0]) if _bounds(p)[0] is not None else 1
             params.append({p.name: max(low, 3)})
-        elif p.kind == "float":
-            low = p.minimum if p.minimum is not None else 0.0
-            high = p.maximum if p.maximum is not None else low + 2.0
+        elif p.kind == "number":
+            low = _bounds(p)[0] if _bounds(p)[0] is not None else 0.0
+            high = _bounds(p)[1] if _bounds(p)[1] is not None else low + 2.0
             value = (low + high) / 2 if p.default is None or (low + high) / 2 != p.default else (low + high) / 3
             params.append({p.name: value})
     out = []

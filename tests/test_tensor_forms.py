@@ -31,6 +31,14 @@ from rankmeter.measures import REGISTRY, Measure
 TOL = 1e-12
 
 
+def _bounds(p):
+    """(minimum, maximum, above, below) of a declaration: its interval's closed and open ends, None where unbounded."""
+    finite = lambda x: x if abs(x) != float("inf") else None
+    low, high = finite(p.low), finite(p.high)
+    return ((None if p.low_open else low), (None if p.high_open else high),
+            (low if p.low_open else None), (high if p.high_open else None))
+
+
 def variants(name: str, *, average: bool = False) -> list[Measure]:
     """Default parameters, then one measure per generated value of each parameter the tensor path takes."""
     family = REGISTRY[name]
@@ -43,11 +51,11 @@ def variants(name: str, *, average: bool = False) -> list[Measure]:
             params += [{p.name: c} for c in p.choices if c != p.default and c != "error"]
             if p.kind == "choice_or_gains":
                 params.append({p.name: {1: 2.0, 2: 5.0}})
-        elif p.kind == "int":
-            params.append({p.name: max(int(p.minimum or 1), 2)})
-        elif p.kind == "float":
-            low = p.minimum if p.minimum is not None else 0.0
-            high = p.maximum if p.maximum is not None else (1.0 if p.below is not None else low + 2.0)
+        elif p.kind == "integer":
+            params.append({p.name: max(int(_bounds(p)[0] or 1), 2)})
+        elif p.kind == "number":
+            low = _bounds(p)[0] if _bounds(p)[0] is not None else 0.0
+            high = _bounds(p)[1] if _bounds(p)[1] is not None else (1.0 if _bounds(p)[3] is not None else low + 2.0)
             params.append({p.name: low + (high - low) * 0.45})
     if name in ("DCG", "nDCG"):
         params += [{"log_base": 10.0}, {"log_base": 3.0, "discount": "jk"}]

@@ -38,7 +38,15 @@ import io
 from dataclasses import dataclass, field
 
 from rankmeter.core.numbers import format_number
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
+
+#: RBP's persistence in the report (``rankmeter judged --rbp-p``; ``--p`` is its older flag)
+RBP_P = Param("rbp_p", "number", 0.8, "RBP persistence, in (0, 1)", "check", low=0, high=1, low_open=True,
+              high_open=True, deprecated=("--p",))
+#: one k of Judged@k (``rankmeter judged --cutoff K``, repeatable; ``cutoffs=`` in Python)
+CUTOFF = Param("cutoff", "integer", None, "Judged@K (repeatable; default 10, 100, 1000)", "check", low=1, short="-k",
+               metavar="K", repeat=True)
 
 __all__ = ["judged", "JudgedReport", "JudgedRow"]
 
@@ -122,7 +130,8 @@ class JudgedReport:
         return "\n".join(lines) + "\n"
 
 
-def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs=CUTOFFS, rbp_p: float = 0.8,
+@validate_params(RBP_P)
+def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] = CUTOFFS, rbp_p: float = 0.8,
            **options) -> JudgedReport:
     """Per run: Judged@k, each measure full and condensed, bpref, infAP and the RBP interval.
 
@@ -156,12 +165,9 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs=CUTOFFS, rbp_p: f
     names = resolve_measures([measures] if isinstance(measures, str) else list(measures))
     if not names:
         raise ParameterError("give at least one measure")
-    try:
-        cutoffs = tuple(int(k) for k in cutoffs)
-    except (TypeError, ValueError):
-        raise ParameterError(f"cutoffs={cutoffs!r}: expected positive integers") from None
-    if not cutoffs or min(cutoffs) < 1:
-        raise ParameterError(f"cutoffs={cutoffs!r}: expected positive integers")
+    cutoffs = tuple(CUTOFF.but(required=True).check(k) for k in ([cutoffs] if isinstance(cutoffs, int) else cutoffs))
+    if not cutoffs:
+        raise ParameterError("cutoffs=(): give at least one k of Judged@k")
     judged_measures = [f"Judged@{k}" for k in cutoffs]
     extra = ["bpref", "infAP", f"RBP(p={rbp_p!r})", f"RBP_resid(p={rbp_p!r})"]
     condensed = [m.with_params(judged_only=True) for _, m in names]

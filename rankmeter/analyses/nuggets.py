@@ -38,7 +38,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import InputError, ParameterError, shown_repr
+
+#: the worth of a partially supported nugget in ``vital`` and ``all`` (``rankmeter nuggets --partial``)
+PARTIAL = Param("partial", "number", 0.5, "worth of partial_support in vital and all", "judges", low=0, high=1)
 
 __all__ = ["MEASURES", "NuggetScores", "compare_nuggets", "nugget_scores", "read_assignments"]
 
@@ -119,6 +123,7 @@ def _check(record, name, line) -> None:
                                  f"{'vital' if key == 'importance' else 'support'}", source=name, line=line)
 
 
+@validate_params(PARTIAL)
 def nugget_scores(records, *, partial: float = 0.5, weights: dict | None = None, system: str = "") -> NuggetScores:
     """Nugget scores of each record and their mean (see the module docstring).
 
@@ -144,8 +149,6 @@ def nugget_scores(records, *, partial: float = 0.5, weights: dict | None = None,
     else:
         for n, record in enumerate(records):
             _check(record, "<records>", n + 1)
-    if isinstance(partial, bool) or not isinstance(partial, (int, float)) or not 0 <= partial <= 1:
-        raise ParameterError(f"partial={partial!r}: expected the worth of partial support in [0, 1], e.g. 0.5")
     counts = np.array([len(r["nuggets"]) for r in records], dtype=np.int64)
     owner = np.repeat(np.arange(len(records)), counts)
     nuggets = [n for r in records for n in r["nuggets"]]
@@ -179,6 +182,7 @@ def nugget_scores(records, *, partial: float = 0.5, weights: dict | None = None,
     return NuggetScores(system=system or "system", measures=names, per_query=per_query, mean=mean)
 
 
+@validate_params(PARTIAL)
 def compare_nuggets(files, *, baseline: str | None = None, partial: float = 0.5, weights: dict | None = None,
                     **tests):
     """Score several assignment files (one per RAG system) and compare them with :func:`rankmeter.compare_scores`.

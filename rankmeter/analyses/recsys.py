@@ -36,6 +36,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.frames import is_frame
@@ -47,12 +49,7 @@ from rankmeter.io.canonical import Run, decode_id
 __all__ = ["implicit_qrels", "topk_run", "truncate", "coverage", "Coverage", "evaluate"]
 
 
-def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ParameterError(f"k={k!r}: expected a positive integer")
-    return int(k)
-
-
+@validate_params(PARAMS["k"])
 def topk_run(predictions, *, user: str = "user", item: str = "item", score: str | None = None,
              items: str | None = None, k: int | None = None):
     """Top-k lists as a run: each list's order becomes scores (first item highest).
@@ -127,6 +124,7 @@ def _first_k(run: Run, k: int) -> np.ndarray:
     return keep
 
 
+@validate_params(PARAMS["k"])
 def truncate(run, k: int):
     """Each query's (user's) first ``k`` docs, in the order the engine ranks them.
 
@@ -152,7 +150,6 @@ def truncate(run, k: int):
 
     The rows kept stay in their input order.
     """
-    k = _check_k(k)
     if is_spark_frame(run):
         return _spark_truncate(run, k)
     run = as_run(run)
@@ -197,6 +194,7 @@ def coverage(truth, predictions) -> Coverage:
     return Coverage(len(q) - len(q_only), len(q_only), len(r_only), first(q_only), first(r_only))
 
 
+@validate_params(PARAMS["k"])
 def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     """Score top-k recommendations against implicit (or graded) truth.
 
@@ -239,7 +237,7 @@ def evaluate(truth, predictions, measures, *, k: int | None = None, **options):
     from rankmeter.executors import evaluate_run
 
     if k is not None:
-        options["max_docs"] = _check_k(k)
+        options["max_docs"] = k
     truth, predictions = _shaped(truth, predictions)
     spark = is_spark_frame(truth) or is_spark_frame(predictions)
     if not spark:

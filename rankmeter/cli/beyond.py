@@ -12,6 +12,11 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.cli.compare import TESTS
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
+
+#: training interactions: ``rankmeter beyond``'s first input, ``rankmeter report --train``
+TRAIN = Param("train", "path", None, "training interactions (a CSV/TSV/Parquet/JSON Lines table with user and item "
+              "columns)", "beyond")
 
 HELP = ("beyond-accuracy measures of recommenders (coverage, novelty, diversity, popularity bias), compared "
         "over users")
@@ -24,9 +29,9 @@ def run(args) -> int:
     from rankmeter.report.tables import write_comparison
 
     options = {"k": args.k, "head": args.head, "tail_ratio": args.tail_ratio, "entropy": args.entropy,
-               "catalog": args.catalog, "user": args.user, "item": args.item, "score": args.score_column,
+               "catalog": args.catalog, "user": args.user, "item": args.item, "score": args.score,
                "ties": args.ties}
-    columns = {"--user": args.user, "--item": args.item, "--score": args.score_column}
+    columns = {"--user": args.user, "--item": args.item, "--score": args.score}
     named = [c for c in columns.values() if c]
     if len(set(named)) < len(named):
         from rankmeter.errors import ParameterError
@@ -55,15 +60,13 @@ def run(args) -> int:
 
 
 def add_arguments(b) -> None:
-    flags.add(b, PARAMS["train"].but(positional=True, required=True, help="training interactions: a table with "
-                                                                             "user and item columns"),
-              PARAMS["runs"].but(name="recommendations", metavar="RECOMMENDATIONS",
-                                 help="one table of recommendations per system (user, item, optionally score); "
-                                      "named by file name"),
+    from rankmeter.analyses.beyond import PARAMS as BEYOND
+
+    flags.add(b, TRAIN.but(positional=True, required=True),
+              Param("recommendations", "paths", None, "one table of recommendations per system (user, item, "
+                    "optionally score); named by file name", "inputs", positional=True, required=True),
               PARAMS["measure"].but(help="per-user measure to compare (repeatable; default all of novelty, "
                                          "diversity, serendipity, arp, aplt, aclt, popularity_lift)"),
-              PARAMS["k"].but(short=None, flag="--k", help="cut each list at its first K items"),
-              "head", "tail_ratio", "entropy", "catalog", "user", "item", "score_column",
-              flags.READING_FUSING[0], *TESTS,
+              *BEYOND.values(), flags.READING_FUSING[0], *TESTS,
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json"),
                                    help="format of the comparison table"))

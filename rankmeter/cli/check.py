@@ -32,7 +32,11 @@ def add_arguments(p) -> None:
     p.add_argument("--topics", metavar="FILE", default=None,
                    help="the topics (TREC <num> Number: 301, or one query id a line / the first field of a "
                         "TSV): runs' queries outside them and topics without results are warnings")
-    flags.add(p, PARAMS["format"].but(choices=("text", "json")), "dedupe",
+    from rankmeter.analyses.check.dedupe import KEEP
+
+    flags.add(p, "format",
+              KEEP.but(name="dedupe", default=None, help="write the run without duplicate docs, keeping the first "
+                                                          "line or the highest score"),
               PARAMS["output"].but(help="with --dedupe: the file to write (never one of the inputs)"),
               "columns", "input_format")
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too (default: on errors only)")

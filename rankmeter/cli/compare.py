@@ -5,18 +5,20 @@ import sys
 
 from rankmeter.cli import flags, presets
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "compare runs with significance tests (tables for papers)"
 
 #: the tests and corrections every comparing command takes
 TESTS = ("test", "correction", "alpha", "permutations", "seed", "baseline")
+ALL_PAIRS = Param("all_pairs", "bool", False, "also compare every pair of runs, corrected over all pairs", "tests")
 
 
 def add_arguments(p) -> None:
-    flags.add(p, "qrels", PARAMS["runs"].but(help="two or more run files (named by run tag, else file name)"),
-              PARAMS["measure"].but(help="a measure (repeatable; required unless --profile gives them)"), *TESTS, "all_pairs",
-              PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json")),
-              PARAMS["per_query"].but(help="also print every query's values (text)"), *flags.EVALUATION)
+    flags.add(p, "qrels", "runs",
+              PARAMS["measure"].but(help="a measure (repeatable; required unless --profile gives them)"), *TESTS,
+              ALL_PAIRS, PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json")),
+              "per_query", *flags.EVALUATION)
     presets.add_profile(p)
 
 

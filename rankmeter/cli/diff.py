@@ -14,7 +14,7 @@ DEFAULT_AS = "trec_eval,pytrec_eval,ir_measures,ranx,torchmetrics,sklearn"
 
 def add_arguments(p) -> None:
     flags.add(p, "qrels", "run", PARAMS["measure"].but(help="a measure (repeatable; default nDCG@10 RR@10 AP)"),
-              PARAMS["format"].but(choices=("text", "json")), "decimals")
+              "format", "decimals")
     p.add_argument("--as", dest="conventions", default=DEFAULT_AS, metavar="TOOL,TOOL...",
                    help=f"the conventions compared, the first the reference (default {DEFAULT_AS}; also beir)")
     p.add_argument("--top", type=int, default=10, metavar="N",

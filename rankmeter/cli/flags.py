@@ -1,8 +1,10 @@
-"""Command-line flags made from the one parameter table (:data:`rankmeter.core.params.PARAMS`).
+"""Command-line flags made from the parameters' declarations (:class:`rankmeter.engine.param.Param`).
 
-A command names the parameters it takes; :func:`add` makes each one's flag, type, default, choices and
-help from its declaration, and a bad value is refused while the arguments are read, in one line that
-names the flag and what is valid::
+A command names the parameters it takes: the shared ones by name (:data:`rankmeter.core.params.PARAMS`), its
+own as the declarations beside the code that owns them (the analysis module, or the command module for a
+knob of the command only). :func:`add` makes each one's flag, type, default, choices and help from its
+declaration (an older flag of a renamed parameter is still read, and not shown), and a bad value is refused
+while the arguments are read, in one line that names the flag and what is valid::
 
     rankmeter: error: argument --alpha: 5: expected a number in (0, 1)
 
@@ -17,8 +19,8 @@ from typing import Any
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
-__all__ = ["Parser", "plain_help", "add", "keywords", "evaluation", "write_json", "EVALUATION", "READING", "EVALUATION_FUSING",
-           "READING_FUSING"]
+__all__ = ["Parser", "plain_help", "add", "declared", "keywords", "evaluation", "write_json", "EVALUATION", "READING",
+           "EVALUATION_FUSING", "READING_FUSING"]
 
 #: The evaluation options every command that scores runs takes.
 EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "ignore_self", "grades",
@@ -110,7 +112,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
         elif param.kind == "numbers":
             kwargs.update(nargs="+", type=_converter(param), metavar=param.metavar or "X")
-        elif param.kind == "integer" and param.name in ("cutoff", "size", "top_k"):
+        elif param.repeat:
             kwargs.update(action="append", type=_converter(param), metavar=param.metavar or "N")
         else:
             kwargs["type"] = _converter(param)
@@ -126,6 +128,20 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         if param.required:
             kwargs["required"] = True
         parser.add_argument(*names, **kwargs)
+        for old in param.deprecated:  # the older flag still works, and is not shown
+            parser.add_argument(old, **{**kwargs, "help": argparse.SUPPRESS, "required": False})
+
+
+def declared(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """``(command path, flag, declaration)`` of every flag made from a declaration, in ``parser`` and each of
+    its commands and kinds (``("meta", "swap-rate")``): what the help, the docs and the parameter sweep read."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from declared(sub, path + (name,))
+        param = getattr(getattr(action, "type", None), "param", None)
+        if action.option_strings and isinstance(param, Param) and action.help is not argparse.SUPPRESS:
+            yield path, action.option_strings[0], param
 
 
 def emit(args: argparse.Namespace, data: dict, lines: list[str]) -> int:

@@ -4,22 +4,30 @@ from __future__ import annotations
 from rankmeter.cli import flags
 from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "fuse runs (CombSUM, CombMNZ, RRF, ... as ranx names them)"
 
+PARAM = Param("param", "strings", None, "a parameter of the method, e.g. k=60 (repeatable)", "fusion",
+              metavar="NAME=VALUE")
+OPTIMISE = Param("optimise", "string", None, "choose the method's parameters (weights, k, phi ...) by this measure on "
+                 "--qrels, by grid search", "fusion", metavar="MEASURE")
+TEST_QRELS = Param("test_qrels", "path", None, "--optimise: held-out judgments to report the chosen parameters on",
+                   "fusion")
+
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.fusion.catalog import METHODS, NORMS
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, NORMS, PARAMETERS
 
-    flags.add(p, PARAMS["runs"].but(help="two or more run files"),
-              PARAMS["method"].but(choices=tuple(METHODS)),
-              PARAMS["norm"].but(choices=tuple(n for n in NORMS if n) + ("none",)),
-              "param", "weights", PARAMS["tag"].but(help="run tag of the fused run (default: the method)"),
-              "optimise",
+    flags.add(p, "runs", FUSE_OPTIONS["method"],
+              FUSE_OPTIONS["norm"].but(choices=NORMS + ("none",), help="per-query normalisation of each run's "
+                                                                       "scores before fusing (none: raw scores)"),
+              PARAM, PARAMETERS["weights"], PARAMS["tag"].but(help="run tag of the fused run (default: the method)"),
+              OPTIMISE,
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="training judgments: for --optimise, and for the trained methods (posfuse, "
                                        "probfuse, segfuse, slidefuse, bayesfuse, mapfuse)"),
-              "test_qrels", PARAMS["output"].but(required=True, help="the TREC run file to write (never one of "
+              TEST_QRELS, PARAMS["output"].but(required=True, help="the TREC run file to write (never one of "
                                                                        "the inputs)"),
               *flags.EVALUATION_FUSING)
 

@@ -11,10 +11,11 @@ HELP = ("how far each run rests on judgments: Judged@k, measures on the full and
 
 
 def add_arguments(p) -> None:
+    from rankmeter.analyses.judged import CUTOFF, RBP_P
+
     flags.add(p, "qrels", "runs",
               PARAMS["measure"].but(help="measure scored full and judged-only (repeatable; default AP and nDCG@10)"),
-              PARAMS["cutoff"].but(help="Judged@K (repeatable; default 10, 100, 1000)"),
-              PARAMS["p"].but(default=0.8, high_open=True, help="RBP persistence, in (0, 1)"),
+              CUTOFF, RBP_P,
               PARAMS["format"].but(choices=("text", "json", "csv")), "decimals",
               *[name for name in flags.EVALUATION if name != "judged_only"])
 
@@ -24,7 +25,7 @@ def run(args) -> int:
     from rankmeter.io.output import printable
 
     report = judged(args.qrels, args.runs, args.measure or ["AP", "nDCG@10"], cutoffs=args.cutoff or CUTOFFS,
-                    rbp_p=args.p, **flags.evaluation(args))
+                    rbp_p=args.rbp_p, **flags.evaluation(args))
     if args.format == "json":
         flags.write_json(report.to_dict())
     elif args.format == "csv":

@@ -12,10 +12,29 @@ import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 __all__ = ["HELP", "add_arguments", "add_agree_arguments", "run", "run_agree"]
 
 _OPTIONS = flags.EVALUATION
+HUMAN = Param("human", "path", None, "the human judgments", "inputs", positional=True, required=True, metavar="HUMAN")
+LLM = Param("llm", "path", None, "the LLM judgments", "inputs", positional=True, required=True, metavar="LLM")
+JUDGMENTS = Param("judgments", "paths", None, "two judgment files (e.g. HUMAN LLM: the rows, then the columns of the "
+                  "confusion matrix), or more: one per judge", "inputs", positional=True, metavar="JUDGMENTS")
+LABELS = Param("labels", "path", None, "instead of judgment files: several sampled labels per pair (TREC qrels, one "
+               "line per sample, as judges aggregate reads): each label is a rating", "judges", metavar="SAMPLES")
+SAMPLED = Param("samples", "path", None, "TREC qrels with one line per sample (in sample order), or JSON Lines with "
+                "grade or probabilities per pair", "inputs", positional=True, required=True, metavar="SAMPLES")
+AGGREGATE = Param("method", "choice", "mode", "how a pair's samples become one grade: mode (UMBRELA's: on a tie the "
+                  "label seen first), mean (real grades) or median", "judges", choices=("mode", "mean", "median"))
+BINS = Param("bins", "string", None, "real grades: comma-separated edges making categories (a grade's category is how "
+             "many edges it reaches), e.g. 0.5,1.5,2.5", "judges", metavar="EDGES")
+NO_PER_QUERY = Param("no_per_query", "bool", False, "leave out the per-query figures", "judges")
+PROVENANCE = Param("provenance", "path", None, "also write query, doc, grade, source (human or llm) per pair", "judges",
+                   metavar="FILE")
+PROBABILITIES = Param("probabilities", "path", None, "the LLM's probability per grade (JSON Lines): expected scores "
+                      "and a resampled interval", "judges", metavar="FILE")
+DRAWS = Param("samples", "integer", 200, "label draws for the interval", "judges", low=1, high=1_000_000)
 
 
 def _emit(args, data: dict, text: str) -> int:
@@ -117,16 +136,10 @@ def run_agree(args: argparse.Namespace) -> int:
 
 def add_agree_arguments(a) -> None:
     """``rankmeter agree``'s flags (the ``agree`` command, rankmeter.cli.agree)."""
-    flags.add(a, PARAMS["runs"].but(name="judgments", metavar="JUDGMENTS", required=False,
-                                    help="two judgment files (e.g. HUMAN LLM: the rows, then the columns of the "
-                                         "confusion matrix), or more: one per judge"),
-              PARAMS["probabilities"].but(name="labels", metavar="SAMPLES",
-                                          help="instead of judgment files: several sampled labels per pair (TREC "
-                                               "qrels, one line per sample, as judges aggregate reads): each label "
-                                               "is a rating"),
+    flags.add(a, JUDGMENTS, LABELS,
               PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
                                      "(UMBRELA reports its binary kappa at 2)"),
-              "bins", "no_per_query", PARAMS["format"].but(choices=("text", "json")), "decimals")
+              BINS, NO_PER_QUERY, "format", "decimals")
 
 
 HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they change per run"
@@ -137,28 +150,21 @@ def add_arguments(judges) -> None:
     kinds = judges.add_subparsers(dest="judges_command", required=True, metavar="KIND", parser_class=flags.Parser,
                                   help="what to do")
     g = kinds.add_parser("aggregate", help="several sampled labels per (query, doc) -> one qrels")
-    flags.add(g, PARAMS["qrels"].but(name="samples", metavar="SAMPLES",
-                                     help="TREC qrels with one line per sample (in sample order), or JSON Lines with "
-                                          "grade or probabilities per pair"),
-              PARAMS["method"].but(choices=("mode", "mean", "median"), default="mode",
-                                   help="how a pair's samples become one grade: mode (UMBRELA's: on a tie the label "
-                                        "seen first), mean (real grades) or median"),
+    flags.add(g, SAMPLED, AGGREGATE,
               PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"))
     g.set_defaults(func=run, subparser=g)
     m = kinds.add_parser("mix", help="human-first qrels: the human grade where judged, the LLM's elsewhere")
-    flags.add(m, PARAMS["qrels"].but(name="human", metavar="HUMAN", help="the human judgments"),
-              PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM judgments"),
+    flags.add(m, HUMAN, LLM,
               PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"),
-              "provenance", PARAMS["per_query"].but(short=None, help="print the counts per query"))
+              PROVENANCE, PARAMS["per_query"].but(short=None, help="print the counts per query"))
     m.set_defaults(func=run, subparser=m)
     i = kinds.add_parser("impact", help="each run under human, LLM and mixed judgments: scores, unjudged bounds, "
                                         "rank changes, comparisons whose conclusion flips")
-    flags.add(i, PARAMS["qrels"].but(name="human", metavar="HUMAN", help="the human judgments"),
-              PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM judgments"),
-              PARAMS["runs"].but(help="two or more runs"), "measure",
+    flags.add(i, HUMAN, LLM,
+              "runs", "measure",
               PARAMS["baseline"].but(help="compare with this run (repeatable; default: every pair)"),
-              "test", "correction", "alpha", "permutations", "seed", "probabilities", "samples",
-              PARAMS["format"].but(choices=("text", "json")), "decimals", *_OPTIONS)
+              "test", "correction", "alpha", "permutations", "seed", PROBABILITIES, DRAWS,
+              "format", "decimals", *_OPTIONS)
     i.set_defaults(func=run, subparser=i)
     from rankmeter.cli.estimates import add_parsers
     add_parsers(kinds)

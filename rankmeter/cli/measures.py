@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 from rankmeter.cli import flags
-from rankmeter.core.params import PARAMS
 
 HELP = "list every measure with its parameters (or those matching NAME)"
 
 
 def add_arguments(p) -> None:
     p.add_argument("name", nargs="?", help="a measure name or part of one, e.g. ndcg or 'P@10' (default: all)")
-    flags.add(p, PARAMS["format"].but(choices=("text", "json")))
+    flags.add(p, "format")
 
 
 def run(args) -> int:

@@ -6,9 +6,12 @@ import argparse
 from rankmeter.cli import flags
 from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "meta-evaluation: how far a measure or a ranking of systems holds"
 _SCORING = flags.EVALUATION
+NUGGETS = Param("nuggets", "paths", None, "nuggetizer assignment files, one per RAG system (repeatable): their "
+                "per-query nugget scores instead of QRELS and RUN...", "judges", metavar="FILE")
 
 
 def _correlate(args: argparse.Namespace) -> int:
@@ -171,14 +174,16 @@ def _zscores(args: argparse.Namespace) -> int:
 
 
 def add_arguments(meta) -> None:
+    from rankmeter.analyses.meta import params as meta_params
+
     kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure",
                                 parser_class=flags.Parser)
     systems = PARAMS["runs"].but(help="the systems' run files (at least two)")
     c = kinds.add_parser("correlate", help="correlation between the system rankings of two measures or two qrels")
     flags.add(c, "qrels", systems, PARAMS["measure"].but(required=True, help="the two measures to correlate (or "
                                                                              "one, with --other-qrels)"),
-              "other_qrels", PARAMS["p"].but(help="RBO's persistence, in (0, 1]: 1 is average overlap"),
-              PARAMS["format"].but(choices=("text", "json")), "decimals", *_SCORING)
+              "other_qrels", meta_params.RBO_P,
+              "format", "decimals", *_SCORING)
     c.set_defaults(func=_correlate, subparser=c)
 
     def one_measure_over_runs(name: str, help: str):
@@ -187,35 +192,31 @@ def add_arguments(meta) -> None:
         kind = kinds.add_parser(name, help=help)
         kind.add_argument("qrels", nargs="?", metavar="QRELS", help=PARAMS["qrels"].help)
         kind.add_argument("runs", nargs="*", metavar="RUN", help="the systems' run files (at least two)")
-        flags.add(kind, "nuggets", PARAMS["measure"].but(required=True,
+        flags.add(kind, NUGGETS, PARAMS["measure"].but(required=True,
                                                           help="a measure (repeatable: each is analysed in turn; "
                                                                "a nugget score with --nuggets: strict_vital, "
                                                                "strict_all, vital, all)"),
-                  "seed", PARAMS["format"].but(choices=("text", "json")), *_SCORING)
+                  "seed", "format", *_SCORING)
         return kind
 
     d = one_measure_over_runs("discriminative-power", "share of run pairs a measure separates (Sakai 2006)")
-    flags.add(d, PARAMS["test"].but(choices=("bootstrap", "tukey", "randomization", "t"), default="bootstrap",
-                                    help="paired test giving each pair's ASL (bootstrap: Sakai's; tukey: randomised "
-                                         "HSD)"),
-              "alpha", PARAMS["permutations"].but(default=1000, help="bootstrap samples or trials"))
+    flags.add(d, meta_params.POWER_TEST, "alpha", meta_params.POWER_PERMUTATIONS)
     d.set_defaults(func=_power, subparser=d)
 
     w = one_measure_over_runs("swap-rate", "how often two topic sets order a pair of runs differently")
-    flags.add(w, PARAMS["size"].but(help="topic-set size (repeatable; default 1 .. topics/2)"), "trials",
-              "bin_width")
+    flags.add(w, meta_params.SIZE, meta_params.TRIALS, meta_params.BIN_WIDTH)
     w.set_defaults(func=_swaps, subparser=w)
 
     t = kinds.add_parser("topic-set-size", help="topics needed, power, or smallest detectable difference "
                                                 "(Sakai 2016)")
-    flags.add(t, PARAMS["test"].but(choices=("t", "anova"), help="paired t (two systems) or one-way ANOVA"),
-              "min_diff", "topics", "variance", PARAMS["alpha"].but(help="type I error"), "beta", "systems",
+    flags.add(t, meta_params.DESIGN_TEST, meta_params.MIN_DIFF, meta_params.TOPICS, meta_params.VARIANCE,
+              "alpha", meta_params.BETA, meta_params.SYSTEMS,
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="judgments to estimate the variance from"),
               PARAMS["runs"].but(positional=False, required=False, flag="--run",
                                  help="a run to estimate the variance from (repeatable)"),
               PARAMS["measure"].but(help="the measure whose variance is estimated (one)"),
-              PARAMS["format"].but(choices=("text", "json")), *_SCORING)
+              "format", *_SCORING)
     t.set_defaults(func=_size, subparser=t)
 
     z = kinds.add_parser("zscores", help="per topic mean and deviation of reference runs: a trec_eval -Z file")

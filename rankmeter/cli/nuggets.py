@@ -7,11 +7,20 @@ from __future__ import annotations
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 import argparse
 import sys
 
 __all__ = ["HELP", "add_arguments", "run"]
+
+FILES = Param("files", "paths", None, "nuggetizer assignment output (JSON Lines), one file per RAG system", "inputs",
+              positional=True, required=True, metavar="FILES")
+#: ``weights=`` of nugget_scores, as IMPORTANCE=W pairs (``--importance-weights`` is its older flag)
+WEIGHTS = Param("weights", "string", None, "add weighted nugget scores, e.g. vital=1,okay=0.5", "judges",
+                metavar="IMPORTANCE=W,...", deprecated=("--importance-weights",))
+REPORT_FILE = Param("report_file", "path", None, "also write the HTML report of the comparison to FILE (never one of "
+                    "the inputs)", "report", flag="--report", metavar="FILE")
 
 
 def _weights(text: str | None) -> dict | None:
@@ -24,16 +33,17 @@ def _weights(text: str | None) -> dict | None:
         try:
             weights[key.strip()] = float(value)
         except ValueError:
-            raise ParameterError(f"--importance-weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. vital=1,okay=0.5") from None
+            raise ParameterError(f"--weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. "
+                                 "vital=1,okay=0.5") from None
         if not eq or not key.strip():
-            raise ParameterError(f"--importance-weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. vital=1,okay=0.5")
+            raise ParameterError(f"--weights {text!r}: expected IMPORTANCE=WEIGHT pairs, e.g. vital=1,okay=0.5")
     return weights
 
 
 def run(args: argparse.Namespace) -> int:
     from rankmeter.analyses.nuggets import compare_nuggets, nugget_scores
 
-    weights = _weights(args.importance_weights)
+    weights = _weights(args.weights)
     if len(args.files) == 1:
         scores = nugget_scores(args.files[0], partial=args.partial, weights=weights)
         if args.format == "json":
@@ -70,12 +80,12 @@ HELP = ("RAG nugget scores (strict_vital, strict_all, vital, all) of nuggetizer 
 
 
 def add_arguments(p) -> None:
-    flags.add(p, PARAMS["runs"].but(name="files", metavar="FILES",
-                                    help="nuggetizer assignment output (JSON Lines), one file per RAG system"),
-              "partial", "importance_weights",
+    from rankmeter.analyses.nuggets import PARTIAL
+
+    flags.add(p, FILES, PARTIAL, WEIGHTS,
               PARAMS["baseline"].but(kind="string", help="several files: the system compared against (default the "
                                                          "first)"),
               "test", "correction", "alpha", "permutations", "seed",
               PARAMS["per_query"].but(help="several files: list each system's per-query scores"),
-              "report_file",
-              PARAMS["format"].but(choices=("text", "json")), "decimals")
+              REPORT_FILE,
+              "format", "decimals")

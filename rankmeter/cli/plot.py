@@ -5,15 +5,22 @@ import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "plot runs: per-query differences, precision-recall, distributions"
 
+KIND = Param("kind", "choice", None, "diff: sorted per-query differences of two runs; pr: interpolated "
+             "precision-recall; dist: per-query values per run", "report", choices=("diff", "pr", "dist"),
+             required=True)
+PAIR = Param("pair", "strings", None, "diff: the two runs (SYSTEM - BASELINE)", "report", metavar="RUN")
+STYLE = Param("style", "choice", "box", "dist: how to draw", "report", choices=("box", "violin", "strip"))
+
 
 def add_arguments(p) -> None:
-    flags.add(p, "qrels", "runs", PARAMS["kind"].but(required=True),
+    flags.add(p, "qrels", "runs", KIND,
               PARAMS["measure"].but(kind="string", help="the measure (diff and dist), e.g. nDCG@10"),
               PARAMS["output"].but(required=True, help="output file, .png or .svg (never one of the inputs)"),
-              "pair", "style", *flags.EVALUATION)
+              PAIR, STYLE, *flags.EVALUATION)
 
 
 def run(args) -> int:

@@ -8,10 +8,13 @@ HELP = "build a judgment pool from runs (depth@k or take@N by priority)"
 
 
 def add_arguments(p) -> None:
-    flags.add(p, PARAMS["runs"].but(help="the run files to pool"), "depth", "take", "priority",
+    from rankmeter.analyses.fusion.catalog import POOL_PARAMETERS as POOL
+
+    flags.add(p, "runs", POOL["depth"], POOL["take"], POOL["priority"],
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="existing judgments: count the pooled docs already judged"),
-              PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"), *flags.READING_FUSING)
+              PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"),
+              *flags.READING_FUSING)
     p.add_argument("--topics", metavar="FILE", default=None,
                    help="pool only these topics (TREC <num> Number: 301, or one query id a line / the first field "
                         "of a TSV); a warning names the runs' queries that are not topics")

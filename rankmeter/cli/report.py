@@ -6,14 +6,25 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.cli.compare import TESTS
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "write one self-contained HTML report comparing runs"
 
+TITLE = Param("title", "string", None, "the page title (default: the run names)", "report")
+MAX_RANKS = Param("max_ranks", "integer", 20, "ranks shown per explanation", "report", low=1, metavar="N")
+#: write_report's ``max_explained`` (``--explain-queries`` is its older flag)
+MAX_EXPLAINED = Param("max_explained", "integer", 100, "explain the first N queries (0: all)", "report", low=0,
+                      metavar="N", deprecated=("--explain-queries",))
+BEYOND_K = Param("beyond_k", "integer", None, "cut each list at its first K items for the beyond-accuracy measures",
+                 "beyond", low=1, optional=True, metavar="K")
+
 
 def add_arguments(p) -> None:
+    from rankmeter.cli.beyond import TRAIN
+
     flags.add(p, "qrels", "runs", PARAMS["measure"].but(required=True),
               PARAMS["output"].but(required=True, help="the .html file to write (never one of the inputs)"),
-              *TESTS, "title", "max_ranks", "explain_queries", "train", "beyond_k",
+              *TESTS, TITLE, MAX_RANKS, MAX_EXPLAINED, TRAIN, BEYOND_K,
               PARAMS["other_qrels"].but(help="a second qrels version (LLM-made, say): adds the two leaderboards "
                                              "side by side (a slope chart per measure) and their agreement"),
               *flags.EVALUATION)
@@ -32,7 +43,7 @@ def run(args) -> int:
     path = write_report(args.qrels, args.runs, args.measure, args.output,
                         baseline=args.baseline[0] if args.baseline else None, title=args.title, test=args.test,
                         correction=args.correction, alpha=args.alpha, max_ranks=args.max_ranks,
-                        max_explained=args.explain_queries or None, train=train, beyond_k=args.beyond_k,
+                        max_explained=args.max_explained or None, train=train, beyond_k=args.beyond_k,
                         permutations=args.permutations, seed=args.seed, other_qrels=args.other_qrels,
                         **flags.evaluation(args))
     print(path, file=sys.stderr)

@@ -3,21 +3,28 @@ from __future__ import annotations
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "cut, re-rank, filter, re-tag, merge, sample or convert run files"
 ACTIONS = ("cut", "rerank", "renumber", "filter", "tag", "merge", "sample", "convert")
+KEEP = Param("keep", "string", None, "filter: comma-separated query ids to keep", "runs")
+DROP = Param("drop", "string", None, "filter: comma-separated query ids to drop", "runs")
+TO = Param("to", "choice", None, "output format (default: by the output's suffix, else TREC)", "runs",
+           choices=("trec", "parquet", "jsonl"))
 
 
 def add_arguments(p) -> None:
+    from rankmeter.io.runs import N
+
     p.add_argument("action", choices=ACTIONS, metavar="{" + ",".join(ACTIONS) + "}",
                    help="what to do (rerank, renumber and convert all write the run in rank order)")
     flags.add(p, PARAMS["runs"].but(help="the run file(s); several for merge"),
               PARAMS["output"].but(required=True), PARAMS["k"].but(default=1000, help="cut: docs kept per query"),
-              "keep", "drop",
+              KEEP, DROP,
               PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="filter: keep the queries these judgments judge"),
-              PARAMS["tag"].but(help="the run tag to write (required by tag)"), "sample_size",
-              PARAMS["seed"].but(help="sample: random seed"), "to", *flags.READING_FUSING)
+              "tag", N,
+              "seed", TO, *flags.READING_FUSING)
 
 
 def run(args) -> int:
@@ -46,7 +53,7 @@ def run(args) -> int:
         elif args.action == "tag":
             result = runs.retag(run, args.tag)
         elif args.action == "sample":
-            result = runs.sample(run, args.sample_size, seed=args.seed)
+            result = runs.sample(run, args.n, seed=args.seed)
         else:  # rerank, renumber, convert: the same run, in rank order, in the format asked
             result = rerank(run, ties=args.ties)
         if args.tag and args.action != "tag":

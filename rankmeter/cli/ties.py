@@ -5,15 +5,20 @@ import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = ("each measure with tied docs in trec_eval's order, on average over all their orders, at worst and at "
         "best; the tied groups per query")
 
 
+ALL_QUERIES = Param("all_queries", "bool", False, "list every query, not only those whose value depends on the tie "
+                    "order", "check")
+
+
 def add_arguments(p) -> None:
     flags.add(p, "qrels", "runs",
               PARAMS["measure"].but(help="a measure (repeatable; default AP nDCG@10 P@10 RR)"),
-              PARAMS["format"].but(choices=("text", "json")), "decimals", "all_queries",
+              "format", "decimals", ALL_QUERIES,
               *[name for name in flags.EVALUATION if name != "ties"])
 
 

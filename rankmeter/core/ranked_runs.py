@@ -14,9 +14,9 @@ import numpy as np
 import pyarrow as pa
 
 from rankmeter.core.build import ranked_rows
-from rankmeter.core.params import check as check_param
+from rankmeter.core.params import PARAMS
 from rankmeter.engine.groups import query_starts
-from rankmeter.errors import ParameterError
+from rankmeter.engine.param import validate_params
 from rankmeter.io import as_run
 from rankmeter.io.canonical import Run
 from rankmeter.io.runs import write_rows
@@ -24,20 +24,18 @@ from rankmeter.io.runs import write_rows
 __all__ = ["rerank", "cut", "write_run"]
 
 
+@validate_params(PARAMS["ties"])
 def rerank(run, *, ties: str = "trec_eval") -> Run:
     """The run's rows in rank order (queries in bytewise order; tied docs by ``ties``: trec_eval's
     docno descending, or ``"input"``: the order given)."""
     run = as_run(run)
-    ties = check_param("ties", ties)
     return Run(run.table.take(pa.array(ranked_rows(run, ties=ties))), run.source, origin=run.origin, tag=run.tag,
                ranked=run.ranked)
 
 
+@validate_params(PARAMS["k"])
 def cut(run, k: int, *, ties: str = "trec_eval") -> Run:
     """Each query's first ``k`` docs, in rank order (``ties`` as :func:`rerank`)."""
-    k = check_param("k", k)
-    if k is None:
-        raise ParameterError("k=None: expected an integer in [1, inf)")
     ranked = rerank(run, ties=ties)
     starts = query_starts(ranked.table.column("query"))
     counts = np.diff(np.append(starts, len(ranked)))

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.engine.groups import query_starts
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Run
@@ -43,6 +44,11 @@ def frame_columns(frame, wanted: dict[str, str], what: str) -> pa.Table:
     return pa.Table.from_pandas(frame[wanted], preserve_index=False)
 
 
+#: the grade every interaction gets in :func:`implicit_qrels`
+GRADE = Param("grade", "integer", 1, "the grade of every (user, item) interaction", "evaluation")
+
+
+@validate_params(GRADE)
 def implicit_qrels(interactions, *, user: str = "user", item: str = "item", grade: int = 1):
     """Implicit feedback as judgments: every (user, item) interaction is relevant with ``grade``.
 
@@ -65,8 +71,6 @@ def implicit_qrels(interactions, *, user: str = "user", item: str = "item", grad
     >>> len(q), q.queries
     (3, ['u1', 'u2'])
     """
-    if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
-        raise ParameterError(f"grade={grade!r}: expected an integer grade")
     if is_spark_frame(interactions):
         from pyspark.sql import functions as F
         for name in (user, item):

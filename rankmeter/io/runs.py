@@ -19,11 +19,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.engine.groups import query_starts
+from rankmeter.engine.param import SEED, Param, validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Run, encode_id
 
-__all__ = ["filter_queries", "retag", "merge", "sample", "write_rows"]
+__all__ = ["filter_queries", "retag", "merge", "sample", "write_rows", "N"]
+
+#: how many queries :func:`sample` draws (``rankmeter run sample -n N``)
+N = Param("n", "integer", 50, "sample: number of queries", "runs", low=1, flag="-n", metavar="N")
 
 
 def filter_queries(run, *, keep: Iterable | None = None, qrels=None, drop: Iterable | None = None) -> Run:
@@ -74,12 +78,14 @@ def merge(runs, *, tag: str | None = None) -> Run:
     return Run(table, "<merged>", tag=encode_id(tag) if tag else loaded[0].tag, ranked=loaded[0].ranked)
 
 
+@validate_params(N, SEED)
 def sample(run, n: int, *, seed: int = 0) -> Run:
     """``n`` of the run's queries drawn at random (reproducible with ``seed``), all their rows."""
     run = as_run(run)
     queries = sorted(pc.unique(run.table.column("query")).to_pylist())
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= len(queries):
-        raise ParameterError(f"n={n!r}: expected a number of queries between 1 and {len(queries)}")
+    if n > len(queries):
+        raise ParameterError(f"n={n!r}: expected an integer in [1, {len(queries)}] (the run has {len(queries)} "
+                             "queries)")
     chosen = np.random.default_rng(seed).choice(len(queries), n, replace=False)
     return filter_queries(run, keep=[queries[i] for i in sorted(chosen)])
 

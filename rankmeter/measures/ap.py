@@ -106,8 +106,8 @@ def _explain_ap(batch, m, label: str) -> ExplainParts:
                         [f"{label} = ({terms}) / {denom} = {value:.4f}    [divided by {what}]"])
 
 
-_DENOM = Param("denom", "R", "divide by R (trec_eval), min(R, k) or the relevant retrieved in the top k",
-               kind="choice", choices=("R", "min", "hits"))
+_DENOM = Param("denom", "choice", "R", "divide by R (trec_eval), min(R, k) or the relevant retrieved in the top k",
+               group="measure", choices=("R", "min", "hits"))
 
 register(Family("AP", "average precision: mean of precision at each relevant doc (over R)",
                 with_empty_target(average_precision), params=(_DENOM, EMPTY_TARGET), aggregation=MEAN_DEFINED,

@@ -20,109 +20,39 @@ from typing import Any, Callable
 
 import numpy as np
 
-from rankmeter.errors import MeasureError
+from rankmeter.engine.param import Param, is_bool
+from rankmeter.errors import MeasureError, ParameterError
 from rankmeter.measures.aggregation import COUNT, FLOAT, MEAN, SUM, TEXT, Aggregation, ValueType
 
-__all__ = ["Param", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of", "judged_nonrelevant",
+__all__ = ["Param", "coerce", "Family", "Measure", "REGISTRY", "register", "family_of", "COMMON_PARAMS", "level_of",
+           "judged_nonrelevant",
            "Aggregation", "ValueType", "MEAN", "SUM", "FLOAT", "COUNT", "TEXT", "ExplainParts"]
 
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a measure family.
-
-    ``kind`` is ``"int"``, ``"float"``, ``"grade"`` (an integer, or a
-    fractional number for real grades), ``"bool"``, ``"choice"`` (one of
-    ``choices``), ``"gains"`` (a map grade -> gain), ``"floats"`` (a list of
-    numbers) or ``"choice_or_gains"``.
+def coerce(param: Param, value: Any, family: str) -> Any:
+    """``value`` of a measure's parameter checked by its declaration (:meth:`Param.check`), as the grammar
+    spells it: ``3.0`` for an integer, ``true``/``false`` or 1/0 for a bool, one number for a list. A bad
+    value is a MeasureError naming the measure: ``RBP: parameter p=1 is invalid; expected a number in [0, 1)``.
     """
-
-    name: str
-    default: Any
-    doc: str
-    kind: str = "float"
-    choices: tuple = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    below: float | None = None        # an exclusive upper bound (RBP's p < 1)
-    above: float | None = None        # an exclusive lower bound (INST's T > 0)
-
-    def range_text(self) -> str:
-        """The valid values as a message says them: ``a number >= 0 and below 1``, ``an integer >= 1``."""
-        what = {"int": "an integer", "floats": "a list of numbers"}.get(self.kind, "a number")
-        bounds = [f"{word} {_num(bound)}" for word, bound in ((">=", self.minimum), ("above", self.above),
-                                                              ("<=", self.maximum), ("below", self.below))
-                  if bound is not None]
-        if not bounds:
-            return {"float": "a finite number", "grade": "a finite number",
-                    "floats": "a list of finite numbers"}.get(self.kind, what)
-        return f"{what}{', each' if self.kind == 'floats' else ''} {' and '.join(bounds)}"
-
-    def _in_range(self, out: float) -> bool:
-        return not ((self.minimum is not None and out < self.minimum)
-                    or (self.maximum is not None and out > self.maximum)
-                    or (self.below is not None and not out < self.below)
-                    or (self.above is not None and not out > self.above))
-
-    def coerce(self, value: Any, family: str) -> Any:
-        """Return ``value`` in canonical form, or raise MeasureError saying what was expected."""
-        def bad(expected: str) -> MeasureError:
-            return MeasureError(f"{family}: parameter {self.name}={_short(value)} is invalid; expected {expected}")
-
-        kind = self.kind
-        if kind == "choice_or_gains":
-            kind = "gains" if isinstance(value, (dict, tuple, list)) else "choice"
-        if kind == "int":
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not _finite(value) or float(value) != int(value) or abs(int(value)) >= 2 ** 62:
-                raise bad(self.range_text())
-            out: Any = int(value)
-        elif kind == "grade":
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not _finite(value) or abs(float(value)) >= 2 ** 62:
-                raise bad(self.range_text())
-            out = int(value) if float(value) == int(value) else float(value)
-        elif kind == "float":
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not _finite(value):
-                raise bad(self.range_text())
-            out = float(value)
-        elif kind == "bool":
-            if isinstance(value, str) and value.lower() in ("true", "false"):
-                value = value.lower() == "true"
-            if not isinstance(value, (bool, np.bool_)) and value not in (0, 1):
-                raise bad("true or false")
-            return bool(value)
-        elif kind == "choice":
-            if value not in self.choices:
-                raise bad("one of " + ", ".join(map(str, self.choices)))
-            return value
-        elif kind == "gains":
-            items = value.items() if isinstance(value, dict) else value
-            try:
-                pairs = tuple(sorted((int(k), float(v)) for k, v in items))
-            except (TypeError, ValueError, OverflowError):
-                raise bad("a map of integer grades to numeric gains, e.g. {1: 1, 2: 3}") from None
-            if any(not abs(v) <= 1e150 for _, v in pairs):  # sums of such gains stay finite
-                raise bad("finite gains between -1e150 and 1e150")
-            if len({k for k, _ in pairs}) != len(pairs):
-                raise bad("each grade once")
-            return pairs
-        elif kind == "floats":
-            if isinstance(value, (int, float)):
-                value = (value,)
-            try:
-                out = tuple(float(v) for v in value)
-            except (TypeError, ValueError, OverflowError):
-                raise bad(f"{self.range_text()}, e.g. [0.25, 0.5]") from None
-            if not out or not all(_finite(v) and self._in_range(v) for v in out):
-                raise bad(self.range_text() + " (at least one)")
-            return out
-        else:  # pragma: no cover - a family declared a kind this module does not know
-            raise AssertionError(kind)
-        if not self._in_range(out):
-            raise bad(self.range_text())
-        return out
+    if param.kind == "integer" and isinstance(value, (float, np.floating)) and _finite(value) \
+            and float(value).is_integer():
+        value = int(value)
+    elif param.kind == "bool" and not is_bool(value):
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            value = value.lower() == "true"
+        elif isinstance(value, (int, np.integer)) and value in (0, 1):
+            value = bool(value)
+    elif param.kind == "numbers" and isinstance(value, (int, float, np.integer, np.floating)) and not is_bool(value):
+        value = (value,)
+    try:
+        if param.kind in ("integer", "grade") and not is_bool(value) and isinstance(value, (int, np.integer)) \
+                and abs(int(value)) >= 2 ** 62:  # past what the kernels' int64 arithmetic holds
+            raise param._refuse(value)
+        return param.check(value)
+    except ParameterError as error:
+        detail = getattr(error, "detail", "")
+        raise MeasureError(f"{family}: parameter {param.name}={_short(value)} is invalid; "
+                           f"{detail}expected {param.describe(quote=_format_value)}") from None
 
 
 def _num(x: float) -> str:
@@ -147,10 +77,10 @@ def _finite(value) -> bool:
 
 #: Parameters every family takes (MEASURES.md section 4, "Common parameters").
 COMMON_PARAMS = (
-    Param("rel", None, "relevance threshold: grades >= rel count as relevant (trec_eval -l); "
-          "default: evaluate's rel", kind="grade"),
-    Param("judged_only", False, "drop unjudged docs from the ranking and close the gaps (trec_eval -J)",
-          kind="bool"),
+    Param("rel", "grade", None, "relevance threshold: grades >= rel count as relevant (trec_eval -l); "
+          "default: evaluate's rel", group="measure"),
+    Param("judged_only", "bool", False, "drop unjudged docs from the ranking and close the gaps (trec_eval -J)",
+          group="measure"),
 )
 
 
@@ -275,7 +205,7 @@ class Measure:
         canon = {}
         for key, value in (params or {}).items():
             spec = fam.param(key)
-            value = spec.coerce(value, fam.name)
+            value = coerce(spec, value, fam.name)
             if value != spec.default:
                 canon[key] = value
         if cutoff is not None:

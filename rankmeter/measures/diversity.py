@@ -268,9 +268,10 @@ def ap_ia(batch: Batch, m) -> np.ndarray:
     return _ratio(np.bincount(side.sub_query, weights=mean, minlength=batch.nq), subtopics.astype(np.float64))
 
 
-_ALPHA = Param("alpha", 0.5, "redundancy intolerance: a doc gains (1 - alpha)^c for a subtopic c docs above "
-               "it already covered (ndeval -alpha)", minimum=0.0, maximum=1.0)
-_BETA = Param("beta", 0.5, "patience: rank i is weighted beta^(i-1) (ndeval -beta)", minimum=0.0, maximum=1.0)
+_ALPHA = Param("alpha", "number", 0.5, "redundancy intolerance: a doc gains (1 - alpha)^c for a subtopic c docs "
+               "above it already covered (ndeval -alpha)", group="measure", low=0.0, high=1.0)
+_BETA = Param("beta", "number", 0.5, "patience: rank i is weighted beta^(i-1) (ndeval -beta)", group="measure",
+              low=0.0, high=1.0)
 
 
 def _family(name: str, summary: str, kernel, params=(), cutoff="required") -> None:

@@ -44,34 +44,8 @@ def value_text(value: Any) -> str:
 
 
 def allowed_values(p: Param) -> str:
-    """What a parameter accepts, in words."""
-    low = (f"[{value_text(p.minimum)}" if p.minimum is not None else
-           f"({value_text(p.above)}" if p.above is not None else None)
-    high = (f"{value_text(p.maximum)}]" if p.maximum is not None else
-            f"{value_text(p.below)})" if p.below is not None else None)
-    if low and high:
-        limit = f" in {low}, {high}"
-    elif low:
-        limit = f" {'>=' if low[0] == '[' else '>'} {low[1:]}"
-    elif high:
-        limit = f" {'<=' if high[-1] == ']' else '<'} {high[:-1]}"
-    else:
-        limit = ""
-    if p.kind == "choice":
-        return ", ".join(map(str, p.choices))
-    if p.kind == "choice_or_gains":
-        return ", ".join(map(str, p.choices)) + " or a map {grade: gain}"
-    if p.kind == "gains":
-        return "a map {grade: gain}"
-    if p.kind == "floats":
-        return "a list of numbers" + (", each" + limit if limit else "")
-    if p.kind == "bool":
-        return "true, false"
-    if p.kind == "int":
-        return "an integer" + limit
-    if p.kind == "grade":
-        return "a grade (an integer, or a number for real grades)" + limit
-    return "a number" + limit
+    """What a parameter accepts, in words: its declaration's, choices written as the grammar writes them."""
+    return p.describe(quote=value_text)
 
 
 def cutoff_rule(family: Family) -> str:
@@ -129,7 +103,7 @@ def family_facts(family: Family, trec: dict[str, list[str]] | None = None) -> di
         if isinstance(default, tuple):
             default = [list(v) if isinstance(v, tuple) else v for v in default]
         params.append({"name": p.name, "default": default, "default_text": value_text(p.default),
-                       "allowed": allowed_values(p), "doc": p.doc,
+                       "allowed": allowed_values(p), "doc": p.help,
                        "common": p.name in common and p not in family.params})
     return {
         "name": family.name, "module": module_of(family), "summary": family.summary,

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.errors import MeasureError
 from rankmeter.measures.base import ExplainParts, Family, Param, level_of, register
 from rankmeter.measures.cwl import CONTINUATIONS, QUANTITY, cwl_quantity
 from rankmeter.measures.explaining import fmt_number
@@ -212,26 +211,15 @@ def _explain_rbp(batch, m, label: str) -> ExplainParts:
                         [f"{label} = sum g_i (1-p) p^(i-1) = {terms} = {float(contribution.sum()):.4f}"])
 
 
-class _MaxGrade(Param):
-    """An integer grade or the word ``qrels``."""
-
-    def coerce(self, value, family: str):
-        if value == "qrels":
-            return value
-        if isinstance(value, str):
-            raise MeasureError(f"{family}: parameter {self.name}={value!r} is invalid; expected an integer or qrels")
-        return super().coerce(value, family)
-
-
 _PARAMS = (
-    Param("p", 0.8, "persistence: probability of going on to the next rank (p = 1 would give every ranking 0)",
-          minimum=0.0, below=1.0),
-    Param("gain", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest grade), trec_eval "
-          "(trec_eval's per-query table rule) or a map {grade: gain} for that rule", kind="choice_or_gains",
-          choices=("binary", "graded", "trec_eval")),
-    _MaxGrade("max_grade", None, "gain=graded divides by this grade (higher grades gain 1): an integer, qrels "
-              "(the highest grade of the whole qrels) or unset (each query's own highest judged grade)", kind="int",
-              minimum=1),
+    Param("p", "number", 0.8, "persistence: probability of going on to the next rank (p = 1 would give every ranking "
+          "0)", group="measure", low=0.0, high=1.0, high_open=True),
+    Param("gain", "choice_or_gains", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest "
+          "grade), trec_eval (trec_eval's per-query table rule) or a map {grade: gain} for that rule",
+          group="measure", choices=("binary", "graded", "trec_eval")),
+    Param("max_grade", "integer", None, "gain=graded divides by this grade (higher grades gain 1): an integer, qrels "
+          "(the highest grade of the whole qrels) or unset (each query's own highest judged grade)", group="measure",
+          choices=("qrels",), low=1),
     QUANTITY,
 )
 

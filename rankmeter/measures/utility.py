@@ -47,14 +47,13 @@ def utility(batch, m) -> np.ndarray:
 
 register(Family("Utility", "weighted sum of relevant/non-relevant retrieved/not retrieved counts "
                            "(trec_eval utility)", utility, cutoff="none", params=(
-    Param("rel_ret", 1.0, "worth of each relevant retrieved doc",
-          minimum=-1e150, maximum=1e150),
-    Param("nonrel_ret", -1.0, "worth of each non-relevant (or unjudged) retrieved doc",
-          minimum=-1e150, maximum=1e150),
-    Param("rel_nonret", 0.0, "worth of each relevant doc not retrieved",
-          minimum=-1e150, maximum=1e150),
-    Param("nonrel_nonret", 0.0, "worth of each non-relevant doc not retrieved (needs num_docs)",
-          minimum=-1e150, maximum=1e150),
-    Param("num_docs", 0, "collection size, for the non-relevant not retrieved count (trec_eval -N)",
-          kind="int", minimum=0),
+    Param("rel_ret", "number", 1.0, "worth of each relevant retrieved doc", group="measure", low=-1e150, high=1e150),
+    Param("nonrel_ret", "number", -1.0, "worth of each non-relevant (or unjudged) retrieved doc", group="measure",
+          low=-1e150, high=1e150),
+    Param("rel_nonret", "number", 0.0, "worth of each relevant doc not retrieved", group="measure", low=-1e150,
+          high=1e150),
+    Param("nonrel_nonret", "number", 0.0, "worth of each non-relevant doc not retrieved (needs num_docs)",
+          group="measure", low=-1e150, high=1e150),
+    Param("num_docs", "integer", 0, "collection size, for the non-relevant not retrieved count (trec_eval -N)",
+          group="measure", low=0),
 )))

@@ -192,7 +192,7 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None, nam
     trec = trec_eval_names()
     groups = _matching(families_by_module(), name)
     if fmt == "json":
-        common = [{"name": p.name, "default": p.default, "allowed": allowed_values(p), "doc": p.doc}
+        common = [{"name": p.name, "default": p.default, "allowed": allowed_values(p), "doc": p.help}
                   for p in COMMON_PARAMS]
         facts = [family_facts(fam, trec) for fams in groups.values() for fam in fams]
         json.dump({"common_params": common, "measures": facts}, out, indent=2)
@@ -218,7 +218,7 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None, nam
 
     para("Measures are written Name(param=value, ...)@cutoff, e.g. nDCG(gain=exp)@10.", "")
     out.write("Every measure also takes:\n")
-    param_lines([(f"{p.name}={value_text(p.default)}", allowed_values(p), p.doc) for p in COMMON_PARAMS],
+    param_lines([(f"{p.name}={value_text(p.default)}", allowed_values(p), p.help) for p in COMMON_PARAMS],
                 "  ")
     for module, fams in groups.items():
         out.write(f"\n== {module} (docs/measures/{module}.md) ==\n")

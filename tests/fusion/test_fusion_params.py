@@ -188,8 +188,8 @@ def test_pool_counts_judged_docs_through_the_core(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--method", "rrf", "--param", "k=-1"], "rrf k=-1: expected a number in [0, inf)"),
     (["--method", "rrf", "--param", "k=abc"], "rrf k='abc': expected a number in [0, inf)"),
-    (["--method", "wsum", "--weights", "nan", "1"], "expected numbers, each in [0, inf)"),
-    (["--method", "wsum", "--weights", "inf", "1"], "expected numbers, each in [0, inf)"),
+    (["--method", "wsum", "--weights", "nan", "1"], "expected one number per run, each in [0, inf)"),
+    (["--method", "wsum", "--weights", "inf", "1"], "expected one number per run, each in [0, inf)"),
     (["--method", "rbc", "--param", "phi=2"], "rbc phi=2: expected a number in (0, 1)"),
     (["--method", "slidefuse", "--param", "w=-1", "--qrels", "QRELS"], "slidefuse w=-1: expected an integer in"),
     (["--method", "gmnz", "--param", "gamma=nan"], "gmnz gamma=nan: expected a number in [0, inf)"),

@@ -90,14 +90,22 @@ def test_trec_names_map_onto_the_same_objects():
 
 # ---------------------------------------------------------------- round-trip property
 
+def _bounds(p):
+    """(minimum, maximum, above, below) of a declaration: its interval's closed and open ends, None where unbounded."""
+    finite = lambda x: x if abs(x) != float("inf") else None
+    low, high = finite(p.low), finite(p.high)
+    return ((None if p.low_open else low), (None if p.high_open else high),
+            (low if p.low_open else None), (high if p.high_open else None))
+
+
 def _values(param: Param):
-    if param.kind == "int":
+    if param.kind == "integer":
         return st.integers(-3, 20)
     if param.kind == "grade":  # an integer, or a fraction (thresholds on real grades)
         return st.one_of(st.integers(-3, 20), st.floats(-5.0, 5.0, allow_nan=False, allow_infinity=False))
-    if param.kind == "float":
-        lo = param.minimum if param.minimum is not None else -5.0
-        hi = param.maximum if param.maximum is not None else 5.0
+    if param.kind == "number":
+        lo = _bounds(param)[0] if _bounds(param)[0] is not None else -5.0
+        hi = _bounds(param)[1] if _bounds(param)[1] is not None else 5.0
         return st.floats(lo, hi, allow_nan=False, allow_infinity=False)
     if param.kind == "bool":
         return st.booleans()
@@ -108,7 +116,7 @@ def _values(param: Param):
     if param.kind == "choice_or_gains":
         return st.one_of(st.sampled_from(param.choices),
                          st.dictionaries(st.integers(-2, 6), st.floats(-10, 10, allow_nan=False), max_size=4))
-    if param.kind == "floats":
+    if param.kind == "numbers":
         return st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=4)
     raise AssertionError(param.kind)
 
@@ -143,8 +151,8 @@ def test_print_then_parse_round_trips(m):
     ("P@\u0661\u0660", "unexpected"),                       # Arabic-Indic digits are not cutoffs
     ("nDCG(gain={1:1e400})@5", "not a finite number"),
     ("nDCG(gain={1:1e300})@5", "finite gains between"),
-    ("RBP(p=1)", "below 1"),
-    ("ERR(max_grade=0)", ">= 1"),
+    ("RBP(p=1)", "a number in [0, 1)"),
+    ("ERR(max_grade=0)", "an integer in [1, inf)"),
 ])
 def test_hostile_numbers_are_refused_with_the_valid_range(text, message):
     with pytest.raises(MeasureError, match=re.escape(message)):

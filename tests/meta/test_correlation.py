@@ -81,7 +81,7 @@ def test_inputs_checked_and_dicts_matched_by_name():
         kendall_tau({"x": 1, "y": 2}, {"x": 1, "q": 2})
     with pytest.raises(ParameterError, match="at least two"):
         spearman([1], [2])
-    with pytest.raises(ParameterError, match="persistence"):
+    with pytest.raises(ParameterError, match=r"p=0.0: expected a number in \(0, 1\]"):
         rbo(["a"], ["a"], p=0.0)
 
 

@@ -1,4 +1,4 @@
-"""Meta-evaluation parameters refused outside their declared range (the one parameter table), with the
+"""Meta-evaluation parameters refused outside their declared range (their declarations), with the
 range in the message; score_matrix's topic policy when a run lacks topics."""
 from __future__ import annotations
 
@@ -14,7 +14,13 @@ import rankmeter
 from rankmeter import ParameterError
 from rankmeter.analyses.meta import (discriminative_power, minimum_detectable_difference, power, score_matrix,
                                      swap_rate, topic_set_size)
-from rankmeter.core.params import PARAMS
+from rankmeter.analyses.meta import params as meta
+from rankmeter.core.params import PARAMS as SHARED
+
+#: each parameter's declaration (rankmeter.analyses.meta.params, or the shared ones)
+PARAMS = {"alpha": SHARED["alpha"], "seed": SHARED["seed"], "permutations": meta.POWER_PERMUTATIONS,
+          "trials": meta.TRIALS, "bin_width": meta.BIN_WIDTH, "size": meta.SIZE, "beta": meta.BETA,
+          "min_diff": meta.MIN_DIFF, "variance": meta.VARIANCE, "topics": meta.TOPICS, "systems": meta.SYSTEMS}
 
 X = np.array([[0.1, 0.5, 0.9], [0.2, 0.6, 0.8], [0.0, 0.7, 0.9], [0.1, 0.4, 0.7]])
 DESIGN = {"min_diff": 0.1, "variance": 0.04}

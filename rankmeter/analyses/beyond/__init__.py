@@ -71,14 +71,32 @@ import numpy as np
 
 from rankmeter.analyses.beyond.inputs import id_codes, pairs_of
 from rankmeter.analyses.beyond.similarity import diversity, item_similarity, mean_by, serendipity
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER"]
+__all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER", "PARAMS"]
 
 #: measures of popularity bias, whose smaller values are better in comparisons
 LOWER_IS_BETTER = ("arp", "popularity_lift")
 #: the measures with a value per user (the others are catalogue-level)
 PER_USER = ("novelty", "diversity", "serendipity", "arp", "aplt", "aclt", "popularity_lift")
+
+
+#: The parameters of :func:`beyond_accuracy` (and ``rankmeter beyond``'s flags).
+PARAMS = {p.name: p for p in (
+    Param("k", "integer", None, "cut each list at its first K items", "beyond", low=1, optional=True, metavar="K"),
+    Param("head", "number", 0.2, "share of the most popular items that is not long tail", "beyond", low=0, high=1,
+          low_open=True, high_open=True),
+    Param("tail_ratio", "number", None, "RecBole's long tail instead: the least popular share (<= 1) or a count of "
+          "interactions", "beyond", low=0, low_open=True, optional=True),
+    Param("entropy", "choice", "recommenders", "distributional coverage: Shannon entropy in bits, or RecBole's "
+          "normalised ln form", "beyond", choices=("recommenders", "recbole")),
+    Param("catalog", "integer", None, "number of items in the catalogue (RecBole's num_items; Python: also the "
+          "catalogue's items)", "beyond", low=1, optional=True),
+    Param("user", "string", "user", "user column", "beyond"),
+    Param("item", "string", "item", "item column", "beyond"),
+    Param("score", "string", None, "score column ordering each list (default: row order)", "beyond"),
+)}
 
 
 @dataclass
@@ -90,6 +108,7 @@ class BeyondAccuracy:
     per_user: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
+@validate_params(*(PARAMS[n] for n in ("k", "head", "tail_ratio", "entropy", "user", "item", "score")))
 def beyond_accuracy(train, recommendations, *, k: int | None = None, item_features=None, head: float = 0.2,
                     catalog=None, entropy: str = "recommenders", tail_ratio: float | None = None,
                     user: str = "user", item: str = "item", score: str | None = None,
@@ -102,13 +121,6 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     ``measures``: the per-user measures wanted (default all); diversity and serendipity, which need an item
     similarity (co-occurrence: scipy), are computed only when wanted.
     """
-    if not 0 < head < 1:
-        raise ParameterError(f"head={head!r}: expected the share of items in the popular head, in (0, 1)")
-    if entropy not in ("recommenders", "recbole"):
-        raise ParameterError(f"entropy={entropy!r}: expected 'recommenders' (log2) or 'recbole'")
-    if tail_ratio is not None and (isinstance(tail_ratio, bool) or not isinstance(tail_ratio, (int, float))
-                                   or not 0 < tail_ratio < float("inf")):
-        raise ParameterError(f"tail_ratio={tail_ratio!r}: expected a share in (0, 1] or a positive count")
     tu, ti = pairs_of(train, "train", user, item, None)
     ru, ri = pairs_of(recommendations, "recommendations", user, item, score, ties)
     if not len(tu) or not len(ru):
@@ -124,8 +136,6 @@ def beyond_accuracy(train, recommendations, *, k: int | None = None, item_featur
     starts = np.flatnonzero(np.r_[True, r_user[1:] != r_user[:-1]])
     rank = np.arange(len(r_user)) - np.repeat(starts, np.diff(np.append(starts, len(r_user))))
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ParameterError(f"k={k!r}: expected a positive integer")
         r_user, r_item = r_user[rank < k], r_item[rank < k]
     n_items, n_users = len(items), len(users)
     popularity = np.bincount(t_item, minlength=n_items).astype(np.float64)

@@ -22,17 +22,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankmeter.errors import InputError, ParameterError
+from rankmeter.engine.param import Param, validate_params
+from rankmeter.errors import InputError
 from rankmeter.io import as_run
 from rankmeter.io.canonical import Run
 
-__all__ = ["dedupe", "kept_rows", "write_deduped", "Deduped"]
+__all__ = ["dedupe", "kept_rows", "write_deduped", "Deduped", "KEEP"]
+
+#: Which line of a duplicated (query, doc) stays (``rankmeter check --dedupe KEEP``).
+KEEP = Param("keep", "choice", "first", "the line kept of each duplicated (query, doc): the first, or the one with "
+             "the highest score", "check", choices=("first", "max"))
 
 
+@validate_params(KEEP)
 def kept_rows(run: Run, keep: str = "first") -> np.ndarray:
     """The rows of ``run`` kept by :func:`dedupe`, in their order (each (query, doc) once, ids compared exactly)."""
-    if keep not in ("first", "max"):
-        raise ParameterError(f"keep={keep!r}: expected 'first' or 'max'")
     n = len(run)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -49,10 +53,11 @@ def kept_rows(run: Run, keep: str = "first") -> np.ndarray:
     return np.sort(order[first])
 
 
+@validate_params(KEEP)
 def dedupe(run, *, keep: str = "first") -> Run:
     """The run with each (query, doc) once: the first line, or the line with the highest score."""
     run = as_run(run)
-    kept = kept_rows(run, keep)
+    kept = kept_rows(run, keep=keep)
     if len(kept) == len(run):
         return run
     import pyarrow as pa
@@ -82,6 +87,7 @@ class Deduped:
                 "are copied as they were (ranks, scores, tags)")
 
 
+@validate_params(KEEP)
 def write_deduped(source, output, *, keep: str = "first", columns=None, input_format: str = "auto",
                   inputs=()) -> Deduped:
     """Write the run file ``source`` without its duplicates (see the module docstring) to ``output``."""
@@ -98,7 +104,7 @@ def write_deduped(source, output, *, keep: str = "first", columns=None, input_fo
         held = io.BytesIO(data)
         held.name = name
         run = as_run(held, columns=columns, format=input_format)
-    kept = kept_rows(run, keep)
+    kept = kept_rows(run, keep=keep)
     drop = np.ones(len(run), dtype=bool)
     drop[kept] = False
     if is_parquet(data):

@@ -1,10 +1,11 @@
 """Every knob of fusion and pooling, declared once: the methods and norms by ranx's names, and one table
 of the methods' parameters (name, type, valid range, default, help) that :func:`~rankmeter.analyses.fusion.fuse`,
 :func:`~rankmeter.analyses.fusion.optimise` and :func:`~rankmeter.analyses.fusion.pooling.pool` validate
-with and the command line reads (``--param NAME=VALUE``). Each entry is a :class:`rankmeter.core.params.Param`
-(the one parameter table's type, check and message shape) that also says which methods take it; the
-options of ``fuse`` and ``pool`` themselves (``method``, ``norm``, ``ties``, ``depth`` ...) are the
-entries of :data:`rankmeter.core.params.PARAMS`, narrowed to what fusion accepts. No numpy here.
+with and the command line reads (``--param NAME=VALUE``). Each entry is a :class:`rankmeter.engine.param.Param`
+(the one vocabulary's type, check and message shape) that also says which methods take it; the
+options of ``fuse`` and ``pool`` themselves (``method``, ``norm``, ``ties``, ``depth`` ...) are declared
+here too (:data:`FUSE_OPTIONS`, :data:`POOL_PARAMETERS`), and ``rankmeter fuse`` and ``rankmeter pool`` make
+their flags from them. No numpy here.
 
 Each bad value gets one message shape, with the valid range::
 
@@ -39,7 +40,7 @@ TIES = ("trec_eval", "input")
 
 @dataclass(frozen=True)
 class FusionParam(Param):
-    """A method's parameter: a :class:`~rankmeter.core.params.Param` with the methods taking it, whether it
+    """A method's parameter: a :class:`~rankmeter.engine.param.Param` with the methods taking it, whether it
     is trained on judged queries (or chooses how), and ``per_run``: ``"numbers"`` for one number per run
     (``weights``), ``"lists"`` for one list of numbers per run (``probs``), each number in the range."""
 
@@ -154,18 +155,22 @@ def is_trained(method: str) -> bool:
     return method in _TRAINED
 
 
-#: The options of fuse() itself, beside the method's parameters: the one table's entries, narrowed.
+#: The options of fuse() itself, beside the method's parameters (``rankmeter fuse``'s flags too).
 FUSE_OPTIONS: dict[str, Param] = {p.name: p for p in (
-    PARAMS["method"].but(choices=_ORDER),
-    PARAMS["norm"].but(choices=NORMS + (None,)),
+    Param("method", "choice", "rrf", "fusion method, as ranx names it", "fusion", choices=_ORDER),
+    Param("norm", "choice", "min-max", "per-query normalisation of each run's scores before fusing (None: raw "
+          "scores)", "fusion", choices=NORMS + (None,)),
     PARAMS["ties"].but(choices=TIES, help="order of each input run's tied docs: trec_eval (docno descending) or "
                                           "input (the order given, as ranx reads a run)"),
     Param("step", "number", 0.1, "optimise: grid step of the weights", "fusion", low=0, high=1, low_open=True),
 )}
 
-#: The parameters of pool().
+#: The parameters of pool() (``rankmeter pool``'s flags too).
 POOL_PARAMETERS: dict[str, Param] = {p.name: p for p in (
-    PARAMS["depth"], PARAMS["take"], PARAMS["priority"],
+    Param("depth", "integer", None, "depth@k: every doc some run ranks in its top k", "pooling", low=1,
+          optional=True),
+    Param("take", "integer", None, "take@N: the N docs of best priority per query", "pooling", low=1, optional=True),
+    Param("priority", "choice", "rrf", "take@N priority", "pooling", choices=("rrf", "sum", "rbp")),
     Param("p", "number", 0.8, "take@N rbp priority's persistence", "pooling", low=0, high=1, low_open=True,
           high_open=True),
 )}

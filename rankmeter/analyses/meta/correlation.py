@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from rankmeter.analyses.meta.params import RBO_KIND, RBO_P, TAU_AP_TIES, TAU_VARIANT
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["correlations", "kendall_tau", "pearson", "rbo", "spearman", "system_ranking", "tau_ap"]
@@ -48,14 +50,13 @@ def system_ranking(scores) -> list:
     return np.lexsort((np.arange(len(values)), -values)).tolist()
 
 
+@validate_params(TAU_VARIANT)
 def kendall_tau(a, b, *, variant: str = "b") -> float:
     """Kendall's tau between the orderings of ``a`` and ``b``.
 
     ``variant="b"`` (default; scipy's default) corrects for ties; ``"a"`` is
     (concordant - discordant) / all pairs.
     """
-    if variant not in ("a", "b"):
-        raise ParameterError(f"variant={variant!r}: expected 'a' or 'b'")
     x, y = _paired(a, b)
     i, j = np.triu_indices(len(x), k=1)
     dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
@@ -66,6 +67,7 @@ def kendall_tau(a, b, *, variant: str = "b") -> float:
     return s / denom if denom > 0 else float("nan")
 
 
+@validate_params(TAU_AP_TIES)
 def tau_ap(a, b, *, symmetric: bool = True, ties: str = "strict") -> float:
     """AP correlation (Yilmaz, Aslam and Robertson, SIGIR 2008) of the rankings by ``a`` and by ``b``.
 
@@ -96,8 +98,6 @@ def tau_ap(a, b, *, symmetric: bool = True, ties: str = "strict") -> float:
     >>> tau_ap([1, 2, 3, 4], [10, 20, 40, 30], symmetric=False), tau_ap([1, 1, 2], [1, 2, 3])
     (0.33333333333333326, 0.75)
     """
-    if ties not in ("strict", "favourable"):
-        raise ParameterError(f"ties={ties!r}: expected 'strict' (TREC AutoJudge's tau_ap-b) or 'favourable'")
     x, y = _paired(a, b)
     direction = _tau_ap_strict if ties == "strict" else _tau_ap_favourable
     if symmetric:
@@ -163,6 +163,7 @@ def pearson(a, b) -> float:
     return float(np.clip(np.dot(dx / nx, dy / ny), -1.0, 1.0))
 
 
+@validate_params(RBO_P, RBO_KIND)
 def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float:
     """Rank-biased overlap of two rankings (lists of item ids, best first; Webber, Moffat and Zobel, TOIS 2010).
 
@@ -182,10 +183,6 @@ def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float
     >>> rbo(["a", "b", "c", "d"], ["b", "a", "c", "e"], p=1)  # (0/1 + 2/2 + 3/3 + 3/4) / 4
     0.6875
     """
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1:
-        raise ParameterError(f"p={p!r}: expected a persistence in (0, 1] (1: average overlap)")
-    if kind not in ("ext", "min", "res"):
-        raise ParameterError(f"kind={kind!r}: expected 'ext', 'min' or 'res'")
     S, L = (list(a), list(b)) if len(a) <= len(b) else (list(b), list(a))
     s, l = len(S), len(L)
     if len(set(S)) != s or len(set(L)) != l:
@@ -214,6 +211,7 @@ def rbo(a: Sequence, b: Sequence, *, p: float = 0.9, kind: str = "ext") -> float
     return float(q * ((X / d * pd).sum() + tail) + ((Xl - Xs) / l + Xs / s) * p ** l)
 
 
+@validate_params(RBO_P)
 def correlations(a, b, *, p: float = 0.9, names: tuple[str, str] = ("a", "b")) -> dict:
     """Every coefficient of this module for one pair of score sets, each a number or undefined with the reason.
 

@@ -30,7 +30,9 @@ import math
 
 import numpy as np
 
-from rankmeter.core.params import PARAMS, Param
+from rankmeter.analyses.meta.params import BETA, DESIGN_TEST, MIN_DIFF, MOST, SYSTEMS, TOPICS, VARIANCE
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["power", "topic_set_size", "minimum_detectable_difference", "variance_estimate"]
@@ -45,36 +47,21 @@ def _stats():
     return stats
 
 
-_DESIGN_TEST = PARAMS["test"].but(choices=("t", "anova"), default="t",
-                                  help="paired t (two systems) or one-way ANOVA (several)")
-_COUNT = 1_000_000_000   # topics or systems: scipy's distributions take machine integers; no collection is bigger
-_MOST = Param("most", "integer", 1_000_000, "the most topics searched", "meta", low=2, high=_COUNT)
-_NARROWED = {"test": _DESIGN_TEST, "most": _MOST, "topics": PARAMS["topics"].but(high=_COUNT),
-             "systems": PARAMS["systems"].but(high=_COUNT)}
+_DECLARED = (DESIGN_TEST, MIN_DIFF, VARIANCE, PARAMS["alpha"], SYSTEMS)
 
 
-def check(name: str, value, *, required: bool = True):
-    """``value`` of ``name`` checked against the one parameter table (:data:`rankmeter.core.params.PARAMS`);
-    None refused where a number is required (the table lets a flag be left out)."""
-    spec = _NARROWED.get(name) or PARAMS[name]
-    return (spec.but(optional=False, required=True) if required else spec).check(value)
-
-
-def _check(test: str, alpha: float, variance: float, systems: int) -> tuple:
-    """The design parameters checked against the one parameter table, with their valid ranges."""
-    test = check("test", test)
-    systems = check("systems", systems)
+def _check(test: str, systems: int) -> None:
+    """What no single declaration says: the t-test compares two systems."""
     if test == "t" and systems != 2:
         raise ParameterError(f"systems={systems!r}: the paired t-test compares two systems; use test='anova'")
-    return test, check("alpha", alpha), check("variance", variance), systems
 
 
+@validate_params(*_DECLARED, TOPICS)
 def power(topics: int, *, test: str = "t", min_diff: float, variance: float, alpha: float = 0.05,
           systems: int = 2) -> float:
     """The chance that ``topics`` topics detect a difference of ``min_diff`` (see module docstring)."""
-    test, alpha, variance, systems = _check(test, alpha, variance, systems)
-    n = check("topics", topics)
-    min_diff = check("min_diff", min_diff)
+    _check(test, systems)
+    n = topics
     stats = _stats()
     if test == "t":
         df = n - 1
@@ -87,11 +74,11 @@ def power(topics: int, *, test: str = "t", min_diff: float, variance: float, alp
     return float(stats.ncf.sf(crit, df1, df2, nc))
 
 
+@validate_params(*_DECLARED, BETA, MOST)
 def topic_set_size(*, test: str = "t", min_diff: float, variance: float, alpha: float = 0.05, beta: float = 0.2,
                    systems: int = 2, most: int = 1_000_000) -> int:
     """The fewest topics whose power reaches ``1 - beta`` (a search over n; powers rise with n)."""
-    test, alpha, variance, systems = _check(test, alpha, variance, systems)
-    beta, min_diff, most = check("beta", beta), check("min_diff", min_diff), check("most", most)
+    _check(test, systems)
     target = 1 - beta
     low, high = 2, 2
     while power(high, test=test, min_diff=min_diff, variance=variance, alpha=alpha, systems=systems) < target:
@@ -107,11 +94,11 @@ def topic_set_size(*, test: str = "t", min_diff: float, variance: float, alpha: 
     return high
 
 
+@validate_params(*_DECLARED[:1], *_DECLARED[2:], TOPICS, BETA)
 def minimum_detectable_difference(topics: int, *, test: str = "t", variance: float, alpha: float = 0.05,
                                   beta: float = 0.2, systems: int = 2) -> float:
     """The smallest difference ``topics`` topics detect with power ``1 - beta`` (bisection, 1e-10)."""
-    test, alpha, variance, systems = _check(test, alpha, variance, systems)
-    topics, beta = check("topics", topics), check("beta", beta)
+    _check(test, systems)
     target = 1 - beta
     low, high = 0.0, math.sqrt(variance)
     while power(topics, test=test, min_diff=high, variance=variance, alpha=alpha, systems=systems) < target:

@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rankmeter.analyses.meta.params import BIN_WIDTH, POWER_PERMUTATIONS, POWER_TEST, SIZE, TRIALS
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["discriminative_power", "swap_rate", "score_matrix", "score_matrices", "common_topics",
            "DiscriminativePower", "SwapRate"]
 
-_TESTS = ("bootstrap", "tukey", "randomization", "t")
-_TEST = PARAMS["test"].but(choices=_TESTS, default="bootstrap")
 
 
 def score_matrix(qrels, runs, measure, **options) -> tuple[np.ndarray, list[str], list[str]]:
@@ -87,11 +87,6 @@ def common_topics(lacking: np.ndarray, topics: list[str], names: list[str], *, s
     return keep
 
 
-def _seed(seed):
-    """None (fresh randomness) or a seed within the one parameter table's range."""
-    return None if seed is None else PARAMS["seed"].check(seed)
-
-
 @dataclass
 class DiscriminativePower:
     """Pairs of runs with their ASL (p-value) and mean difference; ``curve`` the ASLs sorted."""
@@ -114,18 +109,17 @@ class DiscriminativePower:
         return min(found) if found else None
 
 
+@validate_params(POWER_TEST, PARAMS["alpha"], POWER_PERMUTATIONS, PARAMS["seed"])
 def discriminative_power(scores: np.ndarray, *, test: str = "bootstrap", alpha: float = 0.05,
                          permutations: int = 1000, seed: int | None = 0,
                          names: list[str] | None = None) -> DiscriminativePower:
     """Sakai's discriminative power of the measure behind ``scores`` (topics x runs, no NaN).
 
-    ``alpha``, ``permutations`` and ``seed`` (None: fresh randomness) are checked against the one parameter
-    table (:data:`rankmeter.core.params.PARAMS`), the message giving the valid range.
+    ``alpha``, ``permutations`` and ``seed`` (None: fresh randomness) are checked against their declarations
+    (:mod:`rankmeter.analyses.meta.params`), the message giving the valid range.
     """
     from rankmeter.analyses.stats import significance as sig
 
-    test, alpha = _TEST.check(test), PARAMS["alpha"].but(optional=False, required=True).check(alpha)
-    permutations, seed = PARAMS["permutations"].but(required=True).check(permutations), _seed(seed)
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] < 2 or np.isnan(x).any():
         raise ParameterError("scores: a (topics x runs) matrix of at least two runs, without missing values")
@@ -173,6 +167,7 @@ def _subset_pairs(n: int, c: int, trials: int, rng) -> np.ndarray:
     return np.argsort(rng.random((trials, n)), axis=1)[:, : 2 * c]
 
 
+@validate_params(TRIALS, BIN_WIDTH, PARAMS["seed"])
 def swap_rate(scores: np.ndarray, *, sizes=None, trials: int = 1000, bin_width: float = 0.01,
               seed: int | None = 0) -> SwapRate:
     """Voorhees and Buckley's swap rates of the measure behind ``scores`` (topics x runs, no NaN).
@@ -182,11 +177,9 @@ def swap_rate(scores: np.ndarray, *, sizes=None, trials: int = 1000, bin_width: 
     of runs swaps when its difference of means has opposite signs on the two
     sets (a zero difference on either counts as a swap, as in the paper's
     "different order"). Pairs are binned by |difference| on the first set.
-    ``trials``, ``bin_width``, each size and ``seed`` (None: fresh randomness) are checked against the one
-    parameter table (:data:`rankmeter.core.params.PARAMS`), the message giving the valid range.
+    ``trials``, ``bin_width``, each size and ``seed`` (None: fresh randomness) are checked against their
+    declarations (:mod:`rankmeter.analyses.meta.params`), the message giving the valid range.
     """
-    trials, seed = PARAMS["trials"].but(required=True).check(trials), _seed(seed)
-    bin_width = PARAMS["bin_width"].but(required=True).check(bin_width)
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim != 2:
         raise ParameterError("scores: a (topics x runs) matrix of at least two topics and two runs, no NaN")
@@ -195,8 +188,8 @@ def swap_rate(scores: np.ndarray, *, sizes=None, trials: int = 1000, bin_width: 
         raise ParameterError("scores: a (topics x runs) matrix of at least two topics and two runs, no NaN")
     if sizes is not None and (isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__")):
         sizes = [sizes]
-    sizes = list(range(1, n // 2 + 1)) if sizes is None else [PARAMS["size"].but(required=True).check(c)
-                                                                for c in sizes]
+    sizes = list(range(1, n // 2 + 1)) if sizes is None else [SIZE.but(optional=False, required=True)
+                                                                .check(c) for c in sizes]
     too_big = [c for c in sizes if 2 * c > n]
     if too_big:
         raise ParameterError(f"size={too_big[0]!r}: expected an integer in [1, {n // 2}] (two disjoint sets of "

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.analyses.meta.params import DDOF
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.zscores import write_zscores
 
@@ -36,6 +38,7 @@ __all__ = ["standardisation", "write_zscores", "standardise", "to_zscores", "mea
 MISSING_ZSCORE = -1000000.0
 
 
+@validate_params(DDOF)
 def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[str, dict[str, tuple[float, float]]]:
     """``{topic: {measure: (mean, sd)}}`` of the reference ``runs`` (at least two; ``ddof=1``: sample sd).
 
@@ -46,9 +49,7 @@ def standardisation(qrels, runs, measures, *, ddof: int = 1, **options) -> dict[
     Computed for every topic at once, about each topic's first value (:func:`mean_and_sd`).
     """
     from rankmeter.core.evaluator import evaluate_runs
-    from rankmeter.core.params import Param
 
-    ddof = Param("ddof", "integer", 1, "delta degrees of freedom (1: sample deviation)", "meta", low=0).check(ddof)
     table = evaluate_runs(qrels, runs, measures, **options)
     if len(table.runs) < 2:
         raise ParameterError("standardisation needs at least two reference runs")

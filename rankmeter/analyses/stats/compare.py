@@ -13,35 +13,32 @@ import warnings
 import numpy as np
 
 from rankmeter.core import Evaluator, validate_options
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.naming import name_runs
 from rankmeter.measures.aggregation import TEXT
 from rankmeter.analyses.stats import significance as sig
 from rankmeter.analyses.stats.comparison import Comparison
-from rankmeter.analyses.stats.corrections import CORRECTIONS, adjust
+from rankmeter.analyses.stats.corrections import adjust
 from rankmeter.executors.progress import progress_bar
 
 __all__ = ["compare", "compare_scores", "TESTS"]
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
+TESTS = PARAMS["test"].choices
 _SAMPLED = ("randomization", "bootstrap", "tukey")
 
 
-def _check(test, correction, alpha, permutations, seed) -> None:
-    if test not in TESTS:
-        raise ParameterError(f"test={test!r}: expected one of {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise ParameterError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)}")
+#: the tests' declarations (rankmeter.core.params): checked on every call of compare and compare_scores
+_TESTS_DECLARED = tuple(PARAMS[name] for name in ("test", "correction", "alpha", "permutations", "seed"))
+
+
+def _check(test, correction) -> None:
+    """What no single declaration says: Tukey's HSD is corrected already; the Wilcoxon test needs scipy."""
     if test == "tukey" and correction != "none":
         raise ParameterError("test='tukey' already controls the family-wise error over all pairs; "
                              "use correction='none' with it")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ParameterError(f"alpha={alpha!r}: expected a number between 0 and 1, e.g. 0.05")
-    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) or permutations < 1:
-        raise ParameterError(f"permutations={permutations!r}: expected a positive integer, e.g. 10000")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ParameterError(f"seed={seed!r}: expected a non-negative integer (or None for a fresh one)")
     if test == "wilcoxon":
         sig._scipy_stats()
 
@@ -181,6 +178,7 @@ def _analyse(label, x, systems, bases, test, correction, alpha, permutations, se
     return rows, pair_rows
 
 
+@validate_params(*_TESTS_DECLARED)
 def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
             alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0, **options) -> Comparison:
     """Score several runs and test whether their differences are significant.
@@ -241,7 +239,7 @@ def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, t
     >>> float(row["delta"]), int(row["wins"]), c.significant("RR", "good", "bad")
     (0.5, 3, False)
     """
-    _check(test, correction, alpha, permutations, seed)
+    _check(test, correction)
     opts = validate_options(**options)
     evaluator = Evaluator(qrels, measures, options=opts)
     names = list(dict(evaluator.names).items())
@@ -286,6 +284,7 @@ def _comparison(labels, bases, names, query_ids, matrices, test, correction, alp
                       seed=seed, lower_is_better=lower_is_better)
 
 
+@validate_params(*_TESTS_DECLARED)
 def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
                    alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
                    lower_is_better=()) -> Comparison:
@@ -316,7 +315,7 @@ def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str
     >>> float(row["delta"]), int(row["wins"])
     (0.8333333333333334, 3)
     """
-    _check(test, correction, alpha, permutations, seed)
+    _check(test, correction)
     if not isinstance(scores, dict) or not scores or not all(isinstance(v, dict) for v in scores.values()):
         raise ParameterError("scores: expected {system: {measure: {query: value}}}")
     labels = [str(s) for s in scores]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.errors import ParameterError
+from rankmeter.core.params import PARAMS
 
 __all__ = ["adjust", "CORRECTIONS"]
 
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+CORRECTIONS = PARAMS["correction"].choices
 
 
 def adjust(p, method: str = "none") -> np.ndarray:
@@ -45,8 +45,7 @@ def adjust(p, method: str = "none") -> np.ndarray:
     >>> adjust([0.01, 0.04, 0.03], "bh").round(4).tolist()
     [0.03, 0.04, 0.04]
     """
-    if method not in CORRECTIONS:
-        raise ParameterError(f"correction={method!r}: expected one of {', '.join(CORRECTIONS)}")
+    PARAMS["correction"].check(method)
     p = np.asarray(p, dtype=np.float64)
     out = p.copy()
     known = np.flatnonzero(~np.isnan(p))
