@@ -147,7 +147,7 @@ def test_lint_unjudged_top_and_self_id():
     found = {f.code: f for f in lint(qrels, run, ["nDCG@10"])}
     assert set(found) == {"unjudged_top", "self_id"}
     assert found["self_id"].details["queries"] == ["q1"]
-    assert _close(found["unjudged_top"].details["judged@10"], 2 / 7)
+    assert _close(found["unjudged_top"].details["judged@10"], (1 / 4 + 1 / 3) / 2)   # Judged@10, per query
     assert "self_id" not in {f.code for f in lint(qrels, run, ["nDCG@10"], ignore_self=True)}
 
 
