@@ -45,9 +45,10 @@ class SuspiciousNumberWarning(UserWarning):
     """A number :func:`lint` finds suspicious (``rankmeter eval`` prints it; ``--no-lint`` silences it)."""
 
 
-def _finding(code: str, name: str, message: str, data: dict | None = None):
+def _finding(code: str, name: str, message: str, data: dict, short: str):
+    """A warning; ``short`` is its one line in ``rankmeter eval`` (fits a terminal), ``message`` ``check``'s."""
     from rankmeter.analyses.check import Finding
-    return Finding("warning", code, name, message, data or {})
+    return Finding("warning", code, name, message, {**data, "short": short})
 
 
 def lint_results(results, name: str = "") -> list:
@@ -65,7 +66,8 @@ def lint_results(results, name: str = "") -> list:
             out.append(_finding("out_of_range", name, f"{label} has {int(bad.sum())} per-query values (mean "
                                 f"{mean:.4g}) outside [0, 1], its range: check the inputs (grades, duplicate docs) "
                                 f"or the tool that made them; first: {', '.join(queries)}",
-                                {"measure": label, "queries": queries}))
+                                {"measure": label, "queries": queries},
+                                f"{label} outside [0, 1] on {int(bad.sum())} queries (rankmeter check)"))
     return out
 
 
@@ -112,7 +114,8 @@ def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=N
         if judged is not None and judged < _UNJUDGED:
             out.append(_finding("unjudged_top", name, f"only {judged:.0%} of the top {_TOP} docs are judged: the "
                                 "unjudged ones count as non-relevant, so the value says little (judge them, or "
-                                "compare with judged_only=True)", {"judged@10": float(judged)}))
+                                "compare with judged_only=True)", {"judged@10": float(judged)},
+                                f"only {judged:.0%} of the top {_TOP} docs judged (rankmeter check)"))
     out += lint_results(results, name)
     if ev.options.ties not in ("best", "worst", "average") and _has_ties(run):
         out[:0] = _ties_decide(ev, run, results, name)
@@ -124,7 +127,8 @@ def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=N
             queries = sorted({decode_id(q) for q in run.ids("query").take(own).to_pylist()})
             out.append(_finding("self_id", name, f"{len(queries)} queries list their own id among their results "
                                 f"(e.g. {', '.join(queries[:3])}): BEIR drops such docs before scoring; "
-                                "ignore_self=True drops them as well", {"queries": queries}))
+                                "ignore_self=True drops them as well", {"queries": queries},
+                                f"{len(queries)} queries rank their own id (--ignore-self)"))
     return out
 
 
@@ -159,12 +163,14 @@ def _ties_decide(ev, run, results, name: str) -> list:
             out.append(_finding("ties_decide", name, f"{label} = {got:.4f}, but {low:.4f} with tied docs in their "
                                 f"worst order: tied scores, not the system, make the value (a constant or "
                                 "near-constant scorer?); see rankmeter ties", {"measure": label, "value": got,
-                                                                               "worst": low}))
+                                                                               "worst": low},
+                                f"ties make {label} {got:.3f} (worst order: {low:.3f})"))
     return out
 
 
 def warn(findings, *, stacklevel: int = 2) -> None:
     """Each finding as a :class:`SuspiciousNumberWarning` (one line each on the command line)."""
     for f in findings:
-        warnings.warn(f"{f.source + ': ' if f.source else ''}{f.message}", SuspiciousNumberWarning,
+        text = f.details.get("short", f.message)
+        warnings.warn(f"{f.source + ': ' if f.source else ''}{text}", SuspiciousNumberWarning,
                       stacklevel=stacklevel + 1)
