@@ -142,13 +142,16 @@ def test_lint_constant_scorer_ties_do_the_work():
 
 
 def test_lint_unjudged_top_and_self_id():
-    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    pool = {f"p{j}": 0 for j in range(10)}   # pooled judgments (10 a query): a top 10 could be all judged
+    qrels = {"q1": {"a": 1, **pool}, "q2": {"b": 1, **pool}}
     run = {"q1": {"q1": 5.0, "u1": 4.0, "u2": 3.0, "a": 2.0}, "q2": {"b": 3.0, "u3": 2.0, "u4": 1.0}}
     found = {f.code: f for f in lint(qrels, run, ["nDCG@10"])}
     assert set(found) == {"unjudged_top", "self_id"}
     assert found["self_id"].details["queries"] == ["q1"]
     assert _close(found["unjudged_top"].details["judged@10"], (1 / 4 + 1 / 3) / 2)   # Judged@10, per query
     assert "self_id" not in {f.code for f in lint(qrels, run, ["nDCG@10"], ignore_self=True)}
+    sparse = {"q1": {"a": 1}, "q2": {"b": 1}}   # one judgment a query (MS MARCO): no top 10 could be judged
+    assert "unjudged_top" not in {f.code for f in lint(sparse, run, ["nDCG@10"])}
 
 
 def test_lint_value_out_of_range():

@@ -10,7 +10,9 @@ silences them; in Python, ``warnings.filterwarnings("ignore", category=Suspiciou
   (``ties="worst"``): the scores do not separate the docs, the tie-breaking rule makes the number (a
   constant or near-constant scorer getting a high score, mteb #5092); looked at when a tenth or more
   of the rows share their query's score with another (the run is then scored once more);
-* ``unjudged_top``: most of the top 10 docs are unjudged (judged@10 below 50%): they count as non-relevant;
+* ``unjudged_top``: most of the top 10 docs are unjudged (judged@10 below 50%) although the qrels judge 10 docs
+  or more per query on average (pooled judgments; sparse ones such as MS MARCO's cannot fill a top 10): they
+  count as non-relevant, and the run is unlike the pooled ones (or its ids are not the qrels');
 * ``self_id``: queries that list their own id among their results (a corpus that holds the queries):
   BEIR drops those docs (``ignore_self=True``, ``--ignore-self``);
 * ranks given as scores are reported where the run is read (``scores_look_like_ranks``).
@@ -18,7 +20,7 @@ silences them; in Python, ``warnings.filterwarnings("ignore", category=Suspiciou
 >>> qrels = {f"q{i}": {f"d{i}": 1} for i in range(3)}
 >>> run = {f"q{i}": {f"d{i}": 0.0, **{f"x{j}": 0.0 for j in range(5)}} for i in range(3)}
 >>> [f.code for f in lint(qrels, run, ["RR@10"], ties="input")]
-['ties_decide', 'unjudged_top']
+['ties_decide']
 """
 from __future__ import annotations
 
@@ -111,7 +113,8 @@ def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=N
     if JUDGED in results.names:
         judged = results[JUDGED]
         results = without(results, JUDGED) if len(results.names) > 1 else results
-        if judged is not None and judged < _UNJUDGED:
+        dense = len(ev.qrels) >= _TOP * max(ev.judgments.nq, 1)   # enough judged docs to fill the top 10
+        if judged is not None and judged < _UNJUDGED and dense:
             out.append(_finding("unjudged_top", name, f"only {judged:.0%} of the top {_TOP} docs are judged: the "
                                 "unjudged ones count as non-relevant, so the value says little (judge them, or "
                                 "compare with judged_only=True)", {"judged@10": float(judged)},
