@@ -142,13 +142,16 @@ def test_lint_constant_scorer_ties_do_the_work():
 
 
 def test_lint_unjudged_top_and_self_id():
-    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    pool = {f"p{j}": 0 for j in range(10)}   # pooled judgments (10 a query): a top 10 could be all judged
+    qrels = {"q1": {"a": 1, **pool}, "q2": {"b": 1, **pool}}
     run = {"q1": {"q1": 5.0, "u1": 4.0, "u2": 3.0, "a": 2.0}, "q2": {"b": 3.0, "u3": 2.0, "u4": 1.0}}
     found = {f.code: f for f in lint(qrels, run, ["nDCG@10"])}
     assert set(found) == {"unjudged_top", "self_id"}
     assert found["self_id"].details["queries"] == ["q1"]
-    assert _close(found["unjudged_top"].details["judged@10"], 2 / 7)
+    assert _close(found["unjudged_top"].details["judged@10"], (1 / 4 + 1 / 3) / 2)   # Judged@10, per query
     assert "self_id" not in {f.code for f in lint(qrels, run, ["nDCG@10"], ignore_self=True)}
+    sparse = {"q1": {"a": 1}, "q2": {"b": 1}}   # one judgment a query (MS MARCO): no top 10 could be judged
+    assert "unjudged_top" not in {f.code for f in lint(sparse, run, ["nDCG@10"])}
 
 
 def test_lint_value_out_of_range():
@@ -226,3 +229,18 @@ def test_gate_reads_a_baseline_saved_before_ignore_self_as_false(cli, tmp_path):
     assert cli("gate", str(qrels), str(run), "--baseline", str(base), "--profile", "msmarco-dev").code == 0
     refused = cli("gate", str(qrels), str(run), "--baseline", str(base), "--profile", "beir")
     assert refused.code == 2 and "ignore_self" in refused.out + refused.err
+
+
+def test_compare_under_a_profile_tests_its_main_measure_with_its_options(cli, tmp_path):
+    import json
+    qrels, a, b = tmp_path / "q.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i} 2\nq{i} 0 e{i} 1\n" for i in range(8)))
+    a.write_text("".join(f"q{i} Q0 e{i} 1 2.0 a\nq{i} Q0 d{i} 2 1.0 a\n" for i in range(8)))
+    b.write_text("".join(f"q{i} Q0 d{i} 1 2.0 b\nq{i} Q0 e{i} 2 1.0 b\n" for i in range(7)))
+    out = json.loads(cli("compare", str(qrels), str(a), str(b), "--profile", "trec-dl", "--format", "json").out)
+    want = rankmeter.profile("trec-dl").compare(str(qrels), [str(a), str(b)])
+    assert out["measures"] == ["nDCG@10"] == want.measures
+    # -c: q7, which run b lacks, is compared as a 0 (rel=2 for the binary measures; nDCG reads the grades)
+    got = rankmeter.evaluate(str(qrels), str(b), "RR", queries="qrels", rel=2)
+    assert _close(rankmeter.profile("trec-dl").evaluate(str(qrels), str(b), ["RR"])["RR"], got["RR"])
+    assert _close(got["RR"], 7 / 8)

@@ -7,7 +7,7 @@ from rankmeter.cli import flags
 from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
 
-HELP = ("each tool's value side by side (trec_eval, pytrec_eval, ir_measures, ranx, torchmetrics, sklearn, beir); "
+HELP = ("each tool's value side by side (trec_eval, pytrec_eval, ir_measures, ranx, torchmetrics, sklearn, beir, mteb); "
         "every difference attributed to the convention causing it, one switch at a time")
 DEFAULT_AS = "trec_eval,pytrec_eval,ir_measures,ranx,torchmetrics,sklearn"
 
@@ -16,7 +16,7 @@ def add_arguments(p) -> None:
     flags.add(p, "qrels", "run", PARAMS["measure"].but(help="a measure (repeatable; default nDCG@10 RR@10 AP)"),
               "format", "decimals")
     p.add_argument("--as", dest="conventions", default=DEFAULT_AS, metavar="TOOL,TOOL...",
-                   help=f"the conventions compared, the first the reference (default {DEFAULT_AS}; also beir)")
+                   help=f"the conventions compared, the first the reference (default {DEFAULT_AS}; also beir, mteb)")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="queries listed per measure in text, most affected first (default 10; JSON lists all)")
 

@@ -42,6 +42,9 @@ def run(args) -> int:
     decimals = args.decimals
     if preset is not None and preset.decimals is not None and "decimals" not in presets.given(args):
         decimals = preset.decimals
+    if args.lint:  # the lint reads the top docs' coverage from one more measure, scored in the same pass
+        from rankmeter.analyses.check import lint
+        measures, hidden = lint.with_judged(measures)
     evaluator = Evaluator(args.qrels, measures, **options)
     all_results, tags, sources, runs_read = [], [], [], []  # runs_read: each run's lint findings
     from rankmeter.executors.streamed import evaluate_auto, streams_by_itself
@@ -54,11 +57,11 @@ def run(args) -> int:
             loaded = as_run(path, columns=evaluator.options.columns, format=evaluator.options.input_format)
             results, source = evaluator.evaluate(loaded), loaded.source
         tag = "" if results.run in (path, source, "") else results.run
-        all_results.append(results)
         if args.lint:  # suspicious numbers, found while this run is in memory (a streamed one: its values only)
-            from rankmeter.analyses.check import lint
-            runs_read.append(lint.lint_results(results) if loaded is None else
-                             lint.lint(None, loaded, results=results, evaluator=evaluator))
+            runs_read.append(lint.lint(None, loaded, results=results, evaluator=evaluator) if loaded is not None
+                             else lint.lint_results(results))
+            results = lint.without(results, lint.JUDGED) if hidden else results
+        all_results.append(results)
         tags.append(tag)
         sources.append(source)
     names = unique_names(tags, sources, args.runs)  # the one naming rule: eval, compare, report, JSON, Python

@@ -8,8 +8,11 @@ silences them; in Python, ``warnings.filterwarnings("ignore", category=Suspiciou
   R, Success ...), or not a number;
 * ``ties_decide``: the value falls by half or more when tied docs are put in their worst order
   (``ties="worst"``): the scores do not separate the docs, the tie-breaking rule makes the number (a
-  constant or near-constant scorer getting a high score, mteb #5092);
-* ``unjudged_top``: most of the top 10 docs are unjudged (judged@10 below 50%): they count as non-relevant;
+  constant or near-constant scorer getting a high score, mteb #5092); looked at when a tenth or more
+  of the rows share their query's score with another (the run is then scored once more);
+* ``unjudged_top``: most of the top 10 docs are unjudged (judged@10 below 50%) although the qrels judge 10 docs
+  or more per query on average (pooled judgments; sparse ones such as MS MARCO's cannot fill a top 10): they
+  count as non-relevant, and the run is unlike the pooled ones (or its ids are not the qrels');
 * ``self_id``: queries that list their own id among their results (a corpus that holds the queries):
   BEIR drops those docs (``ignore_self=True``, ``--ignore-self``);
 * ranks given as scores are reported where the run is read (``scores_look_like_ranks``).
@@ -17,7 +20,7 @@ silences them; in Python, ``warnings.filterwarnings("ignore", category=Suspiciou
 >>> qrels = {f"q{i}": {f"d{i}": 1} for i in range(3)}
 >>> run = {f"q{i}": {f"d{i}": 0.0, **{f"x{j}": 0.0 for j in range(5)}} for i in range(3)}
 >>> [f.code for f in lint(qrels, run, ["RR@10"], ties="input")]
-['ties_decide', 'unjudged_top']
+['ties_decide']
 """
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["lint", "lint_results", "warn", "SuspiciousNumberWarning", "UNIT_FAMILIES"]
+__all__ = ["lint", "lint_results", "warn", "with_judged", "without", "SuspiciousNumberWarning", "UNIT_FAMILIES",
+           "JUDGED"]
 
 #: families whose every value lies in [0, 1]
 UNIT_FAMILIES = frozenset({"nDCG", "AP", "RR", "P", "R", "Success", "Judged", "Rprec", "bpref", "infAP", "ERR",
@@ -35,15 +39,18 @@ _TOP = 10
 _UNJUDGED = 0.5    # judged@10 below this
 _TIES = 0.5        # the worst tie order loses this share of the value or more
 _TIES_MIN = 0.05   # ... and at least this much
+_TIED_ROWS = 0.1   # looked at only when this share of the rows or more is tied ...
+_SAMPLE = 200_000  # ... among the run's first rows
 
 
 class SuspiciousNumberWarning(UserWarning):
     """A number :func:`lint` finds suspicious (``rankmeter eval`` prints it; ``--no-lint`` silences it)."""
 
 
-def _finding(code: str, name: str, message: str, data: dict | None = None):
+def _finding(code: str, name: str, message: str, data: dict, short: str):
+    """A warning; ``short`` is its one line in ``rankmeter eval`` (fits a terminal), ``message`` ``check``'s."""
     from rankmeter.analyses.check import Finding
-    return Finding("warning", code, name, message, data or {})
+    return Finding("warning", code, name, message, {**data, "short": short})
 
 
 def lint_results(results, name: str = "") -> list:
@@ -61,49 +68,86 @@ def lint_results(results, name: str = "") -> list:
             out.append(_finding("out_of_range", name, f"{label} has {int(bad.sum())} per-query values (mean "
                                 f"{mean:.4g}) outside [0, 1], its range: check the inputs (grades, duplicate docs) "
                                 f"or the tool that made them; first: {', '.join(queries)}",
-                                {"measure": label, "queries": queries}))
+                                {"measure": label, "queries": queries},
+                                f"{label} outside [0, 1] on {int(bad.sum())} queries (rankmeter check)"))
     return out
+
+
+#: the hidden measure the lint reads the top docs' coverage from (scored with the others: no second pass)
+JUDGED = "Judged@10"
+
+
+def with_judged(measures) -> tuple[list, bool]:
+    """``measures`` plus :data:`JUDGED` when it is not among them, and whether it was added."""
+    chosen = [measures] if isinstance(measures, str) else list(measures)
+    return (chosen, False) if JUDGED in chosen else (chosen + [JUDGED], True)
+
+
+def without(results, label: str):
+    """``results`` without the measure ``label`` (the one :func:`with_judged` added)."""
+    from rankmeter.core.results import Results
+    kept = [(n, m) for n, m in results._names if n != label]
+    return Results(results._ids, kept, {m: results._values[m] for _, m in kept}, results.run,
+                   missing=results.missing, only_in_run=results.only_in_run)
 
 
 def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=None, evaluator=None,
          **options) -> list:
     """Every finding of the module docstring for ``run`` scored with ``measures`` and ``options``.
 
-    ``evaluator`` and ``results``: an :class:`~rankmeter.Evaluator` already made and the run's results,
-    to score nothing twice.
+    ``evaluator`` and ``results``: an :class:`~rankmeter.Evaluator` already made and the run's results
+    (with :data:`JUDGED` among their measures: :func:`with_judged`), to score nothing twice. Cheap unless
+    the run has tied scores in a query: then it is scored once more with ``ties="worst"``.
     """
     from rankmeter.core import Evaluator
     from rankmeter.io import as_run
 
-    ev = evaluator if evaluator is not None else Evaluator(qrels, list(measures), **options)
+    if evaluator is None:
+        evaluator = Evaluator(qrels, with_judged(measures)[0], **options)
+    ev = evaluator
     run = as_run(run, columns=ev.options.columns, format=ev.options.input_format)
     if results is None:
         from rankmeter.core.in_memory import evaluate_in_memory
         results = evaluate_in_memory(ev, run, warn=False, check_common=False)
-    out = lint_results(results, name)
-    rows = ev.rows(run)
-    if not rows.num_rows:
-        return out
-    rank = rows.column("rank").to_numpy()
-    top = rank <= _TOP
-    judged = rows.column("judged").to_numpy(zero_copy_only=False)
-    if top.any() and judged[top].mean() < _UNJUDGED:
-        share = float(judged[top].mean())
-        out.insert(0, _finding("unjudged_top", name, f"only {share:.0%} of the top {_TOP} docs are judged: the "
-                               "unjudged ones count as non-relevant, so the value says little (judge them, or "
-                               "compare with judged_only=True)", {"judged@10": share}))
-    tied = rows.column("tie_size").to_numpy() > 1
-    if ev.options.ties not in ("best", "worst", "average") and (tied & top).any():
+    out = []
+    if JUDGED in results.names:
+        judged = results[JUDGED]
+        results = without(results, JUDGED) if len(results.names) > 1 else results
+        dense = len(ev.qrels) >= _TOP * max(ev.judgments.nq, 1)   # enough judged docs to fill the top 10
+        if judged is not None and judged < _UNJUDGED and dense:
+            out.append(_finding("unjudged_top", name, f"only {judged:.0%} of the top {_TOP} docs are judged: the "
+                                "unjudged ones count as non-relevant, so the value says little (judge them, or "
+                                "compare with judged_only=True)", {"judged@10": float(judged)},
+                                f"only {judged:.0%} of the top {_TOP} docs judged (rankmeter check)"))
+    out += lint_results(results, name)
+    if ev.options.ties not in ("best", "worst", "average") and _has_ties(run):
         out[:0] = _ties_decide(ev, run, results, name)
     if not ev.options.ignore_self:
-        import pyarrow.compute as pc
-        own = pc.equal(rows.column("query"), rows.column("doc")).to_numpy(zero_copy_only=False)
-        if own.any():
-            queries = sorted(set(np.asarray(rows.column("query").to_pylist(), dtype=object)[own]))
+        from rankmeter.core.build import self_rows
+        from rankmeter.io.canonical import decode_id
+        own = np.flatnonzero(self_rows(run))
+        if len(own):
+            queries = sorted({decode_id(q) for q in run.ids("query").take(own).to_pylist()})
             out.append(_finding("self_id", name, f"{len(queries)} queries list their own id among their results "
                                 f"(e.g. {', '.join(queries[:3])}): BEIR drops such docs before scoring; "
-                                "ignore_self=True drops them as well", {"queries": queries}))
+                                "ignore_self=True drops them as well", {"queries": queries},
+                                f"{len(queries)} queries rank their own id (--ignore-self)"))
     return out
+
+
+def _has_ties(run) -> bool:
+    """Whether a tenth or more of ``run``'s rows share their query's score with another row (hashes of
+    (query, score) counted over the first :data:`_SAMPLE` rows): enough ties to be worth scoring the run
+    again with ``ties="worst"``."""
+    if run.ranked or len(run) < 2:
+        return False
+    from rankmeter.engine.keys import pair_hash
+    n = min(len(run), _SAMPLE)
+    starts = run.ids("query").slice(0, n).starts()   # blocks of equal consecutive query ids
+    block = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, n)))
+    score = np.ascontiguousarray(run.numbers("score")[:n], dtype=np.float64) + 0.0   # -0.0 and 0.0 alike
+    keys = np.sort(pair_hash(block, score.view(np.uint64)))  # not np.unique: numpy 2.4's took 17 s on 3M keys
+    return int((keys[1:] == keys[:-1]).sum()) >= _TIED_ROWS * n
 
 
 def _ties_decide(ev, run, results, name: str) -> list:
@@ -111,7 +155,7 @@ def _ties_decide(ev, run, results, name: str) -> list:
     from rankmeter.core import Evaluator
     from rankmeter.core.in_memory import evaluate_in_memory
 
-    worst_ev = Evaluator(ev.qrels, list(ev.measures), options=ev.options.replace(ties="worst"))
+    worst_ev = Evaluator(ev.qrels, [m for _, m in results._names], options=ev.options.replace(ties="worst"))
     worst = evaluate_in_memory(worst_ev, run, warn=False, check_common=False)
     out = []
     for label in results.names:
@@ -122,12 +166,14 @@ def _ties_decide(ev, run, results, name: str) -> list:
             out.append(_finding("ties_decide", name, f"{label} = {got:.4f}, but {low:.4f} with tied docs in their "
                                 f"worst order: tied scores, not the system, make the value (a constant or "
                                 "near-constant scorer?); see rankmeter ties", {"measure": label, "value": got,
-                                                                               "worst": low}))
+                                                                               "worst": low},
+                                f"ties make {label} {got:.3f} (worst order: {low:.3f})"))
     return out
 
 
 def warn(findings, *, stacklevel: int = 2) -> None:
     """Each finding as a :class:`SuspiciousNumberWarning` (one line each on the command line)."""
     for f in findings:
-        warnings.warn(f"{f.source + ': ' if f.source else ''}{f.message}", SuspiciousNumberWarning,
+        text = f.details.get("short", f.message)
+        warnings.warn(f"{f.source + ': ' if f.source else ''}{text}", SuspiciousNumberWarning,
                       stacklevel=stacklevel + 1)
