@@ -141,6 +141,18 @@ def test_lint_constant_scorer_ties_do_the_work():
                 ["RR@10"], ties="input") == []   # the same ranking by real scores: nothing suspicious
 
 
+def test_lint_ties_check_scores_only_the_first_whole_queries_of_a_big_run(monkeypatch):
+    """A run bigger than the sample: the worst order is scored on its first whole queries only (the
+    evaluation's cost stays one pass), and the finding says so; the tie pattern of the test above."""
+    from rankmeter.analyses.check import lint as lint_module
+    monkeypatch.setattr(lint_module, "_SAMPLE", 25)          # 2.5 queries of 10 rows: the first 2 whole ones
+    qrels = {f"q{i}": {f"doc{i}": 1, **{f"x{i}{j}": 0 for j in range(9)}} for i in range(6)}
+    run = {f"q{i}": {f"doc{i}": 0.0, **{f"x{i}{j}": 0.0 for j in range(9)}} for i in range(6)}
+    (found,) = lint(qrels, run, ["RR@10"], ties="input")
+    assert found.code == "ties_decide" and found.details["value"] == 1.0 and found.details["worst"] == 0.1
+    assert "first 2 queries" in found.message
+
+
 def test_lint_unjudged_top_and_self_id():
     pool = {f"p{j}": 0 for j in range(10)}   # pooled judgments (10 a query): a top 10 could be all judged
     qrels = {"q1": {"a": 1, **pool}, "q2": {"b": 1, **pool}}
