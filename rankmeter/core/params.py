@@ -89,7 +89,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     _p("intents", "intents", None, group="evaluation", optional=True, cli=False,
        help="diversity measures: the probability of each subtopic of a query (default: equal)"),
     _p("input_format", "choice", "auto", group="evaluation", flag="--format-in",
-       choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
+       choices=__import__("rankmeter.io.formats", fromlist=["FORMAT_NAMES"]).FORMAT_NAMES,
        help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
     _p("executor", "choice", "auto", group="executor", choices=("auto", "memory", "streamed", "spark"),
        help="how a run is scored: auto (Spark for Spark DataFrames, else in memory), memory, streamed (a file "
