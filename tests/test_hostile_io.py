@@ -14,6 +14,7 @@ import sys
 import pytest
 
 import rankmeter
+from rankmeter.io.dicts import run_from_dict
 from oracles import trec_lines as oracle
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.inputs import forget_inputs, recorded_inputs
@@ -265,7 +266,7 @@ def test_shown_id_cuts_and_escapes():
 def test_a_huge_id_is_cut_in_reader_messages():
     huge = "q" * 1_000_000
     with pytest.raises(InputError) as caught:
-        rankmeter.io.run_from_dict({huge: {"d1": float("nan")}})
+        run_from_dict({huge: {"d1": float("nan")}})
     assert len(str(caught.value)) < 400 and "(1000000 bytes)" in str(caught.value)
 
 
@@ -276,7 +277,7 @@ def test_bidi_controls_never_reach_a_message_raw(tmp_path):
         rankmeter.read_run(path)
     assert not set(_BIDI) & set(str(caught.value)) and "\\u202e" in str(caught.value)
     with pytest.raises(InputError) as caught:
-        rankmeter.io.run_from_dict({"q\u202e1": {"d1": "high"}})
+        run_from_dict({"q\u202e1": {"d1": "high"}})
     assert not set(_BIDI) & set(str(caught.value))
 
 
@@ -529,7 +530,7 @@ def test_chunked_line_numbers_after_lone_cr_line_ends(tmp_path):
 
 
 def test_tab_and_vt_separated_trec_lines_are_no_tsv_header():
-    from rankmeter.io.detect import detect
+    from rankmeter.io.formats import detect
     data = b"q1\tQ0\x0bd1\x0b1\x0b2.5\x0bt\nq1 Q0 d2\t2\t1.5 t\n"
     assert detect(data, "run", "auto") == ("trec", False)
     assert detect(b"query-id\tcorpus-id\tscore\nq1\td1\t1\n", "run", "auto") == ("tsv", True)  # a real header

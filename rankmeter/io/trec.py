@@ -113,10 +113,12 @@ def _grade_error(grade: bytes, policy: str, name: str, number: int) -> InputErro
 
 def read_big_file(path, kind: str, grades: str = "integer"):
     """The Qrels or Run of a big TREC file named by path, read as it streams in (:func:`rankmeter.io.compiled.read_file`),
-    or None when it is to be read whole (small, not a regular file, another format, not text)."""
+    or None when it is to be read whole (small, not a regular file, another format, not text, a line refused)."""
     from rankmeter.io.compiled import read_file
     answer = read_file(path, kind, grades)
-    if answer is None:
+    if answer is None or isinstance(answer, Refused):
+        # a line refused: the file is read whole after all, so that the checks every input gets first (a
+        # NUL byte or a compression bomb further on) come before the line's own problem, as for any input
         return None
     import os
     name = os.fsdecode(path)
@@ -226,7 +228,7 @@ def run_from_bytes(data: bytes, name: str) -> Run:
 def run_from_block(block: bytes, name: str) -> Run:
     """A block of whole lines of a big run (the streamed executor's), parsed on this thread in one piece
     whose columns become the Run's; its own first row decides its layout."""
-    return run_answer(parse_run(block, name, 0, one_piece=True), name)
+    return run_answer(parse_run(block, name, layout_of(first_data_line(block)[2], "run"), one_piece=True), name)
 
 
 def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict]:
