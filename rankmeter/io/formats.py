@@ -47,36 +47,35 @@ def is_parquet(data: bytes) -> bool:
     return len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"
 
 
-def _first_line(data: bytes) -> bytes:
-    from rankmeter.io.source import first_data_line
-    return first_data_line(data)[2]
+def _looks_parquet(data: bytes, first: tuple) -> bool:
+    return is_parquet(data)
 
 
-def _looks_jsonl(data: bytes) -> bool:
-    return _first_line(data).lstrip()[:1] in (b"{", b"[")
+def _looks_jsonl(data: bytes, first: tuple) -> bool:
+    return first[2].lstrip()[:1] in (b"{", b"[")
 
 
-def _looks_csv(data: bytes) -> bool:
-    first = _first_line(data)
-    if b"," not in first:
+def _looks_csv(data: bytes, first: tuple) -> bool:
+    if b"," not in first[2]:
         return False
-    by_comma, by_space = first.split(b","), first.split()
+    by_comma, by_space = first[2].split(b","), first[2].split()
     return len(by_space) == 1 or len(by_comma) > len(by_space)
 
 
-def _looks_tsv(data: bytes) -> bool:
-    return b"\t" in _first_line(data) and has_header(data, "tsv")
+def _looks_tsv(data: bytes, first: tuple) -> bool:
+    return b"\t" in first[2] and has_header(data, "tsv", first)
 
 
 @dataclass(frozen=True)
 class Format:
-    """One input format: its name, file suffixes, how its content is recognised (``looks``, tried in the
-    table's order; the last format is the default) and its reader (``module:function``, called as
+    """One input format: its name, file suffixes, how its content is recognised (``looks(data, first)``,
+    ``first`` being :func:`~rankmeter.io.source.first_data_line`'s answer; tried in the table's order, the
+    last format is the default) and its reader (``module:function``, called as
     ``reader(data, name, kind, style=, header=, columns=, grades=)``)."""
 
     name: str
     suffixes: tuple[str, ...]
-    looks: Callable[[bytes], bool] | None
+    looks: Callable[[bytes, tuple], bool] | None
     reader: str
     header: bool = False  # whether a header line is looked for when the format is given or found by name
     binary: bool = False  # not text: not checked as text before its reader reads it
@@ -87,7 +86,7 @@ class Format:
 
 #: every input format, in the order their content is tried (parquet first: binary; trec last: the default)
 FORMATS = (
-    Format("parquet", (".parquet", ".pq"), is_parquet, "rankmeter.io.parquet:read_parquet", binary=True),
+    Format("parquet", (".parquet", ".pq"), _looks_parquet, "rankmeter.io.parquet:read_parquet", binary=True),
     Format("jsonl", (".jsonl", ".ndjson", ".json"), _looks_jsonl, "rankmeter.io.jsonl:read_jsonl"),
     Format("csv", (".csv",), _looks_csv, "rankmeter.io.delimited:read_delimited", header=True),
     Format("tsv", (".tsv", ".tab"), _looks_tsv, "rankmeter.io.delimited:read_delimited", header=True),
@@ -124,7 +123,7 @@ def _numeric(fields: list[str]) -> bool:
     return any(_NUMBER.fullmatch(f.strip().strip('"')) for f in fields)
 
 
-def has_header(data: bytes, style: str) -> bool:
+def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
     """Whether the first data line of ``data`` is a header line (see the module docstring).
 
     >>> has_header(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n", "tsv")
@@ -133,7 +132,7 @@ def has_header(data: bytes, style: str) -> bool:
     False
     """
     from rankmeter.io.source import first_data_line
-    start, _, first = first_data_line(data)
+    start, _, first = first or first_data_line(data)
     fields = _fields(first, style)
     if not fields or _numeric(fields):
         return False
@@ -157,14 +156,16 @@ def _check_name(format: str) -> None:
 
 def sniff(data: bytes, name: str) -> tuple[str, bool]:
     """:func:`detect` with ``format="auto"``: by content (Parquet's magic), the file name, then content."""
+    from rankmeter.io.source import first_data_line
     if is_parquet(data):
         return "parquet", False
-    format = _suffix_format(name) or next(f.name for f in FORMATS if f.looks is None or f.looks(data))
-    if format == "tsv" and not has_header(data, "tsv"):
+    first = first_data_line(data)
+    format = _suffix_format(name) or next(f.name for f in FORMATS if f.looks is None or f.looks(data, first))
+    if format == "tsv" and not has_header(data, "tsv", first):
         format = "trec"  # headerless TSV is a TREC file (MS MARCO's qrels.dev.tsv)
-    if format == "trec" and has_header(data, "whitespace"):
+    if format == "trec" and has_header(data, "whitespace", first):
         return "whitespace", True
-    return format, _BY_NAME[format].header and has_header(data, format)
+    return format, _BY_NAME[format].header and has_header(data, format, first)
 
 
 def detect(data: bytes, name: str, format: str = "auto") -> tuple[str, bool]:
