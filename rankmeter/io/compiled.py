@@ -290,9 +290,17 @@ def _parse_stream(stream, first: bytes, kind: str, grades: str, layout: int) -> 
             piece = memoryview(block)[:end]
             futures.append((piece, pool.submit(_trecparse.parse, piece, code, grade, layout)))
             while len(futures) > 2 * _threads():  # bounds the blocks in flight
-                piece, future = futures.pop(0)
-                parsed.append((piece, future.result()))
-                if len(parsed[-1][1]) == 4:
+                if _collect(parsed, *futures.pop(0)):
                     return parsed
-        parsed.extend((piece, future.result()) for piece, future in futures)
+        for piece, future in futures:
+            if _collect(parsed, piece, future):
+                break
     return parsed
+
+
+def _collect(parsed: list, piece, future) -> bool:
+    """Append a block's ``(piece, answer)``, its text let go unless it was refused; True when refused."""
+    answer = future.result()
+    refused = len(answer) == 4
+    parsed.append((piece if refused else None, answer))
+    return refused
