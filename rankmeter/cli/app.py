@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         # TREC text never loads pyarrow; the CSV/TSV/JSON Lines/Parquet readers do, and pyarrow imports
         # pandas inside to_numpy, to_pandas_dtype and pyarrow.dataset only to check whether an object is a
         # pandas one. These commands never use pandas, so pyarrow is told it is absent: `rankmeter eval` of a
-        # 100k-line CSV run, medians of 7 side by side, 1.05 s of CPU without this, 0.57 s with it (TREC
+        # 100k-line CSV run, medians of 7 side by side, 0.93 s of CPU without this, 0.38 s with it (TREC
         # files: the same CPU with and without, within noise)
         sys.meta_path.insert(0, _NoPandas())
     warnings.simplefilter("default")
