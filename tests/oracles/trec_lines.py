@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankmeter.errors import InputError, shown_id, shown_repr
-from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy, qrels_table
+from rankmeter.io.canonical import Qrels, Run, decode_id, qrels_table
 from rankmeter.io.source import first_data_line as _first_data_line
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
