@@ -160,6 +160,8 @@ CASES = {
     "duplicate-doc": b"q1 Q0 d1 1 2 r\nq1 Q0 d1 2 1 r\n",
     "long-ids": b"q" * 300 + b" Q0 " + b"d" * 77 + b" 1 1 r\n",
     "latin1": b"q\xe91 Q0 d\xff 1 1 r\n",
+    "long-numbers": b"q1 Q0 d1 1 0." + b"0" * 5000 + b"1 r\nq1 Q0 d2 2 " + b"9" * 300 + b".5e-290 r\n",
+    "long-number-past-the-range": b"q1 Q0 d1 1 " + b"1" * 5000 + b".5 r\n",
 }
 
 QRELS_CASES = {
@@ -188,7 +190,8 @@ def test_qrels_cases(name, grades):
 
 def test_the_regular_cases_are_read_and_the_bad_ones_named():
     for name in ("plain", "tabs-and-runs-of-space", "comments-and-blank-lines", "crlf", "lone-cr", "numbers",
-                 "extra-fields", "three-fields", "two-fields", "no-final-newline", "long-ids", "latin1"):
+                 "extra-fields", "three-fields", "two-fields", "no-final-newline", "long-ids", "latin1",
+                 "long-numbers"):
         assert check_run(CASES[name]), name
     for name in ("bad-number", "nan", "inf", "overflow", "hex", "four-fields-in-a-run", "mixed-counts"):
         with pytest.raises(InputError, match="line 1|:1: |:2: "):
