@@ -10,7 +10,7 @@ parquet   ``PAR1`` at both ends, or ``.parquet``               :mod:`rankmeter.i
 jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.io.jsonl`
 ========  ===================================================  ==========================
 
-:data:`FORMATS` is that table; :func:`detect` walks it (content first, then the file name, overridable
+:data:`REGISTRY` is that table; :func:`detect` walks it (content first, then the file name, overridable
 with ``format=``) and :func:`read` calls the reader it names. ``--format-in``'s choices are its names
 (:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
 
@@ -35,7 +35,7 @@ from typing import Callable
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.columns import CONVENTIONS
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read", "read_source"]
+__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read", "read_source"]
 
 
 def is_parquet(data: bytes) -> bool:
@@ -85,14 +85,14 @@ class Format:
 
 
 #: every input format, in the order their content is tried (parquet first: binary; trec last: the default)
-FORMATS = (
+REGISTRY = (
     Format("parquet", (".parquet", ".pq"), _looks_parquet, "rankmeter.io.parquet:read_parquet", binary=True),
     Format("jsonl", (".jsonl", ".ndjson", ".json"), _looks_jsonl, "rankmeter.io.jsonl:read_jsonl"),
     Format("csv", (".csv",), _looks_csv, "rankmeter.io.delimited:read_delimited", header=True),
     Format("tsv", (".tsv", ".tab"), _looks_tsv, "rankmeter.io.delimited:read_delimited", header=True),
     Format("trec", (), None, "rankmeter.io.trec:read_text", big_file="rankmeter.io.trec:read_big_file"),
 )
-_BY_NAME = {f.name: f for f in FORMATS}
+_BY_NAME = {f.name: f for f in REGISTRY}
 #: the values of ``format=`` and ``--format-in``
 FORMAT_NAMES = ("auto", "trec", "csv", "tsv", "parquet", "jsonl")
 assert set(FORMAT_NAMES) == {"auto"} | set(_BY_NAME)
@@ -111,7 +111,7 @@ def _suffix_format(name: str) -> str | None:
             base = base[: -len(ext)]
             break
     suffix = os.path.splitext(base)[1]
-    return next((f.name for f in FORMATS if suffix in f.suffixes), None)
+    return next((f.name for f in REGISTRY if suffix in f.suffixes), None)
 
 
 def _fields(line: bytes, style: str) -> list[str]:
@@ -160,7 +160,7 @@ def sniff(data: bytes, name: str) -> tuple[str, bool]:
     if is_parquet(data):
         return "parquet", False
     first = first_data_line(data)
-    format = _suffix_format(name) or next(f.name for f in FORMATS if f.looks is None or f.looks(data, first))
+    format = _suffix_format(name) or next(f.name for f in REGISTRY if f.looks is None or f.looks(data, first))
     if format == "tsv" and not has_header(data, "tsv", first):
         format = "trec"  # headerless TSV is a TREC file (MS MARCO's qrels.dev.tsv)
     if format == "trec" and has_header(data, "whitespace", first):
@@ -198,7 +198,7 @@ def read_source(source, kind: str, format: str = "auto", *, columns=None, grades
     from rankmeter.io.source import load_bytes
     _check_name(format)
     if not columns or isinstance(columns, Borrowed):  # no columns= a file of the format's own layout could use
-        for f in FORMATS:
+        for f in REGISTRY:
             if f.big_file and format in ("auto", f.name):
                 table = _function(f.big_file)(source, kind, grades)
                 if table is not None:
