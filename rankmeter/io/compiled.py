@@ -191,7 +191,7 @@ def _parse_all(pieces: list, kind: str, grades: str, layout: int) -> list[tuple]
         return list(zip(pieces, pool.map(lambda piece: _trecparse.parse(piece, code, grade, layout), pieces)))
 
 
-def parse_run(data: bytes, name: str, layout: int, *, one_piece: bool = False, fields: bool = False):
+def parse_run(data: bytes, name: str, layout: int = 0, *, one_piece: bool = False, fields: bool = False):
     """The :class:`~rankmeter.io.canonical.Run` of TREC run text read with ``layout`` (:func:`layout_of`;
     0: the first row decides), the first line refused (:class:`Refused`), or None when it has no row.
 
