@@ -1,17 +1,17 @@
-"""The compiled TREC reader against the pure path, side by side: the same files, whole processes.
+"""The TREC reader of this tree against another checkout's, side by side: the same files, whole processes.
 
-usage: python bench/bench_reader.py [--repeat 5] [--data DIR] [--big] [--gzip]
+usage: python bench/bench_reader.py --against /path/to/other/checkout [--repeat 5] [--data DIR] [--files QRELS RUN]
+                                    [--big] [--gzip]
 
-Each case runs as a fresh process with the compiled reader and with ``RANKMETER_PURE=1`` (the pure path:
-Arrow's CSV parser and the line-by-line reader), alternately, ``--repeat`` times; the table gives the
-median wall time, the median CPU time (user + system: steadier than wall on a shared machine), the peak
-resident memory and the ratio of medians compiled / pure. The outputs of both paths must be identical
-(the exit status is 1 when they differ).
+Each case runs as a fresh process with this tree first on PYTHONPATH and with the other checkout (its
+extensions built) first, alternately, ``--repeat`` times; the table gives the median wall time, the median
+CPU time (user + system: steadier than wall on a shared machine), the peak resident memory and the ratio of
+medians this / other. The outputs must be identical (the exit status is 1 when they differ).
 
-Cases: reading the MS MARCO-shaped run alone (6980 queries x 1000 docs, 223 MB, made by
-make_synthetic.py under ``--data``), ``rankmeter eval`` of it with five measures, with ``--gzip`` the
-same from a gzip copy, and with ``--big`` plain ``rankmeter eval`` of bench_big.py's 100M-line file
-(streamed by itself: it is over a gigabyte).
+Cases: reading the run alone (by default the MS MARCO-shaped run, 6980 queries x 1000 docs, 223 MB, made by
+make_synthetic.py under ``--data``; ``--files`` for others), ``rankmeter eval`` of it with five measures,
+with ``--gzip`` the same from a gzip copy, and with ``--big`` plain ``rankmeter eval`` of bench_big.py's
+100M-line file (streamed by itself: it is over a gigabyte).
 """
 from __future__ import annotations
 
@@ -39,17 +39,17 @@ def _data(folder: Path) -> tuple[Path, Path]:
     return qrels, run
 
 
-def _measure(label: str, argv: list[str], repeat: int) -> dict:
-    runs = {"compiled": [], "pure": []}
+def _measure(label: str, argv: list[str], repeat: int, trees: dict[str, str]) -> dict:
+    runs = {name: [] for name in trees}
     for _ in range(repeat):
-        for path in runs:  # alternately, so both meet the same moments of a shared machine
-            env = dict(os.environ, RANKMETER_PURE="1" if path == "pure" else "0")
+        for name, tree in trees.items():  # alternately, so both meet the same moments of a shared machine
+            env = dict(os.environ, PYTHONPATH=tree)
             child = _with_env(argv, env)
             if child.status != 0:
-                raise SystemExit(f"{label} ({path}) failed: {child.stderr[-500:]}")
-            runs[path].append(child)
-    outputs = {path: {c.stdout for c in children} for path, children in runs.items()}
-    same = outputs["compiled"] == outputs["pure"] and len(outputs["pure"]) == 1
+                raise SystemExit(f"{label} ({name}) failed: {child.stderr[-500:]}")
+            runs[name].append(child)
+    outputs = {name: {c.stdout for c in children} for name, children in runs.items()}
+    same = outputs["this"] == outputs["other"] and len(outputs["other"]) == 1
     row = {"case": label, "same": same}
     for path, children in runs.items():
         row[path] = (statistics.median(c.wall for c in children), statistics.median(c.cpu for c in children),
@@ -70,17 +70,17 @@ def _with_env(argv: list[str], env: dict):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--against", type=Path, required=True, help="the other checkout (extensions built)")
+    p.add_argument("--files", type=Path, nargs=2, metavar=("QRELS", "RUN"), help="other files than --data's")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--data", type=Path, default=HERE / "data")
     p.add_argument("--big", action="store_true", help="also plain eval of bench_big.py's 100M-line file")
     p.add_argument("--gzip", action="store_true", help="also the run read from a gzip copy")
     args = p.parse_args(argv)
-    import rankmeter.io.compiled as compiled
-    if not compiled.available():
-        raise SystemExit("the compiled reader is not built (pip install -e . builds it)")
-    qrels, run = _data(args.data)
+    trees = {"this": str(HERE.parent), "other": str(args.against.resolve())}
+    qrels, run = args.files or _data(args.data)
     py = sys.executable
-    cases = [("read the 223 MB run", [py, "-c", READ, str(run)]),
+    cases = [(f"read the run ({run.stat().st_size >> 20} MB)", [py, "-c", READ, str(run)]),
              ("eval, 5 measures", [py, "-m", "rankmeter", "eval", str(qrels), str(run), *MEASURES])]
     if args.gzip:
         packed = args.data / "run.txt.gz"
@@ -96,12 +96,12 @@ def main(argv=None) -> int:
         cases.append(("plain eval, 100M lines (streamed by itself)",
                       [py, "-m", "rankmeter", "eval", str(big / "qrels.txt"), str(big / "run.txt"), *BIG_MEASURES]))
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {args.repeat}")
-    print("| case | compiled wall s | pure wall s | ratio | compiled CPU s | pure CPU s | ratio | peak MiB compiled / pure | same output |")
+    print("| case | this wall s | other wall s | ratio | this CPU s | other CPU s | ratio | peak MiB this / other | same output |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     ok = True
     for label, command in cases:
-        row = _measure(label, command, args.repeat)
-        (cw, cc, cm), (pw, pc, pm) = row["compiled"], row["pure"]
+        row = _measure(label, command, args.repeat, trees)
+        (cw, cc, cm), (pw, pc, pm) = row["this"], row["other"]
         print(f"| {label} | {cw:.2f} | {pw:.2f} | {cw / pw:.2f} | {cc:.2f} | {pc:.2f} | {cc / pc:.2f} | "
               f"{cm:.0f} / {pm:.0f} | {'yes' if row['same'] else 'NO'} |", flush=True)
         ok &= row["same"]

@@ -245,7 +245,7 @@ def profile(data: Path) -> int:
     import rankmeter.core.build as build
     import rankmeter.core.judgments as judgments
     import rankmeter.engine.keys as keys
-    import rankmeter.io.arrow_path as arrow_path
+    import rankmeter.io.compiled as compiled
     import rankmeter.io.source as source
     from rankmeter.measures.trec_eval import expand, format_value
     from rankmeter.core import Evaluator
@@ -253,7 +253,7 @@ def profile(data: Path) -> int:
 
     timer = _Timer()
     for module, name, phase in [
-            (source, "load_bytes", "load file bytes"), (arrow_path, "_parse", "Arrow CSV parse"),
+            (source, "load_bytes", "load file bytes"), (compiled, "_parse_all", "compiled parse"),
             (keys, "id_hash", "ids -> hashes"), (keys, "HashIndex", "hash index (sort)"),
             (judgments, "duplicate_rows", "duplicate check"), (build, "rank_order", "rank order (score, docno)"),
             (build, "local_queries", "query ids -> codes")]:

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 import rankmeter.io.trec as trec
+from oracles import trec_lines as oracle
 from rankmeter import InputError, RankmeterError
 from rankmeter.io import as_qrels, as_run, read_qrels, read_run
 from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
@@ -108,6 +109,12 @@ def _file(tmp_path, case_id, kind, content):
     return p
 
 
+def _oracle(monkeypatch):
+    """Read TREC text with the line-by-line oracle (tests/oracles/trec_lines.py) instead of the compiled reader."""
+    monkeypatch.setattr(trec, "qrels_from_bytes", oracle.qrels_from_bytes)
+    monkeypatch.setattr(trec, "run_from_bytes", oracle.run_from_bytes)
+
+
 def _read(kind, path):
     return (read_qrels if kind == "qrels" else read_run)(path)
 
@@ -137,8 +144,8 @@ def test_bad_line(tmp_path, monkeypatch, case_id, kind, content, line, phrase):
     assert phrase in msg, msg
     assert "\n" not in msg
     assert fast_err.value.source == str(path) and fast_err.value.line == line
-    with monkeypatch.context() as m:  # the line-by-line path says exactly the same
-        m.setattr(trec, "_arrow_columns", lambda *a, **k: None)
+    with monkeypatch.context() as m:  # the line-by-line oracle says exactly the same
+        _oracle(m)
         with pytest.raises(InputError) as slow_err:
             _read(kind, path)
     assert str(slow_err.value) == msg
@@ -191,12 +198,12 @@ def _dup_run() -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-@pytest.mark.parametrize("slow_path", [False, True])
-def test_duplicate_doc_in_run_names_both_lines(tmp_path, monkeypatch, slow_path):
+@pytest.mark.parametrize("oracle_reader", [False, True])
+def test_duplicate_doc_in_run_names_both_lines(tmp_path, monkeypatch, oracle_reader):
     p = tmp_path / "run.txt"
     p.write_bytes(_dup_run())
-    if slow_path:
-        monkeypatch.setattr(trec, "_arrow_columns", lambda *a, **k: None)
+    if oracle_reader:
+        _oracle(monkeypatch)
     with pytest.raises(InputError) as err:
         rankmeter.evaluate(DATA / "basic.qrels", p, ["AP"])
     assert str(err.value).startswith(f"{p}:12 and 40: doc D1 appears twice for query 301"), str(err.value)
@@ -310,16 +317,17 @@ def test_polars_bad_grade_names_the_row():
 # ---------------------------------------------------------------- fuzz
 
 def _outcome(kind, data, force_slow):
-    """('ok', rows) or ('error', message); anything else escapes and fails the test."""
-    original = trec._arrow_columns
+    """('ok', rows) or ('error', message); anything else escapes and fails the test. ``force_slow``: TREC
+    text read by the line-by-line oracle."""
+    originals = trec.qrels_from_bytes, trec.run_from_bytes
     if force_slow:
-        trec._arrow_columns = lambda *a, **k: None
+        trec.qrels_from_bytes, trec.run_from_bytes = oracle.qrels_from_bytes, oracle.run_from_bytes
     try:
         table = (read_qrels if kind == "qrels" else read_run)(io.BytesIO(data))
     except RankmeterError as exc:
         return "error", str(exc)
     finally:
-        trec._arrow_columns = original
+        trec.qrels_from_bytes, trec.run_from_bytes = originals
     t = table.table
     value = t.column("rel" if kind == "qrels" else "score").to_pylist()
     lines = [table.line_of(i) for i in range(len(table))]

@@ -14,6 +14,8 @@ import sys
 import pytest
 
 import rankmeter
+from rankmeter.io.dicts import run_from_dict
+from oracles import trec_lines as oracle
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.inputs import forget_inputs, recorded_inputs
 from rankmeter.io.output import OutputError, check_output, output_file
@@ -64,12 +66,13 @@ def test_explicit_inputs_still_refused_and_other_files_written(tmp_path):
 
 
 def test_every_reader_records_its_file(tmp_path):
-    """The bytes path, the Arrow-from-disk path (a big TREC file), stdin from a file and file objects."""
+    """The bytes path, the big-file path (a big TREC file read as it streams in), stdin from a file and file
+    objects."""
     small, big = tmp_path / "small.txt", tmp_path / "big.txt"
     small.write_bytes(b"q1 Q0 d1 1 2.5 t\n")
-    from rankmeter.io.direct import DIRECT_MIN_BYTES
+    from rankmeter.io.compiled import FILE_MIN_BYTES
     line = b"q1 Q0 d%08d 1 2.5 t\n"
-    big.write_bytes(b"".join(line % i for i in range(DIRECT_MIN_BYTES // len(line % 0) + 10)))
+    big.write_bytes(b"".join(line % i for i in range(FILE_MIN_BYTES // len(line % 0) + 10)))
     by_object = tmp_path / "object.txt"
     by_object.write_bytes(b"q1 0 d1 1\n")
     rankmeter.read_run(small)
@@ -263,7 +266,7 @@ def test_shown_id_cuts_and_escapes():
 def test_a_huge_id_is_cut_in_reader_messages():
     huge = "q" * 1_000_000
     with pytest.raises(InputError) as caught:
-        rankmeter.io.run_from_dict({huge: {"d1": float("nan")}})
+        run_from_dict({huge: {"d1": float("nan")}})
     assert len(str(caught.value)) < 400 and "(1000000 bytes)" in str(caught.value)
 
 
@@ -274,7 +277,7 @@ def test_bidi_controls_never_reach_a_message_raw(tmp_path):
         rankmeter.read_run(path)
     assert not set(_BIDI) & set(str(caught.value)) and "\\u202e" in str(caught.value)
     with pytest.raises(InputError) as caught:
-        rankmeter.io.run_from_dict({"q\u202e1": {"d1": "high"}})
+        run_from_dict({"q\u202e1": {"d1": "high"}})
     assert not set(_BIDI) & set(str(caught.value))
 
 
@@ -362,13 +365,11 @@ _LAUNCH = (  # a small parent: the child's ru_maxrss is then its own peak, not t
     "print(done.returncode, peak / (1 << 20) if sys.platform == 'darwin' else peak / 1024)\n")
 
 
-def peak_of(argv: list[str], *, pure: bool = False, python: str | None = None) -> tuple[int, str, float, str]:
+def peak_of(argv: list[str], *, python: str | None = None) -> tuple[int, str, float, str]:
     """(exit status, standard error, peak resident memory in MB, standard output) of ``rankmeter argv`` (or of
     the Python code ``python``) in a child process whose address space is capped at 3 GiB."""
-    import os
-    env = dict(os.environ, RANKMETER_PURE="1" if pure else "0")
     command = [sys.executable, "-c", python] if python else [sys.executable, "-m", "rankmeter", *argv]
-    done = subprocess.run([sys.executable, "-c", _LAUNCH, *command], capture_output=True, timeout=600, env=env)
+    done = subprocess.run([sys.executable, "-c", _LAUNCH, *command], capture_output=True, timeout=600)
     stdout, _, last = done.stdout.decode("utf-8", "replace").rstrip("\n").rpartition("\n")
     code, peak = last.split()
     return int(code), done.stderr.decode("utf-8", "replace"), float(peak), stdout
@@ -388,15 +389,14 @@ _WIDE_CASES = {
 }
 
 
-@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
 @pytest.mark.parametrize("case", list(_WIDE_CASES))
-def test_a_wide_line_is_read_in_bounded_memory(tmp_path, case, pure):
+def test_a_wide_line_is_read_in_bounded_memory(tmp_path, case):
     """It aborted with std::bad_alloc (exit 134) after 5.4 GB: Arrow's schema had a column per field."""
     content, says = _WIDE_CASES[case]
     (tmp_path / "q").write_bytes(b"q1 0 d1 1\nq1 0 d2 0\n")
     (tmp_path / "run").write_bytes(content)
-    code, stderr, peak, stdout = peak_of(["eval", str(tmp_path / "q"), str(tmp_path / "run"), "-m", "AP"], pure=pure)
-    print(f"{case} ({'pure' if pure else 'compiled'}): peak {peak:.0f} MB")
+    code, stderr, peak, stdout = peak_of(["eval", str(tmp_path / "q"), str(tmp_path / "run"), "-m", "AP"])
+    print(f"{case}: peak {peak:.0f} MB")
     if says is None:
         assert code == 0, stderr
     else:
@@ -470,7 +470,7 @@ _BOM = b"\xef\xbb\xbf"
 
 @pytest.mark.parametrize("where", ["second BOM", "after a comment", "after a blank line", "at byte 0 only"])
 @pytest.mark.parametrize("layout", ["spaces", "tabs"])
-def test_a_bom_not_at_byte_0_is_part_of_the_id_on_every_path(tmp_path, monkeypatch, where, layout):
+def test_a_bom_not_at_byte_0_is_part_of_the_id_on_every_path(tmp_path, where, layout):
     """trec_eval reads bytes: only the BOM at byte 0 is dropped (an encoding mark); any other is in the id."""
     line = b"q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5 t\n"
     if layout == "tabs":
@@ -480,23 +480,22 @@ def test_a_bom_not_at_byte_0_is_part_of_the_id_on_every_path(tmp_path, monkeypat
     expected = [b"q1", b"q1"] if where == "at byte 0 only" else [_BOM + b"q1", b"q1"]
     path = tmp_path / "run"
     path.write_bytes(prefix + line)
-    for pure in ("0", "1"):
-        monkeypatch.setenv("RANKMETER_PURE", pure)
-        assert rankmeter.read_run(path).ids("query").to_pylist() == expected, pure
-        with open(path, "rb") as fh:
-            assert rankmeter.read_run(fh).ids("query").to_pylist() == expected, pure
+    assert rankmeter.read_run(path).ids("query").to_pylist() == expected
+    with open(path, "rb") as fh:
+        assert rankmeter.read_run(fh).ids("query").to_pylist() == expected
+    assert oracle.run_from_bytes((prefix + line)[3 if prefix.startswith(_BOM) else 0:], "x").ids(
+        "query").to_pylist() == expected  # the line-by-line oracle reads them so too
 
 
 def test_a_bom_at_a_line_start_of_a_big_file_stays_in_the_id(tmp_path):
-    """The direct Arrow path reads ranges of a big file; a range starting with a BOM is not its to read."""
-    from rankmeter.io.direct import DIRECT_MIN_BYTES, direct_columns
+    """A big file is read in blocks; a block starting with a BOM keeps it in the id."""
+    from rankmeter.io.compiled import FILE_MIN_BYTES
     line = b"q1 Q0 d%08d 1 2.5 t\n"
-    count = DIRECT_MIN_BYTES // len(line % 0) + 10
+    count = FILE_MIN_BYTES // len(line % 0) + 10
     body = b"".join(line % i for i in range(count))
     half = body.index(b"\n", len(body) // 2) + 1
     path = tmp_path / "big.run"
     path.write_bytes(body[:half] + _BOM + body[half:])
-    assert direct_columns(str(path), "run", "auto", None) is None
     run = rankmeter.read_run(path)
     queries = run.ids("query").to_pylist()
     assert queries.count(_BOM + b"q1") == 1 and len(queries) == count
@@ -531,7 +530,7 @@ def test_chunked_line_numbers_after_lone_cr_line_ends(tmp_path):
 
 
 def test_tab_and_vt_separated_trec_lines_are_no_tsv_header():
-    from rankmeter.io.detect import detect
+    from rankmeter.io.formats import detect
     data = b"q1\tQ0\x0bd1\x0b1\x0b2.5\x0bt\nq1 Q0 d2\t2\t1.5 t\n"
     assert detect(data, "run", "auto") == ("trec", False)
     assert detect(b"query-id\tcorpus-id\tscore\nq1\td1\t1\n", "run", "auto") == ("tsv", True)  # a real header

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 import rankmeter.io.trec as trec
+from oracles import trec_lines as oracle
 from rankmeter.io import as_qrels, as_run, read_qrels, read_run
 from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
@@ -61,15 +62,9 @@ def rows(table) -> list[tuple]:
 
 
 def slow(monkeypatch):
-    """Force the line-by-line path."""
-    monkeypatch.setattr(trec, "_arrow_columns", lambda *a, **k: None)
-
-
-def no_slow(monkeypatch):
-    """Fail if the line-by-line path is used."""
-    def boom(*a, **k):
-        raise AssertionError("the slow path was used")
-    monkeypatch.setattr(trec, "_split_lines", boom)
+    """Read TREC text with the line-by-line oracle (tests/oracles/trec_lines.py) instead of the compiled reader."""
+    monkeypatch.setattr(trec, "qrels_from_bytes", oracle.qrels_from_bytes)
+    monkeypatch.setattr(trec, "run_from_bytes", oracle.run_from_bytes)
 
 
 def ap(qrels, run) -> dict[str, float]:
@@ -87,7 +82,6 @@ def test_basic_values():
 
 
 def test_regular_files_take_the_fast_path(monkeypatch):
-    no_slow(monkeypatch)
     q = read_qrels(DATA / "basic.qrels")
     r = read_run(DATA / "basic.run")
     assert rows(q) == ref_rows((DATA / "basic.qrels").read_bytes(), "qrels")
@@ -137,7 +131,6 @@ def test_regular_variants_stay_on_the_fast_path(monkeypatch, tmp_path, variant):
     }[variant]
     p = tmp_path / "run.txt"
     p.write_bytes(data)
-    no_slow(monkeypatch)
     r = read_run(p)
     assert rows(r) == rows(read_run(DATA / "basic.run"))
     assert r.tag == b"r1"
@@ -162,10 +155,7 @@ def test_irregular_files_are_normalised_and_agree(monkeypatch, tmp_path, variant
     p = tmp_path / "run.txt"
     p.write_bytes(data)
     expected = ref_rows(data, "run")
-    with monkeypatch.context() as m:
-        if variant != "ragged_extra_columns":  # a normalised copy still goes through Arrow
-            no_slow(m)
-        assert rows(read_run(p)) == expected
+    assert rows(read_run(p)) == expected
     slow(monkeypatch)
     assert rows(read_run(p)) == expected
 
@@ -189,7 +179,6 @@ def test_ids_that_start_like_other_formats(tmp_path):
 
 
 def test_ranked_list_file(monkeypatch):
-    no_slow(monkeypatch)
     r = read_run(DATA / "ranked.txt")
     assert r.ranked and r.table.column("doc").to_pylist()[:3] == [b"D9", b"D3", b"D1"]
     assert ap(DATA / "basic.qrels", r) == pytest.approx({"301": (1 / 2 + 2 / 3) / 2, "302": 0.5})
@@ -275,7 +264,6 @@ def test_stdin_through_the_cli(which):
 # ---------------------------------------------------------------- Latin-1 ids, end to end
 
 def test_latin1_ids_are_bytes(monkeypatch):
-    no_slow(monkeypatch)
     q = read_qrels(DATA / "latin1.qrels")
     assert q.table.column("query").to_pylist()[0] == b"caf\xe9"
     assert q.queries == ["caf\xe9"]  # shown decoded as Latin-1, never lossy

@@ -3,7 +3,7 @@
 With the compiled reader and id operations built, ``rankmeter trec_eval``, ``rankmeter eval`` and
 ``rankmeter.evaluate`` on plain and gzipped TREC files never load pyarrow: each runs here in a child
 process where ``import pyarrow`` fails, and must print exactly what the same command prints in a child
-where pyarrow is there (and the compiled path switched off, ``RANKMETER_PURE=1``: the Arrow reference).
+where pyarrow is there.
 """
 from __future__ import annotations
 
@@ -34,9 +34,6 @@ _API = ("import json, rankmeter, sys; r = rankmeter.evaluate(sys.argv[1], sys.ar
 
 def _child(code: str, args: list[str], *, blocked: bool) -> subprocess.CompletedProcess:
     env = dict(os.environ)
-    env.pop("RANKMETER_PURE", None)
-    if not blocked:
-        env["RANKMETER_PURE"] = "1"  # the reference: the Arrow path
     return subprocess.run([sys.executable, "-c", (_BLOCKER if blocked else "") + code, *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, errors="surrogateescape", timeout=300)
 

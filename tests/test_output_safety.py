@@ -123,7 +123,7 @@ def _formats(parser) -> tuple[str, ...]:
 
 
 def _stdout_cases() -> dict[str, tuple[str, dict]]:
-    """Every command printing its results, in every --format it offers (trec_eval: compiled and pure)."""
+    """Every command printing its results, in every --format it offers ."""
     cases: dict[str, tuple[str, dict]] = {}
     for name, parser in _registry().items():
         template = COMMANDS.get(name, "")
@@ -131,7 +131,6 @@ def _stdout_cases() -> dict[str, tuple[str, dict]]:
             continue
         for fmt in _formats(parser):
             cases[f"{name} --format {fmt}"] = (template + ("" if fmt == "text" else f" --format {fmt}"), {})
-    cases["trec_eval (pure path)"] = (COMMANDS["trec_eval"], {"RANKMETER_PURE": "1"})
     cases["eval (streamed)"] = (COMMANDS["eval"] + " --chunked", {})
     return cases
 

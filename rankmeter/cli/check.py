@@ -60,11 +60,10 @@ def split_inputs(paths: list[str], *, qrels: str | None = None, input_format: st
 def _looks_like(path: str, input_format: str) -> str | None:
     """``"qrels"`` or ``"run"`` when the first lines of ``path`` say so plainly, else None."""
     from rankmeter.errors import RankmeterError
-    from rankmeter.io.arrow_path import first_data_line
     from rankmeter.io.columns import _GRADES, _SCORES
     from rankmeter.io.delimited import split_header
-    from rankmeter.io.detect import detect
-    from rankmeter.io.source import open_stream
+    from rankmeter.io.formats import detect
+    from rankmeter.io.source import first_data_line, open_stream
 
     if path == "-":
         return None

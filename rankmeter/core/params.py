@@ -32,6 +32,7 @@ from typing import Any
 from rankmeter.engine.param import SEED, Param, is_bool
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import GRADE_POLICIES
+from rankmeter.io.formats import FORMAT_NAMES
 
 __all__ = ["Param", "PARAMS", "GROUPS", "check", "validate", "is_bool"]
 
@@ -96,7 +97,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     _p("intents", "intents", None, group="evaluation", optional=True, cli=False,
        help="diversity measures: the probability of each subtopic of a query (default: equal)"),
     _p("input_format", "choice", "auto", group="evaluation", flag="--format-in",
-       choices=("auto", "trec", "csv", "tsv", "parquet", "jsonl"),
+       choices=FORMAT_NAMES,
        help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
     _p("executor", "choice", "auto", group="executor", choices=("auto", "memory", "streamed", "spark"),
        help="how a run is scored: auto (Spark for Spark DataFrames, else in memory), memory, streamed (a file "

@@ -20,7 +20,6 @@ order, which matters for ties and for ranked lists).
 """
 from __future__ import annotations
 
-import io
 import os
 import stat
 from collections import deque
@@ -29,11 +28,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from rankmeter.errors import InputError, ParameterError
-from rankmeter.io import read_run
-from rankmeter.io.arrow_path import first_data_line
-from rankmeter.io.compiled import parse_run
 from rankmeter.io.guard import _line_breaks
-from rankmeter.io.source import check_text, compression_of
+from rankmeter.io.source import check_text, compression_of, first_data_line
+from rankmeter.io.trec import run_from_block
 from rankmeter.core.results import Results
 from rankmeter.io.canonical import Columns, Run, decode_id
 from rankmeter.engine.ids import Ids
@@ -53,12 +50,9 @@ def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
     if not first_data_line(block)[2]:
         return None, _line_breaks(block)  # only comments or blank lines: nothing to score in this block
     try:
-        # the compiled reader straight on the block, after the checks every text input gets; when it
-        # cannot vouch for the block, the TREC reader reads it (and names the line of any problem)
+        # the compiled reader straight on the block, after the checks every text input gets
         check_text(block, name)
-        run = parse_run(block, name, one_piece=True)
-        if run is None:
-            run = read_run(io.BytesIO(block), format="trec")  # every block as the TREC text it is
+        run = run_from_block(block, name)
     except InputError as exc:
         lines = None if exc.line is None else [line0 + n for n in ([exc.line] if isinstance(exc.line, int)
                                                                     else exc.line)]

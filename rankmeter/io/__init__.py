@@ -1,8 +1,9 @@
 """Readers: one module per input kind, each yielding the canonical tables.
 
-* :mod:`.trec` -- TREC qrels and run files (with :mod:`.source`, the bytes of
-  a path, stdin or file object, decompressed, and :mod:`.arrow_path`, the
-  Arrow parsers);
+* :mod:`.formats` -- the table of input formats (TREC, CSV/TSV, Parquet, JSON Lines): how each is
+  recognised and which reader reads it;
+* :mod:`.trec` -- TREC qrels and run files, read by the compiled reader (:mod:`.compiled`), with
+  :mod:`.source`, the bytes of a path, stdin or file object, decompressed;
 * :mod:`.delimited` -- CSV, TSV and whitespace-separated files with a header;
 * :mod:`.parquet` -- Parquet files;
 * :mod:`.jsonl` -- JSON Lines;
@@ -11,33 +12,40 @@
   found by :mod:`.columns`);
 * :mod:`.irds` -- qrels of an ir_datasets dataset and its evaluation profile.
 
-:mod:`.detect` picks the reader of a file. Every problem is a
-:class:`~rankmeter.errors.InputError` naming the file and line, the dict key
-or the frame row. Inputs are only read, never modified.
+Every problem is a :class:`~rankmeter.errors.InputError` naming the file and line, the dict key or the
+frame row. Inputs are only read, never modified. Importing this package loads no numpy (the command
+line's parameter table reads :data:`~rankmeter.io.formats.FORMAT_NAMES`); the readers load what they need.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rankmeter.errors import InputError
-from rankmeter.io.canonical import Qrels, Run, grade_policy
 from rankmeter.io.columns import Borrowed, side_columns
-from rankmeter.io.detect import FORMATS, detect
-from rankmeter.io.dicts import qrels_from_dict, run_from_dict
-from rankmeter.io.frames import is_frame, qrels_from_frame, run_from_frame
-from rankmeter.io.parquet import is_parquet
-from rankmeter.io.source import PathOrFile, check_text, load_bytes
-from rankmeter.io import trec as _trec
+from rankmeter.io.formats import FORMAT_NAMES as FORMATS
+
+if TYPE_CHECKING:
+    from rankmeter.io.canonical import Qrels, Run
+    from rankmeter.io.source import PathOrFile
 
 __all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run", "FORMATS"]
 
 _IRDS_PREFIX = "irds:"
 
 
+def __getattr__(name: str):
+    if name == "load_bytes":
+        from rankmeter.io.source import load_bytes
+        return load_bytes
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grades: str = "integer"):
+    from rankmeter.io.formats import read_source
     if format not in FORMATS:
-        detect(b"", "", format)  # raises the ParameterError
+        read_source(source, kind, format)  # raises the ParameterError
     columns = side_columns(columns, kind, source=_shown(source))  # every role this side's, or an error
     if kind == "qrels":
         from rankmeter.io.irds import looks_like_dataset
@@ -46,54 +54,7 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
                 raise InputError(f"columns={dict(columns)!r}: ir_datasets qrels have their own columns; drop "
                                  "columns= (or give it to the run)", source=os.fsdecode(source))
             return _dataset_qrels(source, grades)
-    plain = not columns or isinstance(columns, Borrowed)  # no columns= a TREC file could use
-    if format in ("auto", "trec") and plain:
-        from rankmeter.io.compiled import read_file
-        table = read_file(source, kind, grades)  # a big plain TREC file, read piece by piece on every core
-        if table is not None:
-            from rankmeter.engine.memory import give_back
-            give_back()  # the blocks' freed memory back to the OS before the engine allocates its own
-            return table
-    from rankmeter.io.direct import direct_columns
-    parsed = direct_columns(source, kind, format, None if plain else columns, grades)
-    if parsed:  # a big plain TREC file: Arrow read it from disk
-        from rankmeter.engine.memory import give_back
-        name = os.fsdecode(source)
-        table = (_trec.qrels_from_columns if kind == "qrels" else _trec.run_from_columns)(*parsed, name)
-        del parsed
-        give_back()  # the parse's temporaries: hundreds of MB on a 10M-line file
-        return table
-    data, name = load_bytes(source)
-    if format == "parquet" or is_parquet(data):
-        if not data:
-            check_text(data, name)
-    else:
-        check_text(data, name)
-    style, header = detect(data, name, format)
-    if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
-        columns = None  # the other input's column names: this file has no header to find them in
-    if style in ("trec", "csv", "tsv") and not header and columns:
-        named = {k: v for k, v in columns.items() if isinstance(v, str)}
-        if named:  # a name cannot be found in a file without a header: refused, never ignored
-            role, value = next(iter(named.items()))
-            raise InputError(f"columns={columns!r}: {role!r} names the column {value!r}, but this file has no "
-                             "header line; give positions counted from 0 (e.g. columns={'query': 0, 'doc': 1, "
-                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line (names meant for the other input: say "
-                             "so with its own role, e.g. 'score', or read that input with columns= of its own)",
-                             source=name)
-    if style == "trec" and not columns:
-        if kind == "qrels":
-            return _trec.qrels_from_bytes(data, name, grades=grades)
-        return _trec.run_from_bytes(data, name)
-    if style == "parquet":
-        from rankmeter.io.parquet import read_parquet
-        return read_parquet(data, name, kind, columns=columns, grades=grades)
-    if style == "jsonl":
-        from rankmeter.io.jsonl import read_jsonl
-        return read_jsonl(data, name, kind, columns=columns, grades=grades)
-    from rankmeter.io.delimited import read_delimited
-    return read_delimited(data, name, kind, "whitespace" if style == "trec" else style, header=header,
-                          columns=columns, grades=grades)
+    return read_source(source, kind, format, columns=columns, grades=grades)
 
 
 def _shown(source) -> str | None:
@@ -133,6 +94,7 @@ def _as_policy(qrels: Qrels, grades: str) -> Qrels:
         return qrels
     import pyarrow as pa
 
+    from rankmeter.io.canonical import Qrels
     table = qrels.table.set_column(qrels.table.schema.get_field_index("rel"), "rel",
                                    qrels.table.column("rel").cast(pa.float64()))
     return Qrels(table, qrels.source, qrels.lines, origin=qrels.origin)
@@ -150,7 +112,7 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
         no such file exists) takes the judgments from ir_datasets
         (:mod:`rankmeter.io.irds`, the ``irds`` extra).
     format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
-        ``auto`` looks at the content, then the file name (:mod:`rankmeter.io.detect`);
+        ``auto`` looks at the content, then the file name (:mod:`rankmeter.io.formats`);
         ``trec`` is ``query iter doc rel`` per line, with no header line.
     columns : dict, optional
         Which columns hold what, when a header or table uses other names:
@@ -182,6 +144,7 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
     >>> len(read_qrels(io.BytesIO(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n")))
     1
     """
+    from rankmeter.io.canonical import grade_policy
     return _read(source, "qrels", format, columns, grade_policy(grades, truncate_grades))
 
 
@@ -230,6 +193,7 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
     keep their grades, except that ``grades="real"`` makes integer ones real.
     The input is never modified.
     """
+    from rankmeter.io.canonical import Qrels, Run, grade_policy
     grades = grade_policy(grades, truncate_grades)
     if isinstance(obj, Qrels):
         return _as_policy(obj, grades)
@@ -239,8 +203,10 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
         return read_qrels(obj, format=format, grades=grades,
                           columns=side_columns(columns, "qrels", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
+        from rankmeter.io.dicts import qrels_from_dict
         _unread(obj, columns, "qrels")
         return qrels_from_dict(obj, grades=grades)
+    from rankmeter.io.frames import is_frame, qrels_from_frame
     if is_frame(obj):
         return qrels_from_frame(obj, columns=columns, grades=grades)
     raise InputError(f"cannot read qrels from a {type(obj).__name__}; pass a path, a dict "
@@ -252,6 +218,7 @@ def as_run(obj, *, columns: dict | None = None, format: str = "auto") -> Run:
 
     The input is never modified.
     """
+    from rankmeter.io.canonical import Qrels, Run
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, Qrels):
@@ -259,8 +226,10 @@ def as_run(obj, *, columns: dict | None = None, format: str = "auto") -> Run:
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
         return read_run(obj, format=format, columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
+        from rankmeter.io.dicts import run_from_dict
         _unread(obj, columns, "run")
         return run_from_dict(obj)
+    from rankmeter.io.frames import is_frame, run_from_frame
     if is_frame(obj):
         return run_from_frame(obj, columns=columns)
     raise InputError(f"cannot read a run from a {type(obj).__name__}; pass a path, a dict "

@@ -1,9 +1,9 @@
 /* The compiled reader of TREC run and qrels text: bytes -> columns in one pass.
  *
- * parse(data, kind, grades) reads a buffer of whole lines exactly as the pure reader
- * (rankmeter/io/trec.py) does -- lines split as bytes.splitlines (LF, CR, CRLF), fields as
- * bytes.split (runs of the six ASCII whitespace bytes), blank lines and lines whose first field
- * starts with '#' skipped -- and returns the columns the engine needs:
+ * parse(data, kind, grades, layout) reads a buffer of whole lines -- lines split as bytes.splitlines
+ * (LF, CR, CRLF), fields as bytes.split (runs of the six ASCII whitespace bytes), blank lines and lines
+ * whose first field starts with '#' skipped -- as the line-by-line oracle (tests/oracles/trec_lines.py)
+ * does, and returns the columns the engine needs:
  *
  *   (nfields, rows, query_offsets, query_values, doc_offsets, doc_values, numbers, lines, tag,
  *    doc_hash, sub_offsets, sub_values, line_count)
@@ -13,18 +13,23 @@
  * row (None when row i is line i + 1), tag the last line's run tag, doc_hash the engine's 64-bit
  * hash of each doc id (rankmeter/engine/keys.py id_hash, bit for bit), sub_* the qrels' second field,
  * line_count the lines of the buffer. A buffer of only blank and comment lines gives nfields 0 and no
- * rows (a part of a file may be one; a whole file of them is the pure reader's to refuse).
+ * rows (a part of a file may be one; a whole file of them is refused by rankmeter/io/trec.py).
+ * kind 2 is a run whose rank and tag fields are kept too (rank_offsets, rank_values, tag_offsets,
+ * tag_values follow line_count; rankmeter check looks at them). layout 2, 3 or 6 fixes a run's field
+ * count (the first data line of the whole input decides it when the input is read in pieces); 0 lets
+ * the first row of the buffer decide.
  *
- * It returns None whenever it cannot vouch for the whole buffer (a wrong field count, a number
- * that is not one, a grade out of range, a truncated grade, a column past 2 GiB): the pure reader
- * then reads the buffer and names the line of the problem, so errors are the pure path's own and
- * nothing is ever accepted here that the pure path would refuse or read differently.
+ * A line it cannot read (a wrong field count, a number that is not one, a grade out of range, a NUL
+ * byte, an id past 2 GiB) ends the scan: the answer is then (line, start, end, reason), the line's
+ * number in the buffer, its byte span and REFUSED_* below, and rankmeter/io/trec.py names the problem.
  *
- * Numbers: the pure path accepts [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)? and reads it
- * with Python's float(). Here a mantissa of at most 2^53 with a decimal exponent within +-22 is
- * read with one multiplication or division of two exact doubles, which IEEE 754 rounds correctly
- * (Clinger, "How to read floating point numbers accurately", PLDI 1990); anything else goes
- * through PyOS_string_to_double, the converter float() itself uses.
+ * Numbers: [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)? read as Python's float() reads it.
+ * A mantissa of at most 2^53 with a decimal exponent within +-22 is read with one multiplication or
+ * division of two exact doubles, which IEEE 754 rounds correctly (Clinger, "How to read floating point
+ * numbers accurately", PLDI 1990); anything else goes through the C library's strtod_l in the C locale
+ * (glibc, macOS: correctly rounded) or else PyOS_string_to_double, the converter float() itself uses.
+ * A truncated grade (grades "truncate") is C atol's reading of a number in that grammar: its leading
+ * [+-]?[0-9]* (0 when it has no digit).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,7 +41,9 @@
 #include <xlocale.h>
 #endif
 
-enum { KIND_RUN = 0, KIND_QRELS = 1 };
+enum { KIND_RUN = 0, KIND_QRELS = 1, KIND_RUN_FIELDS = 2 };
+/* Why a line was refused (the fourth item of a refusal). */
+enum { REFUSED_LINE = 0, REFUSED_NUL = 1, REFUSED_LONG_ID = 2 };
 enum { GRADES_INTEGER = 0, GRADES_TRUNCATE = 1, GRADES_REAL = 2 };
 #define MAX_FIELDS 6
 #define OFFSET_LIMIT 0x7fffffffLL
@@ -61,7 +68,38 @@ static locale_t c_locale = (locale_t)0;  /* made once at import, read-only after
 static const double EXACT_POWERS[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
                                         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* A finite number in the pure path's grammar, read as float() reads it; 0 when it is not one. */
+/* A number outside the exact fast path: the C library's correctly rounded strtod_l in the C locale where
+ * there is one, else CPython's own converter (float()'s) under the GIL. The text is already known to be a
+ * decimal number in the grammar (no hex, inf or nan reaches here). 0 when the value is not finite. */
+static int slow_double(const unsigned char *p, Py_ssize_t len, double *out) {
+    char small[128];
+    char *text = len < (Py_ssize_t)sizeof small ? small : (char *)malloc((size_t)len + 1);
+    if (text == NULL) return 0;
+    memcpy(text, p, (size_t)len);
+    text[len] = '\0';
+    char *end = NULL;
+    double value;
+    int ok;
+#if defined(__GLIBC__) || defined(__APPLE__)
+    if (c_locale != (locale_t)0) {
+        value = strtod_l(text, &end, c_locale);
+        ok = end == text + len;
+    } else
+#endif
+    {
+        PyGILState_STATE gil = PyGILState_Ensure();
+        value = PyOS_string_to_double(text, &end, NULL);
+        ok = !(value == -1.0 && PyErr_Occurred()) && end == text + len;
+        if (!ok) PyErr_Clear();
+        PyGILState_Release(gil);
+    }
+    if (text != small) free(text);
+    if (!ok || value != value || value - value != 0.0) return 0; /* nan or inf: not a finite number */
+    *out = value;
+    return 1;
+}
+
+/* A finite number in the grammar, read as float() reads it; 0 when it is not one. */
 static int read_double(const unsigned char *p, Py_ssize_t len, double *out) {
     Py_ssize_t i = 0;
     int negative = 0;
@@ -111,28 +149,13 @@ static int read_double(const unsigned char *p, Py_ssize_t len, double *out) {
         value = (double)mantissa;
         value = exponent < 0 ? value / EXACT_POWERS[-exponent] : value * EXACT_POWERS[exponent];
     } else {
-#if defined(__GLIBC__) || defined(__APPLE__)
-        /* glibc's and macOS's strtod round correctly, as float() does; the text is already known to be
-         * a decimal number (no hex, inf or nan reaches it), read in the C locale. No GIL is held here. */
-        if (c_locale == (locale_t)0 || len > 4096) return 0;
-        char text[4097];
-        memcpy(text, p, (size_t)len);
-        text[len] = '\0';
-        char *end = NULL;
-        value = strtod_l(text, &end, c_locale);
-        if (end != text + len) return 0;
-        if (value != value || value - value != 0.0) return 0; /* nan or inf: the pure path refuses it */
-        *out = value;
-        return 1;
-#else
-        return 0; /* elsewhere the pure path reads such numbers */
-#endif
+        return slow_double(p, len, out);
     }
     *out = negative ? -value : value;
     return 1;
 }
 
-/* [+-]?[0-9]+ within int64, as the pure path's int(); 0 when it is not one (the pure path decides). */
+/* [+-]?[0-9]+ within int64, as Python's int(); 0 when it is not one. */
 static int read_int(const unsigned char *p, Py_ssize_t len, int64_t *out) {
     Py_ssize_t i = 0;
     int negative = 0;
@@ -148,6 +171,38 @@ static int read_int(const unsigned char *p, Py_ssize_t len, int64_t *out) {
     }
     *out = negative ? (int64_t)(0 - value) : (int64_t)value;
     return 1;
+}
+
+/* Whether the text is a number in the grammar ([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?). */
+static int number_grammar(const unsigned char *p, Py_ssize_t len) {
+    Py_ssize_t i = 0;
+    int digits = 0;
+    if (i < len && (p[i] == '+' || p[i] == '-')) i++;
+    while (i < len && p[i] >= '0' && p[i] <= '9') { i++; digits = 1; }
+    if (i < len && p[i] == '.') {
+        i++;
+        while (i < len && p[i] >= '0' && p[i] <= '9') { i++; digits = 1; }
+    }
+    if (!digits) return 0;
+    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < len && (p[i] == '+' || p[i] == '-')) i++;
+        if (i == len || p[i] < '0' || p[i] > '9') return 0;
+        while (i < len && p[i] >= '0' && p[i] <= '9') i++;
+    }
+    return i == len;
+}
+
+/* A grade read as trec_eval's atol reads it: the leading [+-]?[0-9]* of a number in the grammar (0 without
+ * a digit), within int64; 0 when it is no such number or out of range. */
+static int read_truncated(const unsigned char *p, Py_ssize_t len, int64_t *out) {
+    if (read_int(p, len, out)) return 1;
+    if (!number_grammar(p, len)) return 0;
+    Py_ssize_t i = (p[0] == '+' || p[0] == '-') ? 1 : 0;
+    Py_ssize_t j = i;
+    while (j < len && p[j] >= '0' && p[j] <= '9') j++;
+    if (j == i) { *out = 0; return 1; }
+    return read_int(p, j, out);
 }
 
 /* A column written in place into a bytes object made big enough before the scan (the bounds come from the
@@ -180,12 +235,12 @@ static inline int column_append(Column *g, const void *p, Py_ssize_t n) {
 }
 
 typedef struct {
-    Column query, query_off, doc, doc_off, sub, sub_off, numbers, lines, hashes;
+    Column query, query_off, doc, doc_off, sub, sub_off, numbers, lines, hashes, rank, rank_off, tag, tag_off;
 } Columns;
 
 static void columns_free(Columns *c) {
     Column *all[] = {&c->query, &c->query_off, &c->doc, &c->doc_off, &c->sub, &c->sub_off,
-                      &c->numbers, &c->lines, &c->hashes};
+                      &c->numbers, &c->lines, &c->hashes, &c->rank, &c->rank_off, &c->tag, &c->tag_off};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) { Py_CLEAR(all[i]->bytes); all[i]->data = NULL; }
 }
 
@@ -215,36 +270,47 @@ typedef struct {
     int64_t lines;        /* lines in the buffer, as bytes.splitlines counts them */
     const unsigned char *tag;
     Py_ssize_t tag_len;
+    Py_ssize_t refused_start, refused_end;  /* the byte span of the line refused */
+    int refused_reason;                      /* REFUSED_* */
 } Scan;
 
-static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, Columns *c, Scan *s) {
-    Py_ssize_t pos = 0;
+static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, int layout, Columns *c, Scan *s) {
+    Py_ssize_t pos = 0, from_line = 0;
+    int fields_kept = kind == KIND_RUN_FIELDS;
+    if (fields_kept) kind = KIND_RUN;
     int64_t line = 0;
     int32_t zero = 0;
     if (!column_append(&c->query_off, &zero, sizeof zero) || !column_append(&c->doc_off, &zero, sizeof zero))
         return SCAN_NO_MEMORY;
     if (kind == KIND_QRELS && !column_append(&c->sub_off, &zero, sizeof zero)) return SCAN_NO_MEMORY;
-    s->nfields = 0;
+    if (fields_kept && (!column_append(&c->rank_off, &zero, sizeof zero) || !column_append(&c->tag_off, &zero, sizeof zero)))
+        return SCAN_NO_MEMORY;
+    s->nfields = kind == KIND_QRELS ? 4 : layout;
+    s->refused_reason = REFUSED_LINE;
+    s->lines = 0;
     s->rows = 0;
     s->gapped = 0;
     s->tag = NULL;
     s->tag_len = 0;
     const unsigned char *start[MAX_FIELDS];
     Py_ssize_t length[MAX_FIELDS];
+#define REFUSE(reason) do { s->refused_reason = (reason); goto refused; } while (0)
     while (pos < n) {
         line++;
+        from_line = s->refused_end = pos;
         /* one line, split into fields as it is read: up to the next LF or CR (CRLF is one line end) */
         int count = 0;
         Py_ssize_t i = pos;
         while (1) {
             while (i < n && BYTE_CLASS[data[i]] == BYTE_SPACE) i++;
             if (i >= n || BYTE_CLASS[data[i]] == BYTE_LINE_END) break;
-            if (BYTE_CLASS[data[i]] == BYTE_NUL) return SCAN_REFUSED;  /* binary data: the pure path names it */
+            if (BYTE_CLASS[data[i]] == BYTE_NUL) REFUSE(REFUSED_NUL);  /* binary data */
             Py_ssize_t from = i;
             while (i < n && BYTE_CLASS[data[i]] == BYTE_FIELD) i++;
             if (count < MAX_FIELDS) { start[count] = data + from; length[count] = i - from; }
             count++;
         }
+        s->refused_end = i;
         if (i < n) i += data[i] == '\r' && i + 1 < n && data[i + 1] == '\n' ? 2 : 1;
         pos = i;
         if (count == 0 || start[0][0] == '#') {
@@ -256,20 +322,8 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
             }
             continue;
         }
-        if (s->nfields == 0) {
-            if (kind == KIND_QRELS) {
-                if (count != 4) return SCAN_REFUSED;
-                s->nfields = 4;
-            } else if (count == 2 || count == 3) {
-                s->nfields = count;
-            } else if (count >= 6) {
-                s->nfields = 6;
-            } else {
-                return SCAN_REFUSED;
-            }
-        } else if (s->nfields == 6 ? count < 6 : count != s->nfields) {
-            return SCAN_REFUSED;
-        }
+        if (s->nfields == 0) s->nfields = count == 2 || count == 3 ? count : 6;  /* a run's first row decides */
+        if (s->nfields == 6 ? count < 6 : count != s->nfields) REFUSE(REFUSED_LINE);
         int q = 0, d, number;
         if (kind == KIND_QRELS) { d = 2; number = 3; }
         else if (s->nfields == 6) { d = 2; number = 4; }
@@ -277,21 +331,24 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
         if (kind == KIND_QRELS) {
             if (grades == GRADES_REAL) {
                 double value;
-                if (!read_double(start[number], length[number], &value)) return SCAN_REFUSED;
+                if (!read_double(start[number], length[number], &value)) REFUSE(REFUSED_LINE);
                 if (!column_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
             } else {
                 int64_t value;
-                if (!read_int(start[number], length[number], &value)) return SCAN_REFUSED;
+                if (!(grades == GRADES_TRUNCATE ? read_truncated : read_int)(start[number], length[number], &value))
+                    REFUSE(REFUSED_LINE);
                 if (!column_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
             }
-            if (!add_id(&c->sub, &c->sub_off, start[1], length[1])) return SCAN_REFUSED;
+            if (!add_id(&c->sub, &c->sub_off, start[1], length[1])) REFUSE(REFUSED_LONG_ID);
         } else if (number >= 0) {
             double value;
-            if (!read_double(start[number], length[number], &value)) return SCAN_REFUSED;
+            if (!read_double(start[number], length[number], &value)) REFUSE(REFUSED_LINE);
             if (!column_append(&c->numbers, &value, sizeof value)) return SCAN_NO_MEMORY;
         }
-        if (!add_id(&c->query, &c->query_off, start[q], length[q])) return SCAN_REFUSED;
-        if (!add_id(&c->doc, &c->doc_off, start[d], length[d])) return SCAN_REFUSED;
+        if (!add_id(&c->query, &c->query_off, start[q], length[q]) || !add_id(&c->doc, &c->doc_off, start[d], length[d])
+            || (fields_kept && s->nfields == 6 && (!add_id(&c->rank, &c->rank_off, start[3], length[3])
+                                                   || !add_id(&c->tag, &c->tag_off, start[5], length[5]))))
+            REFUSE(REFUSED_LONG_ID);
         uint64_t h = id_hash(start[d], length[d], data + n);
         if (!column_append(&c->hashes, &h, sizeof h) || (s->gapped && !column_append(&c->lines, &line, sizeof line)))
             return SCAN_NO_MEMORY;
@@ -300,15 +357,23 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, C
     }
     s->lines = line;
     return SCAN_OK;
+refused:
+    s->lines = line;
+    s->refused_start = from_line;
+    while (s->refused_end < n && BYTE_CLASS[data[s->refused_end]] != BYTE_LINE_END) s->refused_end++;
+    return SCAN_REFUSED;
+#undef REFUSE
 }
 
 static PyObject *parse(PyObject *self, PyObject *args) {
     Py_buffer view;
-    int kind, grades;
-    if (!PyArg_ParseTuple(args, "y*ii", &view, &kind, &grades)) return NULL;
-    if ((kind != KIND_RUN && kind != KIND_QRELS) || grades < GRADES_INTEGER || grades > GRADES_REAL) {
+    int kind, grades, layout = 0;
+    if (!PyArg_ParseTuple(args, "y*ii|i", &view, &kind, &grades, &layout)) return NULL;
+    if (kind < KIND_RUN || kind > KIND_RUN_FIELDS || grades < GRADES_INTEGER || grades > GRADES_REAL
+        || (layout != 0 && layout != 2 && layout != 3 && layout != 6)) {
         PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "kind is 0 (run) or 1 (qrels); grades 0, 1 or 2");
+        PyErr_SetString(PyExc_ValueError, "kind is 0 (run), 1 (qrels) or 2 (run with its fields); grades 0, 1 or 2; "
+                                          "layout 0, 2, 3 or 6");
         return NULL;
     }
     Columns c;
@@ -320,21 +385,23 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     Py_ssize_t line_ends = 0;
     for (Py_ssize_t i = 0; i < view.len; i++) line_ends += bytes[i] == '\n' || bytes[i] == '\r';
     Py_ssize_t rows = line_ends + 1, offsets = (rows + 1) * (Py_ssize_t)sizeof(int32_t), values = view.len;
-    int qrels = kind == KIND_QRELS;
+    int qrels = kind == KIND_QRELS, fields = kind == KIND_RUN_FIELDS;
     if (!column_make(&c.query_off, offsets) || !column_make(&c.query, values) || !column_make(&c.doc_off, offsets) ||
         !column_make(&c.doc, values) || !column_make(&c.numbers, rows * 8) || !column_make(&c.hashes, rows * 8) ||
-        !column_make(&c.lines, rows * 8) || (qrels && (!column_make(&c.sub_off, offsets) || !column_make(&c.sub, values)))) {
+        !column_make(&c.lines, rows * 8) || (qrels && (!column_make(&c.sub_off, offsets) || !column_make(&c.sub, values)))
+        || (fields && (!column_make(&c.rank_off, offsets) || !column_make(&c.rank, values) ||
+                       !column_make(&c.tag_off, offsets) || !column_make(&c.tag, values)))) {
         status = SCAN_NO_MEMORY;
     } else {
         Py_BEGIN_ALLOW_THREADS
-        status = scan((const unsigned char *)view.buf, view.len, kind, grades, &c, &s);
+        status = scan((const unsigned char *)view.buf, view.len, kind, grades, layout, &c, &s);
         Py_END_ALLOW_THREADS
     }
     PyObject *result = NULL;
     if (status == SCAN_NO_MEMORY) {
         PyErr_NoMemory();
     } else if (status == SCAN_REFUSED) {
-        result = Py_NewRef(Py_None);
+        result = Py_BuildValue("(LnnI)", (long long)s.lines, s.refused_start, s.refused_end, (unsigned)s.refused_reason);
     } else {
         /* row i is line i + 1 unless a blank or comment line was met (even after the last row) */
         Column *parts[] = {&c.query_off, &c.query, &c.doc_off, &c.doc, &c.numbers, &c.lines, &c.hashes,
@@ -354,6 +421,17 @@ static PyObject *parse(PyObject *self, PyObject *args) {
         if (ok)
             result = Py_BuildValue("(inOOOOOOOOOOL)", s.nfields, s.rows, made[0], made[1], made[2], made[3],
                                    made[4], made[5], tag, made[6], made[7], made[8], (long long)s.lines);
+        if (result != NULL && fields) {  /* the rank and tag fields after the 13 usual items */
+            PyObject *extra[4] = {as_bytes(&c.rank_off), as_bytes(&c.rank), as_bytes(&c.tag_off), as_bytes(&c.tag)};
+            PyObject *longer = NULL;
+            if (extra[0] && extra[1] && extra[2] && extra[3]) {
+                PyObject *tail = Py_BuildValue("(OOOO)", extra[0], extra[1], extra[2], extra[3]);
+                if (tail != NULL) longer = PySequence_Concat(result, tail);
+                Py_XDECREF(tail);
+            }
+            for (int i = 0; i < 4; i++) Py_XDECREF(extra[i]);
+            Py_SETREF(result, longer);
+        }
         for (int i = 0; i < 9; i++) Py_XDECREF(made[i]);
         Py_XDECREF(tag);
     }
@@ -466,7 +544,8 @@ static PyObject *from_dicts(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"parse", parse, METH_VARARGS,
-     "parse(data, kind, grades): the columns of TREC run (kind 0) or qrels (kind 1) text, or None."},
+     "parse(data, kind, grades, layout=0): the columns of TREC run (kind 0, 2 with its rank and tag fields) or "
+     "qrels (kind 1) text, or (line, start, end, reason) of the line refused."},
     {"from_dicts", from_dicts, METH_VARARGS,
      "from_dicts(data, qrels): the columns of pytrec_eval's {query: {doc: value}} dicts, or None."},
     {NULL, NULL, 0, NULL},

@@ -1,34 +1,30 @@
-"""The compiled TREC reader (``rankmeter/io/_trecparse.c``) behind the pure one.
+"""The TREC reader's compiled core (``rankmeter/io/_trecparse.c``): text to columns, on every core.
 
 The extension reads run and qrels text in one pass: ids, scores or grades, line numbers and the
 engine's doc-id hashes, holding no lock while it scans, so the pieces of a big buffer or file are
-read on every core. It accepts a piece only when every line is one the pure reader
-(:mod:`rankmeter.io.trec`) reads the same way; for anything else the answer is None and the pure
-reader reads the input and names the line of the problem, so both paths give the same tables and
-the same errors (``tests/io/test_compiled.py`` sweeps both). Its tables hold numpy columns and
-:class:`~rankmeter.engine.ids.Ids` (:class:`~rankmeter.io.canonical.Columns`), so a TREC file goes from bytes
-to scores without importing pyarrow.
-
-The extension is optional: ``pip install`` builds it when a C compiler is there; without it, or with
-the environment variable ``RANKMETER_PURE=1``, every file takes the pure path.
+read on every core. A line it cannot read ends the scan with that line's number and bytes
+(:class:`Refused`); :mod:`rankmeter.io.trec` names the problem. Its tables hold numpy columns and
+:class:`~rankmeter.engine.ids.Ids` (:class:`~rankmeter.io.canonical.Columns`), so a TREC file goes from
+bytes to scores without importing pyarrow. ``tests/io/test_compiled.py`` sweeps it against the
+line-by-line oracle (``tests/oracles/trec_lines.py``): the same tables, the same errors.
 """
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
-try:
-    from rankmeter.io import _trecparse
-except ImportError:  # no compiler at install time: the pure path reads everything
-    _trecparse = None
+from rankmeter.io import _trecparse
 
-__all__ = ["available", "parse_run", "parse_qrels", "read_file", "FILE_MIN_BYTES"]
+__all__ = ["parse_run", "parse_qrels", "read_file", "layout_of", "Refused", "FILE_MIN_BYTES"]
 
 _GRADES = {"integer": 0, "truncate": 1, "real": 2}
-_KINDS = {"run": 0, "qrels": 1}
+_KINDS = {"run": 0, "qrels": 1, "run-fields": 2}
 #: a buffer at least this big is cut into pieces read on both cores
 _PIECE_BYTES = 4 << 20
+#: the largest piece: its ids' bytes stay within the int32 offsets of one piece
+_LARGEST_PIECE = 1 << 30
 #: files at least this big are read from disk piece by piece (never held whole); smaller ones in one read
 FILE_MIN_BYTES = 16 << 20
 #: compressed files at least this big are decompressed as a stream into the reader (their text is bigger)
@@ -36,11 +32,27 @@ COMPRESSED_MIN_BYTES = 1 << 20
 _HEAD = 1 << 16
 #: bytes of a file read and parsed at a time
 _BLOCK_BYTES = 8 << 20
+#: why the extension refused a line (the fourth item of its answer)
+REFUSED_LINE, REFUSED_NUL, REFUSED_LONG_ID = 0, 1, 2
 
 
-def available() -> bool:
-    """Whether TREC text goes through the compiled reader (built, and ``RANKMETER_PURE`` not set)."""
-    return _trecparse is not None and os.environ.get("RANKMETER_PURE", "") in ("", "0")
+class Refused(NamedTuple):
+    """A line the extension could not read: its number in the input, its bytes, why, and the layout
+    (fields per line: 2, 3 or 6 for runs, 4 for qrels) it was read with."""
+
+    line: int
+    text: bytes
+    reason: int
+    layout: int
+
+
+def layout_of(first_line: bytes, kind: str) -> int:
+    """Fields per line of an input whose first data line is ``first_line``: 4 for qrels; for runs 2
+    (``query doc``), 3 (``query doc score``), else 6 (``query Q0 doc rank score tag``, more allowed)."""
+    if kind == "qrels":
+        return 4
+    count = len(first_line.split(None, 3))
+    return count if count in (2, 3) else 6
 
 
 def _threads() -> int:
@@ -48,18 +60,22 @@ def _threads() -> int:
 
 
 def _cut(data: bytes, size: int) -> list:
-    """``data`` in pieces of about ``size`` bytes, each ending just after a line feed (the last one
-    where the data ends). A line feed always ends a line (LF or CRLF), so lines are never split."""
+    """``data`` in pieces of about ``size`` bytes, each ending just after a line end (LF, CRLF or a lone
+    CR; never between the CR and LF of a CRLF), the last one where the data ends."""
     view = memoryview(data)
     pieces, at, n = [], 0, len(data)
     while n - at > size:
-        cut = data.rfind(b"\n", at, at + size) + 1
+        cut = max(data.rfind(b"\n", at, at + size), data.rfind(b"\r", at, at + size - 1)) + 1
         if cut == 0:
-            break  # one line longer than a piece, or lines that end with CR alone: the rest in one piece
+            break  # one line longer than a piece: the rest in one piece
         pieces.append(view[at:cut])
         at = cut
     pieces.append(view[at:])
     return pieces
+
+
+def _piece_size(n: int) -> int:
+    return min(max(_PIECE_BYTES, n // (4 * _threads()) + 1), _LARGEST_PIECE)
 
 
 def _trim(rows: int) -> None:
@@ -70,14 +86,16 @@ def _trim(rows: int) -> None:
         give_back()
 
 
-def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
-    """The Run or Qrels of the parsed pieces of one input, in order; None when any piece was refused or
-    the pieces disagree on the layout (the pure reader then reads the whole input)."""
-    if any(p is None for p in parsed):
-        return None
+def _combine(parsed: list[tuple], kind: str, grades: str, name: str, layout: int):
+    """The Run or Qrels of the parsed pieces of one input, in order, or the first line refused
+    (:class:`Refused`; ``parsed`` then holds ``(piece, answer)`` pairs), or None when no piece has a row."""
+    refusal = _first_refusal(parsed, layout)
+    if refusal is not None:
+        return refusal
+    parsed = [answer for _, answer in parsed]
     layouts = {p[0] for p in parsed if p[1]}
-    if len(layouts) != 1:
-        return None  # no row at all, or a layout that changes: the pure reader names the problem
+    if not layouts:
+        return None  # only comment and blank lines
     nfields = layouts.pop()
     from rankmeter.engine.ids import Ids
     from rankmeter.engine.keys import HASH_NAME, _idops
@@ -131,6 +149,9 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
         data = qrels_columns(column(2), column(4), rel, column(10))
         return Qrels(data, name, line_numbers, doc_hash=doc_hash)
     tags = [p[8] for p in parsed if p[8] is not None]
+    fields = {}
+    if kind == "run-fields" and nfields == 6:
+        fields = {"rank": column(13), "tag": column(15)}
     score = joined(6, np.float64) if nfields != 2 else np.zeros(rows, np.float64)  # a ranked list: no scores
     if rows > 1 << 20:  # the two id columns joined at once, on two cores
         from concurrent.futures import ThreadPoolExecutor
@@ -139,95 +160,90 @@ def _combine(parsed: list[tuple], kind: str, grades: str, name: str):
     else:
         query, doc = column(2), column(4)
     data = Columns({"query": query, "doc": doc, "score": score})
-    return Run(data, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
+    run = Run(data, name, line_numbers, doc_hash=doc_hash, tag=tags[-1] if tags else b"", ranked=nfields == 2)
+    return (run, fields) if kind == "run-fields" else run
 
 
-def _parse_all(pieces: list, kind: str, grades: str) -> list[tuple]:
-    code, grade = _KINDS[kind], _GRADES[grades]
-    if len(pieces) == 1:
-        return [_trecparse.parse(pieces[0], code, grade)]
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(_threads()) as pool:
-        return list(pool.map(lambda piece: _trecparse.parse(piece, code, grade), pieces))
-
-
-def _parsed_ahead(data: bytes, kind: str, grades: str):
-    """The parse of ``data`` the command line made while it imported (:mod:`rankmeter.cli.ahead`), or None:
-    only for the very same bytes, kind and grade policy (it is then what parsing ``data`` as one piece gives)."""
-    ahead = getattr(_trecparse, "ahead", None)
-    if ahead is None or grades != "integer" or len(data) > _PIECE_BYTES:
-        return None
-    thread, done = ahead
-    thread.join()
-    for i, (parsed_data, parsed) in enumerate(done.get(kind, ())):
-        if len(parsed_data) == len(data) and parsed_data == data:
-            del done[kind][i]  # used once: its memory goes with the reader's
-            return parsed
+def _first_refusal(parsed: list[tuple], layout: int) -> Refused | None:
+    """The first line refused in ``(piece, answer)`` pairs, numbered in the whole input."""
+    lines_before = 0
+    for piece, answer in parsed:
+        if len(answer) == 4:
+            line, start, end, reason = answer
+            return Refused(lines_before + line, bytes(piece[start:end]), reason, layout)
+        lines_before += answer[12]
     return None
 
 
-def parse_run(data: bytes, name: str, *, one_piece: bool = False):
-    """The :class:`~rankmeter.io.canonical.Run` of TREC run text, or None for the pure reader to read.
+def _parse_all(pieces: list, kind: str, grades: str, layout: int) -> list[tuple]:
+    """``(piece, answer)`` of every piece, parsed on every core."""
+    code, grade = _KINDS[kind], _GRADES[grades]
+    layout = 0 if kind == "qrels" else layout  # qrels have one layout
+    if len(pieces) == 1:
+        return [(pieces[0], _trecparse.parse(pieces[0], code, grade, layout))]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(_threads()) as pool:
+        return list(zip(pieces, pool.map(lambda piece: _trecparse.parse(piece, code, grade, layout), pieces)))
+
+
+def parse_run(data: bytes, name: str, layout: int = 0, *, one_piece: bool = False, fields: bool = False):
+    """The :class:`~rankmeter.io.canonical.Run` of TREC run text read with ``layout`` (:func:`layout_of`;
+    0: the first row decides), the first line refused (:class:`Refused`), or None when it has no row.
 
     ``one_piece``: parse it on this thread as one piece, whose columns become the Run's without a copy (the
-    streamed executor's blocks: the other core scores the previous ones meanwhile)."""
-    if not available():
-        return None
-    ahead = _parsed_ahead(data, "run", "integer")
-    if ahead is not None:
-        return _combine([ahead], "run", "integer", name)
-    pieces = [data] if one_piece else _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
-    return _combine(_parse_all(pieces, "run", "integer"), "run", "integer", name)
+    streamed executor's blocks: the other core scores the previous ones meanwhile). ``fields``: (Run, the
+    rank and tag fields of a six-field run as :class:`~rankmeter.engine.ids.Ids`) instead."""
+    kind = "run-fields" if fields else "run"
+    pieces = [data] if one_piece else _cut(data, _piece_size(len(data)))
+    return _combine(_parse_all(pieces, kind, "integer", layout), kind, "integer", name, layout)
 
 
 def parse_qrels(data: bytes, name: str, grades: str):
-    """The :class:`~rankmeter.io.canonical.Qrels` of TREC qrels text, or None for the pure reader."""
-    if not available():
-        return None
-    ahead = _parsed_ahead(data, "qrels", grades)
-    if ahead is not None:
-        return _combine([ahead], "qrels", grades, name)
-    pieces = _cut(data, max(_PIECE_BYTES, len(data) // (4 * _threads()) + 1))
-    return _combine(_parse_all(pieces, "qrels", grades), "qrels", grades, name)
+    """The :class:`~rankmeter.io.canonical.Qrels` of TREC qrels text, the first line refused
+    (:class:`Refused`), or None when it has no row."""
+    pieces = _cut(data, _piece_size(len(data)))
+    return _combine(_parse_all(pieces, "qrels", grades, 4), "qrels", grades, name, 4)
 
 
 def read_file(source, kind: str, grades: str = "integer"):
     """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
-    parsed on every core (the text is never held whole: memory is its columns and the blocks in flight), or
-    None for the other readers (not a regular file, small, another format, or a block refused)."""
-    if not available() or not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
+    parsed on every core (the text is never held whole: memory is its columns and the blocks in flight), the
+    first line refused (:class:`Refused`), or None when the file is read whole instead (not a regular file,
+    small, another format, not text, a broken archive: reading it whole names the problem)."""
+    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
         return None
+    import stat
+
     from rankmeter.errors import RankmeterError
-    from rankmeter.io.detect import detect
+    from rankmeter.io.formats import sniff
     from rankmeter.io.inputs import open_input
-    from rankmeter.io.parquet import is_parquet
-    from rankmeter.io.source import check_text, compression_of, open_stream
+    from rankmeter.io.source import check_text, compression_of, first_data_line, open_stream
 
     name = os.fsdecode(source)
     try:
-        import stat
         status = os.stat(name)
         if not stat.S_ISREG(status.st_mode) or status.st_size < COMPRESSED_MIN_BYTES:
             return None
         with open_input(name, "rb") as fh:  # recorded: no output may be written over it
             magic = fh.read(8)
         compressed = compression_of(magic) is not None
-        if is_parquet(magic) or (not compressed and status.st_size < FILE_MIN_BYTES):
+        if magic.startswith(b"PAR1") or (not compressed and status.st_size < FILE_MIN_BYTES):
             return None
         # a compressed file is decompressed as a stream (guarded: a bomb is refused after one block)
         stream = open_stream(name)[0] if compressed else open_input(name, "rb", buffering=0)
     except (RankmeterError, OSError, ValueError):
-        return None  # the other readers open it again and name the problem
+        return None
     with stream:
         try:
             head = _read_full(stream, _HEAD + 3)
             bom = 3 if head[:3] == b"\xef\xbb\xbf" else 0
             check_text(head[bom:bom + _HEAD], name)  # the sample the whole-file check looks at
-            if detect(head[bom:bom + _HEAD], name, "auto") != ("trec", False):
+            if sniff(head[bom:bom + _HEAD], name) != ("trec", False):
                 return None
-            return _combine(_parse_stream(stream, head[bom:], kind, grades), kind, grades, name)
+            layout = layout_of(first_data_line(head[bom:])[2], kind)
+            return _combine(_parse_stream(stream, head[bom:], kind, grades, layout), kind, grades, name, layout)
         except (RankmeterError, OSError):
-            return None  # not text, not TREC, a broken archive: the other readers say so, at the right line
+            return None
 
 
 def _read_full(stream, size: int) -> bytes:
@@ -242,32 +258,44 @@ def _read_full(stream, size: int) -> bytes:
     return b"".join(parts)
 
 
-def _parse_stream(stream, first: bytes, kind: str, grades: str) -> list:
-    """The parsed pieces of ``first`` and the rest of ``stream``, cut after line feeds, on every core; a
-    refused piece makes the list hold None (the whole input then goes to the pure reader)."""
+def _parse_stream(stream, first: bytes, kind: str, grades: str, layout: int) -> list:
+    """``(piece, answer)`` of ``first`` and the rest of ``stream``, cut after line ends, parsed on every core;
+    up to the first piece refused."""
     from concurrent.futures import ThreadPoolExecutor
 
     code, grade = _KINDS[kind], _GRADES[grades]
-    size = _BLOCK_BYTES
+    layout = 0 if kind == "qrels" else layout
     parsed, futures = [], []
     carry = first
     with ThreadPoolExecutor(_threads()) as pool:
         eof = False
         while not eof:
-            more = _read_full(stream, size)
+            more = _read_full(stream, _BLOCK_BYTES)
             eof = not more
             block = carry + more if carry else more
             if not block:
                 break
-            end = len(block) if eof else block.rfind(b"\n") + 1  # at the end: the last line, however it ends
-            if end == 0:  # no line feed yet: read on
+            # after the last line end (a CR at the very end may be the first half of a CRLF); at the end of
+            # the stream, the last line, however it ends
+            end = len(block) if eof else max(block.rfind(b"\n"), block.rfind(b"\r", 0, len(block) - 1)) + 1
+            if end == 0:  # no line end yet: read on
                 carry = block
                 continue
             carry = block[end:]
-            futures.append(pool.submit(_trecparse.parse, memoryview(block)[:end], code, grade))
+            piece = memoryview(block)[:end]
+            futures.append((piece, pool.submit(_trecparse.parse, piece, code, grade, layout)))
             while len(futures) > 2 * _threads():  # bounds the blocks in flight
-                parsed.append(futures.pop(0).result())
-                if parsed[-1] is None:
-                    return [None]
-        parsed.extend(f.result() for f in futures)
+                if _collect(parsed, *futures.pop(0)):
+                    return parsed
+        for piece, future in futures:
+            if _collect(parsed, piece, future):
+                break
     return parsed
+
+
+def _collect(parsed: list, piece, future) -> bool:
+    """Append a block's ``(piece, answer)``, its text let go unless it was refused; True when refused."""
+    answer = future.result()
+    refused = len(answer) == 4
+    parsed.append((piece if refused else None, answer))
+    return refused

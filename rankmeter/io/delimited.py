@@ -21,9 +21,9 @@ import numpy as np
 
 from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run
-from rankmeter.io.arrow_path import first_data_line, normalised_layout
 from rankmeter.io.columns import resolve_columns
 from rankmeter.io.frames import qrels_from_table, run_from_table
+from rankmeter.io.source import first_data_line
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
     import pyarrow as pa
@@ -41,6 +41,8 @@ POSITIONAL = {
 _TAGS = ("tag", "run", "runid", "run_id", "system")
 _NUMBER = re.compile(rb"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*")
 _SEPARATOR = {"csv": ",", "tsv": "\t", "whitespace": None}
+_SPACE = b" \t\n\r\x0b\x0c"
+_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
 
 
 def split_header(line: bytes, style: str) -> list[str]:
@@ -86,6 +88,46 @@ def _bad_row_line(body: bytes, style: str, nfields: int, first_line: int) -> tup
     return first_line, nfields
 
 
+def _normalised(data: bytes):
+    """(Arrow buffer, line number of each line kept) of whitespace-separated ``data`` rewritten with
+    whole-buffer operations for Arrow's reader: LF line ends, one space between fields, blank and comment
+    lines dropped and the numbers of the others kept; None when no line is left."""
+    import pyarrow as pa
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # splitlines' line ends
+    if any(odd in data for odd in (b"\t", b"\x0b", b"\x0c")):
+        data = data.translate(_TO_SPACE)
+    while True:  # runs of spaces -> one space (each pass halves them)
+        collapsed = data.replace(b"  ", b" ")
+        if len(collapsed) == len(data):
+            break
+        data = collapsed
+    n = len(data)
+    if not n:
+        return None
+    arr = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(arr == ord("\n"))
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [n]))
+    lead = (starts < ends) & (arr[np.minimum(starts, n - 1)] == ord(" "))
+    trail = (ends > starts + lead) & (arr[np.maximum(ends - 1, 0)] == ord(" "))
+    begin = starts + lead
+    drop = begin >= ends - trail
+    drop |= arr[np.minimum(begin, n - 1)] == ord("#")
+    kept = np.flatnonzero(~drop)
+    if not len(kept):
+        return None
+    if drop.any() or lead.any() or trail.any():
+        keep = np.repeat(~drop, ends - starts + 1)[:n]  # a dropped line goes with its line end
+        keep[starts[lead]] = False
+        keep[ends[trail] - 1] = False
+        data = arr[keep].tobytes()
+    end = len(data)
+    while end and data[end - 1] in _SPACE:
+        end -= 1
+    return pa.py_buffer(data).slice(0, end), kept + 1
+
+
 def _read_csv(buf: pa.Buffer, style: str, names: list[str], types: dict[str, pa.DataType]) -> pa.Table:
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -113,10 +155,10 @@ def _parse(body: bytes, style: str, names: list[str], name: str, first_line: int
     """
     import pyarrow as pa
     if style == "whitespace":
-        layout = normalised_layout(body, "any")
+        layout = _normalised(body)
         if layout is None:
             return None, None
-        buf, _, _, kept, _ = layout
+        buf, kept = layout
         lines = kept.astype(np.int64) + first_line - 1
     else:
         buf = pa.py_buffer(body)

@@ -1,6 +1,6 @@
 """Every file this process has read, in one place: what the guarded writer never writes over.
 
-Each reader that opens a file (:mod:`rankmeter.io.source`, :mod:`rankmeter.io.direct`, and any
+Each reader that opens a file (:mod:`rankmeter.io.source`, :mod:`rankmeter.io.compiled`, and any
 other code through :func:`open_input`) records it here: its device and inode (so that a
 symbolic link or a hard link to it is recognised too) and its resolved path.
 :func:`rankmeter.io.output.check_output` refuses any target that is one of them, whether or

@@ -9,22 +9,14 @@ from __future__ import annotations
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, Run
 from rankmeter.io.columns import resolve_columns
+from rankmeter.io.formats import is_parquet
 from rankmeter.io.frames import qrels_from_table, run_from_table
 
 __all__ = ["read_parquet", "is_parquet"]
 
 
-def is_parquet(data: bytes) -> bool:
-    """True when ``data`` starts and ends with Parquet's magic bytes.
-
-    >>> is_parquet(b"PAR1 0 d 1\\n")
-    False
-    """
-    return len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"
-
-
 def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = None,
-                 grades: str = "integer") -> Qrels | Run:
+                 grades: str = "integer", style: str = "parquet", header: bool = False) -> Qrels | Run:
     """Qrels or a run from the bytes of a Parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -37,7 +37,7 @@ from rankmeter.io.guard import (
 )
 from rankmeter.io.inputs import open_input, record_input
 
-__all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "PathOrFile"]
+__all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "first_data_line", "PathOrFile"]
 
 PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
@@ -53,6 +53,29 @@ _COMPRESSIONS = (
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
 _BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
+_SPACE = b" \t\n\r\x0b\x0c"
+
+
+def first_data_line(data: bytes) -> tuple[int, int, bytes]:
+    """(byte offset, number of lines before it, the line) of the first non-blank, non-comment line.
+
+    >>> first_data_line(b"# a comment\\n\\nq1 Q0 d1 1 2.5 r\\n")
+    (13, 2, b'q1 Q0 d1 1 2.5 r')
+    """
+    pos = skipped = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        end = n if end < 0 else end
+        cr = data.find(b"\r", pos, end)
+        end = cr if cr >= 0 else end
+        line = data[pos:end]
+        text = line.lstrip(_SPACE)  # the first field, without splitting a line of millions of them
+        if text and not text.startswith(b"#"):
+            return pos, skipped, line
+        pos = end + (2 if data[end:end + 2] == b"\r\n" else 1)
+        skipped += 1
+    return n, skipped, b""
 
 
 def compression_of(head: bytes) -> str | None:

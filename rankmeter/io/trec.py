@@ -1,100 +1,72 @@
 """TREC text formats: qrels (``query iter doc rel``) and runs (``query Q0 doc rank score tag``).
 
-Three paths produce the same tables. Regular files, and files that only
-need whitespace and comment clean-up, are parsed by Arrow with whole-array
-checks (:mod:`rankmeter.io.arrow_path`: a 225 MB run in well under a
-second). Anything those cannot vouch for goes through the line-by-line path
-here, which accepts any mix of spaces and tabs, ``#`` comment lines, blank
-lines and LF/CRLF/CR line ends, and names the file and line of the first
-problem it meets.
+The compiled reader (:mod:`rankmeter.io.compiled`) reads them: any mix of spaces and tabs, ``#``
+comment lines, blank lines and LF/CRLF/CR line ends. Lines are split as ``bytes.splitlines`` does and
+fields as ``bytes.split`` does (runs of ASCII whitespace, like trec_eval's ``isspace``). Ids stay
+bytes, so any 8-bit encoding works and compares as C ``strcmp`` does. The first data line decides a
+run's layout: six fields or more (``query Q0 doc rank score tag``), three (``query doc score``) or two
+(``query doc``: a ranked list, the line order is the ranking). The line the reader stops at is named
+here, with what is wrong with it.
 
-Lines are split as ``bytes.splitlines`` does and fields as ``bytes.split``
-does (runs of ASCII whitespace, like trec_eval's ``isspace``). Ids stay
-bytes, so any 8-bit encoding works and compares as C ``strcmp`` does.
-
-Byte-order marks: a UTF-8 BOM at byte 0 of an input (what some editors write
-first) is dropped; anywhere else -- a second BOM, one after a comment or
-blank line, one inside a line -- its three bytes are part of the id, as
-trec_eval reads them (it reads bytes and drops nothing). Every path (the
-compiled reader, Arrow's, the line-by-line one, the streamed executor) reads
-them so; Arrow's CSV reader would drop a BOM starting its buffer, so such
-input is left to the others.
+Byte-order marks: a UTF-8 BOM at byte 0 of an input (what some editors write first) is dropped; anywhere
+else -- a second BOM, one after a comment or blank line, one inside a line -- its three bytes are part of
+the id, as trec_eval reads them (it reads bytes and drops nothing).
 """
 from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankmeter.errors import InputError, shown_id, shown_repr
-from rankmeter.io.canonical import Qrels, Run, decode_id, qrels_table
-from rankmeter.io.arrow_path import arrow_columns as _arrow_columns
-from rankmeter.io.arrow_path import first_data_line as _first_data_line
-from rankmeter.io.compiled import parse_qrels, parse_run
-from rankmeter.io.source import load_bytes
+from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy
+from rankmeter.io.compiled import REFUSED_LONG_ID, REFUSED_NUL, Refused, layout_of, parse_qrels, parse_run
+from rankmeter.io.source import first_data_line, load_bytes
 
-if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
-    import pyarrow as pa
-
-__all__ = ["qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes", "load_bytes"]
+__all__ = ["read_text", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes",
+           "run_from_block", "load_bytes"]
 
 _INT = re.compile(rb"[+-]?[0-9]+")
-_INT_PREFIX = re.compile(rb"[+-]?[0-9]*")
 _FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INT64 = 2 ** 63
 _LAYOUT = {"qrels": "query iter doc rel", "run": "query Q0 doc rank score tag", "ranked-list": "query doc",
            "scored-list": "query doc score"}
+_WHAT = {2: "ranked-list", 3: "scored-list", 6: "run", 4: "qrels"}
+
+
+# ---------------------------------------------------------------- naming the line refused
+
+def _refused(refusal: Refused, name: str, grades: str = "integer") -> InputError:
+    """The error for the line the compiled reader stopped at: what is wrong with it, in the file's words."""
+    number, raw = refusal.line, refusal.text
+    if refusal.reason == REFUSED_NUL:
+        return InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
+                          "is the right file", source=name, line=number)
+    if refusal.reason == REFUSED_LONG_ID:
+        return InputError("an id longer than 2 GiB: not a file of qrels or a run; check that this is the right "
+                          "file", source=name, line=number)
+    nfields = refusal.layout
+    what = _WHAT[nfields]
+    exact = what != "run"
+    fields = raw.split(None, nfields)
+    if len(fields) < nfields or (exact and len(fields) > nfields):
+        count = len(fields) if len(fields) <= nfields else nfields + _field_count(fields[nfields])
+        need = f"exactly {nfields}" if exact else f"at least {nfields}"
+        if what == "run" and len(fields) < nfields:
+            need += " (or 3: query doc score, or 2: query doc)"
+        return InputError(f"{count} field{'s' * (count != 1)} where a {what} line has "
+                          f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields, count)}",
+                          source=name, line=number)
+    if what == "qrels":
+        return _grade_error(fields[3], grades, name, number)
+    field = 2 if what == "scored-list" else 4
+    return InputError(f"score {shown_repr(decode_id(fields[field]))} is not a finite number (field {field + 1} of "
+                      f"{_LAYOUT[what]}); fix the score", source=name, line=number)
 
 
 def _excerpt(raw: bytes) -> str:
     return shown_repr(decode_id(raw.strip()))
-
-
-# ---------------------------------------------------------------- slow path
-
-#: Bytes of text split into lines at a time by the line-by-line path (never the whole buffer at once: a
-#: file of 200M one-letter lines, refused at line 1, would make 200M bytes objects first)
-_LINES_PIECE = 1 << 20
-
-
-def _lines(data: bytes):
-    """The lines of ``data`` as ``bytes.splitlines`` gives them, a piece at a time (LF, CR and CRLF end a line;
-    a piece ends just after a line end, and never between the CR and LF of a CRLF)."""
-    at, n = 0, len(data)
-    while at < n:
-        cut = n
-        if n - at > _LINES_PIECE:
-            end = at + _LINES_PIECE
-            cut = max(data.rfind(b"\n", at, end), data.rfind(b"\r", at, end)) + 1
-            if cut == 0:  # a line longer than a piece: up to its end
-                found = [i for i in (data.find(b"\n", end), data.find(b"\r", end)) if i >= 0]
-                cut = min(found) + 1 if found else n
-            if data[cut - 1:cut] == b"\r" and data[cut:cut + 1] == b"\n":
-                cut += 1
-        yield from data[at:cut].splitlines()
-        at = cut
-
-
-def _split_lines(data: bytes, name: str, nfields: int, exact: bool, what: str):
-    """Yield (line_number, fields) of every non-blank, non-comment line, checking the count.
-
-    Only the fields used are split off (at most ``nfields``, and the rest of the line in one piece): a line
-    of millions of extra fields costs its bytes, not millions of objects."""
-    for number, raw in enumerate(_lines(data), 1):
-        fields = raw.split(None, nfields)
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if len(fields) < nfields or (exact and len(fields) > nfields):
-            count = len(fields) if len(fields) <= nfields else nfields + _field_count(fields[nfields])
-            need = f"exactly {nfields}" if exact else f"at least {nfields}"
-            if what == "run" and len(fields) < nfields:
-                need += " (or 3: query doc score, or 2: query doc)"
-            raise InputError(f"{count} field{'s' * (count != 1)} where a {what} line has "
-                             f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields, count)}",
-                             source=name, line=number)
-        yield number, fields
 
 
 _SPACE_BYTES = np.zeros(256, dtype=bool)
@@ -117,157 +89,97 @@ def _hint(what: str, fields: list[bytes], count: int) -> str:
     return "fix or remove the line"
 
 
-def _binary(values: list[bytes]) -> pa.Array:
-    import pyarrow as pa
-    return pa.array(values, type=pa.binary())
+def _grade_error(grade: bytes, policy: str, name: str, number: int) -> InputError:
+    """What is wrong with a grade the reader refused under ``policy``."""
+    shown = shown_repr(decode_id(grade))
+    if policy == "real" and _FLOAT.fullmatch(grade) and not math.isfinite(float(grade)):
+        return InputError(f"grade {shown_id(grade)} is out of range; grades are finite numbers",
+                          source=name, line=number)
+    if policy != "real" and (_INT.fullmatch(grade) or policy == "truncate" and _FLOAT.fullmatch(grade)):
+        return InputError(f"grade {shown_id(grade)} is out of range; grades are small integers",
+                          source=name, line=number)
+    if policy == "integer" and _FLOAT.fullmatch(grade):
+        return InputError(f"grade {shown} is not an integer (trec_eval would silently truncate it toward zero; fix "
+                          "the grade, pass grades='real' (--grades real) to keep fractional grades, or "
+                          "truncate_grades=True to truncate as trec_eval does)", source=name, line=number)
+    what, expected = ("a number", "numbers such as 0, 0.5, 2") if policy == "real" else \
+        ("an integer", "integers such as 0, 1, 2")
+    return InputError(f"grade {shown} is not {what} (field 4 of query iter doc rel); grades are {expected}",
+                      source=name, line=number)
 
 
-def _slow_grade(grade: bytes, policy: str, name: str, number: int) -> int | float:
-    if policy == "real" and _FLOAT.fullmatch(grade):
-        value = float(grade)
-        if not math.isfinite(value):
-            raise InputError(f"grade {shown_id(grade)} is out of range; grades are finite numbers",
-                             source=name, line=number)
-        return value
-    if _INT.fullmatch(grade):
-        value = int(grade)
-    elif policy == "truncate" and _FLOAT.fullmatch(grade):
-        digits = _INT_PREFIX.match(grade).group()  # C atol: the leading integer part
-        value = int(digits) if digits.strip(b"+-") else 0
-    elif _FLOAT.fullmatch(grade):
-        raise InputError(f"grade {shown_repr(decode_id(grade))} is not an integer (trec_eval would silently "
-                         "truncate it toward zero; fix the grade, pass grades='real' (--grades real) to "
-                         "keep fractional grades, or truncate_grades=True to truncate as trec_eval does)",
-                         source=name, line=number)
-    else:
-        what, expected = ("a number", "numbers such as 0, 0.5, 2") if policy == "real" else \
-            ("an integer", "integers such as 0, 1, 2")
-        raise InputError(f"grade {shown_repr(decode_id(grade))} is not {what} (field 4 of query iter doc rel); "
-                         f"grades are {expected}", source=name, line=number)
-    if not -_INT64 <= value < _INT64:
-        raise InputError(f"grade {shown_id(grade)} is out of range; grades are small integers",
-                         source=name, line=number)
-    return value
+# ---------------------------------------------------------------- public readers
+
+def read_big_file(path, kind: str, grades: str = "integer"):
+    """The Qrels or Run of a big TREC file named by path, read as it streams in (:func:`rankmeter.io.compiled.read_file`),
+    or None when it is to be read whole (small, not a regular file, another format, not text, a line refused)."""
+    from rankmeter.io.compiled import read_file
+    answer = read_file(path, kind, grades)
+    if answer is None or isinstance(answer, Refused):
+        # a line refused: the file is read whole after all, so that the checks every input gets first (a
+        # NUL byte or a compression bomb further on) come before the line's own problem, as for any input
+        return None
+    import os
+    name = os.fsdecode(path)
+    table = qrels_answer(answer, name, grades) if kind == "qrels" else run_answer(answer, name)
+    from rankmeter.engine.memory import give_back
+    give_back()  # the blocks' freed memory back to the OS before the engine allocates its own
+    return table
 
 
-# ---------------------------------------------------------------- readers of bytes (rankmeter.io.read_qrels and
-# read_run are the public readers: one each, for every format)
+def read_text(data: bytes, name: str, kind: str, *, style: str = "trec", header: bool = False, columns=None,
+              grades: str = "integer"):
+    """The reader of the ``trec`` format (:mod:`rankmeter.io.formats`): TREC text by the compiled reader; a
+    whitespace-separated file with a header line, or with ``columns=`` given by position, by
+    :mod:`rankmeter.io.delimited`."""
+    if header or columns:
+        from rankmeter.io.delimited import read_delimited
+        return read_delimited(data, name, kind, "whitespace", header=header, columns=columns, grades=grades)
+    if kind == "qrels":
+        return qrels_from_bytes(data, name, grades=grades)
+    return run_from_bytes(data, name)
+
 
 def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrels:
-    """TREC qrels of bytes already read and checked (``grades``: a grade policy): what
-    :func:`rankmeter.io.read_qrels` gives for ``format="trec"``."""
-    compiled = parse_qrels(data, name, grades)
-    if compiled is not None:
-        return compiled
-    import pyarrow as pa
-    parsed = _arrow_columns(data, "qrels", grades=grades)
-    if parsed is not None:
-        return qrels_from_columns(*parsed, name)
-    queries, subtopics, docs, rels, lines = [], [], [], [], []
-    for number, fields in _split_lines(data, name, 4, True, "qrels"):
-        rels.append(_slow_grade(fields[3], grades, name, number))
-        queries.append(fields[0])
-        subtopics.append(fields[1])
-        docs.append(fields[2])
-        lines.append(number)
-    if not queries:
+    """TREC qrels text already read and checked (``grades``: a grade policy)."""
+    return qrels_answer(parse_qrels(data, name, grades), name, grades)
+
+
+def qrels_answer(answer, name: str, grades: str) -> Qrels:
+    """The compiled reader's answer for qrels: the Qrels, or the error it stands for."""
+    if isinstance(answer, Refused):
+        raise _refused(answer, name, grades)
+    if answer is None:
         raise InputError("no judgments: only comments or blank lines", source=name)
-    table = qrels_table(_binary(queries), _binary(docs), pa.array(rels, type=pa.float64() if grades == "real" else pa.int64()), _binary(subtopics))
-    return Qrels(table, name, np.asarray(lines, dtype=np.int64))
+    return answer
 
 
-def qrels_from_columns(cols: dict, lines, name: str) -> Qrels:
-    """The Qrels of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
-    return Qrels(qrels_table(cols[0], cols[2], cols[3], cols[1]), name, lines)
-
-
-def run_from_columns(cols: dict, lines, name: str) -> Run:
-    """The Run of the Arrow path's columns (:func:`rankmeter.io.arrow_path.arrow_columns`)."""
-    import pyarrow as pa
-    if len(cols) == 2:
-        return _ranked(cols[0], cols[1], name, lines)
-    if 2 in cols and 4 not in cols:  # query doc score
-        return Run(pa.table({"query": cols[0], "doc": cols[1], "score": cols[2]}), name, lines, tag=b"")
-    return Run(pa.table({"query": cols[0], "doc": cols[2], "score": cols[4]}), name, lines, tag=cols[5])
+def run_answer(answer, name: str):
+    """The compiled reader's answer for a run: the Run (or Run and fields), or the error it stands for."""
+    if isinstance(answer, Refused):
+        raise _refused(answer, name)
+    if answer is None:
+        raise InputError("no results: only comments or blank lines", source=name)
+    return answer
 
 
 def run_from_bytes(data: bytes, name: str) -> Run:
-    """A TREC run of bytes already read and checked: what :func:`rankmeter.io.read_run` gives for
-    ``format="trec"``."""
-    return run_fields_from_bytes(data, name, keep=False)[0]
+    """A TREC run's text already read and checked."""
+    return run_answer(parse_run(data, name, layout_of(first_data_line(data)[2], "run")), name)
 
 
-def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple[Run, dict[str, pa.Array]]:
+def run_from_block(block: bytes, name: str) -> Run:
+    """A block of whole lines of a big run (the streamed executor's), parsed on this thread in one piece
+    whose columns become the Run's; its own first row decides its layout."""
+    return run_answer(parse_run(block, name, layout_of(first_data_line(block)[2], "run"), one_piece=True), name)
+
+
+def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict]:
     """:func:`run_from_bytes` and, for six-field lines, the fields the run drops.
 
     The second value maps ``"rank"`` and ``"tag"`` to the rank and tag field
-    of every row (binary, as written); it is empty for two- and three-field
-    files (and when ``keep`` is False). Only :mod:`rankmeter.analyses.check` looks at them.
+    of every row (binary Arrow arrays, as written);
+    it is empty for two- and three-field files. Only :mod:`rankmeter.analyses.check` looks at them.
     """
-    if not keep:
-        compiled = parse_run(data, name)
-        if compiled is not None:
-            return compiled, {}
-    import pyarrow as pa
-    parsed = _arrow_columns(data, "run", run_fields=keep)
-    if parsed is not None:
-        cols, lines = parsed
-        fields = {"rank": cols.pop("rank"), "tag": cols.pop("tags")} if "tags" in cols else {}
-        return run_from_columns(cols, lines, name), fields
-    first = _first_data_line(data)[2].split(None, 6)
-    if len(first) == 3:
-        return _scored_list(data, name), {}
-    if len(first) == 2:
-        queries, docs, lines = [], [], []
-        for number, fields in _split_lines(data, name, 2, True, "ranked-list"):
-            queries.append(fields[0])
-            docs.append(fields[1])
-            lines.append(number)
-        return _ranked(_binary(queries), _binary(docs), name, np.asarray(lines, dtype=np.int64)), {}
-    queries, docs, scores, lines, ranks, tags = [], [], [], [], [], []
-    for number, fields in _split_lines(data, name, 6, False, "run"):
-        value = _score(fields[4], name, number, f"field 5 of {_LAYOUT['run']}")
-        queries.append(fields[0])
-        docs.append(fields[2])
-        scores.append(value)
-        lines.append(number)
-        if keep:
-            ranks.append(fields[3])
-            tags.append(fields[5])
-        tag = fields[5]
-    if not queries:
-        raise InputError("no results: only comments or blank lines", source=name)
-    table = pa.table({"query": _binary(queries), "doc": _binary(docs),
-                      "score": pa.array(scores, type=pa.float64())})
-    run = Run(table, name, np.asarray(lines, dtype=np.int64), tag=tag)
-    return run, ({"rank": _binary(ranks), "tag": _binary(tags)} if keep else {})
-
-
-def _score(text: bytes, name: str, number: int, field: str) -> float:
-    value = float(text) if _FLOAT.fullmatch(text) else None
-    if value is None or not np.isfinite(value):
-        raise InputError(f"score {shown_repr(decode_id(text))} is not a finite number ({field}); fix the score",
-                         source=name, line=number)
-    return value
-
-
-def _scored_list(data: bytes, name: str) -> Run:
-    """``query doc score`` per line, the line-by-line way."""
-    import pyarrow as pa
-    queries, docs, scores, lines = [], [], [], []
-    for number, fields in _split_lines(data, name, 3, True, "scored-list"):
-        scores.append(_score(fields[2], name, number, f"field 3 of {_LAYOUT['scored-list']}"))
-        queries.append(fields[0])
-        docs.append(fields[1])
-        lines.append(number)
-    table = pa.table({"query": _binary(queries), "doc": _binary(docs),
-                      "score": pa.array(scores, type=pa.float64())})
-    return Run(table, name, np.asarray(lines, dtype=np.int64), tag=b"")
-
-
-def _ranked(queries: pa.Array, docs: pa.Array, name: str, lines: np.ndarray | None) -> Run:
-    """``query doc`` per line; the line order within a query is the ranking."""
-    import pyarrow as pa
-    table = pa.table({"query": queries, "doc": docs,
-                      "score": pa.array(np.zeros(len(queries)), type=pa.float64())})
-    return Run(table, name, lines, tag=b"", ranked=True)
+    run, fields = run_answer(parse_run(data, name, layout_of(first_data_line(data)[2], "run"), fields=True), name)
+    return run, {role: ids.arrow() for role, ids in fields.items()}

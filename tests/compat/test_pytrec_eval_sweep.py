@@ -146,16 +146,6 @@ def test_measure_sets_match_pytrec_eval(seed):
     _sweep(seed, SETS)
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_pure_path_gives_pytrec_evals_values(seed, monkeypatch):
-    """With RANKMETER_PURE=1 (no compiled walker) the answers are pytrec_eval's too."""
-    monkeypatch.setenv("RANKMETER_PURE", "1")
-    qrels, run = case(seed)
-    for measures in SETS:
-        want = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
-        _compare(want, dropin.RelevanceEvaluator(qrels, measures).evaluate(run), f"pure, seed {seed}")
-
-
 def test_an_evaluator_scores_many_runs_the_same_way():
     qrels, _ = case(3)
     want = pytrec_eval.RelevanceEvaluator(qrels, {"official", "ndcg_cut.3"})

@@ -127,9 +127,9 @@ def test_readers_keep_real_grades(tmp_path):
         rankmeter.read_qrels(tmp_path / "q.txt", grades="real", truncate_grades=True)
 
 
-def test_a_big_real_graded_file_reads_on_the_arrow_path(tmp_path):
-    """A qrels file past the direct-read size keeps its real grades (Arrow parses them from disk)."""
-    from rankmeter.io.direct import DIRECT_MIN_BYTES
+def test_a_big_real_graded_file_reads_in_blocks(tmp_path):
+    """A qrels file past the big-file size keeps its real grades (read in blocks as it streams in)."""
+    from rankmeter.io.compiled import FILE_MIN_BYTES as DIRECT_MIN_BYTES
 
     rng = np.random.default_rng(4)
     line = "q{} 0 doc{} {}\n"

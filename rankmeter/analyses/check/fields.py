@@ -30,8 +30,7 @@ def load_run_fields(obj, *, columns=None, format: str = "auto") -> tuple[Run, di
     if not isinstance(obj, (str, os.PathLike)) or columns or format not in ("auto", "trec") \
             or os.fsdecode(obj) == "-":
         return as_run(obj, columns=columns, format=format), {}
-    from rankmeter.io.detect import detect
-    from rankmeter.io.parquet import is_parquet
+    from rankmeter.io.formats import detect, is_parquet
     from rankmeter.io.source import check_text, load_bytes
     from rankmeter.io.trec import run_fields_from_bytes
 

@@ -4,28 +4,22 @@ pytrec_eval reads ``{query: {doc: grade}}`` and ``{query: {doc: score}}`` in C: 
 inner values ``dict``, grades ``int`` (``bool`` is one), scores ``float`` or ``int`` kept as a C
 ``float`` (single precision: two scores that round to the same float tie, and are ordered by docno).
 The compiled walker (``_trecparse.from_dicts`` in rankmeter/io/_trecparse.c) fills the id columns and
-numbers in one pass over the dicts, with no Python object made per entry; without the extension (or
-with ``RANKMETER_PURE=1``) the same columns are built here in Python. Anything the walker does not
-vouch for (another type, a NaN score, an id with a NUL) is checked here and refused with the error
-pytrec_eval gives (TypeError) or, for a NaN score, a ValueError.
+numbers in one pass over the dicts, with no Python object made per entry (its Python oracle:
+tests/oracles/pytrec_dicts.py). Anything it does not vouch for (another type, an id with a NUL, a grade
+past int64) is checked here and refused with the error pytrec_eval gives (TypeError), or a ValueError;
+a NaN score is refused after the walk.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from rankmeter.engine.ids import Ids
+from rankmeter.io import _trecparse
 from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
 __all__ = ["judged_queries", "qrels_of", "check_run", "run_of"]
 
 _SOURCE = "<dict>"
-
-
-def _walker():
-    from rankmeter.io import compiled
-    if not compiled.available():
-        return None
-    return getattr(compiled._trecparse, "from_dicts", None)
 
 
 def judged_queries(qrels: dict) -> frozenset:
@@ -55,35 +49,40 @@ def _check_id(doc) -> bytes:
     return out
 
 
-def _columns_py(data: dict, kind: str) -> tuple[Ids, Ids, np.ndarray]:
-    queries, docs, numbers = [], [], []
+def _refuse(data: dict, kind: str) -> None:
+    """Raise pytrec_eval's error for the first entry of ``data`` the walker did not vouch for."""
     for q, inner in data.items():
-        qb = _check_id(q)
+        _check_id(q)
+        if not isinstance(inner, dict):
+            raise TypeError("Expected dictionary as value.")
         for d, value in inner.items():
-            docs.append(_check_id(d))
-            queries.append(qb)
+            _check_id(d)
             if kind == "qrels":
                 if not isinstance(value, int):
                     raise TypeError("Expected relevance to be integer.")
-                numbers.append(int(value))
+                np.int64(value)  # OverflowError past int64, as numpy says it
             else:
                 if not isinstance(value, (int, float)):
                     raise TypeError("Unable to extract query/object scores.")
-                numbers.append(float(value))
-    dtype = np.int64 if kind == "qrels" else np.float64
-    return Ids.from_list(queries), Ids.from_list(docs), np.asarray(numbers, dtype)
+                float(value)  # OverflowError for an int past float's range
 
 
 def _columns(data: dict, kind: str) -> tuple[Ids, Ids, np.ndarray]:
-    walker = _walker()
-    if walker is not None:
-        got = walker(data, kind == "qrels")
-        if got is not None:
-            q_off, q_val, d_off, d_val, numbers = got
-            return (Ids(np.frombuffer(q_off, np.int32), np.frombuffer(q_val, np.uint8)),
-                    Ids(np.frombuffer(d_off, np.int32), np.frombuffer(d_val, np.uint8)),
-                    np.frombuffer(numbers, np.int64 if kind == "qrels" else np.float64))
-    return _columns_py(data, kind)
+    got = _trecparse.from_dicts(data, kind == "qrels")
+    if got is not None:
+        q_off, q_val, d_off, d_val, numbers = got
+        return (Ids(np.frombuffer(q_off, np.int32), np.frombuffer(q_val, np.uint8)),
+                Ids(np.frombuffer(d_off, np.int32), np.frombuffer(d_val, np.uint8)),
+                np.frombuffer(numbers, np.int64 if kind == "qrels" else np.float64))
+    _refuse(data, kind)
+    # every entry is fine: its ids hold more than the walker's int32 offsets reach (2 GiB), so each half
+    # of the queries is walked on its own and the columns are joined
+    items = list(data.items())
+    if len(items) < 2:
+        raise ValueError("the ids of one query hold more than 2 GiB; split the query")
+    halves = [_columns(dict(items[:len(items) // 2]), kind), _columns(dict(items[len(items) // 2:]), kind)]
+    return (Ids.concat([h[0] for h in halves]), Ids.concat([h[1] for h in halves]),
+            np.concatenate([h[2] for h in halves]))
 
 
 def qrels_of(qrels: dict) -> Qrels:

@@ -1,0 +1,229 @@
+"""The input formats: one table of what each is called, how it is recognised and which reader reads it.
+
+========  ===================================================  ==========================
+format    recognised by                                        reader
+========  ===================================================  ==========================
+trec      whitespace-separated lines (the default)             :mod:`rankmeter.io.trec`
+csv       ``.csv``, or commas between fields of the first line :mod:`rankmeter.io.delimited`
+tsv       ``.tsv``, or tabs and a header line                  :mod:`rankmeter.io.delimited`
+parquet   ``PAR1`` at both ends, or ``.parquet``               :mod:`rankmeter.io.parquet`
+jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.io.jsonl`
+========  ===================================================  ==========================
+
+:data:`REGISTRY` is that table; :func:`detect` walks it (content first, then the file name, overridable
+with ``format=``) and :func:`read` calls the reader it names. ``--format-in``'s choices are its names
+(:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
+
+gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.source`), and
+their suffix (``run.tsv.gz``) is ignored when looking at the name. A header
+line is recognised when it names a known query column and a known doc
+column (``query-id corpus-id score``, ``qid docno score``...) and holds no
+number; a CSV/TSV header may use other names when the next line holds
+numbers where the header holds none (and the header holds no number
+between blanks either: ``q1<TAB>Q0<VT>d1<VT>1<VT>2.5<VT>t`` is a TREC line).
+
+Nothing here imports numpy: the command line's parameter table reads :data:`FORMAT_NAMES`.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from rankmeter.errors import InputError, ParameterError
+from rankmeter.io.columns import CONVENTIONS
+
+__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read", "read_source"]
+
+
+def is_parquet(data: bytes) -> bool:
+    """True when ``data`` starts and ends with Parquet's magic bytes.
+
+    >>> is_parquet(b"PAR1 0 d 1\\n")
+    False
+    """
+    return len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"
+
+
+def _looks_parquet(data: bytes, first: tuple) -> bool:
+    return is_parquet(data)
+
+
+def _looks_jsonl(data: bytes, first: tuple) -> bool:
+    return first[2].lstrip()[:1] in (b"{", b"[")
+
+
+def _looks_csv(data: bytes, first: tuple) -> bool:
+    if b"," not in first[2]:
+        return False
+    by_comma, by_space = first[2].split(b","), first[2].split()
+    return len(by_space) == 1 or len(by_comma) > len(by_space)
+
+
+def _looks_tsv(data: bytes, first: tuple) -> bool:
+    return b"\t" in first[2] and has_header(data, "tsv", first)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input format: its name, file suffixes, how its content is recognised (``looks(data, first)``,
+    ``first`` being :func:`~rankmeter.io.source.first_data_line`'s answer; tried in the table's order, the
+    last format is the default) and its reader (``module:function``, called as
+    ``reader(data, name, kind, style=, header=, columns=, grades=)``)."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    looks: Callable[[bytes, tuple], bool] | None
+    reader: str
+    header: bool = False  # whether a header line is looked for when the format is given or found by name
+    binary: bool = False  # not text: not checked as text before its reader reads it
+    #: the reader of a big file named by path, read without holding its text (``module:function``, called as
+    #: ``reader(path, kind, grades)``; None: read it whole after all), tried first when no columns= are given
+    big_file: str | None = None
+
+
+#: every input format, in the order their content is tried (parquet first: binary; trec last: the default)
+REGISTRY = (
+    Format("parquet", (".parquet", ".pq"), _looks_parquet, "rankmeter.io.parquet:read_parquet", binary=True),
+    Format("jsonl", (".jsonl", ".ndjson", ".json"), _looks_jsonl, "rankmeter.io.jsonl:read_jsonl"),
+    Format("csv", (".csv",), _looks_csv, "rankmeter.io.delimited:read_delimited", header=True),
+    Format("tsv", (".tsv", ".tab"), _looks_tsv, "rankmeter.io.delimited:read_delimited", header=True),
+    Format("trec", (), None, "rankmeter.io.trec:read_text", big_file="rankmeter.io.trec:read_big_file"),
+)
+_BY_NAME = {f.name: f for f in REGISTRY}
+#: the values of ``format=`` and ``--format-in``
+FORMAT_NAMES = ("auto", "trec", "csv", "tsv", "parquet", "jsonl")
+assert set(FORMAT_NAMES) == {"auto"} | set(_BY_NAME)
+_COMPRESSED = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# Names that make a first line a header; the last few are not conventions (the header then needs
+# columns=), but a header that names them is still no data line.
+_QUERY_NAMES = {c[1] for c in CONVENTIONS} | {"topic", "topic_id", "query_no"}
+_DOC_NAMES = {c[2] for c in CONVENTIONS} | {"docid", "pid", "passage_id", "corpus_id", "document"}
+
+
+def _suffix_format(name: str) -> str | None:
+    base = os.path.basename(name).lower()
+    for ext in _COMPRESSED:
+        if base.endswith(ext):
+            base = base[: -len(ext)]
+            break
+    suffix = os.path.splitext(base)[1]
+    return next((f.name for f in REGISTRY if suffix in f.suffixes), None)
+
+
+def _fields(line: bytes, style: str) -> list[str]:
+    from rankmeter.io.delimited import split_header
+    return split_header(line, style)
+
+
+def _numeric(fields: list[str]) -> bool:
+    return any(_NUMBER.fullmatch(f.strip().strip('"')) for f in fields)
+
+
+def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
+    """Whether the first data line of ``data`` is a header line (see the module docstring).
+
+    >>> has_header(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n", "tsv")
+    True
+    >>> has_header(b"q1 Q0 d1 1 2.5 bm25\\n", "whitespace")
+    False
+    """
+    from rankmeter.io.source import first_data_line
+    start, _, first = first or first_data_line(data)
+    fields = _fields(first, style)
+    if not fields or _numeric(fields):
+        return False
+    if style != "whitespace" and _numeric([f.decode("utf-8", "surrogateescape") for f in first.split(None, 64)[:64]]):
+        # a number between blanks (spaces, tabs, \v): a TREC line whose tabs merely look like a TSV header's,
+        # as the streamed executor (TREC only) reads it too -- a header names columns and holds no number
+        return False
+    if set(fields) & _QUERY_NAMES and set(fields) & _DOC_NAMES:
+        return True
+    if style == "whitespace":
+        return False
+    end = data.find(b"\n", start)
+    second = first_data_line(data[end + 1:])[2] if end >= 0 else b""
+    return bool(second) and _numeric(_fields(second, style))
+
+
+def _check_name(format: str) -> None:
+    if format not in FORMAT_NAMES:
+        raise ParameterError(f"format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
+
+
+def sniff(data: bytes, name: str) -> tuple[str, bool]:
+    """:func:`detect` with ``format="auto"``: by content (Parquet's magic), the file name, then content."""
+    from rankmeter.io.source import first_data_line
+    if is_parquet(data):
+        return "parquet", False
+    first = first_data_line(data)
+    format = _suffix_format(name) or next(f.name for f in REGISTRY if f.looks is None or f.looks(data, first))
+    if format == "tsv" and not has_header(data, "tsv", first):
+        format = "trec"  # headerless TSV is a TREC file (MS MARCO's qrels.dev.tsv)
+    if format == "trec" and has_header(data, "whitespace", first):
+        return "whitespace", True
+    return format, _BY_NAME[format].header and has_header(data, format, first)
+
+
+def detect(data: bytes, name: str, format: str = "auto") -> tuple[str, bool]:
+    """(reader style, has a header line) for ``data``: the style is one of
+    ``trec`` (headerless TREC), ``whitespace`` (whitespace-separated with a
+    header), ``csv``, ``tsv``, ``parquet`` or ``jsonl``.
+
+    >>> detect(b"q1,d1,0.5\\n", "run.txt")
+    ('csv', False)
+    >>> detect(b"qid docno score\\nq1 d1 0.5\\n", "run.txt")
+    ('whitespace', True)
+    """
+    _check_name(format)
+    if format == "auto":
+        return sniff(data, name)
+    return format, _BY_NAME[format].header and has_header(data, format)
+
+
+def _function(path: str):
+    module, function = path.split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def read_source(source, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
+    """The Qrels or Run of a path, ``-`` or binary file object: opened, recognised and read once.
+
+    A big file named by path goes to its format's ``big_file`` reader (read as it streams in); anything
+    else is read whole (:func:`rankmeter.io.source.load_bytes`) and goes to :func:`read`."""
+    from rankmeter.io.columns import Borrowed
+    from rankmeter.io.source import load_bytes
+    _check_name(format)
+    if not columns or isinstance(columns, Borrowed):  # no columns= a file of the format's own layout could use
+        for f in REGISTRY:
+            if f.big_file and format in ("auto", f.name):
+                table = _function(f.big_file)(source, kind, grades)
+                if table is not None:
+                    return table
+    data, name = load_bytes(source)
+    return read(data, name, kind, format, columns=columns, grades=grades)
+
+
+def read(data: bytes, name: str, kind: str, format: str, *, columns=None, grades: str = "integer"):
+    """The Qrels or Run of an input's bytes (decompressed), by the reader of its format (:func:`detect`)."""
+    from rankmeter.io.columns import Borrowed
+    from rankmeter.io.source import check_text
+    if not (format == "parquet" or is_parquet(data)) or not data:
+        check_text(data, name)  # every text reader's check (an empty file is refused as such)
+    style, header = detect(data, name, format)
+    if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
+        columns = None  # the other input's column names: this file has no header to find them in
+    if style in ("trec", "csv", "tsv") and not header and columns:
+        named = {k: v for k, v in columns.items() if isinstance(v, str)}
+        if named:  # a name cannot be found in a file without a header: refused, never ignored
+            role, value = next(iter(named.items()))
+            raise InputError(f"columns={columns!r}: {role!r} names the column {value!r}, but this file has no "
+                             "header line; give positions counted from 0 (e.g. columns={'query': 0, 'doc': 1, "
+                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line (names meant for the other input: say "
+                             "so with its own role, e.g. 'score', or read that input with columns= of its own)",
+                             source=name)
+    reader = _function(_BY_NAME["trec" if style == "whitespace" else style].reader)
+    return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades)

@@ -1,0 +1,1 @@
+"""Obvious implementations that rankmeter's production code is checked against."""
