@@ -34,7 +34,7 @@ SORTS_ALLOWED = {
     "analyses/beyond/similarity.py": "training interactions by user (each user's items for serendipity)",
     "analyses/check/__init__.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
-    "analyses/check/lint.py": "hashes of (query, score), to count the rows whose score ties another's (not an order)",
+    "analyses/lint.py": "hashes of (query, score), to count the rows whose score ties another's (not an order)",
     "analyses/check/fields.py": "the rank field's order against the scores' (rank disagreements)",
     "analyses/check/dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
                                 "numbers of the lines it leaves out",

@@ -43,7 +43,7 @@ def run(args) -> int:
     if preset is not None and preset.decimals is not None and "decimals" not in presets.given(args):
         decimals = preset.decimals
     if args.lint:  # the lint reads the top docs' coverage from one more measure, scored in the same pass
-        from rankmeter.analyses.check import lint
+        from rankmeter.analyses import lint
         measures, hidden = lint.with_judged(measures)
     evaluator = Evaluator(args.qrels, measures, **options)
     all_results, tags, sources, runs_read = [], [], [], []  # runs_read: each run's lint findings
@@ -73,7 +73,7 @@ def run(args) -> int:
         print_results(all_results, names, fmt=args.format, per_query=args.per_query, decimals=decimals)
     for name, found in zip(names, runs_read):  # one warning line each (--no-lint silences them)
         from dataclasses import replace
-        from rankmeter.analyses.check import lint
+        from rankmeter.analyses import lint
         lint.warn([replace(f, source=name) for f in found])
     return 0
 

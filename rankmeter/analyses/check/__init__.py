@@ -26,7 +26,7 @@ judged queries the run ranks, as they are scored). Checks:
 * score columns that look like ranks (integers rising down the ranking: an inverted run);
 * rank fields that disagree with the score order (trec_eval and rankmeter ignore the rank);
 * run tags that change inside one file (runs pasted together);
-* suspicious numbers (:mod:`rankmeter.analyses.check.lint`): nDCG@10 or RR@10 made by tied scores, values
+* suspicious numbers (:mod:`rankmeter.analyses.lint`): nDCG@10 or RR@10 made by tied scores, values
   outside their range, queries listing their own id among their results.
 
 ``dedupe(run, keep="first"|"max")`` gives the run without duplicates (the CLI's ``--dedupe``, which
@@ -48,6 +48,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmeter.analyses.lint import Finding
 from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.analyses.check.dedupe import dedupe
 from rankmeter.analyses.check.fields import load_run_fields, query_codes, rank_disagreements, tag_changes
@@ -60,20 +61,6 @@ from rankmeter.core.naming import looks_like_one_run, name_runs
 __all__ = ["Finding", "check", "dedupe", "judged_at", "exit_status"]
 
 _CUTS = (10, 100, 1000)
-
-
-@dataclass
-class Finding:
-    """One thing the check found: where, what, and (for warnings) what it changes."""
-
-    level: str                 # "warning" or "note"
-    code: str                  # a stable name: "duplicates", "only_in_run", ...
-    source: str
-    message: str
-    details: dict = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        return f"{self.level}: {self.source}: {self.message}"
 
 
 def _names(ids, limit: int = 5) -> str:
@@ -177,9 +164,9 @@ def check(qrels, runs, *, columns=None, input_format: str = "auto", topics=None)
 
 
 def _suspicious(q: Qrels, run: Run, name: str) -> list[Finding]:
-    """The lint for suspicious numbers (:mod:`rankmeter.analyses.check.lint`) on nDCG@10 and RR@10; judged@10
+    """The lint for suspicious numbers (:mod:`rankmeter.analyses.lint`) on nDCG@10 and RR@10; judged@10
     coverage is reported above already."""
-    from rankmeter.analyses.check.lint import lint
+    from rankmeter.analyses.lint import lint
     try:
         return [f for f in lint(q, run, name=name) if f.code != "unjudged_top"]
     except InputError:  # duplicates or no query in common: reported above

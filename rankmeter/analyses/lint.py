@@ -1,6 +1,6 @@
 """A lint for suspicious numbers: values a run got that say more about the inputs than about the system.
 
-:func:`lint` scores nothing new unless it must; each finding is a :class:`~rankmeter.analyses.check.Finding`
+:func:`lint` scores nothing new unless it must; each finding is a :class:`Finding`
 (``rankmeter check`` lists them, ``rankmeter eval`` prints each as one warning line on stderr, ``--no-lint``
 silences them; in Python, ``warnings.filterwarnings("ignore", category=SuspiciousNumberWarning)``):
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -38,6 +38,21 @@ UNIT_FAMILIES = frozenset({"nDCG", "AP", "RR", "P", "R", "Success", "Judged", "R
                            "nERR", "F", "RBP", "SetP", "SetR", "SetF", "iprec_at_recall", "interpolated_P"})
 _TOP = 10
 _UNJUDGED = 0.5    # judged@10 below this
+
+@dataclass
+class Finding:
+    """One thing the check found: where, what, and (for warnings) what it changes."""
+
+    level: str                 # "warning" or "note"
+    code: str                  # a stable name: "duplicates", "only_in_run", ...
+    source: str
+    message: str
+    details: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.source}: {self.message}"
+
+
 _TIES = 0.5        # the worst tie order loses this share of the value or more
 _TIES_MIN = 0.05   # ... and at least this much
 _TIED_ROWS = 0.1   # looked at only when this share of the rows or more is tied ...
@@ -50,7 +65,6 @@ class SuspiciousNumberWarning(UserWarning):
 
 def _finding(code: str, name: str, message: str, data: dict, short: str):
     """A warning; ``short`` is its one line in ``rankmeter eval`` (fits a terminal), ``message`` ``check``'s."""
-    from rankmeter.analyses.check import Finding
     return Finding("warning", code, name, message, {**data, "short": short})
 
 
