@@ -67,11 +67,10 @@ def _numba_threads_as_ranx_found_them():
     reset a ranx comparison passed or failed by which test the worker ran before it.
     """
     yield
-    numba = sys.modules.get("numba") if "ranx" in sys.modules else None
-    if numba is not None:
-        default = numba.config.NUMBA_NUM_THREADS
-        if numba.get_num_threads() != default:
-            numba.set_num_threads(default)
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is not None and parallel._is_initialized:  # else nothing set it (and nothing starts the threads)
+        if parallel.get_num_threads() != parallel.NUM_THREADS:
+            parallel.set_num_threads(parallel.NUM_THREADS)
 
 
 # ---------------------------------------------------------------------------------------------- allowed skips
