@@ -57,6 +57,22 @@ def golden_dir() -> Path:
     return GOLDEN_DIR
 
 
+@pytest.fixture(autouse=True)
+def _numba_threads_as_ranx_found_them():
+    """Each test sees numba with its default thread count, whatever ranx did in an earlier test.
+
+    ranx's ``evaluate``/``compare`` call ``numba.set_num_threads(1)`` for qrels of fewer than 10
+    queries and never set it back, and ranx's answers depend on it: its parallel ``bpref`` of a query
+    with no judged non-relevant document is NaN with several threads and 0 with one. Without this
+    reset a ranx comparison passed or failed by which test the worker ran before it.
+    """
+    yield
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is not None and parallel._is_initialized:  # else nothing set it (and nothing starts the threads)
+        if parallel.get_num_threads() != parallel.NUM_THREADS:
+            parallel.set_num_threads(parallel.NUM_THREADS)
+
+
 # ---------------------------------------------------------------------------------------------- allowed skips
 
 def _no_c_toolchain() -> bool:

@@ -15,6 +15,7 @@ by hand: of its 34 tests ir_measures fails 2 (ranx under pandas 3), the drop-in 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -52,10 +53,13 @@ def _sdist_tests(tmp: Path) -> Path:
     archive = cache / f"ir_measures-{VERSION}.tar.gz"
     if not archive.exists():
         cache.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(dir=cache))  # then moved into place: pytest-xdist's workers share the cache
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                               f"ir_measures=={VERSION}", "-d", str(cache)], capture_output=True, text=True)
-        if done.returncode != 0 or not archive.exists():
+                               f"ir_measures=={VERSION}", "-d", str(scratch)], capture_output=True, text=True)
+        if done.returncode != 0 or not (scratch / archive.name).exists():
             pytest.fail(f"could not download ir_measures {VERSION}'s sdist from PyPI: {done.stderr[-400:]}")
+        os.replace(scratch / archive.name, archive)
+        shutil.rmtree(scratch, ignore_errors=True)
     with tarfile.open(archive) as tar:
         members = [m for m in tar.getmembers() if f"ir_measures-{VERSION}/tests/" in m.name]
         tar.extractall(tmp, members=members, filter="data")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -44,7 +45,9 @@ def _download(target: Path) -> None:
     with urllib.request.urlopen(links[0].split("#")[0].replace("&amp;", "&"), timeout=120) as answer:
         data = answer.read()
     assert hashlib.sha256(data).hexdigest() == SHA256, f"{SDIST}: not the published file"
-    target.write_bytes(data)
+    part = Path(tempfile.mkstemp(dir=target.parent, suffix=".part")[1])
+    part.write_bytes(data)
+    os.replace(part, target)  # whole or absent: pytest-xdist's workers (and parallel runs) share the cache
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +58,17 @@ def examples() -> Path:
     if not archive.exists() or hashlib.sha256(archive.read_bytes()).hexdigest() != SHA256:
         _download(archive)
     unpacked = cache / SDIST.removesuffix(".tar.gz")
-    if not unpacked.exists():
+    if not unpacked.exists():  # unpacked beside it, then renamed into place: never seen half-written
+        scratch = Path(tempfile.mkdtemp(dir=cache))
         with tarfile.open(archive) as tar:
             names = tar.getnames()
             assert all(n.split("/")[0] == unpacked.name and ".." not in n.split("/") for n in names), names
-            tar.extractall(cache)  # the hash-checked archive, its paths checked (no `filter=` before 3.11.4)
+            tar.extractall(scratch)  # the hash-checked archive, its paths checked (no `filter=` before 3.11.4)
+        try:
+            os.rename(scratch / unpacked.name, unpacked)
+        except OSError:  # another process put it there first
+            assert unpacked.exists()
+        shutil.rmtree(scratch, ignore_errors=True)
     return unpacked / "examples"
 
 

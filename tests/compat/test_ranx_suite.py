@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -55,14 +56,21 @@ def _export(repo: Path) -> Path:
     git = ["git", f"--git-dir={repo}"]
     commit = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     cache = Path(tempfile.gettempdir()) / "rankmeter-ranx-suite" / commit
-    if not (cache / "tests").is_dir():
-        cache.mkdir(parents=True, exist_ok=True)
-        archive = cache / "tests.tar"
+    if not (cache / "tests").is_dir():  # exported beside it, then renamed into place: never seen half-written
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(dir=cache.parent))
+        archive = scratch / "tests.tar"
         with open(archive, "wb") as f:
             subprocess.run(git + ["archive", "--format=tar", commit, "tests", "conftest.py"], stdout=f, check=True)
         with tarfile.open(archive) as tar:
-            tar.extractall(cache, filter="data")
-        archive.unlink()
+            tar.extractall(scratch / "export", filter="data")
+        if cache.is_dir() and not (cache / "tests").is_dir():  # left half-written by an older run
+            shutil.rmtree(cache, ignore_errors=True)
+        try:
+            os.rename(scratch / "export", cache)
+        except OSError:  # another process (a pytest-xdist worker) put it there first
+            assert (cache / "tests").is_dir()
+        shutil.rmtree(scratch, ignore_errors=True)
     return cache
 
 
