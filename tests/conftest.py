@@ -76,9 +76,26 @@ def _numba_threads_as_ranx_found_them():
 # ---------------------------------------------------------------------------------------------- allowed skips
 
 def _no_c_toolchain() -> bool:
-    """.ci/run builds trec_eval 10.0 only with cc and make and NIST's archive in ../shared/anchors."""
-    anchor = TESTS_DIR.parent.parent / "shared" / "anchors" / "build_trec_eval.sh"
-    return not (shutil.which("cc") and shutil.which("make") and anchor.is_file())
+    """.ci/run builds trec_eval 10.0 only with cc and make and NIST's archive in shared/anchors (found where .ci/run
+    looks: RANKMETER_SHARED, beside the checkout, or beside the repository it was cloned from)."""
+    return not (shutil.which("cc") and shutil.which("make") and _trec_eval_anchor() is not None)
+
+
+def _trec_eval_anchor() -> Path | None:
+    import subprocess
+    root = TESTS_DIR.parent
+    try:
+        origin = subprocess.run(["git", "-C", str(root), "config", "--get", "remote.origin.url"], capture_output=True,
+                                text=True, check=False).stdout.strip()
+    except OSError:
+        origin = ""
+    places = [os.environ.get("RANKMETER_SHARED"), str(root.parent / "shared"),
+              str(Path(origin) / ".." / "shared") if origin and "://" not in origin else None]
+    for place in filter(None, places):
+        anchor = Path(place) / "anchors" / "build_trec_eval.sh"
+        if anchor.is_file():
+            return anchor
+    return None
 
 
 def _no_ranx_repository() -> bool:
