@@ -6,8 +6,10 @@
 * :func:`allocate`: a stratified design for the next ``budget`` labels. The queries are cut into strata by the
   LLM's metric (averaged over the runs); each stratum gets labels in proportion to its size times the spread of
   the LLM's error in it (Neyman allocation, Cochran 1977, 5.5), and its queries are drawn at random within the
-  stratum, so :func:`stratified_ppi` (PPI++ in each stratum, weighted by the strata's sizes) stays unbiased while
-  its interval is no wider, in expectation, than that of the same budget spent uniformly.
+  stratum, so :func:`stratified_estimate` (PPI++ within the strata, weighted by their sizes: what ``judges
+  estimate --design`` computes) stays unbiased while its interval is no wider, in expectation, than that of the
+  same budget spent uniformly. The design (which stratum each query is in, how many labels each gets) is kept in
+  a file (:mod:`.design`): estimating as if the allocated sample were uniform would be biased.
 * :func:`allocate_pairs`: the same for human labels on pairs (:mod:`.pair_ppi`), over bands of the pairs' best rank.
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 from rankmeter.analyses.judges.ppi import ppi_mean
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
+__all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
 
 
 def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
@@ -74,26 +76,88 @@ def neyman(sizes: np.ndarray, spreads: np.ndarray, budget: int, available: np.nd
     return out
 
 
-def stratified_ppi(y, f, f_unlabelled, strata_labelled, strata_unlabelled, *, alpha: float = 0.05) -> dict:
-    """PPI++ within each stratum, combined with weights N_h / N: ``{"estimate", "low", "high", "se"}``."""
+def stratified_estimate(y, f, labelled, strata, *, alpha: float = 0.05, lam=None) -> dict:
+    """The stratified PPI++ (difference) estimate of the mean of ``y`` over the population the queries come from,
+    from a sample drawn at random within each stratum (:func:`allocate`'s design).
+
+    ``f`` (the LLM's metric of every query), ``labelled`` (bool) and ``strata`` (ints) have shape ``(..., N)``
+    (``strata`` may be ``(N,)``); ``y`` the same, read where ``labelled`` only. Leading axes are independent
+    repetitions (a simulation). With ``W_h = N_h / N``, ``n_h`` labelled of the ``N_h`` queries of stratum h and
+    ``e = y - lam f``::
+
+        estimate = sum_h W_h (lam mean_h(f) + mean_{labelled, h}(e))
+        variance = sum_h W_h^2 (1 - n_h/N_h) s_h^2(e) / n_h  +  s^2(y) / N
+
+    the first term is the sampling of the labels within each stratum (Cochran 1977, 5.3 and 7.1), the second the
+    draw of the N queries from their population (``s^2(y)``, stratified: the strata's variances and the spread of
+    their means), which is what the unstratified PPI++ interval (:func:`~rankmeter.analyses.judges.ppi.ppi_mean`)
+    also covers: with one stratum the two agree to O(1/N). ``lam`` (one for every stratum, in [0, 1]) minimises
+    the first term; ``lam=0`` is the stratified human-only estimate. The interval uses Student's t with
+    Satterthwaite's degrees of freedom. Returns arrays ``estimate, low, high, se, lam, n, df``.
+    """
+    from rankmeter.analyses.judges.pair_ppi import _t_quantile
+
+    f = np.asarray(f, float)
+    labelled = np.asarray(labelled, bool)
+    y = np.where(labelled, np.asarray(y, float), 0.0)
+    strata = np.broadcast_to(np.asarray(strata), f.shape)
+    codes = np.unique(strata)
+    one_hot = (strata[..., None] == codes).astype(float)                # (..., N, H)
+
+    def total(a):
+        return np.einsum("...i,...ih->...h", a, one_hot)
+
+    size = total(np.ones_like(f))
+    m = labelled.astype(float)
+    n = total(m)
+    if np.any((size > 0) & (n < 2)):
+        short = int(n[(size > 0) & (n < 2)].min())
+        raise ParameterError(f"a stratum has {short} human-labelled queries: each needs two or more (label more "
+                             "of its queries, or allocate over fewer strata)")
+    present = size > 0
+    n_, size_ = np.where(present, n, 2), np.where(present, size, 1)
+    weight = size / size.sum(-1, keepdims=True)
+    sy, sf = total(y * m), total(f * m)
+    cyy = (total(y * y * m) - sy * sy / n_) / (n_ - 1)
+    cff = (total(f * f * m) - sf * sf / n_) / (n_ - 1)
+    cyf = (total(y * f * m) - sy * sf / n_) / (n_ - 1)
+    a = np.where(present, weight ** 2 * (1 - n_ / size_) / n_, 0.0)
+    fitted = lam is None
+    if lam is None:
+        den = (a * cff).sum(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lam = np.where(den > 0, np.clip((a * cyf).sum(-1) / np.where(den > 0, den, 1), 0, 1), 0.0)
+    lam = np.broadcast_to(np.asarray(lam, float), a.shape[:-1])
+    li = lam[..., None]
+    mean_h = li * total(f) / size_ + (sy - li * sf) / n_                # each stratum's estimate
+    center = (weight * mean_h).sum(-1)
+    residual = np.maximum(cyy - 2 * li * cyf + li ** 2 * cff, 0)
+    labels, groups = n.sum(-1), present.sum(-1)
+    # the residuals of a tuned lam lose one degree of freedom over the sample (Cochran 7.3's n - 2)
+    inflate = (labels - groups) / np.maximum(labels - groups - fitted, 1)
+    parts = a * residual * inflate[..., None]
+    spread_y = (weight * cyy).sum(-1) + (weight * (mean_h - center[..., None]) ** 2).sum(-1)
+    draw = spread_y / size.sum(-1)                                      # the queries' draw from the population
+    var = parts.sum(-1) + draw
+    se = np.sqrt(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = np.where(var > 0, var ** 2 / np.maximum((parts ** 2 / (n_ - 1)).sum(-1) + draw ** 2 / (labels - 1),
+                                                    1e-300), np.inf)
+    t = _t_quantile(df, 1 - alpha / 2)
+    return {"estimate": center, "low": center - t * se, "high": center + t * se, "se": se, "lam": lam,
+            "n": labels, "df": df}
+
+
+def stratified_ppi(y, f, f_unlabelled, strata_labelled, strata_unlabelled, *, alpha: float = 0.05,
+                   lam: float | None = None) -> dict:
+    """:func:`stratified_estimate` of one sample, labelled queries first: ``{"estimate", "low", "high", "se",
+    "lam", "n", "df"}`` as floats."""
     y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
-    sl, su = np.asarray(strata_labelled), np.asarray(strata_unlabelled)
-    total = len(f) + len(fu)
-    center, variance = 0.0, 0.0
-    for h in np.unique(np.concatenate([sl, su])):
-        lab, unl = sl == h, su == h
-        weight = (lab.sum() + unl.sum()) / total
-        if lab.sum() < 2:
-            raise ParameterError(f"stratum {h} has {int(lab.sum())} labelled queries: each needs two or more")
-        if unl.sum() == 0:   # every query of the stratum labelled: its mean is known exactly
-            center += weight * y[lab].mean()
-            continue
-        part = ppi_mean(y[lab], f[lab], fu[unl], alpha=alpha)
-        center += weight * part["estimate"]
-        variance += weight ** 2 * part["se"] ** 2
-    z = NormalDist().inv_cdf(1 - alpha / 2)
-    se = math.sqrt(variance)
-    return {"estimate": center, "low": center - z * se, "high": center + z * se, "se": se}
+    n = len(f)
+    out = stratified_estimate(np.concatenate([y, np.zeros(len(fu))]), np.concatenate([f, fu]),
+                              np.arange(n + len(fu)) < n, np.concatenate([strata_labelled, strata_unlabelled]),
+                              alpha=alpha, lam=lam)
+    return {k: float(v) for k, v in out.items()}
 
 
 def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0) -> dict:
@@ -115,7 +179,13 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
     spreads = np.array([residual[sl == h].std(ddof=1) if (sl == h).sum() >= 2 else residual.std(ddof=1)
                         for h in range(strata)])
     sizes = np.bincount(stratum, minlength=strata).astype(float)
-    counts = neyman(sizes, spreads, budget, np.bincount(su, minlength=strata))
+    available = np.bincount(su, minlength=strata)
+    # two labelled queries per stratum at least (the pilot's and the new ones), or the estimate has no variance
+    floor_ = np.minimum(np.maximum(2 - np.bincount(sl, minlength=strata), 0), available)
+    if floor_.sum() > budget:
+        raise ParameterError(f"budget={budget}: the strata need {int(floor_.sum())} labels to have two labelled "
+                             "queries each; give a larger budget or fewer strata")
+    counts = floor_ + neyman(sizes, spreads, budget - int(floor_.sum()), available - floor_)
     rng = np.random.Generator(np.random.PCG64(seed))
     chosen = np.concatenate([rng.choice(np.flatnonzero(su == h), size=int(k), replace=False)
                              for h, k in enumerate(counts) if k]) if counts.sum() else np.array([], dtype=int)

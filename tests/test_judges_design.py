@@ -1,0 +1,254 @@
+"""Estimates by a stratified design (``judges allocate -o FILE`` -> ``judges estimate --design FILE``).
+
+* the stratified estimate equals the textbook formulas written out here (Cochran 1977, 5.3 and 7.1, plus the draw
+  of the queries from their population), to 1e-9;
+* coverage by simulation with real qrels as the truth: TREC RAG 2024's NIST judgments of 31 queries
+  (tests/golden/qrels.comment.test) and a real run over them are the population of queries; each repetition draws
+  150 queries from it, a judge of known bias and noise labels them, a uniform pilot of 30 is labelled, and
+  ``allocate`` chooses 30 more by its design. The stratified intervals cover the population's true nDCG@10 (of a
+  run, and of the paired difference) in 93-97% of 1,000 repetitions; the same labels taken for a uniform sample
+  (the estimate without the design) are measured beside them, and so is a uniform sample of the same 60;
+* the command line: allocate -> design file -> estimate --design, and the refusals.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter.analyses.judges.allocation import allocate, stratified_estimate, stratified_ppi
+from rankmeter.analyses.judges.ppi import estimate, ppi_mean
+from rankmeter.errors import InputError, ParameterError
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+REPS = 1000
+
+
+def test_the_stratified_estimate_is_the_textbook_one():
+    """Written out from the formulas: sum_h W_h (lam mean_h(f) + mean_S_h(y - lam f)), variance
+    sum_h W_h^2 (1 - n_h/N_h) s_h^2(e) / n_h (inflated for the tuned lam) + s^2(y) / N, Satterthwaite's t."""
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    N = 90
+    f = rng.beta(2, 2, N)
+    y = np.clip(f + rng.normal(-0.1, 0.15, N), 0, 1)
+    strata = np.repeat([0, 1, 2], [20, 40, 30])
+    lab = np.zeros(N, bool)
+    for h, k in ((0, 9), (1, 6), (2, 12)):
+        lab[rng.choice(np.flatnonzero(strata == h), k, replace=False)] = True
+    W, n, S = [], [], []
+    for h in range(3):
+        s = strata == h
+        W.append(s.sum() / N)
+        n.append((s & lab).sum())
+        S.append(s)
+    W, n = np.array(W), np.array(n)
+    size = W * N
+    a = W ** 2 * (1 - n / size) / n
+    cov = np.array([np.cov(y[s & lab], f[s & lab])[0, 1] for s in S])
+    var_f = np.array([f[s & lab].var(ddof=1) for s in S])
+    lam = float(np.clip((a * cov).sum() / (a * var_f).sum(), 0, 1))
+    means = np.array([lam * f[s].mean() + (y - lam * f)[s & lab].mean() for s in S])
+    want = (W * means).sum()
+    inflate = (n.sum() - 3) / (n.sum() - 3 - 1)
+    parts = a * np.array([(y - lam * f)[s & lab].var(ddof=1) for s in S]) * inflate
+    s2y = (W * np.array([y[s & lab].var(ddof=1) for s in S])).sum() + (W * (means - want) ** 2).sum()
+    var = parts.sum() + s2y / N
+    df = var ** 2 / ((parts ** 2 / (n - 1)).sum() + (s2y / N) ** 2 / (n.sum() - 1))
+    t = stats.t.ppf(0.975, df)
+    got = stratified_estimate(y, f, lab, strata)
+    assert float(got["lam"]) == pytest.approx(lam, abs=1e-12)
+    assert float(got["estimate"]) == pytest.approx(want, abs=1e-9)
+    assert float(got["se"]) == pytest.approx(np.sqrt(var), abs=1e-9)
+    assert float(got["df"]) == pytest.approx(df, rel=1e-9)
+    assert float(got["high"] - got["low"]) == pytest.approx(2 * t * np.sqrt(var), rel=1e-4)  # t: Cornish-Fisher
+    # lam = 0: the stratified human-only estimate, sum_h W_h mean_S_h(y), with no degree of freedom spent
+    human = stratified_estimate(y, f, lab, strata, lam=0.0)
+    assert float(human["estimate"]) == pytest.approx(sum(w * y[s & lab].mean() for w, s in zip(W, S)), abs=1e-12)
+    # the labelled-first form gives the same
+    order = np.argsort(~lab, kind="stable")
+    same = stratified_ppi(y[order][:lab.sum()], f[order][:lab.sum()], f[order][lab.sum():],
+                          strata[order][:lab.sum()], strata[order][lab.sum():])
+    assert same["estimate"] == pytest.approx(want, abs=1e-12)
+    # one stratum: the unstratified PPI++ interval, to O(1/N)
+    one = stratified_estimate(y, f, lab, np.zeros(N, int))
+    ppi = ppi_mean(y[lab], f[lab], f[~lab], small_sample=True)
+    assert float(one["high"] - one["low"]) == pytest.approx(ppi["high"] - ppi["low"], rel=0.1)
+    with pytest.raises(ParameterError, match="a stratum has 1 human-labelled queries"):
+        stratified_estimate(y, f, lab & ((strata != 0) | (np.cumsum(lab) < 2)), strata)
+
+
+# ------------------------------------------------------------------ the simulation
+def _read(path, value):
+    out = defaultdict(dict)
+    for line in open(path):
+        if line.strip() and not line.startswith("#"):
+            parts = line.split()
+            out[parts[0]][parts[2]] = value(parts)
+    return dict(out)
+
+
+@pytest.fixture(scope="module")
+def population():
+    """The 31 NIST-judged queries: each run's top 10 (the real run, condensed to the judged documents, and a weaker
+    simulated one), the grades of the union of both top tens, and the other judged documents' grade counts."""
+    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
+    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
+    rng = np.random.default_rng(11)
+    runs = {"real": {}, "weak": {}}
+    for q, docs in truth.items():
+        runs["real"][q] = {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs}
+        runs["weak"][q] = {d: 0.6 * g + rng.normal(0, 1) for d, g in docs.items()}
+    queries = sorted(truth)
+    top = {name: [sorted(run[q], key=lambda d: (-run[q][d], d))[:10] for q in queries] for name, run in runs.items()}
+    union = [sorted(set(top["real"][i]) | set(top["weak"][i])) for i in range(len(queries))]
+    width = max(map(len, union))
+    grades = np.zeros((len(queries), width), int)           # the union's true grades (padding: never ranked)
+    rank_of = {name: np.full((len(queries), 10), width, int) for name in runs}   # position in the union
+    rest = np.zeros((len(queries), 4), int)                 # the other judged docs: how many of each grade
+    for i, q in enumerate(queries):
+        grades[i, :len(union[i])] = [truth[q][d] for d in union[i]]
+        for name in runs:
+            rank_of[name][i, :len(top[name][i])] = [union[i].index(d) for d in top[name][i]]
+        rest[i] = np.bincount([g for d, g in truth[q].items() if d not in union[i]], minlength=4)
+    return {"truth": truth, "runs": runs, "queries": queries, "grades": grades, "rank_of": rank_of, "rest": rest,
+            "used": np.array([len(u) for u in union])}
+
+
+_P_UP, _P_RANDOM = 0.4, 0.15
+
+
+def _judge(rng, grades, p_up=_P_UP):
+    """Lenient and noisy: a grade up one 40% of the time (``p_up``, per query if an array; capped at 3), and 15% of
+    labels uniformly random."""
+    up = np.minimum(grades + (rng.random(grades.shape) < np.asarray(p_up)[..., None]), 3)
+    return np.where(rng.random(grades.shape) < _P_RANDOM, rng.integers(0, 4, grades.shape), up)
+
+
+def _judge_counts(rng, rest):
+    """The same judge's grades of the other judged documents, as counts per grade (they matter for the ideal only):
+    each true grade's documents spread over the grades by the judge's probabilities."""
+    out = np.zeros(rest.shape, int)
+    for g in range(4):
+        p = np.full(4, _P_RANDOM / 4)
+        p[g] += (1 - _P_RANDOM) * (1 - _P_UP)
+        p[min(g + 1, 3)] += (1 - _P_RANDOM) * _P_UP
+        out += rng.multinomial(rest[..., g], p)
+    return out
+
+
+def _ndcg10(ranked, counts, normalised=True):
+    """trec_eval's nDCG@10 (or DCG@10) from the top ten's grades (..., 10) and every judged document's count per
+    grade (..., 4)."""
+    discount = 1 / np.log2(np.arange(2, 12))
+    dcg = ranked @ discount
+    if not normalised:
+        return dcg
+    above = np.cumsum(counts[..., ::-1], axis=-1)           # documents of grade >= 3, >= 2, >= 1, >= 0
+    r = np.arange(10)
+    ideal_grade = (r[:, None] < above[..., None, :3]).sum(-1)   # (..., 10): 3 - how many thresholds r misses
+    idcg = ideal_grade @ discount
+    return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1), 0.0)
+
+
+def _union_counts(grades, used):
+    """Count per grade (..., 4) of the union's documents (the padding after ``used`` left out)."""
+    real = np.arange(grades.shape[-1]) < used[..., None]
+    return np.stack([((grades == v) & real).sum(-1) for v in range(4)], -1)
+
+
+def _scores(pop, grades, counts, which, measure="nDCG@10"):
+    """Each run's nDCG@10 of queries ``which`` (...,) under their union's grades (..., width) and every judged
+    document's counts per grade (..., 4)."""
+    padded = np.concatenate([grades, np.zeros(grades.shape[:-1] + (1,), grades.dtype)], -1)
+    return {name: _ndcg10(np.take_along_axis(padded, rank_of[which], -1).astype(float), counts, measure == "nDCG@10")
+            for name, rank_of in pop["rank_of"].items()}
+
+
+def test_the_numpy_ndcg_is_rankmeters(population):
+    pop = population
+    rng = np.random.default_rng(0)
+    g = _judge(rng, pop["grades"])
+    rest = _judge_counts(rng, pop["rest"])
+    qrels = {}
+    for i, q in enumerate(pop["queries"]):
+        union = sorted(set(sorted(pop["runs"]["real"][q], key=lambda d: (-pop["runs"]["real"][q][d], d))[:10])
+                       | set(sorted(pop["runs"]["weak"][q], key=lambda d: (-pop["runs"]["weak"][q][d], d))[:10]))
+        qrels[q] = {d: int(g[i, j]) for j, d in enumerate(union)}
+        qrels[q].update({f"other{v}_{k}": v for v in range(4) for k in range(rest[i, v])})
+    which = np.arange(len(pop["queries"]))
+    versions = ((qrels, g, rest + _union_counts(g, pop["used"])),
+                (pop["truth"], pop["grades"], pop["rest"] + _union_counts(pop["grades"], pop["used"])))
+    for (labels, grades, counts), measure in itertools.product(versions, ("nDCG@10", "DCG@10")):
+        mine = _scores(pop, grades, counts, which, measure)
+        for name, run in pop["runs"].items():
+            want = rankmeter.evaluate(labels, run, [measure])
+            values = dict(zip(want.queries, want.values(measure)))
+            assert mine[name] == pytest.approx([values[q] for q in pop["queries"]], abs=1e-12)
+
+
+@pytest.mark.parametrize("measure, judge", [("nDCG@10", "even"), ("DCG@10", "uneven")])
+def test_coverage_of_the_allocated_design_with_real_qrels_as_the_truth(population, measure, judge):
+    """``even``: the judge errs alike on every query; ``uneven``: it is lenient on the hard queries (70% of grades
+    up on the half of the queries with the lowest true DCG@10, 10% on the others), so its error differs between
+    the strata and the allocation sends more labels where it errs more."""
+    pop = population
+    Q, N, pilot, budget = len(pop["queries"]), 150, 30, 30
+    true_counts = pop["rest"] + _union_counts(pop["grades"], pop["used"])
+    y_pop = _scores(pop, pop["grades"], true_counts, np.arange(Q), measure)
+    true = {"mean": y_pop["real"].mean(), "diff": (y_pop["real"] - y_pop["weak"]).mean()}
+    rng = np.random.default_rng(2026)
+    drawn = rng.integers(0, Q, (REPS, N))                        # the queries, drawn from their population
+    hard = y_pop["real"] + y_pop["weak"] < np.median(y_pop["real"] + y_pop["weak"]) if judge == "uneven" else None
+    g = _judge(rng, pop["grades"][drawn], _P_UP if judge == "even" else np.where(hard[drawn], 0.7, 0.1))
+    counts = _judge_counts(rng, pop["rest"][drawn]) + _union_counts(g, pop["used"][drawn])
+    f = _scores(pop, g, counts, drawn, measure)                         # (REPS, N) each
+    y = {name: v[drawn] for name, v in y_pop.items()}
+    # allocate's design, as the command makes it: strata of the runs' mean LLM metric, the pilot = the first 30
+    labelled = np.zeros((REPS, N), bool)
+    strata = np.zeros((REPS, N), int)
+    for rep in range(REPS):
+        f_mean = (f["real"][rep] + f["weak"][rep]) / 2
+        y_mean = (y["real"][rep] + y["weak"][rep]) / 2
+        plan = allocate(y_mean[:pilot], f_mean[:pilot], f_mean[pilot:], budget, strata=4, seed=rep)
+        labelled[rep, :pilot] = True
+        labelled[rep, pilot + np.array(plan["chosen"])] = True
+        strata[rep] = plan["strata"]
+    assert (labelled.sum(1) == pilot + budget).all()
+    cover, width = {}, {}
+    for what, yy, ff in (("mean", y["real"], f["real"]), ("diff", y["real"] - y["weak"], f["real"] - f["weak"])):
+        for kind, lam in (("design", None), ("design_human", 0.0)):
+            got = stratified_estimate(yy, ff, labelled, strata, lam=lam)
+            cover[what, kind] = np.mean((got["low"] <= true[what]) & (true[what] <= got["high"]))
+            width[what, kind] = np.mean(got["high"] - got["low"])
+        # the same labels taken for a uniform sample (estimate without the design), and a uniform sample of 60
+        naive = [ppi_mean(yy[r][labelled[r]], ff[r][labelled[r]], ff[r][~labelled[r]], small_sample=True)
+                 for r in range(REPS)]
+        uniform = [ppi_mean(yy[r][:pilot + budget], ff[r][:pilot + budget], ff[r][pilot + budget:],
+                            small_sample=True) for r in range(REPS)]
+        for kind, rows in (("naive", naive), ("uniform", uniform)):
+            low, high, centre = (np.array([e[k] for e in rows]) for k in ("low", "high", "estimate"))
+            cover[what, kind] = np.mean((low <= true[what]) & (true[what] <= high))
+            width[what, kind] = np.mean(high - low)
+            cover[what, kind + "_bias"] = np.mean(centre) - true[what]
+        centre = stratified_estimate(yy, ff, labelled, strata)["estimate"]
+        cover[what, "design_bias"] = np.mean(centre) - true[what]
+        llm = ff.mean(1)
+        half = 1.96 * ff.std(1, ddof=1) / np.sqrt(N)
+        cover[what, "llm"] = np.mean((llm - half <= true[what]) & (true[what] <= llm + half))
+        cover[what, "llm_bias"] = np.mean(llm) - true[what]
+    print({k: round(float(v), 4) for k, v in cover.items()}, {k: round(float(v), 4) for k, v in width.items()})
+    assert 0.93 <= cover["mean", "design"] <= 0.97, cover
+    assert 0.93 <= cover["diff", "design"] <= 0.97, cover
+    # the lenient judge's DCG@10 is far off (nDCG@10's normaliser takes most of the leniency back)
+    assert measure == "nDCG@10" or cover["mean", "llm"] < 0.5, cover
+    assert width["mean", "design"] < width["mean", "design_human"]       # the LLM's labels narrow it
+    assert width["mean", "design"] < width["mean", "uniform"]            # the allocation too, for what it was made
+    # the unbiased estimate: its mean over the repetitions within 3 standard errors of the truth
+    assert abs(cover["mean", "design_bias"]) < 3 * width["mean", "design"] / 3.92 / np.sqrt(REPS)
