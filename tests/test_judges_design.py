@@ -252,3 +252,147 @@ def test_coverage_of_the_allocated_design_with_real_qrels_as_the_truth(populatio
     assert width["mean", "design"] < width["mean", "uniform"]            # the allocation too, for what it was made
     # the unbiased estimate: its mean over the repetitions within 3 standard errors of the truth
     assert abs(cover["mean", "design_bias"]) < 3 * width["mean", "design"] / 3.92 / np.sqrt(REPS)
+
+
+# ------------------------------------------------------------------ the command line, end to end
+def _write_world(folder: Path, queries=120, docs=20, seed=0):
+    """Synthetic truth and lenient LLM qrels of every query, two runs, and a uniform pilot of 30 labelled queries."""
+    rng = np.random.default_rng(seed)
+    grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(queries, docs))
+    llm = _judge(rng, grades)
+
+    def qrels(path, g, qs):
+        path.write_text("".join(f"q{q} 0 d{d} {g[q, d]}\n" for q in qs for d in range(docs)))
+
+    qrels(folder / "llm.qrels", llm, range(queries))
+    qrels(folder / "truth.qrels", grades, range(queries))
+    qrels(folder / "pilot.qrels", grades, sorted(rng.choice(queries, 30, replace=False)))
+    for name, skill in (("strong", 1.2), ("weak", 0.7)):
+        s = skill * grades + rng.normal(0, 1, grades.shape)
+        (folder / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]} {name}\n" for q in range(queries)
+                                                    for d in range(docs)))
+    return grades, llm
+
+
+def _labelled(folder: Path, design: dict, name="human.qrels", skip=0) -> Path:
+    """The assessors' work: the truth's grades of the design's pilot and chosen queries (less the last ``skip``)."""
+    wanted = set(design["pilot"]) | set(design["chosen"][:len(design["chosen"]) - skip])
+    lines = [line for line in (folder / "truth.qrels").read_text().splitlines(True) if line.split()[0] in wanted]
+    (folder / name).write_text("".join(lines))
+    return folder / name
+
+
+def test_allocate_writes_the_design_and_estimate_reads_it(cli, tmp_path):
+    _write_world(tmp_path)
+    runs = [tmp_path / "strong.run", tmp_path / "weak.run"]
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", tmp_path / "llm.qrels", *runs, "-m", "nDCG@10",
+               "--budget", "30", "--seed", "3", "-o", tmp_path / "design.json", "--format", "json")
+    assert done.code == 0, done.err
+    printed = json.loads(done.out)
+    design = json.loads((tmp_path / "design.json").read_text())
+    assert {k: printed[k] for k in design} == design                    # the JSON output holds the design
+    assert design["format"] == "rankmeter judges design" and design["version"] == 1
+    assert design["unit"] == "queries" and design["measures"] == ["nDCG@10"] and design["seed"] == 3
+    assert design["runs"] == ["strong", "weak"] and len(design["assignment"]) == 120 and len(design["pilot"]) == 30
+    assert sum(s["size"] for s in design["strata"]) == 120
+    assert [s["chosen"] for s in design["strata"]] == printed["per_stratum"] and sum(printed["per_stratum"]) == 30
+    stratum = dict(map(tuple, design["assignment"]))
+    for s in design["strata"]:     # each stratum's counts as the assignment says them
+        assert s["size"] == sum(h == s["stratum"] for h in stratum.values())
+        assert s["labelled"] == sum(stratum[q] == s["stratum"] for q in design["pilot"])
+        assert s["labels"] == s["labelled"] + s["chosen"] >= 2
+    # the strata are cut by the LLM's nDCG@10 (the runs' mean): a higher stratum never holds a lower value
+    llm_values = {name: dict(zip(*(lambda r: (r.queries, r.values("nDCG@10")))(
+        rankmeter.evaluate(str(tmp_path / "llm.qrels"), str(run), ["nDCG@10"])))) for name, run in zip("sw", runs)}
+    mean = {q: (llm_values["s"][q] + llm_values["w"][q]) / 2 for q in stratum}
+    for h in range(3):
+        assert max(mean[q] for q in stratum if stratum[q] == h) <= min(mean[q] for q in stratum if stratum[q] == h + 1)
+    human = _labelled(tmp_path, design)
+    done = cli("judges", "estimate", human, tmp_path / "llm.qrels", *runs, "-m", "nDCG@10", "--design",
+               tmp_path / "design.json", "--format", "json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert data["labelled_queries"] == 60 and data["design"]["sizes"] == [s["size"] for s in design["strata"]]
+    assert data["design"]["labelled"] == [s["labels"] for s in design["strata"]]
+    # the same as the estimator on the per-query values, and the fixed interface's shape
+    got = estimate(str(human), str(tmp_path / "llm.qrels"), [str(r) for r in runs], ["nDCG@10"],
+                   design=str(tmp_path / "design.json"))
+    truth = rankmeter.evaluate(str(human), str(runs[0]), ["nDCG@10"])
+    y = dict(zip(truth.queries, truth.values("nDCG@10")))
+    order = [q for q, _ in design["assignment"]]
+    f = np.array([llm_values["s"][q] for q in order])
+    lab = np.array([q in y for q in order])
+    want = stratified_estimate(np.array([y.get(q, 0.0) for q in order]), f, lab,
+                               np.array([stratum[q] for q in order]))
+    row = data["runs"][0]
+    assert row["run"] == "strong" and row["ppi"]["estimate"] == pytest.approx(float(want["estimate"]), abs=1e-12)
+    assert row["ppi"]["high"] == pytest.approx(float(want["high"]), abs=1e-12)
+    assert got.runs[0]["ppi"]["estimate"] == pytest.approx(row["ppi"]["estimate"], abs=1e-12)
+    assert {"run", "measure", "ppi", "llm_only", "human_only"} <= set(row)
+    assert {"a", "b", "measure", "ppi", "llm_only", "human_only"} <= set(data["pairs"][0])
+    assert {"estimate", "low", "high"} <= set(data["pairs"][0]["ppi"])
+    text = cli("judges", "estimate", human, tmp_path / "llm.qrels", *runs, "-m", "nDCG@10", "--design",
+               tmp_path / "design.json").out
+    assert "60 of 120 queries human-labelled (stratified design" in text
+
+
+def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
+    _write_world(tmp_path)
+    runs = [tmp_path / "strong.run", tmp_path / "weak.run"]
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", tmp_path / "llm.qrels", *runs, "-m", "nDCG@10",
+               "--budget", "30", "-o", tmp_path / "design.json")
+    assert done.code == 0, done.err
+    design = json.loads((tmp_path / "design.json").read_text())
+    llm = tmp_path / "llm.qrels"
+
+    def run(human, path=tmp_path / "design.json", *more):
+        return cli("judges", "estimate", human, llm, *runs, "-m", "nDCG@10", "--design", path, *more)
+
+    # queries labelled outside the design: left out, and said
+    extra = [q for q, _ in design["assignment"] if q not in set(design["pilot"]) | set(design["chosen"])][:3]
+    human = _labelled(tmp_path, design)
+    with open(human, "a") as fh:
+        fh.writelines(line for line in (tmp_path / "truth.qrels").read_text().splitlines(True)
+                      if line.split()[0] in extra)
+    done = run(human, tmp_path / "design.json", "--format", "json")
+    data = json.loads(done.out)
+    assert done.code == 0 and data["labelled_queries"] == 60
+    assert any("3 human-labelled queries are not in the design's sample" in w for w in data["warnings"])
+    # some chosen queries not labelled yet: said
+    data = json.loads(run(_labelled(tmp_path, design, skip=4), tmp_path / "design.json", "--format", "json").out)
+    assert any("4 of the design's 60 queries have no human labels" in w for w in data["warnings"])
+    # another measure: valid, and said
+    data = json.loads(cli("judges", "estimate", _labelled(tmp_path, design), llm, *runs, "-m", "P@10", "--design",
+                          tmp_path / "design.json", "--format", "json").out)
+    assert any("cut by the LLM's nDCG@10" in w for w in data["warnings"]), data["warnings"]
+    # a stratum with fewer than two labelled queries
+    top = max(design["strata"], key=lambda s: s["stratum"])["stratum"]
+    stratum = dict(map(tuple, design["assignment"]))
+    thin = dict(design, pilot=[q for q in design["pilot"] if stratum[q] != top],
+                chosen=[q for q in design["chosen"] if stratum[q] != top][:-1] +
+                [next(q for q in design["chosen"] + design["pilot"] if stratum[q] == top)])
+    (tmp_path / "thin.json").write_text(json.dumps(thin))
+    done = run(_labelled(tmp_path, thin, "thin.qrels"), tmp_path / "thin.json")
+    assert done.code == 2 and "a stratum has 1 human-labelled queries: each needs two or more" in done.err
+    # a design for other queries
+    other = dict(design, assignment=design["assignment"][:-5])
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    done = run(human, tmp_path / "other.json")
+    assert done.code == 2 and "the design was made for other queries: 5 of the LLM's 120 queries" in done.err
+    # not a design, another version, a unit that contradicts it
+    (tmp_path / "not.json").write_text('{"runs": []}')
+    done = run(human, tmp_path / "not.json")
+    assert done.code == 2 and "not a design" in done.err and "not.json" in done.err
+    (tmp_path / "v9.json").write_text(json.dumps(dict(design, version=9)))
+    assert "design version 9" in run(human, tmp_path / "v9.json").err
+    done = run(human, tmp_path / "design.json", "--unit", "pairs")
+    assert done.code == 2 and "the design is for human labels on queries" in done.err
+    with pytest.raises(InputError, match="not JSON"):
+        (tmp_path / "bad.json").write_text("{")
+        estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=str(tmp_path / "bad.json"))
+    # without the design, a strongly skewed sample (the pilot and the 30 queries of the LLM's lowest quartile, as
+    # an allocation to one stratum would choose) is said not to look uniform (a mildly allocated one may not be)
+    low = [q for q, h in design["assignment"] if h == 0]
+    skewed = _labelled(tmp_path, dict(design, chosen=low), "skewed.qrels")
+    plain = estimate(str(skewed), str(llm), [str(r) for r in runs], ["nDCG@10"])
+    assert any("unlike a uniform random sample" in w and "--design" in w for w in plain.warnings), plain.warnings

@@ -323,5 +323,22 @@ def _sampling_check(f, labels, named, n) -> list[str]:
         if p < 0.001:
             out.append(f"the human-labelled queries differ from the others on {name}'s {labels[0]} under the LLM's "
                        f"labels (mean {a.mean():.4f} against {b.mean():.4f}, p={p:.1e}): they may not be a uniform "
-                       "random sample of the queries, which the estimate assumes")
+                       f"random sample of the queries, which the estimate assumes{_DESIGN_HINT}")
+    # spread over the quartiles of the LLM's metric (the runs' mean) unlike a uniform sample: an allocated one?
+    from rankmeter.analyses.judges.allocation import _strata
+    from rankmeter.analyses.judges.pair_ppi import _chi2_p
+
+    every = np.mean([f[(name, labels[0])] for name, _ in named], axis=0)
+    quartile = _strata(every, 4)
+    seen, size = np.bincount(quartile[:n], minlength=4), np.bincount(quartile, minlength=4)
+    expected = n * size / len(every)
+    p = _chi2_p(float(((seen - expected) ** 2 / np.where(expected > 0, expected, 1)).sum()), int((size > 0).sum()) - 1)
+    if len(every) >= 8 and p < 0.001:
+        out.append(f"the human-labelled queries are spread over the quartiles of the LLM's {labels[0]} unlike a "
+                   f"uniform random sample ({', '.join(map(str, seen.tolist()))} labelled of "
+                   f"{', '.join(map(str, size.tolist()))}, lowest first; p={p:.1e}){_DESIGN_HINT}")
     return out
+
+
+_DESIGN_HINT = ("; if `rankmeter judges allocate` chose them, estimate with its design (--design FILE; design= in "
+                "Python), else the estimate may be biased")
