@@ -396,3 +396,45 @@ def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
     skewed = _labelled(tmp_path, dict(design, chosen=low), "skewed.qrels")
     plain = estimate(str(skewed), str(llm), [str(r) for r in runs], ["nDCG@10"])
     assert any("unlike a uniform random sample" in w and "--design" in w for w in plain.warnings), plain.warnings
+
+
+def test_a_design_of_pairs(cli, tmp_path):
+    """Human labels on pairs: allocate's design holds each pair's rank band; estimate --design stratifies by it (the
+    same bands the estimate finds itself when the runs and the depth are the same: then the two agree), and refuses
+    a frame the design does not cover (a deeper measure's)."""
+    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
+    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
+    rng = np.random.default_rng(5)
+    llm = {q: {d: int(min(3, g + (rng.random() < 0.4))) for d, g in docs.items()} for q, docs in truth.items()}
+    run = {q: {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs} for q, docs in truth.items()}
+    top10 = [(q, d) for q, docs in run.items() for d in sorted(docs, key=lambda d: -docs[d])[:10]]
+    pilot = {top10[i] for i in rng.choice(len(top10), 120, replace=False)}
+
+    def write(path, pairs):
+        path.write_text("".join(f"{q} 0 {d} {truth[q][d]}\n" for q, d in sorted(pairs)))
+        return path
+
+    (tmp_path / "llm.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in llm.items() for d, g in docs.items()))
+    (tmp_path / "real.run").write_text("".join(f"{q} Q0 {d} 0 {s} real\n" for q, docs in run.items()
+                                               for d, s in docs.items()))
+    args = (tmp_path / "llm.qrels", tmp_path / "real.run", "-m", "DCG@10")
+    done = cli("judges", "allocate", write(tmp_path / "pilot.qrels", pilot), *args, "--budget", "40", "-o",
+               tmp_path / "design.json")
+    assert done.code == 0, done.err
+    design = json.loads((tmp_path / "design.json").read_text())
+    assert design["unit"] == "pairs" and len(design["assignment"]) == len(top10) and len(design["chosen"]) == 40
+    band = {(q, d): h for q, d, h in design["assignment"]}
+    ranks = {(q, d): r + 1 for q, docs in run.items() for r, d in enumerate(sorted(docs, key=lambda d: -docs[d]))}
+    assert all(h == int(np.log2(ranks[k])) for k, h in band.items())           # the band of the best rank
+    human = write(tmp_path / "human.qrels", pilot | {tuple(u) for u in design["chosen"]})
+    with_design = json.loads(cli("judges", "estimate", human, *args, "--design", tmp_path / "design.json",
+                                 "--format", "json").out)
+    without = json.loads(cli("judges", "estimate", human, *args, "--format", "json").out)
+    assert with_design["unit"] == "pairs" and with_design["labelled_pairs"] == 160
+    assert with_design["runs"][0]["ppi"] == pytest.approx(without["runs"][0]["ppi"], abs=1e-12)
+    assert with_design["design"]["labelled"] == [s["labels"] for s in design["strata"]]
+    done = cli("judges", "estimate", human, tmp_path / "llm.qrels", tmp_path / "real.run", "-m", "DCG@20",
+               "--design", tmp_path / "design.json")
+    assert done.code == 2 and "the design was made for other pairs" in done.err
+    done = cli("judges", "estimate", human, *args, "--design", tmp_path / "design.json", "--unit", "queries")
+    assert done.code == 2 and "the design is for human labels on pairs" in done.err
