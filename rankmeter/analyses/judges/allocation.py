@@ -14,17 +14,20 @@
 """
 from __future__ import annotations
 
-import math
 from statistics import NormalDist
 
 import numpy as np
 
+from rankmeter.analyses.judges.params import BUDGET, STRATA, WIDTH
 from rankmeter.analyses.judges.ppi import ppi_mean
+from rankmeter.analyses.judges.stratified import stratified_estimate, stratified_ppi
+from rankmeter.engine.param import SEED, validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
 
 
+@validate_params(WIDTH)
 def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
     """The fewest labelled queries (of all ``len(f) + len(f_unlabelled)``) whose PPI++ interval is at most ``width``
     wide, if the variances stay as they are now; None if labelling every query would not be enough.
@@ -34,8 +37,6 @@ def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> i
     >>> labels_needed(truth[:40], llm[:40], llm[40:], 0.1)
     26
     """
-    if not width > 0:
-        raise ParameterError(f"width={width!r}: expected a positive interval width")
     now = ppi_mean(y, f, f_unlabelled, alpha=alpha)
     lam = now["lam"]
     residual = np.var(np.asarray(y, float) - lam * np.asarray(f, float))
@@ -76,90 +77,7 @@ def neyman(sizes: np.ndarray, spreads: np.ndarray, budget: int, available: np.nd
     return out
 
 
-def stratified_estimate(y, f, labelled, strata, *, alpha: float = 0.05, lam=None) -> dict:
-    """The stratified PPI++ (difference) estimate of the mean of ``y`` over the population the queries come from,
-    from a sample drawn at random within each stratum (:func:`allocate`'s design).
-
-    ``f`` (the LLM's metric of every query), ``labelled`` (bool) and ``strata`` (ints) have shape ``(..., N)``
-    (``strata`` may be ``(N,)``); ``y`` the same, read where ``labelled`` only. Leading axes are independent
-    repetitions (a simulation). With ``W_h = N_h / N``, ``n_h`` labelled of the ``N_h`` queries of stratum h and
-    ``e = y - lam f``::
-
-        estimate = sum_h W_h (lam mean_h(f) + mean_{labelled, h}(e))
-        variance = sum_h W_h^2 (1 - n_h/N_h) s_h^2(e) / n_h  +  s^2(y) / N
-
-    the first term is the sampling of the labels within each stratum (Cochran 1977, 5.3 and 7.1), the second the
-    draw of the N queries from their population (``s^2(y)``, stratified: the strata's variances and the spread of
-    their means), which is what the unstratified PPI++ interval (:func:`~rankmeter.analyses.judges.ppi.ppi_mean`)
-    also covers: with one stratum the two agree to O(1/N). ``lam`` (one for every stratum, in [0, 1]) minimises
-    the first term; ``lam=0`` is the stratified human-only estimate. The interval uses Student's t with
-    Satterthwaite's degrees of freedom. Returns arrays ``estimate, low, high, se, lam, n, df``.
-    """
-    from rankmeter.analyses.judges.pair_ppi import _t_quantile
-
-    f = np.asarray(f, float)
-    labelled = np.asarray(labelled, bool)
-    y = np.where(labelled, np.asarray(y, float), 0.0)
-    strata = np.broadcast_to(np.asarray(strata), f.shape)
-    codes = np.unique(strata)
-    one_hot = (strata[..., None] == codes).astype(float)                # (..., N, H)
-
-    def total(a):
-        return np.einsum("...i,...ih->...h", a, one_hot)
-
-    size = total(np.ones_like(f))
-    m = labelled.astype(float)
-    n = total(m)
-    if np.any((size > 0) & (n < 2)):
-        short = int(n[(size > 0) & (n < 2)].min())
-        raise ParameterError(f"a stratum has {short} human-labelled queries: each needs two or more (label more "
-                             "of its queries, or allocate over fewer strata)")
-    present = size > 0
-    n_, size_ = np.where(present, n, 2), np.where(present, size, 1)
-    weight = size / size.sum(-1, keepdims=True)
-    sy, sf = total(y * m), total(f * m)
-    cyy = (total(y * y * m) - sy * sy / n_) / (n_ - 1)
-    cff = (total(f * f * m) - sf * sf / n_) / (n_ - 1)
-    cyf = (total(y * f * m) - sy * sf / n_) / (n_ - 1)
-    a = np.where(present, weight ** 2 * (1 - n_ / size_) / n_, 0.0)
-    fitted = lam is None
-    if lam is None:
-        den = (a * cff).sum(-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lam = np.where(den > 0, np.clip((a * cyf).sum(-1) / np.where(den > 0, den, 1), 0, 1), 0.0)
-    lam = np.broadcast_to(np.asarray(lam, float), a.shape[:-1])
-    li = lam[..., None]
-    mean_h = li * total(f) / size_ + (sy - li * sf) / n_                # each stratum's estimate
-    center = (weight * mean_h).sum(-1)
-    residual = np.maximum(cyy - 2 * li * cyf + li ** 2 * cff, 0)
-    labels, groups = n.sum(-1), present.sum(-1)
-    # the residuals of a tuned lam lose one degree of freedom over the sample (Cochran 7.3's n - 2)
-    inflate = (labels - groups) / np.maximum(labels - groups - fitted, 1)
-    parts = a * residual * inflate[..., None]
-    spread_y = (weight * cyy).sum(-1) + (weight * (mean_h - center[..., None]) ** 2).sum(-1)
-    draw = spread_y / size.sum(-1)                                      # the queries' draw from the population
-    var = parts.sum(-1) + draw
-    se = np.sqrt(var)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        df = np.where(var > 0, var ** 2 / np.maximum((parts ** 2 / (n_ - 1)).sum(-1) + draw ** 2 / (labels - 1),
-                                                    1e-300), np.inf)
-    t = _t_quantile(df, 1 - alpha / 2)
-    return {"estimate": center, "low": center - t * se, "high": center + t * se, "se": se, "lam": lam,
-            "n": labels, "df": df}
-
-
-def stratified_ppi(y, f, f_unlabelled, strata_labelled, strata_unlabelled, *, alpha: float = 0.05,
-                   lam: float | None = None) -> dict:
-    """:func:`stratified_estimate` of one sample, labelled queries first: ``{"estimate", "low", "high", "se",
-    "lam", "n", "df"}`` as floats."""
-    y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
-    n = len(f)
-    out = stratified_estimate(np.concatenate([y, np.zeros(len(fu))]), np.concatenate([f, fu]),
-                              np.arange(n + len(fu)) < n, np.concatenate([strata_labelled, strata_unlabelled]),
-                              alpha=alpha, lam=lam)
-    return {k: float(v) for k, v in out.items()}
-
-
+@validate_params(BUDGET, STRATA, SEED)
 def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0) -> dict:
     """Which of the unlabelled queries to label next (their positions in ``f_unlabelled``) with ``budget`` labels.
 
@@ -168,10 +86,10 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
     (labelled first)}``.
     """
     y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
-    if not 0 < budget <= len(fu):
-        raise ParameterError(f"budget={budget!r}: expected 1 to {len(fu)} (the queries without human labels)")
-    if not 1 <= strata <= len(f) // 2:
-        raise ParameterError(f"strata={strata!r}: expected 1 to {len(f) // 2} (two labelled queries per stratum)")
+    if budget > len(fu) or strata > len(f) // 2:     # the data's bounds (the declarations check the rest)
+        raise ParameterError(f"budget={budget}, strata={strata}: {len(fu)} queries have no human labels and "
+                             f"{len(f)} have, so at most budget={len(fu)} and strata={len(f) // 2} (two labelled "
+                             "queries per stratum)")
     every = np.concatenate([f, fu])
     stratum = _strata(every, strata)
     sl, su = stratum[:len(f)], stratum[len(f):]
@@ -194,12 +112,13 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
 
 
 # ------------------------------------------------------------------ where to spend the next labels
+@validate_params(BUDGET, SEED)
 def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 0) -> dict:
     """The next ``budget`` pairs to label: Neyman allocation over the rank bands (labels in proportion to a band's
     size times the spread of ``e = y - lam f`` among its labelled pairs), at random within each band."""
     unl = ~frame.labelled
-    if not 0 < budget <= int(unl.sum()):
-        raise ParameterError(f"budget={budget!r}: expected 1 to {int(unl.sum())} (the pairs without human labels)")
+    if budget > int(unl.sum()):
+        raise ParameterError(f"budget={budget}: only {int(unl.sum())} pairs have no human labels")
     bands = np.unique(frame.band)
     lab = frame.labelled
     pooled = e[lab].var(ddof=1) if lab.sum() >= 2 else 1.0
@@ -222,14 +141,13 @@ def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 
             "per_band": [int(c) for c in counts], "spreads": spreads.tolist()}
 
 
+@validate_params(WIDTH)
 def pairs_needed(y, f, labelled, strata, width: float, *, queries: int, alpha: float = 0.05) -> int | None:
     """The fewest human-labelled pairs (spread over the strata in proportion to their sizes) whose interval
     (:func:`~rankmeter.analyses.judges.pair_ppi.pair_estimate`) is at most ``width`` wide, if each stratum's spread
     of ``y - lam f`` stays as the labelled pairs show it now; None if labelling every pair would not be enough."""
     from rankmeter.analyses.judges.pair_ppi import pair_estimate
 
-    if not width > 0:
-        raise ParameterError(f"width={width!r}: expected a positive interval width")
     y, f, labelled, strata = (np.asarray(a) for a in (y, f, labelled, strata))
     lam = float(pair_estimate(y, f, labelled, strata, queries=queries, alpha=alpha)["lam"])
     e = (y - lam * f).astype(float)

@@ -191,7 +191,7 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     design : path or dict, optional
         The stratified design the human labels were drawn by (``rankmeter judges allocate -o FILE``; see
         :mod:`.design`). The estimates then weight each stratum by its size
-        (:func:`~rankmeter.analyses.judges.allocation.stratified_estimate`, or the design's bands for pairs), the
+        (:func:`~rankmeter.analyses.judges.stratified.stratified_estimate`, or the design's bands for pairs), the
         human-only ones too; without it an allocated sample is taken for a uniform one, and the estimate is biased.
     **options
         Evaluation options (``rel``, ``judged_only`` ...).
@@ -269,7 +269,7 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
 def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options) -> None:
     """``estimate`` at query level with the stratified design ``plan``: every run's mean and every pair's difference
     by the stratified estimator, the human-only ones stratified too (lam = 0)."""
-    from rankmeter.analyses.judges.allocation import stratified_estimate
+    from rankmeter.analyses.judges.stratified import stratified_estimate
     from rankmeter.analyses.judges.design import query_sample
 
     strata, used, notes = query_sample(plan, labelled, unlabelled, labels)
@@ -325,11 +325,10 @@ def _sampling_check(f, labels, named, n) -> list[str]:
                        f"labels (mean {a.mean():.4f} against {b.mean():.4f}, p={p:.1e}): they may not be a uniform "
                        f"random sample of the queries, which the estimate assumes{_DESIGN_HINT}")
     # spread over the quartiles of the LLM's metric (the runs' mean) unlike a uniform sample: an allocated one?
-    from rankmeter.analyses.judges.allocation import _strata
     from rankmeter.analyses.judges.pair_ppi import _chi2_p
 
     every = np.mean([f[(name, labels[0])] for name, _ in named], axis=0)
-    quartile = _strata(every, 4)
+    quartile = np.searchsorted(np.quantile(every, [0.25, 0.5, 0.75]), every, side="right")
     seen, size = np.bincount(quartile[:n], minlength=4), np.bincount(quartile, minlength=4)
     expected = n * size / len(every)
     p = _chi2_p(float(((seen - expected) ** 2 / np.where(expected > 0, expected, 1)).sum()), int((size > 0).sum()) - 1)
