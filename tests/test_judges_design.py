@@ -171,6 +171,17 @@ def _scores(pop, grades, counts, which, measure="nDCG@10"):
             for name, rank_of in pop["rank_of"].items()}
 
 
+def _per_stratum_ppi(y, f, labelled, strata, z=1.959963984540054):
+    """PPI++ (ppi-python's ``ppi_mean_ci``) within each stratum, weighted by the strata's sizes: (low, high)."""
+    centre = var = 0.0
+    for h in np.unique(strata):
+        s = strata == h
+        part = ppi_mean(y[s & labelled], f[s & labelled], f[s & ~labelled])
+        centre += s.mean() * part["estimate"]
+        var += s.mean() ** 2 * part["se"] ** 2
+    return centre - z * np.sqrt(var), centre + z * np.sqrt(var)
+
+
 def test_the_numpy_ndcg_is_rankmeters(population):
     pop = population
     rng = np.random.default_rng(0)
@@ -239,6 +250,11 @@ def test_coverage_of_the_allocated_design_with_real_qrels_as_the_truth(populatio
             cover[what, kind + "_bias"] = np.mean(centre) - true[what]
         centre = stratified_estimate(yy, ff, labelled, strata)["estimate"]
         cover[what, "design_bias"] = np.mean(centre) - true[what]
+        # ppi-python's interval in each stratum, combined with the weights N_h / N: it leaves out how the strata's
+        # means vary between draws of the queries (the strata are cut by the LLM's metric, which follows the truth)
+        combined = np.array([_per_stratum_ppi(yy[r], ff[r], labelled[r], strata[r]) for r in range(REPS)])
+        cover[what, "per_stratum"] = np.mean((combined[:, 0] <= true[what]) & (true[what] <= combined[:, 1]))
+        width[what, "per_stratum"] = np.mean(combined[:, 1] - combined[:, 0])
         llm = ff.mean(1)
         half = 1.96 * ff.std(1, ddof=1) / np.sqrt(N)
         cover[what, "llm"] = np.mean((llm - half <= true[what]) & (true[what] <= llm + half))
@@ -248,6 +264,7 @@ def test_coverage_of_the_allocated_design_with_real_qrels_as_the_truth(populatio
     assert 0.93 <= cover["diff", "design"] <= 0.97, cover
     # the lenient judge's DCG@10 is far off (nDCG@10's normaliser takes most of the leniency back)
     assert measure == "nDCG@10" or cover["mean", "llm"] < 0.5, cover
+    assert cover["mean", "per_stratum"] < 0.9, cover                       # why the variance has the draw's term
     assert width["mean", "design"] < width["mean", "design_human"]       # the LLM's labels narrow it
     assert width["mean", "design"] < width["mean", "uniform"]            # the allocation too, for what it was made
     # the unbiased estimate: its mean over the repetitions within 3 standard errors of the truth
