@@ -361,6 +361,11 @@ def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
     assert done.code == 0, done.err
     design = json.loads((tmp_path / "design.json").read_text())
     llm = tmp_path / "llm.qrels"
+    # the design is never written over an input, and without -o the text says to keep it
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", llm, *runs, "-m", "nDCG@10", "--budget", "30", "-o", llm)
+    assert done.code == 2 and llm.read_text().startswith("q0 0 d0")
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", llm, *runs, "-m", "nDCG@10", "--budget", "30")
+    assert done.code == 0 and "keep the design (-o FILE)" in done.out
 
     def run(human, path=tmp_path / "design.json", *more):
         return cli("judges", "estimate", human, llm, *runs, "-m", "nDCG@10", "--design", path, *more)

@@ -110,6 +110,9 @@ def _finish(args, data, lines, unit, named, label, assignment, pilot, chosen, pe
         design.write(doc, args.output, inputs=[args.human, args.llm, *args.runs])
         lines.append(f"design -> {args.output} (once the chosen {unit} are labelled and added to HUMAN: "
                      f"judges estimate ... --design {args.output})")
+    else:
+        lines.append(f"keep the design (-o FILE) for `judges estimate ... --design FILE`: an allocated sample "
+                     f"estimated as a uniform one is biased")
     return flags.emit(args, {**doc, **data}, lines)
 
 
