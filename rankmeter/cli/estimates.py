@@ -11,7 +11,7 @@ from rankmeter.core.params import PARAMS
 #: where allocate writes its design
 DESIGN_OUT = PARAMS["output"].but(help="write the design (JSON: each unit's stratum, the labels per stratum, the "
                                        "seed) to FILE, for `judges estimate --design FILE` once the chosen units "
-                                       "are labelled")
+                                       "are labelled", metavar="FILE")
 
 def add_parsers(kinds) -> None:
     """The two kinds, added to ``rankmeter judges``."""

@@ -282,8 +282,11 @@ def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabe
     def both(truth, llm) -> tuple[dict, dict]:
         full = np.zeros(len(everything))
         full[used] = truth
-        return tuple({k: float(v) for k, v in stratified_estimate(full, llm, used, strata, alpha=alpha, lam=lam)
-                      .items()} for lam in (None, 0.0))
+        out = [{k: float(v) for k, v in stratified_estimate(full, llm, used, strata, alpha=alpha, lam=lam).items()}
+               for lam in (None, 0.0)]
+        for e in out:   # counts as the uniform sample's estimate gives them
+            e.update(n=int(used.sum()), N=int((~used).sum()))
+        return tuple(out)
 
     for name, _ in named:
         for label in labels:
