@@ -20,12 +20,13 @@ def add_parsers(kinds) -> None:
     common = (PARAMS["qrels"].but(name="human", metavar="HUMAN", help="human judgments of a random sample of queries"),
               PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
               PARAMS["runs"].but(help="the runs"), PARAMS["measure"].but(required=True))
-    flags.add(e, *common, UNIT, DESIGN, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals", *flags.EVALUATION)
+    flags.add(e, *common, UNIT, DESIGN, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals",
+              *flags.EVALUATION)
     e.set_defaults(func=run_estimate, subparser=e)
     a = kinds.add_parser("allocate", help="which queries to send to assessors next, and how many labels a target "
                                           "interval width needs")
-    flags.add(a, *common, UNIT, BUDGET, STRATA, WIDTH, DESIGN_OUT, "alpha", "seed", PARAMS["format"].but(choices=("text", "json")),
-              *flags.EVALUATION)
+    flags.add(a, *common, UNIT, BUDGET, STRATA, WIDTH, DESIGN_OUT, "alpha", "seed",
+              PARAMS["format"].but(choices=("text", "json")), *flags.EVALUATION)
     a.set_defaults(func=run_allocate, subparser=a)
 
 

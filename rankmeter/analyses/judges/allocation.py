@@ -24,7 +24,8 @@ from rankmeter.analyses.judges.stratified import stratified_estimate, stratified
 from rankmeter.engine.param import SEED, validate_params
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
+__all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs",
+           "pairs_needed"]
 
 
 @validate_params(WIDTH)

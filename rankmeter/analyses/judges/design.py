@@ -39,8 +39,8 @@ VERSION = 1
 def make(unit: str, *, measure: str, runs, seed, budget: int, assignment, pilot, chosen, per_stratum,
          spreads, codes=None) -> dict:
     """The design document (see the module's docstring). ``assignment``: (unit, stratum) rows (a unit is a query
-    id, or a (query, doc) pair); ``pilot``/``chosen``: the units labelled before and to label next; ``per_stratum``: labels chosen per stratum in
-    the order of ``codes`` (default 0, 1, ...)."""
+    id, or a (query, doc) pair); ``pilot``/``chosen``: the units labelled before and to label next;
+    ``per_stratum``: labels chosen per stratum in the order of ``codes`` (default 0, 1, ...)."""
     strata = np.array([row[-1] for row in assignment], dtype=np.int64)
     codes = list(range(len(per_stratum))) if codes is None else [int(c) for c in codes]
     stratum_of = {_key(row[:-1]): int(row[-1]) for row in assignment}

@@ -25,8 +25,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from rankmeter.core.params import PARAMS
 from rankmeter.analyses.judges.params import UNIT
+from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
@@ -269,8 +269,8 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
 def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options) -> None:
     """``estimate`` at query level with the stratified design ``plan``: every run's mean and every pair's difference
     by the stratified estimator, the human-only ones stratified too (lam = 0)."""
-    from rankmeter.analyses.judges.stratified import stratified_estimate
     from rankmeter.analyses.judges.design import query_sample
+    from rankmeter.analyses.judges.stratified import stratified_estimate
 
     strata, used, notes = query_sample(plan, labelled, unlabelled, labels)
     result.warnings += notes
