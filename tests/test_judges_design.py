@@ -412,6 +412,8 @@ def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
     with pytest.raises(InputError, match="not JSON"):
         (tmp_path / "bad.json").write_text("{")
         estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=str(tmp_path / "bad.json"))
+    with pytest.raises(ParameterError, match="design=5: expected a file path or the design's dict"):
+        estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=5)
     # without the design, a strongly skewed sample (the pilot and the 30 queries of the LLM's lowest quartile, as
     # an allocation to one stratum would choose) is said not to look uniform (a mildly allocated one may not be)
     low = [q for q, h in design["assignment"] if h == 0]

@@ -82,6 +82,9 @@ def read(design) -> dict:
     """A design from a file path (or the dict itself), checked for the fields the estimate reads."""
     if isinstance(design, dict):
         data, source = design, "<design>"
+    elif not isinstance(design, (str, os.PathLike)):
+        raise ParameterError(f"design={design!r}: expected a file path or the design's dict (what `rankmeter judges "
+                             "allocate -o FILE` writes)")
     else:
         source = os.fspath(design)
         try:
