@@ -67,7 +67,7 @@ def test_the_whole_loop_runs_in_order(example, cli, monkeypatch):
     against the stand-in server its first block starts; the cache's rerun makes no call."""
     section = PAGE.read_text(encoding="utf-8").split(LOOP)[1].split("\n## ")[0]
     blocks = re.findall(r"```(python|console)\n(.*?)```", section, flags=re.DOTALL)
-    assert [kind for kind, _ in blocks].count("console") == 7
+    assert [kind for kind, _ in blocks].count("console") == 8
     monkeypatch.setenv("OPENAI_BASE_URL", "unset")     # restored afterwards: the page sets it
     namespace: dict = {}
     try:

@@ -4,23 +4,14 @@ rankmeter.analyses.judges.allocation)."""
 from __future__ import annotations
 
 
+from rankmeter.analyses.judges.params import BUDGET, DESIGN, STRATA, UNIT, WIDTH
 from rankmeter.cli import flags
-from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
-#: this command's own knobs
-BUDGET = Param("budget", "integer", None, "human labels (queries, or pairs with --unit pairs) to spend next", group="judges", low=1,
-               required=True, metavar="N")
-STRATA = Param("strata", "integer", 4, "strata of the LLM's metric the budget is spread over (Neyman)",
-               group="judges", low=1, high=100)
-UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole queries, or (query, doc) pairs "
-             "(for measures that are sums over the ranked documents: P@k, DCG@k, RBP); auto: queries when every "
-             "query HUMAN touches has all its LLM-judged pairs within the runs' depth labelled", group="judges",
-             choices=("auto", "queries", "pairs"))
-WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs, of the first "
-              "run) reach it", group="judges",
-              low=0, low_open=True, optional=True)
-
+#: where allocate writes its design
+DESIGN_OUT = PARAMS["output"].but(help="write the design (JSON: each unit's stratum, the labels per stratum, the "
+                                       "seed) to FILE, for `judges estimate --design FILE` once the chosen units "
+                                       "are labelled", metavar="FILE")
 
 def add_parsers(kinds) -> None:
     """The two kinds, added to ``rankmeter judges``."""
@@ -29,12 +20,13 @@ def add_parsers(kinds) -> None:
     common = (PARAMS["qrels"].but(name="human", metavar="HUMAN", help="human judgments of a random sample of queries"),
               PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
               PARAMS["runs"].but(help="the runs"), PARAMS["measure"].but(required=True))
-    flags.add(e, *common, UNIT, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals", *flags.EVALUATION)
+    flags.add(e, *common, UNIT, DESIGN, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals",
+              *flags.EVALUATION)
     e.set_defaults(func=run_estimate, subparser=e)
     a = kinds.add_parser("allocate", help="which queries to send to assessors next, and how many labels a target "
                                           "interval width needs")
-    flags.add(a, *common, UNIT, BUDGET, STRATA, WIDTH, "alpha", "seed", PARAMS["format"].but(choices=("text", "json")),
-              *flags.EVALUATION)
+    flags.add(a, *common, UNIT, BUDGET, STRATA, WIDTH, DESIGN_OUT, "alpha", "seed",
+              PARAMS["format"].but(choices=("text", "json")), *flags.EVALUATION)
     a.set_defaults(func=run_allocate, subparser=a)
 
 
@@ -43,7 +35,7 @@ def run_estimate(args) -> int:
     from rankmeter.io.output import printable
 
     got = estimate(args.human, args.llm, list(args.runs), args.measure, alpha=args.alpha, unit=args.unit,
-                   **flags.evaluation(args))
+                   design=args.design, **flags.evaluation(args))
     d = args.decimals
     level = round(100 * (1 - args.alpha))
 
@@ -53,6 +45,8 @@ def run_estimate(args) -> int:
     sample = (f"{got.labelled_pairs} of {got.frame_pairs} pairs within the runs' depth human-labelled, in "
               f"{got.labelled} of {got.queries} queries" if got.unit == "pairs" else
               f"{got.labelled} of {got.queries} queries human-labelled")
+    if got.design is not None:
+        sample += f" (stratified design {args.design}: {got.design['strata']} strata, each weighted by its size)"
     lines = [f"{sample}; {level}% intervals",
              f"{'run':<16} {'measure':<10} {'PPI++':>26}  {'LLM only (biased)':>26}  {'human only':>26}"]
     lines += [f"{printable(r['run']):<16} {r['measure']:<10} {cell(r['ppi']):>26}  {cell(r['llm_only']):>26}  "
@@ -101,7 +95,26 @@ def run_allocate(args) -> int:
         data["labels_needed"] = needed
         lines.append(f"labelled queries for an interval {args.width} wide: "
                      + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
-    return flags.emit(args, data, lines)
+    assignment = list(zip(labelled + unlabelled, plan["strata"]))
+    return _finish(args, data, lines, "queries", named, label, assignment, labelled, chosen, plan["per_stratum"],
+                   plan["spreads"])
+
+
+def _finish(args, data, lines, unit, named, label, assignment, pilot, chosen, per_stratum, spreads, codes=None) -> int:
+    """The design added to the JSON, and written to ``-o FILE``."""
+    from rankmeter.analyses.judges import design
+
+    doc = design.make(unit, measure=label, runs=[name for name, _ in named], seed=args.seed or 0,
+                      budget=args.budget, assignment=assignment, pilot=pilot, chosen=chosen,
+                      per_stratum=per_stratum, spreads=spreads, codes=codes)
+    if args.output:
+        design.write(doc, args.output, inputs=[args.human, args.llm, *args.runs])
+        lines.append(f"design -> {args.output} (once the chosen {unit} are labelled and added to HUMAN: "
+                     f"judges estimate ... --design {args.output})")
+    else:
+        lines.append(f"keep the design (-o FILE) for `judges estimate ... --design FILE`: an allocated sample "
+                     f"estimated as a uniform one is biased")
+    return flags.emit(args, {**doc, **data}, lines)
 
 
 def _allocate_pairs(args, frame, named, names) -> int:
@@ -141,4 +154,8 @@ def _allocate_pairs(args, frame, named, names) -> int:
         have = int(frame.labelled.sum())
         lines.append(f"labelled pairs for a {name} {label} interval {args.width} wide (spread over the rank bands): "
                      + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs"))
-    return flags.emit(args, data, lines)
+    docs = [decode(d) for d in frame.docs]
+    assignment = [(str(q), d, int(b)) for q, d, b in zip(queries, docs, frame.band)]
+    pilot = [[str(queries[i]), docs[i]] for i in np.flatnonzero(frame.labelled)]
+    return _finish(args, data, lines, "pairs", named, label, assignment, pilot, chosen, plan["per_band"],
+                   plan["spreads"], codes=np.unique(frame.band))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rankmeter.analyses.judges.params import AGGREGATE, DRAWS, SAMPLED_LABELS
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
@@ -21,12 +22,8 @@ HUMAN = Param("human", "path", None, "the human judgments", "inputs", positional
 LLM = Param("llm", "path", None, "the LLM judgments", "inputs", positional=True, required=True, metavar="LLM")
 JUDGMENTS = Param("judgments", "paths", None, "two judgment files (e.g. HUMAN LLM: the rows, then the columns of the "
                   "confusion matrix), or more: one per judge", "inputs", positional=True, metavar="JUDGMENTS")
-LABELS = Param("labels", "path", None, "instead of judgment files: several sampled labels per pair (TREC qrels, one "
-               "line per sample, as judges aggregate reads): each label is a rating", "judges", metavar="SAMPLES")
 SAMPLED = Param("samples", "path", None, "TREC qrels with one line per sample (in sample order), or JSON Lines with "
                 "grade or probabilities per pair", "inputs", positional=True, required=True, metavar="SAMPLES")
-AGGREGATE = Param("method", "choice", "mode", "how a pair's samples become one grade: mode (UMBRELA's: on a tie the "
-                  "label seen first), mean (real grades) or median", "judges", choices=("mode", "mean", "median"))
 BINS = Param("bins", "string", None, "real grades: comma-separated edges making categories (a grade's category is how "
              "many edges it reaches), e.g. 0.5,1.5,2.5", "judges", metavar="EDGES")
 NO_PER_QUERY = Param("no_per_query", "bool", False, "leave out the per-query figures", "judges")
@@ -34,7 +31,6 @@ PROVENANCE = Param("provenance", "path", None, "also write query, doc, grade, so
                    metavar="FILE")
 PROBABILITIES = Param("probabilities", "path", None, "the LLM's probability per grade (JSON Lines): expected scores "
                       "and a resampled interval", "judges", metavar="FILE")
-DRAWS = Param("samples", "integer", 200, "label draws for the interval", "judges", low=1, high=1_000_000)
 
 
 def _emit(args, data: dict, text: str) -> int:
@@ -118,25 +114,25 @@ def _bins(text: str) -> list[float]:
 
 def run_agree(args: argparse.Namespace) -> int:
     """``rankmeter agree HUMAN LLM`` (two judges: Cohen's kappas, confusion matrix, per query), ``rankmeter agree
-    J1 J2 J3 ...`` or ``rankmeter agree --labels SAMPLES`` (several raters: Fleiss' kappa, Krippendorff's alpha)."""
+    J1 J2 J3 ...`` or ``rankmeter agree --samples SAMPLES`` (several raters: Fleiss' kappa, Krippendorff's alpha)."""
     from rankmeter.errors import ParameterError
     bins = _bins(args.bins) if args.bins else None
     judges = list(args.judgments)
-    if args.labels is None and len(judges) == 2:
+    if args.samples is None and len(judges) == 2:
         from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
         result = agreement(*judges, rel=args.rel, bins=bins, per_query=not args.no_per_query)
         return _emit(args, result, agreement_text(result, decimals=args.decimals))
-    if args.labels is None and len(judges) < 2:
-        raise ParameterError(f"got {len(judges)} judgment file(s): give two judges or more, or --labels SAMPLES "
+    if args.samples is None and len(judges) < 2:
+        raise ParameterError(f"got {len(judges)} judgment file(s): give two judges or more, or --samples SAMPLES "
                              "(several sampled labels per pair)")
     from rankmeter.analyses.judges.many_raters import many_rater_agreement, many_rater_text
-    result = many_rater_agreement(judges, samples=args.labels, rel=args.rel, bins=bins)
+    result = many_rater_agreement(judges, samples=args.samples, rel=args.rel, bins=bins)
     return _emit(args, result, many_rater_text(result, decimals=args.decimals))
 
 
 def add_agree_arguments(a) -> None:
     """``rankmeter agree``'s flags (the ``agree`` command, rankmeter.cli.agree)."""
-    flags.add(a, JUDGMENTS, LABELS,
+    flags.add(a, JUDGMENTS, SAMPLED_LABELS,
               PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
                                      "(UMBRELA reports its binary kappa at 2)"),
               BINS, NO_PER_QUERY, "format", "decimals")

@@ -5,17 +5,19 @@ from __future__ import annotations
 import os
 import sys
 
+from rankmeter.analyses.judges.params import (CONCURRENCY, DRY_RUN, KEY_ENV, MAX_TOKENS, PRICE_IN, PRICE_OUT,
+                                              RETRIES, SAMPLES, TEMPERATURE, TIMEOUT, TOP_K)
 from rankmeter.cli import flags
 from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
 _G = "judges"
-QUERY_TEXTS = Param("query_texts", "path", None, "the queries' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+QUERY_TEXTS = Param("queries", "path", None, "the queries' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
                     "irds:NAME (ir_datasets)",
-                    group=_G, flag="--queries", required=True, metavar="FILE")
-DOC_TEXTS = Param("doc_texts", "path", None, "the documents' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                    group=_G, required=True, metavar="FILE")
+DOC_TEXTS = Param("docs", "path", None, "the documents' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
                   "irds:NAME (ir_datasets: the docs store)",
-                  group=_G, flag="--docs", required=True, metavar="FILE")
+                  group=_G, required=True, metavar="FILE")
 BASE_URL = Param("base_url", "string", None, "the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
                  "(vLLM, llama.cpp's server, a hosted API); default: $OPENAI_BASE_URL", group=_G, optional=True,
                  metavar="URL")
@@ -23,32 +25,13 @@ MODEL = Param("model", "string", None, "the model's name as the endpoint knows i
               group=_G, required=True, metavar="NAME")
 CACHE = Param("cache", "path", None, "the SQLite cache of answers and ledger of tokens and cost (created when "
               "missing): a rerun makes no call, an interrupted job resumes", group=_G, required=True, metavar="FILE")
-TOP_K = Param("label_depth", "integer", 10, "label the docs some run ranks in its top K", group=_G, low=1,
-              flag="--top-k", metavar="K")
-EXISTING = Param("existing", "path", None, "existing judgments: the pairs they judge are not labelled again",
-                 group=_G, flag="--qrels", metavar="QRELS")
+EXISTING = Param("qrels", "path", None, "existing judgments: the pairs they judge are not labelled again",
+                 group=_G, metavar="QRELS")
 POOL = Param("pool", "path", None, "label the pairs of this pool file (rankmeter pool's query 0 doc -1 lines) "
              "instead of the runs' top k", group=_G, metavar="FILE")
-SAMPLES = Param("samples", "integer", 1, "labels per pair, one qrels line each (for judges aggregate; give a "
-                "--temperature above 0)", group=_G, low=1, high=100, metavar="N")
-CONCURRENCY = Param("concurrency", "integer", 4, "calls under way at once", group=_G, low=1, high=256,
-                    metavar="N")
-KEY_ENV = Param("api_key_env", "string", "OPENAI_API_KEY", "the environment variable holding the API key",
-                group=_G, metavar="NAME")
 PROMPT = Param("prompt", "path", None, "a prompt template file with {query} and {passage}; its answer must end "
                "with '##final score: N' (default: rankmeter's built-in 0-3 prompt; 'umbrela': UMBRELA's own "
                "zero-shot prompt, from the installed umbrela package)", group=_G, metavar="FILE")
-TEMPERATURE = Param("temperature", "number", 0.0, "the sampling temperature", group=_G, low=0, high=2)
-MAX_TOKENS = Param("max_tokens", "integer", 512, "the longest answer, in tokens", group=_G, low=1, high=1_000_000,
-                   metavar="N")
-PRICE_IN = Param("price_in", "number", None, "price of a million prompt tokens (the ledger's cost)", group=_G,
-                 low=0, optional=True, metavar="X")
-PRICE_OUT = Param("price_out", "number", None, "price of a million completion tokens", group=_G, low=0,
-                  optional=True, metavar="Y")
-TIMEOUT = Param("timeout", "number", 60.0, "seconds a try may take", group=_G, low=0, low_open=True, high=3600)
-RETRIES = Param("retries", "integer", 5, "tries after the first on 429, 5xx and timeouts (exponential backoff)",
-                group=_G, low=0, high=20)
-DRY_RUN = Param("dry_run", "bool", False, "print the pairs, calls and estimated tokens; call nothing", group=_G)
 
 
 def add_parser(kinds) -> None:
@@ -75,9 +58,9 @@ def run(args) -> int:
     if not base_url:
         raise ParameterError("give --base-url URL (the endpoint, e.g. http://localhost:8000/v1) or set "
                              "OPENAI_BASE_URL")
-    got = label(list(args.runs), queries=args.query_texts, docs=args.doc_texts, base_url=base_url,
+    got = label(list(args.runs), queries=args.queries, docs=args.docs, base_url=base_url,
                 model=args.model, cache=args.cache, output=None if args.dry_run else args.output,
-                top_k=args.label_depth, qrels=args.existing, pool=args.pool, samples=args.samples,
+                top_k=args.top_k, qrels=args.qrels, pool=args.pool, samples=args.samples,
                 concurrency=args.concurrency, api_key_env=args.api_key_env, prompt=args.prompt,
                 temperature=args.temperature, max_tokens=args.max_tokens, price_in=args.price_in,
                 price_out=args.price_out, dry_run=args.dry_run, timeout=args.timeout, retries=args.retries,

@@ -6,23 +6,29 @@
 * :func:`allocate`: a stratified design for the next ``budget`` labels. The queries are cut into strata by the
   LLM's metric (averaged over the runs); each stratum gets labels in proportion to its size times the spread of
   the LLM's error in it (Neyman allocation, Cochran 1977, 5.5), and its queries are drawn at random within the
-  stratum, so :func:`stratified_ppi` (PPI++ in each stratum, weighted by the strata's sizes) stays unbiased while
-  its interval is no wider, in expectation, than that of the same budget spent uniformly.
+  stratum, so :func:`stratified_estimate` (PPI++ within the strata, weighted by their sizes: what ``judges
+  estimate --design`` computes) stays unbiased while its interval is no wider, in expectation, than that of the
+  same budget spent uniformly. The design (which stratum each query is in, how many labels each gets) is kept in
+  a file (:mod:`.design`): estimating as if the allocated sample were uniform would be biased.
 * :func:`allocate_pairs`: the same for human labels on pairs (:mod:`.pair_ppi`), over bands of the pairs' best rank.
 """
 from __future__ import annotations
 
-import math
 from statistics import NormalDist
 
 import numpy as np
 
+from rankmeter.analyses.judges.params import BUDGET, STRATA, WIDTH
 from rankmeter.analyses.judges.ppi import ppi_mean
+from rankmeter.analyses.judges.stratified import stratified_estimate, stratified_ppi
+from rankmeter.engine.param import SEED, validate_params
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_ppi", "allocate", "allocate_pairs", "pairs_needed"]
+__all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs",
+           "pairs_needed"]
 
 
+@validate_params(WIDTH)
 def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
     """The fewest labelled queries (of all ``len(f) + len(f_unlabelled)``) whose PPI++ interval is at most ``width``
     wide, if the variances stay as they are now; None if labelling every query would not be enough.
@@ -32,8 +38,6 @@ def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> i
     >>> labels_needed(truth[:40], llm[:40], llm[40:], 0.1)
     26
     """
-    if not width > 0:
-        raise ParameterError(f"width={width!r}: expected a positive interval width")
     now = ppi_mean(y, f, f_unlabelled, alpha=alpha)
     lam = now["lam"]
     residual = np.var(np.asarray(y, float) - lam * np.asarray(f, float))
@@ -74,28 +78,7 @@ def neyman(sizes: np.ndarray, spreads: np.ndarray, budget: int, available: np.nd
     return out
 
 
-def stratified_ppi(y, f, f_unlabelled, strata_labelled, strata_unlabelled, *, alpha: float = 0.05) -> dict:
-    """PPI++ within each stratum, combined with weights N_h / N: ``{"estimate", "low", "high", "se"}``."""
-    y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
-    sl, su = np.asarray(strata_labelled), np.asarray(strata_unlabelled)
-    total = len(f) + len(fu)
-    center, variance = 0.0, 0.0
-    for h in np.unique(np.concatenate([sl, su])):
-        lab, unl = sl == h, su == h
-        weight = (lab.sum() + unl.sum()) / total
-        if lab.sum() < 2:
-            raise ParameterError(f"stratum {h} has {int(lab.sum())} labelled queries: each needs two or more")
-        if unl.sum() == 0:   # every query of the stratum labelled: its mean is known exactly
-            center += weight * y[lab].mean()
-            continue
-        part = ppi_mean(y[lab], f[lab], fu[unl], alpha=alpha)
-        center += weight * part["estimate"]
-        variance += weight ** 2 * part["se"] ** 2
-    z = NormalDist().inv_cdf(1 - alpha / 2)
-    se = math.sqrt(variance)
-    return {"estimate": center, "low": center - z * se, "high": center + z * se, "se": se}
-
-
+@validate_params(BUDGET, STRATA, SEED)
 def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0) -> dict:
     """Which of the unlabelled queries to label next (their positions in ``f_unlabelled``) with ``budget`` labels.
 
@@ -104,10 +87,10 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
     (labelled first)}``.
     """
     y, f, fu = (np.asarray(a, float) for a in (y, f, f_unlabelled))
-    if not 0 < budget <= len(fu):
-        raise ParameterError(f"budget={budget!r}: expected 1 to {len(fu)} (the queries without human labels)")
-    if not 1 <= strata <= len(f) // 2:
-        raise ParameterError(f"strata={strata!r}: expected 1 to {len(f) // 2} (two labelled queries per stratum)")
+    if budget > len(fu) or strata > len(f) // 2:     # the data's bounds (the declarations check the rest)
+        raise ParameterError(f"budget={budget}, strata={strata}: {len(fu)} queries have no human labels and "
+                             f"{len(f)} have, so at most budget={len(fu)} and strata={len(f) // 2} (two labelled "
+                             "queries per stratum)")
     every = np.concatenate([f, fu])
     stratum = _strata(every, strata)
     sl, su = stratum[:len(f)], stratum[len(f):]
@@ -115,7 +98,13 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
     spreads = np.array([residual[sl == h].std(ddof=1) if (sl == h).sum() >= 2 else residual.std(ddof=1)
                         for h in range(strata)])
     sizes = np.bincount(stratum, minlength=strata).astype(float)
-    counts = neyman(sizes, spreads, budget, np.bincount(su, minlength=strata))
+    available = np.bincount(su, minlength=strata)
+    # two labelled queries per stratum at least (the pilot's and the new ones), or the estimate has no variance
+    floor_ = np.minimum(np.maximum(2 - np.bincount(sl, minlength=strata), 0), available)
+    if floor_.sum() > budget:
+        raise ParameterError(f"budget={budget}: the strata need {int(floor_.sum())} labels to have two labelled "
+                             "queries each; give a larger budget or fewer strata")
+    counts = floor_ + neyman(sizes, spreads, budget - int(floor_.sum()), available - floor_)
     rng = np.random.Generator(np.random.PCG64(seed))
     chosen = np.concatenate([rng.choice(np.flatnonzero(su == h), size=int(k), replace=False)
                              for h, k in enumerate(counts) if k]) if counts.sum() else np.array([], dtype=int)
@@ -124,12 +113,13 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0)
 
 
 # ------------------------------------------------------------------ where to spend the next labels
+@validate_params(BUDGET, SEED)
 def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 0) -> dict:
     """The next ``budget`` pairs to label: Neyman allocation over the rank bands (labels in proportion to a band's
     size times the spread of ``e = y - lam f`` among its labelled pairs), at random within each band."""
     unl = ~frame.labelled
-    if not 0 < budget <= int(unl.sum()):
-        raise ParameterError(f"budget={budget!r}: expected 1 to {int(unl.sum())} (the pairs without human labels)")
+    if budget > int(unl.sum()):
+        raise ParameterError(f"budget={budget}: only {int(unl.sum())} pairs have no human labels")
     bands = np.unique(frame.band)
     lab = frame.labelled
     pooled = e[lab].var(ddof=1) if lab.sum() >= 2 else 1.0
@@ -152,14 +142,13 @@ def allocate_pairs(frame: PairFrame, e: np.ndarray, budget: int, *, seed: int = 
             "per_band": [int(c) for c in counts], "spreads": spreads.tolist()}
 
 
+@validate_params(WIDTH)
 def pairs_needed(y, f, labelled, strata, width: float, *, queries: int, alpha: float = 0.05) -> int | None:
     """The fewest human-labelled pairs (spread over the strata in proportion to their sizes) whose interval
     (:func:`~rankmeter.analyses.judges.pair_ppi.pair_estimate`) is at most ``width`` wide, if each stratum's spread
     of ``y - lam f`` stays as the labelled pairs show it now; None if labelling every pair would not be enough."""
     from rankmeter.analyses.judges.pair_ppi import pair_estimate
 
-    if not width > 0:
-        raise ParameterError(f"width={width!r}: expected a positive interval width")
     y, f, labelled, strata = (np.asarray(a) for a in (y, f, labelled, strata))
     lam = float(pair_estimate(y, f, labelled, strata, queries=queries, alpha=alpha)["lam"])
     e = (y - lam * f).astype(float)

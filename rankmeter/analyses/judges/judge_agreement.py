@@ -28,11 +28,11 @@ Examples
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from rankmeter.analyses.judges.pairs import join, source_name
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["agreement", "agreement_text"]
@@ -95,6 +95,7 @@ def _categories(grades: np.ndarray, bins, name: str) -> np.ndarray:
     return grades
 
 
+@validate_params(PARAMS["rel"])
 def agreement(qrels_a, qrels_b, *, rel: float = 1, bins=None, per_query: bool = True) -> dict:
     """Agreement of two judges on the (query, doc) pairs both judged.
 
@@ -118,8 +119,6 @@ def agreement(qrels_a, qrels_b, *, rel: float = 1, bins=None, per_query: bool = 
         ``a``'s grade), ``undefined`` ``{figure: reason}`` and ``per_query`` (each figure per query,
         with the query's confusion counts over the same grades).
     """
-    if isinstance(rel, bool) or not isinstance(rel, numbers.Real) or not np.isfinite(rel):
-        raise ParameterError(f"rel={rel!r}: expected a grade, e.g. 1 (relevant means grade >= rel)")
     names = (source_name(qrels_a, "a"), source_name(qrels_b, "b"))
     joined = join(qrels_a, qrels_b, names)
     both = joined.both

@@ -27,6 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmeter.analyses.judges.params import DRAWS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["LINEAR", "Impact", "impact"]
@@ -128,6 +130,7 @@ def _unjudged_relevant(mixed, run, top: float):
     return Qrels(table, "unjudged relevant", origin="dict")
 
 
+@validate_params(DRAWS)
 def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t",
            correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
            probabilities=None, samples: int = 200, **options) -> Impact:
@@ -230,8 +233,6 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
     if s.probabilities is None:
         raise ParameterError("probabilities: the file gives single grades; expected scores need a probability "
                              "per grade ({\"query\", \"doc\", \"probabilities\": {grade: p}})")
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 2:
-        raise ParameterError(f"samples={samples!r}: expected an integer >= 2, e.g. 200")
     opts = {**options, "grades": "real"}
     mean_qrels = aggregate(s, method="mean")
     exact = {"llm": evaluate_runs(mean_qrels, runs, measures, **opts),

@@ -31,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from rankmeter.analyses.judges.llm_client import AnswerCache, CallFailed, ChatClient, cache_key, digest
+from rankmeter.analyses.judges.params import LABELLING
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["PROMPT", "Labelled", "label", "label_pairs", "parse_grade", "read_texts", "umbrela_prompt"]
@@ -234,6 +236,7 @@ def _price(tokens_in, tokens_out, price_in, price_out) -> float | None:
     return ((tokens_in or 0) * (price_in or 0.0) + (tokens_out or 0) * (price_out or 0.0)) / 1e6
 
 
+@validate_params(*LABELLING)
 def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=None, top_k: int = 10,
           qrels=None, pool=None, samples: int = 1, concurrency: int = 4, api_key: str | None = None,
           api_key_env: str = "OPENAI_API_KEY", prompt=None, temperature: float = 0.0, max_tokens: int = 512,
@@ -268,9 +271,6 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     from rankmeter.executors.progress import Progress
     from rankmeter.io.output import check_output, output_file
 
-    for name, value, low in (("samples", samples, 1), ("concurrency", concurrency, 1), ("top_k", top_k, 1)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise ParameterError(f"{name}={value!r}: expected an integer >= {low}")
     if not isinstance(base_url, str) or not re.match(r"https?://[^/\s]+", base_url):
         raise ParameterError(f"base_url={base_url!r}: expected an http:// or https:// address, e.g. "
                              "http://localhost:8000/v1")

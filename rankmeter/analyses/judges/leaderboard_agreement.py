@@ -30,6 +30,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from rankmeter.analyses.judges.params import TOP_K_OVERLAP
+from rankmeter.analyses.meta.params import RBO_P
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["Leaderboards", "from_scores", "leaderboards", "read_leaderboard"]
@@ -128,6 +131,7 @@ def _ranks(scores: dict) -> dict:
     return {run: 1 + sum(v > s for v in values) for run, s in scores.items()}
 
 
+@validate_params(RBO_P, TOP_K_OVERLAP)
 def from_scores(board_a: dict, board_b: dict, *, names: tuple[str, str] = ("A", "B"), p: float = 0.9,
                 top_k=(1, 3, 5, 10)) -> Leaderboards:
     """Compare two leaderboards given as ``{measure: {run: score}}`` (the measures and runs both have)."""
@@ -136,12 +140,9 @@ def from_scores(board_a: dict, board_b: dict, *, names: tuple[str, str] = ("A", 
     measures = [m for m in board_a if m in board_b]
     if not measures:
         raise ParameterError(f"the two leaderboards share no measure: {sorted(board_a)} vs {sorted(board_b)}")
-    try:
-        top_k = sorted({int(k) for k in top_k})
-    except (TypeError, ValueError):
-        raise ParameterError(f"top_k={top_k!r}: expected positive integers") from None
-    if not top_k or top_k[0] < 1:
+    if any(k != int(k) for k in top_k):      # the declaration checks that they are numbers >= 1
         raise ParameterError(f"top_k={top_k!r}: expected positive integers")
+    top_k = sorted({int(k) for k in top_k})
     result = Leaderboards(*names)
     for m in measures:
         runs = [r for r in board_a[m] if r in board_b[m]]
@@ -168,6 +169,7 @@ def from_scores(board_a: dict, board_b: dict, *, names: tuple[str, str] = ("A", 
     return result
 
 
+@validate_params(RBO_P, TOP_K_OVERLAP)
 def leaderboards(qrels_a, qrels_b, runs, measures, *, p: float = 0.9, top_k=(1, 3, 5, 10), **options) -> Leaderboards:
     """Score ``runs`` with ``measures`` under both qrels and compare the leaderboards (see the module docstring).
 

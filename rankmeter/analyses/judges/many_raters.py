@@ -31,12 +31,12 @@ Three judges on four pairs (the third judged only three):
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from rankmeter.analyses.judges.judge_agreement import _categories
 from rankmeter.analyses.judges.pairs import judgments, source_name
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["many_rater_agreement", "many_rater_text", "rating_counts"]
@@ -126,6 +126,7 @@ def _ratings(sources, samples) -> tuple[list[str], np.ndarray, np.ndarray, np.nd
     return names, unit.astype(np.int64), rater, grade
 
 
+@validate_params(PARAMS["rel"])
 def many_rater_agreement(sources=(), *, samples=None, rel: float = 1, bins=None) -> dict:
     """Agreement of several judges (or of an LLM's sampled labels) on the (query, doc) pairs they judged.
 
@@ -148,8 +149,6 @@ def many_rater_agreement(sources=(), *, samples=None, rel: float = 1, bins=None)
         ``krippendorff_alpha`` ``{level: value}``, ``fleiss_kappa``, ``fleiss_units``, their binary forms,
         and ``undefined`` ``{figure: reason}``.
     """
-    if isinstance(rel, bool) or not isinstance(rel, numbers.Real) or not np.isfinite(rel):
-        raise ParameterError(f"rel={rel!r}: expected a grade, e.g. 1 (relevant means grade >= rel)")
     names, unit, rater, grade = _ratings(sources, samples)
     category = _categories(grade, bins, " / ".join(names))
     counts, values = rating_counts(unit, category)

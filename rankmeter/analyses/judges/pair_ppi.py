@@ -338,13 +338,14 @@ def whole_queries(frame: PairFrame) -> bool:
 
 
 def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha: float, options,
-                   classical_mean) -> None:
+                   classical_mean, strata=None) -> None:
     """Fill ``result`` (ppi.Estimates) with the pair-level estimates: per run and measure, per pair of runs
-    (``classical_mean``: the naive interval of the LLM-only per-query values)."""
+    (``classical_mean``: the naive interval of the LLM-only per-query values; ``strata``: a design's, else the
+    rank bands)."""
     if frame.outside:
         result.warnings.append(f"{frame.outside} human-labelled pairs are not in the LLM's judgments: left out (the "
                                "frame is the pairs the LLM judged)")
-    strata = strata_of(frame, result.warnings)
+    strata = strata_of(frame, result.warnings) if strata is None else strata
     result.warnings += check_sample(frame, strata)
     grades = np.unique(np.concatenate([frame.llm, frame.human[frame.labelled]]))
     queries = len(frame.queries)

@@ -25,6 +25,9 @@ from statistics import NormalDist
 
 import numpy as np
 
+from rankmeter.analyses.judges.params import UNIT
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["ppi_mean", "classical_mean", "estimate", "Estimates", "MIN_LABELLED"]
@@ -116,12 +119,16 @@ class Estimates:
     unit: str = "queries"
     labelled_pairs: int | None = None
     frame_pairs: int | None = None
+    #: the stratified design estimated by (``design=``): its strata's sizes and labels; None: a uniform sample
+    design: dict | None = None
 
     def to_dict(self) -> dict:
         out = {"alpha": self.alpha, "unit": self.unit, "queries": self.queries, "labelled_queries": self.labelled,
                "runs": self.runs, "pairs": self.pairs, "warnings": self.warnings}
         if self.unit == "pairs":
             out.update(labelled_pairs=self.labelled_pairs, frame_pairs=self.frame_pairs)
+        if self.design is not None:
+            out["design"] = self.design
         return out
 
 
@@ -158,7 +165,9 @@ def _labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[s
     return [q for q in ordered if q in labelled], [q for q in ordered if q not in labelled], outside
 
 
-def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "auto", **options) -> Estimates:
+@validate_params(PARAMS["alpha"], UNIT)
+def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "auto", design=None,
+             **options) -> Estimates:
     """PPI++ estimates of each run's mean metric and each pair's difference, with LLM-only and human-only ones.
 
     Parameters
@@ -178,18 +187,28 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         What the human labels are a sample of. ``"queries"``: whole queries, the per-query metric is the unit;
         ``"pairs"``: pairs, at random within bands of their best rank, for measures that are sums over the ranked
         documents (:mod:`.pair_ppi`); ``"auto"``: queries when every query with a human label has all the pairs
-        the LLM judged within the runs' depth labelled, pairs otherwise.
+        the LLM judged within the runs' depth labelled, pairs otherwise (or the design's unit).
+    design : path or dict, optional
+        The stratified design the human labels were drawn by (``rankmeter judges allocate -o FILE``; see
+        :mod:`.design`). The estimates then weight each stratum by its size
+        (:func:`~rankmeter.analyses.judges.stratified.stratified_estimate`, or the design's bands for pairs), the
+        human-only ones too; without it an allocated sample is taken for a uniform one, and the estimate is biased.
     **options
         Evaluation options (``rel``, ``judged_only`` ...).
     """
     from rankmeter.core.naming import name_runs
 
-    if not 0 < alpha < 1:
-        raise ParameterError(f"alpha={alpha!r}: expected a number in (0, 1)")
-    if unit not in ("auto", "queries", "pairs"):
-        raise ParameterError(f"unit={unit!r}: expected 'auto', 'queries' or 'pairs'")
     measures = [measures] if isinstance(measures, str) else list(measures)
     named = name_runs(runs, columns=options.get("columns"))
+    plan = None
+    if design is not None:
+        from rankmeter.analyses.judges import design as design_file
+
+        plan = design_file.read(design)
+        if unit == "auto":
+            unit = plan["unit"]
+        elif unit != plan["unit"]:
+            raise ParameterError(f"unit={unit!r}: the design is for human labels on {plan['unit']}")
     if unit != "queries":
         from rankmeter.analyses.judges import pair_ppi
 
@@ -199,12 +218,15 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         if unit == "auto":
             unit = "queries" if pair_ppi.whole_queries(frame) else "pairs"
         if unit == "pairs":
+            strata, notes = (None, []) if plan is None else design_file.pair_sample(plan, frame, [n for n, _ in names])
             touched = len(np.unique(frame.pair_query[frame.labelled]))
             result = Estimates(labelled=touched, queries=len(frame.queries), alpha=alpha, unit="pairs",
-                               labelled_pairs=int(frame.labelled.sum()), frame_pairs=len(frame.best))
+                               labelled_pairs=int(frame.labelled.sum()), frame_pairs=len(frame.best), warnings=notes)
+            if plan is not None:
+                result.design = _summary(strata, frame.labelled)
             llm_values = _per_query(llm, named, measures, frame.queries, options)
             pair_ppi.estimate_pairs(frame, named, names, llm_values, result, alpha=alpha, options=options,
-                                    classical_mean=classical_mean)
+                                    classical_mean=classical_mean, strata=strata)
             return result
     labelled, unlabelled, outside = _labelled_queries(human, llm, options)
     result = Estimates(labelled=len(labelled), queries=len(labelled) + len(unlabelled), alpha=alpha)
@@ -219,9 +241,12 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
                                f"(at least {MIN_LABELLED}); treat the intervals as rough")
     everything = labelled + unlabelled
     f = _per_query(llm, named, measures, everything, options)
+    labels = list(dict.fromkeys(label for _, label in f))
+    if plan is not None:
+        _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options)
+        return result
     y = _per_query(human, named, measures, labelled, options)
     n = len(labelled)
-    labels = list(dict.fromkeys(label for _, label in f))
     for name, _ in named:
         for label in labels:
             values = f[(name, label)]
@@ -241,6 +266,49 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     return result
 
 
+def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options) -> None:
+    """``estimate`` at query level with the stratified design ``plan``: every run's mean and every pair's difference
+    by the stratified estimator, the human-only ones stratified too (lam = 0)."""
+    from rankmeter.analyses.judges.design import query_sample
+    from rankmeter.analyses.judges.stratified import stratified_estimate
+
+    strata, used, notes = query_sample(plan, labelled, unlabelled, labels)
+    result.warnings += notes
+    result.labelled = int(used.sum())
+    everything = labelled + unlabelled
+    y = _per_query(human, named, measures, [q for q, u in zip(everything, used) if u], options)
+    alpha = result.alpha
+
+    def both(truth, llm) -> tuple[dict, dict]:
+        full = np.zeros(len(everything))
+        full[used] = truth
+        out = [{k: float(v) for k, v in stratified_estimate(full, llm, used, strata, alpha=alpha, lam=lam).items()}
+               for lam in (None, 0.0)]
+        for e in out:   # counts as the uniform sample's estimate gives them
+            e.update(n=int(used.sum()), N=int((~used).sum()))
+        return tuple(out)
+
+    for name, _ in named:
+        for label in labels:
+            ppi, human_only = both(y[(name, label)], f[(name, label)])
+            result.runs.append({"run": name, "measure": label, "ppi": ppi,
+                                "llm_only": classical_mean(f[(name, label)], alpha=alpha), "human_only": human_only})
+    for (a, _), (b, _) in ((x, z) for i, x in enumerate(named) for z in named[i + 1:]):
+        for label in labels:
+            da = f[(a, label)] - f[(b, label)]
+            ppi, human_only = both(y[(a, label)] - y[(b, label)], da)
+            result.pairs.append({"a": a, "b": b, "measure": label, "ppi": ppi,
+                                 "llm_only": classical_mean(da, alpha=alpha), "human_only": human_only})
+    result.design = _summary(strata, used)
+
+
+def _summary(strata: np.ndarray, labelled: np.ndarray) -> dict:
+    """The design as the estimate used it: per stratum its size and its human-labelled units."""
+    codes = np.unique(strata)
+    return {"strata": len(codes), "sizes": [int((strata == h).sum()) for h in codes],
+            "labelled": [int(labelled[strata == h].sum()) for h in codes]}
+
+
 def _sampling_check(f, labels, named, n) -> list[str]:
     """Whether the labelled queries look like a random sample: their LLM metric against the others' (a
     two-sample z test on each run's first measure; a tiny p-value says the sample was chosen, not drawn)."""
@@ -258,5 +326,21 @@ def _sampling_check(f, labels, named, n) -> list[str]:
         if p < 0.001:
             out.append(f"the human-labelled queries differ from the others on {name}'s {labels[0]} under the LLM's "
                        f"labels (mean {a.mean():.4f} against {b.mean():.4f}, p={p:.1e}): they may not be a uniform "
-                       "random sample of the queries, which the estimate assumes")
+                       f"random sample of the queries, which the estimate assumes{_DESIGN_HINT}")
+    # spread over the quartiles of the LLM's metric (the runs' mean) unlike a uniform sample: an allocated one?
+    from rankmeter.analyses.judges.pair_ppi import _chi2_p
+
+    every = np.mean([f[(name, labels[0])] for name, _ in named], axis=0)
+    quartile = np.searchsorted(np.quantile(every, [0.25, 0.5, 0.75]), every, side="right")
+    seen, size = np.bincount(quartile[:n], minlength=4), np.bincount(quartile, minlength=4)
+    expected = n * size / len(every)
+    p = _chi2_p(float(((seen - expected) ** 2 / np.where(expected > 0, expected, 1)).sum()), int((size > 0).sum()) - 1)
+    if len(every) >= 8 and p < 0.001:
+        out.append(f"the human-labelled queries are spread over the quartiles of the LLM's {labels[0]} unlike a "
+                   f"uniform random sample ({', '.join(map(str, seen.tolist()))} labelled of "
+                   f"{', '.join(map(str, size.tolist()))}, lowest first; p={p:.1e}){_DESIGN_HINT}")
     return out
+
+
+_DESIGN_HINT = ("; if `rankmeter judges allocate` chose them, estimate with its design (--design FILE; design= in "
+                "Python), else the estimate may be biased")

@@ -38,12 +38,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmeter.errors import InputError, ParameterError, shown_id, shown_repr
+from rankmeter.analyses.judges.params import AGGREGATE
+from rankmeter.engine.param import validate_params
+from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, decode_id, encode_id, qrels_table
 
 __all__ = ["METHODS", "Mixed", "aggregate", "mix", "read_samples", "write_qrels", "check_writable_ids"]
 
-METHODS = ("mode", "mean", "median")
+METHODS = AGGREGATE.choices
 #: Grades are written as 64-bit integers or as doubles; whole values from 2^63 on fit no qrels reader
 _GRADE_LIMIT = 2.0 ** 63
 
@@ -164,6 +166,7 @@ def _pair_codes(query: pa.Array, doc: pa.Array):
     return code.ravel(), first
 
 
+@validate_params(AGGREGATE)
 def aggregate(samples, *, method: str = "mode") -> Qrels:
     """One grade per (query, doc) pair from sampled labels (see the module docstring).
 
@@ -178,8 +181,6 @@ def aggregate(samples, *, method: str = "mode") -> Qrels:
         Integer grades when every aggregated grade is a whole number, else real ones; pairs in
         query then doc order.
     """
-    if method not in METHODS:
-        raise ParameterError(f"method={method!r}: expected one of {', '.join(METHODS)}")
     s = samples if isinstance(samples, Samples) else read_samples(samples)
     code, first = _pair_codes(s.query, s.doc)
     k = len(first)

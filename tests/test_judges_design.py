@@ -1,0 +1,465 @@
+"""Estimates by a stratified design (``judges allocate -o FILE`` -> ``judges estimate --design FILE``).
+
+* the stratified estimate equals the textbook formulas written out here (Cochran 1977, 5.3 and 7.1, plus the draw
+  of the queries from their population), to 1e-9;
+* coverage by simulation with real qrels as the truth: TREC RAG 2024's NIST judgments of 31 queries
+  (tests/golden/qrels.comment.test) and a real run over them are the population of queries; each repetition draws
+  150 queries from it, a judge of known bias and noise labels them, a uniform pilot of 30 is labelled, and
+  ``allocate`` chooses 30 more by its design. The stratified intervals cover the population's true nDCG@10 (of a
+  run, and of the paired difference) in 93-97% of 1,000 repetitions; the same labels taken for a uniform sample
+  (the estimate without the design) are measured beside them, and so is a uniform sample of the same 60;
+* the command line: allocate -> design file -> estimate --design, and the refusals.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter.analyses.judges.allocation import allocate, stratified_estimate, stratified_ppi
+from rankmeter.analyses.judges.ppi import estimate, ppi_mean
+from rankmeter.errors import InputError, ParameterError
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+REPS = 1000
+
+
+def test_the_stratified_estimate_is_the_textbook_one():
+    """Written out from the formulas: sum_h W_h (lam mean_h(f) + mean_S_h(y - lam f)), variance
+    sum_h W_h^2 (1 - n_h/N_h) s_h^2(e) / n_h (inflated for the tuned lam) + s^2(y) / N, Satterthwaite's t."""
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    N = 90
+    f = rng.beta(2, 2, N)
+    y = np.clip(f + rng.normal(-0.1, 0.15, N), 0, 1)
+    strata = np.repeat([0, 1, 2], [20, 40, 30])
+    lab = np.zeros(N, bool)
+    for h, k in ((0, 9), (1, 6), (2, 12)):
+        lab[rng.choice(np.flatnonzero(strata == h), k, replace=False)] = True
+    W, n, S = [], [], []
+    for h in range(3):
+        s = strata == h
+        W.append(s.sum() / N)
+        n.append((s & lab).sum())
+        S.append(s)
+    W, n = np.array(W), np.array(n)
+    size = W * N
+    a = W ** 2 * (1 - n / size) / n
+    cov = np.array([np.cov(y[s & lab], f[s & lab])[0, 1] for s in S])
+    var_f = np.array([f[s & lab].var(ddof=1) for s in S])
+    lam = float(np.clip((a * cov).sum() / (a * var_f).sum(), 0, 1))
+    means = np.array([lam * f[s].mean() + (y - lam * f)[s & lab].mean() for s in S])
+    want = (W * means).sum()
+    inflate = (n.sum() - 3) / (n.sum() - 3 - 1)
+    parts = a * np.array([(y - lam * f)[s & lab].var(ddof=1) for s in S]) * inflate
+    s2y = (W * np.array([y[s & lab].var(ddof=1) for s in S])).sum() + (W * (means - want) ** 2).sum()
+    var = parts.sum() + s2y / N
+    df = var ** 2 / ((parts ** 2 / (n - 1)).sum() + (s2y / N) ** 2 / (n.sum() - 1))
+    t = stats.t.ppf(0.975, df)
+    got = stratified_estimate(y, f, lab, strata)
+    assert float(got["lam"]) == pytest.approx(lam, abs=1e-12)
+    assert float(got["estimate"]) == pytest.approx(want, abs=1e-9)
+    assert float(got["se"]) == pytest.approx(np.sqrt(var), abs=1e-9)
+    assert float(got["df"]) == pytest.approx(df, rel=1e-9)
+    assert (float(got["low"]), float(got["high"])) == pytest.approx((want - t * np.sqrt(var), want + t * np.sqrt(var)),
+                                                                    abs=1e-9)
+    # lam = 0: the stratified human-only estimate, sum_h W_h mean_S_h(y), with no degree of freedom spent
+    human = stratified_estimate(y, f, lab, strata, lam=0.0)
+    assert float(human["estimate"]) == pytest.approx(sum(w * y[s & lab].mean() for w, s in zip(W, S)), abs=1e-12)
+    # the labelled-first form gives the same
+    order = np.argsort(~lab, kind="stable")
+    same = stratified_ppi(y[order][:lab.sum()], f[order][:lab.sum()], f[order][lab.sum():],
+                          strata[order][:lab.sum()], strata[order][lab.sum():])
+    assert same["estimate"] == pytest.approx(want, abs=1e-12)
+    # one stratum: the unstratified PPI++ interval, to O(1/N)
+    one = stratified_estimate(y, f, lab, np.zeros(N, int))
+    ppi = ppi_mean(y[lab], f[lab], f[~lab], small_sample=True)
+    assert float(one["high"] - one["low"]) == pytest.approx(ppi["high"] - ppi["low"], rel=0.1)
+    with pytest.raises(ParameterError, match="a stratum has 1 human-labelled queries"):
+        stratified_estimate(y, f, lab & ((strata != 0) | (np.cumsum(lab) < 2)), strata)
+
+
+# ------------------------------------------------------------------ the simulation
+def _read(path, value):
+    out = defaultdict(dict)
+    for line in open(path):
+        if line.strip() and not line.startswith("#"):
+            parts = line.split()
+            out[parts[0]][parts[2]] = value(parts)
+    return dict(out)
+
+
+@pytest.fixture(scope="module")
+def population():
+    """The 31 NIST-judged queries: each run's top 10 (the real run, condensed to the judged documents, and a weaker
+    simulated one), the grades of the union of both top tens, and the other judged documents' grade counts."""
+    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
+    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
+    rng = np.random.default_rng(11)
+    runs = {"real": {}, "weak": {}}
+    for q, docs in truth.items():
+        runs["real"][q] = {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs}
+        runs["weak"][q] = {d: 0.6 * g + rng.normal(0, 1) for d, g in docs.items()}
+    queries = sorted(truth)
+    top = {name: [sorted(run[q], key=lambda d: (-run[q][d], d))[:10] for q in queries] for name, run in runs.items()}
+    union = [sorted(set(top["real"][i]) | set(top["weak"][i])) for i in range(len(queries))]
+    width = max(map(len, union))
+    grades = np.zeros((len(queries), width), int)           # the union's true grades (padding: never ranked)
+    rank_of = {name: np.full((len(queries), 10), width, int) for name in runs}   # position in the union
+    rest = np.zeros((len(queries), 4), int)                 # the other judged docs: how many of each grade
+    for i, q in enumerate(queries):
+        grades[i, :len(union[i])] = [truth[q][d] for d in union[i]]
+        for name in runs:
+            rank_of[name][i, :len(top[name][i])] = [union[i].index(d) for d in top[name][i]]
+        rest[i] = np.bincount([g for d, g in truth[q].items() if d not in union[i]], minlength=4)
+    return {"truth": truth, "runs": runs, "queries": queries, "grades": grades, "rank_of": rank_of, "rest": rest,
+            "used": np.array([len(u) for u in union])}
+
+
+_P_UP, _P_RANDOM = 0.4, 0.15
+
+
+def _judge(rng, grades, p_up=_P_UP):
+    """Lenient and noisy: a grade up one 40% of the time (``p_up``, per query if an array; capped at 3), and 15% of
+    labels uniformly random."""
+    up = np.minimum(grades + (rng.random(grades.shape) < np.asarray(p_up)[..., None]), 3)
+    return np.where(rng.random(grades.shape) < _P_RANDOM, rng.integers(0, 4, grades.shape), up)
+
+
+def _judge_counts(rng, rest):
+    """The same judge's grades of the other judged documents, as counts per grade (they matter for the ideal only):
+    each true grade's documents spread over the grades by the judge's probabilities."""
+    out = np.zeros(rest.shape, int)
+    for g in range(4):
+        p = np.full(4, _P_RANDOM / 4)
+        p[g] += (1 - _P_RANDOM) * (1 - _P_UP)
+        p[min(g + 1, 3)] += (1 - _P_RANDOM) * _P_UP
+        out += rng.multinomial(rest[..., g], p)
+    return out
+
+
+def _ndcg10(ranked, counts, normalised=True):
+    """trec_eval's nDCG@10 (or DCG@10) from the top ten's grades (..., 10) and every judged document's count per
+    grade (..., 4)."""
+    discount = 1 / np.log2(np.arange(2, 12))
+    dcg = ranked @ discount
+    if not normalised:
+        return dcg
+    above = np.cumsum(counts[..., ::-1], axis=-1)           # documents of grade >= 3, >= 2, >= 1, >= 0
+    r = np.arange(10)
+    ideal_grade = (r[:, None] < above[..., None, :3]).sum(-1)   # (..., 10): 3 - how many thresholds r misses
+    idcg = ideal_grade @ discount
+    return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1), 0.0)
+
+
+def _union_counts(grades, used):
+    """Count per grade (..., 4) of the union's documents (the padding after ``used`` left out)."""
+    real = np.arange(grades.shape[-1]) < used[..., None]
+    return np.stack([((grades == v) & real).sum(-1) for v in range(4)], -1)
+
+
+def _scores(pop, grades, counts, which, measure="nDCG@10"):
+    """Each run's nDCG@10 of queries ``which`` (...,) under their union's grades (..., width) and every judged
+    document's counts per grade (..., 4)."""
+    padded = np.concatenate([grades, np.zeros(grades.shape[:-1] + (1,), grades.dtype)], -1)
+    return {name: _ndcg10(np.take_along_axis(padded, rank_of[which], -1).astype(float), counts, measure == "nDCG@10")
+            for name, rank_of in pop["rank_of"].items()}
+
+
+def _per_stratum_ppi(y, f, labelled, strata, z=1.959963984540054):
+    """PPI++ (ppi-python's ``ppi_mean_ci``) within each stratum, weighted by the strata's sizes: (low, high)."""
+    centre = var = 0.0
+    for h in np.unique(strata):
+        s = strata == h
+        part = ppi_mean(y[s & labelled], f[s & labelled], f[s & ~labelled])
+        centre += s.mean() * part["estimate"]
+        var += s.mean() ** 2 * part["se"] ** 2
+    return centre - z * np.sqrt(var), centre + z * np.sqrt(var)
+
+
+def test_the_numpy_ndcg_is_rankmeters(population):
+    pop = population
+    rng = np.random.default_rng(0)
+    g = _judge(rng, pop["grades"])
+    rest = _judge_counts(rng, pop["rest"])
+    qrels = {}
+    for i, q in enumerate(pop["queries"]):
+        union = sorted(set(sorted(pop["runs"]["real"][q], key=lambda d: (-pop["runs"]["real"][q][d], d))[:10])
+                       | set(sorted(pop["runs"]["weak"][q], key=lambda d: (-pop["runs"]["weak"][q][d], d))[:10]))
+        qrels[q] = {d: int(g[i, j]) for j, d in enumerate(union)}
+        qrels[q].update({f"other{v}_{k}": v for v in range(4) for k in range(rest[i, v])})
+    which = np.arange(len(pop["queries"]))
+    versions = ((qrels, g, rest + _union_counts(g, pop["used"])),
+                (pop["truth"], pop["grades"], pop["rest"] + _union_counts(pop["grades"], pop["used"])))
+    for (labels, grades, counts), measure in itertools.product(versions, ("nDCG@10", "DCG@10")):
+        mine = _scores(pop, grades, counts, which, measure)
+        for name, run in pop["runs"].items():
+            want = rankmeter.evaluate(labels, run, [measure])
+            values = dict(zip(want.queries, want.values(measure)))
+            assert mine[name] == pytest.approx([values[q] for q in pop["queries"]], abs=1e-12)
+
+
+@pytest.mark.parametrize("measure, judge", [("nDCG@10", "even"), ("DCG@10", "uneven")])
+def test_coverage_of_the_allocated_design_with_real_qrels_as_the_truth(population, measure, judge):
+    """``even``: the judge errs alike on every query; ``uneven``: it is lenient on the hard queries (70% of grades
+    up on the half of the queries with the lowest true DCG@10, 10% on the others), so its error differs between
+    the strata and the allocation sends more labels where it errs more."""
+    pop = population
+    Q, N, pilot, budget = len(pop["queries"]), 150, 30, 30
+    true_counts = pop["rest"] + _union_counts(pop["grades"], pop["used"])
+    y_pop = _scores(pop, pop["grades"], true_counts, np.arange(Q), measure)
+    true = {"mean": y_pop["real"].mean(), "diff": (y_pop["real"] - y_pop["weak"]).mean()}
+    rng = np.random.default_rng(2026)
+    drawn = rng.integers(0, Q, (REPS, N))                        # the queries, drawn from their population
+    hard = y_pop["real"] + y_pop["weak"] < np.median(y_pop["real"] + y_pop["weak"]) if judge == "uneven" else None
+    g = _judge(rng, pop["grades"][drawn], _P_UP if judge == "even" else np.where(hard[drawn], 0.7, 0.1))
+    counts = _judge_counts(rng, pop["rest"][drawn]) + _union_counts(g, pop["used"][drawn])
+    f = _scores(pop, g, counts, drawn, measure)                         # (REPS, N) each
+    y = {name: v[drawn] for name, v in y_pop.items()}
+    # allocate's design, as the command makes it: strata of the runs' mean LLM metric, the pilot = the first 30
+    labelled = np.zeros((REPS, N), bool)
+    strata = np.zeros((REPS, N), int)
+    for rep in range(REPS):
+        f_mean = (f["real"][rep] + f["weak"][rep]) / 2
+        y_mean = (y["real"][rep] + y["weak"][rep]) / 2
+        plan = allocate(y_mean[:pilot], f_mean[:pilot], f_mean[pilot:], budget, strata=4, seed=rep)
+        labelled[rep, :pilot] = True
+        labelled[rep, pilot + np.array(plan["chosen"])] = True
+        strata[rep] = plan["strata"]
+    assert (labelled.sum(1) == pilot + budget).all()
+    cover, width = {}, {}
+    for what, yy, ff in (("mean", y["real"], f["real"]), ("diff", y["real"] - y["weak"], f["real"] - f["weak"])):
+        for kind, lam in (("design", None), ("design_human", 0.0)):
+            got = stratified_estimate(yy, ff, labelled, strata, lam=lam)
+            cover[what, kind] = np.mean((got["low"] <= true[what]) & (true[what] <= got["high"]))
+            width[what, kind] = np.mean(got["high"] - got["low"])
+        # the same labels taken for a uniform sample (estimate without the design), and a uniform sample of 60
+        naive = [ppi_mean(yy[r][labelled[r]], ff[r][labelled[r]], ff[r][~labelled[r]], small_sample=True)
+                 for r in range(REPS)]
+        uniform = [ppi_mean(yy[r][:pilot + budget], ff[r][:pilot + budget], ff[r][pilot + budget:],
+                            small_sample=True) for r in range(REPS)]
+        for kind, rows in (("naive", naive), ("uniform", uniform)):
+            low, high, centre = (np.array([e[k] for e in rows]) for k in ("low", "high", "estimate"))
+            cover[what, kind] = np.mean((low <= true[what]) & (true[what] <= high))
+            width[what, kind] = np.mean(high - low)
+            cover[what, kind + "_bias"] = np.mean(centre) - true[what]
+        centre = stratified_estimate(yy, ff, labelled, strata)["estimate"]
+        cover[what, "design_bias"] = np.mean(centre) - true[what]
+        # ppi-python's interval in each stratum, combined with the weights N_h / N: it leaves out how the strata's
+        # means vary between draws of the queries (the strata are cut by the LLM's metric, which follows the truth)
+        combined = np.array([_per_stratum_ppi(yy[r], ff[r], labelled[r], strata[r]) for r in range(REPS)])
+        cover[what, "per_stratum"] = np.mean((combined[:, 0] <= true[what]) & (true[what] <= combined[:, 1]))
+        width[what, "per_stratum"] = np.mean(combined[:, 1] - combined[:, 0])
+        llm = ff.mean(1)
+        half = 1.96 * ff.std(1, ddof=1) / np.sqrt(N)
+        cover[what, "llm"] = np.mean((llm - half <= true[what]) & (true[what] <= llm + half))
+        cover[what, "llm_bias"] = np.mean(llm) - true[what]
+    print({k: round(float(v), 4) for k, v in cover.items()}, {k: round(float(v), 4) for k, v in width.items()})
+    assert 0.93 <= cover["mean", "design"] <= 0.97, cover
+    assert 0.93 <= cover["diff", "design"] <= 0.97, cover
+    # the lenient judge's DCG@10 is far off (nDCG@10's normaliser takes most of the leniency back)
+    assert measure == "nDCG@10" or cover["mean", "llm"] < 0.5, cover
+    assert cover["mean", "per_stratum"] < 0.9, cover                       # why the variance has the draw's term
+    assert width["mean", "design"] < width["mean", "design_human"]       # the LLM's labels narrow it
+    assert width["mean", "design"] < width["mean", "uniform"]            # the allocation too, for what it was made
+    # the unbiased estimate: its mean over the repetitions within 3 standard errors of the truth
+    assert abs(cover["mean", "design_bias"]) < 3 * width["mean", "design"] / 3.92 / np.sqrt(REPS)
+
+
+# ------------------------------------------------------------------ the command line, end to end
+def _write_world(folder: Path, queries=120, docs=20, seed=0):
+    """Synthetic truth and lenient LLM qrels of every query, two runs, and a uniform pilot of 30 labelled queries."""
+    rng = np.random.default_rng(seed)
+    grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(queries, docs))
+    llm = _judge(rng, grades)
+
+    def qrels(path, g, qs):
+        path.write_text("".join(f"q{q} 0 d{d} {g[q, d]}\n" for q in qs for d in range(docs)))
+
+    qrels(folder / "llm.qrels", llm, range(queries))
+    qrels(folder / "truth.qrels", grades, range(queries))
+    qrels(folder / "pilot.qrels", grades, sorted(rng.choice(queries, 30, replace=False)))
+    for name, skill in (("strong", 1.2), ("weak", 0.7)):
+        s = skill * grades + rng.normal(0, 1, grades.shape)
+        (folder / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]} {name}\n" for q in range(queries)
+                                                    for d in range(docs)))
+    return grades, llm
+
+
+def _labelled(folder: Path, design: dict, name="human.qrels", skip=0) -> Path:
+    """The assessors' work: the truth's grades of the design's pilot and chosen queries (less the last ``skip``)."""
+    wanted = set(design["pilot"]) | set(design["chosen"][:len(design["chosen"]) - skip])
+    lines = [line for line in (folder / "truth.qrels").read_text().splitlines(True) if line.split()[0] in wanted]
+    (folder / name).write_text("".join(lines))
+    return folder / name
+
+
+def test_allocate_writes_the_design_and_estimate_reads_it(cli, tmp_path):
+    _write_world(tmp_path)
+    runs = [tmp_path / "strong.run", tmp_path / "weak.run"]
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", tmp_path / "llm.qrels", *runs, "-m", "nDCG@10",
+               "--budget", "30", "--seed", "3", "-o", tmp_path / "design.json", "--format", "json")
+    assert done.code == 0, done.err
+    printed = json.loads(done.out)
+    design = json.loads((tmp_path / "design.json").read_text())
+    assert {k: printed[k] for k in design} == design                    # the JSON output holds the design
+    assert design["format"] == "rankmeter judges design" and design["version"] == 1
+    assert design["unit"] == "queries" and design["measures"] == ["nDCG@10"] and design["seed"] == 3
+    assert design["runs"] == ["strong", "weak"] and len(design["assignment"]) == 120 and len(design["pilot"]) == 30
+    assert sum(s["size"] for s in design["strata"]) == 120
+    assert [s["chosen"] for s in design["strata"]] == printed["per_stratum"] and sum(printed["per_stratum"]) == 30
+    stratum = dict(map(tuple, design["assignment"]))
+    for s in design["strata"]:     # each stratum's counts as the assignment says them
+        assert s["size"] == sum(h == s["stratum"] for h in stratum.values())
+        assert s["labelled"] == sum(stratum[q] == s["stratum"] for q in design["pilot"])
+        assert s["labels"] == s["labelled"] + s["chosen"] >= 2
+    # the strata are cut by the LLM's nDCG@10 (the runs' mean): a higher stratum never holds a lower value
+    llm_values = {name: dict(zip(*(lambda r: (r.queries, r.values("nDCG@10")))(
+        rankmeter.evaluate(str(tmp_path / "llm.qrels"), str(run), ["nDCG@10"])))) for name, run in zip("sw", runs)}
+    mean = {q: (llm_values["s"][q] + llm_values["w"][q]) / 2 for q in stratum}
+    for h in range(3):
+        assert max(mean[q] for q in stratum if stratum[q] == h) <= min(mean[q] for q in stratum if stratum[q] == h + 1)
+    human = _labelled(tmp_path, design)
+    done = cli("judges", "estimate", human, tmp_path / "llm.qrels", *runs, "-m", "nDCG@10", "--design",
+               tmp_path / "design.json", "--format", "json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert data["labelled_queries"] == 60 and data["design"]["sizes"] == [s["size"] for s in design["strata"]]
+    assert data["design"]["labelled"] == [s["labels"] for s in design["strata"]]
+    # the same as the estimator on the per-query values, and the fixed interface's shape
+    got = estimate(str(human), str(tmp_path / "llm.qrels"), [str(r) for r in runs], ["nDCG@10"],
+                   design=str(tmp_path / "design.json"))
+    truth = rankmeter.evaluate(str(human), str(runs[0]), ["nDCG@10"])
+    y = dict(zip(truth.queries, truth.values("nDCG@10")))
+    order = [q for q, _ in design["assignment"]]
+    f = np.array([llm_values["s"][q] for q in order])
+    lab = np.array([q in y for q in order])
+    want = stratified_estimate(np.array([y.get(q, 0.0) for q in order]), f, lab,
+                               np.array([stratum[q] for q in order]))
+    row = data["runs"][0]
+    assert row["run"] == "strong" and row["ppi"]["estimate"] == pytest.approx(float(want["estimate"]), abs=1e-12)
+    assert row["ppi"]["high"] == pytest.approx(float(want["high"]), abs=1e-12)
+    assert got.runs[0]["ppi"]["estimate"] == pytest.approx(row["ppi"]["estimate"], abs=1e-12)
+    assert {"run", "measure", "ppi", "llm_only", "human_only"} <= set(row)
+    assert {"a", "b", "measure", "ppi", "llm_only", "human_only"} <= set(data["pairs"][0])
+    assert {"estimate", "low", "high"} <= set(data["pairs"][0]["ppi"])
+    text = cli("judges", "estimate", human, tmp_path / "llm.qrels", *runs, "-m", "nDCG@10", "--design",
+               tmp_path / "design.json").out
+    assert "60 of 120 queries human-labelled (stratified design" in text
+
+
+def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
+    _write_world(tmp_path)
+    runs = [tmp_path / "strong.run", tmp_path / "weak.run"]
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", tmp_path / "llm.qrels", *runs, "-m", "nDCG@10",
+               "--budget", "30", "-o", tmp_path / "design.json")
+    assert done.code == 0, done.err
+    design = json.loads((tmp_path / "design.json").read_text())
+    llm = tmp_path / "llm.qrels"
+    # the design is never written over an input, and without -o the text says to keep it
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", llm, *runs, "-m", "nDCG@10", "--budget", "30", "-o", llm)
+    assert done.code == 2 and llm.read_text().startswith("q0 0 d0")
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", llm, *runs, "-m", "nDCG@10", "--budget", "30")
+    assert done.code == 0 and "keep the design (-o FILE)" in done.out
+
+    def run(human, path=tmp_path / "design.json", *more):
+        return cli("judges", "estimate", human, llm, *runs, "-m", "nDCG@10", "--design", path, *more)
+
+    # queries labelled outside the design: left out, and said
+    extra = [q for q, _ in design["assignment"] if q not in set(design["pilot"]) | set(design["chosen"])][:3]
+    human = _labelled(tmp_path, design)
+    with open(human, "a") as fh:
+        fh.writelines(line for line in (tmp_path / "truth.qrels").read_text().splitlines(True)
+                      if line.split()[0] in extra)
+    done = run(human, tmp_path / "design.json", "--format", "json")
+    data = json.loads(done.out)
+    assert done.code == 0 and data["labelled_queries"] == 60
+    assert any("3 human-labelled queries are not in the design's sample" in w for w in data["warnings"])
+    # some chosen queries not labelled yet: said
+    data = json.loads(run(_labelled(tmp_path, design, skip=4), tmp_path / "design.json", "--format", "json").out)
+    assert any("4 of the design's 60 queries have no human labels" in w for w in data["warnings"])
+    # another measure: valid, and said
+    data = json.loads(cli("judges", "estimate", _labelled(tmp_path, design), llm, *runs, "-m", "P@10", "--design",
+                          tmp_path / "design.json", "--format", "json").out)
+    assert any("cut by the LLM's nDCG@10" in w for w in data["warnings"]), data["warnings"]
+    # a stratum with fewer than two labelled queries
+    top = max(design["strata"], key=lambda s: s["stratum"])["stratum"]
+    stratum = dict(map(tuple, design["assignment"]))
+    thin = dict(design, pilot=[q for q in design["pilot"] if stratum[q] != top],
+                chosen=[q for q in design["chosen"] if stratum[q] != top][:-1] +
+                [next(q for q in design["chosen"] + design["pilot"] if stratum[q] == top)])
+    (tmp_path / "thin.json").write_text(json.dumps(thin))
+    done = run(_labelled(tmp_path, thin, "thin.qrels"), tmp_path / "thin.json")
+    assert done.code == 2 and "a stratum has 1 human-labelled queries: each needs two or more" in done.err
+    # a design for other queries
+    other = dict(design, assignment=design["assignment"][:-5])
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    done = run(human, tmp_path / "other.json")
+    assert done.code == 2 and "the design was made for other queries: 5 of the LLM's 120 queries" in done.err
+    # not a design, another version, a unit that contradicts it
+    (tmp_path / "not.json").write_text('{"runs": []}')
+    done = run(human, tmp_path / "not.json")
+    assert done.code == 2 and "not a design" in done.err and "not.json" in done.err
+    (tmp_path / "v9.json").write_text(json.dumps(dict(design, version=9)))
+    assert "design version 9" in run(human, tmp_path / "v9.json").err
+    done = run(human, tmp_path / "design.json", "--unit", "pairs")
+    assert done.code == 2 and "the design is for human labels on queries" in done.err
+    with pytest.raises(InputError, match="not JSON"):
+        (tmp_path / "bad.json").write_text("{")
+        estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=str(tmp_path / "bad.json"))
+    with pytest.raises(ParameterError, match="design=5: expected a file path or the design's dict"):
+        estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=5)
+    # without the design, a strongly skewed sample (the pilot and the 30 queries of the LLM's lowest quartile, as
+    # an allocation to one stratum would choose) is said not to look uniform (a mildly allocated one may not be)
+    low = [q for q, h in design["assignment"] if h == 0]
+    skewed = _labelled(tmp_path, dict(design, chosen=low), "skewed.qrels")
+    plain = estimate(str(skewed), str(llm), [str(r) for r in runs], ["nDCG@10"])
+    assert any("unlike a uniform random sample" in w and "--design" in w for w in plain.warnings), plain.warnings
+
+
+def test_a_design_of_pairs(cli, tmp_path):
+    """Human labels on pairs: allocate's design holds each pair's rank band; estimate --design stratifies by it (the
+    same bands the estimate finds itself when the runs and the depth are the same: then the two agree), and refuses
+    a frame the design does not cover (a deeper measure's)."""
+    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
+    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
+    rng = np.random.default_rng(5)
+    llm = {q: {d: int(min(3, g + (rng.random() < 0.4))) for d, g in docs.items()} for q, docs in truth.items()}
+    run = {q: {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs} for q, docs in truth.items()}
+    top10 = [(q, d) for q, docs in run.items() for d in sorted(docs, key=lambda d: -docs[d])[:10]]
+    pilot = {top10[i] for i in rng.choice(len(top10), 120, replace=False)}
+
+    def write(path, pairs):
+        path.write_text("".join(f"{q} 0 {d} {truth[q][d]}\n" for q, d in sorted(pairs)))
+        return path
+
+    (tmp_path / "llm.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in llm.items() for d, g in docs.items()))
+    (tmp_path / "real.run").write_text("".join(f"{q} Q0 {d} 0 {s} real\n" for q, docs in run.items()
+                                               for d, s in docs.items()))
+    args = (tmp_path / "llm.qrels", tmp_path / "real.run", "-m", "DCG@10")
+    done = cli("judges", "allocate", write(tmp_path / "pilot.qrels", pilot), *args, "--budget", "40", "-o",
+               tmp_path / "design.json")
+    assert done.code == 0, done.err
+    design = json.loads((tmp_path / "design.json").read_text())
+    assert design["unit"] == "pairs" and len(design["assignment"]) == len(top10) and len(design["chosen"]) == 40
+    band = {(q, d): h for q, d, h in design["assignment"]}
+    ranks = {(q, d): r + 1 for q, docs in run.items() for r, d in enumerate(sorted(docs, key=lambda d: -docs[d]))}
+    assert all(h == int(np.log2(ranks[k])) for k, h in band.items())           # the band of the best rank
+    human = write(tmp_path / "human.qrels", pilot | {tuple(u) for u in design["chosen"]})
+    with_design = json.loads(cli("judges", "estimate", human, *args, "--design", tmp_path / "design.json",
+                                 "--format", "json").out)
+    without = json.loads(cli("judges", "estimate", human, *args, "--format", "json").out)
+    assert with_design["unit"] == "pairs" and with_design["labelled_pairs"] == 160
+    assert with_design["runs"][0]["ppi"] == pytest.approx(without["runs"][0]["ppi"], abs=1e-12)
+    assert with_design["design"]["labelled"] == [s["labels"] for s in design["strata"]]
+    done = cli("judges", "estimate", human, tmp_path / "llm.qrels", tmp_path / "real.run", "-m", "DCG@20",
+               "--design", tmp_path / "design.json")
+    assert done.code == 2 and "the design was made for other pairs" in done.err
+    done = cli("judges", "estimate", human, *args, "--design", tmp_path / "design.json", "--unit", "queries")
+    assert done.code == 2 and "the design is for human labels on pairs" in done.err
