@@ -26,7 +26,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -40,12 +40,10 @@ from rankmeter.core.build import build_batch, empty_batch
 from rankmeter.core.in_memory import evaluate_in_memory
 from rankmeter.core.judgments import Judgments
 from rankmeter.core.needs import compute_needs, needs_of
-from rankmeter.core.keywords import EvaluationOptions, takes_options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.options import Options, validate_options
 from rankmeter.core.resolve import resolve_measures
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 __all__ = ["Evaluator", "Part"]
 

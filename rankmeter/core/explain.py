@@ -14,14 +14,14 @@ the kernel's, so an explanation can never disagree with :func:`rankmeter.evaluat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core import NONPOOL, UNJUDGED, Evaluator
-from rankmeter.core.keywords import EvaluationOptions, takes_options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_cell, format_number
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_run
@@ -30,8 +30,6 @@ from rankmeter.engine.ids import Ids
 from rankmeter.measures import Measure
 from rankmeter.measures.aggregation import TEXT
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 __all__ = ["explain", "explain_query", "Explanation"]
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
@@ -37,10 +38,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 from rankmeter.core.options import _OTHER_NAMES, OPTIONS
 from rankmeter.errors import ParameterError
 
-if TYPE_CHECKING:
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:
     from typing_extensions import Unpack
+else:  # Python 3.10: the annotations are strings, read by type checkers (which bring typing_extensions)
+    try:
+        from typing_extensions import Unpack
+    except ImportError:
+        Unpack = None  # typing.get_type_hints of an entry point then needs typing_extensions installed
 
-__all__ = ["EvaluationOptions", "takes_options", "options_section", "unknown_keywords", "MARKER"]
+__all__ = ["EvaluationOptions", "takes_options", "options_section", "unknown_keywords", "MARKER", "Unpack"]
 
 #: The docstring line that :func:`takes_options` replaces by the options' numpydoc entries.
 MARKER = "%(evaluation_options)s"

@@ -26,12 +26,12 @@ import json
 import math
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.core.keywords import EvaluationOptions, takes_options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.options import Options
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param, validate_params
@@ -44,8 +44,6 @@ from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc
 from rankmeter.report.explanations import explanations_html
 from rankmeter.report.per_query import per_query_html
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 

@@ -25,18 +25,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
-from rankmeter.core.keywords import EvaluationOptions, takes_options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_number
 from rankmeter.core.options import Options, validate_options
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError, require
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "pr_curves",
            "per_query_table", "PerQueryTable", "RECALL_LEVELS", "STYLE", "PAIR", "RECALLS"]

@@ -10,12 +10,12 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from rankmeter.core import Evaluator, validate_options
-from rankmeter.core.keywords import EvaluationOptions, takes_options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
@@ -27,8 +27,6 @@ from rankmeter.analyses.stats.comparison import Comparison
 from rankmeter.analyses.stats.corrections import adjust
 from rankmeter.executors.progress import progress_bar
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 __all__ = ["compare", "compare_scores", "TESTS", "LOWER_IS_BETTER"]
 
