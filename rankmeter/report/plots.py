@@ -258,15 +258,9 @@ def pr_curves(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS,
 
     Parameters
     ----------
-    qrels, runs
-        As for :func:`per_query_table`.
-    recalls : sequence of float, default the eleven levels 0.0, 0.1, ..., 1.0
-        The recall levels, each in [0, 1].
+    qrels, runs, recalls
+        As for :func:`plot_pr`.
     %(evaluation_options)s
-
-    Returns
-    -------
-    list of (str, list of float, list of float)
     """
     return _pr_curves(qrels, runs, recalls, validate_options(**options))
 
