@@ -138,8 +138,8 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
         base_cols = ["rank", "doc", "score", "grade"]
         base = [[i + 1, docs[i], float(batch.scores[i]), _grade_text(batch.rel[i].item())] for i in range(len(docs))]
     if parts is None:
-        shown = f"'{value}'" if value_type is TEXT else format_number(value)
-        return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {shown}"])
+        text = f"'{value}'" if value_type is TEXT else format_number(value)
+        return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {text}"])
     formula = list(parts.formula)
     empty_target = getattr(measure.family.kernel, "empty_target", None)
     action = measure.get("empty_target_action") if empty_target is not None else None

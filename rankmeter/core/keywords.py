@@ -81,7 +81,7 @@ class EvaluationOptions(TypedDict, total=False):
 
 def _annotation(name: str) -> str:
     hint = EvaluationOptions.__annotations__[name]
-    return getattr(hint, "__forward_arg__", hint)  # the written type, as a signature under PEP 563 shows it
+    return str(getattr(hint, "__forward_arg__", hint))  # the written type, as a signature under PEP 563 shows it
 
 
 _TYPES = {"bool": "bool", "integer": "int", "grade": "int or float", "mapping": "dict", "intents": "dict"}

@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -90,8 +91,10 @@ def _jsonable(obj):
 
 # ------------------------------------------------------------------ comparison
 
-def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict[str, PerQueryTable],
-                     options: dict, **stats):
+def comparison_table(runs: Mapping[str, Any], *, baseline: str, tables: dict[str, PerQueryTable],
+                     test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                     correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+                     permutations: int = 10000, seed: int | None = 0) -> tuple[list[dict], bool]:
     """The comparison rows (dicts) and whether significance was tested.
 
     Two runs or more go through :func:`rankmeter.compare_scores` on the per-query values the
@@ -102,7 +105,8 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
         from rankmeter.analyses.stats.compare import compare_scores
         scores = {system: {label: {q: float(v) for q, v in zip(t.queries, t.column(system)) if v == v}
                            for label, t in tables.items()} for system in next(iter(tables.values())).systems}
-        return compare_scores(scores, baseline=baseline, **stats).table_records(), True
+        return compare_scores(scores, baseline=baseline, test=test, correction=correction,
+                              alpha=alpha, permutations=permutations, seed=seed).table_records(), True
     rows = []
     for label, table in tables.items():
         base = table.column(baseline)
@@ -209,13 +213,12 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     text = [label for label, m in labels if m.family.value_type is TEXT]
     if text:
         raise ParameterError(f"{', '.join(text)}: text measures cannot be compared or plotted")
-    options = {k: v for k, v in options.items() if k != "columns"}
+    given: dict[str, Any] = {k: v for k, v in options.items() if k != "columns"}  # for analyses taking **options
     results = [(name, evaluator.evaluate(run)) for name, run in named]
     tables = {label: _align(str(m), results) for label, m in labels}
     for label, t in tables.items():
         t.measure = label
-    frame, tested = comparison_table(q, dict(named), [label for label, _ in labels], baseline=baseline,
-                                     tables=tables, options=options, test=test, correction=correction,
+    frame, tested = comparison_table(dict(named), baseline=baseline, tables=tables, test=test, correction=correction,
                                      alpha=alpha, permutations=permutations, seed=seed)
     first = next(iter(tables.values()))
     chosen = first.queries if max_explained is None else first.queries[:max_explained]
@@ -224,14 +227,14 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     beyond = ""
     if train is not None:
         from rankmeter.report.beyond import beyond_html
-        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, options=options, test=test,
+        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, ties=opts.ties, test=test,
                              correction=correction, alpha=alpha, permutations=permutations, seed=seed)
     elif beyond_k is not None:
         raise ParameterError("beyond_k needs train= (the training interactions the lists are measured against)")
     boards = ""
     if other_qrels is not None:  # two qrels versions (human, LLM): the two leaderboards side by side
         from rankmeter.analyses.judges.leaderboard_agreement import leaderboards
-        found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **options)
+        found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **given)
         boards = ("".join(f'<figure class="slope">{found.slope_svg(lb)}<figcaption>{esc(lb)}</figcaption></figure>'
                           for lb, _ in labels)
                   + f'<pre class="note">{esc(found.to_text())}</pre>')
@@ -264,7 +267,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
         f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
-        + coverage_html(q, named, [label for label, _ in labels], options) + "</section>",
+        + coverage_html(q, named, [label for label, _ in labels], given) + "</section>",
         '<section id="sec-ties"><h2>Ties</h2>' + ties_html(named, ties=opts.ties) + "</section>",
         f'<section id="sec-plots"><h2>Plots</h2><div class="plots">{figures}</div></section>' if plots else "",
         '<section id="sec-per-query"><h2>Per query</h2><p class="note">Click a header to sort; click a query '
@@ -279,9 +282,10 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     return _page(title, meta, sections, data, nav=nav)
 
 
-def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None, test: str = "t",
-                         correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int = 0,
-                         what: str = "per-query scores") -> str:
+def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None,
+                         test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                         correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+                         permutations: int = 10000, seed: int | None = 0, what: str = "per-query scores") -> str:
     """The report of per-query scores computed elsewhere (RAG nugget scores, beyond-accuracy values):
     ``{system: {measure: {query: value}}}``, compared as :func:`rankmeter.compare_scores` compares them,
     with the per-query table and the difference and distribution plots. Sections that need judgments and

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from rankmeter.core.numbers import format_number
 from rankmeter.core.options import Options, validate_options
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError, require
+
+if TYPE_CHECKING:
+    from rankmeter.core.results import Results
 
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "pr_curves",
@@ -98,7 +101,7 @@ class PerQueryTable:
             raise ParameterError(f"no system named {system!r}; systems: {', '.join(self.systems)}") from None
 
 
-def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
+def _align(measure: str, results: list[tuple[str, Results]]) -> PerQueryTable:
     """Union of the systems' queries (bytewise order, as evaluate sorts), NaN where absent."""
     from rankmeter.io.canonical import encode_id
 
@@ -111,7 +114,7 @@ def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
     return PerQueryTable(measure, queries, [n for n, _ in results], values)
 
 
-def _evaluate_runs(qrels, runs, measures, options: Options) -> list[tuple[str, object]]:
+def _evaluate_runs(qrels, runs, measures, options: Options) -> list[tuple[str, Results]]:
     """(name, :class:`~rankmeter.Results`) for every run, the qrels prepared once."""
     from rankmeter.core import Evaluator
     return list(Evaluator(qrels, measures, options=options).evaluate_runs(runs))
