@@ -44,7 +44,6 @@ from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.options import Options, validate_options
 from rankmeter.core.resolve import resolve_measures
 
-
 __all__ = ["Evaluator", "Part"]
 
 _NAMED = 10  # ids named in a warning or message

@@ -190,7 +190,9 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
 
     Parameters
     ----------
-    qrels, runs, measures, baseline, title, test, correction, alpha, permutations, seed, max_ranks, max_explained, plots, train, beyond_k, other_qrels
+    qrels, runs, measures, baseline, title, test, correction, alpha
+        As for :func:`write_report`.
+    permutations, seed, max_ranks, max_explained, plots, train, beyond_k, other_qrels
         As for :func:`write_report`.
     %(evaluation_options)s
 

@@ -27,7 +27,6 @@ from rankmeter.analyses.stats.comparison import Comparison
 from rankmeter.analyses.stats.corrections import adjust
 from rankmeter.executors.progress import progress_bar
 
-
 __all__ = ["compare", "compare_scores", "TESTS", "LOWER_IS_BETTER"]
 
 TESTS = PARAMS["test"].choices
@@ -188,9 +187,10 @@ def _analyse(label, x, systems, bases, test, correction, alpha, permutations, se
 
 @takes_options(in_memory=True)
 @validate_params(*_TESTS_DECLARED)
-def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = None, test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-            correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
-            **options: Unpack[EvaluationOptions]) -> Comparison:
+def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = None,
+            test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+            correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+            permutations: int = 10000, seed: int | None = 0, **options: Unpack[EvaluationOptions]) -> Comparison:
     """Score several runs and test whether their differences are significant.
 
     With ``queries="both"`` each pair is compared on the judged queries both runs answered (Tukey: the
