@@ -6,7 +6,7 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
-from rankmeter.report.plots import PAIR, STYLE
+from rankmeter.report.params import PAIR, STYLE
 
 HELP = "plot runs: per-query differences, precision-recall, distributions"
 

@@ -6,7 +6,7 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.cli.compare import TESTS
 from rankmeter.core.params import PARAMS
-from rankmeter.report.html import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
+from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
 
 HELP = "write one self-contained HTML report comparing runs"
 

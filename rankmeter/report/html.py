@@ -35,7 +35,7 @@ from rankmeter._version import __version__
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.options import Options
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param, validate_params
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.output import check_output
 from rankmeter.report.assets import CSS, SCRIPT
@@ -43,19 +43,12 @@ from rankmeter.measures.aggregation import TEXT
 from rankmeter.report.plots import PerQueryTable, _align
 from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc  # noqa: F401 - esc is public here
 from rankmeter.report.explanations import explanations_html
+from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
 from rankmeter.report.per_query import per_query_html
 
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
-#: The report's own parameters (``rankmeter report`` makes its flags from the same declarations).
-TITLE = Param("title", "string", None, "the page title (default: the run names)", "report")
-MAX_RANKS = Param("max_ranks", "integer", 20, "ranks shown per explanation", "report", low=1, metavar="N")
-#: ``--explain-queries`` is the flag's older spelling; on the command line 0 means all (Python: None)
-MAX_EXPLAINED = Param("max_explained", "integer", 100, "explain the first N queries (0: all)", "report", low=0,
-                      optional=True, metavar="N", deprecated=("--explain-queries",))
-BEYOND_K = Param("beyond_k", "integer", None, "cut each list at its first K items for the beyond-accuracy measures",
-                 "beyond", low=1, optional=True, metavar="K")
 _DECLARED = (*(PARAMS[name] for name in ("test", "correction", "alpha", "permutations", "seed")), TITLE, MAX_RANKS,
              MAX_EXPLAINED, BEYOND_K)
 

@@ -32,24 +32,17 @@ import numpy as np
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_number
 from rankmeter.core.options import Options, validate_options
-from rankmeter.engine.param import Param, validate_params
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError, require
+from rankmeter.report.params import PAIR, RECALL_LEVELS, RECALLS, STYLE
 
 if TYPE_CHECKING:
     from rankmeter.core.results import Results
 
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "pr_curves",
-           "per_query_table", "PerQueryTable", "RECALL_LEVELS", "STYLE", "PAIR", "RECALLS"]
+           "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
 
-#: The eleven recall levels of the standard recall-precision graph.
-RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-#: The plots' own parameters (``rankmeter plot`` makes its flags from the same declarations).
-STYLE = Param("style", "choice", "box", "dist: how to draw", "report", choices=("box", "violin", "strip"))
-PAIR = Param("pair", "strings", None, "diff: the two runs (SYSTEM - BASELINE)", "report", metavar="RUN")
-RECALLS = Param("recalls", "numbers", RECALL_LEVELS, "the recall levels of the precision-recall curves", "report",
-                low=0, high=1, cli=False)
 
 _UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
 
