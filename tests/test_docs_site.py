@@ -101,6 +101,8 @@ def test_api_reference_documents_every_public_name(site):
         target = obj.__name__ if isinstance(obj, type(rankmeter)) else f"{obj.__module__}.{name}"
         assert f'id="{target}"' in html, f"{target} has no entry on the API page"
     assert ":func:" not in html and ":class:" not in html  # Sphinx roles are shown as code
+    # the evaluation options' entries, filled from their declarations as at import (rankmeter.core.keywords)
+    assert "evaluation_options" not in html and html.count("positive_scores_only") >= 5
     assert 'id="rankmeter.compat.pytrec_eval.RelevanceEvaluator"' in html
 
 

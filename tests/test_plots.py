@@ -113,22 +113,26 @@ def test_pr_curve_is_mean_interpolated_precision_at_eleven_levels():
 
 
 def test_pr_curve_rejects_levels_outside_0_1():
-    with pytest.raises(ParameterError, match="between 0 and 1"):
+    with pytest.raises(ParameterError, match=r"recalls=1\.5: expected numbers, each in \[0, 1\]"):
         plots.plot_pr(QRELS, RUNS, recalls=[0.5, 1.5])
+    with pytest.raises(ParameterError, match=r"recalls=\[\]: at least one"):
+        plots.pr_curves(QRELS, RUNS, recalls=[])
 
 
-@pytest.mark.parametrize("kind", ["box", "violin", "strip"])
-def test_distribution_points_are_the_per_query_values(kind):
-    ax = plots.plot_distribution(QRELS, RUNS, "RR", kind=kind).axes[0]
+@pytest.mark.parametrize("style", ["box", "violin", "strip"])
+def test_distribution_points_are_the_per_query_values(style):
+    ax = plots.plot_distribution(QRELS, RUNS, "RR", style=style).axes[0]
     points = [c for c in ax.collections if c.get_offsets().shape[0] == 3]
     ys = [sorted(c.get_offsets()[:, 1].tolist()) for c in points[-2:]]
     assert ys == [[0.5, 1.0, 1.0], [0.5, 1.0, 1.0]]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["base", "new"]
 
 
-def test_distribution_rejects_unknown_kind():
-    with pytest.raises(ParameterError, match="'box', 'violin' or 'strip'"):
-        plots.plot_distribution(QRELS, RUNS, "RR", kind="pie")
+def test_distribution_rejects_unknown_style_and_the_old_keyword_with_a_suggestion():
+    with pytest.raises(ParameterError, match="style='pie': expected one of 'box', 'violin', 'strip'"):
+        plots.plot_distribution(QRELS, RUNS, "RR", style="pie")
+    with pytest.raises(ParameterError, match=r"unknown option kind \(options: style, queries"):
+        plots.plot_distribution(QRELS, RUNS, "RR", kind="box")
 
 
 def test_labels_from_data_stay_literal():
@@ -159,7 +163,7 @@ def test_plot_details_people_misread():
     assert "-0.0000" not in svg and "+0.0000" in svg and "#d6604d" not in svg.lower()
     with pytest.raises(ParameterError, match="no query in common"):
         plots.plot_diff(qrels, {"a": {"q1": ["d1"]}, "b": {"q2": ["d2"]}}, "AP")
-    box = plots.svg_text(plots.plot_distribution(qrels, tied, "AP", kind="box"))
+    box = plots.svg_text(plots.plot_distribution(qrels, tied, "AP", style="box"))
     assert "median" in box and "mean" in box
 
 

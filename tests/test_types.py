@@ -48,6 +48,22 @@ rankmeter.evaluate(qrels, run, "AP", ties="random")  # E: arg-type
 rankmeter.evaluate(qrels, run, "AP", relevance_level=2)  # E: call-arg
 rankmeter.evaluate(qrels, run, "AP", max_docs="10")  # E: arg-type
 x: float = rankmeter.evaluate_runs(qrels, [run], "AP")  # E: assignment
+
+# every entry point that scores runs: the evaluation options as typed keywords (PEP 692), its own too
+from rankmeter.report import html, plots
+
+e: rankmeter.Explanation = rankmeter.explain(qrels, run, "AP", "q1", rel=2, judged_only=True)
+c: rankmeter.Comparison = rankmeter.compare(qrels, [run, ranked], "AP", test="wilcoxon", queries="qrels")
+rankmeter.compare_scores({"a": {"AP": {"q1": 0.5}}}, lower_is_better=["AP"], correction="holm")
+rankmeter.Evaluator(qrels, "AP", max_docs=5, intents={"q1": {"s1": 0.5}})
+plots.plot_distribution(qrels, [run, ranked], "AP", style="violin", ties="input")
+html.write_report(qrels, [run, ranked], "AP", "r.html", title="t", rel=2)
+rankmeter.explain(qrels, run, "AP", "q1", relevance_level=2)  # E: call-arg
+rankmeter.compare(qrels, [run, ranked], "AP", test="z")  # E: arg-type
+rankmeter.compare(qrels, [run, ranked], "AP", ties="random")  # E: arg-type
+rankmeter.Evaluator(qrels, "AP", max_docs="5")  # E: arg-type
+plots.plot_distribution(qrels, [run, ranked], "AP", kind="box")  # E: call-arg
+html.render_report(qrels, [run, ranked], "AP", judged=True)  # E: call-arg
 '''
 
 

@@ -36,4 +36,14 @@ def rst_roles_to_code(text: str) -> str:
 class RstRoles(griffe.Extension):
     def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = rst_roles_to_code(obj.docstring.value)
+            obj.docstring.value = rst_roles_to_code(_with_options(obj.docstring.value))
+
+
+def _with_options(text: str) -> str:
+    """The evaluation options' entries where a docstring has the line that
+    :func:`rankmeter.core.keywords.takes_options` fills at import (griffe reads the source, not the import)."""
+    from rankmeter.core.keywords import MARKER, options_section
+    if MARKER not in text:
+        return text
+    indent = len(text[:text.index(MARKER)].rpartition("\n")[2])
+    return text.replace(MARKER, options_section(indent))

@@ -6,14 +6,13 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
+from rankmeter.report.params import PAIR, STYLE
 
 HELP = "plot runs: per-query differences, precision-recall, distributions"
 
 KIND = Param("kind", "choice", None, "diff: sorted per-query differences of two runs; pr: interpolated "
              "precision-recall; dist: per-query values per run", "report", choices=("diff", "pr", "dist"),
              required=True)
-PAIR = Param("pair", "strings", None, "diff: the two runs (SYSTEM - BASELINE)", "report", metavar="RUN")
-STYLE = Param("style", "choice", "box", "dist: how to draw", "report", choices=("box", "violin", "strip"))
 
 
 def add_arguments(p) -> None:
@@ -38,6 +37,6 @@ def run(args) -> int:
     elif args.kind == "diff":
         fig = plots.plot_diff(args.qrels, args.runs, args.measure, pair=args.pair, **options)
     else:
-        fig = plots.plot_distribution(args.qrels, args.runs, args.measure, kind=args.style, **options)
+        fig = plots.plot_distribution(args.qrels, args.runs, args.measure, style=args.style, **options)
     print(plots.save(fig, args.output, inputs=inputs), file=sys.stderr)
     return 0

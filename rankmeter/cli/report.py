@@ -6,17 +6,9 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.cli.compare import TESTS
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param
+from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
 
 HELP = "write one self-contained HTML report comparing runs"
-
-TITLE = Param("title", "string", None, "the page title (default: the run names)", "report")
-MAX_RANKS = Param("max_ranks", "integer", 20, "ranks shown per explanation", "report", low=1, metavar="N")
-#: write_report's ``max_explained`` (``--explain-queries`` is its older flag)
-MAX_EXPLAINED = Param("max_explained", "integer", 100, "explain the first N queries (0: all)", "report", low=0,
-                      metavar="N", deprecated=("--explain-queries",))
-BEYOND_K = Param("beyond_k", "integer", None, "cut each list at its first K items for the beyond-accuracy measures",
-                 "beyond", low=1, optional=True, metavar="K")
 
 
 def add_arguments(p) -> None:

@@ -40,6 +40,7 @@ from rankmeter.core.build import build_batch, empty_batch
 from rankmeter.core.in_memory import evaluate_in_memory
 from rankmeter.core.judgments import Judgments
 from rankmeter.core.needs import compute_needs, needs_of
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.options import Options, validate_options
 from rankmeter.core.resolve import resolve_measures
 
@@ -98,6 +99,7 @@ def _names(ids: Iterable[bytes], total: int) -> str:
     return ", ".join(shown) + more
 
 
+@takes_options()
 class Evaluator:
     """Judgments and measures prepared once; scores any number of runs (see module docstring).
 
@@ -110,12 +112,14 @@ class Evaluator:
     needs : mapping, optional
         Qrels-wide statistics computed elsewhere (a Spark task gets the
         whole qrels' values from the driver while it holds only some queries).
-    **options
-        The evaluation options of :data:`rankmeter.core.options.OPTIONS`.
+    options : Options, optional
+        Evaluation options validated already (:func:`~rankmeter.core.options.validate_options`); the
+        keywords below change them.
+    %(evaluation_options)s
     """
 
     def __init__(self, qrels, measures, *, needs: Mapping[str, Any] | None = None,
-                 options: Options | None = None, **given: Any):
+                 options: Options | None = None, **given: Unpack[EvaluationOptions]) -> None:
         from rankmeter.io import as_qrels
 
         self.options = validate_options(options, **given)
@@ -274,15 +278,32 @@ class Evaluator:
         return RunsResults([(name, self.evaluate(run)) for name, run in named])
 
 
-def evaluate_runs(qrels, runs, measures, **options: Any) -> RunsResults:
+@takes_options(in_memory=True)
+def evaluate_runs(qrels, runs, measures, *, options: Options | None = None,
+                  **given: Unpack[EvaluationOptions]) -> RunsResults:
     """Score several runs against one qrels, prepared once: one table (:class:`~.results.RunsResults`).
 
-    ``runs`` is a dict name -> run or a list of runs (paths, tables, dicts), named by the one rule
-    (:func:`~.naming.name_runs`); each is scored in memory. ``options`` are the evaluation options.
     What the analyses that compare runs call (leaderboards, standardisation), rather than the top package.
+
+    Parameters
+    ----------
+    qrels : path, Qrels, dict or DataFrame
+        The judgments.
+    runs : dict or list
+        ``{name: run}`` or a list of runs (paths, tables, dicts), named by the one rule
+        (:func:`~.naming.name_runs`); each is scored in memory.
+    measures : str, Measure or a list of them
+        Canonical or trec_eval names.
+    options : Options, optional
+        Evaluation options validated already; the keywords below change them.
+    %(evaluation_options)s
+
+    Returns
+    -------
+    RunsResults
 
     >>> table = evaluate_runs({"q1": {"a": 1}}, {"good": {"q1": ["a"]}, "bad": {"q1": ["x", "a"]}}, ["RR"])
     >>> table.runs, table["bad"]["RR"]
     (['good', 'bad'], 0.5)
     """
-    return Evaluator(qrels, measures, **options).evaluate_runs(runs)
+    return Evaluator(qrels, measures, options=options, **given).evaluate_runs(runs)

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core import NONPOOL, UNJUDGED, Evaluator
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_cell, format_number
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io import as_run
@@ -28,6 +29,7 @@ from rankmeter.io.canonical import Run, decode_id, encode_id
 from rankmeter.engine.ids import Ids
 from rankmeter.measures import Measure
 from rankmeter.measures.aggregation import TEXT
+
 
 __all__ = ["explain", "explain_query", "Explanation"]
 
@@ -136,8 +138,8 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
         base_cols = ["rank", "doc", "score", "grade"]
         base = [[i + 1, docs[i], float(batch.scores[i]), _grade_text(batch.rel[i].item())] for i in range(len(docs))]
     if parts is None:
-        shown = f"'{value}'" if value_type is TEXT else format_number(value)
-        return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {shown}"])
+        text = f"'{value}'" if value_type is TEXT else format_number(value)
+        return Explanation(measure, decode_id(query), value, base_cols, base, [f"{label} = {text}"])
     formula = list(parts.formula)
     empty_target = getattr(measure.family.kernel, "empty_target", None)
     action = measure.get("empty_target_action") if empty_target is not None else None
@@ -160,23 +162,33 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def explain(qrels, run, measure: str | Measure, query, **options: Any) -> Explanation:
+@takes_options(in_memory=True)
+def explain(qrels, run, measure: str | Measure, query: str | bytes,
+            **options: Unpack[EvaluationOptions]) -> Explanation:
     """Explain ``measure`` on one ``query``: per-rank table, ideal list and formula.
 
     Parameters
     ----------
-    qrels, run : as for :func:`rankmeter.evaluate`
+    qrels : path, Qrels, dict or DataFrame
+        Judgments, as for :func:`rankmeter.evaluate`.
+    run : path, Run, dict or DataFrame
+        One run, as for :func:`rankmeter.evaluate`.
     measure : str or Measure
         One canonical measure, e.g. ``"nDCG(gain=exp)@5"``.
     query : str or bytes
         The query id.
-    **options
-        The evaluation options of :func:`rankmeter.evaluate` (``rel``,
-        ``judged_only``, ``ties``, ``max_docs``, ``columns`` ...).
+    %(evaluation_options)s
 
     Returns
     -------
     Explanation
+
+    Raises
+    ------
+    ParameterError
+        An option out of its range or misspelt, or ``measure`` naming several measures.
+    InputError
+        A query without judgments; a file or table that cannot be read.
 
     Examples
     --------
@@ -189,4 +201,6 @@ def explain(qrels, run, measure: str | Measure, query, **options: Any) -> Explan
     if len(evaluator.names) != 1:
         raise ParameterError(f"explain takes one measure; {measure!r} names {len(evaluator.names)}")
     label, m = evaluator.names[0]
-    return explain_query(evaluator, as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format), encode_id(query), m, label)
+    opts = evaluator.options
+    return explain_query(evaluator, as_run(run, columns=opts.columns, format=opts.input_format), encode_id(query), m,
+                         label)

@@ -9,6 +9,7 @@ report's own test and correction (:func:`rankmeter.compare_scores`).
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
@@ -33,13 +34,15 @@ def run_as_lists(run, *, ties: str = "trec_eval"):
     return pa.table(columns)
 
 
-def beyond_html(train, named: list, *, baseline: str, k: int | None, options: dict, test: str,
-                correction: str, alpha: float, permutations: int, seed: int | None) -> str:
+def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str,
+                test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"],
+                correction: Literal["none", "bonferroni", "holm", "bh"], alpha: float, permutations: int,
+                seed: int | None) -> str:
     """The section's HTML: a table of every run's values, then the comparison over users."""
     from rankmeter.analyses.beyond import PER_USER, beyond_accuracy
     from rankmeter.report.markup import _comparison_html, _num, esc
 
-    results = {name: beyond_accuracy(train, run_as_lists(run, ties=options.get("ties", "trec_eval")), k=k)
+    results = {name: beyond_accuracy(train, run_as_lists(run, ties=ties), k=k)
                for name, run in named}
     keys = list(next(iter(results.values())).overall)
     head = '<th class="text">system</th>' + "".join(f'<th class="num">{esc(key)}</th>' for key in keys)

@@ -13,6 +13,9 @@ Every run name is escaped; the numbers carry ``data-v`` for sorting.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from rankmeter.analyses.judged import judged
@@ -33,7 +36,7 @@ def _cell(value) -> str:
     return f'<td data-v="{key}">{_num(value)}</td>'
 
 
-def coverage_html(qrels, named, measures: list[str], options: dict) -> str:
+def coverage_html(qrels, named, measures: list[str], options: Mapping[str, Any]) -> str:
     """The "Judged coverage" table (one row per run) and its note."""
     options = {k: v for k, v in options.items() if k != "judged_only"}
     report = judged(qrels, dict(named), measures, **options)

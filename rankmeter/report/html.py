@@ -24,11 +24,18 @@ import base64
 import hashlib
 import json
 import math
+from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
 from rankmeter._version import __version__
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.options import Options
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.output import check_output
 from rankmeter.report.assets import CSS, SCRIPT
@@ -36,9 +43,14 @@ from rankmeter.measures.aggregation import TEXT
 from rankmeter.report.plots import PerQueryTable, _align
 from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc  # noqa: F401 - esc is public here
 from rankmeter.report.explanations import explanations_html
+from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
 from rankmeter.report.per_query import per_query_html
 
+
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
+
+_DECLARED = (*(PARAMS[name] for name in ("test", "correction", "alpha", "permutations", "seed")), TITLE, MAX_RANKS,
+             MAX_EXPLAINED, BEYOND_K)
 
 DASH = "\u2013"
 _COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value", "p_adjusted",
@@ -72,8 +84,10 @@ def _jsonable(obj):
 
 # ------------------------------------------------------------------ comparison
 
-def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict[str, PerQueryTable],
-                     options: dict, **stats):
+def comparison_table(runs: Mapping[str, Any], *, baseline: str, tables: dict[str, PerQueryTable],
+                     test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                     correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+                     permutations: int = 10000, seed: int | None = 0) -> tuple[list[dict], bool]:
     """The comparison rows (dicts) and whether significance was tested.
 
     Two runs or more go through :func:`rankmeter.compare_scores` on the per-query values the
@@ -84,7 +98,8 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
         from rankmeter.analyses.stats.compare import compare_scores
         scores = {system: {label: {q: float(v) for q, v in zip(t.queries, t.column(system)) if v == v}
                            for label, t in tables.items()} for system in next(iter(tables.values())).systems}
-        return compare_scores(scores, baseline=baseline, **stats).table_records(), True
+        return compare_scores(scores, baseline=baseline, test=test, correction=correction,
+                              alpha=alpha, permutations=permutations, seed=seed).table_records(), True
     rows = []
     for label, table in tables.items():
         base = table.column(baseline)
@@ -102,10 +117,11 @@ def comparison_table(qrels, runs: dict, measures, *, baseline: str, tables: dict
     return rows, False
 
 
-def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: dict) -> str:  # noqa: D401
-    """Per measure a difference plot per system and a distribution plot; then the PR curves; as inline SVG
-    (drawn directly, :mod:`rankmeter.report.svg`: no matplotlib in the report)."""
-    from rankmeter.report.plots import pr_curves
+def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, options: Options | None) -> str:
+    """Per measure a difference plot per system and a distribution plot; then the PR curves (with the judgments
+    ``q`` and the validated ``options``); as inline SVG (drawn directly, :mod:`rankmeter.report.svg`: no
+    matplotlib in the report)."""
+    from rankmeter.report.plots import RECALL_LEVELS, _pr_curves
     from rankmeter.report.svg import box_svg, diff_svg, pr_svg
 
     figures = []
@@ -124,8 +140,8 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
             figures.append((diff_svg(np.where(tied, 0.0, delta), queries, label, s, baseline),
                             f"{label}: {s} \u2212 {baseline}, per query"))
         figures.append((box_svg(list(t.values.T), t.systems, label), f"{label}: per-query values"))
-    if q is not None:  # the precision-recall curves need the judgments
-        figures.append((pr_svg(pr_curves(q, dict(named), **options)),
+    if q is not None and options is not None:  # the precision-recall curves need the judgments
+        figures.append((pr_svg(_pr_curves(q, dict(named), RECALL_LEVELS, options)),
                         "Interpolated precision at the eleven recall levels, averaged over queries"))
     return "".join(f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>" for svg, caption in figures)
 
@@ -155,16 +171,31 @@ def _page(title: str, meta: list[tuple[str, str]], sections: list[str], data: di
     return "\n".join(p for p in parts if p) + "\n"
 
 
+@takes_options(in_memory=True)
+@validate_params(*_DECLARED)
 def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
-                  test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
-                  seed: int = 0, max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True,
-                  train=None, beyond_k: int | None = None, other_qrels=None, **options) -> str:
-    """The report as one HTML string; see :func:`write_report` for the parameters."""
+                  test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                  correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+                  permutations: int = 10000, seed: int | None = 0, max_ranks: int = 20,
+                  max_explained: int | None = 100, plots: bool = True, train: Any = None, beyond_k: int | None = None,
+                  other_qrels: Any = None, **options: Unpack[EvaluationOptions]) -> str:
+    """The report as one HTML string (what :func:`write_report` writes).
+
+    Parameters
+    ----------
+    qrels, runs, measures, baseline, title, test, correction, alpha
+        As for :func:`write_report`.
+    permutations, seed, max_ranks, max_explained, plots, train, beyond_k, other_qrels
+        As for :func:`write_report`.
+    %(evaluation_options)s
+
+    Returns
+    -------
+    str
+    """
     from rankmeter.core import Evaluator, validate_options
     from rankmeter.core.naming import name_runs
 
-    if max_ranks < 1:
-        raise ParameterError(f"max_ranks={max_ranks}: show at least one rank")
     opts = validate_options(**options)
     evaluator = Evaluator(qrels, measures, options=opts)
     q = evaluator.qrels
@@ -177,29 +208,28 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     text = [label for label, m in labels if m.family.value_type is TEXT]
     if text:
         raise ParameterError(f"{', '.join(text)}: text measures cannot be compared or plotted")
-    options = {k: v for k, v in options.items() if k != "columns"}
+    given: dict[str, Any] = {k: v for k, v in options.items() if k != "columns"}  # for analyses taking **options
     results = [(name, evaluator.evaluate(run)) for name, run in named]
     tables = {label: _align(str(m), results) for label, m in labels}
     for label, t in tables.items():
         t.measure = label
-    frame, tested = comparison_table(q, dict(named), [label for label, _ in labels], baseline=baseline,
-                                     tables=tables, options=options, test=test, correction=correction,
+    frame, tested = comparison_table(dict(named), baseline=baseline, tables=tables, test=test, correction=correction,
                                      alpha=alpha, permutations=permutations, seed=seed)
     first = next(iter(tables.values()))
     chosen = first.queries if max_explained is None else first.queries[:max_explained]
 
-    figures = _figures_html(q, named, tables, baseline, options) if plots else ""
+    figures = _figures_html(q, named, tables, baseline, replace(opts, columns=None)) if plots else ""
     beyond = ""
     if train is not None:
         from rankmeter.report.beyond import beyond_html
-        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, options=options, test=test,
+        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, ties=opts.ties, test=test,
                              correction=correction, alpha=alpha, permutations=permutations, seed=seed)
     elif beyond_k is not None:
         raise ParameterError("beyond_k needs train= (the training interactions the lists are measured against)")
     boards = ""
     if other_qrels is not None:  # two qrels versions (human, LLM): the two leaderboards side by side
         from rankmeter.analyses.judges.leaderboard_agreement import leaderboards
-        found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **options)
+        found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **given)
         boards = ("".join(f'<figure class="slope">{found.slope_svg(lb)}<figcaption>{esc(lb)}</figcaption></figure>'
                           for lb, _ in labels)
                   + f'<pre class="note">{esc(found.to_text())}</pre>')
@@ -232,7 +262,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
         f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
-        + coverage_html(q, named, [label for label, _ in labels], options) + "</section>",
+        + coverage_html(q, named, [label for label, _ in labels], given) + "</section>",
         '<section id="sec-ties"><h2>Ties</h2>' + ties_html(named, ties=opts.ties) + "</section>",
         f'<section id="sec-plots"><h2>Plots</h2><div class="plots">{figures}</div></section>' if plots else "",
         '<section id="sec-per-query"><h2>Per query</h2><p class="note">Click a header to sort; click a query '
@@ -247,9 +277,10 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     return _page(title, meta, sections, data, nav=nav)
 
 
-def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None, test: str = "t",
-                         correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int = 0,
-                         what: str = "per-query scores") -> str:
+def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None,
+                         test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                         correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+                         permutations: int = 10000, seed: int | None = 0, what: str = "per-query scores") -> str:
     """The report of per-query scores computed elsewhere (RAG nugget scores, beyond-accuracy values):
     ``{system: {measure: {query: value}}}``, compared as :func:`rankmeter.compare_scores` compares them,
     with the per-query table and the difference and distribution plots. Sections that need judgments and
@@ -274,13 +305,19 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
         '<section id="sec-comparison"><h2>Comparison</h2>'
         + _comparison_html(cmp.table_records(), alpha=alpha, tested=len(cmp.systems) > 1) + "</section>",
         '<section id="sec-plots"><h2>Plots</h2><div class="plots">'
-        + _figures_html(None, [], tables, cmp.baseline, {}) + "</div></section>",
+        + _figures_html(None, [], tables, cmp.baseline, None) + "</div></section>",
         '<section id="sec-per-query"><h2>Per query</h2>' + per_query_html(tables, cmp.baseline, set()) + "</section>",
     ]
     return _page(title, meta, sections, data)
 
 
-def write_report(qrels, runs, measures, path, **options) -> Path:
+@takes_options(in_memory=True)
+def write_report(qrels, runs, measures, path: str | Path, *, baseline: str | None = None, title: str | None = None,
+                 test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                 correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+                 permutations: int = 10000, seed: int | None = 0, max_ranks: int = 20,
+                 max_explained: int | None = 100, plots: bool = True, train: Any = None, beyond_k: int | None = None,
+                 other_qrels: Any = None, **options: Unpack[EvaluationOptions]) -> Path:
     """Write a self-contained HTML report comparing ``runs``.
 
     Parameters
@@ -295,9 +332,7 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
         The run the others are compared with (default: the first).
     title : str, optional
     test, correction, alpha, permutations, seed
-        Passed to :func:`rankmeter.compare` when it is available.
-    queries, rel, judged_only
-        As for :func:`rankmeter.evaluate`.
+        The significance test of the comparison, as for :func:`rankmeter.compare` (two runs or more).
     max_ranks : int, default 20
         Ranks shown per explanation table (fewer when the measure's cutoff is smaller).
     max_explained : int or None, default 100
@@ -310,6 +345,9 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
         (:func:`rankmeter.analyses.beyond.beyond_accuracy`), per-user measures compared over users.
     beyond_k : int, optional
         Cut each list at its first ``beyond_k`` items for that section (default: whole lists).
+    other_qrels : path, Qrels, dict or DataFrame, optional
+        A second qrels version (LLM-made, say): adds the two leaderboards side by side and their agreement.
+    %(evaluation_options)s
 
     Returns
     -------
@@ -320,7 +358,10 @@ def write_report(qrels, runs, measures, path, **options) -> Path:
     inputs = [qrels] + (list(runs.values()) if isinstance(runs, dict) else
                         [runs] if isinstance(runs, (str, Path)) else list(runs))
     path = check_output(path, inputs=inputs, suffixes=(".html", ".htm"))
-    page = render_report(qrels, runs, measures, **options)
+    page = render_report(qrels, runs, measures, baseline=baseline, title=title, test=test, correction=correction,
+                         alpha=alpha, permutations=permutations, seed=seed, max_ranks=max_ranks,
+                         max_explained=max_explained, plots=plots, train=train, beyond_k=beyond_k,
+                         other_qrels=other_qrels, **options)
     with output_file(path, inputs=inputs, suffixes=(".html", ".htm")) as fh:
         fh.write(page)
     return path

@@ -25,17 +25,24 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_number
+from rankmeter.core.options import Options, validate_options
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError, require
+from rankmeter.report.params import PAIR, RECALL_LEVELS, RECALLS, STYLE
 
-__all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text",
+if TYPE_CHECKING:
+    from rankmeter.core.results import Results
+
+
+__all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "pr_curves",
            "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
 
-#: The eleven recall levels of the standard recall-precision graph.
-RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 _UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
 
@@ -87,7 +94,7 @@ class PerQueryTable:
             raise ParameterError(f"no system named {system!r}; systems: {', '.join(self.systems)}") from None
 
 
-def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
+def _align(measure: str, results: list[tuple[str, Results]]) -> PerQueryTable:
     """Union of the systems' queries (bytewise order, as evaluate sorts), NaN where absent."""
     from rankmeter.io.canonical import encode_id
 
@@ -100,19 +107,36 @@ def _align(measure: str, results: list[tuple[str, object]]) -> PerQueryTable:
     return PerQueryTable(measure, queries, [n for n, _ in results], values)
 
 
-def _evaluate_runs(qrels, runs, measures, **options) -> list[tuple[str, object]]:
+def _evaluate_runs(qrels, runs, measures, options: Options) -> list[tuple[str, Results]]:
     """(name, :class:`~rankmeter.Results`) for every run, the qrels prepared once."""
     from rankmeter.core import Evaluator
-    return list(Evaluator(qrels, measures, **options).evaluate_runs(runs))
+    return list(Evaluator(qrels, measures, options=options).evaluate_runs(runs))
 
 
-def per_query_table(qrels, runs, measure: str, **options) -> PerQueryTable:
+def _per_query_table(qrels, runs, measure: str, options: Options) -> PerQueryTable:
+    results = _evaluate_runs(qrels, runs, [measure], options)
+    return _align(results[0][1].names[0], results)
+
+
+@takes_options(in_memory=True)
+def per_query_table(qrels, runs, measure: str, **options: Unpack[EvaluationOptions]) -> PerQueryTable:
     """Evaluate ``measure`` on every run; queries x systems values.
 
-    ``options`` (queries, rel, judged_only, ...) go to :func:`rankmeter.evaluate`.
+    Parameters
+    ----------
+    qrels : path, Qrels, dict or DataFrame
+        Judgments, as for :func:`rankmeter.evaluate`.
+    runs : dict or list
+        ``{name: run}``, or a list of runs named by run tag (else file name).
+    measure : str
+        One measure, e.g. ``"nDCG@10"``.
+    %(evaluation_options)s
+
+    Returns
+    -------
+    PerQueryTable
     """
-    results = _evaluate_runs(qrels, runs, [measure], **options)
-    return _align(results[0][1].names[0], results)
+    return _per_query_table(qrels, runs, measure, validate_options(**options))
 
 
 # ------------------------------------------------------------------ drawing (from tables)
@@ -160,16 +184,15 @@ def diff_figure(table: PerQueryTable, baseline: str, system: str):
     return fig
 
 
-def distribution_figure(table: PerQueryTable, *, kind: str = "box"):
+@validate_params(STYLE)
+def distribution_figure(table: PerQueryTable, *, style: Literal["box", "violin", "strip"] = "box"):
     """Per-query values per system: box (with points), violin or strip."""
-    if kind not in ("box", "violin", "strip"):
-        raise ParameterError(f"kind={kind!r}: expected 'box', 'violin' or 'strip'")
     data = [col[~np.isnan(col)] for col in table.values.T]
     k = len(data)
     fig = _figure(max(3.6, 1.1 * k + 1.6), 3.8)
     ax = fig.add_subplot()
     pos = np.arange(1, k + 1)
-    if kind == "box":
+    if style == "box":
         ax.boxplot(data, positions=pos, widths=0.5, showmeans=True, showfliers=False,
                    medianprops={"color": "black"},
                    meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
@@ -178,7 +201,7 @@ def distribution_figure(table: PerQueryTable, *, kind: str = "box"):
                            Line2D([], [], marker="D", linestyle="", markerfacecolor="white",
                                   markeredgecolor="black", label="mean")],
                   loc="upper right", frameon=False, fontsize=8)
-    elif kind == "violin":
+    elif style == "violin":
         shown = [i for i, d in enumerate(data) if len(d) > 1]
         if shown:
             parts = ax.violinplot([data[i] for i in shown], positions=pos[shown], widths=0.7,
@@ -187,14 +210,14 @@ def distribution_figure(table: PerQueryTable, *, kind: str = "box"):
                 body.set_alpha(0.35)
     rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
     for p, d in zip(pos, data):
-        jitter = rng.uniform(-0.12, 0.12, len(d)) if kind != "strip" else rng.uniform(-0.2, 0.2, len(d))
-        ax.scatter(p + jitter, d, s=10, alpha=0.7, color=_UP if kind == "strip" else _NEUTRAL, linewidths=0, zorder=3)
-        if kind == "strip" and len(d):
+        jitter = rng.uniform(-0.12, 0.12, len(d)) if style != "strip" else rng.uniform(-0.2, 0.2, len(d))
+        ax.scatter(p + jitter, d, s=10, alpha=0.7, color=_UP if style == "strip" else _NEUTRAL, linewidths=0, zorder=3)
+        if style == "strip" and len(d):
             ax.hlines(d.mean(), p - 0.3, p + 0.3, color="black", linewidth=1.5, zorder=4)
     ax.set_xticks(pos, [_label(s, 16) for s in table.systems], rotation=20 if k > 3 else 0)
     ax.set_xlim(0.4, k + 0.6)
     ax.set_ylabel(_label(table.measure))
-    ax.set_title(f"{_label(table.measure)} per query ({kind})", fontsize=10)
+    ax.set_title(f"{_label(table.measure)} per query ({style})", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -216,19 +239,33 @@ def pr_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]]):
     return fig
 
 
-def pr_curves(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **options):
-    """(system, recalls, mean IPrec at each recall) for every run."""
+def _pr_curves(qrels, runs, recalls: Sequence[float], options: Options) -> list[tuple[str, list[float], list[float]]]:
     levels = sorted(float(r) for r in recalls)
-    if not levels or any(not 0.0 <= r <= 1.0 for r in levels):
-        raise ParameterError(f"recalls={list(recalls)!r}: give levels between 0 and 1")
     names = [f"IPrec@{r:g}" for r in levels]
     return [(name, levels, [float(res[n]) for n in names])
-            for name, res in _evaluate_runs(qrels, runs, names, **options)]
+            for name, res in _evaluate_runs(qrels, runs, names, options)]
+
+
+@takes_options(in_memory=True)
+@validate_params(RECALLS)
+def pr_curves(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS,
+              **options: Unpack[EvaluationOptions]) -> list[tuple[str, list[float], list[float]]]:
+    """(system, recalls, mean IPrec at each recall) for every run.
+
+    Parameters
+    ----------
+    qrels, runs, recalls
+        As for :func:`plot_pr`.
+    %(evaluation_options)s
+    """
+    return _pr_curves(qrels, runs, recalls, validate_options(**options))
 
 
 # ------------------------------------------------------------------ public plots
 
-def plot_diff(qrels, runs, measure: str, *, pair: Sequence[str] | None = None, **options):
+@takes_options(in_memory=True)
+@validate_params(PAIR)
+def plot_diff(qrels, runs, measure: str, *, pair: Sequence[str] | None = None, **options: Unpack[EvaluationOptions]):
     """Sorted per-query differences between two systems, with zero and mean lines.
 
     Parameters
@@ -240,14 +277,13 @@ def plot_diff(qrels, runs, measure: str, *, pair: Sequence[str] | None = None, *
     pair : (baseline, system), optional
         Names of the two systems; the difference is ``system - baseline``.
         Default: the first two runs.
-    **options
-        queries, rel, judged_only ... as for :func:`rankmeter.evaluate`.
+    %(evaluation_options)s
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    table = per_query_table(qrels, runs, measure, **options)
+    table = _per_query_table(qrels, runs, measure, validate_options(**options))
     if pair is None:
         if len(table.systems) < 2:
             raise ParameterError("a difference plot needs two runs")
@@ -257,31 +293,45 @@ def plot_diff(qrels, runs, measure: str, *, pair: Sequence[str] | None = None, *
     return diff_figure(table, str(pair[0]), str(pair[1]))
 
 
-def plot_pr(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **options):
+@takes_options(in_memory=True)
+@validate_params(RECALLS)
+def plot_pr(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **options: Unpack[EvaluationOptions]):
     """Interpolated precision-recall curves, one per run (``IPrec@r`` averaged over queries).
 
     Parameters
     ----------
-    qrels, runs : as for :func:`plot_diff`
+    qrels, runs
+        As for :func:`plot_diff`.
     recalls : sequence of float, default the eleven levels 0.0, 0.1, ..., 1.0
-    **options
-        As for :func:`rankmeter.evaluate`.
+        The recall levels, each in [0, 1].
+    %(evaluation_options)s
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    return pr_figure(pr_curves(qrels, runs, recalls=recalls, **options))
+    return pr_figure(_pr_curves(qrels, runs, recalls, validate_options(**options)))
 
 
-def plot_distribution(qrels, runs, measure: str, *, kind: str = "box", **options):
-    """Per-query values of ``measure`` for each run: ``kind`` is "box", "violin" or "strip".
+@takes_options(in_memory=True)
+@validate_params(STYLE)
+def plot_distribution(qrels, runs, measure: str, *, style: Literal["box", "violin", "strip"] = "box",
+                      **options: Unpack[EvaluationOptions]):
+    """Per-query values of ``measure`` for each run, drawn as boxes (with the points), violins or strips.
+
+    Parameters
+    ----------
+    qrels, runs, measure
+        As for :func:`plot_diff`.
+    style : {"box", "violin", "strip"}, default "box"
+        How to draw each run's values (``rankmeter plot --kind dist --style``).
+    %(evaluation_options)s
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    return distribution_figure(per_query_table(qrels, runs, measure, **options), kind=kind)
+    return distribution_figure(_per_query_table(qrels, runs, measure, validate_options(**options)), style=style)
 
 
 # ------------------------------------------------------------------ output

@@ -9,12 +9,15 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 
 from rankmeter.core import Evaluator, validate_options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import validate_params
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.naming import name_runs
@@ -24,14 +27,18 @@ from rankmeter.analyses.stats.comparison import Comparison
 from rankmeter.analyses.stats.corrections import adjust
 from rankmeter.executors.progress import progress_bar
 
-__all__ = ["compare", "compare_scores", "TESTS"]
+__all__ = ["compare", "compare_scores", "TESTS", "LOWER_IS_BETTER"]
 
 TESTS = PARAMS["test"].choices
 _SAMPLED = ("randomization", "bootstrap", "tukey")
 
 
 #: the tests' declarations (rankmeter.core.params): checked on every call of compare and compare_scores
-_TESTS_DECLARED = tuple(PARAMS[name] for name in ("test", "correction", "alpha", "permutations", "seed"))
+_TESTS_DECLARED = tuple(PARAMS[name] for name in ("baseline", "test", "correction", "alpha", "permutations", "seed"))
+#: compare_scores' measures whose smaller values are better (a Python keyword: the commands that score
+#: popularity bias pass it themselves)
+LOWER_IS_BETTER = Param("lower_is_better", "strings", (), "measures whose smaller values are better (ARP, "
+                        "popularity lift): the tables' superscripts and bold best follow them", "tests", cli=False)
 
 
 def _check(test, correction) -> None:
@@ -178,10 +185,16 @@ def _analyse(label, x, systems, bases, test, correction, alpha, permutations, se
     return rows, pair_rows
 
 
+@takes_options(in_memory=True)
 @validate_params(*_TESTS_DECLARED)
-def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
-            alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0, **options) -> Comparison:
+def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = None,
+            test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+            correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
+            permutations: int = 10000, seed: int | None = 0, **options: Unpack[EvaluationOptions]) -> Comparison:
     """Score several runs and test whether their differences are significant.
+
+    With ``queries="both"`` each pair is compared on the judged queries both runs answered (Tukey: the
+    queries every run answered); with ``"qrels"`` on every qrels query, a query a run lacks scoring 0.
 
     Parameters
     ----------
@@ -216,12 +229,7 @@ def compare(qrels, runs, measures, *, baseline: str | list[str] | None = None, t
     seed : int or None, default 0
         Seed of the random tests (numpy ``PCG64``); the same seed gives the
         same p-values. Each measure starts from the seed afresh.
-    **options
-        The evaluation options of :func:`rankmeter.evaluate` (``queries``,
-        ``rel``, ``judged_only``, ``max_docs``, ``ties``, ``columns`` ...).
-        With ``queries="both"`` each pair is compared on the judged queries
-        both runs answered (Tukey: the queries every run answered); with
-        ``"qrels"`` on every qrels query, a query a run lacks scoring 0.
+    %(evaluation_options)s
 
     Returns
     -------
@@ -284,10 +292,13 @@ def _comparison(labels, bases, names, query_ids, matrices, test, correction, alp
                       seed=seed, lower_is_better=lower_is_better)
 
 
-@validate_params(*_TESTS_DECLARED)
-def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str = "t", correction: str = "none",
+@validate_params(*_TESTS_DECLARED, LOWER_IS_BETTER)
+def compare_scores(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
+                   baseline: str | Sequence[str] | None = None,
+                   test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
+                   correction: Literal["none", "bonferroni", "holm", "bh"] = "none",
                    alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
-                   lower_is_better=()) -> Comparison:
+                   lower_is_better: Sequence[str] = ()) -> Comparison:
     """Test the differences of per-query (or per-user) scores computed elsewhere, as :func:`compare` does.
 
     Parameters
@@ -316,7 +327,7 @@ def compare_scores(scores, *, baseline: str | list[str] | None = None, test: str
     (0.8333333333333334, 3)
     """
     _check(test, correction)
-    if not isinstance(scores, dict) or not scores or not all(isinstance(v, dict) for v in scores.values()):
+    if not isinstance(scores, Mapping) or not scores or not all(isinstance(v, Mapping) for v in scores.values()):
         raise ParameterError("scores: expected {system: {measure: {query: value}}}")
     labels = [str(s) for s in scores]
     if len(labels) < 2:
