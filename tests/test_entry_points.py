@@ -26,7 +26,6 @@ from rankmeter.report import html, plots
 STILL_VAR_KEYWORDS = {
     "fuse": "analyses/fusion: its options and declarations belong to the fusion catalogue's owner; to convert",
     "judged": "analyses/judged.py: to convert with takes_options as compare was",
-    "tie_report": "analyses/ties.py: to convert with takes_options as compare was",
     "baseline": "analyses/gate: to convert with takes_options as compare was",
     "gate": "analyses/gate: **keywords are the evaluation options beside options=; to convert",
 }
@@ -173,3 +172,21 @@ def test_write_report_takes_what_render_report_takes():
     assert write.pop("path").kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert [(p.name, p.default, p.annotation) for p in write.values()] == \
         [(p.name, p.default, p.annotation) for p in render.values()]
+
+
+def test_tie_report_takes_every_option_but_the_one_it_varies():
+    """tie_report scores under each tie policy itself: ``ties`` is not among its keywords, and passing it is
+    refused with that reason (it used to be dropped in silence)."""
+    params = inspect.signature(rankmeter.tie_report).parameters
+    options = [p.name for p in params.values() if p.kind is inspect.Parameter.KEYWORD_ONLY][1:]
+    assert options == [n for n in OPTIONS if n != "ties"]
+    assert "ties :" not in rankmeter.tie_report.__doc__ and "judged_only : bool" in rankmeter.tie_report.__doc__
+    with pytest.raises(ParameterError, match=r"^tie_report sets ties itself"):
+        rankmeter.tie_report(QRELS, RUNS["one"], "AP", ties="worst")
+    with pytest.raises(ParameterError, match=r"unknown option relevance_level; did you mean rel\?"):
+        rankmeter.tie_report(QRELS, RUNS["one"], "AP", relevance_level=2)
+    # an option reaches every policy's scoring: with judged_only the unjudged "x" is dropped, so q2's RR is 1
+    plain = {r["measure"]: r for r in rankmeter.tie_report(QRELS, RUNS["one"], "RR").overall}["RR"]
+    judged = {r["measure"]: r for r in rankmeter.tie_report(QRELS, RUNS["one"], "RR", judged_only=True).overall}["RR"]
+    assert (plain["trec_eval"], plain["worst"], plain["best"]) == (0.75, 0.75, 0.75)
+    assert (judged["trec_eval"], judged["worst"], judged["best"]) == (1.0, 1.0, 1.0)

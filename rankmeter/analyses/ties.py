@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_number
 
 __all__ = ["tie_report", "TieReport"]
@@ -68,17 +69,26 @@ class TieReport:
         return "\n".join(lines) + "\n"
 
 
-def tie_report(qrels, run, measures, *, cutoffs=CUTOFFS, **options) -> TieReport:
+@takes_options(in_memory=True, without=("ties",))
+def tie_report(qrels, run, measures, *, cutoffs: tuple[int, ...] = CUTOFFS,
+               **options: Unpack[EvaluationOptions]) -> TieReport:
     """Each measure under the four tie policies, and the run's tied groups (see the module docstring).
 
-    ``options`` are :func:`rankmeter.evaluate`'s (``rel``, ``judged_only``, ``queries`` ...;
-    ``ties`` is what this varies, ``max_docs`` is refused with ``ties="average"``).
+    Parameters
+    ----------
+    qrels, run, measures
+        As :func:`rankmeter.evaluate` takes them.
+    cutoffs : tuple of int, default (10, 100, 1000)
+        The ranks a tied group is said to straddle (each measure's own cutoff is added).
+    %(evaluation_options)s
+
+    ``ties`` is what the report varies, so it is not an option here; ``max_docs`` is refused with the
+    average policy (its closed form ranks every doc).
     """
     from rankmeter.core import Evaluator
     from rankmeter.core.rows import tie_groups
     from rankmeter.io import as_run
 
-    options.pop("ties", None)
     base = Evaluator(qrels, measures, **options)
     run = as_run(run, columns=base.options.columns, format=base.options.input_format)
     labels = [label for label, _ in base.names]

@@ -87,10 +87,12 @@ def _annotation(name: str) -> str:
 _TYPES = {"bool": "bool", "integer": "int", "grade": "int or float", "mapping": "dict", "intents": "dict"}
 
 
-def options_section(indent: int = 4) -> str:
+def options_section(indent: int = 4, *, without: Iterable[str] = ()) -> str:
     """The evaluation options as numpydoc entries of a Parameters section (type, default, help)."""
     lines = []
     for name, p in OPTIONS.items():
+        if name in without:
+            continue
         if p.kind == "choice":
             kind = "{" + ", ".join(f'"{c}"' for c in p.choices) + "}" + f', default "{p.default}"'
         else:
@@ -111,7 +113,8 @@ def unknown_keywords(unknown: Iterable[str], own: Iterable[str] = ()) -> Paramet
     return ParameterError(f"unknown option {', '.join(unknown)}{hint} (options: {', '.join(known)})")
 
 
-def _decorate(func: Callable[..., Any], doc_owner: Any, in_memory: bool) -> Callable[..., Any]:
+def _decorate(func: Callable[..., Any], doc_owner: Any, in_memory: bool,
+              without: tuple[str, ...] = ()) -> Callable[..., Any]:
     signature = inspect.signature(func)  # through validate_params' wrapper to the function itself
     params = list(signature.parameters.values())
     var = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
@@ -124,13 +127,16 @@ def _decorate(func: Callable[..., Any], doc_owner: Any, in_memory: bool) -> Call
     if MARKER not in doc:
         raise TypeError(f"{doc_owner.__qualname__}: its docstring has no {MARKER} line for the options")
     indent = len(doc[:doc.index(MARKER)].rpartition("\n")[2])
-    doc_owner.__doc__ = doc.replace(MARKER, options_section(indent))
+    doc_owner.__doc__ = doc.replace(MARKER, options_section(indent, without=without))
     keywords = [p.name for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    known = {p.name for p in own} | set(OPTIONS)
+    known = {p.name for p in own} | (OPTIONS.keys() - set(without))
 
     @functools.wraps(func)
     def checked(*args: Any, **kwargs: Any) -> Any:
         if not kwargs.keys() <= known:
+            if kwargs.keys() & set(without):
+                raise ParameterError(f"{func.__name__} sets {', '.join(sorted(kwargs.keys() & set(without)))} itself "
+                                     "(that is what it varies or fixes); leave it out")
             raise unknown_keywords(kwargs.keys() - known, keywords)
         if in_memory and kwargs.get("executor") in ("streamed", "spark"):
             raise ParameterError(f"executor={kwargs['executor']!r}: {func.__name__} scores each run in memory "
@@ -140,20 +146,25 @@ def _decorate(func: Callable[..., Any], doc_owner: Any, in_memory: bool) -> Call
 
     checked.__signature__ = signature.replace(parameters=own + [  # type: ignore[attr-defined]
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=_annotation(name))
-        for name, p in OPTIONS.items()])
+        for name, p in OPTIONS.items() if name not in without])
     return checked
 
 
-def takes_options(*, in_memory: bool = False) -> Callable[[F], F]:
+def takes_options(*, in_memory: bool = False, without: tuple[str, ...] = ()) -> Callable[[F], F]:
     """Decorator: the evaluation options as real keyword-only parameters of a function (or of a class's
     ``__init__``, its class docstring holding the ``%(evaluation_options)s`` line), see the module docstring.
 
     ``in_memory``: the function scores each run in memory, so ``executor="streamed"`` or ``"spark"`` is
     refused (with the way to those executors) rather than ignored.
+    ``without``: options the function sets itself (:func:`~rankmeter.tie_report` varies ``ties``): not in its
+    signature, and refused with that reason rather than overridden in silence.
     """
+    if set(without) - OPTIONS.keys():
+        raise TypeError(f"takes_options: no evaluation option {sorted(set(without) - OPTIONS.keys())}")
+
     def decorate(obj: F) -> F:
         if isinstance(obj, type):
-            obj.__init__ = _decorate(obj.__init__, obj, in_memory)  # type: ignore[misc]
+            obj.__init__ = _decorate(obj.__init__, obj, in_memory, without)  # type: ignore[misc]
             return obj
-        return _decorate(obj, obj, in_memory)  # type: ignore[return-value]
+        return _decorate(obj, obj, in_memory, without)  # type: ignore[return-value]
     return decorate
