@@ -4,7 +4,8 @@
 
 Not run by CI or by the test suite: it needs zig (``pip install ziglang`` into a venv of your own), and runs
 what it can of the rest with wine (Debian: ``apt-get install wine64``) and qemu-user
-(``apt-get install qemu-user-static``); a target whose runner is missing is compiled and reported "not run".
+(``apt-get install qemu-user-static``, and ``libc6-arm64-cross`` for aarch64 glibc); a target whose runner is
+missing is compiled and reported "not run".
 
 1. Both extensions (rankmeter/io/_trecparse.c, rankmeter/engine/_idops.c) are compiled, not linked, for each
    target with zig's clang and strict warnings, against this Python's headers (Windows: a small LLP64
@@ -20,7 +21,9 @@ what it can of the rest with wine (Debian: ``apt-get install wine64``) and qemu-
 
 Prints one table: per target, the extensions compiled? warnings? the driver run how, and its answers
 identical to the reference and to Python (and the first differing token otherwise). Exit status 1 when a
-target that was run disagrees or an extension does not compile.
+target that was run disagrees or an extension does not compile. macOS (and real Windows, whose UCRT wine
+does not reproduce) are built, not run: with ``--keep DIR``, run ``DIR/driver-aarch64-macos DIR/tokens.txt
+out.txt`` there and check it here with ``--compare out.txt``.
 """
 from __future__ import annotations
 
@@ -58,7 +61,8 @@ INTEGER = re.compile(rb"[+-]?[0-9]+")
 TARGETS = [
     ("x86_64-linux-gnu", "native", "manylinux x86_64", [], True),
     ("x86_64-linux-musl", "native", "musllinux x86_64", [], True),
-    ("aarch64-linux-gnu", None, "manylinux aarch64", [], True),
+    # glibc's aarch64 libraries from Debian's libc6-arm64-cross
+    ("aarch64-linux-gnu", "qemu-aarch64-static -L /usr/aarch64-linux-gnu", "manylinux aarch64", [], True),
     ("aarch64-linux-musl", "qemu-aarch64-static", "musllinux aarch64", [], True),
     ("x86_64-windows-gnu", "wine", "win_amd64 (MinGW ABI; the wheel is MSVC)", [], True),
     ("x86_64-macos", None, "macosx x86_64", [], True),
@@ -271,8 +275,19 @@ def main() -> int:
     parser.add_argument("--zig", default=None, help='the zig command (default: "zig" on PATH, else '
                                                     '"python -m ziglang" with this Python)')
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the host C compiler (the reference)")
-    parser.add_argument("--keep", default=None, help="keep the builds and outputs in this directory")
+    parser.add_argument("--keep", default=None, help="keep the builds and outputs in this directory (the macOS "
+                                                     "and Windows drivers and tokens.txt can be run on such a machine: "
+                                                     "driver tokens.txt out.txt)")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="only compare this driver output (made on another machine from --keep's tokens.txt) "
+                             "with Python's answers")
     args = parser.parse_args()
+    if args.compare:
+        items = tokens()
+        lines = args.compare.read_bytes().decode("latin-1").splitlines()
+        verdict = compare(lines[1:], expected(items), items)
+        print(f"{args.compare} ({lines[0][2:]}): {verdict}")
+        return 0 if verdict == "identical" else 1
     if args.zig:
         zig = shlex.split(args.zig)
     elif shutil.which("zig"):
@@ -301,7 +316,8 @@ def main() -> int:
     rows = []
     # the reference: the host compiler (glibc), and its portable build (words read byte by byte)
     reference_out = work / "out-host.txt"
-    for name, extra in (("host cc (glibc): reference", []), ("host cc, -DRM_LITTLE_ENDIAN=0", ["-DRM_LITTLE_ENDIAN=0"])):
+    for name, extra in (("host cc (glibc): reference", []),
+                        ("host cc, -DRM_LITTLE_ENDIAN=0", ["-DRM_LITTLE_ENDIAN=0"])):
         binary = work / ("driver-host" + ("-portable" if extra else ""))
         output = work / (binary.name + ".txt")
         problem = build_driver([args.cc], binary, extra) or run_driver([], binary, data, output, env)
@@ -325,18 +341,22 @@ def main() -> int:
         static = ["-static"] if "linux-musl" in target else []
         problem = build_driver([*zig, "cc", "-target", target, *static], binary, extra)
         how = runner or "not run here"
-        if runner in ("wine", "qemu-aarch64-static", "qemu-s390x-static") and not shutil.which(runner):
-            how = f"not run ({runner} missing)"
-            runner = None
+        if runner and runner != "native":
+            command = runner.split()
+            needs = [command[0]] + ([command[command.index("-L") + 1]] if "-L" in command else [])  # a sysroot
+            missing = [part for part in needs if not (shutil.which(part) or Path(part).is_dir())]
+            if missing:
+                how, runner = f"not run ({missing[0]} missing)", None
         output = work / f"out-{target}.txt"
         if problem and not binary.exists():
             rows.append((f"{target} [{wheel}]", compiled, len(warnings), how, f"driver not built: {problem}", "-", "-"))
             failed = True
             continue
         if runner is None:
-            rows.append((f"{target} [{wheel}]", compiled, len(warnings), how, "driver built" + (f" ({problem})" if problem else ""), "-", "-"))
+            built = "driver built" + (f" ({problem})" if problem else "")
+            rows.append((f"{target} [{wheel}]", compiled, len(warnings), how, built, "-", "-"))
             continue
-        command = [] if runner == "native" else [runner]
+        command = [] if runner == "native" else runner.split()
         trouble = run_driver(command, binary, data, output, env)
         if trouble:
             rows.append((f"{target} [{wheel}]", compiled, len(warnings), how, trouble, "-", "-"))

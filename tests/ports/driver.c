@@ -39,7 +39,8 @@ static _locale_t c_locale;
 static locale_t c_locale;
 #endif
 
-/* as _trecparse.c's slow_double on glibc, musl and macOS (Windows: _strtod_l, which it does not use): strtod_l in the C locale, finite values only */
+/* as _trecparse.c's slow_double on glibc, musl and macOS: strtod_l in the C locale, finite values only (Windows:
+ * _strtod_l, which the extension does not use there) */
 static int slow_double(const unsigned char *p, ptrdiff_t len, double *out) {
     slow_calls++;
     char *text = (char *)malloc((size_t)len + 1);
