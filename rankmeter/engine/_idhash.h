@@ -9,7 +9,7 @@
  * key, join, grouping and duplicate check confirms a hash hit on the ids' bytes (a colliding pair only costs
  * time). Built with -DRANKMETER_CONSTANT_HASH every id hashes to one value: the tests' way to make every id
  * collide (keys.py reads the extension's HASH and makes its (query, doc) hashes constant too). Plain C with no
- * Python, so tests/ports/driver.c hashes with it on every platform (tools/portability_check.sh). */
+ * Python, so tests/ports/driver.c hashes with it on every platform (tools/portability_check.py). */
 #ifndef RANKMETER_IDHASH_H
 #define RANKMETER_IDHASH_H
 

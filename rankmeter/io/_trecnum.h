@@ -1,6 +1,6 @@
 /* The number readers of the compiled TREC reader (rankmeter/io/_trecparse.c): scores, grades and the number
  * grammar, in C with no Python, so that tests/ports/driver.c runs them on every platform the wheels are built
- * for (tools/portability_check.sh). Numbers: [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?, read as
+ * for (tools/portability_check.py). Numbers: [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?, read as
  * Python's float() and int() read them; see _trecparse.c's header comment.
  *
  * The includer defines slow_double(p, len, out) -- the exact conversion of a number outside the fast path --
@@ -26,7 +26,7 @@ static int slow_double(const unsigned char *p, RM_SSIZE_T len, double *out);
 
 /* The fast path needs each multiplication or division rounded once, to double. Where doubles are computed in
  * wider registers and rounded again when stored (FLT_EVAL_METHOD 2: x87 on 32-bit x86 without SSE2, as GCC
- * builds for i386 by default) that double rounding is 1 ulp off for about 1 number in 7,000 (e.g.
+ * builds for i386 by default) that double rounding is 1 ulp off for about 1 fast-path number in 7,000 (e.g.
  * "3084437377989383e-15"), so there every number goes to the exact slow path. 0 (SSE2, ARM, every wheel's
  * target) and 1 (float computed as double) round doubles once. */
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1

@@ -1,6 +1,6 @@
 /* The C parts of rankmeter that need no Python -- the TREC reader's number readers (rankmeter/io/_trecnum.h)
  * and the engine's id hash (rankmeter/engine/_idhash.h) -- run on one token per line of an input file, so
- * their answers on every platform the wheels are built for can be compared (tools/portability_check.sh
+ * their answers on every platform the wheels are built for can be compared (tools/portability_check.py
  * builds it for each target with zig, runs it natively, under wine or qemu, and compares the outputs with
  * each other and with Python's float() and int()). Not part of the package; no test of the suite builds it.
  *
