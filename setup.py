@@ -49,9 +49,11 @@ class BuildExt(build_ext):
                             f"{WHEELS}")
 
 
-# both hash ids with rankmeter/engine/_idhash.h (the engine's hash, bit for bit)
+# both hash ids with rankmeter/engine/_idhash.h (the engine's hash, bit for bit); the reader's number readers are
+# rankmeter/io/_trecnum.h (plain C: tests/ports/driver.c runs them on other platforms, tools/portability_check.py)
 setup(cmdclass={"build_ext": BuildExt},
       ext_modules=[Extension("rankmeter.io._trecparse", ["rankmeter/io/_trecparse.c"],
-                             include_dirs=["rankmeter/engine"], depends=["rankmeter/engine/_idhash.h"]),
+                             include_dirs=["rankmeter/engine"],
+                             depends=["rankmeter/engine/_idhash.h", "rankmeter/io/_trecnum.h"]),
                    Extension("rankmeter.engine._idops", ["rankmeter/engine/_idops.c"],
                              include_dirs=["rankmeter/engine"], depends=["rankmeter/engine/_idhash.h"])])

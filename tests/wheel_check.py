@@ -3,13 +3,16 @@
 Against the rankmeter installed from the wheel (tests/ holds no package of that name): both extensions load and
 hash ids with the engine's hash; every compiled id operation, the id hash and the hash index give their
 oracles' arrays (tests/oracles/) on generated columns of every shape the kernels branch on; a small run is
-scored through the whole package (hand-worked AP). numpy and pyarrow (the wheel's dependencies) are all it
+scored through the whole package (hand-worked AP); the reader reads hard numbers (halfway between two doubles,
+over 4096 characters, subnormal) as float() does, with the converter of that platform's build (strtod_l, or
+CPython's on Windows), and grades as int() and trec_eval's atol. numpy and pyarrow (the wheel's dependencies) are all it
 needs. ``tests/core/test_compiled_kernels.py`` runs it too, so the command is known to work before a CI runs it.
 """
 from __future__ import annotations
 
 import sys
 import tempfile
+from decimal import Decimal, getcontext
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +72,42 @@ def check_index(rng) -> int:
     return checked
 
 
+def _hard_numbers(rng) -> list[str]:
+    """Numbers where converters differ: halfway between two doubles (exactly and a digit off), 17 digits,
+    subnormals, underflow to (negative) zero, long ones (over 4096 characters), and the fast path's edges."""
+    getcontext().prec = 1200
+    out = ["0.1", "-0", "2.", ".5", "1e22", "1e23", "9007199254740993", "1" * 300 + "." + "1" * 5000,
+           "0." + "0" * 5000 + "1", "9" * 4097 + "e-4090", "4.9e-324", "2.2250738585072011e-308", "1e-400", "-1e-400",
+           "1.7976931348623157e308", "123456789012345678901234567890", "3084437377989383e-15"]
+    normal, subnormal = rng.integers(0, 0x7FEFFFFFFFFFFFFF, 260), rng.integers(0, 1 << 52, 40)
+    for bits in np.concatenate([normal, subnormal]).astype(np.int64):
+        low = float(np.int64(bits).view(np.float64))
+        middle = (Decimal(low) + Decimal(float(np.nextafter(low, np.inf)))) / 2
+        digits = len(format(middle, "e").split("e")[0].replace(".", ""))
+        ulp = Decimal(1).scaleb(middle.adjusted() - digits + 1)
+        out += [format(middle, "e"), format(middle + ulp, "e"), format(middle - ulp, "e"), repr(-low)]
+    return out
+
+
+def check_numbers(rng) -> int:
+    """The compiled reader reads scores as float() and grades as int() and trec_eval's atol (CRLF lines): its
+    exact fast path, and the C library's strtod_l or CPython's converter (Windows) beyond it, on this platform."""
+    scores = _hard_numbers(rng)
+    run = "".join(f"q1 Q0 d{i} {i + 1} {s} t\r\n" for i, s in enumerate(scores)).encode()
+    parsed = _trecparse.parse(run, 0, 0)
+    assert len(parsed) == 13 and parsed[1] == len(scores), parsed[:4]
+    got = np.frombuffer(parsed[6], np.float64).view(np.uint64)
+    want = np.array([float(s) for s in scores]).view(np.uint64)
+    assert np.array_equal(got, want), [scores[i][:60] for i in np.flatnonzero(got != want)[:5]]
+    grades = ["2.0", "-1.9", "1e3", "+3", ".5", "0" * 4500 + "7"]
+    qrels = "".join(f"q1 0 d{i} {g}\r\n" for i, g in enumerate(grades)).encode()
+    assert np.frombuffer(_trecparse.parse(qrels, 1, 2)[6], np.float64).tolist() == [float(g) for g in grades]
+    assert np.frombuffer(_trecparse.parse(qrels, 1, 1)[6], np.int64).tolist() == [2, -1, 1, 3, 0, 7]
+    for bad in ("1e400", "0x1p3", "inf", "nan", "1_0"):  # refused: line 2 of 3
+        assert _trecparse.parse(f"q1 Q0 a 1 1 t\nq1 Q0 b 2 {bad} t\nq1 Q0 c 3 0 t\n".encode(), 0, 0)[0] == 2, bad
+    return len(scores)
+
+
 def check_scores() -> float:
     with tempfile.TemporaryDirectory() as folder:
         qrels, run = Path(folder, "qrels"), Path(folder, "run")
@@ -84,8 +123,9 @@ def main() -> int:
     rng = np.random.default_rng(11)
     columns, indexes = check_ids(rng), check_index(rng)
     ap = check_scores()
+    numbers = check_numbers(rng)
     print(f"rankmeter {rankmeter.__version__} ({Path(rankmeter.__file__).parent}): {columns} id columns and "
-          f"{indexes} hash indexes as their oracles, AP {ap}")
+          f"{indexes} hash indexes as their oracles, AP {ap}, {numbers} hard numbers as float() reads them")
     return 0
 
 

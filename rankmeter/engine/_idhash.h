@@ -8,13 +8,23 @@
  * two ids of equal hash cost about 2**32 hashes to find, not a few thousand tries. Nothing relies on it: every
  * key, join, grouping and duplicate check confirms a hash hit on the ids' bytes (a colliding pair only costs
  * time). Built with -DRANKMETER_CONSTANT_HASH every id hashes to one value: the tests' way to make every id
- * collide (keys.py reads the extension's HASH and makes its (query, doc) hashes constant too). */
+ * collide (keys.py reads the extension's HASH and makes its (query, doc) hashes constant too). Plain C with no
+ * Python, so tests/ports/driver.c hashes with it on every platform (tools/portability_check.py). */
 #ifndef RANKMETER_IDHASH_H
 #define RANKMETER_IDHASH_H
 
-#include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Py_ssize_t when Python.h came first (the extensions), else ptrdiff_t (tests/ports/driver.c: no Python) */
+#ifndef RM_SSIZE_T
+#ifdef Py_PYTHON_H
+#define RM_SSIZE_T Py_ssize_t
+#else
+#define RM_SSIZE_T ptrdiff_t
+#endif
+#endif
 
 /* the hash's name, as keys.py HASH_NAME: an extension whose name differs is not used with keys.py's hashes */
 #ifdef RANKMETER_CONSTANT_HASH
@@ -45,9 +55,9 @@
 #endif
 
 /* The little-endian word of the first min(len, 8) bytes at p; ``end`` bounds what may be read. */
-static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
+static inline uint64_t load_le(const unsigned char *p, RM_SSIZE_T len, const unsigned char *end) {
     uint64_t w = 0;
-    Py_ssize_t k = len < 8 ? len : 8;
+    RM_SSIZE_T k = len < 8 ? len : 8;
 #if RM_LITTLE_ENDIAN
     if (end - p >= 8) {
         memcpy(&w, p, 8);
@@ -55,21 +65,21 @@ static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len, const uns
     }
 #endif
     (void)end;
-    for (Py_ssize_t i = 0; i < k; i++) w |= (uint64_t)p[i] << (8 * i);
+    for (RM_SSIZE_T i = 0; i < k; i++) w |= (uint64_t)p[i] << (8 * i);
     return w;
 }
 
 /* The engine's id hash: SipHash-1-3 of the id's bytes under (RM_K0, RM_K1) (its numpy oracle:
  * tests/oracles/siphash.py) */
-static inline uint64_t id_hash(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
+static inline uint64_t id_hash(const unsigned char *p, RM_SSIZE_T len, const unsigned char *end) {
 #ifdef RANKMETER_CONSTANT_HASH
     (void)p; (void)len; (void)end;
     return 0x5EED5EED5EED5EEDULL;
 #else
     uint64_t v0 = RM_K0 ^ 0x736f6d6570736575ULL, v1 = RM_K1 ^ 0x646f72616e646f6dULL;
     uint64_t v2 = RM_K0 ^ 0x6c7967656e657261ULL, v3 = RM_K1 ^ 0x7465646279746573ULL;
-    Py_ssize_t full = len >> 3;
-    for (Py_ssize_t j = 0; j < full; j++) {
+    RM_SSIZE_T full = len >> 3;
+    for (RM_SSIZE_T j = 0; j < full; j++) {
 #if RM_LITTLE_ENDIAN
         uint64_t m;
         memcpy(&m, p + 8 * j, 8);

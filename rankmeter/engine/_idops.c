@@ -114,17 +114,18 @@ static PyObject *take(PyObject *self, PyObject *args) {
     PyObject *new_off = PyBytes_FromStringAndSize(NULL, (k + 1) * (out_wide ? 8 : 4));
     PyObject *new_val = new_off ? PyBytes_FromStringAndSize(NULL, total) : NULL;
     if (new_val) {
+        /* a bytes object's data is 8-aligned (after its 8-byte hash field, in a 16-aligned block) */
         char *o = PyBytes_AS_STRING(new_off), *v = PyBytes_AS_STRING(new_val);
         const char *src = (const char *)c.val.buf;
         Py_BEGIN_ALLOW_THREADS
         int64_t pos = 0;
         for (Py_ssize_t i = 0; i < k; i++) {
-            if (out_wide) ((int64_t *)o)[i] = pos; else ((int32_t *)o)[i] = (int32_t)pos;
+            if (out_wide) ((int64_t *)(void *)o)[i] = pos; else ((int32_t *)(void *)o)[i] = (int32_t)pos;
             int64_t s = at(&c, r[i]), len = at(&c, r[i] + 1) - s;
             memcpy(v + pos, src + s, (size_t)len);
             pos += len;
         }
-        if (out_wide) ((int64_t *)o)[k] = pos; else ((int32_t *)o)[k] = (int32_t)pos;
+        if (out_wide) ((int64_t *)(void *)o)[k] = pos; else ((int32_t *)(void *)o)[k] = (int32_t)pos;
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&rows);
@@ -286,7 +287,7 @@ static PyObject *hash_ids(PyObject *self, PyObject *args) {
     if (column_open(&c, off, wide, val) < 0) return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, c.n * 8);
     if (out) {
-        uint64_t *h = (uint64_t *)PyBytes_AS_STRING(out);
+        uint64_t *h = (uint64_t *)(void *)PyBytes_AS_STRING(out);
         const unsigned char *v = (const unsigned char *)c.val.buf, *end = v + c.val.len;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < c.n; i++) {

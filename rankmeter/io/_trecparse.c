@@ -27,7 +27,7 @@
  * A mantissa of at most 2^53 with a decimal exponent within +-22 is read with one multiplication or
  * division of two exact doubles, which IEEE 754 rounds correctly (Clinger, "How to read floating point
  * numbers accurately", PLDI 1990); anything else goes through the C library's strtod_l in the C locale
- * (glibc, macOS: correctly rounded) or else PyOS_string_to_double, the converter float() itself uses.
+ * (glibc, musl, macOS: correctly rounded) or else PyOS_string_to_double, the converter float() itself uses.
  * A truncated grade (grades "truncate") is C atol's reading of a number in that grammar: its leading
  * [+-]?[0-9]* (0 when it has no digit).
  */
@@ -37,7 +37,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__APPLE__)
+/* strtod_l in the C locale where the C library has it and rounds correctly: glibc and musl (Linux; musl has no
+ * macro of its own, so every Linux C library but Android's bionic) and macOS. Windows has _strtod_l, but the
+ * rounding of Microsoft's UCRT is not checked here (tools/portability_check.py runs wine's, not Microsoft's), so
+ * there CPython's converter reads the numbers outside the fast path. -DRM_NO_STRTOD_L builds that path
+ * anywhere (tests/ports/test_converter_fallback.py). */
+#if !defined(RM_NO_STRTOD_L) && ((defined(__linux__) && !defined(__ANDROID__)) || defined(__APPLE__))
+#define RM_HAVE_STRTOD_L 1
+#endif
+#if defined(RM_HAVE_STRTOD_L) && defined(__APPLE__)
 #include <xlocale.h>
 #endif
 
@@ -61,12 +69,9 @@ static void fill_byte_classes(void) {
     BYTE_CLASS[0] = BYTE_NUL;
 }
 
-#if defined(__GLIBC__) || defined(__APPLE__)
+#ifdef RM_HAVE_STRTOD_L
 static locale_t c_locale = (locale_t)0;  /* made once at import, read-only after */
 #endif
-
-static const double EXACT_POWERS[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 /* A number outside the exact fast path: the C library's correctly rounded strtod_l in the C locale where
  * there is one, else CPython's own converter (float()'s) under the GIL. The text is already known to be a
@@ -80,7 +85,7 @@ static int slow_double(const unsigned char *p, Py_ssize_t len, double *out) {
     char *end = NULL;
     double value;
     int ok;
-#if defined(__GLIBC__) || defined(__APPLE__)
+#ifdef RM_HAVE_STRTOD_L
     if (c_locale != (locale_t)0) {
         value = strtod_l(text, &end, c_locale);
         ok = end == text + len;
@@ -99,111 +104,7 @@ static int slow_double(const unsigned char *p, Py_ssize_t len, double *out) {
     return 1;
 }
 
-/* A finite number in the grammar, read as float() reads it; 0 when it is not one. */
-static int read_double(const unsigned char *p, Py_ssize_t len, double *out) {
-    Py_ssize_t i = 0;
-    int negative = 0;
-    if (i < len && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
-    uint64_t mantissa = 0;
-    int significant = 0, exponent = 0, any = 0;
-    while (i < len && p[i] >= '0' && p[i] <= '9') {
-        any = 1;
-        if (significant || p[i] != '0') {
-            if (significant < 19) mantissa = mantissa * 10 + (uint64_t)(p[i] - '0');
-            else exponent++;
-            significant++;
-        }
-        i++;
-    }
-    if (i < len && p[i] == '.') {
-        i++;
-        while (i < len && p[i] >= '0' && p[i] <= '9') {
-            any = 1;
-            if (significant || p[i] != '0') {
-                if (significant < 19) { mantissa = mantissa * 10 + (uint64_t)(p[i] - '0'); exponent--; }
-                significant++;
-            } else {
-                exponent--;
-            }
-            i++;
-        }
-    }
-    if (!any) return 0;
-    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        int exp_negative = 0;
-        if (i < len && (p[i] == '+' || p[i] == '-')) exp_negative = p[i++] == '-';
-        if (i == len || p[i] < '0' || p[i] > '9') return 0;
-        long value = 0;
-        while (i < len && p[i] >= '0' && p[i] <= '9') {
-            if (value < 100000000L) value = value * 10 + (p[i] - '0');
-            i++;
-        }
-        exponent += (int)(exp_negative ? -value : value);
-    }
-    if (i != len) return 0;
-    double value;
-    if (mantissa == 0) {
-        value = 0.0;
-    } else if (significant <= 19 && mantissa <= (1ULL << 53) && exponent >= -22 && exponent <= 22) {
-        value = (double)mantissa;
-        value = exponent < 0 ? value / EXACT_POWERS[-exponent] : value * EXACT_POWERS[exponent];
-    } else {
-        return slow_double(p, len, out);
-    }
-    *out = negative ? -value : value;
-    return 1;
-}
-
-/* [+-]?[0-9]+ within int64, as Python's int(); 0 when it is not one. */
-static int read_int(const unsigned char *p, Py_ssize_t len, int64_t *out) {
-    Py_ssize_t i = 0;
-    int negative = 0;
-    if (i < len && (p[i] == '+' || p[i] == '-')) negative = p[i++] == '-';
-    if (i == len) return 0;
-    uint64_t value = 0;
-    const uint64_t limit = negative ? (1ULL << 63) : (1ULL << 63) - 1;
-    for (; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9') return 0;
-        unsigned d = p[i] - '0';
-        if (value > (limit - d) / 10) return 0;
-        value = value * 10 + d;
-    }
-    *out = negative ? (int64_t)(0 - value) : (int64_t)value;
-    return 1;
-}
-
-/* Whether the text is a number in the grammar ([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?). */
-static int number_grammar(const unsigned char *p, Py_ssize_t len) {
-    Py_ssize_t i = 0;
-    int digits = 0;
-    if (i < len && (p[i] == '+' || p[i] == '-')) i++;
-    while (i < len && p[i] >= '0' && p[i] <= '9') { i++; digits = 1; }
-    if (i < len && p[i] == '.') {
-        i++;
-        while (i < len && p[i] >= '0' && p[i] <= '9') { i++; digits = 1; }
-    }
-    if (!digits) return 0;
-    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        if (i < len && (p[i] == '+' || p[i] == '-')) i++;
-        if (i == len || p[i] < '0' || p[i] > '9') return 0;
-        while (i < len && p[i] >= '0' && p[i] <= '9') i++;
-    }
-    return i == len;
-}
-
-/* A grade read as trec_eval's atol reads it: the leading [+-]?[0-9]* of a number in the grammar (0 without
- * a digit), within int64; 0 when it is no such number or out of range. */
-static int read_truncated(const unsigned char *p, Py_ssize_t len, int64_t *out) {
-    if (read_int(p, len, out)) return 1;
-    if (!number_grammar(p, len)) return 0;
-    Py_ssize_t i = (p[0] == '+' || p[0] == '-') ? 1 : 0;
-    Py_ssize_t j = i;
-    while (j < len && p[j] >= '0' && p[j] <= '9') j++;
-    if (j == i) { *out = 0; return 1; }
-    return read_int(p, j, out);
-}
+#include "_trecnum.h"
 
 /* A column written in place into a bytes object made big enough before the scan (the bounds come from the
  * buffer: no more rows than lines, no more id bytes than the buffer holds), then cut to what was written:
@@ -317,7 +218,8 @@ static int scan(const unsigned char *data, Py_ssize_t n, int kind, int grades, i
             if (!s->gapped) {  /* from here on rows and lines differ: number the rows so far 1, 2, ... */
                 s->gapped = 1;
                 if (!column_fits(&c->lines, (s->rows + 1) * (Py_ssize_t)sizeof(int64_t))) return SCAN_NO_MEMORY;
-                for (Py_ssize_t r = 0; r < s->rows; r++) ((int64_t *)c->lines.data)[r] = r + 1;
+                /* a bytes object's data is 8-aligned (after its 8-byte hash field, in a 16-aligned block) */
+                for (Py_ssize_t r = 0; r < s->rows; r++) ((int64_t *)(void *)c->lines.data)[r] = r + 1;
                 c->lines.used = s->rows * (Py_ssize_t)sizeof(int64_t);
             }
             continue;
@@ -556,7 +458,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_trecparse",
 
 PyMODINIT_FUNC PyInit__trecparse(void) {
     fill_byte_classes();
-#if defined(__GLIBC__) || defined(__APPLE__)
+#ifdef RM_HAVE_STRTOD_L
     if (c_locale == (locale_t)0) c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 #endif
     PyObject *m = PyModule_Create(&module);
