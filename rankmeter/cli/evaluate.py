@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from rankmeter.cli import flags, presets
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "score runs with chosen measures"
+#: the lint eval runs after scoring (rankmeter.analyses.lint), on unless --no-lint
+LINT = Param("lint", "bool", True, "do not warn about suspicious numbers (see rankmeter check)", "check")
+CHUNKED = Param("chunked", "bool", False, "the same as --executor streamed", "executor")
 
 
 def add_arguments(p) -> None:
@@ -13,10 +17,7 @@ def add_arguments(p) -> None:
     flags.add(p, "per_query", PARAMS["format"].but(choices=("text", "json", "csv"),
                                                    help="text: a table fitted to the terminal; json: {measures, "
                                                         "options, runs: [...]}; csv"),
-              "decimals", *flags.EVALUATION, "executor")
-    p.add_argument("--chunked", action="store_true", help="the same as --executor streamed")
-    p.add_argument("--no-lint", dest="lint", action="store_false",
-                   help="do not warn about suspicious numbers (see rankmeter check)")
+              "decimals", *flags.EVALUATION, "executor", CHUNKED, LINT)
     presets.add_profile(p, dataset=True)
 
 
