@@ -71,7 +71,7 @@ def run(args) -> int:
         flags.write_json({"measures": all_results[0].names,
                           "options": {k: v for k, v in options.items() if v is not None}, "runs": runs})
     else:
-        print_results(all_results, names, fmt=args.format, per_query=args.per_query, decimals=decimals)
+        print_results(all_results, names, format=args.format, per_query=args.per_query, decimals=decimals)
     for name, found in zip(names, runs_read):  # one warning line each (--no-lint silences them)
         from dataclasses import replace
         from rankmeter.analyses import lint
