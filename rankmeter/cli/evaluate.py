@@ -55,7 +55,7 @@ def run(args) -> int:
         elif streams_by_itself(path, evaluator.options):  # a gigabyte or more: streamed unless not grouped
             results, source, loaded = evaluate_auto(evaluator, path), path, None
         else:
-            loaded = as_run(path, columns=evaluator.options.columns, format=evaluator.options.input_format)
+            loaded = as_run(path, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
             results, source = evaluator.evaluate(loaded), loaded.source
         tag = "" if results.run in (path, source, "") else results.run
         if args.lint:  # suspicious numbers, found while this run is in memory (a streamed one: its values only)

@@ -38,12 +38,12 @@ def run(args) -> int:
     if args.action == "tag" and not args.tag:
         raise ParameterError("run tag: give the new tag with --tag TAG")
     if args.action == "merge":
-        result = runs.merge([as_run(r, columns=reading.get("columns"), format=reading["input_format"])
+        result = runs.merge([as_run(r, columns=reading.get("columns"), input_format=reading["input_format"])
                              for r in args.runs], tag=args.tag)
     else:
         if len(args.runs) != 1:
             raise ParameterError(f"run {args.action} takes one run file ({len(args.runs)} given)")
-        run = as_run(args.runs[0], columns=reading.get("columns"), format=reading["input_format"])
+        run = as_run(args.runs[0], columns=reading.get("columns"), input_format=reading["input_format"])
         if args.action == "cut":
             result = cut(run, args.k, ties=args.ties)
         elif args.action == "filter":

@@ -189,4 +189,4 @@ def explain(qrels, run, measure: str | Measure, query, **options: Any) -> Explan
     if len(evaluator.names) != 1:
         raise ParameterError(f"explain takes one measure; {measure!r} names {len(evaluator.names)}")
     label, m = evaluator.names[0]
-    return explain_query(evaluator, as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format), encode_id(query), m, label)
+    return explain_query(evaluator, as_run(run, columns=evaluator.options.columns, input_format=evaluator.options.input_format), encode_id(query), m, label)

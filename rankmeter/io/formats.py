@@ -151,7 +151,7 @@ def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
 
 def _check_name(format: str) -> None:
     if format not in FORMAT_NAMES:
-        raise ParameterError(f"format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
+        raise ParameterError(f"input_format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
 
 
 def sniff(data: bytes, name: str) -> tuple[str, bool]:

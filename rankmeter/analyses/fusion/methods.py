@@ -293,7 +293,7 @@ def read_runs(runs, opts) -> list[tuple[str, Run]]:
     for one query is refused with the message ``evaluate`` gives, naming both lines."""
     from rankmeter.core.build import check_unique
 
-    named = name_runs(runs, columns=opts.columns, format=opts.input_format)
+    named = name_runs(runs, columns=opts.columns, input_format=opts.input_format)
     for _, run in named:
         check_unique(run)
     return named

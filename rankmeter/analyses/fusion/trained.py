@@ -85,7 +85,7 @@ def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP"
     key = TRAINED[method][0]
     evaluator = Evaluator(qrels, [measure], **options)
     named = [run for _, run in name_runs(list(runs), columns=evaluator.options.columns,
-                                         format=evaluator.options.input_format)]
+                                         input_format=evaluator.options.input_format)]
     if method == "mapfuse":
         return {key: [float(evaluator.evaluate(run).mean[measure]) for run in named]}
     return {key: [_estimate(method, *_hit_lists(evaluator, run), n_segments=n_segments) for run in named]}

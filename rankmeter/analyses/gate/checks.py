@@ -150,7 +150,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, marg
     evaluator = scoring_evaluator(qrels, wanted, scoring)
     entries = _measure_entries(evaluator)
     settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}
-    (name, new_run), = name_runs(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
+    (name, new_run), = name_runs(run, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
     result = GateResult(passed=False, settings=settings, baseline=base.provenance(),
                         run=_run_provenance(name, new_run, run))
     missing = [e for e in entries if e["canonical"] not in base.values]
