@@ -26,8 +26,8 @@ HELP = "lint qrels and runs (before judging too): duplicates, missing queries, t
 QRELS = PARAMS["qrels"].but(positional=False, required=False, help="the qrels, when every positional file is a run")
 #: check(topics=), pool(topics=): one topics file
 TOPICS = Param("topics", "path", None, "the topics (TREC <num> Number: 301, or one query id a line / the first field "
-               "of a TSV): runs' queries outside them and topics without results are warnings", "check",
-               metavar="FILE")
+               "of a TSV): a warning names the runs' queries outside them (pool: left out) and check's the topics "
+               "without results", "check", metavar="FILE")
 STRICT = Param("strict", "bool", False, "exit 1 on warnings too (default: on errors only)", "check")
 
 

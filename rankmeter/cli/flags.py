@@ -27,10 +27,11 @@ EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_sco
               "truncate_grades", "columns", "input_format")
 #: The options of every command that reads runs without scoring them (the rank order and the reader).
 READING = ("ties", "columns", "input_format")
-#: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given.
-_FUSING_TIES = PARAMS["ties"].but(choices=("trec_eval", "input"),
-                                  help="order of each input run's tied docs: trec_eval (docno descending) or input "
-                                       "(the order given, as ranx reads a run)")
+#: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given (fuse's
+#: ties=, declared beside it; no numpy there).
+from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS  # noqa: E402
+
+_FUSING_TIES = FUSE_OPTIONS["ties"]
 EVALUATION_FUSING = tuple(_FUSING_TIES if name == "ties" else name for name in EVALUATION)
 READING_FUSING = (_FUSING_TIES, "columns", "input_format")
 

@@ -16,9 +16,7 @@ def add_arguments(p) -> None:
               PARAMS["qrels"].but(positional=False, required=False,
                                   help="existing judgments: count the pooled docs already judged"),
               PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"),
-              *flags.READING_FUSING,
-              TOPICS.but(help="pool only these topics (TREC <num> Number: 301, or one query id a line / the first "
-                              "field of a TSV); a warning names the runs' queries that are not topics"))
+              *flags.READING_FUSING, TOPICS)
 
 
 def run(args) -> int:
