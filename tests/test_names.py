@@ -270,3 +270,34 @@ def test_the_rules_catch_a_drift():
     assert "one name" in _verdict("--format-in", renamed, feeds)
     assert "no keyword 'nope'" in _verdict("--nope", missing, feeds)
     assert _verdict("--measure", repeat, feeds) is None  # measures=
+
+
+#: flag -> why it means two things in different commands (its declarations' kinds differ)
+TWO_MEANINGS = {
+    "--baseline": "what a run is compared against: a run's name (compare, beyond, nuggets, judges impact, report) or, "
+                  "in gate, the saved baseline file (gate(baseline=), written by rankmeter baseline)",
+    "--topics": "a topics file (check, pool) or, in meta topic-set-size, a count of topics (minimum_detectable_"
+                "difference(topics=)): to rename with cli/meta.py (helper kwargs' file)",
+    "--weights": "fuse: one weight per run (params={'weights': ...}); nuggets: a weight per nugget importance "
+                 "(nugget_scores(weights=)): weights of different things, each its function's keyword",
+    "--queries": "which queries are averaged (an evaluation option) or, in judges label, the query texts file: "
+                 "helper design renames the latter",
+}
+#: kinds that are one meaning: a repeatable flag and its one-value form
+_SAME = {"strings": "string", "paths": "path"}
+
+
+def test_one_flag_one_meaning():
+    """A flag spelled alike in two commands is one parameter: its declarations have one kind (a repeatable flag
+    and its one-value form alike), or it is listed with why."""
+    from collections import defaultdict
+
+    from rankmeter.engine.param import Param
+    kinds = defaultdict(set)
+    for path, parser in COMMAND_PARSERS.items():
+        for flag, action in _flags(parser):
+            param = getattr(action, "param", None)
+            if isinstance(param, Param):
+                kinds[flag].add(_SAME.get(param.kind, param.kind))
+    differ = {flag for flag, found in kinds.items() if len(found) > 1}
+    assert differ == set(TWO_MEANINGS), {flag: kinds[flag] for flag in differ ^ set(TWO_MEANINGS)}
