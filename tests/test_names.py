@@ -301,3 +301,34 @@ def test_one_flag_one_meaning():
                 kinds[flag].add(_SAME.get(param.kind, param.kind))
     differ = {flag for flag, found in kinds.items() if len(found) > 1}
     assert differ == set(TWO_MEANINGS), {flag: kinds[flag] for flag in differ ^ set(TWO_MEANINGS)}
+
+
+#: (command path, flag, function) -> why the flag's declaration differs from the one the function validates with
+NARROWED = {
+    (("fuse",), "--method", "optimise"): "the command's default is fuse's (rrf); optimise's is ranx's "
+                                          "optimize_fusion's (wsum), and the command passes the method given",
+    (("run",), "--ties", "rerank"): "a written run's order: trec_eval's or the order given (rerank also takes "
+                                    "the policies that score: average, best, worst)",
+}
+
+
+def test_a_flag_and_its_keyword_share_the_declaration():
+    """Where a fed function validates the keyword (validate_params), the flag accepts what the keyword accepts:
+    the same kind, bounds, choices and default -- so the check, the help and the docs cannot drift apart."""
+    from rankmeter.engine.param import Param
+    differ = {}
+    for path, parser in COMMAND_PARSERS.items():
+        funcs = [_resolve(f) for f in FEEDS[path]]
+        for flag, action in _flags(parser):
+            param = getattr(action, "param", None)
+            if not isinstance(param, Param):
+                continue
+            for f in funcs:
+                declared = getattr(f, "params", {})
+                own = declared.get(action.dest) or declared.get(action.dest + "s")
+                if own is None:
+                    continue
+                shape = [(p.kind, p.low, p.high, p.low_open, p.high_open, tuple(p.choices)) for p in (param, own)]
+                if shape[0] != shape[1] or (param.default != own.default and not own.required):
+                    differ[(path, flag, f.__name__)] = (shape, param.default, own.default)
+    assert set(differ) == set(NARROWED), {k: differ.get(k) for k in set(differ) ^ set(NARROWED)}

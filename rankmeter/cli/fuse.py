@@ -26,11 +26,10 @@ QRELS = PARAMS["qrels"].but(positional=False, required=False, help="training jud
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, NORMS, PARAMETERS
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, PARAMETERS
 
     flags.add(p, "runs", FUSE_OPTIONS["method"],
-              FUSE_OPTIONS["norm"].but(choices=NORMS + ("none",), help="per-query normalisation of each run's "
-                                                                       "scores before fusing (none: raw scores)"),
+              FUSE_OPTIONS["norm"],
               PARAM, PARAMETERS["weights"], FUSE_OPTIONS["tag"], MEASURE, QRELS, TEST_QRELS,
               PARAMS["output"].but(required=True, help="the TREC run file to write (never one of the inputs)"),
               *flags.EVALUATION_FUSING)
@@ -46,7 +45,7 @@ def run(args) -> int:
     params = dict(parse_param(args.method, item) for item in args.param or [])
     if args.weights:
         params["weights"] = list(args.weights)
-    norm = None if args.norm == "none" else args.norm
+    norm = args.norm
     if args.measure:
         if not args.qrels:
             raise ParameterError("-m needs --qrels: the training judgments the parameters are chosen on")

@@ -97,9 +97,10 @@ PARAMS = {p.name: p for p in (
     Param("item", "string", "item", "item column", "beyond"),
     Param("score", "string", None, "score column ordering each list (default: row order)", "beyond"),
 )}
-#: the measures :func:`compare_beyond` compares: per-user ones (the others have one value per system)
-MEASURES = Param("measures", "strings", PER_USER, "per-user measures to compare", "beyond", choices=PER_USER,
-                 cli=False)
+#: the measures :func:`compare_beyond` compares: per-user ones (the others have one value per system);
+#: ``rankmeter beyond -m M`` (repeatable)
+MEASURES = Param("measures", "strings", PER_USER, "per-user measure to compare (repeatable; default all)", "beyond",
+                 choices=PER_USER, flag="--measure", short="-m", metavar="MEASURE")
 
 
 @dataclass

@@ -158,8 +158,8 @@ def is_trained(method: str) -> bool:
 #: The options of fuse() itself, beside the method's parameters (``rankmeter fuse``'s flags too).
 FUSE_OPTIONS: dict[str, Param] = {p.name: p for p in (
     Param("method", "choice", "rrf", "fusion method, as ranx names it", "fusion", choices=_ORDER),
-    Param("norm", "choice", "min-max", "per-query normalisation of each run's scores before fusing (None: raw "
-          "scores)", "fusion", choices=NORMS + (None,)),
+    Param("norm", "choice", "min-max", "per-query normalisation of each run's scores before fusing (none, or None "
+          "in Python: raw scores)", "fusion", choices=NORMS + ("none",), optional=True),
     PARAMS["ties"].but(choices=TIES, help="order of each input run's tied docs: trec_eval (docno descending) or "
                                           "input (the order given, as ranx reads a run)"),
     Param("step", "number", 0.1, "optimise: grid step of the weights", "fusion", low=0, high=1, low_open=True),

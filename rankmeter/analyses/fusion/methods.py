@@ -206,7 +206,8 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         A method of the table above, as ranx names it.
     norm : str or None, default "min-max"
         Per-query normalisation before fusing (:data:`~rankmeter.analyses.fusion.catalog.NORMS`, ``borda``
-        included; ranx's default); rank-based methods read only the order, which it keeps. None: raw scores.
+        included; ranx's default); rank-based methods read only the order, which it keeps. None (or ``"none"``,
+        as ``--norm none`` says it): raw scores.
     params : dict, optional
         The method's parameters (``{"k": 60}``, ``{"weights": [0.3, 0.7]}``, ``{"phi": 0.8}``, ...), each
         checked against its range in :data:`~rankmeter.analyses.fusion.catalog.PARAMETERS`.
@@ -242,12 +243,13 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
 
 
 @validate_params(FUSE_OPTIONS["method"], FUSE_OPTIONS["norm"], FUSE_OPTIONS["ties"], FUSE_OPTIONS["tag"])
-def fuse_read(runs: list[Run], *, method: str, norm: str | None, params: Mapping | None, ties: str = "trec_eval",
-              tag: str | None = None) -> Run:
+def fuse_read(runs: list[Run], *, method: str, norm: str | None = "min-max", params: Mapping | None = None,
+              ties: str = "trec_eval", tag: str | None = None) -> Run:
     """:func:`fuse` over runs already read and checked (:func:`read_runs`), with their tables when trained:
     what :func:`~rankmeter.analyses.fusion.optimise` calls once per setting it tries."""
     from rankmeter.analyses.fusion.catalog import check_params
 
+    norm = None if norm == "none" else norm
     p = {**METHODS[method][0], **check_params(method, params, runs=len(runs))}
     for k in TRAINED[method][1] if method in TRAINED else {}:
         p.pop(k, None)
