@@ -332,3 +332,26 @@ def test_a_flag_and_its_keyword_share_the_declaration():
                 if shape[0] != shape[1] or (param.default != own.default and not own.required):
                     differ[(path, flag, f.__name__)] = (shape, param.default, own.default)
     assert set(differ) == set(NARROWED), {k: differ.get(k) for k in set(differ) ^ set(NARROWED)}
+
+
+#: (command path, positional) -> why it is not one keyword: the command splits it or picks a function by it
+POSITIONAL = {
+    (("check",), "inputs"): "QRELS RUN... or RUN...: split into check(qrels=, runs=) by what the first file holds",
+    (("run",), "action"): "which utility the command applies (cut, rerank, filter ...): a function, not a keyword",
+    (("meta", "leaderboards"), "inputs"): "QRELS_A QRELS_B RUN...: split into leaderboards(qrels_a, qrels_b, runs)",
+    (("agree",), "judgments"): "the judges' files: agreement's two (a, b) or many_rater_agreement's judges "
+                               "(helper design's command)",
+}
+
+
+def test_each_positional_is_the_keyword_it_feeds():
+    """Positional arguments too (QRELS is qrels=, RUN... is runs=; their names show in the usage line)."""
+    wrong = set()
+    for path, parser in COMMAND_PARSERS.items():
+        keywords = set().union(*(_keywords(_resolve(f))[0] for f in FEEDS[path]))
+        for action in parser._actions:
+            if action.option_strings or isinstance(action, argparse._SubParsersAction):
+                continue
+            if not {action.dest, action.dest + "s", action.dest.removesuffix("s")} & keywords:
+                wrong.add((path, action.dest))
+    assert wrong == set(POSITIONAL), wrong ^ set(POSITIONAL)
