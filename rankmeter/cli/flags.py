@@ -16,6 +16,7 @@ import argparse
 import re
 from typing import Any
 
+from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
@@ -28,9 +29,7 @@ EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_sco
 #: The options of every command that reads runs without scoring them (the rank order and the reader).
 READING = ("ties", "columns", "input_format")
 #: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given (fuse's
-#: ties=, declared beside it; no numpy there).
-from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS  # noqa: E402
-
+#: ties=, declared beside it)
 _FUSING_TIES = FUSE_OPTIONS["ties"]
 EVALUATION_FUSING = tuple(_FUSING_TIES if name == "ties" else name for name in EVALUATION)
 READING_FUSING = (_FUSING_TIES, "columns", "input_format")
