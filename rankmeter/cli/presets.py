@@ -22,10 +22,9 @@ _GIVEN = "_given_flags"
 def add_profile(parser, *, dataset: bool = False) -> None:
     """The ``--profile`` flag (``dataset``: a bare ``--profile`` takes an ir_datasets qrels' own measures)."""
     if dataset:
-        flags.add(parser, PROFILE.but(choices=NAMES + ("dataset",),
-                                      help=PROFILE.help + "; a bare --profile (or 'dataset') adds the official "
-                                      "measures and relevance level of the ir_datasets qrels given, e.g. "
-                                      "msmarco-passage/trec-dl-2019/judged (needs ir_datasets: pip install ir_datasets)"))
+        flags.add(parser, PROFILE.but(choices=NAMES + ("dataset",), help=PROFILE.help + (
+            "; a bare --profile (or 'dataset') adds the official measures and relevance level of the ir_datasets "
+            "qrels given, e.g. msmarco-passage/trec-dl-2019/judged (needs ir_datasets: pip install ir_datasets)")))
         bare = parser._option_string_actions["--profile"]
         bare.nargs, bare.const = "?", "dataset"  # a bare --profile: the dataset's own
     else:

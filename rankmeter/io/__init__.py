@@ -224,7 +224,8 @@ def as_run(obj, *, columns: dict | None = None, input_format: str = "auto") -> R
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_run(obj, input_format=input_format, columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
+        return read_run(obj, input_format=input_format,
+                        columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import run_from_dict
         _unread(obj, columns, "run")
