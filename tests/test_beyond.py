@@ -166,7 +166,7 @@ def test_compare_beyond_tests_over_users():
         assert float(row["p_value"].iloc[0]) == pytest.approx(want.pvalue, rel=1e-9)
         assert float(row["delta"].iloc[0]) == pytest.approx(np.mean([b[u] - a[u] for u in common]), rel=1e-12)
     from rankmeter.errors import ParameterError
-    with pytest.raises(ParameterError, match="per-user"):
+    with pytest.raises(ParameterError, match="expected some of .novelty."):
         compare_beyond(train, systems, "gini_index")
 
 

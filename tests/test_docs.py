@@ -215,7 +215,7 @@ def test_print_measures_wraps_to_the_width():
 
 def test_print_measures_json():
     buf = io.StringIO()
-    print_measures(buf, fmt="json")
+    print_measures(buf, format="json")
     data = json.loads(buf.getvalue())
     assert [p["name"] for p in data["common_params"]] == ["rel", "judged_only"]
     by_name = {m["name"]: m for m in data["measures"]}
@@ -234,7 +234,7 @@ def test_print_measures_json():
 
 def test_print_measures_rejects_an_unknown_format():
     with pytest.raises(ValueError, match="csv"):
-        print_measures(io.StringIO(), fmt="csv")
+        print_measures(io.StringIO(), format="csv")
 
 
 #: guide pages whose Python examples must run as written

@@ -222,7 +222,7 @@ def test_undefined_is_marked_in_text_and_empty_in_csv():
     assert lines[2].split()[-2:] == ["-", "0.0000"]                       # q2
     assert lines[3].split()[2:] == ["1.0000", "(1", "undefined)", "0.5000"]  # the mean and its count
     out = io.StringIO()
-    print_results([r], ["run"], per_query=True, fmt="csv", out=out)
+    print_results([r], ["run"], per_query=True, format="csv", out=out)
     assert out.getvalue().splitlines()[2:] == ["run,q2,,0.0", "run,all,1.0,0.5", "run,undefined,1,0"]
 
 

@@ -197,18 +197,18 @@ def test_format_override(tmp_path, reference):
     p.write_bytes(b"query_id|doc_id\n")  # nothing sniffs this; format= is the user's word
     csv_like = tmp_path / "run.txt"
     csv_like.write_bytes(b"qid,docno,score\n" + _text(RUN, lambda q, d, k, s: (q, d, f"{s}"), ","))
-    _same(rankmeter.evaluate(reference[0] / "qrels.txt", read_run(csv_like, format="csv"), MEASURES), reference)
+    _same(rankmeter.evaluate(reference[0] / "qrels.txt", read_run(csv_like, input_format="csv"), MEASURES), reference)
     with pytest.raises(rankmeter.InputError, match=r"run.txt:1: 1 field where a run line has at least 6"):
-        read_run(csv_like, format="trec")
+        read_run(csv_like, input_format="trec")
     with pytest.raises(rankmeter.InputError, match="is not a Parquet file"):
-        read_run(csv_like, format="parquet")
-    with pytest.raises(rankmeter.ParameterError, match="format='xlsx': expected one of auto, trec"):
-        read_run(csv_like, format="xlsx")
-    # a TREC run whose ids are literally the header words stays a TREC run under format="trec"
+        read_run(csv_like, input_format="parquet")
+    with pytest.raises(rankmeter.ParameterError, match="input_format='xlsx': expected one of auto, trec"):
+        read_run(csv_like, input_format="xlsx")
+    # a TREC run whose ids are literally the header words stays a TREC run under input_format="trec"
     odd = tmp_path / "odd.txt"
     odd.write_bytes(b"qid docno score\nq1 d1 2\n")
     with pytest.raises(rankmeter.InputError, match=r"odd.txt:1: score 'score' is not a finite number"):
-        read_run(odd, format="trec")
+        read_run(odd, input_format="trec")
     assert len(read_run(odd)) == 1
 
 

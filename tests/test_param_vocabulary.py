@@ -83,15 +83,17 @@ def test_public_functions_refuse_with_the_declared_shape(call, message):
     assert str(refused.value) == message
 
 
-@pytest.mark.parametrize("argv, old, new", [
-    (["judged", "QRELS", "RUN"], "--p", "--rbp-p"),
-    (["report", "QRELS", "RUN", "-m", "AP", "-o", "OUT.html"], "--explain-queries", "--max-explained"),
-    (["nuggets", "FILE"], "--importance-weights", "--weights"),
+@pytest.mark.parametrize("argv, old, new, value", [
+    (["judged", "QRELS", "RUN"], "--p", "--rbp-p", "0.5"),
+    (["report", "QRELS", "RUN", "-m", "AP", "-o", "OUT.html"], "--explain-queries", "--max-explained", "3"),
+    (["nuggets", "FILE"], "--importance-weights", "--weights", "vital=1"),
+    (["eval", "QRELS", "RUN", "-m", "AP"], "--format-in", "--input-format", "tsv"),
+    (["run", "convert", "RUN", "-o", "OUT"], "--to", "--format", "jsonl"),
+    (["fuse", "RUN", "RUN", "-o", "OUT"], "--optimise", "--measure", "AP"),
 ])
-def test_a_renamed_flag_keeps_its_older_spelling_hidden(argv, old, new):
+def test_a_renamed_flag_keeps_its_older_spelling_hidden(argv, old, new, value):
     from rankmeter.cli.app import _parser
     parser = _parser()
-    value = "vital=1" if new == "--weights" else "0.5" if new == "--rbp-p" else "3"
     via_old = parser.parse_args(argv + [old, value])
     via_new = parser.parse_args(argv + [new, value])
     assert vars(via_old) == vars(via_new)
@@ -120,6 +122,7 @@ def _flags_of(*path):
     ("rankmeter.analyses.meta.correlation:correlations", ("meta", "correlate")),
     ("rankmeter.analyses.nuggets:nugget_scores", ("nuggets",)),
     ("rankmeter.io.runs:sample", ("run",)),
+    ("rankmeter.analyses.gate.checks:gate", ("gate",)),
     ("rankmeter.analyses.stats.compare:compare", ("compare",)),
 ])
 def test_a_function_and_its_command_share_each_declaration(function, command):

@@ -385,7 +385,7 @@ def test_preference_and_judgment_group_measures_equal_trec_eval(name):
     jg = tm.mode == "qrels_jg"
     for judged, results, form, expected in OTHER_FORMATS[tm.mode]:
         printed = _printed(GOLDEN / expected)
-        ranked = ranked_docs(read_run(str(GOLDEN / results), format="trec"), max_docs=None, ties_descending=jg)
+        ranked = ranked_docs(read_run(str(GOLDEN / results), input_format="trec"), max_docs=None, ties_descending=jg)
         judgments = read_qrels_jg(str(GOLDEN / judged)) if jg else read_prefs(str(GOLDEN / judged), form=form)
         queries = [q for q in judgments if q in ranked]
         labels = tm.exact(None)

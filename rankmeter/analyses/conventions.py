@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from rankmeter.errors import ParameterError
+from rankmeter.engine.param import Param
 
 __all__ = ["Convention", "CONVENTIONS", "SWITCHES", "convention_value", "get_convention", "reproduce_option"]
 
@@ -113,10 +113,12 @@ CONVENTIONS = {c.name: c for c in (
 )}
 
 
+#: a convention by name (``rankmeter diff --as NAME,...``)
+CONVENTION = Param("convention", "choice", None, "a tool's conventions", "check", choices=tuple(CONVENTIONS))
+
+
 def get_convention(name: str) -> Convention:
-    if name not in CONVENTIONS:
-        raise ParameterError(f"--as {name!r}: unknown convention; expected some of " + ", ".join(CONVENTIONS))
-    return CONVENTIONS[name]
+    return CONVENTIONS[CONVENTION.check(name)]
 
 
 def offers(conv: Convention, measure) -> bool:

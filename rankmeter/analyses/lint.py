@@ -120,7 +120,7 @@ def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=N
     if evaluator is None:
         evaluator = Evaluator(qrels, with_judged(measures)[0], **options)
     ev = evaluator
-    run = as_run(run, columns=ev.options.columns, format=ev.options.input_format)
+    run = as_run(run, columns=ev.options.columns, input_format=ev.options.input_format)
     if results is None:
         from rankmeter.core.in_memory import evaluate_in_memory
         results = evaluate_in_memory(ev, run, warn=False, check_common=False)

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rankmeter.errors import ParameterError
+from rankmeter.engine.param import Param
 
-__all__ = ["Profile", "PROFILES", "profile"]
+__all__ = ["Profile", "PROFILES", "PROFILE", "profile"]
 
 
 def _at(families: tuple[str, ...], cutoffs: tuple[int, ...]) -> tuple[str, ...]:
@@ -109,6 +109,12 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
 )}
 
 
+#: a preset by name: :func:`profile`'s argument and ``--profile NAME``
+PROFILE = Param("profile", "choice", None, "score as a protocol does: " + ", ".join(PROFILES) + " (its measures and "
+                "options; flags given explicitly win, -m replaces its measures; see docs/why-numbers-differ.md)",
+                "evaluation", choices=tuple(PROFILES), metavar="NAME")
+
+
 def profile(name: str) -> Profile:
     """The protocol preset ``name`` (one of :data:`PROFILES`).
 
@@ -117,10 +123,6 @@ def profile(name: str) -> Profile:
     >>> profile("trec")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.ParameterError: profile 'trec': unknown; expected one of beir, mteb, msmarco-dev, trec-dl, trec-rag
+    rankmeter.errors.ParameterError: profile='trec': expected one of 'beir', 'mteb', 'msmarco-dev', 'trec-dl', 'trec-rag'
     """
-    if isinstance(name, Profile):
-        return name
-    if name not in PROFILES:
-        raise ParameterError(f"profile {name!r}: unknown; expected one of " + ", ".join(PROFILES))
-    return PROFILES[name]
+    return name if isinstance(name, Profile) else PROFILES[PROFILE.check(name)]

@@ -90,7 +90,7 @@ def tie_report(qrels, run, measures, *, cutoffs: tuple[int, ...] = CUTOFFS,
     from rankmeter.io import as_run
 
     base = Evaluator(qrels, measures, **options)
-    run = as_run(run, columns=base.options.columns, format=base.options.input_format)
+    run = as_run(run, columns=base.options.columns, input_format=base.options.input_format)
     labels = [label for label, _ in base.names]
     results = {"trec_eval": base.evaluate(run)}
     for policy in ("worst", "best"):

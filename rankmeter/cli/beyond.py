@@ -40,7 +40,7 @@ def run(args) -> int:
     train = read_interactions(args.train)
     names = unique_names([""] * len(args.recommendations), args.recommendations, args.recommendations)
     systems = {name: read_interactions(path) for name, path in zip(names, args.recommendations)}
-    measures = args.measure or list(PER_USER)
+    measures = args.measures or list(PER_USER)
     overall = {name: beyond_accuracy(train, recs, **options).overall for name, recs in systems.items()}
     keys = list(next(iter(overall.values())))
     if args.format in ("text", "markdown"):
@@ -60,13 +60,12 @@ def run(args) -> int:
 
 
 def add_arguments(b) -> None:
-    from rankmeter.analyses.beyond import PARAMS as BEYOND
+    from rankmeter.analyses.beyond import MEASURES, PARAMS as BEYOND
 
     flags.add(b, TRAIN.but(positional=True, required=True),
               Param("recommendations", "paths", None, "one table of recommendations per system (user, item, "
                     "optionally score); named by file name", "inputs", positional=True, required=True),
-              PARAMS["measure"].but(help="per-user measure to compare (repeatable; default all of novelty, "
-                                         "diversity, serendipity, arp, aplt, aclt, popularity_lift)"),
+              MEASURES,
               *BEYOND.values(), flags.READING_FUSING[0], *TESTS,
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json"),
                                    help="format of the comparison table"))

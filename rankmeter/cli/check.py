@@ -18,8 +18,17 @@ import sys
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "lint qrels and runs (before judging too): duplicates, missing queries, ties, coverage ..."
+
+#: check(qrels=) when every positional file is a run
+QRELS = PARAMS["qrels"].but(positional=False, required=False, help="the qrels, when every positional file is a run")
+#: check(topics=), pool(topics=): one topics file
+TOPICS = Param("topics", "path", None, "the topics (TREC <num> Number: 301, or one query id a line / the first field "
+               "of a TSV): a warning names the runs' queries outside them (pool: left out) and check's the topics "
+               "without results", "check", metavar="FILE")
+STRICT = Param("strict", "bool", False, "exit 1 on warnings too (default: on errors only)", "check")
 
 
 def add_arguments(p) -> None:
@@ -27,19 +36,13 @@ def add_arguments(p) -> None:
                    help="QRELS RUN... or RUN... (before judging): the qrels, when the first file reads as qrels "
                         "(without them the checks that need judgments are skipped), then the run files, in any "
                         "input format")
-    p.add_argument("--qrels", dest="qrels_file", metavar="QRELS", default=None,
-                   help="the qrels, when every positional file is a run")
-    p.add_argument("--topics", metavar="FILE", default=None,
-                   help="the topics (TREC <num> Number: 301, or one query id a line / the first field of a "
-                        "TSV): runs' queries outside them and topics without results are warnings")
     from rankmeter.analyses.check.dedupe import KEEP
 
-    flags.add(p, "format",
+    flags.add(p, QRELS, TOPICS, "format",
               KEEP.but(name="dedupe", default=None, help="write the run without duplicate docs, keeping the first "
                                                           "line or the highest score"),
               PARAMS["output"].but(help="with --dedupe: the file to write (never one of the inputs)"),
-              "columns", "input_format")
-    p.add_argument("--strict", action="store_true", help="exit 1 on warnings too (default: on errors only)")
+              "columns", "input_format", STRICT)
 
 
 def split_inputs(paths: list[str], *, qrels: str | None = None, input_format: str = "auto"):
@@ -90,14 +93,14 @@ def run(args) -> int:
     from rankmeter.io.output import printable
 
     options = flags.keywords(args, ("columns", "input_format"))
-    qrels, runs = split_inputs(args.inputs, qrels=args.qrels_file, input_format=args.input_format)
+    qrels, runs = split_inputs(args.inputs, qrels=args.qrels, input_format=args.input_format)
     if args.dedupe:
         if len(runs) != 1 or not args.output:
             from rankmeter.errors import ParameterError
             raise ParameterError("--dedupe fixes one run: give one run file and -o FILE for the result")
         from rankmeter.analyses.check.dedupe import write_deduped
         done = write_deduped(runs[0], args.output, keep=args.dedupe, inputs=[*args.inputs, *filter(None, (
-            args.qrels_file, args.topics))], **options)
+            args.qrels, args.topics))], **options)
         print(f"rankmeter: {printable(done.summary(args.dedupe))}", file=sys.stderr)
         runs = [args.output]  # the findings and the exit status are the written file's
     findings = check(qrels, runs, topics=args.topics, **options)

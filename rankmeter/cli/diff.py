@@ -6,19 +6,22 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = ("each tool's value side by side (trec_eval, pytrec_eval, ir_measures, ranx, torchmetrics, sklearn, beir, mteb); "
         "every difference attributed to the convention causing it, one switch at a time")
 DEFAULT_AS = "trec_eval,pytrec_eval,ir_measures,ranx,torchmetrics,sklearn"
+#: diff(conventions=), comma-separated (``as`` is a Python word: the flag keeps the docs' --as)
+CONVENTIONS = Param("conventions", "string", DEFAULT_AS, "the conventions compared, the first the reference (also "
+                    "beir, mteb)", "check", flag="--as", metavar="TOOL,TOOL...")
+#: to_text(top=)
+TOP = Param("top", "integer", 10, "queries listed per measure in text, most affected first (JSON lists all)", "check",
+            low=0, metavar="N")
 
 
 def add_arguments(p) -> None:
     flags.add(p, "qrels", "run", PARAMS["measure"].but(help="a measure (repeatable; default nDCG@10 RR@10 AP)"),
-              "format", "decimals")
-    p.add_argument("--as", dest="conventions", default=DEFAULT_AS, metavar="TOOL,TOOL...",
-                   help=f"the conventions compared, the first the reference (default {DEFAULT_AS}; also beir, mteb)")
-    p.add_argument("--top", type=int, default=10, metavar="N",
-                   help="queries listed per measure in text, most affected first (default 10; JSON lists all)")
+              "format", "decimals", CONVENTIONS, TOP)
 
 
 def run(args) -> int:
@@ -29,7 +32,7 @@ def run(args) -> int:
     if args.format == "json":
         flags.write_json(report)
     else:
-        sys.stdout.write(to_text(report, decimals=args.decimals, top=max(args.top, 0)))
+        sys.stdout.write(to_text(report, decimals=args.decimals, top=args.top))
     return 0
 
 

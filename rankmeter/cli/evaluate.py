@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from rankmeter.cli import flags, presets
 from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
 
 HELP = "score runs with chosen measures"
+#: the lint eval runs after scoring (rankmeter.analyses.lint), on unless --no-lint
+LINT = Param("lint", "bool", True, "do not warn about suspicious numbers (see rankmeter check)", "check")
+CHUNKED = Param("chunked", "bool", False, "the same as --executor streamed", "executor")
 
 
 def add_arguments(p) -> None:
@@ -13,10 +17,7 @@ def add_arguments(p) -> None:
     flags.add(p, "per_query", PARAMS["format"].but(choices=("text", "json", "csv"),
                                                    help="text: a table fitted to the terminal; json: {measures, "
                                                         "options, runs: [...]}; csv"),
-              "decimals", *flags.EVALUATION, "executor")
-    p.add_argument("--chunked", action="store_true", help="the same as --executor streamed")
-    p.add_argument("--no-lint", dest="lint", action="store_false",
-                   help="do not warn about suspicious numbers (see rankmeter check)")
+              "decimals", *flags.EVALUATION, "executor", CHUNKED, LINT)
     presets.add_profile(p, dataset=True)
 
 
@@ -54,7 +55,7 @@ def run(args) -> int:
         elif streams_by_itself(path, evaluator.options):  # a gigabyte or more: streamed unless not grouped
             results, source, loaded = evaluate_auto(evaluator, path), path, None
         else:
-            loaded = as_run(path, columns=evaluator.options.columns, format=evaluator.options.input_format)
+            loaded = as_run(path, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
             results, source = evaluator.evaluate(loaded), loaded.source
         tag = "" if results.run in (path, source, "") else results.run
         if args.lint:  # suspicious numbers, found while this run is in memory (a streamed one: its values only)
@@ -70,7 +71,7 @@ def run(args) -> int:
         flags.write_json({"measures": all_results[0].names,
                           "options": {k: v for k, v in options.items() if v is not None}, "runs": runs})
     else:
-        print_results(all_results, names, fmt=args.format, per_query=args.per_query, decimals=decimals)
+        print_results(all_results, names, format=args.format, per_query=args.per_query, decimals=decimals)
     for name, found in zip(names, runs_read):  # one warning line each (--no-lint silences them)
         from dataclasses import replace
         from rankmeter.analyses import lint

@@ -16,6 +16,7 @@ import argparse
 import re
 from typing import Any
 
+from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
@@ -27,10 +28,9 @@ EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_sco
               "truncate_grades", "columns", "input_format")
 #: The options of every command that reads runs without scoring them (the rank order and the reader).
 READING = ("ties", "columns", "input_format")
-#: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given.
-_FUSING_TIES = PARAMS["ties"].but(choices=("trec_eval", "input"),
-                                  help="order of each input run's tied docs: trec_eval (docno descending) or input "
-                                       "(the order given, as ranx reads a run)")
+#: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given (fuse's
+#: ties=, declared beside it)
+_FUSING_TIES = FUSE_OPTIONS["ties"]
 EVALUATION_FUSING = tuple(_FUSING_TIES if name == "ties" else name for name in EVALUATION)
 READING_FUSING = (_FUSING_TIES, "columns", "input_format")
 
@@ -84,7 +84,10 @@ def _converter(param: Param):
 
 
 def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
-    """Add the flags of ``specs`` (parameter names, or parameters narrowed with :meth:`Param.but`)."""
+    """Add the flags of ``specs`` (parameter names, or parameters narrowed with :meth:`Param.but`).
+
+    The flag is ``--`` + the name with dashes (the Python keyword it feeds: tests/test_names.py); a switch
+    whose default is True is ``--no-`` + the name, and sets it to False."""
     for spec in specs:
         param = PARAMS[spec] if isinstance(spec, str) else spec
         if not param.cli:
@@ -93,13 +96,16 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
         if param.positional:
             many = "+" if param.required else "*"
             parser.add_argument(param.name, nargs=many if param.kind == "paths" else None,
-                                metavar=param.metavar or param.name.upper(), help=help_text)
+                                metavar=param.metavar or param.name.upper(), help=help_text).param = param
             continue
         names = [param.long_flag] + ([param.short] if param.short else [])
         if param.long_flag.startswith("-") and not param.long_flag.startswith("--"):
             names = [param.long_flag]
         kwargs: dict[str, Any] = {"dest": param.name, "help": help_text}
-        if param.kind == "bool":
+        if param.kind == "bool" and param.default is True:  # on unless switched off: --no-NAME
+            names = ["--no-" + param.long_flag[2:]]
+            kwargs["action"] = "store_false"
+        elif param.kind == "bool":
             kwargs["action"] = "store_true"
         elif param.kind == "paths":  # --nuggets A B, or --nuggets A --nuggets B
             kwargs.update(action="extend", nargs="+", metavar=param.metavar or param.name.upper())
@@ -127,7 +133,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
                 kwargs["metavar"] = param.metavar
         if param.required:
             kwargs["required"] = True
-        parser.add_argument(*names, **kwargs)
+        parser.add_argument(*names, **kwargs).param = param  # what the flag was made from (the name sweep)
         for old in param.deprecated:  # the older flag still works, and is not shown
             parser.add_argument(old, **{**kwargs, "help": argparse.SUPPRESS, "required": False})
 

@@ -1,4 +1,8 @@
-"""``rankmeter fuse RUN... --method rrf --norm min-max [--param k=60] [--weights ...] -o fused.run``."""
+"""``rankmeter fuse RUN... --method rrf --norm min-max [--param k=60] [--weights ...] -o fused.run``.
+
+``-m MEASURE --qrels TRAIN`` first chooses the method's parameters that maximise the measure on the training
+judgments (:func:`~rankmeter.analyses.fusion.optimise`, whose ``measure=`` it is), then fuses with them.
+"""
 from __future__ import annotations
 
 from rankmeter.cli import flags
@@ -10,25 +14,24 @@ HELP = "fuse runs (CombSUM, CombMNZ, RRF, ... as ranx names them)"
 
 PARAM = Param("param", "strings", None, "a parameter of the method, e.g. k=60 (repeatable)", "fusion",
               metavar="NAME=VALUE")
-OPTIMISE = Param("optimise", "string", None, "choose the method's parameters (weights, k, phi ...) by this measure on "
-                 "--qrels, by grid search", "fusion", metavar="MEASURE")
-TEST_QRELS = Param("test_qrels", "path", None, "--optimise: held-out judgments to report the chosen parameters on",
+#: optimise(measure=): given, the method's parameters are chosen before fusing (--optimise is its older flag)
+MEASURE = PARAMS["measure"].but(kind="string", help="choose the method's parameters (weights, k, phi ...) that "
+                                "maximise this measure on --qrels (grid search), then fuse with them",
+                                deprecated=("--optimise",))
+TEST_QRELS = Param("test_qrels", "path", None, "with -m: held-out judgments to report the chosen parameters on",
                    "fusion")
+#: the training judgments of optimise(qrels=) and of the trained methods (fuse(train_qrels=))
+QRELS = PARAMS["qrels"].but(positional=False, required=False, help="training judgments: for -m, and for the trained "
+                            "methods (posfuse, probfuse, segfuse, slidefuse, bayesfuse, mapfuse)")
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, NORMS, PARAMETERS
+    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, PARAMETERS
 
     flags.add(p, "runs", FUSE_OPTIONS["method"],
-              FUSE_OPTIONS["norm"].but(choices=NORMS + ("none",), help="per-query normalisation of each run's "
-                                                                       "scores before fusing (none: raw scores)"),
-              PARAM, PARAMETERS["weights"], PARAMS["tag"].but(help="run tag of the fused run (default: the method)"),
-              OPTIMISE,
-              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
-                                  help="training judgments: for --optimise, and for the trained methods (posfuse, "
-                                       "probfuse, segfuse, slidefuse, bayesfuse, mapfuse)"),
-              TEST_QRELS, PARAMS["output"].but(required=True, help="the TREC run file to write (never one of "
-                                                                       "the inputs)"),
+              FUSE_OPTIONS["norm"],
+              PARAM, PARAMETERS["weights"], FUSE_OPTIONS["tag"], MEASURE, QRELS, TEST_QRELS,
+              PARAMS["output"].but(required=True, help="the TREC run file to write (never one of the inputs)"),
               *flags.EVALUATION_FUSING)
 
 
@@ -42,22 +45,22 @@ def run(args) -> int:
     params = dict(parse_param(args.method, item) for item in args.param or [])
     if args.weights:
         params["weights"] = list(args.weights)
-    norm = None if args.norm == "none" else args.norm
-    if args.optimise:
+    norm = args.norm
+    if args.measure:
         if not args.qrels:
-            raise ParameterError("--optimise needs --qrels: the training judgments the parameters are chosen on")
+            raise ParameterError("-m needs --qrels: the training judgments the parameters are chosen on")
         from rankmeter.analyses.fusion.tuning import optimise
-        best = optimise(list(args.runs), args.qrels, method=args.method, measure=args.optimise, norm=norm,
+        best = optimise(list(args.runs), args.qrels, method=args.method, measure=args.measure, norm=norm,
                         test_qrels=args.test_qrels, **options)
         params = {**params, **best.params}
-        held = "" if best.held_out is None else f"; held-out {args.optimise} = {format_number(best.held_out)}"
-        print(f"chosen {params} ({args.optimise} = {format_number(best.score)} on the training queries, "
+        held = "" if best.held_out is None else f"; held-out {args.measure} = {format_number(best.held_out)}"
+        print(f"chosen {params} ({args.measure} = {format_number(best.score)} on the training queries, "
               f"{len(best.trials)} tried{held})")
     trained = is_trained(args.method)
     if trained and not args.qrels and not any(p.training and p.name in params for p in parameters_of(args.method)):
         raise ParameterError(f"--method {args.method} is trained on judged queries: give --qrels (the training "
                              "judgments; the runs' judged queries train it)")
-    fused = fuse(list(args.runs), method=args.method, norm=norm, params=params, name=args.tag,
+    fused = fuse(list(args.runs), method=args.method, norm=norm, params=params, tag=args.tag,
                  train_qrels=args.qrels if trained else None, **options)
     write_run(fused, args.output, inputs=list(args.runs) + [q for q in (args.qrels, args.test_qrels) if q],
               format="trec")

@@ -13,5 +13,5 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from rankmeter.report.text import print_measures
-    print_measures(fmt=args.format, name=args.name)
+    print_measures(format=args.format, name=args.name)
     return 0

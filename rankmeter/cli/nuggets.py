@@ -19,8 +19,8 @@ FILES = Param("files", "paths", None, "nuggetizer assignment output (JSON Lines)
 #: ``weights=`` of nugget_scores, as IMPORTANCE=W pairs (``--importance-weights`` is its older flag)
 WEIGHTS = Param("weights", "string", None, "add weighted nugget scores, e.g. vital=1,okay=0.5", "judges",
                 metavar="IMPORTANCE=W,...", deprecated=("--importance-weights",))
-REPORT_FILE = Param("report_file", "path", None, "also write the HTML report of the comparison to FILE (never one of "
-                    "the inputs)", "report", flag="--report", metavar="FILE")
+REPORT = Param("report", "path", None, "also write the HTML report of the comparison to FILE (never one of the "
+               "inputs)", "report", metavar="FILE")
 
 
 def _weights(text: str | None) -> dict | None:
@@ -54,15 +54,15 @@ def run(args: argparse.Namespace) -> int:
     scored, comparison = compare_nuggets(list(args.files), baseline=args.baseline, partial=args.partial,
                                          weights=weights, test=args.test, correction=args.correction,
                                          alpha=args.alpha, permutations=args.permutations, seed=args.seed)
-    if args.report_file:  # the same per-query scores, as a self-contained HTML report
+    if args.report:  # the same per-query scores, as a self-contained HTML report
         from rankmeter.io.output import output_file
         from rankmeter.report.html import render_scores_report
         page = render_scores_report({s.system: s.scores() for s in scored}, baseline=args.baseline,
                                     test=args.test, correction=args.correction, alpha=args.alpha,
                                     permutations=args.permutations, seed=args.seed, what="answer records")
-        with output_file(args.report_file, inputs=list(args.files), suffixes=(".html", ".htm")) as out:
+        with output_file(args.report, inputs=list(args.files), suffixes=(".html", ".htm")) as out:
             out.write(page)
-        print(args.report_file, file=sys.stderr)
+        print(args.report, file=sys.stderr)
     if args.format == "json":
         flags.write_json({"systems": {s.system: s.to_dict() for s in scored},
                           "comparison": {"test": args.test, "correction": args.correction, "alpha": args.alpha,
@@ -87,5 +87,5 @@ def add_arguments(p) -> None:
                                                          "first)"),
               "test", "correction", "alpha", "permutations", "seed",
               PARAMS["per_query"].but(help="several files: list each system's per-query scores"),
-              REPORT_FILE,
+              REPORT,
               "format", "decimals")

@@ -10,14 +10,13 @@ HELP = "build a judgment pool from runs (depth@k or take@N by priority)"
 def add_arguments(p) -> None:
     from rankmeter.analyses.fusion.catalog import POOL_PARAMETERS as POOL
 
+    from rankmeter.cli.check import TOPICS
+
     flags.add(p, "runs", POOL["depth"], POOL["take"], POOL["priority"],
-              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
+              PARAMS["qrels"].but(positional=False, required=False,
                                   help="existing judgments: count the pooled docs already judged"),
               PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"),
-              *flags.READING_FUSING)
-    p.add_argument("--topics", metavar="FILE", default=None,
-                   help="pool only these topics (TREC <num> Number: 301, or one query id a line / the first field "
-                        "of a TSV); a warning names the runs' queries that are not topics")
+              *flags.READING_FUSING, TOPICS)
 
 
 def run(args) -> int:

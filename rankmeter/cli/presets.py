@@ -12,23 +12,23 @@ from rankmeter.cli import flags
 
 __all__ = ["add_profile", "track_given", "given", "apply_profile", "NAMES"]
 
-#: the presets' names (rankmeter.analyses.profiles.PROFILES), listed here so that --help needs no import
-NAMES = ("beir", "mteb", "msmarco-dev", "trec-dl", "trec-rag")
+from rankmeter.analyses.profiles import PROFILE  # light: the presets' table, no numpy
+
+#: the presets' names (rankmeter.analyses.profiles.PROFILES)
+NAMES = PROFILE.choices
 _GIVEN = "_given_flags"
 
 
 def add_profile(parser, *, dataset: bool = False) -> None:
     """The ``--profile`` flag (``dataset``: a bare ``--profile`` takes an ir_datasets qrels' own measures)."""
-    help_text = ("score as a protocol does: " + ", ".join(NAMES) + " (its measures and options; flags given "
-                 "explicitly win, -m replaces its measures; see docs/why-numbers-differ.md)")
     if dataset:
-        parser.add_argument("--profile", nargs="?", const="dataset", default=None, metavar="NAME",
-                            choices=NAMES + ("dataset",),
-                            help=help_text + "; a bare --profile (or 'dataset') adds the official measures and "
-                                 "relevance level of the ir_datasets qrels given, e.g. msmarco-passage/trec-dl-2019/"
-                                 "judged (needs ir_datasets: pip install ir_datasets)")
+        flags.add(parser, PROFILE.but(choices=NAMES + ("dataset",), help=PROFILE.help + (
+            "; a bare --profile (or 'dataset') adds the official measures and relevance level of the ir_datasets "
+            "qrels given, e.g. msmarco-passage/trec-dl-2019/judged (needs ir_datasets: pip install ir_datasets)")))
+        bare = parser._option_string_actions["--profile"]
+        bare.nargs, bare.const = "?", "dataset"  # a bare --profile: the dataset's own
     else:
-        parser.add_argument("--profile", default=None, metavar="NAME", choices=NAMES, help=help_text)
+        flags.add(parser, PROFILE)
     track_given(parser)
 
 

@@ -9,8 +9,9 @@ HELP = "cut, re-rank, filter, re-tag, merge, sample or convert run files"
 ACTIONS = ("cut", "rerank", "renumber", "filter", "tag", "merge", "sample", "convert")
 KEEP = Param("keep", "string", None, "filter: comma-separated query ids to keep", "runs")
 DROP = Param("drop", "string", None, "filter: comma-separated query ids to drop", "runs")
-TO = Param("to", "choice", None, "output format (default: by the output's suffix, else TREC)", "runs",
-           choices=("trec", "parquet", "jsonl"))
+#: write_run(format=): the written file's format (--to is its older flag)
+FORMAT = Param("format", "choice", None, "format of the file written (default: by the output's suffix, else TREC)",
+               "runs", choices=("trec", "parquet", "jsonl"), deprecated=("--to",))
 
 
 def add_arguments(p) -> None:
@@ -21,10 +22,9 @@ def add_arguments(p) -> None:
     flags.add(p, PARAMS["runs"].but(help="the run file(s); several for merge"),
               PARAMS["output"].but(required=True), PARAMS["k"].but(default=1000, help="cut: docs kept per query"),
               KEEP, DROP,
-              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
-                                  help="filter: keep the queries these judgments judge"),
-              "tag", N,
-              "seed", TO, *flags.READING_FUSING)
+              PARAMS["qrels"].but(positional=False, required=False, help="filter: keep the queries these judgments "
+                                                                        "judge"),
+              "tag", N, "seed", FORMAT, *flags.READING_FUSING)
 
 
 def run(args) -> int:
@@ -38,12 +38,12 @@ def run(args) -> int:
     if args.action == "tag" and not args.tag:
         raise ParameterError("run tag: give the new tag with --tag TAG")
     if args.action == "merge":
-        result = runs.merge([as_run(r, columns=reading.get("columns"), format=reading["input_format"])
+        result = runs.merge([as_run(r, columns=reading.get("columns"), input_format=reading["input_format"])
                              for r in args.runs], tag=args.tag)
     else:
         if len(args.runs) != 1:
             raise ParameterError(f"run {args.action} takes one run file ({len(args.runs)} given)")
-        run = as_run(args.runs[0], columns=reading.get("columns"), format=reading["input_format"])
+        run = as_run(args.runs[0], columns=reading.get("columns"), input_format=reading["input_format"])
         if args.action == "cut":
             result = cut(run, args.k, ties=args.ties)
         elif args.action == "filter":
@@ -58,5 +58,5 @@ def run(args) -> int:
             result = rerank(run, ties=args.ties)
         if args.tag and args.action != "tag":
             result = runs.retag(result, args.tag)
-    write_run(result, args.output, inputs=inputs, format=args.to)
+    write_run(result, args.output, inputs=inputs, format=args.format)
     return 0

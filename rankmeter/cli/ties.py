@@ -27,7 +27,7 @@ def run(args) -> int:
     from rankmeter.core.naming import name_runs
 
     options = flags.evaluation(args)
-    named = name_runs(args.runs, columns=options.get("columns"), format=options.get("input_format", "auto"))
+    named = name_runs(args.runs, columns=options.get("columns"), input_format=options.get("input_format", "auto"))
     reports = [(name, tie_report(args.qrels, run, args.measure or ["AP", "nDCG@10", "P@10", "RR"], **options))
                for name, run in named]
     if args.format == "json":

@@ -132,7 +132,7 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     from rankmeter.io.canonical import Qrels
     from rankmeter.measures.base import Measure
 
-    qrels = read_qrels(args.qrels, truncate_grades=False, format="trec")  # trec_eval reads every line as data
+    qrels = read_qrels(args.qrels, truncate_grades=False, input_format="trec")  # trec_eval reads every line as data
     if "subtopic" in qrels.column_names:  # trec_eval ignores the second field: a doc twice is a duplicate
         qrels = Qrels(qrels.data.drop_columns(["subtopic"]), qrels.source, qrels.lines, origin=qrels.origin)
     bogus_ids: set[bytes] = set()
@@ -326,7 +326,7 @@ def run(argv: list[str], out=None, err=None) -> int:
                     "qrels_jg": "-R qrels_jg"}[tm.mode]
             raise MeasureError(f"trec_eval measure {tm.name} needs {need}; got -R {args.rel_format}")
     from rankmeter.io import read_run
-    run_table = read_run(args.run, format="trec")
+    run_table = read_run(args.run, input_format="trec")
     if mode == "qrels":
         ids, columns = _qrels_columns(args, rows, run_table, err)
     else:

@@ -127,7 +127,7 @@ class Evaluator:
         self.names = [] if isinstance(measures, (list, tuple)) and not measures else resolve_measures(measures)
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
         self.qrels: Qrels = as_qrels(qrels, columns=self.options.columns, grades=self.options.grade_policy,
-                                     format=self.options.input_format)
+                                     input_format=self.options.input_format)
         if self.qrels.real_grades:
             _check_real_grades(self.measures)
         self.judgments = Judgments(self.qrels, intents=self.options.intents)
@@ -178,7 +178,7 @@ class Evaluator:
         from rankmeter.core.rows import rows_table
         from rankmeter.io import as_run
 
-        run = as_run(run, columns=self.options.columns, format=self.options.input_format)
+        run = as_run(run, columns=self.options.columns, input_format=self.options.input_format)
         ties = "trec_eval" if self.options.ties == "average" else self.options.ties
         batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=ties,
                                   positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
@@ -274,7 +274,7 @@ class Evaluator:
         """Score several runs in memory: ``{name: run}`` or a list of runs, named by the one rule of
         :func:`rankmeter.core.naming.name_runs` (a single run gives a table of one row)."""
         from rankmeter.core.naming import name_runs
-        named = name_runs(runs, columns=self.options.columns, format=self.options.input_format)
+        named = name_runs(runs, columns=self.options.columns, input_format=self.options.input_format)
         return RunsResults([(name, self.evaluate(run)) for name, run in named])
 
 

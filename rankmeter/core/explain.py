@@ -202,5 +202,5 @@ def explain(qrels, run, measure: str | Measure, query: str | bytes,
         raise ParameterError(f"explain takes one measure; {measure!r} names {len(evaluator.names)}")
     label, m = evaluator.names[0]
     opts = evaluator.options
-    return explain_query(evaluator, as_run(run, columns=opts.columns, format=opts.input_format), encode_id(query), m,
-                         label)
+    return explain_query(evaluator, as_run(run, columns=opts.columns, input_format=opts.input_format), encode_id(query),
+                         m, label)

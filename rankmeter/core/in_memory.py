@@ -50,7 +50,7 @@ def evaluate_in_memory(evaluator, run, *, warn: bool = True, check_common: bool 
     """Score ``run`` (any run input) with ``evaluator``; the same values however it is cut."""
     from rankmeter.io import as_run
 
-    run = as_run(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
+    run = as_run(run, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
     threads = evaluator.options.threads or min(2, os.cpu_count() or 1)
     pieces = None
     if threads > 1 and len(run) >= PARALLEL_ROWS:

@@ -75,12 +75,12 @@ def unique_names(tags: Sequence[str], sources: Sequence[str], given: Sequence) -
             level[i] += 1
 
 
-def name_runs(runs, *, columns: Mapping[str, str] | None = None, format: str = "auto") -> list[tuple[str, Run]]:
+def name_runs(runs, *, columns: Mapping[str, str] | None = None, input_format: str = "auto") -> list[tuple[str, Run]]:
     """Runs (a dict name -> run, a list of runs/paths, or one run) as (unique name, :class:`Run`) pairs."""
     from rankmeter.io import as_run
 
     if isinstance(runs, Mapping) and not looks_like_one_run(runs):
-        items = [(str(name), as_run(run, columns=columns, format=format)) for name, run in runs.items()]
+        items = [(str(name), as_run(run, columns=columns, input_format=input_format)) for name, run in runs.items()]
         if any(not name for name, _ in items):
             raise ParameterError("runs: every run needs a non-empty name")
     else:
@@ -88,7 +88,7 @@ def name_runs(runs, *, columns: Mapping[str, str] | None = None, format: str = "
                 and not hasattr(runs, "__iter__"):
             runs = [runs]
         given = list(runs)
-        loaded = [as_run(run, columns=columns, format=format) for run in given]
+        loaded = [as_run(run, columns=columns, input_format=input_format) for run in given]
         items = list(zip(_auto_names(loaded, given), loaded))
     if not items:
         raise ParameterError("runs: give at least one run")

@@ -96,7 +96,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
             "rank (runs: rank 1 first)"),
     _p("intents", "intents", None, group="evaluation", optional=True, cli=False,
        help="diversity measures: the probability of each subtopic of a query (default: equal)"),
-    _p("input_format", "choice", "auto", group="evaluation", flag="--format-in",
+    _p("input_format", "choice", "auto", group="evaluation", deprecated=("--format-in",),
        choices=FORMAT_NAMES,
        help="format of input files: auto (by content, then extension), trec, csv, tsv, parquet or jsonl"),
     _p("executor", "choice", "auto", group="executor", choices=("auto", "memory", "streamed", "spark"),

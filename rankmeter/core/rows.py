@@ -121,7 +121,7 @@ def ranked(run, *, ties: str = "trec_eval", columns=None, input_format: str = "a
     from rankmeter.engine.segments import segment_offsets
     from rankmeter.io import as_run
 
-    run = as_run(run, columns=columns, format=input_format)
+    run = as_run(run, columns=columns, input_format=input_format)
     if duplicates != "keep":
         check_unique(run)  # a doc listed twice for a query is refused, as scoring the run would refuse it
     names, code = byte_ordered_queries(run)

@@ -100,7 +100,7 @@ def _as_policy(qrels: Qrels, grades: str) -> Qrels:
     return Qrels(table, qrels.source, qrels.lines, origin=qrels.origin)
 
 
-def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None = None,
+def read_qrels(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None,
                grades: str = "integer", truncate_grades: bool = False) -> Qrels:
     """Read judgments from a file: TREC qrels, CSV/TSV, Parquet or JSON Lines, maybe compressed.
 
@@ -111,7 +111,7 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
         ``"irds:msmarco-passage/trec-dl-2019/judged"`` (or the bare id when
         no such file exists) takes the judgments from ir_datasets
         (:mod:`rankmeter.io.irds`, the ``irds`` extra).
-    format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
+    input_format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
         ``auto`` looks at the content, then the file name (:mod:`rankmeter.io.formats`);
         ``trec`` is ``query iter doc rel`` per line, with no header line.
     columns : dict, optional
@@ -145,10 +145,10 @@ def read_qrels(source: PathOrFile, *, format: str = "auto", columns: dict | None
     1
     """
     from rankmeter.io.canonical import grade_policy
-    return _read(source, "qrels", format, columns, grade_policy(grades, truncate_grades))
+    return _read(source, "qrels", input_format, columns, grade_policy(grades, truncate_grades))
 
 
-def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None = None) -> Run:
+def read_run(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None) -> Run:
     """Read a run from a file: TREC, ``query doc score``, CSV/TSV, Parquet or JSON Lines.
 
     A TREC run is ``query Q0 doc rank score tag`` per line (the rank is
@@ -164,7 +164,7 @@ def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None =
     Parameters
     ----------
     source : path, ``"-"`` (stdin) or binary file object
-    format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
+    input_format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
     columns : dict, optional
         Roles to column names, e.g. ``{"query": "qid", "doc": "docno", "score": "similarity"}``,
         or to positions counted from 0 for a file without a header line, e.g.
@@ -181,11 +181,11 @@ def read_run(source: PathOrFile, *, format: str = "auto", columns: dict | None =
     >>> read_run(io.BytesIO(b"q1 d1 2.5\\nq1 d2 1.0\\n"))
     Run('<stream>', tag='', 2 rows)
     """
-    return _read(source, "run", format, columns)
+    return _read(source, "run", input_format, columns)
 
 
 def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", truncate_grades: bool = False,
-             format: str = "auto") -> Qrels:
+             input_format: str = "auto") -> Qrels:
     """Any accepted qrels input (path, ``irds:`` name, Qrels, dict, DataFrame) -> :class:`Qrels`.
 
     ``grades`` is how grades are read, as for :func:`read_qrels`
@@ -200,7 +200,7 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
     if isinstance(obj, Run):
         raise InputError("got a Run where qrels were expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_qrels(obj, format=format, grades=grades,
+        return read_qrels(obj, input_format=input_format, grades=grades,
                           columns=side_columns(columns, "qrels", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import qrels_from_dict
@@ -213,7 +213,7 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
                      "{query: {doc: grade}} or a DataFrame with columns query, doc, rel")
 
 
-def as_run(obj, *, columns: dict | None = None, format: str = "auto") -> Run:
+def as_run(obj, *, columns: dict | None = None, input_format: str = "auto") -> Run:
     """Any accepted run input (path, Run, dict, ranked lists, DataFrame) -> :class:`Run`.
 
     The input is never modified.
@@ -224,7 +224,8 @@ def as_run(obj, *, columns: dict | None = None, format: str = "auto") -> Run:
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_run(obj, format=format, columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
+        return read_run(obj, input_format=input_format,
+                        columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import run_from_dict
         _unread(obj, columns, "run")

@@ -11,7 +11,7 @@ jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.
 ========  ===================================================  ==========================
 
 :data:`REGISTRY` is that table; :func:`detect` walks it (content first, then the file name, overridable
-with ``format=``) and :func:`read` calls the reader it names. ``--format-in``'s choices are its names
+with ``format=``) and :func:`read` calls the reader it names. ``--input-format``'s choices are its names
 (:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
 
 gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.source`), and
@@ -93,7 +93,7 @@ REGISTRY = (
     Format("trec", (), None, "rankmeter.io.trec:read_text", big_file="rankmeter.io.trec:read_big_file"),
 )
 _BY_NAME = {f.name: f for f in REGISTRY}
-#: the values of ``format=`` and ``--format-in``
+#: the values of ``format=`` and ``--input-format``
 FORMAT_NAMES = ("auto", "trec", "csv", "tsv", "parquet", "jsonl")
 assert set(FORMAT_NAMES) == {"auto"} | set(_BY_NAME)
 _COMPRESSED = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
@@ -151,7 +151,7 @@ def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
 
 def _check_name(format: str) -> None:
     if format not in FORMAT_NAMES:
-        raise ParameterError(f"format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
+        raise ParameterError(f"input_format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
 
 
 def sniff(data: bytes, name: str) -> tuple[str, bool]:

@@ -22,7 +22,7 @@ def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = No
     import pyarrow.parquet as pq
 
     if not is_parquet(data):
-        raise InputError("is not a Parquet file (no PAR1 magic at both ends); pass format='auto' or the "
+        raise InputError("is not a Parquet file (no PAR1 magic at both ends); pass input_format='auto' or the "
                          "right file", source=name)
     try:
         schema = pq.read_schema(pa.BufferReader(data))

@@ -144,11 +144,11 @@ def _junit(result, decimals: int) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def gate_report(result, fmt: str = "text", *, decimals: int = 4) -> str:
-    """The gate's ``result`` in ``fmt`` (one of :data:`FORMATS`)."""
-    if fmt == "json":  # NaN (a slice with fewer than two queries has no test) is null, never NaN
+def gate_report(result, format: str = "text", *, decimals: int = 4) -> str:
+    """The gate's ``result`` in ``format`` (one of :data:`FORMATS`)."""
+    if format == "json":  # NaN (a slice with fewer than two queries has no test) is null, never NaN
         return json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n"
-    return {"text": _text, "markdown": _markdown, "junit": _junit}[fmt](result, decimals)
+    return {"text": _text, "markdown": _markdown, "junit": _junit}[format](result, decimals)
 
 
 def _finite(value):

@@ -199,7 +199,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     opts = validate_options(**options)
     evaluator = Evaluator(qrels, measures, options=opts)
     q = evaluator.qrels
-    named = name_runs(runs, columns=opts.columns, format=opts.input_format)
+    named = name_runs(runs, columns=opts.columns, input_format=opts.input_format)
     names = [n for n, _ in named]
     baseline = names[0] if baseline is None else str(baseline)
     if baseline not in names:

@@ -207,35 +207,35 @@ def _json(cmp) -> str:
     return json.dumps(obj, indent=2, allow_nan=False) + "\n"
 
 
-def format_comparison(cmp, fmt: str = "text", *, digits: int = 4) -> str:
+def format_comparison(cmp, format: str = "text", *, decimals: int = 4) -> str:
     """A :class:`~rankmeter.Comparison` as text.
 
     Parameters
     ----------
     cmp : Comparison
-    fmt : {"text", "markdown", "latex", "csv", "json"}
+    format : {"text", "markdown", "latex", "csv", "json"}
         ``"text"`` is plain aligned text with ``^bc`` superscripts.
-    digits : int
+    decimals : int
         Decimals of the means in text, Markdown and LaTeX.
     """
-    if fmt == "text":
-        return _plain(cmp, digits)
-    if fmt == "markdown":
-        return _markdown(cmp, digits)
-    if fmt == "latex":
-        return _latex(cmp, digits)
-    if fmt == "csv":
+    if format == "text":
+        return _plain(cmp, decimals)
+    if format == "markdown":
+        return _markdown(cmp, decimals)
+    if format == "latex":
+        return _latex(cmp, decimals)
+    if format == "csv":
         return _csv(cmp)
-    if fmt == "json":
+    if format == "json":
         return _json(cmp)
     from rankmeter.errors import ParameterError
-    raise ParameterError(f"fmt={fmt!r}: expected one of {', '.join(FORMATS)}")
+    raise ParameterError(f"format={format!r}: expected one of {', '.join(FORMATS)}")
 
 
-def write_comparison(cmp, fmt: str = "text", *, out=None, digits: int = 4) -> None:
+def write_comparison(cmp, format: str = "text", *, out=None, decimals: int = 4) -> None:
     """Write a comparison to ``out`` (default stdout): the same text whichever extras are installed."""
     out = out or sys.stdout
-    out.write(format_comparison(cmp, fmt, digits=digits))
+    out.write(format_comparison(cmp, format, decimals=decimals))
 
 
 def per_query_text(cmp, digits: int = 4) -> str:

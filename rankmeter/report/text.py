@@ -119,11 +119,11 @@ def render_table(header: list[str], rows: list[list], *, keys: int = 2, decimals
     return "\n".join(lines) + "\n"
 
 
-def print_results(results_list, names, *, fmt="text", per_query=False, out=None, decimals: int = 4) -> None:
+def print_results(results_list, names, *, format="text", per_query=False, out=None, decimals: int = 4) -> None:
     """Results of one or more runs as a text table (fits the terminal, never cuts a number), CSV or Markdown."""
     out = out or sys.stdout
     header, rows = _rows(results_list, names, per_query)
-    if fmt == "csv":
+    if format == "csv":
         w = csv.writer(out, lineterminator="\n")
         w.writerow(header)
         for row in rows:
@@ -164,14 +164,14 @@ def _matching(groups: dict, name: str | None) -> dict:
     return found
 
 
-def print_measures(out=None, *, fmt: str = "text", width: int | None = None, name: str | None = None) -> None:
+def print_measures(out=None, *, format: str = "text", width: int | None = None, name: str | None = None) -> None:
     """List every registered measure: parameters, defaults, allowed values, cutoff rule, trec_eval names.
 
     Parameters
     ----------
     out : file, optional
         Where to write (default stdout).
-    fmt : {"text", "json"}, default "text"
+    format : {"text", "json"}, default "text"
         ``text`` for a terminal; ``json`` for ``{"common_params": [...], "measures": [...]}``,
         one object per family as :func:`rankmeter.measures.facts.family_facts` gives it.
     width : int, optional
@@ -191,15 +191,15 @@ def print_measures(out=None, *, fmt: str = "text", width: int | None = None, nam
     out = out or sys.stdout
     trec = trec_eval_names()
     groups = _matching(families_by_module(), name)
-    if fmt == "json":
+    if format == "json":
         common = [{"name": p.name, "default": p.default, "allowed": allowed_values(p), "doc": p.help}
                   for p in COMMON_PARAMS]
         facts = [family_facts(fam, trec) for fams in groups.values() for fam in fams]
         json.dump({"common_params": common, "measures": facts}, out, indent=2)
         out.write("\n")
         return
-    if fmt != "text":
-        raise ValueError(f"print_measures: fmt={fmt!r}; expected text or json")
+    if format != "text":
+        raise ValueError(f"print_measures: format={format!r}; expected text or json")
     if width is None:
         tty = hasattr(out, "isatty") and out.isatty()
         width = shutil.get_terminal_size((100, 24)).columns if tty else 100

@@ -121,7 +121,7 @@ def test_readers_keep_real_grades(tmp_path):
     with pytest.raises(InputError, match=r"<stream>:2: grade 'high' is not a number"):
         rankmeter.read_qrels(io.BytesIO(b"q1 0 a 1\nq1 0 b high\n"), grades="real")
     with pytest.raises(InputError, match="is not a finite grade"):
-        rankmeter.read_qrels(io.BytesIO(b"q1,a,nan\n"), grades="real", format="csv",
+        rankmeter.read_qrels(io.BytesIO(b"q1,a,nan\n"), grades="real", input_format="csv",
                              columns={"query": 0, "doc": 1, "rel": 2})
     with pytest.raises(ParameterError, match="pass one of the two"):
         rankmeter.read_qrels(tmp_path / "q.txt", grades="real", truncate_grades=True)

@@ -170,7 +170,7 @@ def test_hand_computed_values_and_the_results_object(spark):
 
     from rankmeter.report.text import print_results
     out = io.StringIO()
-    print_results([both, r], ["both", "qrels"], fmt="csv", out=out)
+    print_results([both, r], ["both", "qrels"], format="csv", out=out)
     rows = [line.split(",") for line in out.getvalue().splitlines()]
     assert rows[0][-1] == "queries" and [row[-1] for row in rows[1:]] == ["2", "3"]
 

@@ -62,7 +62,7 @@ def test_equals_ranx(method, norm, params, seed):
 
 def test_fused_run_is_ranked_and_evaluable(tmp_path):
     runs = _runs(1, nruns=2)
-    fused = fuse(runs, method="rrf", name="hybrid")
+    fused = fuse(runs, method="rrf", tag="hybrid")
     assert fused.name == "hybrid"
     per_query = _as_dict(fused)
     for q, docs in per_query.items():

@@ -25,6 +25,8 @@ def _outside(p):
     wrong_type = st.sampled_from(["abc", "60", b"1", True, False, object(), {"a": 1}])
     if p.kind == "choice":
         return st.one_of(st.text(max_size=8).filter(lambda t: t not in p.choices), st.integers(), wrong_type)
+    if p.kind == "string":  # a run tag: any non-empty text
+        return st.sampled_from(["", b"1", True, 3, 1.5, object(), {"a": 1}, ["a"]])
     bad_numbers = [st.sampled_from([math.nan, math.inf, -math.inf])]
     if p.low != -math.inf:
         below = st.floats(max_value=p.low, allow_nan=False, allow_infinity=False)

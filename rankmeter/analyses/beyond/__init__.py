@@ -97,6 +97,10 @@ PARAMS = {p.name: p for p in (
     Param("item", "string", "item", "item column", "beyond"),
     Param("score", "string", None, "score column ordering each list (default: row order)", "beyond"),
 )}
+#: the measures :func:`compare_beyond` compares: per-user ones (the others have one value per system);
+#: ``rankmeter beyond -m M`` (repeatable)
+MEASURES = Param("measures", "strings", PER_USER, "per-user measure to compare (repeatable; default all)", "beyond",
+                 choices=PER_USER, flag="--measure", short="-m", metavar="MEASURE")
 
 
 @dataclass
@@ -213,6 +217,7 @@ def _long_tail(popularity, in_train, items, head: float, tail_ratio) -> np.ndarr
     return tail
 
 
+@validate_params(MEASURES)
 def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str | list[str] | None = None,
                    test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
                    seed: int | None = 0, **options):
@@ -249,11 +254,9 @@ def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str |
     """
     from rankmeter.analyses.stats.compare import compare_scores
 
-    wanted = [measures] if isinstance(measures, str) else list(measures)
-    unknown = [m for m in wanted if m not in PER_USER]
-    if unknown or not wanted:
-        raise ParameterError(f"measures={measures!r}: {', '.join(map(repr, unknown)) or 'none given'}; the per-user "
-                             f"measures are {', '.join(PER_USER)} (the others have one value per system)")
+    wanted = list(measures)  # each a per-user measure (checked by the declaration)
+    if not wanted:
+        raise ParameterError(f"measures=[]: give one or more of {', '.join(PER_USER)}")
     if not hasattr(recommendations, "items") or len(recommendations) < 2:
         raise ParameterError("recommendations: expected {name: recommendations} with at least two systems")
     scores = {}

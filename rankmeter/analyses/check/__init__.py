@@ -125,7 +125,7 @@ def check(qrels, runs, *, columns=None, input_format: str = "auto", topics=None)
             findings += _check_run(None, set(), empty, name, run, fields, scorable=False)
             findings += _against_topics(run, name, topic_ids, topic_source)
         return findings
-    q = as_qrels(qrels, columns=columns, format=input_format)
+    q = as_qrels(qrels, columns=columns, input_format=input_format)
     findings: list[Finding] = []
     subtopics = "subtopic" in q.table.column_names
     dups = [] if subtopics else _duplicates(q)
@@ -212,12 +212,12 @@ def _grades(q: Qrels) -> Finding:
 def _load_runs(runs, columns, input_format="auto") -> list[tuple[str, tuple[Run, dict]]]:
     """(name, (run, rank/tag fields)) of each run, each file read once."""
     if isinstance(runs, Mapping) and not looks_like_one_run(runs):
-        loaded = {name: load_run_fields(r, columns=columns, format=input_format) for name, r in runs.items()}
+        loaded = {name: load_run_fields(r, columns=columns, input_format=input_format) for name, r in runs.items()}
         named = name_runs({name: run for name, (run, _) in loaded.items()})
         return [(name, (run, loaded[name][1])) for name, run in named]
     if isinstance(runs, (str, bytes, os.PathLike, Run, Mapping)) or not isinstance(runs, (list, tuple)):
         runs = [runs]
-    loaded = [load_run_fields(r, columns=columns, format=input_format) for r in runs]
+    loaded = [load_run_fields(r, columns=columns, input_format=input_format) for r in runs]
     named = _named(runs, [run for run, _ in loaded])
     return [(name, (run, fields)) for (name, run), (_, fields) in zip(named, loaded)]
 

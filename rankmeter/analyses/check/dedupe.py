@@ -96,14 +96,14 @@ def write_deduped(source, output, *, keep: str = "first", columns=None, input_fo
     from rankmeter.io.source import load_bytes
 
     if isinstance(source, (str, bytes, os.PathLike)) and os.fsdecode(source) != "-":
-        run = as_run(source, columns=columns, format=input_format)
+        run = as_run(source, columns=columns, input_format=input_format)
         data, name = load_bytes(source)
     else:  # standard input or a stream: read once
         import io
         data, name = load_bytes(source)
         held = io.BytesIO(data)
         held.name = name
-        run = as_run(held, columns=columns, format=input_format)
+        run = as_run(held, columns=columns, input_format=input_format)
     kept = kept_rows(run, keep=keep)
     drop = np.ones(len(run), dtype=bool)
     drop[kept] = False

@@ -25,24 +25,24 @@ from rankmeter.io.canonical import Run
 __all__ = ["load_run_fields", "rank_disagreements", "tag_changes", "query_codes"]
 
 
-def load_run_fields(obj, *, columns=None, format: str = "auto") -> tuple[Run, dict[str, pa.Array]]:
+def load_run_fields(obj, *, columns=None, input_format: str = "auto") -> tuple[Run, dict[str, pa.Array]]:
     """The run, and (for a six-field TREC file given by path) its rank and tag fields, read once."""
-    if not isinstance(obj, (str, os.PathLike)) or columns or format not in ("auto", "trec") \
+    if not isinstance(obj, (str, os.PathLike)) or columns or input_format not in ("auto", "trec") \
             or os.fsdecode(obj) == "-":
-        return as_run(obj, columns=columns, format=format), {}
+        return as_run(obj, columns=columns, input_format=input_format), {}
     from rankmeter.io.formats import detect, is_parquet
     from rankmeter.io.source import check_text, load_bytes
     from rankmeter.io.trec import run_fields_from_bytes
 
     if not os.path.exists(obj):
-        return as_run(obj, columns=columns, format=format), {}
+        return as_run(obj, columns=columns, input_format=input_format), {}
     data, name = load_bytes(obj)
     if is_parquet(data):
-        return as_run(obj, columns=columns, format=format), {}
+        return as_run(obj, columns=columns, input_format=input_format), {}
     check_text(data, name)
-    style, header = detect(data, name, format)
+    style, header = detect(data, name, input_format)
     if style != "trec" or header:
-        return as_run(obj, columns=columns, format=format), {}
+        return as_run(obj, columns=columns, input_format=input_format), {}
     return run_fields_from_bytes(data, name)
 
 

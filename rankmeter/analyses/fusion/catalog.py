@@ -158,11 +158,12 @@ def is_trained(method: str) -> bool:
 #: The options of fuse() itself, beside the method's parameters (``rankmeter fuse``'s flags too).
 FUSE_OPTIONS: dict[str, Param] = {p.name: p for p in (
     Param("method", "choice", "rrf", "fusion method, as ranx names it", "fusion", choices=_ORDER),
-    Param("norm", "choice", "min-max", "per-query normalisation of each run's scores before fusing (None: raw "
-          "scores)", "fusion", choices=NORMS + (None,)),
+    Param("norm", "choice", "min-max", "per-query normalisation of each run's scores before fusing (none, or None "
+          "in Python: raw scores)", "fusion", choices=NORMS + ("none",), optional=True),
     PARAMS["ties"].but(choices=TIES, help="order of each input run's tied docs: trec_eval (docno descending) or "
                                           "input (the order given, as ranx reads a run)"),
     Param("step", "number", 0.1, "optimise: grid step of the weights", "fusion", low=0, high=1, low_open=True),
+    Param("tag", "string", None, "the fused run's tag (default: the method)", "fusion", optional=True),
 )}
 
 #: The parameters of pool() (``rankmeter pool``'s flags too).
@@ -185,12 +186,18 @@ def check_params(method: str, params: Mapping | None, *, runs: int | None = None
     check_method(method)
     if params is not None and not isinstance(params, Mapping):
         raise ParameterError(f"params={params!r}: expected a dict NAME -> value")
+    allowed = _allowed(method, params or {})
+    return {name: allowed[name].check(value, method=method, runs=runs) for name, value in (params or {}).items()}
+
+
+def _allowed(method: str, names) -> dict[str, FusionParam]:
+    """The parameters of ``method`` by name; ParameterError naming them if ``names`` holds another."""
     allowed = {p.name: p for p in parameters_of(method)}
-    unknown = sorted(set(params or {}) - set(allowed))
+    unknown = sorted(set(names) - set(allowed), key=str)
     if unknown:
         takes = ", ".join(allowed) or "no parameters"
         raise ParameterError(f"{method} takes {takes}; not {', '.join(map(str, unknown))}")
-    return {name: allowed[name].check(value, method=method, runs=runs) for name, value in (params or {}).items()}
+    return allowed
 
 
 def parse_param(method: str, item: str) -> tuple[str, Any]:
@@ -199,7 +206,4 @@ def parse_param(method: str, item: str) -> tuple[str, Any]:
     name, eq, text = item.partition("=")
     if not eq or not name:
         raise ParameterError(f"--param {item!r}: expected NAME=VALUE, e.g. k=60")
-    allowed = {p.name: p for p in parameters_of(method)}
-    if name not in allowed:
-        raise ParameterError(f"{method} takes {', '.join(allowed) or 'no parameters'}; not {name}")
-    return name, allowed[name].named(method).parse(text)
+    return name, _allowed(method, [name])[name].named(method).parse(text)

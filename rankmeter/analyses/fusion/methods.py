@@ -49,7 +49,8 @@ from rankmeter.core.build import query_starts, ranked_rows
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run
 from rankmeter.core.naming import name_runs
-from rankmeter.analyses.fusion.catalog import METHODS
+from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, METHODS
+from rankmeter.engine.param import validate_params
 from rankmeter.analyses.fusion.trained import TRAINED
 from rankmeter.analyses.fusion.normalisation import normalise
 
@@ -191,8 +192,9 @@ def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
     return total * (present * weights).sum(axis=1)  # wmnz
 
 
+@validate_params(FUSE_OPTIONS["method"], FUSE_OPTIONS["norm"], FUSE_OPTIONS["ties"], FUSE_OPTIONS["tag"])
 def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Mapping | None = None,
-         name: str | None = None, train_qrels=None, train_runs=None, ties: str = "trec_eval", **options) -> Run:
+         tag: str | None = None, train_qrels=None, train_runs=None, ties: str = "trec_eval", **options) -> Run:
     """Fuse several runs into one :class:`~rankmeter.io.canonical.Run` (see the module table).
 
     Parameters
@@ -204,11 +206,12 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         A method of the table above, as ranx names it.
     norm : str or None, default "min-max"
         Per-query normalisation before fusing (:data:`~rankmeter.analyses.fusion.catalog.NORMS`, ``borda``
-        included; ranx's default); rank-based methods read only the order, which it keeps. None: raw scores.
+        included; ranx's default); rank-based methods read only the order, which it keeps. None (or ``"none"``,
+        as ``--norm none`` says it): raw scores.
     params : dict, optional
         The method's parameters (``{"k": 60}``, ``{"weights": [0.3, 0.7]}``, ``{"phi": 0.8}``, ...), each
         checked against its range in :data:`~rankmeter.analyses.fusion.catalog.PARAMETERS`.
-    name : str, optional
+    tag : str, optional
         The fused run's tag (default: the method).
     train_qrels : qrels, optional
         For the trained methods (:mod:`~rankmeter.analyses.fusion.trained`): judgments of training queries;
@@ -222,12 +225,9 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         Evaluation options (``rel``, ``judged_only``, ``max_docs``, ``columns``, ``input_format`` ...):
         how the runs are read and how the trained methods join them to ``train_qrels``.
     """
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, check_params
+    from rankmeter.analyses.fusion.catalog import check_params
     from rankmeter.core.options import validate_options
 
-    FUSE_OPTIONS["method"].check(method)
-    FUSE_OPTIONS["norm"].check(norm)
-    FUSE_OPTIONS["ties"].check(ties)
     opts = validate_options(ties=ties, **options)
     named = read_runs(runs, opts)
     if len(named) < 2:
@@ -239,18 +239,17 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         chosen = {k: p.pop(k, v) for k, v in TRAINED[method][1].items()}
         trainers = runs_ if train_runs is None else [r for _, r in read_runs(train_runs, opts)]
         p.update(train(train_qrels, trainers, method, **chosen, **opts.as_dict()))
-    return fuse_read(runs_, method=method, norm=norm, params=p, ties=ties, name=name)
+    return fuse_read(runs_, method=method, norm=norm, params=p, ties=ties, tag=tag)
 
 
-def fuse_read(runs: list[Run], *, method: str, norm: str | None, params: Mapping | None, ties: str = "trec_eval",
-              name: str | None = None) -> Run:
+@validate_params(FUSE_OPTIONS["method"], FUSE_OPTIONS["norm"], FUSE_OPTIONS["ties"], FUSE_OPTIONS["tag"])
+def fuse_read(runs: list[Run], *, method: str, norm: str | None = "min-max", params: Mapping | None = None,
+              ties: str = "trec_eval", tag: str | None = None) -> Run:
     """:func:`fuse` over runs already read and checked (:func:`read_runs`), with their tables when trained:
     what :func:`~rankmeter.analyses.fusion.optimise` calls once per setting it tries."""
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, check_params
+    from rankmeter.analyses.fusion.catalog import check_params
 
-    FUSE_OPTIONS["method"].check(method)
-    FUSE_OPTIONS["norm"].check(norm)
-    FUSE_OPTIONS["ties"].check(ties)
+    norm = None if norm == "none" else norm
     p = {**METHODS[method][0], **check_params(method, params, runs=len(runs))}
     for k in TRAINED[method][1] if method in TRAINED else {}:
         p.pop(k, None)
@@ -271,7 +270,7 @@ def fuse_read(runs: list[Run], *, method: str, norm: str | None, params: Mapping
     else:
         fused = _combine(method, S, R, p)
     table = pa.table({"query": query, "doc": doc, "score": pa.array(fused, pa.float64())})
-    out = Run(table, f"<fused {method}>", tag=(name or method).encode())
+    out = Run(table, f"<fused {method}>", tag=(tag or method).encode())
     order = ranked_rows(out)  # the fused run in trec_eval's order: every reader ranks the written file alike
     return Run(table.take(pa.array(order)), out.source, tag=out.tag)
 
@@ -296,7 +295,7 @@ def read_runs(runs, opts) -> list[tuple[str, Run]]:
     for one query is refused with the message ``evaluate`` gives, naming both lines."""
     from rankmeter.core.build import check_unique
 
-    named = name_runs(runs, columns=opts.columns, format=opts.input_format)
+    named = name_runs(runs, columns=opts.columns, input_format=opts.input_format)
     for _, run in named:
         check_unique(run)
     return named

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.errors import ParameterError
 from rankmeter.analyses.fusion.catalog import NORMS
+from rankmeter.engine.param import Param, validate_params
 
 __all__ = ["NORMS", "normalise"]
 
+#: the norms of one run alone (``borda`` scores each doc among every run's docs: :func:`~.methods.fuse` does it)
+NORM = Param("norm", "choice", None, "per-query normalisation of one run's scores", "fusion",
+             choices=tuple(n for n in NORMS if n != "borda"))
 
 
 def _segment(values: np.ndarray, offsets: np.ndarray, reducer) -> np.ndarray:
@@ -33,10 +36,9 @@ def _segment(values: np.ndarray, offsets: np.ndarray, reducer) -> np.ndarray:
     return np.repeat(out, counts)
 
 
+@validate_params(NORM)
 def normalise(scores: np.ndarray, offsets: np.ndarray, norm: str) -> np.ndarray:
     """``scores`` (rank order within each query of ``offsets``) normalised per query by ``norm``."""
-    if norm not in NORMS or norm == "borda":
-        raise ParameterError(f"norm={norm!r}: expected one of {', '.join(NORMS)}")
     scores = np.asarray(scores, dtype=np.float64)
     counts = np.diff(offsets)
     if norm == "rank":

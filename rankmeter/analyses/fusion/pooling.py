@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, POOL_PARAMETERS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import decode_id
 
@@ -44,6 +46,7 @@ class Pool:
                 out.writelines(f"{decode_id(q)} 0 {decode_id(d)} -1\n" for d in self.docs[q])
 
 
+@validate_params(*POOL_PARAMETERS.values(), FUSE_OPTIONS["ties"])
 def pool(runs, *, depth: int | None = None, take: int | None = None, priority: str = "rrf", p: float = 0.8,
          qrels=None, ties: str = "trec_eval", topics=None, **options) -> Pool:
     """The pool of ``runs`` (see the module docstring); ``qrels`` counts docs already judged.
@@ -57,23 +60,18 @@ def pool(runs, *, depth: int | None = None, take: int | None = None, priority: s
     (``columns``, ``input_format``, ``grades`` ...) read the runs and the qrels as ``evaluate`` does.
     A depth@k pool lists each query's docs by their best rank over the runs (then docno descending).
     """
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, POOL_PARAMETERS
     from rankmeter.analyses.fusion.methods import depth_pool_run, fuse
     from rankmeter.core.ranked_runs import cut
     from rankmeter.core.options import validate_options
 
     if (depth is None) == (take is None):
         raise ParameterError("give exactly one of depth= (depth@k) or take= (take@N)")
-    FUSE_OPTIONS["ties"].check(ties)
     opts = validate_options(ties=ties, **options)
     reading = {"columns": opts.columns, "input_format": opts.input_format}
     if depth is not None:
-        chosen = depth_pool_run(runs, POOL_PARAMETERS["depth"].check(depth), ties=ties, **reading)
+        chosen = depth_pool_run(runs, depth, ties=ties, **reading)
     else:
-        take = POOL_PARAMETERS["take"].check(take)
-        priority = POOL_PARAMETERS["priority"].check(priority)
-        methods = {"rrf": ("rrf", None, {}), "sum": ("sum", "min-max", {}),
-                   "rbp": ("rbc", None, {"phi": POOL_PARAMETERS["p"].check(p)})}
+        methods = {"rrf": ("rrf", None, {}), "sum": ("sum", "min-max", {}), "rbp": ("rbc", None, {"phi": p})}
         method, norm, params = methods[priority]
         chosen = cut(fuse(runs, method=method, norm=norm, params=params, ties=ties, **reading), take)
     table = chosen.table

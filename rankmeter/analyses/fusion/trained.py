@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["TRAINED", "train", "trained_scores"]
@@ -62,6 +63,11 @@ def _hit_lists(evaluator, run):
     return hit, q, rank - 1, lengths, len(lengths)
 
 
+#: the methods :func:`train` trains
+TRAINED_METHOD = Param("method", "choice", None, "a trained fusion method", "fusion", choices=tuple(TRAINED))
+
+
+@validate_params(TRAINED_METHOD)
 def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP", **options) -> dict:
     """The trained parameter of ``method`` for each of ``runs`` from the judged queries of ``qrels``.
 
@@ -74,14 +80,12 @@ def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP"
     from rankmeter.core import Evaluator
     from rankmeter.core.naming import name_runs
 
-    if method not in TRAINED:
-        raise ParameterError(f"{method} is not trained; trained methods: {', '.join(TRAINED)}")
     if method == "probfuse":
         n_segments = PARAMETERS["n_segments"].check(n_segments, method=method)
     key = TRAINED[method][0]
     evaluator = Evaluator(qrels, [measure], **options)
     named = [run for _, run in name_runs(list(runs), columns=evaluator.options.columns,
-                                         format=evaluator.options.input_format)]
+                                         input_format=evaluator.options.input_format)]
     if method == "mapfuse":
         return {key: [float(evaluator.evaluate(run).mean[measure]) for run in named]}
     return {key: [_estimate(method, *_hit_lists(evaluator, run), n_segments=n_segments) for run in named]}

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS
+from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["optimise", "Optimised", "default_grid"]
@@ -41,6 +43,7 @@ def default_grid(method: str, runs: int, step: float = 0.1) -> list[dict]:
             "slidefuse": [{"w": w} for w in range(1, 101)]}.get(method, [{}])
 
 
+@validate_params(FUSE_OPTIONS["method"].but(default="wsum"), FUSE_OPTIONS["norm"], FUSE_OPTIONS["step"])
 def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", norm: str | None = "min-max",
              grid: list[dict] | None = None, step: float = 0.1, test_qrels=None, progress: bool | None = None,
              **options) -> Optimised:
@@ -52,14 +55,11 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
     estimated under them, each fused run is scored under them, and ``ties`` (``trec_eval`` or
     ``input``) also ranks the runs' tied docs for fusing (any other tie policy only scores).
     """
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, TIES
+    from rankmeter.analyses.fusion.catalog import TIES
     from rankmeter.core import Evaluator
     from rankmeter.executors.progress import Progress
     from rankmeter.analyses.fusion.methods import fuse_read, read_runs
 
-    FUSE_OPTIONS["method"].check(method)
-    FUSE_OPTIONS["norm"].check(norm)
-    step = FUSE_OPTIONS["step"].check(step)
     if grid is not None and (isinstance(grid, (str, bytes, dict)) or not all(isinstance(g, dict) for g in grid)
                              or not len(grid)):
         raise ParameterError("grid: expected a non-empty list of parameter dicts, e.g. [{'k': 10}, {'k': 60}]")

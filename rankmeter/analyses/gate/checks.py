@@ -20,7 +20,7 @@ from rankmeter.analyses.gate.saved import (
 )
 from rankmeter.analyses.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.analyses.stats.corrections import adjust
-from rankmeter.engine.param import Param
+from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 
 __all__ = ["gate", "GateResult", "GATE_PARAMS", "CHANGES"]
@@ -76,10 +76,6 @@ class GateResult:
         return 2 if self.refused else (0 if self.passed else 1)
 
 
-def _check_keywords(given: dict) -> dict:
-    return {name: GATE_PARAMS[name].check(value) for name, value in given.items()}
-
-
 def _refusals(base: Baseline, evaluator, qrels, allow) -> tuple[list[str], list[str]]:
     """(reasons to refuse, changes accepted) of comparing this evaluation with ``base``."""
     refused, changes = [], []
@@ -99,7 +95,10 @@ def _refusals(base: Baseline, evaluator, qrels, allow) -> tuple[list[str], list[
     return refused, changes
 
 
-def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **keywords) -> GateResult:
+@validate_params(*GATE_PARAMS.values())
+def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, margin: float = 0.01, alpha: float = 0.05,
+         test: str = "t", correction: str = "holm", power: float = 0.8, permutations: int = 10000, seed: int = 0,
+         worst: int = 5, allow=()) -> GateResult:
     """Test whether ``run`` is worse than ``baseline`` by more than ``margin``, per measure and per slice.
 
     Parameters
@@ -118,10 +117,11 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     options : dict, optional
         Evaluation options over the baseline's (reading options such as ``columns`` freely; a scoring option
         that differs from the baseline's is refused unless ``allow=["options"]``).
-    **keywords
-        ``margin`` (0.01), ``alpha`` (0.05), ``test`` (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``),
-        ``correction`` (``holm``), ``power`` (0.8), ``permutations``, ``seed``, ``worst`` (5) and ``allow``
-        (``qrels``, ``queries``, ``options``): :data:`GATE_PARAMS`.
+    margin, alpha, test, correction, power, permutations, seed, worst, allow
+        The gate's knobs, each declared (range, default, meaning) in :data:`GATE_PARAMS`: the drop tolerated,
+        the false-alarm rate, the one-sided test (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``), the
+        correction across checks, the power of the minimum detectable drop, the resamples and their seed, the
+        queries listed as dropping most, and the changes accepted (``qrels``, ``queries``, ``options``).
 
     Returns
     -------
@@ -140,12 +140,9 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     """
     from rankmeter.core.naming import name_runs
 
-    unknown = set(keywords) - set(GATE_PARAMS)
-    if unknown:
-        raise ParameterError(f"unknown keyword {sorted(unknown)[0]!r}: the gate takes {', '.join(GATE_PARAMS)}")
-    k = {name: p.default for name, p in GATE_PARAMS.items()}
-    k.update(_check_keywords(keywords))
-    allow = set(k["allow"] or ())
+    k = {"margin": margin, "alpha": alpha, "test": test, "correction": correction, "power": power,
+         "permutations": permutations, "seed": seed, "worst": worst}
+    allow = set(allow or ())
     base = baseline if isinstance(baseline, Baseline) else load_baseline(baseline)
     by_name = {e["name"]: e["canonical"] for e in base.measures}
     wanted = list(measures) if measures is not None else [e["name"] for e in base.measures]
@@ -153,7 +150,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, **ke
     evaluator = scoring_evaluator(qrels, wanted, scoring)
     entries = _measure_entries(evaluator)
     settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}
-    (name, new_run), = name_runs(run, columns=evaluator.options.columns, format=evaluator.options.input_format)
+    (name, new_run), = name_runs(run, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
     result = GateResult(passed=False, settings=settings, baseline=base.provenance(),
                         run=_run_provenance(name, new_run, run))
     missing = [e for e in entries if e["canonical"] not in base.values]

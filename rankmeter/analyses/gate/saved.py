@@ -213,7 +213,7 @@ def baseline(qrels, runs, measures, *, slices=None, **options) -> Baseline:
 
     evaluator = scoring_evaluator(qrels, measures, options)
     given = list(runs) if isinstance(runs, (list, tuple)) else [runs]
-    named = name_runs(given, columns=evaluator.options.columns, format=evaluator.options.input_format)
+    named = name_runs(given, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
     scored = [score_run(evaluator, run) for _, run in named]
     queries = scored[0][0]
     for (name, _), (other, _, _) in zip(named[1:], scored[1:]):

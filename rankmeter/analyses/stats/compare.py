@@ -50,10 +50,10 @@ def _check(test, correction) -> None:
         sig._scipy_stats()
 
 
-def _named_runs(runs, columns, format="auto") -> list[tuple[str, Run]]:
+def _named_runs(runs, columns, input_format="auto") -> list[tuple[str, Run]]:
     if isinstance(runs, (str, bytes, os.PathLike, Run)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
-    items = name_runs(runs, columns=columns, format=format)
+    items = name_runs(runs, columns=columns, input_format=input_format)
     if len(items) < 2:
         raise ParameterError(f"runs: got {len(items)} run; a comparison needs at least two")
     return items
