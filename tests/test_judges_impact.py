@@ -81,7 +81,7 @@ def test_expected_score_is_exact_for_linear_measures_and_the_interval_is_seeded(
     runs = {"x": {"q1": {"b": 3.0, "a": 2.0}, "q2": {"c": 1.0, "z": 0.5}},
             "y": {"q1": {"a": 3.0, "b": 2.0}, "q2": {"z": 1.0, "c": 0.5}}}
     linear = ["DCG@5", "RBP(p=0.6,gain=graded,max_grade=3)"]
-    got = impact(human, llm, runs, [*linear, "nDCG@5", "P@1"], baseline="x", probabilities=path, samples=50, seed=3,
+    got = impact(human, llm, runs, [*linear, "nDCG@5", "P@1"], baseline="x", probabilities=path, draws=50, seed=3,
                  grades="real")
     # exact: the mean over every labelling, weighted by its probability
     pairs = list(probs)
@@ -100,7 +100,7 @@ def test_expected_score_is_exact_for_linear_measures_and_the_interval_is_seeded(
     for nonlinear in ("nDCG@5", "P@1"):
         assert got.expected[nonlinear]["x"]["llm"]["expected"] is None
         assert "not linear" in got.expected[nonlinear]["x"]["llm"]["undefined"]
-    again = impact(human, llm, runs, [*linear, "nDCG@5", "P@1"], baseline="x", probabilities=path, samples=50,
+    again = impact(human, llm, runs, [*linear, "nDCG@5", "P@1"], baseline="x", probabilities=path, draws=50,
                    seed=3, grades="real")
     assert again.expected == got.expected
     low, high = got.expected["DCG@5"]["x"]["llm"]["interval"]

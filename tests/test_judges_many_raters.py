@@ -65,7 +65,7 @@ def test_sampled_labels_are_ratings_of_one_pair(tmp_path):
     samples = tmp_path / "samples.qrels"
     labels = {("q1", "a"): [2, 2, 2], ("q1", "b"): [0, 1, 0], ("q2", "a"): [1, 1, 3], ("q2", "c"): [0, 0, 0]}
     samples.write_text("".join(f"{q} 0 {d} {g}\n" for (q, d), gs in labels.items() for g in gs))
-    got = many_rater_agreement(samples=samples)
+    got = many_rater_agreement(sampled=samples)
     data = np.array(list(labels.values()), dtype=float).T   # samples x pairs
     assert got["raters"] == 3 and got["units"] == 4 and got["ratings"] == 12
     assert got["krippendorff_alpha"]["ordinal"] == pytest.approx(

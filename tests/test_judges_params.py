@@ -1,6 +1,7 @@
 """The LLM-judge analyses refuse a bad keyword by its declaration (rankmeter/analyses/judges/params.py), in the
 vocabulary's one message shape ("alpha=5: expected a number in (0, 1)"), in Python and on the command line alike;
-``agree --samples`` is the Python keyword's name, and ``--labels``, its older name, is still read."""
+``agree --sampled`` and ``judges impact --draws`` are the Python keywords' names (``--samples`` is judges label's
+count of labels per pair only); the older spellings ``--labels`` and ``--samples`` are still read."""
 from __future__ import annotations
 
 import json
@@ -46,7 +47,7 @@ def _label(**kw):
     (lambda: many_rater_agreement([QRELS, QRELS, QRELS], rel=True), "rel=True: expected a relevance threshold"),
     (lambda: aggregate(EXAMPLE / "samples.qrels", method="max"),
      "method='max': expected one of 'mode', 'mean', 'median'"),
-    (lambda: impact(QRELS, QRELS, RUNS, ["P@1"], samples=1), "samples=1: expected an integer in [2, 1000000]"),
+    (lambda: impact(QRELS, QRELS, RUNS, ["P@1"], draws=1), "draws=1: expected an integer in [2, 1000000]"),
     (lambda: _label(samples=0), "samples=0: expected an integer in [1, 100]"),
     (lambda: _label(concurrency=0), "concurrency=0: expected an integer in [1, 256]"),
     (lambda: _label(top_k=0), "top_k=0: expected an integer in [1, inf)"),
@@ -78,18 +79,28 @@ def test_what_the_declarations_cannot_say_is_still_checked():
 
 def test_the_command_line_refuses_alike(cli):
     done = cli("judges", "impact", EXAMPLE / "human.qrels", EXAMPLE / "llm.qrels", EXAMPLE / "bm25.run",
-               EXAMPLE / "splade.run", "-m", "P@5", "--samples", "1")
-    assert done.code == 2 and "--samples" in done.err and "expected an integer in [2, 1000000]" in done.err
+               EXAMPLE / "splade.run", "-m", "P@5", "--draws", "1")
+    assert done.code == 2 and "--draws" in done.err and "expected an integer in [2, 1000000]" in done.err
     done = cli("judges", "aggregate", EXAMPLE / "samples.qrels", "--method", "max", "-o", "x.qrels")
     assert done.code == 2 and "expected one of 'mode', 'mean', 'median'" in done.err
 
 
-def test_agree_samples_is_the_keywords_name_and_labels_is_still_read(cli):
-    new = cli("agree", "--samples", EXAMPLE / "samples.qrels", "--format", "json")
-    old = cli("agree", "--labels", EXAMPLE / "samples.qrels", "--format", "json")
-    assert new.code == 0 and old.code == 0, (new.err, old.err)
+def test_agree_sampled_is_the_keywords_name_and_the_older_spellings_are_still_read(cli):
+    new = cli("agree", "--sampled", EXAMPLE / "samples.qrels", "--format", "json")
+    assert new.code == 0, new.err
     data = json.loads(new.out)
-    assert json.loads(old.out) == data
-    assert data == json.loads(json.dumps(many_rater_agreement(samples=EXAMPLE / "samples.qrels")))
+    for older in ("--labels", "--samples"):
+        old = cli("agree", older, EXAMPLE / "samples.qrels", "--format", "json")
+        assert old.code == 0 and json.loads(old.out) == data, old.err
+    assert data == json.loads(json.dumps(many_rater_agreement(sampled=EXAMPLE / "samples.qrels")))
     shown = cli("agree", "--help").out
-    assert "--samples" in shown and "--labels" not in shown
+    assert "--sampled" in shown and "--labels" not in shown and "--samples" not in shown
+
+
+def test_impact_draws_is_the_keywords_name_and_samples_is_still_read(cli):
+    args = ["judges", "impact", EXAMPLE / "human.qrels", EXAMPLE / "llm.qrels", EXAMPLE / "bm25.run",
+            EXAMPLE / "splade.run", "-m", "P@5", "--format", "json"]
+    new, old = cli(*args, "--draws", "1"), cli(*args, "--samples", "1")
+    assert new.code == old.code == 2 and "expected an integer in [2, 1000000]" in new.err + old.err
+    shown = cli("judges", "impact", "--help").out
+    assert "--draws" in shown and "--samples" not in shown

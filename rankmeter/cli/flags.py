@@ -116,8 +116,8 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
                 help_text = kwargs["help"] = f"{help_text} (one of {', '.join(param.choices)})"
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
-        elif param.kind == "numbers":
-            kwargs.update(nargs="+", type=_converter(param), metavar=param.metavar or "X")
+        elif param.kind == "numbers":  # --top-k 1 3, or --top-k 1 --top-k 3
+            kwargs.update(action="extend", nargs="+", type=_converter(param), metavar=param.metavar or "X")
         elif param.repeat:
             kwargs.update(action="append", type=_converter(param), metavar=param.metavar or "N")
         else:

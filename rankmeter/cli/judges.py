@@ -26,7 +26,7 @@ SAMPLED = Param("samples", "path", None, "TREC qrels with one line per sample (i
                 "grade or probabilities per pair", "inputs", positional=True, required=True, metavar="SAMPLES")
 BINS = Param("bins", "string", None, "real grades: comma-separated edges making categories (a grade's category is how "
              "many edges it reaches), e.g. 0.5,1.5,2.5", "judges", metavar="EDGES")
-NO_PER_QUERY = Param("no_per_query", "bool", False, "leave out the per-query figures", "judges")
+PER_QUERY = Param("per_query", "bool", True, "the per-query figures (--no-per-query leaves them out)", "judges")
 PROVENANCE = Param("provenance", "path", None, "also write query, doc, grade, source (human or llm) per pair", "judges",
                    metavar="FILE")
 PROBABILITIES = Param("probabilities", "path", None, "the LLM's probability per grade (JSON Lines): expected scores "
@@ -88,7 +88,7 @@ def _impact(args) -> int:
         raise ParameterError("give at least one measure: -m nDCG@10 (repeatable)")
     result = impact(args.human, args.llm, list(args.runs), args.measure, baseline=args.baseline, test=args.test,
                     correction=args.correction, alpha=args.alpha, permutations=args.permutations, seed=args.seed,
-                    probabilities=args.probabilities, samples=args.samples, **flags.keywords(args, _OPTIONS))
+                    probabilities=args.probabilities, draws=args.draws, **flags.keywords(args, _OPTIONS))
     return _emit(args, result.to_dict(), result.to_text(decimals=args.decimals))
 
 
@@ -114,19 +114,19 @@ def _bins(text: str) -> list[float]:
 
 def run_agree(args: argparse.Namespace) -> int:
     """``rankmeter agree HUMAN LLM`` (two judges: Cohen's kappas, confusion matrix, per query), ``rankmeter agree
-    J1 J2 J3 ...`` or ``rankmeter agree --samples SAMPLES`` (several raters: Fleiss' kappa, Krippendorff's alpha)."""
+    J1 J2 J3 ...`` or ``rankmeter agree --sampled SAMPLES`` (several raters: Fleiss' kappa, Krippendorff's alpha)."""
     from rankmeter.errors import ParameterError
     bins = _bins(args.bins) if args.bins else None
     judges = list(args.judgments)
-    if args.samples is None and len(judges) == 2:
+    if args.sampled is None and len(judges) == 2:
         from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
-        result = agreement(*judges, rel=args.rel, bins=bins, per_query=not args.no_per_query)
+        result = agreement(*judges, rel=args.rel, bins=bins, per_query=args.per_query)
         return _emit(args, result, agreement_text(result, decimals=args.decimals))
-    if args.samples is None and len(judges) < 2:
-        raise ParameterError(f"got {len(judges)} judgment file(s): give two judges or more, or --samples SAMPLES "
+    if args.sampled is None and len(judges) < 2:
+        raise ParameterError(f"got {len(judges)} judgment file(s): give two judges or more, or --sampled SAMPLES "
                              "(several sampled labels per pair)")
     from rankmeter.analyses.judges.many_raters import many_rater_agreement, many_rater_text
-    result = many_rater_agreement(judges, samples=args.samples, rel=args.rel, bins=bins)
+    result = many_rater_agreement(judges, sampled=args.sampled, rel=args.rel, bins=bins)
     return _emit(args, result, many_rater_text(result, decimals=args.decimals))
 
 
@@ -135,7 +135,7 @@ def add_agree_arguments(a) -> None:
     flags.add(a, JUDGMENTS, SAMPLED_LABELS,
               PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
                                      "(UMBRELA reports its binary kappa at 2)"),
-              BINS, NO_PER_QUERY, "format", "decimals")
+              BINS, PER_QUERY, "format", "decimals")
 
 
 HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they change per run"

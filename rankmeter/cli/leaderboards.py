@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rankmeter.analyses.judges.params import TOP_K_OVERLAP
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
@@ -19,8 +20,6 @@ _OPTIONS = flags.EVALUATION
 BOARD_A = Param("board_a", "paths", None, "a precomputed leaderboard of side A (trec_eval output, 'run measure query "
                 "value' lines or a run,measure,value table; repeatable)", "meta", metavar="FILE")
 BOARD_B = Param("board_b", "paths", None, "the same for side B", "meta", metavar="FILE")
-TOP_K = Param("top_k", "integer", None, "top-k overlap (repeatable; default 1 3 5 10)", "meta", low=1, metavar="K",
-              repeat=True)
 MOVES = Param("moves", "integer", 5, "runs listed as moving most", "meta", low=1, metavar="N")
 SVG = Param("svg", "path", None, "also write the two leaderboards of the first measure side by side (a slope chart) "
             "to FILE", "report", metavar="FILE")
@@ -79,4 +78,4 @@ def add_arguments(p) -> None:
     p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
                    help="the two judgment sets, then the runs (two or more)")
     flags.add(p, PARAMS["measure"].but(help="a measure (repeatable); with --board-*: keep these only"),
-              BOARD_A, BOARD_B, TOP_K, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS)
+              BOARD_A, BOARD_B, TOP_K_OVERLAP, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS)

@@ -15,7 +15,7 @@ comparison whose conclusion (significantly better, worse, or neither) differs fr
 When the LLM gave probabilities per grade (a :func:`rankmeter.analyses.judges.read_samples` JSON
 Lines file), ``probabilities=`` adds, under ``llm`` and ``mixed``: the expected score, exact for
 measures linear in the grades (:data:`LINEAR`: DCG, and graded RBP with a fixed ``max_grade``;
-the score under the expected grades; others are undefined, with the reason), and an interval from resampling the labels (seeded, ``samples`` draws; the
+the score under the expected grades; others are undefined, with the reason), and an interval from resampling the labels (seeded, ``draws`` draws; the
 ``alpha / 2`` and ``1 - alpha / 2`` quantiles of each run's mean).
 """
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _unjudged_relevant(mixed, run, top: float):
 @validate_params(DRAWS)
 def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t",
            correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
-           probabilities=None, samples: int = 200, **options) -> Impact:
+           probabilities=None, draws: int = 200, **options) -> Impact:
     """What scoring with the LLM's labels changes for each run (see the module docstring).
 
     Parameters
@@ -150,7 +150,7 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     probabilities : path or Samples, optional
         The LLM's probability per grade for each pair (JSON Lines, see
         :mod:`rankmeter.analyses.judges.sources`): adds ``expected``.
-    samples : int, default 200
+    draws : int, default 200
         Label draws for the resampled interval.
     **options
         Evaluation options of :func:`rankmeter.evaluate`, the same under every version.
@@ -218,12 +218,12 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
         entry["flips"] = [v for v in ("llm", "mixed") if entry[v]["conclusion"] != entry["human"]["conclusion"]]
         result.comparisons.append(entry)
     if probabilities is not None:
-        result.expected = _expected(human, probabilities, runs_by_name, labels, measures, alpha, samples, seed,
+        result.expected = _expected(human, probabilities, runs_by_name, labels, measures, alpha, draws, seed,
                                     options)
     return result
 
 
-def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed, options) -> dict:
+def _expected(human, probabilities, runs, labels, measures, alpha, draws, seed, options) -> dict:
     """Expected score (linear measures) and resampled interval, under LLM-only and mixed labels."""
     from rankmeter.core.evaluator import evaluate_runs
     from rankmeter.analyses.judges.sources import Samples, aggregate, mix, read_samples
@@ -249,19 +249,19 @@ def _expected(human, probabilities, runs, labels, measures, alpha, samples, seed
     counts = np.bincount(line, minlength=lines)
     total = np.cumsum(s.probability[order])
     cumulative = total - np.concatenate(([0.0], total))[starts][line]
-    draws = {v: {run: {m: [] for m in labels} for run in runs} for v in ("llm", "mixed")}
+    drawn = {v: {run: {m: [] for m in labels} for run in runs} for v in ("llm", "mixed")}
     from rankmeter.executors.progress import Progress
-    bar = Progress(samples, "resampling the LLM's labels")
+    bar = Progress(draws, "resampling the LLM's labels")
     try:
-        for _ in range(samples):
-            _draw_once(rng, (line, grades, starts, counts, cumulative), s, human, runs, measures, labels, opts, draws)
+        for _ in range(draws):
+            _draw_once(rng, (line, grades, starts, counts, cumulative), s, human, runs, measures, labels, opts, drawn)
             bar.update(advance=1)
     finally:
         bar.close()
-    return _summarise(labels, runs, exact, draws, alpha)
+    return _summarise(labels, runs, exact, drawn, alpha)
 
 
-def _draw_once(rng, entries, s, human, runs, measures, labels, opts, draws) -> None:
+def _draw_once(rng, entries, s, human, runs, measures, labels, opts, drawn) -> None:
     """One draw of every pair's grade from the LLM's probabilities, scored under LLM-only and mixed labels
     (``entries``: each probability entry's line and grade in grade order within a line, where each line's
     entries start, how many it has, and their cumulative probability within the line)."""
@@ -274,15 +274,15 @@ def _draw_once(rng, entries, s, human, runs, measures, labels, opts, draws) -> N
     u = rng.random((lines, 1))[:, 0]
     picked = np.bincount(line, weights=cumulative < u[line], minlength=lines).astype(np.int64)
     grade = grades[starts + np.minimum(picked, counts - 1)]
-    drawn = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
-    for v, q in (("llm", drawn), ("mixed", mix(human, drawn).qrels)):
+    resampled = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
+    for v, q in (("llm", resampled), ("mixed", mix(human, resampled).qrels)):
         table = evaluate_runs(q, runs, measures, **opts)
         for run in runs:
             for m in labels:
-                draws[v][run][m].append(table[run][m])
+                drawn[v][run][m].append(table[run][m])
 
 
-def _summarise(labels, runs, exact, draws, alpha) -> dict:
+def _summarise(labels, runs, exact, drawn, alpha) -> dict:
     out: dict = {}
     for m in labels:
         linear = bool(LINEAR.match(m))
@@ -290,7 +290,7 @@ def _summarise(labels, runs, exact, draws, alpha) -> dict:
         for run in runs:
             out[m][run] = {}
             for v in ("llm", "mixed"):
-                low, high = np.quantile(draws[v][run][m], [alpha / 2, 1 - alpha / 2])
+                low, high = np.quantile(drawn[v][run][m], [alpha / 2, 1 - alpha / 2])
                 entry = {"expected": exact[v][run][m] if linear else None, "interval": [float(low), float(high)]}
                 if not linear:
                     entry["undefined"] = (f"{m} is not linear in the grades: its expectation is not the score under "

@@ -127,14 +127,14 @@ def _ratings(sources, samples) -> tuple[list[str], np.ndarray, np.ndarray, np.nd
 
 
 @validate_params(PARAMS["rel"])
-def many_rater_agreement(sources=(), *, samples=None, rel: float = 1, bins=None) -> dict:
+def many_rater_agreement(sources=(), *, sampled=None, rel: float = 1, bins=None) -> dict:
     """Agreement of several judges (or of an LLM's sampled labels) on the (query, doc) pairs they judged.
 
     Parameters
     ----------
     sources : sequence of path, Qrels, dict or DataFrame
         Two judgment sets or more, one per judge.
-    samples : path or Samples, optional
+    sampled : path or Samples, optional
         Instead of ``sources``: one file with several labels per pair (TREC qrels with one line per
         sample, as ``judges aggregate`` reads); each label is a rating.
     rel : float, default 1
@@ -149,7 +149,7 @@ def many_rater_agreement(sources=(), *, samples=None, rel: float = 1, bins=None)
         ``krippendorff_alpha`` ``{level: value}``, ``fleiss_kappa``, ``fleiss_units``, their binary forms,
         and ``undefined`` ``{figure: reason}``.
     """
-    names, unit, rater, grade = _ratings(sources, samples)
+    names, unit, rater, grade = _ratings(sources, sampled)
     category = _categories(grade, bins, " / ".join(names))
     counts, values = rating_counts(unit, category)
     binary, _ = rating_counts(unit, (grade >= rel).astype(np.float64))
@@ -157,7 +157,7 @@ def many_rater_agreement(sources=(), *, samples=None, rel: float = 1, bins=None)
     rated = per_unit >= 2
     if not rated.any():
         raise ParameterError("no (query, doc) pair has two ratings or more: the judges share no pair")
-    raters = len(names) if samples is None else int(per_unit.max())
+    raters = len(names) if sampled is None else int(per_unit.max())
     result: dict = {"judges": names, "raters": raters, "units": int(rated.sum()), "ratings": int(per_unit.sum()),
                     "ratings_per_unit": {str(c): int(n) for c, n in zip(*np.unique(per_unit, return_counts=True))},
                     "rel": rel, "undefined": {}}

@@ -32,15 +32,17 @@ AGGREGATE = Param("method", "choice", "mode", "how a pair's samples become one g
                   "label seen first), mean (real grades) or median", "judges", choices=("mode", "mean", "median"))
 
 # what the labels change (rankmeter.analyses.judges.label_impact)
-DRAWS = Param("samples", "integer", 200, "label draws for the interval", "judges", low=2, high=1_000_000)
+DRAWS = Param("draws", "integer", 200, "label draws for the interval", "judges", low=2, high=1_000_000,
+              deprecated=("--samples",))
 
 # agreement of several raters (rankmeter.analyses.judges.many_raters): the file of sampled labels
-SAMPLED_LABELS = Param("samples", "path", None, "instead of judgment files: several sampled labels per pair (TREC "
+SAMPLED_LABELS = Param("sampled", "path", None, "instead of judgment files: several sampled labels per pair (TREC "
                        "qrels, one line per sample, as judges aggregate reads): each label is a rating", "judges",
-                       metavar="SAMPLES", deprecated=("--labels",))
+                       metavar="SAMPLES", deprecated=("--labels", "--samples"))
 
 # leaderboards (rankmeter.analyses.judges.leaderboard_agreement): the overlaps of the top k
-TOP_K_OVERLAP = Param("top_k", "numbers", (1, 3, 5, 10), "top-k overlaps: positive integers", "meta", low=1)
+TOP_K_OVERLAP = Param("top_k", "numbers", (1, 3, 5, 10), "top-k overlaps: positive integers (default 1 3 5 10)", "meta",
+                      low=1, metavar="K")
 
 # labelling (rankmeter.analyses.judges.labelling)
 _G = "judges"
