@@ -23,12 +23,7 @@ from rankmeter.report import html, plots
 
 #: Public callables of ``rankmeter.__all__`` that still take ``**options``, each with its reason. The
 #: list is exact: a callable converted (``rankmeter.core.keywords.takes_options``) must leave it.
-STILL_VAR_KEYWORDS = {
-    "fuse": "analyses/fusion: its options and declarations belong to the fusion catalogue's owner; to convert",
-    "judged": "analyses/judged.py: to convert with takes_options as compare was",
-    "baseline": "analyses/gate: to convert with takes_options as compare was",
-    "gate": "analyses/gate: **keywords are the evaluation options beside options=; to convert",
-}
+STILL_VAR_KEYWORDS: dict[str, str] = {}
 
 #: Every public function or class that scores runs, and so takes the evaluation options.
 ENTRY_POINTS = {
@@ -36,7 +31,7 @@ ENTRY_POINTS = {
     "core.evaluate_runs": core_evaluate_runs, "explain": rankmeter.explain, "compare": rankmeter.compare,
     "per_query_table": plots.per_query_table, "pr_curves": plots.pr_curves, "plot_diff": plots.plot_diff,
     "plot_pr": plots.plot_pr, "plot_distribution": plots.plot_distribution, "render_report": html.render_report,
-    "write_report": html.write_report,
+    "write_report": html.write_report, "baseline": rankmeter.baseline,
 }
 #: The ones whose keywords come from takes_options (evaluate and evaluate_runs write theirs out).
 DECORATED = set(ENTRY_POINTS) - {"evaluate", "evaluate_runs"}
@@ -190,3 +185,27 @@ def test_tie_report_takes_every_option_but_the_one_it_varies():
     judged = {r["measure"]: r for r in rankmeter.tie_report(QRELS, RUNS["one"], "RR", judged_only=True).overall}["RR"]
     assert (plain["trec_eval"], plain["worst"], plain["best"]) == (0.75, 0.75, 0.75)
     assert (judged["trec_eval"], judged["worst"], judged["best"]) == (1.0, 1.0, 1.0)
+
+
+def test_judged_and_fuse_take_every_option_but_the_one_they_set():
+    """judged shows each measure with and without judged_only (so it is not an option of it); fuse's ``ties`` is
+    a keyword of its own (trec_eval or input: how each input run's tied docs are ranked)."""
+    params = inspect.signature(rankmeter.judged).parameters
+    assert [p.name for p in params.values() if p.kind is inspect.Parameter.KEYWORD_ONLY][2:] == \
+        [n for n in OPTIONS if n != "judged_only"]
+    with pytest.raises(ParameterError, match=r"^judged sets judged_only itself"):
+        rankmeter.judged(QRELS, RUNS, "AP", judged_only=True)
+    with pytest.raises(ParameterError, match=r"unknown option relevance_level; did you mean rel\?"):
+        rankmeter.judged(QRELS, RUNS, "AP", relevance_level=2)
+    # rel reaches the scoring: nothing in QRELS is graded 2, so every AP is 0
+    assert [row.full["AP"] for row in rankmeter.judged(QRELS, RUNS, "AP", rel=2).rows] == [0.0, 0.0]
+
+    fuse_params = inspect.signature(rankmeter.fuse).parameters
+    assert fuse_params["ties"].default == "trec_eval" and fuse_params["ties"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert [n for n in fuse_params if n in OPTIONS] == ["ties", *[n for n in OPTIONS if n != "ties"]]
+    with pytest.raises(ParameterError, match=r"ties='average': expected one of 'trec_eval', 'input'"):
+        rankmeter.fuse(list(RUNS.values()), ties="average")
+    with pytest.raises(ParameterError, match=r"unknown option judged_docs_only; did you mean judged_only\?"):
+        rankmeter.fuse(list(RUNS.values()), judged_docs_only=True)
+    with pytest.raises(ParameterError, match=r"executor='spark': fuse scores each run in memory"):
+        rankmeter.fuse(list(RUNS.values()), executor="spark")

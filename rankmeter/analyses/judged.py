@@ -37,6 +37,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_number
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
@@ -130,9 +131,10 @@ class JudgedReport:
         return "\n".join(lines) + "\n"
 
 
+@takes_options(in_memory=True, without=("judged_only",))
 @validate_params(RBP_P)
 def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] = CUTOFFS, rbp_p: float = 0.8,
-           **options) -> JudgedReport:
+           **options: Unpack[EvaluationOptions]) -> JudgedReport:
     """Per run: Judged@k, each measure full and condensed, bpref, infAP and the RBP interval.
 
     Parameters
@@ -146,9 +148,10 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
         The k of ``Judged@k``.
     rbp_p : float, default 0.8
         RBP's persistence.
-    **options
-        Evaluation options (``rel``, ``queries``, ``max_docs`` ...); not
-        ``judged_only``, which would make both columns the condensed one.
+    %(evaluation_options)s
+
+    ``judged_only`` is not an option here: the report shows each measure both ways (it would make both
+    columns the condensed one).
 
     Returns
     -------
@@ -158,10 +161,6 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
     from rankmeter.core.resolve import resolve_measures
     from rankmeter.core.naming import name_runs
 
-    if options.get("judged_only"):
-        raise ParameterError("judged_only=True would condense the 'full' column too: leave it out; "
-                             "the report shows both rankings")
-    options.pop("judged_only", None)
     names = resolve_measures([measures] if isinstance(measures, str) else list(measures))
     if not names:
         raise ParameterError("give at least one measure")

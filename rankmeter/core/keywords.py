@@ -121,7 +121,7 @@ def _decorate(func: Callable[..., Any], doc_owner: Any, in_memory: bool,
     if len(var) != 1 or "Unpack[EvaluationOptions]" not in str(var[0].annotation):
         raise TypeError(f"{func.__qualname__}: takes_options needs **options: Unpack[EvaluationOptions]")
     own = [p for p in params if p is not var[0]]
-    if {p.name for p in own} & set(OPTIONS):
+    if {p.name for p in own} & (OPTIONS.keys() - set(without)):
         raise TypeError(f"{func.__qualname__}: an own parameter named as an evaluation option")
     doc = doc_owner.__doc__ or ""
     if MARKER not in doc:
@@ -157,7 +157,8 @@ def takes_options(*, in_memory: bool = False, without: tuple[str, ...] = ()) -> 
     ``in_memory``: the function scores each run in memory, so ``executor="streamed"`` or ``"spark"`` is
     refused (with the way to those executors) rather than ignored.
     ``without``: options the function sets itself (:func:`~rankmeter.tie_report` varies ``ties``): not in its
-    signature, and refused with that reason rather than overridden in silence.
+    signature, and refused with that reason rather than overridden in silence; or that it takes as a keyword of
+    its own with other values (:func:`~rankmeter.fuse`'s ``ties``, its own parameter with its own choices).
     """
     if set(without) - OPTIONS.keys():
         raise TypeError(f"takes_options: no evaluation option {sorted(set(without) - OPTIONS.keys())}")

@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.core.build import query_starts, ranked_rows
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run
 from rankmeter.core.naming import name_runs
@@ -192,9 +193,11 @@ def _combine(method: str, S: np.ndarray, R: np.ndarray, p: dict) -> np.ndarray:
     return total * (present * weights).sum(axis=1)  # wmnz
 
 
+@takes_options(in_memory=True, without=("ties",))
 @validate_params(FUSE_OPTIONS["method"], FUSE_OPTIONS["norm"], FUSE_OPTIONS["ties"], FUSE_OPTIONS["tag"])
 def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Mapping | None = None,
-         tag: str | None = None, train_qrels=None, train_runs=None, ties: str = "trec_eval", **options) -> Run:
+         tag: str | None = None, train_qrels=None, train_runs=None, ties: str = "trec_eval",
+         **options: Unpack[EvaluationOptions]) -> Run:
     """Fuse several runs into one :class:`~rankmeter.io.canonical.Run` (see the module table).
 
     Parameters
@@ -221,9 +224,10 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         How each run's tied docs are ranked (rank-based methods, the ``rank`` and ``borda`` norms, training):
         ``trec_eval``, score descending then docno descending; ``input``, the order the run gives
         (``evaluate(ties="input")``'s order; for a run given in rank order, ranx's ranks).
-    **options
-        Evaluation options (``rel``, ``judged_only``, ``max_docs``, ``columns``, ``input_format`` ...):
-        how the runs are read and how the trained methods join them to ``train_qrels``.
+    %(evaluation_options)s
+
+    The evaluation options say how the runs are read and how the trained methods join them to
+    ``train_qrels``.
     """
     from rankmeter.analyses.fusion.catalog import check_params
     from rankmeter.core.options import validate_options

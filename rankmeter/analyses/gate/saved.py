@@ -21,11 +21,13 @@ import datetime as _dt
 import hashlib
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["Baseline", "baseline", "save_baseline", "load_baseline", "read_slices", "FORMAT", "SCORING_OPTIONS",
@@ -183,7 +185,9 @@ def _run_provenance(name: str, run, given) -> dict:
     return {"source": source_name(given, name), "tag": name, "digest": digest}
 
 
-def baseline(qrels, runs, measures, *, slices=None, **options) -> Baseline:
+@takes_options(in_memory=True)
+def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[str, Sequence[str]] | None = None,
+             **options: Unpack[EvaluationOptions]) -> Baseline:
     """Per-query values of ``measures`` for one run or several runs of the same system, with provenance.
 
     Parameters
@@ -196,8 +200,9 @@ def baseline(qrels, runs, measures, *, slices=None, **options) -> Baseline:
         Any measure names (``nDCG@10``, ``AP``, ``P(rel=2)@5``, trec_eval's names).
     slices : path or dict, optional
         ``{slice: [query ids]}`` or a file of ``QUERY SLICE`` lines: the gate checks each slice too.
-    **options
-        Evaluation options (``rel``, ``judged_only``, ``queries`` ...), recorded and required of the gate.
+    %(evaluation_options)s
+
+    The evaluation options are recorded and required of the gate.
 
     Examples
     --------
