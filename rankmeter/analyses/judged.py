@@ -137,6 +137,9 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
            **options: Unpack[EvaluationOptions]) -> JudgedReport:
     """Per run: Judged@k, each measure full and condensed, bpref, infAP and the RBP interval.
 
+    ``judged_only`` is not an option here: the report shows each measure both ways (it would make both
+    columns the condensed one).
+
     Parameters
     ----------
     qrels : path, Qrels, dict or DataFrame
@@ -149,9 +152,6 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
     rbp_p : float, default 0.8
         RBP's persistence.
     %(evaluation_options)s
-
-    ``judged_only`` is not an option here: the report shows each measure both ways (it would make both
-    columns the condensed one).
 
     Returns
     -------

@@ -74,6 +74,9 @@ def tie_report(qrels, run, measures, *, cutoffs: tuple[int, ...] = CUTOFFS,
                **options: Unpack[EvaluationOptions]) -> TieReport:
     """Each measure under the four tie policies, and the run's tied groups (see the module docstring).
 
+    ``ties`` is what the report varies, so it is not an option here; ``max_docs`` is refused with the
+    average policy (its closed form ranks every doc).
+
     Parameters
     ----------
     qrels, run, measures
@@ -81,9 +84,6 @@ def tie_report(qrels, run, measures, *, cutoffs: tuple[int, ...] = CUTOFFS,
     cutoffs : tuple of int, default (10, 100, 1000)
         The ranks a tied group is said to straddle (each measure's own cutoff is added).
     %(evaluation_options)s
-
-    ``ties`` is what the report varies, so it is not an option here; ``max_docs`` is refused with the
-    average policy (its closed form ranks every doc).
     """
     from rankmeter.core import Evaluator
     from rankmeter.core.rows import tie_groups

@@ -200,6 +200,9 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
          **options: Unpack[EvaluationOptions]) -> Run:
     """Fuse several runs into one :class:`~rankmeter.io.canonical.Run` (see the module table).
 
+    The evaluation options say how the runs are read and how the trained methods join them to
+    ``train_qrels``.
+
     Parameters
     ----------
     runs : list or dict of runs
@@ -225,9 +228,6 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         ``trec_eval``, score descending then docno descending; ``input``, the order the run gives
         (``evaluate(ties="input")``'s order; for a run given in rank order, ranx's ranks).
     %(evaluation_options)s
-
-    The evaluation options say how the runs are read and how the trained methods join them to
-    ``train_qrels``.
     """
     from rankmeter.analyses.fusion.catalog import check_params
     from rankmeter.core.options import validate_options

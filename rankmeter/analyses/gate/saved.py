@@ -190,6 +190,8 @@ def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[
              **options: Unpack[EvaluationOptions]) -> Baseline:
     """Per-query values of ``measures`` for one run or several runs of the same system, with provenance.
 
+    The evaluation options are recorded and required of the gate.
+
     Parameters
     ----------
     qrels : path, Qrels, dict or DataFrame
@@ -201,8 +203,6 @@ def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[
     slices : path or dict, optional
         ``{slice: [query ids]}`` or a file of ``QUERY SLICE`` lines: the gate checks each slice too.
     %(evaluation_options)s
-
-    The evaluation options are recorded and required of the gate.
 
     Examples
     --------
