@@ -12,12 +12,20 @@ Format (JSON, one object; ``version`` 1; fields may be added, never changed)::
      "unit": "queries" | "pairs",
      "measure": "nDCG@10", "measures": ["nDCG@10"],   # the measure the strata and the allocation were made for
      "runs": ["bm25", "splade"], "seed": 0, "budget": 20,
-     "strata": [{"stratum": 0, "size": 30, "labelled": 6, "chosen": 4, "labels": 10, "spread": 0.08}, ...],
+     "target": "both", "neyman": 1.0, "round": 1,      # queries: what the labels were allocated for (see below)
+     "targets": ["bm25", "splade", "bm25 - splade"],
+     "strata": [{"stratum": 0, "size": 30, "labelled": 6, "chosen": 4, "labels": 10, "spread": 1.9,
+                 "target_spreads": {"bm25": 0.08, "splade": 0.07, "bm25 - splade": 0.05}}, ...],
      "assignment": [["q1", 0], ["q2", 3], ...],        # every query's stratum (pairs: ["q1", "d7", 2])
      "pilot": ["q5", ...],                              # the units human-labelled before (a uniform sample)
      "chosen": ["q9", ...]}                             # the units to label next
 
-``labels`` = ``labelled`` (the pilot's) + ``chosen`` per stratum: the sample the estimate expects. The pilot and
+``labels`` = ``labelled`` (the pilot's) + ``chosen`` per stratum: the sample the estimate expects. ``spread`` is
+what the allocation weighed the stratum by: for pairs the spread of the LLM's error in the band, for queries
+``sqrt(sum_k S_kh^2 / V_k)`` over the ``targets`` (each run's mean, each pair's difference: ``target``), each
+target's error spread ``S_kh`` (``target_spreads``) relative to its variance under proportional allocation;
+``neyman`` the share of Neyman's allocation kept (1 all, 0 proportional); ``round`` 2 when the pilot was drawn by an
+earlier design (``judges allocate --design``), whose strata this one keeps. The pilot and
 the chosen units together are a random sample within each stratum when the pilot was a uniform one (or itself drawn by
 an earlier design of the same strata).
 """
