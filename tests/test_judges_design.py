@@ -478,6 +478,9 @@ def test_a_design_of_pairs(cli, tmp_path):
     assert done.code == 2 and "the design was made for other pairs" in done.err
     done = cli("judges", "estimate", human, *args, "--design", tmp_path / "design.json", "--unit", "queries")
     assert done.code == 2 and "the design is for human labels on pairs" in done.err
+    # a second round of pairs needs no earlier design (the bands are found again): refused, and said why
+    done = cli("judges", "allocate", human, *args, "--budget", "5", "--design", tmp_path / "design.json")
+    assert done.code == 2 and "pairs' strata are their rank bands" in done.err
 
 
 # ------------------------------------------------------------------ what the allocation is made for

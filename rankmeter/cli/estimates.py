@@ -79,9 +79,9 @@ def run_allocate(args) -> int:
             if args.design is not None:
                 from rankmeter.errors import ParameterError
 
-                raise ParameterError("design=: allocate reads an earlier design for human labels on whole queries; "
-                                     "pairs' strata are their rank bands, found again from the runs and measure: "
-                                     "allocate without it")
+                raise ParameterError("allocate reads an earlier design (--design) for human labels on whole "
+                                     "queries only; pairs' strata are their rank bands, found again from the runs "
+                                     "and measure: allocate without it")
             return _allocate_pairs(args, frame, named, names)
     labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
     measure = args.measure[0]
@@ -117,7 +117,8 @@ def run_allocate(args) -> int:
     data = {"measure": label, "labelled": n, "queries": n + len(unlabelled), "budget": args.budget,
             "chosen": chosen, "per_stratum": plan["per_stratum"], "stratum_spreads": plan["spreads"]}
     lines = [f"{len(chosen)} queries to label next ({label}, {args.strata} strata of the LLM's metric, labels per "
-             f"stratum {plan['per_stratum']}, {kind} allocation for {_TARGETS[args.target]}):", " ".join(chosen)]
+             f"stratum {plan['per_stratum']}, {kind} allocation for "
+             f"{_TARGETS[args.target] if len(runs) > 1 else 'the run'}):", " ".join(chosen)]
     if args.width is not None:
         f_mean, y_mean = f_runs.mean(0), y_runs.mean(0)
         needed = labels_needed(y_mean, f_mean[:n], f_mean[n:], args.width, alpha=args.alpha)
@@ -125,6 +126,7 @@ def run_allocate(args) -> int:
         lines.append(f"labelled queries for an interval {args.width} wide: "
                      + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
     lines += [f"warning: {w}" for w in notes]
+    data["warnings"] = notes
     allocation = {"target": args.target, "targets": targets, "neyman": plan["neyman"],
                   "row_spreads": plan["row_spreads"], "round": 1 if earlier is None else earlier.get("round", 1) + 1}
     assignment = list(zip(labelled + unlabelled, plan["strata"]))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from rankmeter.engine.param import Param
 
 __all__ = ["UNIT", "BUDGET", "STRATA", "TARGET", "WIDTH", "DESIGN", "EARLIER_DESIGN", "AGGREGATE", "DRAWS",
-           "SAMPLED_LABELS", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS", "PRICE_IN", "PRICE_OUT",
-           "TIMEOUT", "RETRIES", "DRY_RUN", "LABELLING"]
+           "SAMPLED_LABELS", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS",
+           "PRICE_IN", "PRICE_OUT", "TIMEOUT", "RETRIES", "DRY_RUN", "LABELLING"]
 
 # estimates and allocation (rankmeter.analyses.judges.ppi, .allocation, .design)
 UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole queries, or (query, doc) pairs "
