@@ -60,8 +60,6 @@ def cut_strata(score, count: int) -> np.ndarray:
     return np.minimum(ranks * count // len(score), count - 1)
 
 
-_strata = cut_strata
-
 
 def neyman(sizes: np.ndarray, spreads: np.ndarray, budget: int, available: np.ndarray) -> np.ndarray:
     """Labels per stratum in proportion to size x spread, at most what each stratum has left, summing to budget."""
