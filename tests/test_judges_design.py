@@ -232,10 +232,9 @@ def test_coverage_of_the_allocated_design_with_real_qrels_as_the_truth(populatio
     labelled = np.zeros((REPS, N), bool)
     strata = np.zeros((REPS, N), int)
     for rep in range(REPS):
-        rows_f, _ = design_rows(np.array([f["real"][rep], f["weak"][rep]]))
-        rows_y, _ = design_rows(np.array([y["real"][rep], y["weak"][rep]]))
-        plan = allocate(rows_y[:, :pilot], rows_f[:, :pilot], rows_f[:, pilot:], budget, strata=4, seed=rep,
-                        by=rows_f[:2].mean(0))
+        runs_f = np.array([f["real"][rep], f["weak"][rep]])
+        runs_y = np.array([y["real"][rep], y["weak"][rep]])
+        plan = allocate(runs_y[:, :pilot], runs_f[:, :pilot], runs_f[:, pilot:], budget, strata=4, seed=rep)
         labelled[rep, :pilot] = True
         labelled[rep, pilot + np.array(plan["chosen"])] = True
         strata[rep] = plan["strata"]
@@ -512,7 +511,7 @@ def test_a_target_made_worse_by_the_combined_allocation_falls_back_to_proportion
     y[0, pilot] += np.concatenate([5 * pattern, 0.1 * pattern, 0.1 * pattern, 0.1 * pattern])
     y[1, pilot] += np.tile(pattern, H)                                  # the same spread in every stratum
     order = np.concatenate([pilot, rest])
-    both = allocate(y[:, pilot], f[:, pilot], f[:, rest], 40, strata=H, by=score[order])
+    both = allocate(y[:, pilot], f[:, pilot], f[:, rest], 40, strata=H, by=score[order], target="mean")
     assert both["neyman"] == 0 and both["per_stratum"] == [10, 10, 10, 10]
     first = allocate(y[0, pilot], f[0, pilot], f[0, rest], 40, strata=H, by=score[order])
     assert first["neyman"] == 1 and first["per_stratum"][0] > 10
@@ -541,10 +540,9 @@ def test_no_row_is_made_worse_than_by_proportional_allocation():
         N, n = 200, 40
         truth = rng.beta(2, 3, (2, N))
         f = np.clip(truth + rng.normal(0, 0.05 + 0.3 * rng.random((2, 1)) * (truth > 0.5), (2, N)), 0, 1)
-        rows_f, names = design_rows(f, names=["a", "b"])
-        rows_y, _ = design_rows(truth)
-        assert names == ["a", "b", "a - b"]
-        plan = allocate(rows_y[:, :n], rows_f[:, :n], rows_f[:, n:], 30, strata=4, seed=rep)
+        assert design_rows(f, names=["a", "b"])[1] == ["a", "b", "a - b"]
+        plan = allocate(truth[:, :n], f[:, :n], f[:, n:], 30, strata=4, seed=rep)       # for a, b and a - b
+        assert len(plan["row_spreads"]) == 3
         strata = np.array(plan["strata"])
         size, have = np.bincount(strata, minlength=4), np.bincount(strata[:n], minlength=4)
         got, var = _predicted(plan, size, have)
@@ -563,6 +561,8 @@ def test_design_rows_and_the_target_keyword():
     assert len(design_rows(values)[1]) == 6
     with pytest.raises(ParameterError, match="target='x': expected one of 'mean', 'difference', 'both'"):
         design_rows(values, target="x")
+    with pytest.raises(ParameterError, match="target='x': expected one of 'mean', 'difference', 'both'"):
+        allocate(values[:, :1], values[:, :1], values[:, 1:], 1, target="x")
     with pytest.raises(ParameterError, match="one run has no paired differences"):
         design_rows(values[:1], target="difference")
 
@@ -654,9 +654,7 @@ def test_with_a_nearly_perfect_judge_the_design_varies_no_more_than_uniform_samp
     f = y + rng.normal(0, 0.02, y.shape)
     labelled, strata = np.zeros((reps, N), bool), np.zeros((reps, N), int)
     for r in range(reps):
-        rows_f, _ = design_rows(f[:, r])
-        rows_y, _ = design_rows(y[:, r])
-        plan = allocate(rows_y[:, :pilot], rows_f[:, :pilot], rows_f[:, pilot:], budget, seed=r, by=f[:, r].mean(0))
+        plan = allocate(y[:, r, :pilot], f[:, r, :pilot], f[:, r, pilot:], budget, seed=r)
         labelled[r, :pilot] = True
         labelled[r, pilot + np.array(plan["chosen"], int)] = True
         strata[r] = plan["strata"]

@@ -107,10 +107,9 @@ def run_allocate(args) -> int:
     y = _per_query(args.human, named, [measure], labelled, options)
     y_runs = np.array([y[(name, label)] for name in runs])
     n = len(labelled)
-    rows_f, targets = design_rows(f_runs, target=args.target, names=runs)
-    rows_y, _ = design_rows(y_runs, target=args.target, names=runs)
-    plan = allocate(rows_y, rows_f[:, :n], rows_f[:, n:], args.budget, strata=args.strata, seed=args.seed or 0,
-                    assignment=strata)
+    targets = design_rows(f_runs[:, :1], target=args.target, names=runs)[1]
+    plan = allocate(y_runs, f_runs[:, :n], f_runs[:, n:], args.budget, strata=args.strata, seed=args.seed or 0,
+                    target=args.target, assignment=strata)
     chosen = [unlabelled[i] for i in plan["chosen"]]
     kind = "Neyman" if plan["neyman"] == 1 else "proportional" if plan["neyman"] == 0 else \
         f"{plan['neyman']:.0%} Neyman, the rest proportional"

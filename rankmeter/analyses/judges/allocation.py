@@ -120,15 +120,17 @@ def _residual_spreads(y, f, sl, strata: int, shrink: float = 10.0) -> np.ndarray
     return (n_h * own + shrink * pooled) / (n_h + shrink)
 
 
-@validate_params(BUDGET, STRATA, SEED)
-def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0, by=None, assignment=None) -> dict:
+@validate_params(BUDGET, STRATA, SEED, TARGET)
+def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0, target: str = "both", by=None,
+             assignment=None) -> dict:
     """Which of the unlabelled queries to label next (their positions in ``f_unlabelled``) with ``budget`` labels.
 
-    ``y`` and ``f`` are the labelled queries' human and LLM values (the pilot), ``f_unlabelled`` the LLM's on the
-    others; each is one row (shape ``(n,)``) or several (``(K, n)``): one per quantity the design is for, each
-    run's metric and each pair of runs' difference (:func:`design_rows`). The queries are cut into ``strata``
-    groups of about equal size by ``by`` (every query's score, labelled first; default the mean of ``f``'s rows),
-    or kept in the strata ``assignment`` gives (an earlier design's).
+    ``y`` and ``f`` are the labelled queries' human and LLM metrics (the pilot), ``f_unlabelled`` the LLM's on the
+    others; each is one run's (shape ``(n,)``) or several runs' (``(R, n)``). ``target`` says what the labels are
+    for (:func:`design_rows`): each run's mean, each pair of runs' difference, or both (``judges allocate
+    --target``); the rows below are those. The queries are cut into ``strata`` groups of about equal size by
+    ``by`` (every query's score, labelled first; default the runs' mean LLM metric), or kept in the strata
+    ``assignment`` gives (an earlier design's).
 
     The labels go where they shrink the rows' variances most together: with ``S_kh^2`` row k's spread of
     ``y - lam f`` in stratum h (the pilot's, shrunk towards the pooled one) and ``V_k`` its variance under
@@ -143,13 +145,13 @@ def allocate(y, f, f_unlabelled, budget: int, *, strata: int = 4, seed: int = 0,
     """
     y, f, fu = (np.atleast_2d(np.asarray(a, float)) for a in (y, f, f_unlabelled))
     n, m = y.shape[1], fu.shape[1]
+    score = np.concatenate([f, fu], axis=1).mean(0) if by is None else by
+    (y, _), (f, _), (fu, _) = (design_rows(a, target=target) for a in (y, f, fu))
     if budget > m or strata > n // 2:     # the data's bounds (the declarations check the rest)
         raise ParameterError(f"budget={budget}, strata={strata}: {m} queries have no human labels and "
                              f"{n} have, so at most budget={m} and strata={n // 2} (two labelled "
                              "queries per stratum)")
-    every = np.concatenate([f, fu], axis=1)
-    stratum = cut_strata(every.mean(0) if by is None else by, strata) if assignment is None \
-        else np.asarray(assignment, np.int64)
+    stratum = cut_strata(score, strata) if assignment is None else np.asarray(assignment, np.int64)
     sl, su = stratum[:n], stratum[n:]
     size = np.bincount(stratum, minlength=strata).astype(float)
     weight = size / size.sum()
