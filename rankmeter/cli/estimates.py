@@ -4,7 +4,7 @@ rankmeter.analyses.judges.allocation)."""
 from __future__ import annotations
 
 
-from rankmeter.analyses.judges.params import BUDGET, DESIGN, STRATA, UNIT, WIDTH
+from rankmeter.analyses.judges.params import BUDGET, DESIGN, EARLIER_DESIGN, STRATA, TARGET, UNIT, WIDTH
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 
@@ -25,7 +25,7 @@ def add_parsers(kinds) -> None:
     e.set_defaults(func=run_estimate, subparser=e)
     a = kinds.add_parser("allocate", help="which queries to send to assessors next, and how many labels a target "
                                           "interval width needs")
-    flags.add(a, *common, UNIT, BUDGET, STRATA, WIDTH, DESIGN_OUT, "alpha", "seed",
+    flags.add(a, *common, UNIT, BUDGET, STRATA, TARGET, EARLIER_DESIGN, WIDTH, DESIGN_OUT, "alpha", "seed",
               PARAMS["format"].but(choices=("text", "json")), *flags.EVALUATION)
     a.set_defaults(func=run_allocate, subparser=a)
 
@@ -62,9 +62,10 @@ def run_estimate(args) -> int:
 def run_allocate(args) -> int:
     import numpy as np
 
-    from rankmeter.analyses.judges.allocation import allocate, labels_needed
+    from rankmeter.analyses.judges.allocation import allocate, cut_strata, design_rows, labels_needed
     from rankmeter.analyses.judges.ppi import _labelled_queries, _per_query
     from rankmeter.core.naming import name_runs
+    from rankmeter.core.order import natural_order
 
     options = flags.evaluation(args)
     named = name_runs(list(args.runs), columns=options.get("columns"))
@@ -75,38 +76,76 @@ def run_allocate(args) -> int:
         frame = pair_ppi.pair_frame(args.human, args.llm, named, depth or 2 ** 62,
                                     ties=options.get("ties", "trec_eval"), grades=options.get("grades", "integer"))
         if args.unit == "pairs" or not pair_ppi.whole_queries(frame):
+            if args.design is not None:
+                from rankmeter.errors import ParameterError
+
+                raise ParameterError("allocate reads an earlier design (--design) for human labels on whole "
+                                     "queries only; pairs' strata are their rank bands, found again from the runs "
+                                     "and measure: allocate without it")
             return _allocate_pairs(args, frame, named, names)
     labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
     measure = args.measure[0]
     f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
-    y = _per_query(args.human, named, [measure], labelled, options)
     label = next(iter(f))[1]
-    f_mean = np.mean([f[(name, label)] for name, _ in named], axis=0)   # the runs' mean: one score per query
-    y_mean = np.mean([y[(name, label)] for name, _ in named], axis=0)
+    runs = [name for name, _ in named]
+    f_runs = np.array([f[(name, label)] for name in runs])
+    # the strata are cut in the queries' own order (not labelled first), so they do not depend on which are labelled
+    every = labelled + unlabelled
+    order = natural_order(every)
+    strata = np.empty(len(every), dtype=np.int64)
+    strata[order] = cut_strata(f_runs.mean(0)[order], args.strata)
+    notes, earlier = [], None
+    if args.design is not None:
+        from rankmeter.analyses.judges.design import earlier_round
+
+        earlier, kept, notes = earlier_round(args.design, measure=label, runs=runs, strata=args.strata,
+                                             assignment=dict(zip(every, strata.tolist())), labelled=labelled)
+        moved = [q for q in labelled if q not in kept]
+        labelled, unlabelled = [q for q in labelled if q in kept], moved + unlabelled
+        position = {q: i for i, q in enumerate(every)}
+        strata, f_runs = (a[..., [position[q] for q in labelled + unlabelled]] for a in (strata, f_runs))
+    y = _per_query(args.human, named, [measure], labelled, options)
+    y_runs = np.array([y[(name, label)] for name in runs])
     n = len(labelled)
-    plan = allocate(y_mean, f_mean[:n], f_mean[n:], args.budget, strata=args.strata, seed=args.seed or 0)
+    targets = design_rows(f_runs[:, :1], target=args.target, names=runs)[1]
+    plan = allocate(y_runs, f_runs[:, :n], f_runs[:, n:], args.budget, strata=args.strata, seed=args.seed or 0,
+                    target=args.target, assignment=strata)
     chosen = [unlabelled[i] for i in plan["chosen"]]
+    kind = "Neyman" if plan["neyman"] == 1 else "proportional" if plan["neyman"] == 0 else \
+        f"{plan['neyman']:.0%} Neyman, the rest proportional"
     data = {"measure": label, "labelled": n, "queries": n + len(unlabelled), "budget": args.budget,
             "chosen": chosen, "per_stratum": plan["per_stratum"], "stratum_spreads": plan["spreads"]}
     lines = [f"{len(chosen)} queries to label next ({label}, {args.strata} strata of the LLM's metric, labels per "
-             f"stratum {plan['per_stratum']}):", " ".join(chosen)]
+             f"stratum {plan['per_stratum']}, {kind} allocation for "
+             f"{_TARGETS[args.target] if len(runs) > 1 else 'the run'}):", " ".join(chosen)]
     if args.width is not None:
+        f_mean, y_mean = f_runs.mean(0), y_runs.mean(0)
         needed = labels_needed(y_mean, f_mean[:n], f_mean[n:], args.width, alpha=args.alpha)
         data["labels_needed"] = needed
         lines.append(f"labelled queries for an interval {args.width} wide: "
                      + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
+    lines += [f"warning: {w}" for w in notes]
+    data["warnings"] = notes
+    allocation = {"target": args.target, "targets": targets, "neyman": plan["neyman"],
+                  "row_spreads": plan["row_spreads"], "round": 1 if earlier is None else earlier.get("round", 1) + 1}
     assignment = list(zip(labelled + unlabelled, plan["strata"]))
     return _finish(args, data, lines, "queries", named, label, assignment, labelled, chosen, plan["per_stratum"],
-                   plan["spreads"])
+                   plan["spreads"], allocation=allocation)
 
 
-def _finish(args, data, lines, unit, named, label, assignment, pilot, chosen, per_stratum, spreads, codes=None) -> int:
+_TARGETS = {"mean": "each run's mean", "difference": "each pair's difference",
+            "both": "each run's mean and each pair's difference"}
+
+
+def _finish(args, data, lines, unit, named, label, assignment, pilot, chosen, per_stratum, spreads, codes=None,
+            allocation=None) -> int:
     """The design added to the JSON, and written to ``-o FILE``."""
     from rankmeter.analyses.judges import design
 
     doc = design.make(unit, measure=label, runs=[name for name, _ in named], seed=args.seed or 0,
                       budget=args.budget, assignment=assignment, pilot=pilot, chosen=chosen,
-                      per_stratum=per_stratum, spreads=spreads, codes=codes)
+                      per_stratum=per_stratum, spreads=spreads, codes=codes,
+                      **(allocation or {}))
     if args.output:
         design.write(doc, args.output, inputs=[args.human, args.llm, *args.runs])
         lines.append(f"design -> {args.output} (once the chosen {unit} are labelled and added to HUMAN: "

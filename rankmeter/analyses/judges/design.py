@@ -12,12 +12,20 @@ Format (JSON, one object; ``version`` 1; fields may be added, never changed)::
      "unit": "queries" | "pairs",
      "measure": "nDCG@10", "measures": ["nDCG@10"],   # the measure the strata and the allocation were made for
      "runs": ["bm25", "splade"], "seed": 0, "budget": 20,
-     "strata": [{"stratum": 0, "size": 30, "labelled": 6, "chosen": 4, "labels": 10, "spread": 0.08}, ...],
+     "target": "both", "neyman": 1.0, "round": 1,      # queries: what the labels were allocated for (see below)
+     "targets": ["bm25", "splade", "bm25 - splade"],
+     "strata": [{"stratum": 0, "size": 30, "labelled": 6, "chosen": 4, "labels": 10, "spread": 1.9,
+                 "target_spreads": {"bm25": 0.08, "splade": 0.07, "bm25 - splade": 0.05}}, ...],
      "assignment": [["q1", 0], ["q2", 3], ...],        # every query's stratum (pairs: ["q1", "d7", 2])
      "pilot": ["q5", ...],                              # the units human-labelled before (a uniform sample)
      "chosen": ["q9", ...]}                             # the units to label next
 
-``labels`` = ``labelled`` (the pilot's) + ``chosen`` per stratum: the sample the estimate expects. The pilot and
+``labels`` = ``labelled`` (the pilot's) + ``chosen`` per stratum: the sample the estimate expects. ``spread`` is
+what the allocation weighed the stratum by: for pairs the spread of the LLM's error in the band, for queries
+``sqrt(sum_k S_kh^2 / V_k)`` over the ``targets`` (each run's mean, each pair's difference: ``target``), each
+target's error spread ``S_kh`` (``target_spreads``) relative to its variance under proportional allocation;
+``neyman`` the share of Neyman's allocation kept (1 all, 0 proportional); ``round`` 2 when the pilot was drawn by an
+earlier design (``judges allocate --design``), whose strata this one keeps. The pilot and
 the chosen units together are a random sample within each stratum when the pilot was a uniform one (or itself drawn by
 an earlier design of the same strata).
 """
@@ -30,17 +38,19 @@ import numpy as np
 
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["FORMAT", "VERSION", "make", "read", "write", "query_sample", "pair_sample"]
+__all__ = ["FORMAT", "VERSION", "make", "read", "write", "query_sample", "pair_sample", "earlier_round"]
 
 FORMAT = "rankmeter judges design"
 VERSION = 1
 
 
 def make(unit: str, *, measure: str, runs, seed, budget: int, assignment, pilot, chosen, per_stratum,
-         spreads, codes=None) -> dict:
+         spreads, codes=None, row_spreads=None, targets=None, **more) -> dict:
     """The design document (see the module's docstring). ``assignment``: (unit, stratum) rows (a unit is a query
     id, or a (query, doc) pair); ``pilot``/``chosen``: the units labelled before and to label next;
-    ``per_stratum``: labels chosen per stratum in the order of ``codes`` (default 0, 1, ...)."""
+    ``per_stratum``: labels chosen per stratum in the order of ``codes`` (default 0, 1, ...); ``row_spreads``
+    (targets x strata) each target's spread per stratum, named by ``targets``; ``more``: fields added as they are
+    (``target``, ``neyman``, ``round``)."""
     strata = np.array([row[-1] for row in assignment], dtype=np.int64)
     codes = list(range(len(per_stratum))) if codes is None else [int(c) for c in codes]
     stratum_of = {_key(row[:-1]): int(row[-1]) for row in assignment}
@@ -48,8 +58,12 @@ def make(unit: str, *, measure: str, runs, seed, budget: int, assignment, pilot,
     rows = [{"stratum": c, "size": int((strata == c).sum()), "labelled": int(before[i]),
              "chosen": int(per_stratum[i]), "labels": int(before[i] + per_stratum[i]), "spread": float(spreads[i])}
             for i, c in enumerate(codes)]
+    if row_spreads is not None:
+        for i, row in enumerate(rows):
+            row["target_spreads"] = {name: float(r[i]) for name, r in zip(targets, row_spreads)}
+    extra = {**more, "targets": list(targets)} if targets is not None else more
     return {"format": FORMAT, "version": VERSION, "unit": unit, "measure": measure, "measures": [measure],
-            "runs": list(runs), "seed": seed, "budget": int(budget), "strata": rows,
+            "runs": list(runs), "seed": seed, "budget": int(budget), **extra, "strata": rows,
             "assignment": [[*map(str, row[:-1]), int(row[-1])] for row in assignment],
             "pilot": [_plain(u) for u in pilot], "chosen": [_plain(u) for u in chosen]}
 
@@ -149,6 +163,46 @@ def query_sample(design: dict, labelled: list[str], unlabelled: list[str], measu
     strata = np.array([stratum[q] for q in every], dtype=np.int64)
     used = np.array([q in sample for q in labelled] + [False] * len(unlabelled), dtype=bool)
     return strata, used, notes + _measure_note(design, measures)
+
+
+def earlier_round(design, *, measure: str, runs, strata: int, assignment: dict, labelled) \
+        -> tuple[dict, set, list[str]]:
+    """A second round of allocation: HUMAN's labels were drawn by ``design`` (allocate's earlier design), so the new
+    one keeps its strata, which must be what the LLM's qrels, ``runs``, ``measure`` and ``strata`` give now
+    (``assignment``: query -> stratum, cut again); ParameterError saying what differs if not. Returns the design,
+    the labelled queries that count as the pilot (those in its sample) and the warnings."""
+    earlier = read(design)
+    if earlier["unit"] != "queries":
+        raise ParameterError("the earlier design is for human labels on pairs: allocate again with --unit pairs")
+    differ = []
+    if earlier.get("measure") != measure:
+        differ.append(f"its measure is {earlier.get('measure')}, not {measure}")
+    if list(earlier.get("runs", [])) != list(runs):
+        differ.append(f"its runs are {', '.join(map(str, earlier.get('runs', [])))}, not {', '.join(runs)}")
+    if len(earlier["strata"]) != strata:
+        differ.append(f"it has {len(earlier['strata'])} strata, not strata={strata}")
+    before = {str(q): h for q, h in earlier["assignment"]}
+    if set(before) != set(assignment):
+        differ.append(f"it holds {len(set(before) - set(assignment))} queries the LLM's qrels do not, and the LLM's "
+                      f"qrels {len(set(assignment) - set(before))} it does not")
+    elif not differ and any(before[q] != h for q, h in assignment.items()):
+        moved = sum(before[q] != h for q, h in assignment.items())
+        differ.append(f"the LLM's qrels put {moved} queries in other strata than it (other LLM labels)")
+    if differ:
+        raise ParameterError("the earlier design's strata are not these (" + "; ".join(differ) + "): allocate the "
+                             "second round with the first's LLM qrels, runs, measure and strata")
+    sample = {str(q) for q in earlier["pilot"]} | {str(q) for q in earlier["chosen"]}
+    kept = {q for q in labelled if q in sample}
+    notes = []
+    outside = [q for q in labelled if q not in sample]
+    if outside:
+        notes.append(f"{len(outside)} human-labelled queries are not in the earlier design's sample (e.g. "
+                     f"{outside[0]!r}): not counted as labelled, since labels chosen otherwise would bias the estimate")
+    missing = len(sample - kept)
+    if missing:
+        notes.append(f"{missing} of the earlier design's {len(sample)} queries have no human labels yet: the new "
+                     "design takes them as unlabelled (label them, or they may be chosen again)")
+    return earlier, kept, notes
 
 
 def pair_sample(design: dict, frame, measures) -> tuple[np.ndarray, list[str]]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from rankmeter.engine.param import Param
 
-__all__ = ["UNIT", "BUDGET", "STRATA", "WIDTH", "DESIGN", "AGGREGATE", "DRAWS", "SAMPLED_LABELS", "TOP_K_OVERLAP",
-           "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS", "PRICE_IN", "PRICE_OUT",
-           "TIMEOUT", "RETRIES", "DRY_RUN", "LABELLING"]
+__all__ = ["UNIT", "BUDGET", "STRATA", "TARGET", "WIDTH", "DESIGN", "EARLIER_DESIGN", "AGGREGATE", "DRAWS",
+           "SAMPLED_LABELS", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS",
+           "PRICE_IN", "PRICE_OUT", "TIMEOUT", "RETRIES", "DRY_RUN", "LABELLING"]
 
 # estimates and allocation (rankmeter.analyses.judges.ppi, .allocation, .design)
 UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole queries, or (query, doc) pairs "
@@ -21,11 +21,18 @@ BUDGET = Param("budget", "integer", None, "human labels (queries, or pairs with 
                group="judges", low=1, required=True, metavar="N")
 STRATA = Param("strata", "integer", 4, "strata of the LLM's metric the budget is spread over (Neyman)",
                group="judges", low=1, high=100)
+TARGET = Param("target", "choice", "both", "what the labels are allocated for: each run's mean, each pair of runs' "
+               "difference, or both (the sum of their variances, each relative to its proportional allocation's, "
+               "none made larger than that)", group="judges", choices=("mean", "difference", "both"))
 WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs, of the first "
               "run) reach it", group="judges", low=0, low_open=True, optional=True)
 DESIGN = Param("design", "path", None, "the stratified design the human labels were drawn by (the file `judges "
                "allocate -o FILE` wrote): each stratum weighted by its size, as the design needs", group="judges",
                metavar="FILE")
+#: allocate's: the design the pilot (HUMAN) was itself drawn by, for a second round
+EARLIER_DESIGN = DESIGN.but(help="the design HUMAN's labels were drawn by, when they were allocated by an earlier "
+                            "`judges allocate -o FILE` (a second round): its strata are kept, and must be what these "
+                            "LLM qrels, runs, measure and --strata give")
 
 # aggregating sampled labels (rankmeter.analyses.judges.sources)
 AGGREGATE = Param("method", "choice", "mode", "how a pair's samples become one grade: mode (UMBRELA's: on a tie the "

@@ -236,15 +236,13 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     if len(labelled) < 2 or not unlabelled:
         raise ParameterError(f"{len(labelled)} human-labelled and {len(unlabelled)} other queries: the estimate "
                              "needs two labelled queries or more, and LLM-only ones")
-    if len(labelled) < MIN_LABELLED:
-        result.warnings.append(f"only {len(labelled)} human-labelled queries: the normal interval needs more "
-                               f"(at least {MIN_LABELLED}); treat the intervals as rough")
     everything = labelled + unlabelled
     f = _per_query(llm, named, measures, everything, options)
     labels = list(dict.fromkeys(label for _, label in f))
     if plan is not None:
         _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options)
         return result
+    _few(result, len(labelled))
     y = _per_query(human, named, measures, labelled, options)
     n = len(labelled)
     for name, _ in named:
@@ -275,6 +273,7 @@ def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabe
     strata, used, notes = query_sample(plan, labelled, unlabelled, labels)
     result.warnings += notes
     result.labelled = int(used.sum())
+    _few(result, result.labelled)     # counted after the labels outside the design are left out
     everything = labelled + unlabelled
     y = _per_query(human, named, measures, [q for q, u in zip(everything, used) if u], options)
     alpha = result.alpha
@@ -300,6 +299,12 @@ def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabe
             result.pairs.append({"a": a, "b": b, "measure": label, "ppi": ppi,
                                  "llm_only": classical_mean(da, alpha=alpha), "human_only": human_only})
     result.design = _summary(strata, used)
+
+
+def _few(result, labelled: int) -> None:
+    if labelled < MIN_LABELLED:
+        result.warnings.append(f"only {labelled} human-labelled queries: the normal interval needs more "
+                               f"(at least {MIN_LABELLED}); treat the intervals as rough")
 
 
 def _summary(strata: np.ndarray, labelled: np.ndarray) -> dict:
