@@ -110,9 +110,6 @@ EXCEPTIONS: dict[tuple[tuple[str, ...], str], str] = {
                                           "the matrix the analysis takes as scores=",
 }
 
-#: Flags still being renamed elsewhere: not checked until they land (empty once every branch is merged).
-ELSEWHERE: dict[tuple[tuple[str, ...], str], str] = {}
-
 #: the files a command writes: -o/--output (the writer's ``path``) and a second file named by what it holds
 WRITTEN = ("output", "report", "svg", "provenance")
 #: how a command prints its result: the renderers' keywords of the same names (or the command picks the
@@ -225,7 +222,7 @@ def test_every_command_is_fed():
 def test_each_flag_is_the_keyword_it_feeds(path):
     wrong = []
     for flag, action in _flags(COMMAND_PARSERS[path]):
-        if (path, flag) in EXCEPTIONS or (path, flag) in ELSEWHERE:
+        if (path, flag) in EXCEPTIONS:
             continue
         verdict = _verdict(flag, action, FEEDS[path])
         if verdict:
@@ -239,7 +236,7 @@ def test_each_flag_is_made_from_a_declaration(path):
     from rankmeter.engine.param import Param
     bare = [flag for flag, action in _flags(COMMAND_PARSERS[path])
             if not isinstance(getattr(action, "param", None), Param)
-            and (path, flag) not in EXCEPTIONS and (path, flag) not in ELSEWHERE and flag != "--version"]
+            and (path, flag) not in EXCEPTIONS and flag != "--version"]
     assert not bare, f"rankmeter {' '.join(path)}: flags without a declaration: {', '.join(bare)}"
 
 
