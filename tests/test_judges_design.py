@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +28,8 @@ import rankmeter
 from rankmeter.analyses.judges.allocation import allocate, design_rows, stratified_estimate, stratified_ppi
 from rankmeter.analyses.judges.ppi import estimate, ppi_mean
 from rankmeter.errors import InputError, ParameterError
+from rag24_world import GOLDEN, read_columns, rag24_world  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 REPS = 1000
 
 
@@ -91,26 +90,11 @@ def test_the_stratified_estimate_is_the_textbook_one():
 
 
 # ------------------------------------------------------------------ the simulation
-def _read(path, value):
-    out = defaultdict(dict)
-    for line in open(path):
-        if line.strip() and not line.startswith("#"):
-            parts = line.split()
-            out[parts[0]][parts[2]] = value(parts)
-    return dict(out)
-
-
 @pytest.fixture(scope="module")
 def population():
     """The 31 NIST-judged queries: each run's top 10 (the real run, condensed to the judged documents, and a weaker
     simulated one), the grades of the union of both top tens, and the other judged documents' grade counts."""
-    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
-    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
-    rng = np.random.default_rng(11)
-    runs = {"real": {}, "weak": {}}
-    for q, docs in truth.items():
-        runs["real"][q] = {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs}
-        runs["weak"][q] = {d: 0.6 * g + rng.normal(0, 1) for d, g in docs.items()}
+    truth, runs = rag24_world()
     queries = sorted(truth)
     top = {name: [sorted(run[q], key=lambda d: (-run[q][d], d))[:10] for q in queries] for name, run in runs.items()}
     union = [sorted(set(top["real"][i]) | set(top["weak"][i])) for i in range(len(queries))]
@@ -441,8 +425,8 @@ def test_a_design_of_pairs(cli, tmp_path):
     """Human labels on pairs: allocate's design holds each pair's rank band; estimate --design stratifies by it (the
     same bands the estimate finds itself when the runs and the depth are the same: then the two agree), and refuses
     a frame the design does not cover (a deeper measure's)."""
-    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
-    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
+    truth = read_columns(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
+    real = read_columns(GOLDEN / "results.comment.test", lambda p: float(p[4]))
     rng = np.random.default_rng(5)
     llm = {q: {d: int(min(3, g + (rng.random() < 0.4))) for d, g in docs.items()} for q, docs in truth.items()}
     run = {q: {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs} for q, docs in truth.items()}

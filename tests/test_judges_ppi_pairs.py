@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,33 +20,16 @@ from rankmeter.analyses.judges.pair_ppi import (PairFrame, doc_weights, pair_est
                                                 pair_frame)
 from rankmeter.analyses.judges.ppi import estimate
 from rankmeter.errors import ParameterError
+from rag24_world import rag24_world  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 REPS = 2000
-
-
-def _read(path, columns):
-    out = defaultdict(dict)
-    for line in open(path):
-        if line.startswith("#") or not line.strip():
-            continue
-        parts = line.split()
-        out[parts[0]][parts[2]] = columns(parts)
-    return dict(out)
 
 
 @pytest.fixture(scope="module")
 def world():
     """The NIST qrels (the truth) and two runs ranking the judged documents: the real run's order (condensed to
     the judged documents, the unretrieved ones after it) and a weaker simulated reranker."""
-    truth = _read(GOLDEN / "qrels.comment.test", lambda p: int(p[3]))
-    real = _read(GOLDEN / "results.comment.test", lambda p: float(p[4]))
-    rng = np.random.default_rng(11)
-    runs = {"real": {}, "weak": {}}
-    for q, docs in truth.items():
-        runs["real"][q] = {d: real.get(q, {}).get(d, -1.0 - rng.random()) for d in docs}
-        runs["weak"][q] = {d: 0.6 * g + rng.normal(0, 1) for d, g in docs.items()}
-    return truth, runs
+    return rag24_world()
 
 
 def _judge(rng, grades, reps):

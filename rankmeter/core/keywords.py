@@ -103,11 +103,11 @@ def options_section(indent: int = 4, *, without: Iterable[str] = ()) -> str:
     return textwrap.indent("\n".join(lines), " " * indent).lstrip()
 
 
-def unknown_keywords(unknown: Iterable[str], own: Iterable[str] = ()) -> ParameterError:
+def unknown_keywords(unknown: Iterable[str], own: Iterable[str] = (), *, without: Iterable[str] = ()) -> ParameterError:
     """The error for keywords a function does not take: the closest name of each, as
     :func:`~rankmeter.core.options.validate_options` names it (``relevance_level``: did you mean rel?)."""
     unknown, own = sorted(unknown), list(own)
-    known = [*own, *OPTIONS]
+    known = [*own, *(name for name in OPTIONS if name not in set(without))]
     hints = [[_OTHER_NAMES[u]] if u in _OTHER_NAMES else difflib.get_close_matches(u, known, n=1) for u in unknown]
     hint = "; did you mean " + ", ".join(h[0] for h in hints if h) + "?" if any(hints) else ""
     return ParameterError(f"unknown option {', '.join(unknown)}{hint} (options: {', '.join(known)})")
@@ -137,7 +137,7 @@ def _decorate(func: Callable[..., Any], doc_owner: Any, in_memory: bool,
             if kwargs.keys() & set(without):
                 raise ParameterError(f"{func.__name__} sets {', '.join(sorted(kwargs.keys() & set(without)))} itself "
                                      "(that is what it varies or fixes); leave it out")
-            raise unknown_keywords(kwargs.keys() - known, keywords)
+            raise unknown_keywords(kwargs.keys() - known, keywords, without=without)
         if in_memory and kwargs.get("executor") in ("streamed", "spark"):
             raise ParameterError(f"executor={kwargs['executor']!r}: {func.__name__} scores each run in memory "
                                  f"('auto' or 'memory'); for the {kwargs['executor']} executor call "

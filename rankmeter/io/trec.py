@@ -48,21 +48,33 @@ def _refused(refusal: Refused, name: str, grades: str = "integer") -> InputError
                           "file", source=name, line=number)
     nfields = refusal.layout
     what = _WHAT[nfields]
-    exact = what != "run"
     fields = raw.split(None, nfields)
-    if len(fields) < nfields or (exact and len(fields) > nfields):
-        count = len(fields) if len(fields) <= nfields else nfields + _field_count(fields[nfields])
-        need = f"exactly {nfields}" if exact else f"at least {nfields}"
-        if what == "run" and len(fields) < nfields:
-            need += " (or 3: query doc score, or 2: query doc)"
-        return InputError(f"{count} field{'s' * (count != 1)} where a {what} line has "
-                          f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields, count)}",
-                          source=name, line=number)
+    if wrong_field_count(fields, nfields):
+        return field_count_error(raw, fields, nfields, name, number)
     if what == "qrels":
         return _grade_error(fields[3], grades, name, number)
     field = 2 if what == "scored-list" else 4
     return InputError(f"score {shown_repr(decode_id(fields[field]))} is not a finite number (field {field + 1} of "
                       f"{_LAYOUT[what]}); fix the score", source=name, line=number)
+
+
+def wrong_field_count(fields: list[bytes], nfields: int) -> bool:
+    """Whether a line split as ``raw.split(None, nfields)`` has too few fields, or too many for an exact layout
+    (every layout but a run's, whose tag may hold spaces)."""
+    return len(fields) < nfields or (_WHAT[nfields] != "run" and len(fields) > nfields)
+
+
+def field_count_error(raw: bytes, fields: list[bytes], nfields: int, name: str, number: int) -> InputError:
+    """The error for a line with the wrong number of fields (see :func:`wrong_field_count`), with a hint when the
+    line looks like another layout or another separator."""
+    what = _WHAT[nfields]
+    count = len(fields) if len(fields) <= nfields else nfields + _field_count(fields[nfields])
+    need = f"at least {nfields}" if what == "run" else f"exactly {nfields}"
+    if what == "run" and len(fields) < nfields:
+        need += " (or 3: query doc score, or 2: query doc)"
+    return InputError(f"{count} field{'s' * (count != 1)} where a {what} line has "
+                      f"{need} ({_LAYOUT[what]}): {_excerpt(raw)}; {_hint(what, fields, count)}",
+                      source=name, line=number)
 
 
 def _excerpt(raw: bytes) -> str:
