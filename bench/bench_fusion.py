@@ -108,7 +108,7 @@ def main() -> int:
     runs = make_runs(a.runs, a.queries, a.depth)
     import ranx
 
-    from rankmeter.analyses.fusion import fuse
+    from rankmeter.fusion import fuse
     from rankmeter.io import as_run
     cases = [("rrf", None, {"k": 60}), ("sum", "min-max", {}), ("mnz", "min-max", {})]
     arrow_runs = [as_run(r) for r in runs]  # what a user holding Run objects (or files) hands in

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rankmeter.analyses.judges.labelling import label  # noqa: E402
+from rankmeter.judges.labelling import label  # noqa: E402
 
 LATENCY = [0.0]
 

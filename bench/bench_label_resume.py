@@ -3,7 +3,7 @@
 usage: python bench/bench_label_resume.py [--stop-after 200] [--latency 0.01]
 
 On the loop's data (tests/fixtures/llm_judges/example/rag24: the 495 pairs two runs rank in their top 10), against
-the stand-in server (rankmeter.analyses.judges.stand_in) on 127.0.0.1:
+the stand-in server (tests.judges.stand_in) on 127.0.0.1:
 
 1. a fresh job, then a rerun of it;
 2. a job whose quota runs out after STOP_AFTER answers (the server answers 429 from then on; no retries), then the
@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rankmeter.analyses.judges.labelling import label  # noqa: E402
-from rankmeter.analyses.judges.stand_in import StandIn  # noqa: E402
+from rankmeter.judges.labelling import label  # noqa: E402
+from tests.judges.stand_in import StandIn  # noqa: E402
 
 DATA = ROOT / "tests" / "fixtures" / "llm_judges" / "example" / "rag24"
 RUNS = [DATA / "real.run", DATA / "rerank.run"]

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from rankmeter.analyses.stats.significance import bootstrap, randomization, tukey_hsd
+from rankmeter.stats.significance import bootstrap, randomization, tukey_hsd
 
 
 def main() -> None:

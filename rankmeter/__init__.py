@@ -23,11 +23,11 @@ _LAZY = {
     "RunsResults": "rankmeter.core.results", "Evaluator": "rankmeter.core.evaluator",
     "explain": "rankmeter.core.explain", "Explanation": "rankmeter.core.explain", "read_qrels": "rankmeter.io",
     "read_run": "rankmeter.io", "Measure": "rankmeter.measures", "parse_measure": "rankmeter.measures",
-    "Qrels": "rankmeter.io.canonical", "Run": "rankmeter.io.canonical", "compare": "rankmeter.analyses.stats.compare",
-    "compare_scores": "rankmeter.analyses.stats.compare", "Comparison": "rankmeter.analyses.stats.comparison",
-    "fuse": "rankmeter.analyses.fusion", "judged": "rankmeter.analyses.judged", "tie_report": "rankmeter.analyses.ties",
-    "TieReport": "rankmeter.analyses.ties", "baseline": "rankmeter.analyses.gate", "gate": "rankmeter.analyses.gate",
-    "profile": "rankmeter.analyses.profiles",
+    "Qrels": "rankmeter.io.canonical", "Run": "rankmeter.io.canonical", "compare": "rankmeter.stats.compare",
+    "compare_scores": "rankmeter.stats.compare", "Comparison": "rankmeter.stats.comparison",
+    "fuse": "rankmeter.fusion", "judged": "rankmeter.check.judged", "tie_report": "rankmeter.check.ties",
+    "TieReport": "rankmeter.check.ties", "baseline": "rankmeter.gate", "gate": "rankmeter.gate",
+    "profile": "rankmeter.compat.profiles",
 }
 
 __all__ = [
@@ -38,8 +38,8 @@ __all__ = [
 ]
 
 #: The package's parts, reachable as attributes (``rankmeter.io.as_run``) without importing them up front.
-_SUBPACKAGES = {"analyses", "api", "cli", "compat", "core", "engine", "errors", "executors", "io", "measures", "report", "tensor",
-                "types"}
+_SUBPACKAGES = {"api", "check", "cli", "compat", "core", "diff", "engine", "errors", "executors", "fusion", "gate", "io",
+                "judges", "measures", "meta", "nuggets", "recsys", "report", "stats", "tensor", "types"}
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from rankmeter.api import evaluate, evaluate_runs
@@ -49,11 +49,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from rankmeter.io.canonical import Qrels, Run
     from rankmeter.measures import Measure, parse_measure
     from rankmeter.core.results import Results, RunsResults
-    from rankmeter.analyses.stats.compare import compare, compare_scores
-    from rankmeter.analyses.stats.comparison import Comparison
-    from rankmeter.analyses.fusion import fuse
-    from rankmeter.analyses.judged import judged
-    from rankmeter.analyses.ties import TieReport, tie_report
+    from rankmeter.stats.compare import compare, compare_scores
+    from rankmeter.stats.comparison import Comparison
+    from rankmeter.fusion import fuse
+    from rankmeter.check.judged import judged
+    from rankmeter.check.ties import TieReport, tie_report
 
 
 def __getattr__(name: str):

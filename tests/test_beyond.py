@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from rankmeter.analyses.beyond import beyond_accuracy
+from rankmeter.recsys.beyond import beyond_accuracy
 
 from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
@@ -149,7 +149,7 @@ def test_compare_beyond_tests_over_users():
     """Per-user values are beyond_accuracy's; the paired t-test is scipy's over the users both systems list."""
     from scipy import stats
 
-    from rankmeter.analyses.beyond import compare_beyond
+    from rankmeter.recsys.beyond import compare_beyond
     rng = np.random.default_rng(3)
     items = [f"i{j}" for j in range(40)]
     train = {f"u{u}": list(rng.choice(items, size=int(rng.integers(1, 8)), replace=False)) for u in range(60)}
@@ -192,7 +192,7 @@ def test_cli_prints_values_and_the_comparison(tmp_path, cli):
 
 
 def test_frictions_coverage_within_one_lower_bias_is_better_and_columns_align(tmp_path, cli):
-    from rankmeter.analyses.beyond import beyond_accuracy, compare_beyond
+    from rankmeter.recsys.beyond import beyond_accuracy, compare_beyond
     train = {"u1": ["i1", "i2"], "u2": ["i2", "i3"], "u3": ["i4"]}
     recs = {"u1": ["i3", "i4"], "u2": ["i1", "i5"], "u3": ["i6"]}  # i5, i6: never seen in training
     got = beyond_accuracy(train, recs).overall
@@ -216,7 +216,7 @@ def test_frictions_coverage_within_one_lower_bias_is_better_and_columns_align(tm
 
 
 def test_item_features_keyed_by_integer_ids():
-    from rankmeter.analyses.beyond import beyond_accuracy
+    from rankmeter.recsys.beyond import beyond_accuracy
     train, recs = {1: [10, 11], 2: [11, 12]}, {1: [12, 13], 2: [10, 11]}
     feats = {10: [1.0, 0.0], 11: [0.0, 1.0], 12: [1.0, 1.0], 13: [0.5, 0.5]}
     by_int = beyond_accuracy(train, recs, item_features=feats).overall
@@ -230,7 +230,7 @@ def test_item_features_keyed_by_integer_ids():
 def test_measures_without_similarity_need_no_scipy(monkeypatch):
     import sys
 
-    from rankmeter.analyses.beyond import compare_beyond
+    from rankmeter.recsys.beyond import compare_beyond
     monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
     train = {"u1": ["a", "b"], "u2": ["b", "c"], "u3": ["c"]}
     recs = {"x": {"u1": ["c"], "u2": ["a"], "u3": ["a", "b"]}, "y": {"u1": ["b"], "u2": ["c"], "u3": ["b"]}}

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.analyses.beyond import beyond_accuracy
+from rankmeter.recsys.beyond import beyond_accuracy
 
 
 def _recbole_metrics():

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import rankmeter
-from rankmeter.analyses.check import check, dedupe
+from rankmeter.check import check, dedupe
 from cli_runner import run_cli_in_process  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 
@@ -209,7 +209,7 @@ def test_rank_disagreements_equal_a_plain_loop(rows):
     import numpy as np
     import pyarrow as pa
 
-    from rankmeter.analyses.check.fields import rank_disagreements
+    from rankmeter.check.fields import rank_disagreements
 
     codes = np.array([int(q[1]) for q, _, _ in rows])
     ranks = pa.array([str(r).encode() for _, r, _ in rows], pa.binary())
@@ -229,5 +229,5 @@ def test_rank_disagreements_equal_a_plain_loop(rows):
 
 
 def test_judged_coverage_without_a_common_query_is_zero():
-    from rankmeter.analyses.check import judged_at
+    from rankmeter.check import judged_at
     assert judged_at({"q": {"a": 1}}, {"z": {"a": 1.0}}, (1, 10)) == {1: 0.0, 10: 0.0}

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from rankmeter.analyses.check import check
-from rankmeter.analyses.check.dedupe import dedupe, kept_rows
-from rankmeter.analyses.fusion.pooling import pool
+from rankmeter.check import check
+from rankmeter.check.dedupe import dedupe, kept_rows
+from rankmeter.fusion.pooling import pool
 from rankmeter.cli.app import COMMANDS, _parser
 from rankmeter.cli.flags import plain_help
 from rankmeter.errors import InputError
@@ -114,7 +114,7 @@ def test_dedupe_compares_ids_exactly_even_when_every_hash_collides(monkeypatch):
     assert kept_rows(Run(table), "max").tolist() == [1, 2, 3, 4]
     assert dedupe(Run(table)).table.column("doc").to_pylist() == [b"a", b"b", b"a", b"bc"]
     # check's duplicate finder groups colliding hashes by the exact ids too
-    from rankmeter.analyses import check as check_module
+    from rankmeter import check as check_module
     monkeypatch.setattr(check_module, "id_hash", lambda *parts: np.zeros(len(table), dtype=np.uint64))
     assert check_module._duplicates(Run(table)) == [(b"q", b"a", [1, 3])]
 
@@ -204,8 +204,8 @@ def test_pool_keeps_only_the_topics(tmp_path, cli):
 
 
 def test_plain_help():
-    assert plain_help(":mod:`rankmeter.analyses.check` and :func:`~rankmeter.io.read_run`") == \
-        "rankmeter.analyses.check and read_run"
+    assert plain_help(":mod:`rankmeter.check` and :func:`~rankmeter.io.read_run`") == \
+        "rankmeter.check and read_run"
     assert plain_help(":class:`Results <rankmeter.core.results.Results>`, ``--dedupe``") == "Results, --dedupe"
 
 
@@ -234,4 +234,4 @@ def test_no_command_help_shows_markup(cli):
     assert seen > len(COMMANDS)
     # as a user sees it: the command line's own --help
     shown = cli("check", "--help")
-    assert shown.code == 0 and "rankmeter.analyses.check" in shown.out and ":mod:" not in shown.out
+    assert shown.code == 0 and "rankmeter.check" in shown.out and ":mod:" not in shown.out

@@ -345,7 +345,7 @@ def test_format_comparison_bolds_no_tie_and_shows_deltas(cli_files):
 
 
 def test_several_baselines_share_one_family_and_effect_sizes_have_intervals():
-    from rankmeter.analyses.stats.corrections import adjust
+    from rankmeter.stats.corrections import adjust
 
     qrels, runs = _data()
     c = compare(qrels, runs, ["AP"], test="t", baseline=["sys0", "sys1"], correction="holm")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from optional_packages import optional
 
-from rankmeter.analyses.attribution import diff
-from rankmeter.analyses.conventions import CONVENTIONS, convention_value
+from rankmeter.diff.attribution import diff
+from rankmeter.compat.conventions import CONVENTIONS, convention_value
 from rankmeter.measures.names import resolve_name
 
 pytrec_eval = optional("pytrec_eval")
@@ -194,7 +194,7 @@ def test_negative_grades_gain_nothing_in_pytrec_eval_and_ranx_alike():
 
 
 def test_own_conventions_switch_gain_truncation_judged_only_and_add_up():
-    from rankmeter.analyses.conventions import Convention
+    from rankmeter.compat.conventions import Convention
     qrels, run = _case(5, n_q=20)
     mine = Convention("mine", gain="exp", truncation=2, judged_only=True, ideal_pool="retrieved", ideal_depth="k")
     report = diff(qrels, run, "nDCG@3", ["pytrec_eval", mine])

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.gate.saved import baseline, load_baseline, save_baseline
-from rankmeter.analyses.gate.checks import gate
-from rankmeter.analyses.gate.one_sided import minimum_detectable_drop, regression_test
-from rankmeter.analyses.stats.corrections import adjust
+from rankmeter.gate.saved import baseline, load_baseline, save_baseline
+from rankmeter.gate.checks import gate
+from rankmeter.gate.one_sided import minimum_detectable_drop, regression_test
+from rankmeter.stats.corrections import adjust
 from rankmeter.errors import InputError, ParameterError
 
 

@@ -15,7 +15,7 @@ from optional_packages import optional  # noqa: E402
 
 yaml = optional("yaml")
 
-from rankmeter.analyses.gate import baseline, save_baseline  # noqa: E402
+from rankmeter.gate import baseline, save_baseline  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QRELS = {f"q{i}": {"a": 1, "b": 0} for i in range(10)}

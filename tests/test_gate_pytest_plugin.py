@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from rankmeter.analyses.gate import baseline, load_baseline, save_baseline
+from rankmeter.gate import baseline, load_baseline, save_baseline
 from rankmeter.testing import assert_no_regression
 
 pytest_plugins = ["pytester"]

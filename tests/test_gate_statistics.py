@@ -11,7 +11,7 @@ from optional_packages import optional  # noqa: E402
 
 scipy_stats = optional("scipy.stats")
 
-from rankmeter.analyses.gate.one_sided import minimum_detectable_drop, regression_test  # noqa: E402
+from rankmeter.gate.one_sided import minimum_detectable_drop, regression_test  # noqa: E402
 
 PAIRS = 1200          # simulated A/A (or injected-drop) pairs per case
 ALPHA = 0.05

@@ -1,4 +1,4 @@
-"""rankmeter.analyses.judges.judge_agreement against scikit-learn, the krippendorff package and UMBRELA's own evaluation."""
+"""rankmeter.judges.judge_agreement against scikit-learn, the krippendorff package and UMBRELA's own evaluation."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 sklearn_metrics = optional("sklearn.metrics")
 
-from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
+from rankmeter.judges.judge_agreement import agreement, agreement_text
 from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"

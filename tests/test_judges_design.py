@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.judges.allocation import allocate, design_rows, stratified_estimate, stratified_ppi
-from rankmeter.analyses.judges.ppi import estimate, ppi_mean
+from rankmeter.judges.allocation import allocate, design_rows, stratified_estimate, stratified_ppi
+from rankmeter.judges.ppi import estimate, ppi_mean
 from rankmeter.errors import InputError, ParameterError
 from rag24_world import GOLDEN, read_columns, rag24_world  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
@@ -516,7 +516,7 @@ def test_no_row_is_made_worse_than_by_proportional_allocation():
     """Random pilots of two runs' metrics and their difference: the allocation for all three never predicts a
     row's variance above that of proportional allocation (the module's, in whole labels, above the pilot's), and
     it keeps the Neyman allocation whole in most of them."""
-    from rankmeter.analyses.judges.allocation import _fill
+    from rankmeter.judges.allocation import _fill
 
     rng = np.random.default_rng(8)
     kept = []

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.judges.label_impact import impact
-from rankmeter.analyses.judges.sources import mix
-from rankmeter.analyses.stats.compare import compare
+from rankmeter.judges.label_impact import impact
+from rankmeter.judges.sources import mix
+from rankmeter.stats.compare import compare
 
 
 def _data(seed=5, queries=8, nruns=4):
@@ -149,7 +149,7 @@ def test_cli_impact_and_agree_and_sources(tmp_path, capsys):
 def test_text_table_keeps_columns_aligned_and_the_unjudged_range_in_order():
     """Values >= 10 (DCG with grade 3) widened their cells past the header; nDCG can fall when the unjudged
     docs count as relevant (its ideal grows), which printed the range backwards (0.5446 .. 0.5255)."""
-    from rankmeter.analyses.judges.label_impact import impact
+    from rankmeter.judges.label_impact import impact
 
     docs = [f"d{i}" for i in range(30)]
     human = {"q1": {d: 3 for d in docs[:20]}, "q2": {"d0": 1}}

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from rankmeter.analyses.judges.labelling import PROMPT, label, parse_grade
-from rankmeter.analyses.judges.stand_in import StandIn
+from rankmeter.judges.labelling import PROMPT, label, parse_grade
+from tests.judges.stand_in import StandIn
 from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 ir_datasets = optional("ir_datasets")
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class Server(StandIn):
-    """The package's stand-in server (rankmeter.analyses.judges.stand_in), grading by this file's markers."""
+    """The package's stand-in server (tests.judges.stand_in), grading by this file's markers."""
 
     def __init__(self):
         super().__init__(answer=_grader)

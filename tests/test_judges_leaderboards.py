@@ -1,4 +1,4 @@
-"""Leaderboard agreement (rankmeter.analyses.judges.leaderboard_agreement, `meta leaderboards`) against scipy and TREC AutoJudge."""
+"""Leaderboard agreement (rankmeter.judges.leaderboard_agreement, `meta leaderboards`) against scipy and TREC AutoJudge."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from optional_packages import optional  # noqa: E402
 stats = optional("scipy.stats")
 
 import rankmeter
-from rankmeter.analyses.judges.leaderboard_agreement import (
+from rankmeter.judges.leaderboard_agreement import (
     from_scores,
     leaderboards,
     read_leaderboard,
@@ -186,7 +186,7 @@ def test_report_draws_the_two_leaderboards_when_given_two_qrels(tmp_path, cli):
     html = page.read_text()
     section = html[html.index('id="sec-leaderboards"'):html.index('id="sec-coverage"')]
     assert section.count("<svg") == 1 and all(name in section for name in ("bm25", "monot5", "rankllama"))
-    from rankmeter.analyses.judges.leaderboard_agreement import leaderboards
+    from rankmeter.judges.leaderboard_agreement import leaderboards
     found = leaderboards(str(example / "human.qrels"), str(example / "llm.qrels"),
                          {Path(r).stem: r for r in runs}, ["nDCG@10"])  # named by tag, as the report names them
     assert found.slope_svg("nDCG@10") in section  # the chart the API draws, as it is

@@ -11,7 +11,7 @@ from optional_packages import optional  # noqa: E402
 krippendorff = optional("krippendorff")
 inter_rater = optional("statsmodels.stats.inter_rater")
 
-from rankmeter.analyses.judges.many_raters import many_rater_agreement  # noqa: E402
+from rankmeter.judges.many_raters import many_rater_agreement  # noqa: E402
 from rankmeter.errors import ParameterError  # noqa: E402
 
 

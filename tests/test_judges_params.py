@@ -1,4 +1,4 @@
-"""The LLM-judge analyses refuse a bad keyword by its declaration (rankmeter/analyses/judges/params.py), in the
+"""The LLM-judge analyses refuse a bad keyword by its declaration (rankmeter/judges/params.py), in the
 vocabulary's one message shape ("alpha=5: expected a number in (0, 1)"), in Python and on the command line alike;
 ``agree --sampled`` and ``judges impact --draws`` are the Python keywords' names (``--samples`` is judges label's
 count of labels per pair only); the older spellings ``--labels`` and ``--samples`` are still read."""
@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.analyses.judges.allocation import allocate, labels_needed, pairs_needed
-from rankmeter.analyses.judges.judge_agreement import agreement
-from rankmeter.analyses.judges.label_impact import impact
-from rankmeter.analyses.judges.labelling import label
-from rankmeter.analyses.judges.leaderboard_agreement import from_scores
-from rankmeter.analyses.judges.many_raters import many_rater_agreement
-from rankmeter.analyses.judges.ppi import estimate
-from rankmeter.analyses.judges.sources import aggregate
+from rankmeter.judges.allocation import allocate, labels_needed, pairs_needed
+from rankmeter.judges.judge_agreement import agreement
+from rankmeter.judges.label_impact import impact
+from rankmeter.judges.labelling import label
+from rankmeter.judges.leaderboard_agreement import from_scores
+from rankmeter.judges.many_raters import many_rater_agreement
+from rankmeter.judges.ppi import estimate
+from rankmeter.judges.sources import aggregate
 from rankmeter.errors import ParameterError
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "llm_judges" / "example"

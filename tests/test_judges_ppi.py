@@ -10,8 +10,8 @@ from optional_packages import optional  # noqa: E402
 
 ppi_py = optional("ppi_py")
 
-from rankmeter.analyses.judges.allocation import allocate, labels_needed, stratified_ppi  # noqa: E402
-from rankmeter.analyses.judges.ppi import classical_mean, estimate, ppi_mean  # noqa: E402
+from rankmeter.judges.allocation import allocate, labels_needed, stratified_ppi  # noqa: E402
+from rankmeter.judges.ppi import classical_mean, estimate, ppi_mean  # noqa: E402
 from rankmeter.core.evaluator import Evaluator  # noqa: E402
 from rankmeter.io import as_run  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""PPI with human labels on a random sample of (query, doc) pairs (rankmeter.analyses.judges.pair_ppi).
+"""PPI with human labels on a random sample of (query, doc) pairs (rankmeter.judges.pair_ppi).
 
 The truth is real: TREC RAG 2024's NIST judgments of 31 queries (tests/golden/qrels.comment.test, 5,890 graded
 pairs) and a real run over them (results.comment.test). A simulated LLM judge of known bias and noise labels every
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.judges.allocation import allocate_pairs, pairs_needed
-from rankmeter.analyses.judges.pair_ppi import (PairFrame, doc_weights, pair_estimate,
+from rankmeter.judges.allocation import allocate_pairs, pairs_needed
+from rankmeter.judges.pair_ppi import (PairFrame, doc_weights, pair_estimate,
                                                 pair_frame)
-from rankmeter.analyses.judges.ppi import estimate
+from rankmeter.judges.ppi import estimate
 from rankmeter.errors import ParameterError
 from rag24_world import rag24_world  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 

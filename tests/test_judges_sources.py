@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.analyses.judges.sources import aggregate, mix, read_samples
+from rankmeter.judges.sources import aggregate, mix, read_samples
 from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"

@@ -20,42 +20,43 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: included), and nothing inside the package imports the top package ``rankmeter`` (an analysis that
 #: needs evaluation calls the core). The engine (ids, keys, batches, segments, memory) sits below the
 #: readers and the measures; the Evaluator, its options and results above them.
-LAYERS = ["errors", "_version", "engine", "io", "measures", "core", "executors", "analyses", "tensor", "report",
-          "compat", "cli", "testing", "types", "api", "__init__", "__main__"]
+LAYERS = ["errors", "_version", "engine", "io", "measures", "core", "executors", "stats", "meta", "check", "fusion", "recsys",
+          "judges", "gate", "nuggets", "tensor", "report",
+          "compat", "diff", "cli", "testing", "types", "api", "__init__", "__main__"]
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
 SORTS_ALLOWED = {
-    "analyses/judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
-    "analyses/judges/pair_ppi.py": "the LLM's (query, doc) keys, to join the runs' and the human labels' pairs to them",
-    "analyses/gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
-    "analyses/gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
-    "analyses/beyond/__init__.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
-    "analyses/beyond/inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
-    "analyses/beyond/similarity.py": "training interactions by user (each user's items for serendipity)",
-    "analyses/check/__init__.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
+    "judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
+    "judges/pair_ppi.py": "the LLM's (query, doc) keys, to join the runs' and the human labels' pairs to them",
+    "gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
+    "gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
+    "recsys/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",
+    "recsys/beyond_inputs.py": "user and item ids, to number them in id order (beyond-accuracy inputs)",
+    "recsys/similarity.py": "training interactions by user (each user's items for serendipity)",
+    "check/__init__.py": "(query, doc) hashes to find every duplicate with its lines; scores within a query to "
                          "test whether they are ranks",
-    "analyses/lint.py": "hashes of (query, score), to count the rows whose score ties another's (not an order)",
-    "analyses/check/fields.py": "the rank field's order against the scores' (rank disagreements)",
-    "analyses/check/dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
+    "check/lint.py": "hashes of (query, score), to count the rows whose score ties another's (not an order)",
+    "check/fields.py": "the rank field's order against the scores' (rank disagreements)",
+    "check/dedupe.py": "exact (query, doc) numbers, to keep each pair's first or best-scored line; the "
                                 "numbers of the lines it leaves out",
     "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
-    "analyses/fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
+    "fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
     "compat/ranx/evaluation.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
                                  "that retrieve one (the values themselves come from the core)",
     "compat/ranx/kernels.py": "ranx's typed-list rows deduplicated by (query, doc id) in given order",
-    "analyses/conventions.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
+    "compat/conventions.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
                                "order in `diff`; the core then ranks in that order (ties='input')",
     "compat/ranx/ties.py": "ranx's own sort of a query's docs (numba's quicksort), reproduced to hold ranx's "
                            "order; the core then ranks in that order (ties='input')",
-    "analyses/fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
+    "fusion/methods.py": "the runs' (query, doc) keys, to align the runs with each other (each run's "
                                   "ranks come from the core)",
-    "analyses/judges/label_impact.py": "two qrels versions joined by (query, doc): judgments, not a run",
-    "analyses/judges/pairs.py": "two qrels versions joined by (query, doc): judgments, not a run",
-    "analyses/judges/sources.py": "sampled labels per (query, doc) in sample order (UMBRELA's mode)",
-    "analyses/meta/correlation.py": "systems by score (leaderboards)",
-    "analyses/meta/discrimination.py": "random topic subsets (permutations)",
-    "analyses/stats/corrections.py": "p-values (Holm, Benjamini-Hochberg)",
-    "analyses/stats/significance.py": "resampled statistics (bootstrap, randomisation)",
+    "judges/label_impact.py": "two qrels versions joined by (query, doc): judgments, not a run",
+    "judges/pairs.py": "two qrels versions joined by (query, doc): judgments, not a run",
+    "judges/sources.py": "sampled labels per (query, doc) in sample order (UMBRELA's mode)",
+    "meta/correlation.py": "systems by score (leaderboards)",
+    "meta/discrimination.py": "random topic subsets (permutations)",
+    "stats/corrections.py": "p-values (Holm, Benjamini-Hochberg)",
+    "stats/significance.py": "resampled statistics (bootstrap, randomisation)",
     "tensor": "each row of a score tensor on its own device (array API): lists already joined",
     "compat/trec_eval/ideal_dcg.py": "trec_eval's ideal_dcg: judgments by grade",
     "compat/ir_measures/engine.py": "a run's rows into the order of tied docs of the ir_measures provider that "

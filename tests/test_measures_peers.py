@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter.errors import MeasureError
 from rankmeter.measures import parse_measure
-from rankmeter.analyses.pooled import pooled_auc
+from rankmeter.recsys.pooled_auc import pooled_auc
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference  # noqa: E402

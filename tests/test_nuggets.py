@@ -1,4 +1,4 @@
-"""RAG nugget scores (rankmeter.analyses.nuggets, `rankmeter nuggets`) against nuggetizer's own metrics."""
+"""RAG nugget scores (rankmeter.nuggets.assignments, `rankmeter nuggets`) against nuggetizer's own metrics."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rankmeter import compare_scores
-from rankmeter.analyses.nuggets import compare_nuggets, nugget_scores, read_assignments
+from rankmeter.nuggets.assignments import compare_nuggets, nugget_scores, read_assignments
 from rankmeter.errors import InputError, ParameterError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm_judges"
@@ -103,8 +103,8 @@ def test_nugget_scores_feed_the_report_and_meta_evaluation(tmp_path):
     import numpy as np
 
     from cli_runner import run_cli_in_process
-    from rankmeter.analyses.meta import discriminative_power
-    from rankmeter.analyses.nuggets import nugget_scores, score_matrix
+    from rankmeter.meta import discriminative_power
+    from rankmeter.nuggets.assignments import nugget_scores, score_matrix
 
     files = [str(FIXTURES / "nuggetizer_sys0.jsonl"), str(FIXTURES / "nuggetizer_sys1.jsonl")]
     scored = [nugget_scores(f, system=n) for n, f in zip(("sys0", "sys1"), files)]

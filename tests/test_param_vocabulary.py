@@ -64,11 +64,11 @@ def test_measure_parameters_are_the_one_class():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: rankmeter.analyses.meta.rbo(["a"], ["a"], p=0), "p=0: expected a number in (0, 1]"),
-    (lambda: rankmeter.analyses.meta.kendall_tau([1, 2], [1, 2], variant="c"), "variant='c': expected one of 'a', 'b'"),
-    (lambda: rankmeter.analyses.beyond.beyond_accuracy({"u": ["i"]}, {"u": ["i"]}, head=1),
+    (lambda: rankmeter.meta.rbo(["a"], ["a"], p=0), "p=0: expected a number in (0, 1]"),
+    (lambda: rankmeter.meta.kendall_tau([1, 2], [1, 2], variant="c"), "variant='c': expected one of 'a', 'b'"),
+    (lambda: rankmeter.recsys.beyond.beyond_accuracy({"u": ["i"]}, {"u": ["i"]}, head=1),
      "head=1: expected a number in (0, 1)"),
-    (lambda: rankmeter.analyses.beyond.beyond_accuracy({"u": ["i"]}, {"u": ["i"]}, k=0),
+    (lambda: rankmeter.recsys.beyond.beyond_accuracy({"u": ["i"]}, {"u": ["i"]}, k=0),
      "k=0: expected an integer in [1, inf) or None"),
     (lambda: rankmeter.judged({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP", rbp_p=1),
      "rbp_p=1: expected a number in (0, 1)"),
@@ -76,8 +76,8 @@ def test_measure_parameters_are_the_one_class():
      "alpha=1.5: expected a number in (0, 1)"),
 ])
 def test_public_functions_refuse_with_the_declared_shape(call, message):
-    import rankmeter.analyses.beyond  # noqa: F401 - the attribute paths above
-    import rankmeter.analyses.meta  # noqa: F401
+    import rankmeter.recsys.beyond  # noqa: F401 - the attribute paths above
+    import rankmeter.meta  # noqa: F401
     with pytest.raises(ParameterError) as refused:
         call()
     assert str(refused.value) == message
@@ -114,16 +114,16 @@ def _flags_of(*path):
 
 
 @pytest.mark.parametrize("function, command", [
-    ("rankmeter.analyses.judged:judged", ("judged",)),
-    ("rankmeter.analyses.beyond:beyond_accuracy", ("beyond",)),
-    ("rankmeter.analyses.meta.discrimination:discriminative_power", ("meta", "discriminative-power")),
-    ("rankmeter.analyses.meta.discrimination:swap_rate", ("meta", "swap-rate")),
-    ("rankmeter.analyses.meta.design:topic_set_size", ("meta", "topic-set-size")),
-    ("rankmeter.analyses.meta.correlation:correlations", ("meta", "correlate")),
-    ("rankmeter.analyses.nuggets:nugget_scores", ("nuggets",)),
+    ("rankmeter.check.judged:judged", ("judged",)),
+    ("rankmeter.recsys.beyond:beyond_accuracy", ("beyond",)),
+    ("rankmeter.meta.discrimination:discriminative_power", ("meta", "discriminative-power")),
+    ("rankmeter.meta.discrimination:swap_rate", ("meta", "swap-rate")),
+    ("rankmeter.meta.design:topic_set_size", ("meta", "topic-set-size")),
+    ("rankmeter.meta.correlation:correlations", ("meta", "correlate")),
+    ("rankmeter.nuggets.assignments:nugget_scores", ("nuggets",)),
     ("rankmeter.io.runs:sample", ("run",)),
-    ("rankmeter.analyses.gate.checks:gate", ("gate",)),
-    ("rankmeter.analyses.stats.compare:compare", ("compare",)),
+    ("rankmeter.gate.checks:gate", ("gate",)),
+    ("rankmeter.stats.compare:compare", ("compare",)),
 ])
 def test_a_function_and_its_command_share_each_declaration(function, command):
     """The same name everywhere: each declared keyword of the function is the flag of its command, made from

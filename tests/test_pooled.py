@@ -6,7 +6,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from rankmeter import ParameterError
-from rankmeter.analyses.pooled import pooled_auc
+from rankmeter.recsys.pooled_auc import pooled_auc
 
 
 def test_a_doc_judged_for_two_subtopics_is_one_row(tmp_path):

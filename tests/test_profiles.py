@@ -14,8 +14,8 @@ import pytest
 from optional_packages import optional
 
 import rankmeter
-from rankmeter.analyses.lint import lint
-from rankmeter.analyses.profiles import PROFILES, profile
+from rankmeter.check.lint import lint
+from rankmeter.compat.profiles import PROFILES, profile
 from rankmeter.cli.presets import NAMES
 
 pytrec_eval = optional("pytrec_eval")
@@ -144,7 +144,7 @@ def test_lint_constant_scorer_ties_do_the_work():
 def test_lint_ties_check_scores_only_the_first_whole_queries_of_a_big_run(monkeypatch):
     """A run bigger than the sample: the worst order is scored on its first whole queries only (the
     evaluation's cost stays one pass), and the finding says so; the tie pattern of the test above."""
-    from rankmeter.analyses import lint as lint_module
+    from rankmeter.check import lint as lint_module
     monkeypatch.setattr(lint_module, "_SAMPLE", 25)          # 2.5 queries of 10 rows: the first 2 whole ones
     qrels = {f"q{i}": {f"doc{i}": 1, **{f"x{i}{j}": 0 for j in range(9)}} for i in range(6)}
     run = {f"q{i}": {f"doc{i}": 0.0, **{f"x{i}{j}": 0.0 for j in range(9)}} for i in range(6)}
@@ -167,7 +167,7 @@ def test_lint_unjudged_top_and_self_id():
 
 
 def test_lint_value_out_of_range():
-    from rankmeter.analyses.lint import lint_results
+    from rankmeter.check.lint import lint_results
     from rankmeter.core.results import Results
     from rankmeter.measures.names import resolve_name
     (label, m), = resolve_name("nDCG@10")

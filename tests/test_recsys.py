@@ -16,7 +16,7 @@ from rankmeter.core.order import natural_key
 
 import rankmeter
 from rankmeter import InputError, ParameterError
-from rankmeter.analyses import recsys
+from rankmeter.recsys import feedback as recsys
 
 
 def reference(truth: dict, recs: dict, k: int) -> dict[str, dict[str, float]]:

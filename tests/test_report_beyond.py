@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from rankmeter.analyses.beyond import beyond_accuracy, compare_beyond
+from rankmeter.recsys.beyond import beyond_accuracy, compare_beyond
 from rankmeter.errors import ParameterError
 from rankmeter.io import as_run
 from rankmeter.report.beyond import run_as_lists

@@ -1,4 +1,4 @@
-"""Significance tests and corrections (rankmeter.analyses.stats) against scipy, exact enumeration and hand values."""
+"""Significance tests and corrections (rankmeter.stats) against scipy, exact enumeration and hand values."""
 from __future__ import annotations
 
 import io
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rankmeter.errors import ParameterError
-from rankmeter.analyses.stats import adjust, bootstrap, effect_size, paired_t, randomization, tukey_hsd, wilcoxon
+from rankmeter.stats import adjust, bootstrap, effect_size, paired_t, randomization, tukey_hsd, wilcoxon
 from rankmeter.executors.progress import progress_bar
 
 from optional_packages import optional  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)

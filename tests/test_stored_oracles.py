@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import rankmeter
-from rankmeter.analyses.fusion import fuse
-from rankmeter.analyses.fusion.pooling import pool
+from rankmeter.fusion import fuse
+from rankmeter.fusion.pooling import pool
 from rankmeter.measures.trec_eval import uses_level
 from rankmeter.core import resolve_measures
 

@@ -1,11 +1,11 @@
-"""Student's t distribution without scipy (rankmeter.analyses.stats.student) against scipy.special."""
+"""Student's t distribution without scipy (rankmeter.stats.student) against scipy.special."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.special as sp
 
-from rankmeter.analyses.stats.student import stdtr, stdtrit
+from rankmeter.stats.student import stdtr, stdtrit
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 7, 10, 19, 24, 49, 99, 249, 999, 4999, 0.7, 2.5])

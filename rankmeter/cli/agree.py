@@ -2,11 +2,11 @@
 
 Two judges (``agree HUMAN LLM``), over the pairs both judged: Cohen's kappa on the grades, binary kappa at
 ``--rel``, quadratic-weighted kappa, Krippendorff's ordinal alpha, the confusion matrix, the same per query,
-and the pairs each side judged alone (:func:`rankmeter.analyses.judges.judge_agreement.agreement`). Three
+and the pairs each side judged alone (:func:`rankmeter.judges.judge_agreement.agreement`). Three
 judges or more (``agree J1 J2 J3``), or several sampled labels per pair (``agree --sampled SAMPLES``;
 ``--labels`` and ``--samples``, its older names, are still read):
 Fleiss' kappa and Krippendorff's alpha, nominal, ordinal and interval
-(:func:`rankmeter.analyses.judges.many_raters.many_rater_agreement`).
+(:func:`rankmeter.judges.many_raters.many_rater_agreement`).
 """
 from __future__ import annotations
 

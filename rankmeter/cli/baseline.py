@@ -2,7 +2,7 @@
 
 One run, or several runs of one nondeterministic system (kept apart: the gate then knows the run-to-run noise).
 The file records the judgments' digest, the measures with every option, the scoring options, rankmeter's
-version, each run's digest and tag and the date (rankmeter.analyses.gate.saved).
+version, each run's digest and tag and the date (rankmeter.gate.saved).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.gate.saved import baseline, save_baseline
+    from rankmeter.gate.saved import baseline, save_baseline
     from rankmeter.io.output import check_output
 
     inputs = [args.qrels, *args.runs] + ([args.slices] if args.slices else [])

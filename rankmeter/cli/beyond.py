@@ -3,7 +3,7 @@
 Files hold one (user, item) per row with a header (CSV, TSV, Parquet or JSON
 Lines, by suffix; ``--user``/``--item``/``--score`` name the columns). The
 command prints each system's values (per-user measures as means over users)
-and, for two or more systems, :func:`rankmeter.analyses.beyond.compare_beyond`'s table.
+and, for two or more systems, :func:`rankmeter.recsys.beyond.compare_beyond`'s table.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ HELP = ("beyond-accuracy measures of recommenders (coverage, novelty, diversity,
 
 
 def run(args) -> int:
-    from rankmeter.analyses.beyond import PER_USER, beyond_accuracy, compare_beyond
+    from rankmeter.recsys.beyond import PER_USER, beyond_accuracy, compare_beyond
     from rankmeter.core.naming import unique_names
     from rankmeter.io.interactions import read_interactions
     from rankmeter.report.tables import write_comparison
@@ -60,7 +60,7 @@ def run(args) -> int:
 
 
 def add_arguments(b) -> None:
-    from rankmeter.analyses.beyond import MEASURES, PARAMS as BEYOND
+    from rankmeter.recsys.beyond import MEASURES, PARAMS as BEYOND
 
     flags.add(b, TRAIN.but(positional=True, required=True),
               Param("recommendations", "paths", None, "one table of recommendations per system (user, item, "

@@ -1,4 +1,4 @@
-"""``rankmeter check [QRELS] RUN...`` and its ``--dedupe`` fix (see :mod:`rankmeter.analyses.check`).
+"""``rankmeter check [QRELS] RUN...`` and its ``--dedupe`` fix (see :mod:`rankmeter.check`).
 
 Without qrels (before judging: ``rankmeter check RUN...``, or ``--topics FILE``) the checks that
 need judgments are skipped and a note says so. The first file is the qrels when it reads as qrels
@@ -36,7 +36,7 @@ def add_arguments(p) -> None:
                    help="QRELS RUN... or RUN... (before judging): the qrels, when the first file reads as qrels "
                         "(without them the checks that need judgments are skipped), then the run files, in any "
                         "input format")
-    from rankmeter.analyses.check.dedupe import KEEP
+    from rankmeter.check.dedupe import KEEP
 
     flags.add(p, QRELS, TOPICS, "format",
               KEEP.but(name="dedupe", default=None, help="write the run without duplicate docs, keeping the first "
@@ -89,7 +89,7 @@ def _looks_like(path: str, input_format: str) -> str | None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.check import check, exit_status, findings_json
+    from rankmeter.check import check, exit_status, findings_json
     from rankmeter.io.output import printable
 
     options = flags.keywords(args, ("columns", "input_format"))
@@ -98,7 +98,7 @@ def run(args) -> int:
         if len(runs) != 1 or not args.output:
             from rankmeter.errors import ParameterError
             raise ParameterError("--dedupe fixes one run: give one run file and -o FILE for the result")
-        from rankmeter.analyses.check.dedupe import write_deduped
+        from rankmeter.check.dedupe import write_deduped
         done = write_deduped(runs[0], args.output, keep=args.dedupe, inputs=[*args.inputs, *filter(None, (
             args.qrels, args.topics))], **options)
         print(f"rankmeter: {printable(done.summary(args.dedupe))}", file=sys.stderr)

@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.stats import compare
+    from rankmeter.stats import compare
     from rankmeter.report.tables import write_comparison
 
     measures, options, preset = presets.apply_profile(args, args.measure)

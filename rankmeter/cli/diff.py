@@ -25,7 +25,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.attribution import diff
+    from rankmeter.diff.attribution import diff
 
     names = [n.strip() for n in args.conventions.split(",") if n.strip()]
     report = diff(args.qrels, args.run, args.measure or ["nDCG@10", "RR@10", "AP"], names)

@@ -1,10 +1,10 @@
 """``rankmeter judges estimate`` and ``rankmeter judges allocate``: estimates with valid intervals from LLM labels on
-every query and human labels on a sample, and where to spend the next human labels (rankmeter.analyses.judges.ppi,
-rankmeter.analyses.judges.allocation)."""
+every query and human labels on a sample, and where to spend the next human labels (rankmeter.judges.ppi,
+rankmeter.judges.allocation)."""
 from __future__ import annotations
 
 
-from rankmeter.analyses.judges.params import BUDGET, DESIGN, EARLIER_DESIGN, STRATA, TARGET, UNIT, WIDTH
+from rankmeter.judges.params import BUDGET, DESIGN, EARLIER_DESIGN, STRATA, TARGET, UNIT, WIDTH
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 
@@ -31,7 +31,7 @@ def add_parsers(kinds) -> None:
 
 
 def run_estimate(args) -> int:
-    from rankmeter.analyses.judges.ppi import estimate
+    from rankmeter.judges.ppi import estimate
     from rankmeter.io.output import printable
 
     got = estimate(args.human, args.llm, list(args.runs), args.measure, alpha=args.alpha, unit=args.unit,
@@ -62,15 +62,15 @@ def run_estimate(args) -> int:
 def run_allocate(args) -> int:
     import numpy as np
 
-    from rankmeter.analyses.judges.allocation import allocate, cut_strata, design_rows, labels_needed
-    from rankmeter.analyses.judges.ppi import _labelled_queries, _per_query
+    from rankmeter.judges.allocation import allocate, cut_strata, design_rows, labels_needed
+    from rankmeter.judges.ppi import _labelled_queries, _per_query
     from rankmeter.core.naming import name_runs
     from rankmeter.core.order import natural_order
 
     options = flags.evaluation(args)
     named = name_runs(list(args.runs), columns=options.get("columns"))
     if args.unit != "queries":
-        from rankmeter.analyses.judges import pair_ppi
+        from rankmeter.judges import pair_ppi
 
         names, depth = pair_ppi.depth_of(args.measure[:1], options)
         frame = pair_ppi.pair_frame(args.human, args.llm, named, depth or 2 ** 62,
@@ -96,7 +96,7 @@ def run_allocate(args) -> int:
     strata[order] = cut_strata(f_runs.mean(0)[order], args.strata)
     notes, earlier = [], None
     if args.design is not None:
-        from rankmeter.analyses.judges.design import earlier_round
+        from rankmeter.judges.design import earlier_round
 
         earlier, kept, notes = earlier_round(args.design, measure=label, runs=runs, strata=args.strata,
                                              assignment=dict(zip(every, strata.tolist())), labelled=labelled)
@@ -140,7 +140,7 @@ _TARGETS = {"mean": "each run's mean", "difference": "each pair's difference",
 def _finish(args, data, lines, unit, named, label, assignment, pilot, chosen, per_stratum, spreads, codes=None,
             allocation=None) -> int:
     """The design added to the JSON, and written to ``-o FILE``."""
-    from rankmeter.analyses.judges import design
+    from rankmeter.judges import design
 
     doc = design.make(unit, measure=label, runs=[name for name, _ in named], seed=args.seed or 0,
                       budget=args.budget, assignment=assignment, pilot=pilot, chosen=chosen,
@@ -160,8 +160,8 @@ def _allocate_pairs(args, frame, named, names) -> int:
     """``judges allocate`` with human labels on pairs: the next pairs, by Neyman allocation over rank bands."""
     import numpy as np
 
-    from rankmeter.analyses.judges.allocation import allocate_pairs
-    from rankmeter.analyses.judges.pair_ppi import decode, doc_weights
+    from rankmeter.judges.allocation import allocate_pairs
+    from rankmeter.judges.pair_ppi import decode, doc_weights
     from rankmeter.io.output import printable
 
     label, measure = names[0]
@@ -182,8 +182,8 @@ def _allocate_pairs(args, frame, named, names) -> int:
     lines = [f"{len(chosen)} pairs to label next ({label}; labels per band of best rank: {bands}):"]
     lines += [f"{printable(q)} {printable(d)}" for q, d in chosen]
     if args.width is not None:
-        from rankmeter.analyses.judges.allocation import pairs_needed
-        from rankmeter.analyses.judges.pair_ppi import strata_of
+        from rankmeter.judges.allocation import pairs_needed
+        from rankmeter.judges.pair_ppi import strata_of
 
         name = named[0][0]
         needed = pairs_needed(frame.contributions(name, w, gain, frame.human),

@@ -7,7 +7,7 @@ from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
 
 HELP = "score runs with chosen measures"
-#: the lint eval runs after scoring (rankmeter.analyses.lint), on unless --no-lint
+#: the lint eval runs after scoring (rankmeter.check.lint), on unless --no-lint
 LINT = Param("lint", "bool", True, "do not warn about suspicious numbers (see rankmeter check)", "check")
 CHUNKED = Param("chunked", "bool", False, "the same as --executor streamed", "executor")
 
@@ -44,7 +44,7 @@ def run(args) -> int:
     if preset is not None and preset.decimals is not None and "decimals" not in presets.given(args):
         decimals = preset.decimals
     if args.lint:  # the lint reads the top docs' coverage from one more measure, scored in the same pass
-        from rankmeter.analyses import lint
+        from rankmeter.check import lint
         measures, hidden = lint.with_judged(measures)
     evaluator = Evaluator(args.qrels, measures, **options)
     all_results, tags, sources, runs_read = [], [], [], []  # runs_read: each run's lint findings
@@ -74,7 +74,7 @@ def run(args) -> int:
         print_results(all_results, names, format=args.format, per_query=args.per_query, decimals=decimals)
     for name, found in zip(names, runs_read):  # one warning line each (--no-lint silences them)
         from dataclasses import replace
-        from rankmeter.analyses import lint
+        from rankmeter.check import lint
         lint.warn([replace(f, source=name) for f in found])
     return 0
 

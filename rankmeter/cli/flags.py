@@ -16,7 +16,7 @@ import argparse
 import re
 from typing import Any
 
-from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
+from rankmeter.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 
@@ -44,8 +44,8 @@ def plain_help(text: str) -> str:
     """Help text without reStructuredText markup: a role becomes its target (``~`` keeps the last name,
     ``title <target>`` the title), a ``literal`` its text.
 
-    >>> plain_help("see :mod:`rankmeter.analyses.check`, :func:`~rankmeter.io.read_run` and ``--dedupe``")
-    'see rankmeter.analyses.check, read_run and --dedupe'
+    >>> plain_help("see :mod:`rankmeter.check`, :func:`~rankmeter.io.read_run` and ``--dedupe``")
+    'see rankmeter.check, read_run and --dedupe'
     """
     def role(match):
         content = match.group(1)

@@ -1,7 +1,7 @@
 """``rankmeter fuse RUN... --method rrf --norm min-max [--param k=60] [--weights ...] -o fused.run``.
 
 ``-m MEASURE --qrels TRAIN`` first chooses the method's parameters that maximise the measure on the training
-judgments (:func:`~rankmeter.analyses.fusion.optimise`, whose ``measure=`` it is), then fuses with them.
+judgments (:func:`~rankmeter.fusion.optimise`, whose ``measure=`` it is), then fuses with them.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ QRELS = PARAMS["qrels"].but(positional=False, required=False, help="training jud
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.fusion.catalog import FUSE_OPTIONS, PARAMETERS
+    from rankmeter.fusion.catalog import FUSE_OPTIONS, PARAMETERS
 
     flags.add(p, "runs", FUSE_OPTIONS["method"],
               FUSE_OPTIONS["norm"],
@@ -36,8 +36,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.fusion import fuse
-    from rankmeter.analyses.fusion.catalog import is_trained, parse_param, parameters_of
+    from rankmeter.fusion import fuse
+    from rankmeter.fusion.catalog import is_trained, parse_param, parameters_of
     from rankmeter.core.ranked_runs import write_run
     from rankmeter.errors import ParameterError
 
@@ -49,7 +49,7 @@ def run(args) -> int:
     if args.measure:
         if not args.qrels:
             raise ParameterError("-m needs --qrels: the training judgments the parameters are chosen on")
-        from rankmeter.analyses.fusion.tuning import optimise
+        from rankmeter.fusion.tuning import optimise
         best = optimise(list(args.runs), args.qrels, method=args.method, measure=args.measure, norm=norm,
                         test_qrels=args.test_qrels, **options)
         params = {**params, **best.params}

@@ -16,7 +16,7 @@ from rankmeter.core.params import PARAMS
 HELP = "retrieval quality as a regression test: compare a run with a saved baseline (exit 1 on a regression)"
 
 
-#: this command's own knobs (the tests' knobs are the gate's: rankmeter.analyses.gate.checks.GATE_PARAMS)
+#: this command's own knobs (the tests' knobs are the gate's: rankmeter.gate.checks.GATE_PARAMS)
 OWN = (
     Param("run", "path", None, "the new run", group="inputs", positional=True, required=True, metavar="RUN"),
     Param("baseline", "path", None, "the baseline `rankmeter baseline` wrote", group="inputs", required=True,
@@ -31,7 +31,7 @@ OWN = (
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.gate.checks import GATE_PARAMS
+    from rankmeter.gate.checks import GATE_PARAMS
     flags.add(p, "qrels", *OWN,
               PARAMS["measure"].but(help="a measure to check (repeatable; default: every measure of the baseline)"),
               *GATE_PARAMS.values(), PARAMS["format"].but(choices=("text", "markdown", "json", "junit")),
@@ -47,8 +47,8 @@ def _given_options(args) -> dict:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.gate.saved import load_baseline
-    from rankmeter.analyses.gate.checks import GATE_PARAMS, gate
+    from rankmeter.gate.saved import load_baseline
+    from rankmeter.gate.checks import GATE_PARAMS, gate
     from rankmeter.report.gate import gate_report
 
     base = load_baseline(args.baseline)
@@ -60,7 +60,7 @@ def run(args) -> int:
     if result.refused and args.format != "text":  # the text report's first line says it already
         print(f"rankmeter gate: refused: {result.refused}", file=sys.stderr)
     if args.update_baseline:
-        from rankmeter.analyses.gate.ratchet import update_baseline
+        from rankmeter.gate.ratchet import update_baseline
         _, why = update_baseline(base, result, args.qrels, args.run, args.baseline,
                                  only_if_better=args.only_if_better, options=_given_options(args))
         print(f"rankmeter gate: {why}", file=sys.stderr)

@@ -11,7 +11,7 @@ HELP = ("how far each run rests on judgments: Judged@k, measures on the full and
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.judged import CUTOFF, RBP_P
+    from rankmeter.check.judged import CUTOFF, RBP_P
 
     flags.add(p, "qrels", "runs",
               PARAMS["measure"].but(help="measure scored full and judged-only (repeatable; default AP and nDCG@10)"),
@@ -21,7 +21,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.judged import CUTOFFS, judged
+    from rankmeter.check.judged import CUTOFFS, judged
     from rankmeter.io.output import printable
 
     report = judged(args.qrels, args.runs, args.measure or ["AP", "nDCG@10"], cutoffs=args.cutoff or CUTOFFS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rankmeter.analyses.judges.params import AGGREGATE, DRAWS, SAMPLED_LABELS
+from rankmeter.judges.params import AGGREGATE, DRAWS, SAMPLED_LABELS
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
@@ -42,7 +42,7 @@ def _emit(args, data: dict, text: str) -> int:
 
 
 def _aggregate(args) -> int:
-    from rankmeter.analyses.judges.sources import aggregate, write_qrels
+    from rankmeter.judges.sources import aggregate, write_qrels
     from rankmeter.io.output import check_output
 
     check_output(args.output, inputs=[args.samples])  # before any work is spent
@@ -54,7 +54,7 @@ def _aggregate(args) -> int:
 
 
 def _mix(args) -> int:
-    from rankmeter.analyses.judges.sources import mix
+    from rankmeter.judges.sources import mix
     from rankmeter.io.output import check_output, printable
 
     inputs = [args.human, args.llm]
@@ -78,7 +78,7 @@ def _mix(args) -> int:
 
 
 def _impact(args) -> int:
-    from rankmeter.analyses.judges.label_impact import impact
+    from rankmeter.judges.label_impact import impact
     from rankmeter.cli import flags
     from rankmeter.errors import ParameterError
 
@@ -119,13 +119,13 @@ def run_agree(args: argparse.Namespace) -> int:
     bins = _bins(args.bins) if args.bins else None
     judges = list(args.judgments)
     if args.sampled is None and len(judges) == 2:
-        from rankmeter.analyses.judges.judge_agreement import agreement, agreement_text
+        from rankmeter.judges.judge_agreement import agreement, agreement_text
         result = agreement(*judges, rel=args.rel, bins=bins, per_query=args.per_query)
         return _emit(args, result, agreement_text(result, decimals=args.decimals))
     if args.sampled is None and len(judges) < 2:
         raise ParameterError(f"got {len(judges)} judgment file(s): give two judges or more, or --sampled SAMPLES "
                              "(several sampled labels per pair)")
-    from rankmeter.analyses.judges.many_raters import many_rater_agreement, many_rater_text
+    from rankmeter.judges.many_raters import many_rater_agreement, many_rater_text
     result = many_rater_agreement(judges, sampled=args.sampled, rel=args.rel, bins=bins)
     return _emit(args, result, many_rater_text(result, decimals=args.decimals))
 

@@ -1,11 +1,11 @@
 """``rankmeter judges label RUN... --queries FILE --docs FILE --base-url URL --model NAME --cache FILE -o OUT``:
-LLM labels for the unjudged pairs of the runs' top k (rankmeter.analyses.judges.labelling)."""
+LLM labels for the unjudged pairs of the runs' top k (rankmeter.judges.labelling)."""
 from __future__ import annotations
 
 import os
 import sys
 
-from rankmeter.analyses.judges.params import (CONCURRENCY, DRY_RUN, KEY_ENV, MAX_TOKENS, PRICE_IN, PRICE_OUT,
+from rankmeter.judges.params import (CONCURRENCY, DRY_RUN, KEY_ENV, MAX_TOKENS, PRICE_IN, PRICE_OUT,
                                               RETRIES, SAMPLES, TEMPERATURE, TIMEOUT, TOP_K)
 from rankmeter.cli import flags
 from rankmeter.engine.param import Param
@@ -47,7 +47,7 @@ def add_parser(kinds) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.judges.labelling import label
+    from rankmeter.judges.labelling import label
     from rankmeter.errors import ParameterError
 
     if args.output is None and not args.dry_run:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rankmeter.analyses.judges.params import TOP_K_OVERLAP
+from rankmeter.judges.params import TOP_K_OVERLAP
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
@@ -26,7 +26,7 @@ SVG = Param("svg", "path", None, "also write the two leaderboards of the first m
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.judges.leaderboard_agreement import (
+    from rankmeter.judges.leaderboard_agreement import (
         from_scores,
         leaderboards,
         read_leaderboard,
@@ -73,7 +73,7 @@ HELP = ("how alike two qrels versions (human, LLM) rank the same runs: tau-b, Sp
 
 def add_arguments(p) -> None:
     """``meta leaderboards``' flags (a kind of ``meta``: rankmeter.cli.meta registers it)."""
-    from rankmeter.analyses.meta.params import RBO_P
+    from rankmeter.meta.params import RBO_P
 
     p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
                    help="the two judgment sets, then the runs (two or more)")

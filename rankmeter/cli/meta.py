@@ -15,7 +15,7 @@ NUGGETS = Param("nuggets", "paths", None, "nuggetizer assignment files, one per 
 
 
 def _correlate(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.meta.correlation import correlations
+    from rankmeter.meta.correlation import correlations
     from rankmeter.core.evaluator import evaluate_runs
     from rankmeter.core.options import validate_options
     from rankmeter.errors import ParameterError
@@ -66,8 +66,8 @@ def _matrices(args):
             raise ParameterError("--nuggets: give two systems' assignment files or more")
         import numpy as np
 
-        from rankmeter.analyses.meta.discrimination import common_topics
-        from rankmeter.analyses.nuggets import nugget_scores, score_matrix
+        from rankmeter.meta.discrimination import common_topics
+        from rankmeter.nuggets.assignments import nugget_scores, score_matrix
         from rankmeter.core.naming import unique_names
         names = unique_names([""] * len(args.nuggets), args.nuggets, args.nuggets)
         scored = [nugget_scores(f, system=n) for n, f in zip(names, args.nuggets)]
@@ -77,7 +77,7 @@ def _matrices(args):
         return [x[keep] for x, _, _ in per], [topics[i] for i in np.flatnonzero(keep)], names
     if not args.qrels or len(args.runs) < 2:
         raise ParameterError("give the judgments and two runs or more (QRELS RUN RUN ...), or --nuggets FILE...")
-    from rankmeter.analyses.meta.discrimination import score_matrices
+    from rankmeter.meta.discrimination import score_matrices
     return score_matrices(args.qrels, list(args.runs), measures, **flags.evaluation(args))
 
 
@@ -92,7 +92,7 @@ def _per_measure(args, analyse) -> int:
 
 
 def _power(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.meta.discrimination import discriminative_power
+    from rankmeter.meta.discrimination import discriminative_power
 
     def analyse(measure, x, topics, names):
         dp = discriminative_power(x, test=args.test, alpha=args.alpha, permutations=args.permutations,
@@ -113,7 +113,7 @@ def _power(args: argparse.Namespace) -> int:
 
 
 def _swaps(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.meta.discrimination import swap_rate
+    from rankmeter.meta.discrimination import swap_rate
 
     def analyse(measure, x, topics, names):
         sr = swap_rate(x, sizes=args.size, trials=args.trials, bin_width=args.bin_width, seed=args.seed)
@@ -129,7 +129,7 @@ def _swaps(args: argparse.Namespace) -> int:
 
 
 def _size(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.meta.design import (
+    from rankmeter.meta.design import (
         minimum_detectable_difference, power, topic_set_size, variance_estimate,
     )
 
@@ -163,7 +163,7 @@ def _size(args: argparse.Namespace) -> int:
 
 
 def _zscores(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.meta.zscores import standardisation, write_zscores
+    from rankmeter.meta.zscores import standardisation, write_zscores
     from rankmeter.io.output import check_output
 
     check_output(args.output, inputs=[args.qrels, *args.runs])  # before any work (and any warning) is spent
@@ -175,7 +175,7 @@ def _zscores(args: argparse.Namespace) -> int:
 
 
 def add_arguments(meta) -> None:
-    from rankmeter.analyses.meta import params as meta_params
+    from rankmeter.meta import params as meta_params
 
     kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure",
                                 parser_class=flags.Parser)

@@ -41,7 +41,7 @@ def _weights(text: str | None) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankmeter.analyses.nuggets import compare_nuggets, nugget_scores
+    from rankmeter.nuggets.assignments import compare_nuggets, nugget_scores
 
     weights = _weights(args.weights)
     if len(args.files) == 1:
@@ -80,7 +80,7 @@ HELP = ("RAG nugget scores (strict_vital, strict_all, vital, all) of nuggetizer 
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.nuggets import PARTIAL
+    from rankmeter.nuggets.assignments import PARTIAL
 
     flags.add(p, FILES, PARTIAL, WEIGHTS,
               PARAMS["baseline"].but(kind="string", help="several files: the system compared against (default the "

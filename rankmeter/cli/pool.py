@@ -8,7 +8,7 @@ HELP = "build a judgment pool from runs (depth@k or take@N by priority)"
 
 
 def add_arguments(p) -> None:
-    from rankmeter.analyses.fusion.catalog import POOL_PARAMETERS as POOL
+    from rankmeter.fusion.catalog import POOL_PARAMETERS as POOL
 
     from rankmeter.cli.check import TOPICS
 
@@ -20,7 +20,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.fusion.pooling import pool
+    from rankmeter.fusion.pooling import pool
 
     made = pool(list(args.runs), depth=args.depth, take=args.take, priority=args.priority, qrels=args.qrels,
                 topics=args.topics,

@@ -1,6 +1,6 @@
 """``--profile NAME`` on the commands that score runs: a protocol preset under the flags given explicitly.
 
-A preset (:mod:`rankmeter.analyses.profiles`) sets measures and evaluation options; a flag the user typed wins
+A preset (:mod:`rankmeter.compat.profiles`) sets measures and evaluation options; a flag the user typed wins
 over it, and ``-m`` replaces its measures. Argparse cannot tell a flag typed with its default value from one
 not typed, so :func:`track_given` marks the evaluation flags to record when they are typed.
 """
@@ -12,9 +12,9 @@ from rankmeter.cli import flags
 
 __all__ = ["add_profile", "track_given", "given", "apply_profile", "NAMES"]
 
-from rankmeter.analyses.profiles import PROFILE  # light: the presets' table, no numpy
+from rankmeter.compat.profiles import PROFILE  # light: the presets' table, no numpy
 
-#: the presets' names (rankmeter.analyses.profiles.PROFILES)
+#: the presets' names (rankmeter.compat.profiles.PROFILES)
 NAMES = PROFILE.choices
 _GIVEN = "_given_flags"
 
@@ -57,7 +57,7 @@ def apply_profile(args, measures) -> tuple[list[str] | None, dict[str, Any], Any
     name = getattr(args, "profile", None)
     if name in (None, "dataset"):
         return measures, options, None
-    from rankmeter.analyses.profiles import profile
+    from rankmeter.compat.profiles import profile
 
     chosen = profile(name)
     typed = given(args)

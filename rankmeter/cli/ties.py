@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from rankmeter.analyses.ties import tie_report
+    from rankmeter.check.ties import tie_report
     from rankmeter.core.naming import name_runs
 
     options = flags.evaluation(args)

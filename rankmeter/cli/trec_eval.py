@@ -262,7 +262,7 @@ def _other_columns(args: TrecEvalArgs, rows, run_table, err):
 # -- output ---------------------------------------------------------------------------------------
 
 def _apply_zscores(path: str, ids: list[bytes], columns: list[Column]) -> None:
-    from rankmeter.analyses.meta.zscores import to_zscores
+    from rankmeter.meta.zscores import to_zscores
     from rankmeter.io.zscores import read_zscores
     table = read_zscores(path)
     for col in columns:

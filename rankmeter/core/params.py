@@ -2,7 +2,7 @@
 
 The inputs, the evaluation options (:mod:`rankmeter.core.options`), the significance tests and the output
 options are used across commands; a parameter of one command or one analysis is declared beside its code
-(``rankmeter.analyses.meta.params``, ``rankmeter.analyses.fusion.catalog``, ``rankmeter.cli.plot`` ...) with
+(``rankmeter.meta.params``, ``rankmeter.fusion.catalog``, ``rankmeter.cli.plot`` ...) with
 the same :class:`~rankmeter.engine.param.Param`. Each parameter has a name (the Python keyword; the flag
 is ``--`` + the name with dashes), a group, a type, the valid range or choices, a default and a help text.
 The command line builds every flag from the declarations (:mod:`rankmeter.cli.flags`), and the Python

@@ -3,7 +3,7 @@
 :func:`implicit_qrels` reads interactions (``{user: [item, ...]}`` or (user, item) rows) as judgments;
 :func:`topk_rows` reads top-k lists (``{user: [item, ...]}``, (user, item, score) rows, (user, list) rows)
 as a run whose scores keep each list's order. Spark DataFrames stay Spark DataFrames. What counts and how
-lists are cut is :mod:`rankmeter.analyses.recsys`'s.
+lists are cut is :mod:`rankmeter.recsys.feedback`'s.
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def list_rows(table: pa.Table, user: str, items: str, item: str) -> pa.Table:
 def topk_rows(predictions, *, user: str = "user", item: str = "item", score: str | None = None,
               items: str | None = None):
     """Top-k lists as a run whose scores keep each list's order (first item highest), every item kept:
-    :func:`rankmeter.analyses.recsys.topk_run` without its cut (see it for the inputs)."""
+    :func:`rankmeter.recsys.feedback.topk_run` without its cut (see it for the inputs)."""
     if (score is None) == (items is None) and not isinstance(predictions, Mapping):
         raise ParameterError("give score='column' for (user, item, score) rows or items='column' for "
                              "(user, [items]) rows")

@@ -191,7 +191,7 @@ def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict]:
 
     The second value maps ``"rank"`` and ``"tag"`` to the rank and tag field
     of every row (binary Arrow arrays, as written);
-    it is empty for two- and three-field files. Only :mod:`rankmeter.analyses.check` looks at them.
+    it is empty for two- and three-field files. Only :mod:`rankmeter.check` looks at them.
     """
     run, fields = run_answer(parse_run(data, name, layout_of(first_data_line(data)[2], "run"), fields=True), name)
     return run, {role: ids.arrow() for role, ids in fields.items()}

@@ -3,7 +3,7 @@
 File format (get_zscores.c): one ``qid measure_name mean stddev`` per line,
 whitespace separated. :func:`read_zscores` reads one (``rankmeter trec_eval -Z``),
 :func:`write_zscores` writes one (``rankmeter meta zscores``); what the numbers do to a
-value is :mod:`rankmeter.analyses.meta.zscores`'s (trec_eval's convert_zscores.c).
+value is :mod:`rankmeter.meta.zscores`'s (trec_eval's convert_zscores.c).
 """
 from __future__ import annotations
 

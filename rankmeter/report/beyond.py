@@ -2,7 +2,7 @@
 
 Given ``train`` (who interacted with what), every run is read as recommendation
 lists (its ranking per query, the engine's order, cut at ``k``) and scored
-with :func:`rankmeter.analyses.beyond.beyond_accuracy`: one table of each run's values
+with :func:`rankmeter.recsys.beyond.beyond_accuracy`: one table of each run's values
 and, for two runs or more, the per-user measures compared over users with the
 report's own test and correction (:func:`rankmeter.compare_scores`).
 """
@@ -39,7 +39,7 @@ def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str,
                 correction: Literal["none", "bonferroni", "holm", "bh"], alpha: float, permutations: int,
                 seed: int | None) -> str:
     """The section's HTML: a table of every run's values, then the comparison over users."""
-    from rankmeter.analyses.beyond import PER_USER, beyond_accuracy
+    from rankmeter.recsys.beyond import PER_USER, beyond_accuracy
     from rankmeter.report.markup import _comparison_html, _num, esc
 
     results = {name: beyond_accuracy(train, run_as_lists(run, ties=ties), k=k)
@@ -54,10 +54,10 @@ def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str,
     cut = f"the first {k} items of each list" if k else "whole lists"
     parts = [f'<p class="note">Each run\'s ranking per query read as a recommendation list ({cut}) against the '
              f'training interactions; per-user measures are means over users (definitions: '
-             f'<code>rankmeter.analyses.beyond</code>).</p><div class="scroll"><table class="sortable" id="beyond">'
+             f'<code>rankmeter.recsys.beyond</code>).</p><div class="scroll"><table class="sortable" id="beyond">'
              f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"]
     if len(results) > 1:
-        from rankmeter.analyses.stats.compare import compare_scores
+        from rankmeter.stats.compare import compare_scores
 
         scores = {name: {m: {u: v for u, v in result.per_user[m].items() if not np.isnan(v)} for m in PER_USER}
                   for name, result in results.items()}

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.analyses.judged import judged
+from rankmeter.check.judged import judged
 from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.report.markup import _dv, _num
 

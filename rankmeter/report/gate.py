@@ -1,5 +1,5 @@
 """The gate's report in four forms: text (a terminal), markdown (a pull-request comment), JSON (scripts; the
-shape :meth:`rankmeter.analyses.gate.checks.GateResult.to_dict` documents) and JUnit XML (CI test reports)."""
+shape :meth:`rankmeter.gate.checks.GateResult.to_dict` documents) and JUnit XML (CI test reports)."""
 from __future__ import annotations
 
 import json

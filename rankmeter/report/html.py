@@ -95,7 +95,7 @@ def comparison_table(runs: Mapping[str, Any], *, baseline: str, tables: dict[str
     again); one run gets a table of its means with the test columns empty.
     """
     if len(runs) > 1:
-        from rankmeter.analyses.stats.compare import compare_scores
+        from rankmeter.stats.compare import compare_scores
         scores = {system: {label: {q: float(v) for q, v in zip(t.queries, t.column(system)) if v == v}
                            for label, t in tables.items()} for system in next(iter(tables.values())).systems}
         return compare_scores(scores, baseline=baseline, test=test, correction=correction,
@@ -228,7 +228,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         raise ParameterError("beyond_k needs train= (the training interactions the lists are measured against)")
     boards = ""
     if other_qrels is not None:  # two qrels versions (human, LLM): the two leaderboards side by side
-        from rankmeter.analyses.judges.leaderboard_agreement import leaderboards
+        from rankmeter.judges.leaderboard_agreement import leaderboards
         found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **given)
         boards = ("".join(f'<figure class="slope">{found.slope_svg(lb)}<figcaption>{esc(lb)}</figcaption></figure>'
                           for lb, _ in labels)
@@ -285,7 +285,7 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
     ``{system: {measure: {query: value}}}``, compared as :func:`rankmeter.compare_scores` compares them,
     with the per-query table and the difference and distribution plots. Sections that need judgments and
     rankings (coverage, ties, explanations, precision-recall) are not drawn."""
-    from rankmeter.analyses.stats.compare import compare_scores
+    from rankmeter.stats.compare import compare_scores
     from rankmeter.report.plots import PerQueryTable
 
     cmp = compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
@@ -342,7 +342,7 @@ def write_report(qrels, runs, measures, path: str | Path, *, baseline: str | Non
     train : frame or dict, optional
         Training interactions (``user`` and ``item`` columns, or ``{user: [item, ...]}``): adds a
         beyond-accuracy section where each run's rankings are recommendation lists
-        (:func:`rankmeter.analyses.beyond.beyond_accuracy`), per-user measures compared over users.
+        (:func:`rankmeter.recsys.beyond.beyond_accuracy`), per-user measures compared over users.
     beyond_k : int, optional
         Cut each list at its first ``beyond_k`` items for that section (default: whole lists).
     other_qrels : path, Qrels, dict or DataFrame, optional

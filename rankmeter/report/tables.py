@@ -188,7 +188,7 @@ def _clean(value: Any) -> Any:
 
 
 def _csv(cmp) -> str:
-    from rankmeter.analyses.stats.comparison import TABLE_COLUMNS
+    from rankmeter.stats.comparison import TABLE_COLUMNS
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(TABLE_COLUMNS)

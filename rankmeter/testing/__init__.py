@@ -1,6 +1,6 @@
 """Retrieval quality in a test suite: :func:`assert_no_regression` fails a test with the gate's markdown report.
 
->>> from rankmeter.analyses.gate import baseline
+>>> from rankmeter.gate import baseline
 >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
 >>> saved = baseline(qrels, {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}, ["RR"])
 >>> assert_no_regression(qrels, {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}, saved)
@@ -25,7 +25,7 @@ def assert_no_regression(qrels, run, baseline, measures=None, *, update: bool = 
     Parameters
     ----------
     qrels, run, baseline, measures
-        As :func:`rankmeter.analyses.gate.gate`; ``baseline`` a path or a loaded baseline.
+        As :func:`rankmeter.gate.gate`; ``baseline`` a path or a loaded baseline.
     update : bool, default False
         When the gate passes and ``baseline`` is a path, replace it with ``run`` (the ratchet).
     **keywords
@@ -33,8 +33,8 @@ def assert_no_regression(qrels, run, baseline, measures=None, *, update: bool = 
     """
     import os
 
-    from rankmeter.analyses.gate.saved import load_baseline
-    from rankmeter.analyses.gate.checks import gate
+    from rankmeter.gate.saved import load_baseline
+    from rankmeter.gate.checks import gate
     from rankmeter.report.gate import gate_report
 
     base = load_baseline(baseline) if isinstance(baseline, (str, os.PathLike)) else baseline
@@ -42,5 +42,5 @@ def assert_no_regression(qrels, run, baseline, measures=None, *, update: bool = 
     if result.refused or not result.passed:
         raise AssertionError(gate_report(result, "markdown"))
     if update and isinstance(baseline, (str, os.PathLike)):
-        from rankmeter.analyses.gate.ratchet import update_baseline
+        from rankmeter.gate.ratchet import update_baseline
         update_baseline(base, result, qrels, run, baseline)

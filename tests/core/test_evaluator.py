@@ -39,7 +39,7 @@ def test_options_are_validated_once_with_one_message_shape():
 def test_every_entry_point_takes_every_option():
     import inspect
     from rankmeter.report.html import render_report
-    from rankmeter.analyses import recsys
+    from rankmeter.recsys import feedback as recsys
     shared = {"queries": "qrels", "rel": 2, "judged_only": True, "max_docs": 2, "ties": "trec_eval"}
     want = rankmeter.evaluate(QRELS, RUN, ["AP", "P@2"], **shared)
     for call in (lambda: Evaluator(QRELS, ["AP", "P@2"], **shared).evaluate(RUN),

@@ -27,7 +27,7 @@ JAVA = bool(shutil.which("java") or os.environ.get("JAVA_HOME"))
 
 import rankmeter.executors.spark.scoring as rspark  # noqa: E402
 from rankmeter.core.needs import needs_of  # noqa: E402
-from rankmeter.analyses import recsys  # noqa: E402
+from rankmeter.recsys import feedback as recsys  # noqa: E402
 from rankmeter.measures.trec_eval import NICKNAMES, expand  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*pandas.*:FutureWarning",
@@ -347,6 +347,6 @@ def test_als_style_struct_lists(spark):
 
 
 def test_rankmeter_import_does_not_load_pyspark():
-    code = "import sys, rankmeter, rankmeter.api, rankmeter.analyses.recsys, rankmeter.executors.spark; print('pyspark' in sys.modules)"
+    code = "import sys, rankmeter, rankmeter.api, rankmeter.recsys.feedback, rankmeter.executors.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

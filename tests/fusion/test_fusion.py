@@ -8,7 +8,7 @@ import pytest
 
 import rankmeter
 from rankmeter import ParameterError
-from rankmeter.analyses.fusion import fuse
+from rankmeter.fusion import fuse
 
 ranx = pytest.importorskip("ranx")
 
@@ -109,7 +109,7 @@ def test_cli_writes_trec_and_refuses_an_input(tmp_path):
 
 
 def test_optimise_finds_the_best_grid_point_and_scores_held_out():
-    from rankmeter.analyses.fusion import optimise
+    from rankmeter.fusion import optimise
     runs = _runs(5, nruns=2)
     qrels = {q: {d: 1 for d in list(docs)[:4]} for q, docs in runs[1].items()}
     train = {q: qrels[q] for q in list(qrels)[:3]}
@@ -125,7 +125,7 @@ def test_optimise_finds_the_best_grid_point_and_scores_held_out():
 
 
 def test_fusion_exports_its_functions_not_its_modules():
-    import rankmeter.analyses.fusion.methods  # noqa: F401 - every submodule loaded, as after any fuse()
-    from rankmeter.analyses.fusion import fuse, normalise, optimise
+    import rankmeter.fusion.methods  # noqa: F401 - every submodule loaded, as after any fuse()
+    from rankmeter.fusion import fuse, normalise, optimise
     assert all(callable(f) and not hasattr(f, "__path__") and type(f).__name__ == "function"
                for f in (fuse, normalise, optimise))

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import InputError, ParameterError
-from rankmeter.analyses.fusion import fuse, optimise
-from rankmeter.analyses.fusion.catalog import (FUSE_OPTIONS, METHODS, NORMS, PARAMETERS, POOL_PARAMETERS,
+from rankmeter.fusion import fuse, optimise
+from rankmeter.fusion.catalog import (FUSE_OPTIONS, METHODS, NORMS, PARAMETERS, POOL_PARAMETERS,
                                                parse_param)
-from rankmeter.analyses.fusion.pooling import pool
-from rankmeter.analyses.fusion.trained import train
+from rankmeter.fusion.pooling import pool
+from rankmeter.fusion.trained import train
 
 RUNS = [{"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0, "y": 0.5}},
         {"q1": {"c": 9.0, "d": 8.0, "a": 1.0}, "q2": {"y": 2.0, "x": 1.0}}]

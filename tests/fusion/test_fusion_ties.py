@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import ranx
 
-from rankmeter.analyses.fusion import fuse
+from rankmeter.fusion import fuse
 
 from .test_fusion import _as_dict
 
@@ -78,7 +78,7 @@ def test_input_ties_reach_training(method, train_params):
     tied runs equal ranx's (its *_train functions on the same qrels and runs), and so do the fused runs."""
     from ranx import fusion as rf
 
-    from rankmeter.analyses.fusion.trained import train
+    from rankmeter.fusion.trained import train
 
     runs = _tied_runs(11, nruns=2)
     rng = np.random.default_rng(3)

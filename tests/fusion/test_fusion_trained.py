@@ -14,8 +14,8 @@ import pytest
 
 import rankmeter
 from rankmeter import ParameterError
-from rankmeter.analyses.fusion import fuse
-from rankmeter.analyses.fusion.trained import train
+from rankmeter.fusion import fuse
+from rankmeter.fusion.trained import train
 
 ranx = pytest.importorskip("ranx")
 
@@ -177,7 +177,7 @@ def test_trained_fusion_from_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("method, key", [("probfuse", "n_segments"), ("slidefuse", "w")])
 def test_optimise_searches_ranx_range_and_scores_each_setting_as_fuse_does(method, key):
-    from rankmeter.analyses.fusion.tuning import optimise
+    from rankmeter.fusion.tuning import optimise
 
     runs, qrels = _runs(2), _qrels(2)
     best = optimise(runs, qrels, method=method, measure="AP")

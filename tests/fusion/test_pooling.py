@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from rankmeter import ParameterError
-from rankmeter.analyses.fusion.pooling import pool
-from rankmeter.analyses.judges.judge_agreement import agreement
+from rankmeter.fusion.pooling import pool
+from rankmeter.judges.judge_agreement import agreement
 
 RUNS = [{"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}},
         {"q1": {"c": 9.0, "d": 8.0, "a": 1.0}, "q2": {"y": 2.0, "x": 1.0}}]

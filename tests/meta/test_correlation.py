@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmeter import ParameterError
-from rankmeter.analyses.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
-from rankmeter.analyses.meta.correlation import correlations, pearson
+from rankmeter.meta import kendall_tau, rbo, spearman, system_ranking, tau_ap
+from rankmeter.meta.correlation import correlations, pearson
 
 AUTOJUDGE = Path(__file__).parent.parent / "fixtures" / "llm_judges" / "autojudge.json"
 
@@ -208,7 +208,7 @@ def test_rbo_at_p_1_is_the_rbo_packages_average_overlap():
 
     import rbo as oracle
 
-    from rankmeter.analyses.meta.correlation import rbo as ours
+    from rankmeter.meta.correlation import rbo as ours
     rng = random.Random(7)
     for _ in range(200):
         items = list(range(30))

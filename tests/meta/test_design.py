@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from rankmeter.analyses.meta import minimum_detectable_difference, power, topic_set_size, variance_estimate
+from rankmeter.meta import minimum_detectable_difference, power, topic_set_size, variance_estimate
 
 power_mod = pytest.importorskip("statsmodels.stats.power")
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from rankmeter.errors import ParameterError
-from rankmeter.analyses.meta import discriminative_power, score_matrix, swap_rate
-from rankmeter.analyses.stats.significance import tukey_hsd
+from rankmeter.meta import discriminative_power, score_matrix, swap_rate
+from rankmeter.stats.significance import tukey_hsd
 
 
 def _scores(seed, topics=30, runs=5):

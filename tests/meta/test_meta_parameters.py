@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import ParameterError
-from rankmeter.analyses.meta import (discriminative_power, minimum_detectable_difference, power, score_matrix,
+from rankmeter.meta import (discriminative_power, minimum_detectable_difference, power, score_matrix,
                                      swap_rate, topic_set_size)
-from rankmeter.analyses.meta import params as meta
+from rankmeter.meta import params as meta
 from rankmeter.core.params import PARAMS as SHARED
 
-#: each parameter's declaration (rankmeter.analyses.meta.params, or the shared ones)
+#: each parameter's declaration (rankmeter.meta.params, or the shared ones)
 PARAMS = {"alpha": SHARED["alpha"], "seed": SHARED["seed"], "permutations": meta.POWER_PERMUTATIONS,
           "trials": meta.TRIALS, "bin_width": meta.BIN_WIDTH, "size": meta.SIZE, "beta": meta.BETA,
           "min_diff": meta.MIN_DIFF, "variance": meta.VARIANCE, "topics": meta.TOPICS, "systems": meta.SYSTEMS}

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import rankmeter
-from rankmeter.analyses.meta.zscores import MISSING_ZSCORE
+from rankmeter.meta.zscores import MISSING_ZSCORE
 from rankmeter.io.zscores import read_zscores
-from rankmeter.analyses.meta import standardisation, standardise, write_zscores
+from rankmeter.meta import standardisation, standardise, write_zscores
 
 
 def _case(tmp_path, seed=0):
@@ -98,7 +98,7 @@ def test_trec_eval_z_gives_zero_for_a_run_at_the_mean(tmp_path):
     import io
 
     from rankmeter.cli.trec_eval import run as trec_eval
-    from rankmeter.analyses.meta.zscores import to_zscores
+    from rankmeter.meta.zscores import to_zscores
 
     qrels, runs = _identical_case(tmp_path)
     path = tmp_path / "z.txt"

@@ -129,7 +129,7 @@ def run_fields_from_bytes(data: bytes, name: str, *, keep: bool = True) -> tuple
 
     The second value maps ``"rank"`` and ``"tag"`` to the rank and tag field
     of every row (binary, as written); it is empty for two- and three-field
-    files (and when ``keep`` is False). Only :mod:`rankmeter.analyses.check` looks at them.
+    files (and when ``keep`` is False). Only :mod:`rankmeter.check` looks at them.
     """
     import pyarrow as pa
     first = _first_data_line(data)[2].split(None, 6)

@@ -1,7 +1,7 @@
 """ranx's ``fuse``, ``normalize`` and ``optimize_fusion`` over :func:`rankmeter.fuse`.
 
 Every method and normalisation of ranx 0.3 (``wsum``, ``rrf``, ``bordafuse``, ``probfuse``, ...) is
-rankmeter's own (:mod:`rankmeter.analyses.fusion`, tested against ranx per query and doc). Runs are
+rankmeter's own (:mod:`rankmeter.fusion`, tested against ranx per query and doc). Runs are
 ranked for the rank-based methods in the order a :class:`~rankmeter.compat.ranx.Run` holds them
 (score descending; tied docs as given, ``ties="input"``), where ranx's numba sort leaves ties in an
 arbitrary order. ``optimize_fusion`` searches ranx's grids (its defaults and keyword arguments:
@@ -88,7 +88,7 @@ _REQUIRED = {**{m: "weights" for m in _WEIGHTED}, "gmnz": "gamma", "rbc": "phi",
 
 
 def _fused(runs, method: str, norm, params) -> Run:
-    from rankmeter.analyses.fusion import fuse as rankmeter_fuse
+    from rankmeter.fusion import fuse as rankmeter_fuse
     from rankmeter.compat.ranx.normalization import normalize
     params = dict(params or {})
     name = params.pop("name", _NAMES.get(method, method))
@@ -146,7 +146,7 @@ def optimize_fusion(qrels: Qrels, runs: list, norm: str | None = "min-max", meth
                     metric: str = "ndcg", return_optimization_report: bool = False, rounding_digits: int = 3,
                     show_percentages: bool = False, **kwargs):
     """ranx's ``optimize_fusion``: the best parameters (``{"weights": (0.3, 0.7)}``, ``{"k": 60}``, ...)."""
-    from rankmeter.analyses.fusion.trained import train
+    from rankmeter.fusion.trained import train
     from rankmeter.compat.ranx.evaluation import evaluate
 
     _check_same_queries(runs, qrels)

@@ -154,7 +154,7 @@ def mapfuse(runs, map_scores: list, name: str = "mapfuse"):
 
 
 def _train(qrels, runs, method: str, **options) -> list:
-    from rankmeter.analyses.fusion.trained import train
+    from rankmeter.fusion.trained import train
     from rankmeter.compat.ranx.evaluation import as_dict
     # each run ranked in the order it holds (ranx's, ties included), as ranx's hit lists read it
     return next(iter(train(as_dict(qrels, "qrels"), [as_dict(run, "run") for run in runs], method, ties="input",

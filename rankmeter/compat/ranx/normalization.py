@@ -1,7 +1,7 @@
 """ranx's ``ranx.normalization``: each normalisation as a function of a run (``borda_norm`` of all the runs).
 
 Every function returns a new :class:`~rankmeter.compat.ranx.Run` with the run's name, its scores
-normalised per query as ranx normalises them (:mod:`rankmeter.analyses.fusion.normalisation`
+normalised per query as ranx normalises them (:mod:`rankmeter.fusion.normalisation`
 computes them, all queries at once) and its docs in the run's order, not sorted again (as ranx
 leaves them; ``min_max_norm(invert=True)`` sorts, as ranx does); the run passed is left as it was.
 
@@ -33,7 +33,7 @@ def normalize(run, norm: str = "min-max") -> Run:
     ``norm="borda"`` scores a doc against every run's candidates: use :func:`borda_norm` or
     ``fuse(..., norm="borda")``.
     """
-    from rankmeter.analyses.fusion.normalisation import normalise
+    from rankmeter.fusion.normalisation import normalise
     from rankmeter.compat.ranx.evaluation import as_dict
 
     norm = _NAMES.get(norm, norm)

@@ -179,7 +179,7 @@ def _p_values(names, scores, metrics, stat_test, n_permutations, random_seed) ->
                 for j, b in enumerate(names):
                     out.setdefault(frozenset((a, b)), {})[m] = float(matrix[i, j])
         return out
-    from rankmeter.analyses.stats.compare import compare_scores
+    from rankmeter.stats.compare import compare_scores
     by_system = {name: {m: {f"q{i}": v for i, v in enumerate(scores[name][m].tolist())} for m in metrics}
                  for name in names}
     comparison = compare_scores(by_system, test="t" if stat_test == "student" else "randomization",

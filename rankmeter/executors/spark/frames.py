@@ -33,11 +33,11 @@ def _spark_column(frame, name: str, role: str, what: str) -> str:
         return name
     hint = ""
     if role == "rel":
-        hint = ("; for implicit feedback (user, item) pairs use rankmeter.analyses.recsys.implicit_qrels, "
+        hint = ("; for implicit feedback (user, item) pairs use rankmeter.recsys.feedback.implicit_qrels, "
                 "which adds grade 1")
     elif role == "score":
         hint = ("; Spark rows have no order, so a ranked list needs a score: "
-                "rankmeter.analyses.recsys.topk_run turns top-k lists into scored rows")
+                "rankmeter.recsys.feedback.topk_run turns top-k lists into scored rows")
     raise InputError(f"no column {name!r} (columns: {', '.join(frame.columns)}); name it with "
                      f"columns={{{role!r}: ...}}{hint}", source=f"<Spark {what} DataFrame>")
 

@@ -209,7 +209,7 @@ def evaluate_on_spark(qrels, run, measures, options: Options) -> "SparkResults":
     ``qrels`` and ``run`` are Spark DataFrames (or one of them any local
     input), with columns query, doc, rel / score or the names ``options.columns``
     gives for them. Spark rows have no order, so a score is required
-    (:func:`rankmeter.analyses.recsys.topk_run` turns top-k lists into scores) and only
+    (:func:`rankmeter.recsys.feedback.topk_run` turns top-k lists into scores) and only
     ``ties="trec_eval"`` is possible. Returns :class:`SparkResults`:
     ``results["AP"]`` is the mean, ``results.per_query_spark`` the per-query
     values as a Spark DataFrame, ``results.collect()`` a local Results.

@@ -1,0 +1,249 @@
+"""The gate: is a new run worse than the saved baseline by more than the margin, on any measure or slice?
+
+:func:`gate` scores the new run with the baseline's measures and options, refuses what is not comparable
+(other judgments, other scoring options, other queries: each can be allowed explicitly), then runs one
+one-sided paired test per measure and per slice (:mod:`.tests`), corrects the p-values across all of them,
+and reports, per check, the baseline's and the new mean, the difference with its interval, the p-value, the
+effect size, the minimum detectable drop at the chosen power, and whether it is a regression; besides, the
+queries that dropped most and the unjudged documents at the top of the new run.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rankmeter.gate.saved import (
+    JUDGED_AT, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
+    read_slices, score_run, scoring_evaluator,
+)
+from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
+from rankmeter.stats.corrections import adjust
+from rankmeter.engine.param import Param, validate_params
+from rankmeter.errors import ParameterError
+
+__all__ = ["gate", "GateResult", "GATE_PARAMS", "CHANGES"]
+
+#: what a gate may be told to accept although it differs from the baseline
+CHANGES = ("qrels", "queries", "options")
+
+#: The gate's own knobs, declared once: the Python keywords are checked with them and the command's flags
+#: made from them (rankmeter.cli.gate).
+GATE_PARAMS = {p.name: p for p in (
+    Param("margin", "number", 0.01, "the drop tolerated: a regression is a drop of the mean by more than this",
+          group="gate", low=0),
+    Param("alpha", "number", 0.05, "the false-alarm rate of the whole gate (after the correction)", group="gate",
+          low=0, high=0.5, low_open=True, high_open=True),
+    Param("test", "choice", "t", "the one-sided paired test", group="gate", choices=TESTS),
+    Param("correction", "choice", "holm", "correction across measures and slices", group="gate",
+          choices=("none", "bonferroni", "holm", "bh")),
+    Param("power", "number", 0.8, "the power at which the minimum detectable drop is given", group="gate",
+          low=0.5, high=1, high_open=True),
+    Param("permutations", "integer", 10000, "sign flips or bootstrap resamples (randomization, bootstrap)",
+          group="gate", low=100, high=10_000_000),
+    Param("seed", "integer", 0, "seed of the resampling tests", group="gate", low=0, high=2 ** 32 - 1),
+    Param("worst", "integer", 5, "how many of the most dropped queries the report lists per measure", group="gate",
+          low=0, high=1000),
+    Param("allow", "strings", (), "accept a change from the baseline: qrels, queries or options (repeatable)",
+          group="gate", choices=CHANGES, metavar="CHANGE"),
+)}
+
+
+@dataclass
+class GateResult:
+    """What :func:`gate` found: ``passed``, ``checks``, ``refused`` (None or the reason) and the details."""
+
+    passed: bool
+    checks: list[dict] = field(default_factory=list)
+    refused: str | None = None
+    worst: dict[str, list[dict]] = field(default_factory=dict)
+    unjudged: dict | None = None
+    settings: dict = field(default_factory=dict)
+    baseline: dict = field(default_factory=dict)
+    run: dict = field(default_factory=dict)
+    changes: list[str] = field(default_factory=list)
+    noise: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The JSON shape (stable): ``passed``, ``checks``, ``refused``, then the details."""
+        return {"passed": self.passed, "checks": self.checks, "refused": self.refused, "settings": self.settings,
+                "changes": self.changes, "worst": self.worst, "unjudged": self.unjudged, "noise": self.noise,
+                "baseline": self.baseline, "run": self.run}
+
+    @property
+    def exit_status(self) -> int:
+        return 2 if self.refused else (0 if self.passed else 1)
+
+
+def _refusals(base: Baseline, evaluator, qrels, allow) -> tuple[list[str], list[str]]:
+    """(reasons to refuse, changes accepted) of comparing this evaluation with ``base``."""
+    refused, changes = [], []
+    now = {name: getattr(evaluator.options, name) for name in SCORING_OPTIONS}
+    from rankmeter.core.params import PARAMS  # an option a baseline predates had its default there
+    old = {k: base.options.get(k, PARAMS[k].default) for k in now}
+    differ = {k: (old[k], v) for k, v in now.items() if old[k] != v}
+    if differ:
+        text = ", ".join(f"{k}={new!r} (baseline {old!r})" for k, (old, new) in differ.items())
+        (changes if "options" in allow else refused).append(f"scoring options differ: {text}")
+    digest = _qrels_provenance(evaluator, qrels)["digest"]
+    if digest != base.qrels.get("digest"):
+        (changes if "qrels" in allow else refused).append(
+            f"the judgments differ from the baseline's ({base.qrels.get('source')}: "
+            f"{base.qrels.get('judgments')} judgments, digest {str(base.qrels.get('digest'))[:12]}; now "
+            f"{evaluator.qrels.table.num_rows}, {digest[:12]})")
+    return refused, changes
+
+
+@validate_params(*GATE_PARAMS.values())
+def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, margin: float = 0.01, alpha: float = 0.05,
+         test: str = "t", correction: str = "holm", power: float = 0.8, permutations: int = 10000, seed: int = 0,
+         worst: int = 5, allow=()) -> GateResult:
+    """Test whether ``run`` is worse than ``baseline`` by more than ``margin``, per measure and per slice.
+
+    Parameters
+    ----------
+    qrels : path, Qrels, dict or DataFrame
+        The judgments (the baseline's digest must match, unless ``allow=["qrels"]``).
+    run : path, Run or dict
+        The new run.
+    baseline : path or Baseline
+        What :func:`rankmeter.gate.saved.baseline` made (``rankmeter baseline``).
+    measures : list of str, optional
+        The measures to check (default: every measure of the baseline); each must be in the baseline with the
+        same options.
+    slices : path or dict, optional
+        Query slices to check as well (default: the baseline's).
+    options : dict, optional
+        Evaluation options over the baseline's (reading options such as ``columns`` freely; a scoring option
+        that differs from the baseline's is refused unless ``allow=["options"]``).
+    margin, alpha, test, correction, power, permutations, seed, worst, allow
+        The gate's knobs, each declared (range, default, meaning) in :data:`GATE_PARAMS`: the drop tolerated,
+        the false-alarm rate, the one-sided test (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``), the
+        correction across checks, the power of the minimum detectable drop, the resamples and their seed, the
+        queries listed as dropping most, and the changes accepted (``qrels``, ``queries``, ``options``).
+
+    Returns
+    -------
+    GateResult
+        ``exit_status`` is 0 when every check passes, 1 when a regression is significant, 2 when refused.
+
+    Examples
+    --------
+    >>> from rankmeter.gate.saved import baseline as make_baseline
+    >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
+    >>> old = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(8)}
+    >>> new = {f"q{i}": {"b": 2.0, "a": 1.0} for i in range(8)}      # the relevant doc fell to rank 2
+    >>> result = gate(qrels, new, make_baseline(qrels, old, ["RR"]), margin=0.05)
+    >>> result.passed, result.checks[0]["difference"], result.checks[0]["regression"]
+    (False, -0.5, True)
+    """
+    from rankmeter.core.naming import name_runs
+
+    k = {"margin": margin, "alpha": alpha, "test": test, "correction": correction, "power": power,
+         "permutations": permutations, "seed": seed, "worst": worst}
+    allow = set(allow or ())
+    base = baseline if isinstance(baseline, Baseline) else load_baseline(baseline)
+    by_name = {e["name"]: e["canonical"] for e in base.measures}
+    wanted = list(measures) if measures is not None else [e["name"] for e in base.measures]
+    scoring = {**base.options, **(options or {})}
+    evaluator = scoring_evaluator(qrels, wanted, scoring)
+    entries = _measure_entries(evaluator)
+    settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}
+    (name, new_run), = name_runs(run, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
+    result = GateResult(passed=False, settings=settings, baseline=base.provenance(),
+                        run=_run_provenance(name, new_run, run))
+    missing = [e for e in entries if e["canonical"] not in base.values]
+    if missing:
+        have = ", ".join(f"{n} = {c}" for n, c in by_name.items())
+        result.refused = ("measures not in the baseline (with these options): "
+                          + ", ".join(f"{e['name']} = {e['canonical']}" for e in missing) + f"; it holds {have}")
+        return result
+    refused, result.changes = _refusals(base, evaluator, qrels, allow)
+    queries, values, judged = score_run(evaluator, new_run)
+    if set(queries) != set(base.queries):
+        only_new, only_base = sorted(set(queries) - set(base.queries)), sorted(set(base.queries) - set(queries))
+        text = (f"the queries differ: {len(only_base)} of the baseline's not answered, {len(only_new)} new"
+                + (f" (e.g. {(only_base or only_new)[0]!r})" if only_base or only_new else ""))
+        (result.changes if "queries" in allow else refused).append(text)
+    if refused:
+        result.refused = "; ".join(refused) + " (rankmeter gate --allow qrels|queries|options accepts a change)"
+        return result
+    answered = set(queries)
+    common = [q for q in base.queries if q in answered]
+    if len(common) < 2:
+        raise ParameterError(f"only {len(common)} query in common with the baseline: nothing to test")
+    at_new = {q: i for i, q in enumerate(queries)}
+    at_base = {q: i for i, q in enumerate(base.queries)}
+    new_idx = np.array([at_new[q] for q in common])
+    base_idx = np.array([at_base[q] for q in common])
+    chosen = base.slices if slices is None else (slices if isinstance(slices, dict) else read_slices(slices))
+    groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(common)))]
+    where = {q: i for i, q in enumerate(common)}
+    for slice_name, members in (chosen or {}).items():
+        rows = np.array(sorted(where[str(q)] for q in members if str(q) in where), dtype=np.int64)
+        groups.append((str(slice_name), rows))
+    checks = _run_checks(entries, groups, base, values, new_idx, base_idx, k)
+    result.checks = checks
+    result.passed = not any(c["regression"] for c in checks)
+    result.worst = _worst(entries, common, base, values, new_idx, base_idx, k["worst"])
+    result.noise = _noise(entries, base, base_idx)
+    result.unjudged = _unjudged(common, base, judged, new_idx, base_idx)
+    return result
+
+
+def _run_checks(entries, groups, base, values, new_idx, base_idx, k) -> list[dict]:
+    checks, p_values = [], []
+    family = sum(1 for _ in entries) * sum(1 for _, rows in groups if len(rows) >= 2)
+    per_check_alpha = k["alpha"] / max(family, 1) if k["correction"] != "none" else k["alpha"]
+    for entry in entries:
+        new = values[entry["canonical"]][new_idx]
+        old = base.mean(entry["canonical"])[base_idx]
+        for slice_name, rows in groups:
+            d = new[rows] - old[rows]
+            test = regression_test(d, margin=k["margin"], alpha=k["alpha"], test=k["test"],
+                                   permutations=k["permutations"], seed=k["seed"])
+            mde = minimum_detectable_drop(test["sd"], len(rows), margin=k["margin"], alpha=per_check_alpha,
+                                          power=k["power"])
+            checks.append({"measure": entry["name"], "canonical": entry["canonical"], "slice": slice_name,
+                           "queries": int(len(rows)),
+                           "baseline": float(old[rows].mean()) if len(rows) else math.nan,
+                           "new": float(new[rows].mean()) if len(rows) else math.nan,
+                           "difference": test["difference"], "low": test["low"], "high": test["high"],
+                           "p_value": test["p_value"], "effect_size": test["effect_size"], "mde": mde})
+            p_values.append(test["p_value"])
+    adjusted = adjust(np.array(p_values, dtype=np.float64), k["correction"])
+    for check, p in zip(checks, adjusted):
+        check["p_adjusted"] = float(p)
+        check["regression"] = bool(np.isfinite(p) and p < k["alpha"])
+    return checks
+
+
+def _worst(entries, common, base, values, new_idx, base_idx, count) -> dict[str, list[dict]]:
+    out = {}
+    for entry in entries:
+        new = values[entry["canonical"]][new_idx]
+        old = base.mean(entry["canonical"])[base_idx]
+        d = new - old
+        order = np.argsort(d, kind="stable")[:count]
+        out[entry["name"]] = [{"query": common[i], "baseline": float(old[i]), "new": float(new[i]),
+                               "difference": float(d[i])} for i in order if d[i] < 0]
+    return out
+
+
+def _noise(entries, base, base_idx) -> dict[str, float]:
+    """Run-to-run noise of each measure's mean: the standard deviation of the mean over the baseline's runs."""
+    if base.values and next(iter(base.values.values())).shape[0] < 2:
+        return {}
+    return {e["name"]: float(base.values[e["canonical"]][:, base_idx].mean(axis=1).std(ddof=1)) for e in entries}
+
+
+def _unjudged(common, base, judged, new_idx, base_idx) -> dict:
+    """How much of the top JUDGED_AT of the new run is judged, against the baseline's runs."""
+    new = judged[new_idx]
+    old = base.judged.mean(axis=0)[base_idx]
+    fell = np.flatnonzero(new < old)
+    order = fell[np.argsort(new[fell] - old[fell], kind="stable")]
+    return {"depth": JUDGED_AT, "baseline": float(old.mean()), "new": float(new.mean()),
+            "queries_with_more_unjudged": int(len(fell)),
+            "examples": [{"query": common[i], "baseline": float(old[i]), "new": float(new[i])} for i in order[:5]]}

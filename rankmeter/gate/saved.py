@@ -1,0 +1,272 @@
+"""A saved baseline: per-query values of every measure, with the provenance the gate checks.
+
+The file is JSON (``format: "rankmeter-baseline/1"``)::
+
+    {"format": "rankmeter-baseline/1", "created": ISO date, "rankmeter": version,
+     "qrels": {"source": ..., "digest": sha256 of the judgments, "judgments": count},
+     "options": {evaluation options}, "measures": [{"name": as given, "canonical": every option}],
+     "runs": [{"source": ..., "tag": ..., "digest": sha256 of the run}],
+     "queries": [query ids], "values": {canonical: [[per query] per run]},
+     "judged_at": k, "judged": [[share of the top k judged, per query] per run],
+     "slices": {name: [query ids]} or null, "history": [earlier baselines' provenance]}
+
+Several runs of one nondeterministic system (``rankmeter baseline ... RUN1 RUN2 RUN3``) are kept apart, so the
+gate compares with their per-query mean and knows the run-to-run noise. The digests are over the content
+(judgments sorted by query and doc; a run's lines as read), so the same judgments in another file order or
+format have the same digest.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.errors import InputError, ParameterError
+
+__all__ = ["Baseline", "baseline", "save_baseline", "load_baseline", "read_slices", "FORMAT", "SCORING_OPTIONS",
+           "JUDGED_AT"]
+
+FORMAT = "rankmeter-baseline/1"
+#: the evaluation options that change a measure's value: a baseline and a gate must agree on them
+SCORING_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
+                   "ignore_self")
+#: how deep the gate looks for unjudged documents at the top of the new run
+JUDGED_AT = 10
+
+
+@dataclass
+class Baseline:
+    """A loaded or freshly made baseline (see the module docstring for the file's fields)."""
+
+    qrels: dict
+    options: dict
+    measures: list[dict]
+    runs: list[dict]
+    queries: list[str]
+    values: dict[str, np.ndarray]            # canonical measure -> (runs x queries)
+    judged: np.ndarray                       # (runs x queries): share of each run's top JUDGED_AT judged
+    slices: dict[str, list[str]] | None = None
+    created: str = ""
+    version: str = ""
+    history: list[dict] = field(default_factory=list)
+
+    def mean(self, canonical: str) -> np.ndarray:
+        """Per-query value of a measure, averaged over the baseline's runs."""
+        return self.values[canonical].mean(axis=0)
+
+    def provenance(self) -> dict:
+        return {"created": self.created, "rankmeter": self.version, "qrels": self.qrels, "runs": self.runs,
+                "measures": self.measures}
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "created": self.created, "rankmeter": self.version, "qrels": self.qrels,
+                "options": self.options, "measures": self.measures, "runs": self.runs, "queries": self.queries,
+                "values": {m: v.tolist() for m, v in self.values.items()}, "judged_at": JUDGED_AT,
+                "judged": self.judged.tolist(), "slices": self.slices, "history": self.history}
+
+
+def _column_bytes(column) -> bytes:
+    import pyarrow as pa
+
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_binary(array.type) or pa.types.is_string(array.type) or pa.types.is_large_binary(array.type) \
+            or pa.types.is_large_string(array.type):
+        wide = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
+        offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
+        offsets = offsets[array.offset:array.offset + len(array) + 1]
+        data = array.buffers()[2]
+        body = b"" if data is None else data.to_pybytes()[offsets[0]:offsets[-1]]
+        return np.diff(offsets).astype("<i8").tobytes() + body
+    return np.asarray(array.to_numpy(zero_copy_only=False), dtype="<f8").tobytes()
+
+
+def table_digest(table, columns: list[str], *, sort: bool) -> str:
+    """sha256 of ``columns`` of an Arrow table; ``sort``: rows sorted by every column first (content, not order)."""
+    if sort:
+        table = table.sort_by([(c, "ascending") for c in columns])
+    h = hashlib.sha256()
+    for c in columns:
+        h.update(c.encode() + b"\0")
+        h.update(_column_bytes(table.column(c)))
+    return h.hexdigest()
+
+
+def read_slices(source) -> dict[str, list[str]]:
+    """Query slices from JSON (``{slice: [query ids]}``) or text lines ``QUERY SLICE`` (a query may be in several).
+
+    >>> import io
+    >>> read_slices(io.BytesIO(b"q1 head\\nq2 tail\\nq3 tail\\n"))
+    {'head': ['q1'], 'tail': ['q2', 'q3']}
+    """
+    from rankmeter.io import load_bytes
+
+    data, name = load_bytes(source)
+    text = data.decode("utf-8", errors="strict") if isinstance(data, bytes) else data
+    if text.lstrip()[:1] == "{":
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise InputError(f"not valid JSON ({exc})", source=name) from None
+        if not isinstance(parsed, dict) or not all(isinstance(v, list) and all(isinstance(q, (str, int)) for q in v)
+                                                   for v in parsed.values()):
+            raise InputError('expected {"slice": ["query id", ...], ...}', source=name)
+        return {str(k): [str(q) for q in v] for k, v in parsed.items()}
+    slices: dict[str, list[str]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != 2:
+            raise InputError(f"expected two fields, QUERY SLICE; got {len(fields)}", source=name, line=number)
+        slices.setdefault(fields[1], []).append(fields[0])
+    if not slices:
+        raise InputError("no slice: give lines 'QUERY SLICE' or JSON {slice: [queries]}", source=name)
+    return slices
+
+
+def _judged_label() -> str:
+    return f"Judged@{JUDGED_AT}"
+
+
+def scoring_evaluator(qrels, measures, options: dict):
+    """The Evaluator of ``measures`` plus Judged@JUDGED_AT (the unjudged documents at the top), scored in one pass."""
+    from rankmeter.core.evaluator import Evaluator
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    return Evaluator(qrels, wanted + [_judged_label()], **options)
+
+
+def _measure_entries(evaluator) -> list[dict]:
+    """The measures asked for (not the Judged@k the gate adds), each with its canonical name."""
+    from rankmeter.measures.base import format_measure
+    return [{"name": label, "canonical": format_measure(evaluator._effective[m])}
+            for label, m in evaluator.names[:-1]]
+
+
+def _scoring_options(evaluator) -> dict[str, Any]:
+    return {name: getattr(evaluator.options, name) for name in SCORING_OPTIONS}
+
+
+def score_run(evaluator, run) -> tuple[list[str], dict[str, np.ndarray], np.ndarray]:
+    """(query ids in natural order, canonical measure -> per-query values, share judged in the top k) of one run,
+    from one evaluation (``evaluator`` from :func:`scoring_evaluator`)."""
+    results = evaluator.evaluate(run)
+    values = {entry["canonical"]: np.asarray(results.values(m), dtype=np.float64)
+              for entry, (_, m) in zip(_measure_entries(evaluator), evaluator.names)}
+    judged = np.asarray(results.values(evaluator.names[-1][1]), dtype=np.float64)
+    return results.queries, values, judged
+
+
+def _qrels_provenance(evaluator, qrels) -> dict:
+    from rankmeter.judges.pairs import source_name
+    table = evaluator.qrels.table
+    return {"source": source_name(qrels, "<judgments>"), "judgments": table.num_rows,
+            "digest": table_digest(table, ["query", "doc", "rel"], sort=True)}
+
+
+def _run_provenance(name: str, run, given) -> dict:
+    """A run's source, tag and digest: of the file's bytes when it is a file (as read, compressed or not), else of
+    its (query, doc, score) rows."""
+    from rankmeter.judges.pairs import source_name
+    if isinstance(given, (str, os.PathLike)) and os.path.isfile(given):
+        h = hashlib.sha256()
+        with open(given, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 22), b""):
+                h.update(block)
+        digest = h.hexdigest()
+    else:
+        digest = table_digest(run.table, ["query", "doc", "score"], sort=False)
+    return {"source": source_name(given, name), "tag": name, "digest": digest}
+
+
+@takes_options(in_memory=True)
+def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[str, Sequence[str]] | None = None,
+             **options: Unpack[EvaluationOptions]) -> Baseline:
+    """Per-query values of ``measures`` for one run or several runs of the same system, with provenance.
+
+    The evaluation options are recorded and required of the gate.
+
+    Parameters
+    ----------
+    qrels : path, Qrels, dict or DataFrame
+        The judgments.
+    runs : path, Run, dict, or a list of them
+        The system's run; several runs of a nondeterministic system are kept apart (the run-to-run noise).
+    measures : str or list of str
+        Any measure names (``nDCG@10``, ``AP``, ``P(rel=2)@5``, trec_eval's names).
+    slices : path or dict, optional
+        ``{slice: [query ids]}`` or a file of ``QUERY SLICE`` lines: the gate checks each slice too.
+    %(evaluation_options)s
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> b = baseline(qrels, {"q1": {"a": 2.0, "x": 1.0}, "q2": {"x": 2.0, "b": 1.0}}, ["RR"])
+    >>> b.measures
+    [{'name': 'RR', 'canonical': 'RR(rel=1)'}]
+    >>> b.queries, b.values["RR(rel=1)"].tolist()
+    (['q1', 'q2'], [[1.0, 0.5]])
+    """
+    from rankmeter._version import __version__
+    from rankmeter.core.naming import name_runs
+
+    evaluator = scoring_evaluator(qrels, measures, options)
+    given = list(runs) if isinstance(runs, (list, tuple)) else [runs]
+    named = name_runs(given, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
+    scored = [score_run(evaluator, run) for _, run in named]
+    queries = scored[0][0]
+    for (name, _), (other, _, _) in zip(named[1:], scored[1:]):
+        if other != queries:
+            differ = sorted(set(queries) ^ set(other))
+            raise ParameterError(f"runs: {name} answers other queries than {named[0][0]} (e.g. {differ[0]!r}): the "
+                                 "runs of one baseline must answer the same queries (queries='qrels' scores every "
+                                 "judged query)")
+    values = {m: np.vstack([s[1][m] for s in scored]) for m in scored[0][1]}
+    chosen = None
+    if slices is not None:
+        chosen = slices if isinstance(slices, dict) else read_slices(slices)
+        chosen = {str(k): [str(q) for q in v] for k, v in chosen.items()}
+    return Baseline(qrels=_qrels_provenance(evaluator, qrels), options=_scoring_options(evaluator),
+                    measures=_measure_entries(evaluator),
+                    runs=[_run_provenance(name, run, g) for (name, run), g in zip(named, given)],
+                    queries=list(queries), values=values, judged=np.vstack([s[2] for s in scored]), slices=chosen,
+                    created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), version=__version__)
+
+
+def save_baseline(base: Baseline, path, *, inputs=()) -> None:
+    """Write ``base`` as JSON through the guarded, atomic writer (never over one of ``inputs``: the ratchet
+    replaces the baseline it read, which is not one of them)."""
+    from rankmeter.io.output import output_file
+    text = json.dumps(base.to_dict(), indent=1, allow_nan=False) + "\n"
+    with output_file(path, inputs=list(inputs)) as fh:
+        fh.write(text)
+
+
+def load_baseline(source) -> Baseline:
+    """Read a baseline file (what :func:`save_baseline` wrote); refuses another format or a damaged file."""
+    name = os.fsdecode(source) if isinstance(source, (str, os.PathLike)) else "<baseline>"
+    try:
+        with open(source, "rb") as fh:
+            data = json.loads(fh.read())
+    except OSError as exc:
+        raise InputError(f"cannot read the baseline ({exc.strerror or exc})", source=name) from None
+    except ValueError as exc:
+        raise InputError(f"not a baseline: not valid JSON ({exc})", source=name) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InputError(f"not a baseline: expected format {FORMAT!r} (made by rankmeter baseline)", source=name)
+    try:
+        queries = [str(q) for q in data["queries"]]
+        values = {m: np.asarray(v, dtype=np.float64).reshape(-1, len(queries)) for m, v in data["values"].items()}
+        judged = np.asarray(data["judged"], dtype=np.float64).reshape(-1, len(queries))
+        return Baseline(qrels=data["qrels"], options=data["options"], measures=data["measures"], runs=data["runs"],
+                        queries=queries, values=values, judged=judged, slices=data.get("slices"),
+                        created=data.get("created", ""), version=data.get("rankmeter", ""),
+                        history=list(data.get("history", [])))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"a damaged baseline: {exc}", source=name) from None

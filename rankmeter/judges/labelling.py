@@ -1,0 +1,381 @@
+"""LLM labels for the pool's holes: :func:`label` asks a chat model to grade each unjudged (query, doc) pair.
+
+The pairs are those some run ranks in its top ``top_k`` (in the order of their best rank) that the existing
+qrels do not judge, or the pairs of a pool file (``rankmeter pool``'s ``query 0 doc -1`` lines). The texts
+come from TSV (``id<TAB>text``) or JSON Lines (``{"id": ..., "text": ...}``) files, or from ir_datasets
+(``irds:NAME``). Each pair is put to the
+model through a prompt template (:data:`PROMPT`, written for rankmeter, or a file with ``{query}`` and
+``{passage}`` in it) ``samples`` times; the grade is read from the answer's ``##final score: N`` line
+(:func:`parse_grade`, 0 to 3) and nothing else: an answer without one is recorded as unparseable, never as 0.
+``prompt="umbrela"`` uses UMBRELA's own zero-shot prompt, which asks for the same line, when the ``umbrela``
+package is installed.
+
+Every answer is cached (:class:`~rankmeter.judges.llm_client.AnswerCache`) as it arrives, so a rerun
+makes no call, an interrupted job resumes where it stopped, and a changed model, prompt, sampling parameter or
+text asks again. Calls run ``concurrency`` at a time; a failed call (after its retries) is recorded for its pair
+and the job goes on. The qrels written hold one line per parsed label (``samples`` lines per pair at most, in
+sample order: what ``rankmeter judges aggregate`` reads).
+
+>>> parse_grade("The passage answers it.\\n##final score: 2")
+2
+>>> parse_grade("##final score: 7") is None, parse_grade("I would say 2") is None
+(True, True)
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+from rankmeter.judges.llm_client import AnswerCache, CallFailed, ChatClient, cache_key, digest
+from rankmeter.judges.params import LABELLING
+from rankmeter.engine.param import validate_params
+from rankmeter.errors import InputError, ParameterError
+
+__all__ = ["PROMPT", "Labelled", "label", "label_pairs", "parse_grade", "read_texts", "umbrela_prompt"]
+
+#: the built-in prompt (rankmeter's own wording of the usual 0-3 relevance scale)
+PROMPT = """You are judging search results. Read a search query and one passage, then decide how useful the \
+passage is to someone who typed that query.
+
+Use this scale:
+3 = the passage is about the query and fully answers it; nothing important is missing.
+2 = the passage answers the query, but partly, or the answer is buried among unrelated text.
+1 = the passage is on the query's topic but does not answer it.
+0 = the passage has nothing to do with the query.
+
+Judge only what the passage says, not what you know yourself. Think about what the searcher wants, then \
+whether the passage gives it.
+
+Query: {query}
+
+Passage: {passage}
+
+Explain your judgment in one or two sentences. End your answer with a last line of exactly this form, \
+where N is 0, 1, 2 or 3:
+##final score: N"""
+
+_FINAL = re.compile(r"##\s*final\s+score\s*:\s*\**\s*(-?\d+(?:\.\d+)?)\s*\**\s*\.?\s*(?=\n|$)", re.I)
+_MARKER = re.compile(r"##\s*final\s+score", re.I)
+
+
+def parse_grade(text: str, *, grades: range = range(4)) -> int | None:
+    """The grade of ``##final score: N``, N one of ``grades``; None when the answer has no such line, N is not
+    a whole grade of the scale, or two markers disagree."""
+    if not isinstance(text, str):
+        return None
+    found = _FINAL.findall(text)
+    if not found or len(found) != len(_MARKER.findall(text)) or len(set(found)) != 1:
+        return None
+    value = found[0]
+    if not re.fullmatch(r"\d+", value) or int(value) not in grades:
+        return None
+    return int(value)
+
+
+_ID_KEYS = ("id", "_id", "qid", "query_id", "docid", "doc_id", "docno", "pid")
+_TEXT_KEYS = ("text", "contents", "body", "query", "segment", "passage")
+
+
+def read_texts(path, *, kind: str = "docs", ids=None) -> dict[str, str]:
+    """``{id: text}`` from TSV (``id<TAB>text``; a header whose first field is ``id``, ``qid``, ``docid``...
+    is skipped) or JSON Lines (the id in ``id``/``_id``/``qid``/``docid``..., the text in ``text``/``contents``/
+    ``query``...; a ``title`` is put before the text), or from ir_datasets (``irds:NAME``: its ``kind``,
+    ``queries`` or ``docs``, each one's ``default_text()``; the docs of ``ids`` only, from its docs store)."""
+    from rankmeter.io.irds import looks_like_dataset
+    if looks_like_dataset(path):
+        return _irds_texts(path.removeprefix("irds:"), kind, ids)
+    name = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", source=name) from None
+    first = next((line for line in lines if line.strip()), "")
+    texts: dict[str, str] = {}
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if first.lstrip().startswith("{"):
+            try:
+                row = json.loads(line)
+                key = next(row[k] for k in _ID_KEYS if k in row)
+                text = next(row[k] for k in _TEXT_KEYS if k in row)
+            except (ValueError, TypeError, StopIteration):
+                raise InputError("expected a JSON object with an id (id, docid, qid...) and a text (text, "
+                                 "contents, query...)", source=name, line=n) from None
+            if row.get("title"):
+                text = f"{row['title']}\n{text}"
+        else:
+            key, tab, text = line.partition("\t")
+            if not tab:
+                raise InputError("expected id<TAB>text", source=name, line=n)
+            if n == 1 and key.strip().lower() in _ID_KEYS:
+                continue
+        texts[str(key).strip()] = str(text)
+    if not texts:
+        raise InputError("has no texts", source=name)
+    return texts
+
+
+def _irds_texts(name: str, kind: str, ids) -> dict[str, str]:
+    from rankmeter.io.irds import _import_irds
+    ir_datasets = _import_irds()
+    try:
+        dataset = ir_datasets.load(name)
+    except KeyError:
+        raise InputError("no such file, and no ir_datasets dataset of this id", source=name) from None
+    if not (dataset.has_queries() if kind == "queries" else dataset.has_docs()):
+        raise InputError(f"this ir_datasets dataset has no {kind}", source=f"irds:{name}")
+    if kind == "queries":
+        return {q.query_id: q.default_text() for q in dataset.queries_iter()}
+    if ids is None:
+        return {d.doc_id: d.default_text() for d in dataset.docs_iter()}
+    return {k: d.default_text() for k, d in dataset.docs_store().get_many(list(ids)).items()}
+
+
+def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -> list[tuple[str, str]]:
+    """The (query, doc) pairs to label: ``pool``'s pairs, or every doc some run ranks in its top ``top_k``
+    (best rank first), less those ``qrels`` judges."""
+    from rankmeter.io import read_qrels
+    from rankmeter.io.canonical import decode_id
+
+    if pool is not None:
+        table = read_qrels(pool, grades="real").table
+    elif runs:
+        from rankmeter.fusion.methods import depth_pool_run
+        table = depth_pool_run(list(runs), top_k, **options).table
+    else:
+        raise ParameterError("give runs (their top-k docs are labelled) or pool= (a pool file)")
+    pairs = list(zip(map(decode_id, table.column("query").to_pylist()),
+                     map(decode_id, table.column("doc").to_pylist())))
+    if qrels is not None:
+        judged = read_qrels(qrels, grades="real").table
+        done = set(zip(map(decode_id, judged.column("query").to_pylist()),
+                       map(decode_id, judged.column("doc").to_pylist())))
+        pairs = [p for p in pairs if p not in done]
+    return list(dict.fromkeys(pairs))  # a pool file may list a pair twice
+
+
+@dataclass
+class Labelled:
+    """What :func:`label` did: the labels per pair and sample, what failed, what it cost."""
+
+    pairs: list[tuple[str, str]]
+    samples: int
+    labels: dict[tuple[str, str, int], int] = field(default_factory=dict)   # (query, doc, sample) -> grade
+    unparseable: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    calls: int = 0                    # calls made now (answered or not)
+    cached: int = 0                   # answers taken from the cache
+    tokens: dict = field(default_factory=dict)   # this job's calls: prompt/completion tokens and cost
+    ledger: dict = field(default_factory=dict)   # the cache's ledger, every job's calls summed
+    dry_run: bool = False
+    estimate: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def qrels_lines(self) -> list[str]:
+        """``query 0 doc grade`` per parsed label, pairs in order and samples in sample order."""
+        return [f"{q} 0 {d} {self.labels[q, d, s]}\n" for q, d in self.pairs for s in range(self.samples)
+                if (q, d, s) in self.labels]
+
+    def to_dict(self) -> dict:
+        return {"pairs": len(self.pairs), "samples": self.samples, "labels": len(self.labels),
+                "calls": self.calls, "cached": self.cached, "unparseable": self.unparseable,
+                "failures": self.failures, "tokens": self.tokens, "ledger": self.ledger,
+                "dry_run": self.dry_run, "estimate": self.estimate, "warnings": self.warnings}
+
+
+def umbrela_prompt() -> str:
+    """UMBRELA's own zero-shot prompt (its ``bing`` one), read from the installed ``umbrela`` package (the
+    ``prompt="umbrela"`` preset); :class:`~rankmeter.errors.MissingExtra` when umbrela is not installed."""
+    from rankmeter.errors import MissingExtra
+    try:
+        from umbrela.prompts.template_loader import get_prompt_template
+    except ImportError:
+        get_prompt_template = None
+    if get_prompt_template is not None:   # umbrela's YAML templates (prefix_user, rendered with str.format)
+        text = get_prompt_template(None, "bing", 0).prefix_user
+    else:
+        try:
+            from importlib.resources import files
+            text = files("umbrela.prompts").joinpath("qrel_zeroshot_bing.txt").read_text(encoding="utf-8")
+        except (ImportError, OSError):
+            raise MissingExtra("umbrela", "umbrela", "the umbrela prompt preset") from None
+    # its str.format template as a placeholder one: no few-shot examples, escaped braces made plain
+    text = text.replace("{examples}", "").replace("{{", "{").replace("}}", "}")
+    return text
+
+
+def _template(prompt) -> str:
+    if prompt is None:
+        return PROMPT
+    if prompt == "umbrela":
+        return umbrela_prompt()
+    try:
+        with open(prompt, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", source=os.fspath(prompt)) from None
+    missing = [p for p in ("{query}", "{passage}") if p not in text]
+    if missing:
+        raise InputError(f"the prompt template has no {' and no '.join(missing)}: put them where the query's "
+                         "and the passage's texts go", source=os.fspath(prompt))
+    return text
+
+
+def _price(tokens_in, tokens_out, price_in, price_out) -> float | None:
+    """The cost of one call, prices per million tokens; None without prices or counts."""
+    if price_in is None and price_out is None:
+        return None
+    return ((tokens_in or 0) * (price_in or 0.0) + (tokens_out or 0) * (price_out or 0.0)) / 1e6
+
+
+@validate_params(*LABELLING)
+def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=None, top_k: int = 10,
+          qrels=None, pool=None, samples: int = 1, concurrency: int = 4, api_key: str | None = None,
+          api_key_env: str = "OPENAI_API_KEY", prompt=None, temperature: float = 0.0, max_tokens: int = 512,
+          price_in: float | None = None, price_out: float | None = None, dry_run: bool = False,
+          timeout: float = 60.0, retries: int = 5, backoff: float = 1.0, progress: bool | None = None,
+          **options) -> Labelled:
+    """Label the unjudged pairs of ``runs``' top ``top_k`` (or of ``pool``) with ``model`` at ``base_url``.
+
+    Parameters
+    ----------
+    queries, docs : path
+        The texts: TSV or JSON Lines (:func:`read_texts`).
+    cache : path
+        The SQLite cache and ledger (created when missing); a rerun makes no call.
+    output : path, optional
+        The qrels to write (one line per parsed label), through the guarded writer.
+    samples : int
+        Labels per pair (each a call of its own; a temperature above 0 makes them differ).
+    price_in, price_out : float, optional
+        Price of a million prompt (completion) tokens: the ledger's costs.
+    dry_run : bool
+        Count the pairs, the calls the cache does not answer and their tokens (characters / 4), call nothing.
+    timeout, retries, backoff
+        Seconds per try, tries after the first, the first wait (doubled each retry).
+    options
+        Reading the runs (``columns``, ``input_format``, ``ties``).
+
+    Returns
+    -------
+    Labelled
+    """
+    from rankmeter.executors.progress import Progress
+    from rankmeter.io.output import check_output, output_file
+
+    if not isinstance(base_url, str) or not re.match(r"https?://[^/\s]+", base_url):
+        raise ParameterError(f"base_url={base_url!r}: expected an http:// or https:// address, e.g. "
+                             "http://localhost:8000/v1")
+    inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p not in (None, "umbrela")]
+    if output is not None and not dry_run:
+        check_output(output, inputs=inputs)
+    template = _template(prompt)
+    pairs = label_pairs(runs, top_k=top_k, qrels=qrels, pool=pool, **options)
+    query_texts = read_texts(queries, kind="queries", ids={q for q, _ in pairs})
+    doc_texts = read_texts(docs, kind="docs", ids={d for _, d in pairs})
+    sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens)}
+    entry_base = {"template": digest(template), "sampling": json.dumps(sampling, sort_keys=True)}
+    result = Labelled(pairs, samples, dry_run=dry_run)
+    if samples > 1 and not temperature:
+        result.warnings.append(f"{samples} samples at temperature 0: a deterministic model answers the same each "
+                               "time (give a temperature above 0, e.g. 0.7)")
+        warnings.warn(result.warnings[-1], stacklevel=2)
+    jobs = []   # (query, doc, sample, key, prompt, entry)
+    for q, d in pairs:
+        if q not in query_texts or d not in doc_texts:
+            what = "query" if q not in query_texts else "doc"
+            result.failures += [{"query": q, "doc": d, "sample": s, "kind": "missing-text",
+                                 "error": f"no text for the {what} in the {what} file"} for s in range(samples)]
+            continue
+        qd, dd = digest(query_texts[q]), digest(doc_texts[d])
+        text = template.replace("{query}", query_texts[q]).replace("{passage}", doc_texts[d])
+        for s in range(samples):
+            key = cache_key(model, entry_base["template"], sampling, s, qd, dd)
+            jobs.append((q, d, s, key, text, dict(entry_base, query_digest=qd, doc_digest=dd)))
+    store = AnswerCache.open(os.fspath(cache))
+    try:
+        known = store.known([j[3] for j in jobs])
+        waiting = [j for j in jobs if j[3] not in known]
+        result.cached = len(jobs) - len(waiting)
+        todo = list({j[3]: j for j in reversed(waiting)}.values())[::-1]   # two pairs of the same texts: one call
+        twins: dict[str, list] = {}
+        for j in waiting:
+            twins.setdefault(j[3], []).append(j)
+        if dry_run:
+            tokens_in = sum(len(j[4]) for j in todo) // 4
+            result.estimate = {"calls": len(todo), "prompt_tokens": tokens_in,
+                               "completion_tokens_at_most": len(todo) * int(max_tokens),
+                               "cost_at_most": _price(tokens_in, len(todo) * int(max_tokens), price_in, price_out)}
+            result.ledger = store.totals()
+            return result
+        for q, d, s, key, _, _ in jobs:
+            if key in known:
+                _keep(result, q, d, s, known[key])
+        key_value = api_key if api_key is not None else os.environ.get(api_key_env)
+        client = ChatClient(base_url, model, api_key=key_value, timeout=timeout, retries=retries, backoff=backoff)
+        spent = {"prompt_tokens": 0, "completion_tokens": 0, "cost": None}
+
+        def call(job):
+            q, d, s, key, text, entry = job
+            try:
+                answer = client.complete(text, temperature=temperature, max_tokens=max_tokens)
+            except CallFailed as exc:
+                store.record(key=key, model=model, query=q, doc=d, sample=s, status="failed", attempts=exc.attempts,
+                             seconds=exc.seconds, error=str(exc))
+                return job, None, exc
+            cost = _price(answer.prompt_tokens, answer.completion_tokens, price_in, price_out)
+            status = "ok" if parse_grade(answer.text) is not None else "unparseable"
+            store.record(key=key, model=model, query=q, doc=d, sample=s, status=status, answer=answer, cost=cost,
+                         attempts=answer.attempts, seconds=answer.seconds, entry=entry)
+            return job, (answer, cost), None
+
+        bar = Progress(len(jobs), "labelling", enabled=progress)
+        bar.update(completed=result.cached)
+        pool_ = ThreadPoolExecutor(max_workers=concurrency)
+        try:
+            futures = [pool_.submit(call, job) for job in todo]
+            for future in as_completed(futures):
+                (_, _, _, key, _, _), got, error = future.result()
+                result.calls += 1
+                if error is not None:
+                    result.failures += [{"query": q, "doc": d, "sample": s, "kind": error.kind, "error": str(error)}
+                                        for q, d, s, *_ in twins[key]]
+                else:
+                    answer, cost = got
+                    for q, d, s, *_ in twins[key]:
+                        _keep(result, q, d, s, answer.text)
+                    spent["prompt_tokens"] += answer.prompt_tokens or 0
+                    spent["completion_tokens"] += answer.completion_tokens or 0
+                    if cost is not None:
+                        spent["cost"] = (spent["cost"] or 0.0) + cost
+                bar.update(advance=len(twins[key]))
+        except BaseException:  # Ctrl-C: no call starts or retries; those under way are waited for and kept
+            client.stopped.set()
+            raise
+        finally:
+            pool_.shutdown(wait=True, cancel_futures=True)
+            bar.close()
+        result.tokens = spent
+        result.ledger = store.totals()
+    finally:
+        store.close()
+    if output is not None:
+        with output_file(output, inputs=inputs) as out:
+            out.writelines(result.qrels_lines())
+    return result
+
+
+def _keep(result: Labelled, q: str, d: str, s: int, text: str) -> None:
+    grade = parse_grade(text)
+    if grade is None:
+        result.unparseable.append({"query": q, "doc": d, "sample": s, "answer": text[-200:]})
+    else:
+        result.labels[q, d, s] = grade

@@ -1,0 +1,74 @@
+"""The parameters of the LLM-judge analyses, declared once for their functions and ``rankmeter judges``/``agree``.
+
+The analyses validate their keywords with these declarations (:func:`~rankmeter.engine.param.validate_params`)
+and the commands make their flags from them, so a keyword and its flag say the same. No numpy here: the command
+line reads them before any analysis is imported.
+"""
+from __future__ import annotations
+
+from rankmeter.engine.param import Param
+
+__all__ = ["UNIT", "BUDGET", "STRATA", "TARGET", "WIDTH", "DESIGN", "EARLIER_DESIGN", "AGGREGATE", "DRAWS",
+           "SAMPLED_LABELS", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS",
+           "PRICE_IN", "PRICE_OUT", "TIMEOUT", "RETRIES", "DRY_RUN", "LABELLING"]
+
+# estimates and allocation (rankmeter.judges.ppi, .allocation, .design)
+UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole queries, or (query, doc) pairs "
+             "(for measures that are sums over the ranked documents: P@k, DCG@k, RBP); auto: the design's unit with "
+             "--design, else queries when every query HUMAN touches has all its LLM-judged pairs within the runs' "
+             "depth labelled", group="judges", choices=("auto", "queries", "pairs"))
+BUDGET = Param("budget", "integer", None, "human labels (queries, or pairs with --unit pairs) to spend next",
+               group="judges", low=1, required=True, metavar="N")
+STRATA = Param("strata", "integer", 4, "strata of the LLM's metric the budget is spread over (Neyman)",
+               group="judges", low=1, high=100)
+TARGET = Param("target", "choice", "both", "what the labels are allocated for: each run's mean, each pair of runs' "
+               "difference, or both (the sum of their variances, each relative to its proportional allocation's, "
+               "none made larger than that)", group="judges", choices=("mean", "difference", "both"))
+WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs, of the first "
+              "run) reach it", group="judges", low=0, low_open=True, optional=True)
+DESIGN = Param("design", "path", None, "the stratified design the human labels were drawn by (the file `judges "
+               "allocate -o FILE` wrote): each stratum weighted by its size, as the design needs", group="judges",
+               metavar="FILE")
+#: allocate's: the design the pilot (HUMAN) was itself drawn by, for a second round
+EARLIER_DESIGN = DESIGN.but(help="the design HUMAN's labels were drawn by, when they were allocated by an earlier "
+                            "`judges allocate -o FILE` (a second round): its strata are kept, and must be what these "
+                            "LLM qrels, runs, measure and --strata give")
+
+# aggregating sampled labels (rankmeter.judges.sources)
+AGGREGATE = Param("method", "choice", "mode", "how a pair's samples become one grade: mode (UMBRELA's: on a tie the "
+                  "label seen first), mean (real grades) or median", "judges", choices=("mode", "mean", "median"))
+
+# what the labels change (rankmeter.judges.label_impact)
+DRAWS = Param("draws", "integer", 200, "label draws for the interval", "judges", low=2, high=1_000_000,
+              deprecated=("--samples",))
+
+# agreement of several raters (rankmeter.judges.many_raters): the file of sampled labels
+SAMPLED_LABELS = Param("sampled", "path", None, "instead of judgment files: several sampled labels per pair (TREC "
+                       "qrels, one line per sample, as judges aggregate reads): each label is a rating", "judges",
+                       metavar="SAMPLES", deprecated=("--labels", "--samples"))
+
+# leaderboards (rankmeter.judges.leaderboard_agreement): the overlaps of the top k
+TOP_K_OVERLAP = Param("top_k", "numbers", (1, 3, 5, 10), "top-k overlaps: positive integers (default 1 3 5 10)", "meta",
+                      low=1, metavar="K")
+
+# labelling (rankmeter.judges.labelling)
+_G = "judges"
+TOP_K = Param("top_k", "integer", 10, "label the docs some run ranks in its top K", group=_G, low=1, metavar="K")
+SAMPLES = Param("samples", "integer", 1, "labels per pair, one qrels line each (for judges aggregate; give a "
+                "--temperature above 0)", group=_G, low=1, high=100, metavar="N")
+CONCURRENCY = Param("concurrency", "integer", 4, "calls under way at once", group=_G, low=1, high=256, metavar="N")
+KEY_ENV = Param("api_key_env", "string", "OPENAI_API_KEY", "the environment variable holding the API key",
+                group=_G, metavar="NAME")
+TEMPERATURE = Param("temperature", "number", 0.0, "the sampling temperature", group=_G, low=0, high=2)
+MAX_TOKENS = Param("max_tokens", "integer", 512, "the longest answer, in tokens", group=_G, low=1, high=1_000_000,
+                   metavar="N")
+PRICE_IN = Param("price_in", "number", None, "price of a million prompt tokens (the ledger's cost)", group=_G,
+                 low=0, optional=True, metavar="X")
+PRICE_OUT = Param("price_out", "number", None, "price of a million completion tokens", group=_G, low=0,
+                  optional=True, metavar="Y")
+TIMEOUT = Param("timeout", "number", 60.0, "seconds a try may take", group=_G, low=0, low_open=True, high=3600)
+RETRIES = Param("retries", "integer", 5, "tries after the first on 429, 5xx and timeouts (exponential backoff)",
+                group=_G, low=0, high=20)
+DRY_RUN = Param("dry_run", "bool", False, "print the pairs, calls and estimated tokens; call nothing", group=_G)
+LABELLING = (TOP_K, SAMPLES, CONCURRENCY, KEY_ENV, TEMPERATURE, MAX_TOKENS, PRICE_IN, PRICE_OUT, TIMEOUT, RETRIES,
+             DRY_RUN)
