@@ -26,16 +26,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from rankmeter.judges.llm_client import AnswerCache, CallFailed, ChatClient, cache_key, digest
+from rankmeter.core.params import PARAMS
+from rankmeter.judges.answer_cache import AnswerCache
+from rankmeter.judges.draws import unstable, wilson
+from rankmeter.judges.label_calls import Calls
+from rankmeter.judges.llm_client import RESPONSE_CAP, ChatClient, cache_key, digest
 from rankmeter.judges.params import LABELLING
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["PROMPT", "Labelled", "label", "label_pairs", "parse_grade", "read_texts", "umbrela_prompt"]
+__all__ = ["PROMPT", "Labelled", "fill", "label", "label_pairs", "parse_grade", "read_texts", "umbrela_prompt"]
+
+REL = PARAMS["rel"]
 
 #: the built-in prompt (rankmeter's own wording of the usual 0-3 relevance scale)
 PROMPT = """You are judging search results. Read a search query and one passage, then decide how useful the \
@@ -58,7 +64,8 @@ Explain your judgment in one or two sentences. End your answer with a last line 
 where N is 0, 1, 2 or 3:
 ##final score: N"""
 
-_FINAL = re.compile(r"##\s*final\s+score\s*:\s*\**\s*(-?\d+(?:\.\d+)?)\s*\**\s*\.?\s*(?=\n|$)", re.I)
+# ASCII digits only: \d would read a fullwidth '２' or an Arabic-Indic '٢' as 2
+_FINAL = re.compile(r"##\s*final\s+score\s*:\s*\**\s*(-?[0-9]+(?:\.[0-9]+)?)\s*\**\s*\.?\s*(?=\n|$)", re.I)
 _MARKER = re.compile(r"##\s*final\s+score", re.I)
 
 
@@ -71,7 +78,7 @@ def parse_grade(text: str, *, grades: range = range(4)) -> int | None:
     if not found or len(found) != len(_MARKER.findall(text)) or len(set(found)) != 1:
         return None
     value = found[0]
-    if not re.fullmatch(r"\d+", value) or int(value) not in grades:
+    if not re.fullmatch(r"[0-9]+", value) or int(value) not in grades:
         return None
     return int(value)
 
@@ -164,30 +171,42 @@ def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -
 
 @dataclass
 class Labelled:
-    """What :func:`label` did: the labels per pair and sample, what failed, what it cost."""
+    """What :func:`label` did: the labels per pair and draw, what failed, what it cost."""
 
     pairs: list[tuple[str, str]]
     samples: int
-    labels: dict[tuple[str, str, int], int] = field(default_factory=dict)   # (query, doc, sample) -> grade
+    labels: dict[tuple[str, str, int], int] = field(default_factory=dict)   # (query, doc, draw) -> grade
     unparseable: list[dict] = field(default_factory=list)
     failures: list[dict] = field(default_factory=list)
     calls: int = 0                    # calls made now (answered or not)
-    cached: int = 0                   # answers taken from the cache
+    cached: int = 0                   # answers taken from the cache (or from a job sharing it)
     tokens: dict = field(default_factory=dict)   # this job's calls: prompt/completion tokens and cost
     ledger: dict = field(default_factory=dict)   # the cache's ledger, every job's calls summed
     dry_run: bool = False
     estimate: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    draws: dict[tuple[str, str], int] = field(default_factory=dict)   # draws made of each pair (0..n-1)
+    calls_by_draw: dict[int, int] = field(default_factory=dict)       # this job's calls by draw index
+    ledger_by_draw: list[dict] = field(default_factory=list)          # the cache's ledger by draw index
+    unstable: list[dict] = field(default_factory=list)                # --until-stable: pairs still uncertain
+
+    def grades(self, q: str, d: str) -> list[int]:
+        """The parsed grades of a pair's draws, in draw order."""
+        return [self.labels[q, d, s] for s in range(self.draws.get((q, d), self.samples)) if (q, d, s) in self.labels]
 
     def qrels_lines(self) -> list[str]:
-        """``query 0 doc grade`` per parsed label, pairs in order and samples in sample order."""
-        return [f"{q} 0 {d} {self.labels[q, d, s]}\n" for q, d in self.pairs for s in range(self.samples)
-                if (q, d, s) in self.labels]
+        """``query 0 doc grade`` per parsed label, pairs in order and draws in draw order (several lines per
+        pair: what ``judges aggregate`` and ``judges reliability`` read)."""
+        return [f"{q} 0 {d} {g}\n" for q, d in self.pairs for g in self.grades(q, d)]
 
     def to_dict(self) -> dict:
         return {"pairs": len(self.pairs), "samples": self.samples, "labels": len(self.labels),
                 "calls": self.calls, "cached": self.cached, "unparseable": self.unparseable,
                 "failures": self.failures, "tokens": self.tokens, "ledger": self.ledger,
+                "calls_by_draw": {str(k): v for k, v in self.calls_by_draw.items()},
+                "ledger_by_draw": self.ledger_by_draw, "unstable": self.unstable,
+                "draws": {"min": min(self.draws.values(), default=0), "max": max(self.draws.values(), default=0),
+                          "total": sum(self.draws.values())},
                 "dry_run": self.dry_run, "estimate": self.estimate, "warnings": self.warnings}
 
 
@@ -236,13 +255,15 @@ def _price(tokens_in, tokens_out, price_in, price_out) -> float | None:
     return ((tokens_in or 0) * (price_in or 0.0) + (tokens_out or 0) * (price_out or 0.0)) / 1e6
 
 
-@validate_params(*LABELLING)
+@validate_params(*LABELLING, REL)
 def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=None, top_k: int = 10,
           qrels=None, pool=None, samples: int = 1, concurrency: int = 4, api_key: str | None = None,
           api_key_env: str = "OPENAI_API_KEY", prompt=None, temperature: float = 0.0, max_tokens: int = 512,
           price_in: float | None = None, price_out: float | None = None, dry_run: bool = False,
-          timeout: float = 60.0, retries: int = 5, backoff: float = 1.0, progress: bool | None = None,
-          **options) -> Labelled:
+          timeout: float = 60.0, retries: int = 5, backoff: float = 1.0, time_limit: float | None = None,
+          max_response_bytes: int = RESPONSE_CAP, until_stable: bool = False, max_samples: int = 10,
+          max_calls: int | None = None, stable_on: str = "relevance", stable_level: float = 0.95, rel=1,
+          progress: bool | None = None, **options) -> Labelled:
     """Label the unjudged pairs of ``runs``' top ``top_k`` (or of ``pool``) with ``model`` at ``base_url``.
 
     Parameters
@@ -250,30 +271,48 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     queries, docs : path
         The texts: TSV or JSON Lines (:func:`read_texts`).
     cache : path
-        The SQLite cache and ledger (created when missing); a rerun makes no call.
+        The SQLite cache and ledger (created when missing); a rerun makes no call. Jobs may share it: each
+        (pair, draw) is called once (:mod:`rankmeter.judges.answer_cache`).
     output : path, optional
         The qrels to write (one line per parsed label), through the guarded writer.
     samples : int
-        Labels per pair (each a call of its own; a temperature above 0 makes them differ).
+        Draws per pair (each a call of its own with its own place in the cache; a temperature above 0 makes
+        them differ); more draws later add to the earlier ones.
+    until_stable, max_samples, max_calls, stable_on, stable_level, rel
+        After ``samples`` draws, one more draw a round for each pair whose verdict ``grade >= rel`` is
+        uncertain (:func:`rankmeter.judges.draws.unstable`), up to ``max_samples`` draws of a pair and
+        ``max_calls`` calls of the job.
     price_in, price_out : float, optional
         Price of a million prompt (completion) tokens: the ledger's costs.
     dry_run : bool
         Count the pairs, the calls the cache does not answer and their tokens (characters / 4), call nothing.
-    timeout, retries, backoff
-        Seconds per try, tries after the first, the first wait (doubled each retry).
+    timeout, retries, backoff, time_limit, max_response_bytes
+        Seconds a whole try may take, tries after the first, the first wait (doubled each retry), seconds the
+        whole job may take, the longest body read.
     options
         Reading the runs (``columns``, ``input_format``, ``ties``).
 
     Returns
     -------
     Labelled
+
+    Raises
+    ------
+    rankmeter.io.output.OutputError
+        When the cache could not be written mid-run: the qrels are written first, the answers the cache
+        could not take are in its journal (the next run imports them), and no more call was made.
     """
     from rankmeter.executors.progress import Progress
-    from rankmeter.io.output import check_output, output_file
+    from rankmeter.io.output import OutputError, check_output, output_file
 
     if not isinstance(base_url, str) or not re.match(r"https?://[^/\s]+", base_url):
         raise ParameterError(f"base_url={base_url!r}: expected an http:// or https:// address, e.g. "
                              "http://localhost:8000/v1")
+    if until_stable and max_samples < samples:
+        raise ParameterError(f"max_samples={max_samples} is below samples={samples}: --until-stable starts from "
+                             "--samples draws and stops at --max-samples")
+    start = time.monotonic()
+    deadline = None if time_limit is None else start + time_limit
     inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p not in (None, "umbrela")]
     if output is not None and not dry_run:
         check_output(output, inputs=inputs)
@@ -284,11 +323,12 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens)}
     entry_base = {"template": digest(template), "sampling": json.dumps(sampling, sort_keys=True)}
     result = Labelled(pairs, samples, dry_run=dry_run)
-    if samples > 1 and not temperature:
-        result.warnings.append(f"{samples} samples at temperature 0: a deterministic model answers the same each "
-                               "time (give a temperature above 0, e.g. 0.7)")
+    if samples > 1 and not temperature or until_stable and not temperature:
+        result.warnings.append(f"{max_samples if until_stable else samples} samples at temperature 0: a "
+                               "deterministic model answers the same each time (give a temperature above 0, "
+                               "e.g. 0.7)")
         warnings.warn(result.warnings[-1], stacklevel=2)
-    jobs = []   # (query, doc, sample, key, prompt, entry)
+    prompts: dict[tuple[str, str], tuple[str, dict]] = {}
     for q, d in pairs:
         if q not in query_texts or d not in doc_texts:
             what = "query" if q not in query_texts else "doc"
@@ -296,81 +336,107 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
                                  "error": f"no text for the {what} in the {what} file"} for s in range(samples)]
             continue
         qd, dd = digest(query_texts[q]), digest(doc_texts[d])
-        text = template.replace("{query}", query_texts[q]).replace("{passage}", doc_texts[d])
-        for s in range(samples):
-            key = cache_key(model, entry_base["template"], sampling, s, qd, dd)
-            jobs.append((q, d, s, key, text, dict(entry_base, query_digest=qd, doc_digest=dd)))
-    store = AnswerCache.open(os.fspath(cache))
+        prompts[q, d] = (fill(template, query=query_texts[q], passage=doc_texts[d]),
+                         dict(entry_base, query_digest=qd, doc_digest=dd))
+
+    def job(q, d, s):
+        text, entry = prompts[q, d]
+        return q, d, s, cache_key(model, entry["template"], sampling, s, entry["query_digest"],
+                                  entry["doc_digest"]), text, entry
+
+    jobs = [job(q, d, s) for q, d in prompts for s in range(samples)]
+    for q, d in prompts:
+        result.draws[q, d] = samples
+    lease = (retries + 1) * timeout + retries * 60.0 + 60.0
+    store = AnswerCache.open(cache, lease=lease if time_limit is None else min(lease, time_limit + 60.0))
     try:
-        known = store.known([j[3] for j in jobs])
-        waiting = [j for j in jobs if j[3] not in known]
-        result.cached = len(jobs) - len(waiting)
-        todo = list({j[3]: j for j in reversed(waiting)}.values())[::-1]   # two pairs of the same texts: one call
-        twins: dict[str, list] = {}
-        for j in waiting:
-            twins.setdefault(j[3], []).append(j)
         if dry_run:
+            known = store.known(list({j[3] for j in jobs}))
+            todo = list({j[3]: j for j in jobs if j[3] not in known}.values())
+            result.cached = sum(j[3] in known for j in jobs)
             tokens_in = sum(len(j[4]) for j in todo) // 4
+            more = len(prompts) * (max_samples - samples) if until_stable else 0
             result.estimate = {"calls": len(todo), "prompt_tokens": tokens_in,
                                "completion_tokens_at_most": len(todo) * int(max_tokens),
-                               "cost_at_most": _price(tokens_in, len(todo) * int(max_tokens), price_in, price_out)}
+                               "cost_at_most": _price(tokens_in, len(todo) * int(max_tokens), price_in, price_out),
+                               "more_calls_at_most": more}
             result.ledger = store.totals()
+            result.ledger_by_draw = store.by_draw()
             return result
-        for q, d, s, key, _, _ in jobs:
-            if key in known:
-                _keep(result, q, d, s, known[key])
         key_value = api_key if api_key is not None else os.environ.get(api_key_env)
-        client = ChatClient(base_url, model, api_key=key_value, timeout=timeout, retries=retries, backoff=backoff)
-        spent = {"prompt_tokens": 0, "completion_tokens": 0, "cost": None}
+        client = ChatClient(base_url, model, api_key=key_value, timeout=timeout, retries=retries, backoff=backoff,
+                            max_response_bytes=max_response_bytes, deadline=deadline)
 
-        def call(job):
-            q, d, s, key, text, entry = job
-            try:
-                answer = client.complete(text, temperature=temperature, max_tokens=max_tokens)
-            except CallFailed as exc:
-                store.record(key=key, model=model, query=q, doc=d, sample=s, status="failed", attempts=exc.attempts,
-                             seconds=exc.seconds, error=str(exc))
-                return job, None, exc
-            cost = _price(answer.prompt_tokens, answer.completion_tokens, price_in, price_out)
-            status = "ok" if parse_grade(answer.text) is not None else "unparseable"
-            store.record(key=key, model=model, query=q, doc=d, sample=s, status=status, answer=answer, cost=cost,
-                         attempts=answer.attempts, seconds=answer.seconds, entry=entry)
-            return job, (answer, cost), None
+        def on_answer(q, d, s, text, cached):
+            result.cached += cached
+            _keep(result, q, d, s, text)
+
+        def on_failure(q, d, s, kind, error):
+            result.failures.append({"query": q, "doc": d, "sample": s, "kind": kind, "error": error})
 
         bar = Progress(len(jobs), "labelling", enabled=progress)
-        bar.update(completed=result.cached)
-        pool_ = ThreadPoolExecutor(max_workers=concurrency)
+        calls = Calls(store=store, client=client, model=model, temperature=temperature, max_tokens=max_tokens,
+                      concurrency=concurrency, price=lambda i, o: _price(i, o, price_in, price_out),
+                      on_answer=on_answer, on_failure=on_failure, max_calls=max_calls, deadline=deadline,
+                      progress=bar)
         try:
-            futures = [pool_.submit(call, job) for job in todo]
-            for future in as_completed(futures):
-                (_, _, _, key, _, _), got, error = future.result()
-                result.calls += 1
-                if error is not None:
-                    result.failures += [{"query": q, "doc": d, "sample": s, "kind": error.kind, "error": str(error)}
-                                        for q, d, s, *_ in twins[key]]
-                else:
-                    answer, cost = got
-                    for q, d, s, *_ in twins[key]:
-                        _keep(result, q, d, s, answer.text)
-                    spent["prompt_tokens"] += answer.prompt_tokens or 0
-                    spent["completion_tokens"] += answer.completion_tokens or 0
-                    if cost is not None:
-                        spent["cost"] = (spent["cost"] or 0.0) + cost
-                bar.update(advance=len(twins[key]))
-        except BaseException:  # Ctrl-C: no call starts or retries; those under way are waited for and kept
-            client.stopped.set()
-            raise
+            calls.run(jobs)
+            while until_stable and not calls.halt.is_set() and not calls.out_of_budget:
+                failed = {(f["query"], f["doc"]) for f in result.failures}
+                more = [job(q, d, result.draws[q, d]) for q, d in prompts
+                        if (q, d) not in failed and result.draws[q, d] < max_samples
+                        and unstable(result.grades(q, d), rel=rel, level=stable_level, on=stable_on)]
+                if not more or deadline is not None and time.monotonic() >= deadline:
+                    break
+                if calls.budget is not None:
+                    more = more[:max(calls.budget, 0)] or more[:1]   # one past the budget: it finds it spent
+                for q, d, s, *_ in more:
+                    result.draws[q, d] = s + 1
+                calls.run(more)
+                result.failures = [f for f in result.failures if f["kind"] != "budget" or f["sample"] < samples]
         finally:
-            pool_.shutdown(wait=True, cancel_futures=True)
             bar.close()
-        result.tokens = spent
+        result.calls, result.tokens = calls.calls, calls.spent
+        result.calls_by_draw = dict(sorted(calls.calls_by_draw.items()))
+        if until_stable:
+            result.unstable = [_verdict(result, q, d, rel, stable_level) for q, d in prompts
+                               if unstable(result.grades(q, d), rel=rel, level=stable_level, on=stable_on)]
         result.ledger = store.totals()
+        result.ledger_by_draw = store.by_draw()
     finally:
         store.close()
     if output is not None:
         with output_file(output, inputs=inputs) as out:
             out.writelines(result.qrels_lines())
+    if store.write_error is not None:
+        kept = (f"{store.journaled} answers were saved in {store.journal}, which the next run imports"
+                if store.journaled else "")
+        lost = (f"{len(store.lost)} answers could be saved nowhere (their labels are in the qrels)"
+                if store.lost else "")
+        raise OutputError(f"{os.fspath(cache)}: the answers cache could not be written ({store.write_error}); "
+                          + "; ".join(filter(None, [kept, lost, f"{len(result.labels)} labels written to "
+                                                    f"{os.fspath(output)}" if output is not None else ""]))
+                          + "; no more calls were made: make room and run again (no answer is paid twice)")
     return result
+
+
+def _verdict(result: Labelled, q: str, d: str, rel, level: float) -> dict:
+    grades = result.grades(q, d)
+    k = sum(g >= rel for g in grades)
+    lo, hi = wilson(k, len(grades), level)
+    return {"query": q, "doc": d, "draws": len(grades), "p_relevant": k / len(grades) if grades else None,
+            "interval": [lo, hi]}
+
+
+def fill(template: str, **texts: str) -> str:
+    """``template`` with each ``{name}`` of ``texts`` replaced in one pass: a text holding ``{passage}`` stays
+    as it is.
+
+    >>> fill("Q: {query} P: {passage}", query="what is {passage}?", passage="a {query}")
+    'Q: what is {passage}? P: a {query}'
+    """
+    pattern = re.compile("|".join(re.escape("{" + name + "}") for name in texts))
+    return pattern.sub(lambda m: texts[m.group(0)[1:-1]], template)
 
 
 def _keep(result: Labelled, q: str, d: str, s: int, text: str) -> None:

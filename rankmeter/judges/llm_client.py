@@ -1,32 +1,49 @@
-"""An OpenAI-compatible chat-completions client and the answers' cache, with the standard library only.
+"""An OpenAI-compatible chat-completions client, with the standard library only, that never hangs and never leaks.
 
 :class:`ChatClient` posts ``{"model", "messages", "temperature", "max_tokens"}`` to ``BASE_URL/chat/completions``
-(vLLM, llama.cpp's server, Ollama, hosted APIs) with :mod:`urllib.request`; a 429, a 5xx, a 408, a refused
-or broken connection and a timeout are retried with exponential backoff (the server's ``Retry-After`` when it
-gives one, capped), anything else fails at once. It raises :class:`CallFailed` with what went wrong; it never
-returns half an answer.
+(vLLM, llama.cpp's server, Ollama, hosted APIs) with :mod:`http.client`. What a hostile or broken server can do
+is bounded:
 
-:class:`AnswerCache` is a SQLite database: ``answers`` keeps every answer received, keyed by :func:`cache_key`
-(the model, the prompt template's digest, the sampling parameters, the sample's index and the digests of the
-query's and the document's texts: a changed model, prompt or text never reuses an answer), committed as it
-arrives; ``ledger`` keeps one row per call made (its tokens, cost, attempts, seconds, error), so the tokens
-and money spent are known across runs and interruptions.
+* **a deadline for each try**: ``timeout`` seconds for the whole try (connecting, sending, the headers and the
+  body), not for each read: a server that sends one byte a second is cut off at the deadline. A watchdog shuts
+  the socket at the deadline whatever the client is doing, and each read waits only for the time left. The
+  job may also give a deadline for the run (``deadline``, a :func:`time.monotonic` instant): no try starts
+  after it and the try under way is cut at it;
+* **a size cap**: a body longer than ``max_response_bytes`` (4 MiB by default), endless chunked bodies
+  included, is cut there and recorded as a bad answer (``too-large``), never read whole; http.client caps the
+  header lines (64 KiB each, 100 of them);
+* **no redirect is followed**: a 3xx is a failure (``redirect``) naming where it pointed, so the
+  ``Authorization`` header is never sent anywhere but the configured endpoint and a POST never becomes a GET;
+* **the answer is kept whatever its token counts**: counts that are not whole, finite, non-negative numbers
+  of at most :data:`MOST_TOKENS` are unknown (None), never a reason to ask again.
+
+A 429, a 5xx, a 408, a refused or broken connection and a try's timeout are retried with exponential backoff
+(the server's ``Retry-After`` when it gives one, capped at ``max_wait``); anything else fails at once.
+:class:`CallFailed` says what went wrong; half an answer is never returned.
 """
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
-import sqlite3
+import math
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from dataclasses import dataclass
 
-__all__ = ["Answer", "AnswerCache", "CallFailed", "ChatClient", "cache_key", "digest"]
+__all__ = ["Answer", "CallFailed", "ChatClient", "MOST_TOKENS", "RESPONSE_CAP", "cache_key", "digest",
+           "token_count"]
 
 #: HTTP statuses worth another try: rate limits, timeouts and the server's own errors
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524})
+#: the default cap of a response body, in bytes (a chat completion of 512 tokens is a few KiB)
+RESPONSE_CAP = 4 * 2 ** 20
+#: the largest token count believed: more than any context window (larger ones are recorded as unknown)
+MOST_TOKENS = 10 ** 12
+#: kinds of failure after which another try is made
+RETRY_KINDS = frozenset({"timeout", "connection"})
 
 
 def digest(text: str) -> str:
@@ -36,14 +53,31 @@ def digest(text: str) -> str:
 
 def cache_key(model: str, template_digest: str, sampling: dict, sample: int, query_digest: str,
               doc_digest: str) -> str:
-    """One answer's key: every input that can change what the model answers."""
+    """One answer's key: every input that can change what the model answers, and the draw's index (draw 3 of
+    a pair has a place of its own, so more draws add to the earlier ones)."""
     parts = [model, template_digest, sorted(sampling.items()), sample, query_digest, doc_digest]
     return digest(json.dumps(parts, separators=(",", ":")))
 
 
+def token_count(value) -> int | None:
+    """A token count from a server's ``usage``: a whole number in 0..:data:`MOST_TOKENS`, else None (unknown).
+
+    >>> token_count(12), token_count(12.0), token_count(float("nan")), token_count(-3), token_count(10 ** 30)
+    (12, 12, None, None, None)
+    >>> token_count(True), token_count("12"), token_count(2.5), token_count(float("inf"))
+    (None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return None
+    value = int(value)
+    return value if 0 <= value <= MOST_TOKENS else None
+
+
 @dataclass
 class Answer:
-    """What one call returned: the text, the tokens the server counted, the tries it took."""
+    """What one call returned: the text, the tokens the server counted (None: unknown), the tries it took."""
 
     text: str
     prompt_tokens: int | None
@@ -53,179 +87,239 @@ class Answer:
 
 
 class CallFailed(Exception):
-    """A call that gave no answer after its tries: ``kind`` (http-429, http-500, timeout, connection,
-    bad-response, ...), the last error's text and the tries made."""
+    """A call that gave no answer after its tries: ``kind`` (http-429, http-500, timeout, connection, redirect,
+    too-large, bad-response, deadline, interrupted), the last error's text and the tries made."""
 
     def __init__(self, kind: str, message: str, attempts: int, seconds: float = 0.0):
         super().__init__(f"{kind}: {message} (after {attempts} tries)")
         self.kind, self.message, self.attempts, self.seconds = kind, message, attempts, seconds
 
 
+class _Status(Exception):
+    """A reply other than 200: its status, a short excerpt and its Retry-After."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+
+
+class _DeadlineReader:
+    """A raw reader over a socket that waits, at each read, only for the time left before the deadline."""
+
+    def __init__(self, sock, deadline: float):
+        self.sock, self.deadline = sock, deadline
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the try's deadline passed")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer)
+
+    def readable(self) -> bool:
+        return True
+
+    # what io.BufferedReader asks of a raw stream
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def seekable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _DeadlineSocket:
+    """A socket whose reads (through ``makefile``) and writes end at the deadline."""
+
+    def __init__(self, sock, deadline: float):
+        self._sock, self.deadline = sock, deadline
+
+    def makefile(self, mode="rb", *args, **kwargs):
+        import io
+        return io.BufferedReader(_DeadlineReader(self._sock, self.deadline))  # noqa: the raw reader is io-shaped
+
+    def sendall(self, data) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the try's deadline passed")
+        self._sock.settimeout(left)   # sendall's timeout bounds the whole send (Python >= 3.5)
+        self._sock.sendall(data)
+
+    def close(self) -> None:
+        """Left to :meth:`ChatClient._once`, which closes the socket once the response is read (http.client
+        closes it as soon as the headers say the server will: the response still reads from it)."""
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def _connection(url: urllib.parse.SplitResult, deadline: float):
+    left = max(deadline - time.monotonic(), 0.001)
+    base = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+
+    class Connection(base):
+        def connect(self):
+            self.timeout = max(deadline - time.monotonic(), 0.001)
+            super().connect()
+            self.raw_socket = self.sock
+            self.sock = _DeadlineSocket(self.sock, deadline)
+
+    return Connection(url.hostname, url.port, timeout=left)
+
+
 class ChatClient:
     """Chat completions at ``base_url`` (e.g. ``http://localhost:8000/v1``) for ``model``.
 
     ``retries`` more tries after the first (a wait of ``backoff * 2**i`` seconds before try ``i + 1``, at
-    most ``max_wait``); ``timeout`` seconds per try.
+    most ``max_wait``); ``timeout`` seconds for each whole try; ``max_response_bytes`` the longest body read;
+    ``deadline`` (a :func:`time.monotonic` instant, optional) when the run stops trying.
     """
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, timeout: float = 60.0,
-                 retries: int = 5, backoff: float = 1.0, max_wait: float = 60.0):
-        self.url = base_url.rstrip("/") + ("" if base_url.rstrip("/").endswith("/chat/completions")
-                                           else "/chat/completions")
+                 retries: int = 5, backoff: float = 1.0, max_wait: float = 60.0,
+                 max_response_bytes: int = RESPONSE_CAP, deadline: float | None = None):
+        base = base_url.rstrip("/")
+        self.url = base + ("" if base.endswith("/chat/completions") else "/chat/completions")
+        self.parts = urllib.parse.urlsplit(self.url)
+        if self.parts.scheme not in ("http", "https") or not self.parts.hostname:
+            raise ValueError(f"not an http(s) address: {base_url!r}")
+        self.path = self.parts.path + (f"?{self.parts.query}" if self.parts.query else "")
         self.model, self.timeout, self.retries = model, timeout, retries
-        self.backoff, self.max_wait = backoff, max_wait
+        self.backoff, self.max_wait, self.cap, self.deadline = backoff, max_wait, max_response_bytes, deadline
         self.stopped = threading.Event()  # set: no more tries (the job is being interrupted)
         self.headers = {"Content-Type": "application/json", "Accept": "application/json",
                         "User-Agent": "rankmeter-judges-label"}
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
 
-    def _once(self, body: bytes) -> Answer:
-        request = urllib.request.Request(self.url, data=body, headers=self.headers, method="POST")
-        with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            raw = response.read()
+    def _once(self, body: bytes, deadline: float) -> Answer:
+        conn = _connection(self.parts, deadline)
+        watchdog = threading.Timer(max(deadline - time.monotonic(), 0.0), _cut, (conn,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
-            data = json.loads(raw)
-            text = data["choices"][0]["message"]["content"]
-            usage = data.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise CallFailed("bad-response", f"not a chat completion: {raw[:120]!r}", 1) from None
-        if not isinstance(text, str):
-            raise CallFailed("bad-response", f"the message content is {type(text).__name__}, not text", 1)
-        return Answer(text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+            conn.request("POST", self.path, body=body, headers=self.headers)
+            response = conn.getresponse()
+            if 300 <= response.status < 400:
+                raise _Status(response.status, f"redirected to {response.getheader('Location', '(nowhere)')!r}")
+            if response.status != 200:
+                raise _Status(response.status, _excerpt(response), _retry_after(response.getheader("Retry-After")))
+            raw = bytearray()
+            while True:
+                chunk = response.read(min(65536, self.cap + 1 - len(raw)))
+                if not chunk:
+                    break
+                raw += chunk
+                if len(raw) > self.cap:
+                    raise CallFailed("too-large", f"the body is longer than {self.cap} bytes (the cap, "
+                                     "--max-response-bytes): not read further", 1)
+            if time.monotonic() >= deadline:   # the watchdog shut a body that runs to the connection's end
+                raise TimeoutError("no whole answer within the try's deadline")
+            content_type = response.getheader("Content-Type", "")
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            if time.monotonic() >= deadline - 1e-3:
+                raise TimeoutError(f"no whole answer within the try's deadline ({type(exc).__name__})") from None
+            raise
+        finally:
+            watchdog.cancel()
+            raw_socket = getattr(conn, "raw_socket", None)
+            conn.close()
+            if raw_socket is not None:
+                raw_socket.close()
+        return _parse(bytes(raw), content_type)
 
     def complete(self, prompt: str, *, temperature: float = 0.0, max_tokens: int = 512) -> Answer:
         """One user message's answer, retried as the class says; :class:`CallFailed` when none came."""
         body = json.dumps({"model": self.model, "messages": [{"role": "user", "content": prompt}],
                            "temperature": temperature, "max_tokens": max_tokens}).encode("utf-8")
         start = time.monotonic()
-        kind, message = "error", ""
+        kind, message, attempt = "error", "", 0
         for attempt in range(self.retries + 1):
             wait = None
+            now = time.monotonic()
+            if self.deadline is not None and now >= self.deadline:
+                kind, message = "deadline", f"the run's time limit passed{f' ({message})' if message else ''}"
+                break
+            try_deadline = now + self.timeout if self.deadline is None else min(now + self.timeout, self.deadline)
             try:
-                answer = self._once(body)
+                answer = self._once(body, try_deadline)
                 answer.attempts, answer.seconds = attempt + 1, time.monotonic() - start
                 return answer
-            except urllib.error.HTTPError as exc:
-                kind, message = f"http-{exc.code}", _excerpt(exc)
-                if exc.code not in RETRY_STATUSES:
+            except _Status as exc:
+                kind, message = f"http-{exc.status}", exc.message
+                if 300 <= exc.status < 400:
+                    kind = "redirect"
+                    message += ": redirects are not followed (the key goes to --base-url only); give the final address"
                     break
-                wait = _retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+                if exc.status not in RETRY_STATUSES:
+                    break
+                wait = exc.retry_after
             except CallFailed as exc:
                 kind, message = exc.kind, exc.message
                 break  # the server answered, with something else than a completion: asking again won't help
-            except (TimeoutError, OSError) as exc:  # socket.timeout, refused, reset, broken pipe, URLError
-                reason = getattr(exc, "reason", exc)
-                timed_out = isinstance(reason, TimeoutError) or "timed out" in str(reason)
-                kind, message = ("timeout" if timed_out else "connection"), str(reason)
-            except Exception as exc:  # noqa: BLE001 - http.client's protocol errors (a reply cut short)
+            except TimeoutError as exc:
+                kind, message = "timeout", f"{exc} ({self.timeout:g} s for a try)"
+            except (OSError, http.client.HTTPException, ValueError) as exc:  # refused, reset, a reply cut short
                 kind, message = "connection", f"{type(exc).__name__}: {exc}"
             if attempt < self.retries:
-                backoff = self.backoff * 2 ** attempt
-                if self.stopped.wait(min(self.max_wait, max(backoff, wait or 0.0))):
+                pause = min(self.max_wait, max(self.backoff * 2 ** attempt, wait or 0.0))
+                if self.deadline is not None:
+                    pause = max(0.0, min(pause, self.deadline - time.monotonic()))
+                if self.stopped.wait(pause):
                     kind, message = "interrupted", f"{message} (no more tries: the job was interrupted)"
                     break
         raise CallFailed(kind, message, attempt + 1, time.monotonic() - start)
 
 
-def _count(value) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _cut(conn) -> None:
+    """The watchdog: at the try's deadline, shut the socket whatever is reading it."""
+    raw = getattr(conn, "raw_socket", None) or getattr(conn, "sock", None)
+    try:
+        if raw is not None:
+            raw.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _parse(raw: bytes, content_type: str) -> Answer:
+    """A 200's body as an answer; :class:`CallFailed` (``bad-response``) when it is not a chat completion."""
+    try:
+        data = json.loads(raw)
+        text = data["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
+        shown = f" ({content_type})" if content_type else ""
+        raise CallFailed("bad-response", f"not a chat completion{shown}: {raw[:120]!r}", 1) from None
+    if not isinstance(text, str):
+        raise CallFailed("bad-response", f"the message content is {type(text).__name__}, not text", 1)
+    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    return Answer(text, token_count(usage.get("prompt_tokens")), token_count(usage.get("completion_tokens")))
 
 
 def _retry_after(value: str | None) -> float | None:
     try:
-        return max(0.0, float(value)) if value else None
+        seconds = float(value) if value else None
     except ValueError:
         return None
+    return None if seconds is None or not math.isfinite(seconds) else max(0.0, seconds)
 
 
-def _excerpt(exc: urllib.error.HTTPError) -> str:
+def _excerpt(response) -> str:
     try:
-        body = exc.read()[:200].decode("utf-8", "replace")
+        body = response.read(200).decode("utf-8", "replace")
     except Exception:  # noqa: BLE001 - the body is only shown
         body = ""
-    return f"{exc.reason} {body}".strip()
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS answers (
-    key TEXT PRIMARY KEY, model TEXT NOT NULL, template TEXT NOT NULL, sampling TEXT NOT NULL,
-    sample INTEGER NOT NULL, query_digest TEXT NOT NULL, doc_digest TEXT NOT NULL, answer TEXT NOT NULL,
-    prompt_tokens INTEGER, completion_tokens INTEGER, created REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS ledger (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, model TEXT NOT NULL, query TEXT NOT NULL,
-    doc TEXT NOT NULL, sample INTEGER NOT NULL, status TEXT NOT NULL, prompt_tokens INTEGER,
-    completion_tokens INTEGER, cost REAL, attempts INTEGER NOT NULL, seconds REAL NOT NULL, error TEXT,
-    created REAL NOT NULL);
-"""
-
-
-class AnswerCache:
-    """The answers and the ledger in one SQLite file (see the module docstring); safe across threads."""
-
-    def __init__(self, path):
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-
-    @classmethod
-    def open(cls, path) -> "AnswerCache":
-        """The cache at ``path`` (created when missing); an :class:`~rankmeter.errors.InputError` when the file
-        is something else than an SQLite database."""
-        from rankmeter.errors import InputError
-        try:
-            return cls(path)
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"is not an answers cache (an SQLite database): {exc}; name a new file, or the "
-                             "cache an earlier judges label made", source=str(path)) from None
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
-
-    def known(self, keys: list[str]) -> dict[str, str]:
-        """The cached answers of ``keys``."""
-        found: dict[str, str] = {}
-        with self._lock:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start:start + 500]
-                marks = ",".join("?" * len(chunk))
-                found.update(self._db.execute(f"SELECT key, answer FROM answers WHERE key IN ({marks})", chunk))
-        return found
-
-    def record(self, *, key: str, model: str, query: str, doc: str, sample: int, status: str,
-               answer: Answer | None = None, cost: float | None = None, error: str | None = None,
-               attempts: int = 1, seconds: float = 0.0, entry: dict | None = None) -> None:
-        """One call's ledger row and, with ``entry`` (the key's parts), its answer: one transaction, committed."""
-        now = time.time()
-        tokens = (answer.prompt_tokens, answer.completion_tokens) if answer else (None, None)
-        with self._lock:
-            with self._db:  # a transaction: the answer and its ledger row together, or neither
-                self._db.execute("BEGIN")
-                if answer is not None and entry is not None:
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO answers VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                        (key, model, entry["template"], entry["sampling"], sample, entry["query_digest"],
-                         entry["doc_digest"], answer.text, *tokens, now))
-                self._db.execute(
-                    "INSERT INTO ledger (key, model, query, doc, sample, status, prompt_tokens, completion_tokens,"
-                    " cost, attempts, seconds, error, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (key, model, query, doc, sample, status, *tokens, cost, attempts, seconds, error, now))
-
-    def totals(self, *, model: str | None = None) -> dict:
-        """The ledger summed: calls, failed calls, tokens in and out, cost (None when no price was given)."""
-        where, args = ("WHERE model = ?", (model,)) if model else ("", ())
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*), SUM(status = 'failed'), COALESCE(SUM(prompt_tokens), 0), "
-                f"COALESCE(SUM(completion_tokens), 0), SUM(cost) FROM ledger {where}", args).fetchone()
-        return {"calls": row[0], "failed": row[1] or 0, "prompt_tokens": row[2], "completion_tokens": row[3],
-                "cost": row[4]}
+    return f"{response.reason} {body}".strip()

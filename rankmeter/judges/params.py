@@ -10,7 +10,8 @@ from rankmeter.engine.param import Param
 
 __all__ = ["UNIT", "BUDGET", "STRATA", "TARGET", "WIDTH", "DESIGN", "EARLIER_DESIGN", "AGGREGATE", "DRAWS",
            "SAMPLED_LABELS", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS",
-           "PRICE_IN", "PRICE_OUT", "TIMEOUT", "RETRIES", "DRY_RUN", "LABELLING"]
+           "PRICE_IN", "PRICE_OUT", "TIMEOUT", "RETRIES", "DRY_RUN", "TIME_LIMIT", "MAX_RESPONSE_BYTES", "UNTIL_STABLE",
+           "MAX_SAMPLES", "MAX_CALLS", "STABLE_ON", "STABLE_LEVEL", "LABELLING"]
 
 # estimates and allocation (rankmeter.judges.ppi, .allocation, .design)
 UNIT = Param("unit", "choice", "auto", "what HUMAN is a random sample of: whole queries, or (query, doc) pairs "
@@ -54,8 +55,10 @@ TOP_K_OVERLAP = Param("top_k", "numbers", (1, 3, 5, 10), "top-k overlaps: positi
 # labelling (rankmeter.judges.labelling)
 _G = "judges"
 TOP_K = Param("top_k", "integer", 10, "label the docs some run ranks in its top K", group=_G, low=1, metavar="K")
-SAMPLES = Param("samples", "integer", 1, "labels per pair, one qrels line each (for judges aggregate; give a "
-                "--temperature above 0)", group=_G, low=1, high=100, metavar="N")
+SAMPLES = Param("samples", "integer", 1, "draws per pair, each a call of its own with its own place in the cache "
+                "(more draws add to the earlier ones) and one qrels line (for judges aggregate and judges reliability; "
+                "give a --temperature above 0); with --until-stable, the draws every pair gets first", group=_G,
+                low=1, high=100, metavar="N")
 CONCURRENCY = Param("concurrency", "integer", 4, "calls under way at once", group=_G, low=1, high=256, metavar="N")
 KEY_ENV = Param("api_key_env", "string", "OPENAI_API_KEY", "the environment variable holding the API key",
                 group=_G, metavar="NAME")
@@ -66,9 +69,30 @@ PRICE_IN = Param("price_in", "number", None, "price of a million prompt tokens (
                  low=0, optional=True, metavar="X")
 PRICE_OUT = Param("price_out", "number", None, "price of a million completion tokens", group=_G, low=0,
                   optional=True, metavar="Y")
-TIMEOUT = Param("timeout", "number", 60.0, "seconds a try may take", group=_G, low=0, low_open=True, high=3600)
+TIMEOUT = Param("timeout", "number", 60.0, "seconds a whole try may take (connecting, sending, the headers and the "
+                "body): a server still sending at the deadline is cut off", group=_G, low=0, low_open=True, high=3600)
 RETRIES = Param("retries", "integer", 5, "tries after the first on 429, 5xx and timeouts (exponential backoff)",
                 group=_G, low=0, high=20)
 DRY_RUN = Param("dry_run", "bool", False, "print the pairs, calls and estimated tokens; call nothing", group=_G)
+TIME_LIMIT = Param("time_limit", "number", None, "seconds the whole job may take: no try starts after it and the "
+                   "one under way is cut at it; the pairs left are failures a rerun asks for", group=_G, low=0,
+                   low_open=True, optional=True, metavar="SECONDS")
+MAX_RESPONSE_BYTES = Param("max_response_bytes", "integer", 4 * 2 ** 20, "the longest response body read (4 MiB): "
+                           "a longer one is cut there and recorded as a bad answer", group=_G, low=1024,
+                           high=2 ** 31, metavar="N")
+UNTIL_STABLE = Param("until_stable", "bool", False, "after --samples draws, draw more only for the pairs whose "
+                     "verdict is uncertain (the interval of P(grade >= rel) holds 1/2; with --stable-on grades, "
+                     "also a grade distribution without a clear majority), one more a round, up to --max-samples "
+                     "and --max-calls", group=_G)
+MAX_SAMPLES = Param("max_samples", "integer", 10, "the most draws of a pair --until-stable makes", group=_G, low=1,
+                    high=100, metavar="N")
+MAX_CALLS = Param("max_calls", "integer", None, "the most calls this job makes (a budget): the pairs left are "
+                  "failures (kind budget), and --until-stable stops drawing", group=_G, low=0, optional=True,
+                  metavar="N")
+STABLE_ON = Param("stable_on", "choice", "relevance", "what --until-stable waits for: the relevance verdict "
+                  "(grade >= rel), or also the grade distribution (one grade the majority's)", group=_G,
+                  choices=("relevance", "grades"))
+STABLE_LEVEL = Param("stable_level", "number", 0.95, "the confidence of --until-stable's intervals (Wilson's)",
+                     group=_G, low=0, high=1, low_open=True, high_open=True)
 LABELLING = (TOP_K, SAMPLES, CONCURRENCY, KEY_ENV, TEMPERATURE, MAX_TOKENS, PRICE_IN, PRICE_OUT, TIMEOUT, RETRIES,
-             DRY_RUN)
+             DRY_RUN, TIME_LIMIT, MAX_RESPONSE_BYTES, UNTIL_STABLE, MAX_SAMPLES, MAX_CALLS, STABLE_ON, STABLE_LEVEL)
