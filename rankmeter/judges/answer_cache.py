@@ -78,15 +78,15 @@ def _inspect(path: str) -> None:
     if application_id not in (0, APPLICATION_ID):
         raise InputError(f"is another program's SQLite database (application id {application_id:#x}), not an "
                          f"answers cache; it was left as it was: {_HINT}", source=path)
+    from urllib.request import pathname2url
+    address = f"file:{pathname2url(os.path.abspath(path))}?mode=ro"
     try:
-        from urllib.request import pathname2url
-        db = sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro", uri=True)
+        tables = _tables(address)
+    except sqlite3.OperationalError:   # a WAL database in a read-only folder: its -shm cannot be made
         try:
-            tables = {name: tuple(row[1] for row in db.execute(f"PRAGMA table_info('{name}')"))
-                      for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name "
-                                                "NOT LIKE 'sqlite_%'")}
-        finally:
-            db.close()
+            tables = _tables(address + "&immutable=1")
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"is not an answers cache (an SQLite database): {exc}; {_HINT}", source=path) from None
     except sqlite3.DatabaseError as exc:
         raise InputError(f"is not an answers cache (an SQLite database): {exc}; {_HINT}", source=path) from None
     foreign = sorted(set(tables) - set(_COLUMNS))
@@ -99,6 +99,17 @@ def _inspect(path: str) -> None:
             f"no {' and no '.join(missing)} table" if missing else ""]))
         raise InputError(f"is an SQLite database of another program ({what}), not an answers cache; it was left "
                          f"as it was: {_HINT}", source=path)
+
+
+def _tables(address: str) -> dict[str, tuple]:
+    """The tables of the database at the URI ``address`` and their columns, read only."""
+    db = sqlite3.connect(address, uri=True)
+    try:
+        return {name: tuple(row[1] for row in db.execute(f"PRAGMA table_info('{name}')"))
+                for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                          "'sqlite_%'")}
+    finally:
+        db.close()
 
 
 class AnswerCache:
@@ -168,15 +179,17 @@ class AnswerCache:
         return found
 
     def totals(self, *, model: str | None = None) -> dict:
-        """The ledger summed: calls, failed calls, tokens in and out (known counts), cost (None when no price
-        was given)."""
+        """The ledger summed: calls, failed calls, tokens in and out (the known counts), cost (None when no
+        price was given), and the answered calls whose counts were unknown (``tokens_unknown``)."""
         where, args = ("WHERE model = ?", (model,)) if model else ("", ())
         with self._lock:
             row = self._db.execute(
                 "SELECT COUNT(*), SUM(status = 'failed'), COALESCE(SUM(prompt_tokens), 0), "
-                f"COALESCE(SUM(completion_tokens), 0), SUM(cost) FROM ledger {where}", args).fetchone()
+                "COALESCE(SUM(completion_tokens), 0), SUM(cost), "
+                "SUM(status != 'failed' AND (prompt_tokens IS NULL OR completion_tokens IS NULL)) "
+                f"FROM ledger {where}", args).fetchone()
         return {"calls": row[0], "failed": row[1] or 0, "prompt_tokens": row[2], "completion_tokens": row[3],
-                "cost": row[4]}
+                "cost": row[4], "tokens_unknown": row[5] or 0}
 
     def by_draw(self, *, model: str | None = None) -> list[dict]:
         """The ledger by draw index: for each draw, its calls, failed calls, tokens and cost."""

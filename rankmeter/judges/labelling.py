@@ -249,8 +249,11 @@ def _template(prompt) -> str:
 
 
 def _price(tokens_in, tokens_out, price_in, price_out) -> float | None:
-    """The cost of one call, prices per million tokens; None without prices or counts."""
+    """The cost of one call, prices per million tokens; None without prices, or when a priced count is unknown
+    (the server's count was not a whole, finite, non-negative number)."""
     if price_in is None and price_out is None:
+        return None
+    if price_in and tokens_in is None or price_out and tokens_out is None:
         return None
     return ((tokens_in or 0) * (price_in or 0.0) + (tokens_out or 0) * (price_out or 0.0)) / 1e6
 

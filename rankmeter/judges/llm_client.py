@@ -250,7 +250,7 @@ class ChatClient:
         for attempt in range(self.retries + 1):
             wait = None
             now = time.monotonic()
-            if self.deadline is not None and now >= self.deadline:
+            if self.deadline is not None and now >= self.deadline - 1e-3:
                 kind, message = "deadline", f"the run's time limit passed{f' ({message})' if message else ''}"
                 break
             try_deadline = now + self.timeout if self.deadline is None else min(now + self.timeout, self.deadline)
@@ -272,8 +272,11 @@ class ChatClient:
                 break  # the server answered, with something else than a completion: asking again won't help
             except TimeoutError as exc:
                 kind, message = "timeout", f"{exc} ({self.timeout:g} s for a try)"
-            except (OSError, http.client.HTTPException, ValueError) as exc:  # refused, reset, a reply cut short
+            except (OSError, http.client.IncompleteRead) as exc:  # refused, reset, a reply cut short: try again
                 kind, message = "connection", f"{type(exc).__name__}: {exc}"
+            except (http.client.HTTPException, ValueError) as exc:  # a status line or headers past http.client's caps
+                kind, message = "bad-response", f"{type(exc).__name__}: {str(exc)[:200]}"
+                break
             if attempt < self.retries:
                 pause = min(self.max_wait, max(self.backoff * 2 ** attempt, wait or 0.0))
                 if self.deadline is not None:
