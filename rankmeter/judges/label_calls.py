@@ -21,14 +21,16 @@ __all__ = ["Calls"]
 
 
 class Calls:
-    """What runs the calls of one job; ``on_answer(q, d, s, text)`` keeps each answer, ``on_failure`` each failure."""
+    """What runs the calls of one job: ``price(tokens_in, tokens_out)`` is a call's cost, ``parse(text)`` an
+    answer's grade (None: unparseable, so recorded), ``on_answer(q, d, s, text, cached)`` keeps each answer and
+    ``on_failure(q, d, s, kind, error)`` each failure."""
 
     def __init__(self, *, store, client, model: str, temperature: float, max_tokens: int, concurrency: int,
-                 price, on_answer, on_failure, max_calls: int | None = None, deadline: float | None = None,
+                 price, parse, on_answer, on_failure, max_calls: int | None = None, deadline: float | None = None,
                  progress=None):
         self.store, self.client, self.model = store, client, model
         self.temperature, self.max_tokens, self.concurrency = temperature, max_tokens, concurrency
-        self.price, self.on_answer, self.on_failure = price, on_answer, on_failure
+        self.price, self.parse, self.on_answer, self.on_failure = price, parse, on_answer, on_failure
         self.budget = max_calls          # calls left (None: no budget)
         self.deadline, self.progress = deadline, progress
         self.halt = threading.Event()    # set: no new call (the cache cannot be written, or Ctrl-C)
@@ -109,8 +111,7 @@ class Calls:
                                           attempts=exc.attempts, seconds=exc.seconds, error=str(exc)))
             return exc.kind, str(exc)
         cost = self.price(answer.prompt_tokens, answer.completion_tokens)
-        from rankmeter.judges.labelling import parse_grade
-        status = "ok" if parse_grade(answer.text) is not None else "unparseable"
+        status = "ok" if self.parse(answer.text) is not None else "unparseable"
         self._saved(self.store.record(key=key, model=self.model, query=q, doc=d, sample=s, status=status,
                                       answer=answer, cost=cost, attempts=answer.attempts, seconds=answer.seconds,
                                       entry=entry))

@@ -380,7 +380,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
         bar = Progress(len(jobs), "labelling", enabled=progress)
         calls = Calls(store=store, client=client, model=model, temperature=temperature, max_tokens=max_tokens,
                       concurrency=concurrency, price=lambda i, o: _price(i, o, price_in, price_out),
-                      on_answer=on_answer, on_failure=on_failure, max_calls=max_calls, deadline=deadline,
+                      parse=parse_grade, on_answer=on_answer, on_failure=on_failure, max_calls=max_calls, deadline=deadline,
                       progress=bar)
         try:
             calls.run(jobs)
@@ -389,14 +389,13 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
                 more = [job(q, d, result.draws[q, d]) for q, d in prompts
                         if (q, d) not in failed and result.draws[q, d] < max_samples
                         and unstable(result.grades(q, d), rel=rel, level=stable_level, on=stable_on)]
+                if calls.budget is not None:
+                    more = more[:max(calls.budget, 0)]
                 if not more or deadline is not None and time.monotonic() >= deadline:
                     break
-                if calls.budget is not None:
-                    more = more[:max(calls.budget, 0)] or more[:1]   # one past the budget: it finds it spent
                 for q, d, s, *_ in more:
                     result.draws[q, d] = s + 1
                 calls.run(more)
-                result.failures = [f for f in result.failures if f["kind"] != "budget" or f["sample"] < samples]
         finally:
             bar.close()
         result.calls, result.tokens = calls.calls, calls.spent
