@@ -97,7 +97,9 @@ def run(args) -> int:
              f"{got.cached} from the cache, {got.calls} calls made ({t['prompt_tokens']} prompt + "
              f"{t['completion_tokens']} completion tokens{cost})",
              f"ledger of {args.cache}: {ledger['calls']} calls, {ledger['failed']} failed, "
-             f"{ledger['prompt_tokens']} + {ledger['completion_tokens']} tokens{total}"]
+             f"{ledger['prompt_tokens']} + {ledger['completion_tokens']} tokens{total}"
+             + (f" ({ledger['tokens_unknown']} answers of unknown token counts)" if ledger.get("tokens_unknown")
+                else "")]
     if len(got.ledger_by_draw) > 1:
         lines.append("ledger by draw: " + ", ".join(f"{r['draw']}: {r['calls']} calls" for r in got.ledger_by_draw))
     if args.until_stable:

@@ -10,11 +10,15 @@ model through a prompt template (:data:`PROMPT`, written for rankmeter, or a fil
 ``prompt="umbrela"`` uses UMBRELA's own zero-shot prompt, which asks for the same line, when the ``umbrela``
 package is installed.
 
-Every answer is cached (:class:`~rankmeter.judges.llm_client.AnswerCache`) as it arrives, so a rerun
-makes no call, an interrupted job resumes where it stopped, and a changed model, prompt, sampling parameter or
-text asks again. Calls run ``concurrency`` at a time; a failed call (after its retries) is recorded for its pair
-and the job goes on. The qrels written hold one line per parsed label (``samples`` lines per pair at most, in
-sample order: what ``rankmeter judges aggregate`` reads).
+Every answer is cached (:class:`~rankmeter.judges.answer_cache.AnswerCache`) as it arrives, so a rerun
+makes no call, an interrupted job resumes where it stopped, jobs sharing the cache call each (pair, draw) once,
+and a changed model, prompt, sampling parameter or text asks again. Each draw of a pair has its own place in
+the cache (its index is in the key): ``samples=5`` after ``samples=2`` makes three more calls a pair.
+``until_stable=True`` then draws more, one a round, only for the pairs whose verdict is uncertain
+(:mod:`rankmeter.judges.draws`). Calls run ``concurrency`` at a time (:mod:`rankmeter.judges.label_calls`);
+a failed call (after its retries) is recorded for its pair and the job goes on. The qrels written hold one
+line per parsed label (the draws of a pair in draw order: what ``rankmeter judges aggregate`` reads). The
+prompt is filled in one pass (:func:`fill`): a text holding ``{passage}`` is left as it is.
 
 >>> parse_grade("The passage answers it.\\n##final score: 2")
 2
