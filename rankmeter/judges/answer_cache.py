@@ -23,6 +23,7 @@ When a write fails mid-run (a full disk, a file size limit), the answer is appen
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -31,6 +32,7 @@ import time
 import uuid
 
 from rankmeter.errors import InputError
+from rankmeter.judges.llm_client import token_count
 
 __all__ = ["APPLICATION_ID", "AnswerCache"]
 
@@ -110,6 +112,21 @@ def _tables(address: str) -> dict[str, tuple]:
                                           "'sqlite_%'")}
     finally:
         db.close()
+
+
+def _journal_row(row) -> bool:
+    """Whether a journal line is a row this module wrote (its token counts made sure again: no overflow)."""
+    if not isinstance(row, dict) or not all(c in row for c in _COLUMNS["ledger"][1:]):
+        return False
+    texts = ("key", "model", "query", "doc", "status") + (("answer", "template", "sampling", "query_digest",
+                                                             "doc_digest") if "answer" in row else ())
+    if not all(isinstance(row[c], str) for c in texts) or not isinstance(row["sample"], int):
+        return False
+    for c in ("prompt_tokens", "completion_tokens"):
+        row[c] = token_count(row[c])
+    numbers = [row[c] for c in ("cost", "seconds", "created") if row[c] is not None]
+    return (all(isinstance(x, (int, float)) and math.isfinite(x) for x in numbers)
+            and isinstance(row["attempts"], int) and 0 <= row["sample"] < 2 ** 31 and 0 < row["attempts"] < 2 ** 31)
 
 
 class AnswerCache:
@@ -299,10 +316,10 @@ class AnswerCache:
         for line in lines:
             try:
                 row = json.loads(line)
-                if isinstance(row, dict) and all(c in row for c in _COLUMNS["ledger"][1:]):
-                    rows.append(row)
             except ValueError:
                 continue    # the last line of a job cut short on a full disk
+            if _journal_row(row):
+                rows.append(row)
         with self._lock:
             for row in rows:
                 known = self._db.execute("SELECT 1 FROM ledger WHERE key = ? AND created = ?",

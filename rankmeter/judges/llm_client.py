@@ -12,6 +12,8 @@ is bounded:
 * **a size cap**: a body longer than ``max_response_bytes`` (4 MiB by default), endless chunked bodies
   included, is cut there and recorded as a bad answer (``too-large``), never read whole; http.client caps the
   header lines (64 KiB each, 100 of them);
+* **proxies as urllib finds them** (``https_proxy``, ``http_proxy``, ``no_proxy``), with no credentials of
+  their own;
 * **no redirect is followed**: a 3xx is a failure (``redirect``) naming where it pointed, so the
   ``Authorization`` header is never sent anywhere but the configured endpoint and a POST never becomes a GET;
 * **the answer is kept whatever its token counts**: counts that are not whole, finite, non-negative numbers
@@ -166,9 +168,23 @@ class _DeadlineSocket:
         return getattr(self._sock, name)
 
 
+def proxy_for(url: urllib.parse.SplitResult) -> urllib.parse.SplitResult | None:
+    """The proxy the environment names for ``url`` (``https_proxy``/``http_proxy``, less ``no_proxy``), as
+    urllib would use it; None for none."""
+    import urllib.request
+    proxy = urllib.request.getproxies().get(url.scheme)
+    if not proxy or urllib.request.proxy_bypass(url.hostname or ""):
+        return None
+    parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    return parts if parts.hostname else None
+
+
 def _connection(url: urllib.parse.SplitResult, deadline: float):
+    """A connection to ``url``'s host (or to the environment's proxy: a CONNECT tunnel for https) whose
+    reads and writes end at ``deadline``."""
     left = max(deadline - time.monotonic(), 0.001)
     base = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    proxy = proxy_for(url)
 
     class Connection(base):
         def connect(self):
@@ -177,7 +193,12 @@ def _connection(url: urllib.parse.SplitResult, deadline: float):
             self.raw_socket = self.sock
             self.sock = _DeadlineSocket(self.sock, deadline)
 
-    return Connection(url.hostname, url.port, timeout=left)
+    if proxy is None:
+        return Connection(url.hostname, url.port, timeout=left)
+    conn = Connection(proxy.hostname, proxy.port or 8080, timeout=left)
+    if url.scheme == "https":
+        conn.set_tunnel(url.hostname, url.port)
+    return conn
 
 
 class ChatClient:
@@ -211,7 +232,9 @@ class ChatClient:
         watchdog.daemon = True
         watchdog.start()
         try:
-            conn.request("POST", self.path, body=body, headers=self.headers)
+            # through a plain-http proxy the request line holds the whole address
+            target = self.url if self.parts.scheme == "http" and proxy_for(self.parts) else self.path
+            conn.request("POST", target, body=body, headers=self.headers)
             response = conn.getresponse()
             if 300 <= response.status < 400:
                 raise _Status(response.status, f"redirected to {response.getheader('Location', '(nowhere)')!r}")

@@ -346,3 +346,30 @@ def _keys(data, server):
         out.append(cache_key("m", digest(PROMPT), {"temperature": 0.0, "max_tokens": 512}, 0,
                              digest(QUERIES[q]), digest(text)))
     return out
+
+
+def test_the_environments_proxy_is_used_as_urllib_would(data, monkeypatch):
+    """http_proxy: the request goes to the proxy with the whole address in its request line; no_proxy skips it."""
+    with Hostile("ok") as proxy:
+        for name in ("no_proxy", "NO_PROXY", "https_proxy", "HTTPS_PROXY", "HTTP_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{proxy.port}")
+        got = label(queries=data / "queries.tsv", docs=data / "docs.tsv", pool=data / "pool.txt",
+                    base_url="http://judge.invalid:9/v1", model="m", api_key="sk-secret", cache=data / "c.db",
+                    output=data / "o", progress=False, retries=0)
+        assert got.failures == [] and proxy.count() == len(POOL)
+        assert {r["path"] for r in proxy.requests} == {"http://judge.invalid:9/v1/chat/completions"}
+        monkeypatch.setenv("no_proxy", "judge.invalid")
+        got = label(queries=data / "queries.tsv", docs=data / "docs.tsv", pool=data / "pool.txt",
+                    base_url="http://judge.invalid:9/v1", model="m2", cache=data / "c.db", progress=False, retries=0,
+                    timeout=5)
+        assert proxy.count() == len(POOL) and {f["kind"] for f in got.failures} == {"connection"}
+
+
+def test_the_body_cap_can_be_raised(data):
+    """A 5 MB answer: past the 4 MiB cap it is a bad answer (one request, not retried); with the cap raised, kept."""
+    with Hostile("ok", answer=lambda prompt: "x" * 5_000_000 + "\n##final score: 1") as server:
+        got = _label(server, data, POOL[:1])
+        assert [f["kind"] for f in got.failures] == ["too-large"] and server.count() == 1
+        got = _label(server, data, POOL[:1], max_response_bytes=8 * 2 ** 20, output=data / "o2")
+        assert got.failures == [] and got.labels == {("q1", "d1", 0): 1} and server.count() == 2
