@@ -6,7 +6,8 @@ function ``behaviour(n, prompt)`` (``n`` counts the requests from 0). Correct an
 ``[grade: N]`` tag, as the stand-in server does (tests.judges.stand_in). Every request is recorded (its
 prompt, path, the ``Authorization`` header, the behaviour used), so a test counts the paid requests per pair;
 :meth:`Hostile.other_origin` starts a second server, on another port, that a redirect points at and that
-records whether the key arrived there.
+records whether the key arrived there. With ``tls=(certificate, key)`` it speaks https (``stall_handshake``: it
+accepts the connection and never starts TLS).
 
 >>> with Hostile("ok") as server:
 ...     server.url.startswith("http://127.0.0.1:")
@@ -56,8 +57,14 @@ def completion(text: str, usage: str | None = None) -> bytes:
 class Hostile:
     """The server (``url`` ends in ``/v1``); ``requests`` holds every request; ``close()`` stops it."""
 
-    def __init__(self, behaviour="ok", *, delay: float = 3.0, answer=tagged_grade, record_only: bool = False):
+    def __init__(self, behaviour="ok", *, delay: float = 3.0, answer=tagged_grade, record_only: bool = False,
+                 tls: tuple[str, str] | None = None, stall_handshake: bool = False):
         self.behaviour, self.delay, self.answer, self.record_only = behaviour, delay, answer, record_only
+        self.tls, self.stall_handshake = None, stall_handshake
+        if tls is not None:   # (certificate file, key file): https
+            import ssl
+            self.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.tls.load_cert_chain(*tls)
         self.requests: list[dict] = []
         self.sent: dict[int, int] = {}        # request number -> body bytes sent
         self.lock = threading.Lock()
@@ -67,7 +74,7 @@ class Hostile:
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(64)
         self.port = self.listener.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}/v1"
         self.closed = threading.Event()
         threading.Thread(target=self._serve, daemon=True).start()
 
@@ -98,6 +105,11 @@ class Hostile:
 
     def _handle(self, conn: socket.socket) -> None:
         try:
+            if self.tls is not None:
+                if self.stall_handshake:   # a TCP connection that never starts TLS
+                    self.closed.wait(60)
+                    return conn.close()
+                conn = self.tls.wrap_socket(conn, server_side=True)
             with conn:
                 request = self._read(conn)
                 if request is None:
@@ -110,7 +122,7 @@ class Hostile:
                 behaviour = self.behaviour(n, request["prompt"]) if callable(self.behaviour) else self.behaviour
                 request["behaviour"] = behaviour
                 self._act(conn, n, behaviour or "ok", request)
-        except OSError:
+        except OSError:   # ssl.SSLError included
             pass   # the client gave up: what it did is the test's to check
 
     @staticmethod

@@ -373,3 +373,29 @@ def test_the_body_cap_can_be_raised(data):
         assert [f["kind"] for f in got.failures] == ["too-large"] and server.count() == 1
         got = _label(server, data, POOL[:1], max_response_bytes=8 * 2 ** 20, output=data / "o2")
         assert got.failures == [] and got.labels == {("q1", "d1", 0): 1} and server.count() == 2
+
+
+@pytest.fixture
+def certificate(tmp_path, monkeypatch):
+    """A self-signed certificate for 127.0.0.1, trusted through SSL_CERT_FILE (OpenSSL's own variable)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    return str(cert), str(key)
+
+
+def test_https_answers_and_its_deadlines(data, certificate):
+    """The same bounds over TLS: an answer, a drip cut at the try's deadline, a handshake that never starts."""
+    with Hostile("ok", tls=certificate) as server:
+        assert server.url.startswith("https://")
+        got = _label(server, data, POOL[:2])
+        assert got.failures == [] and server.count() == 2 and len(got.labels) == 2
+    with Hostile("drip", tls=certificate) as server:
+        got = _label(server, data, POOL[:1], timeout=1.5, retries=0, output=data / "o2",
+                     cache=data / "c2.db")
+        assert [f["kind"] for f in got.failures] == ["timeout"] and server.count() == 1
+    with Hostile("ok", tls=certificate, stall_handshake=True) as server:
+        got = _label(server, data, POOL[:1], timeout=1.0, retries=1, output=data / "o3", cache=data / "c3.db")
+        assert [f["kind"] for f in got.failures] == ["timeout"] and server.count() == 0   # no request ever sent
