@@ -9,8 +9,9 @@ binary and quadratic-weighted kappa, Krippendorff's ordinal alpha, the confusion
 kappa, Krippendorff's alpha (nominal, ordinal, interval).
 :mod:`.leaderboard_agreement` -- :func:`leaderboards`: how alike two qrels versions rank the same runs.
 :mod:`.label_impact` -- :func:`impact`: what the LLM's labels change, run by run.
-:mod:`.labelling` -- :func:`label`: an LLM's labels for the unjudged pairs of the runs' top k (cached, resumable).
-:mod:`.stand_in` -- a stand-in model: a chat-completions server on 127.0.0.1 answering each passage's tagged grade.
+:mod:`.labelling` -- :func:`label`: an LLM's labels for the unjudged pairs of the runs' top k, several draws per
+pair on request (:mod:`.draws`: ``--until-stable``), through :mod:`.llm_client` (deadlines, a body cap, no
+redirects) and :mod:`.label_calls`, cached in :mod:`.answer_cache` (schema checked, claims, a journal).
 :mod:`.ppi` -- PPI++ estimates with intervals from LLM labels on every query and human labels on a sample of
 queries; :mod:`.pair_ppi` -- the same with human labels on a sample of (query, doc) pairs; :mod:`.allocation` --
 where to spend the next human labels.
