@@ -8,6 +8,10 @@ and checks a measure's parameters (:mod:`rankmeter.measures.base`). A bad value 
 
     alpha=5: expected a number in (0, 1)
 
+Options that many entry points take are declared as the keys of a TypedDict, ``Annotated[type, option(default,
+help, bounds)]`` (:func:`option`): the type is what type checkers read, and :func:`declarations` makes each
+key's Param (its kind and choices read from the type: a ``Literal`` is a choice, ``X | None`` optional).
+
 Bounds are an interval, as scikit-learn's ``Interval``: ``low``/``high`` with ``low_open``/``high_open``;
 the words a numeric parameter also takes (``max_grade=qrels``) and the values of a ``choice`` are
 ``choices``, as scikit-learn's ``StrOptions``.
