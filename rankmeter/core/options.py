@@ -81,7 +81,7 @@ class EvaluationOptions(TypedDict, total=False):
     executor: Annotated[Literal["auto", "memory", "streamed", "spark"], option(
         "auto", "how a run is scored: auto (Spark for Spark DataFrames, a plain TREC run file of 1 GiB or more "
         "streamed, else in memory), memory, streamed (a file read in blocks of whole queries: bounded memory; "
-        "the file must be grouped by query), spark; the values are the same")]
+        "the file must be grouped by query), spark; every executor gives the same values")]
     threads: Annotated[int | None, option(
         None, "parts scored at once (default: 2, or 1 on a one-core machine)", low=1)]
     chunk_bytes: Annotated[int | None, option(
