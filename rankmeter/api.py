@@ -5,51 +5,25 @@ Each returns one type whatever it is given: :func:`evaluate` a :class:`~rankmete
 :func:`evaluate` (a dict of runs, a list, a glob) are an error that names :func:`evaluate_runs`, never a
 table of another type: ``results["AP"]`` is always a mean.
 
-The evaluation options are explicit keyword-only parameters, checked against the one table of options
-(:data:`rankmeter.core.options.OPTIONS`, which the tests hold them to); a misspelt one is a
-:class:`~rankmeter.errors.ParameterError` with a suggestion (``relevance_level=2``: did you mean rel?),
-as everywhere else in rankmeter.
+The evaluation options are keyword-only parameters made from their one declaration
+(:class:`rankmeter.core.options.EvaluationOptions`) by :func:`~rankmeter.core.keywords.takes_options`, as
+for every other entry point: ``help()`` and :func:`inspect.signature` show each with its type and default,
+type checkers read them (PEP 692), and a misspelt one is a :class:`~rankmeter.errors.ParameterError` with a
+suggestion (``relevance_level=2``: did you mean rel?).
 """
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Mapping
-from typing import Literal, ParamSpec, TypeVar
+from collections.abc import Mapping
 
 from rankmeter.core import Evaluator, validate_options
-from rankmeter.core.options import OPTIONS, Options
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.results import Results, RunsResults
 from rankmeter.errors import InputError, ParameterError
-from rankmeter.types import Columns, Intents, MeasuresLike, QrelsLike, RunLike, RunsLike
+from rankmeter.types import MeasuresLike, QrelsLike, RunLike, RunsLike
 
 __all__ = ["evaluate", "evaluate_runs", "Results", "RunsResults"]
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 _GLOB = set("*?[")
-
-
-def _evaluation_options(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Answer a misspelt option as the other entry points do.
-
-    Python's own ``TypeError: unexpected keyword argument`` would not say ``did you mean rel?``;
-    :func:`~rankmeter.core.options.validate_options` does, for every entry point, with one message.
-    """
-    known = set(inspect.signature(func).parameters)
-
-    @functools.wraps(func)
-    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        unknown = kwargs.keys() - known
-        if unknown:
-            validate_options(**{name: kwargs[name] for name in unknown})  # raises, naming the closest option
-        return func(*args, **kwargs)
-    return checked
-
-
-def _options(given: Mapping[str, object]) -> Options:
-    """The evaluation options among a function's arguments (its ``locals()``), validated in one pass."""
-    return validate_options(**{name: given[name] for name in OPTIONS if name in given})
 
 
 def _a_run(value) -> bool:
@@ -114,25 +88,8 @@ def _columns_apply(columns, qrels, runs) -> None:
                              "file or DataFrame")
 
 
-@_evaluation_options
-def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
-             queries: Literal["both", "qrels"] = "both",
-             rel: float = 1,
-             judged_only: bool = False,
-             max_docs: int | None = None,
-             ties: Literal["trec_eval", "input", "average", "best", "worst"] = "trec_eval",
-             positive_scores_only: bool = False,
-             ignore_self: bool = False,
-             grades: Literal["integer", "truncate", "real"] = "integer",
-             truncate_grades: bool = False,
-             columns: Columns | None = None,
-             intents: Intents | None = None,
-             input_format: Literal["auto", "trec", "csv", "tsv", "parquet", "jsonl"] = "auto",
-             executor: Literal["auto", "memory", "streamed", "spark"] = "auto",
-             threads: int | None = None,
-             chunk_bytes: int | None = None,
-             progress: bool | None = None,
-             partitions: int | None = None) -> Results:
+@takes_options()
+def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, **options: Unpack[EvaluationOptions]) -> Results:
     """Score one run against judgments.
 
     Parameters
@@ -148,64 +105,7 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
     measures : str, Measure or list of them
         Canonical names (``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``) or trec_eval
         names (``"map"``, ``"ndcg_cut.10"``, ``"P.5,10"``).
-    queries : {"both", "qrels"}, default "both"
-        Which queries are averaged: those in both inputs (a warning lists judged
-        queries the run lacks), or every qrels query, a missing one scoring as an
-        empty ranking (trec_eval ``-c``).
-    rel : int or float, default 1
-        Relevance threshold for measures that do not set their own ``rel``
-        (grades ``>= rel`` are relevant; a fraction such as 0.5 for real grades).
-    judged_only : bool, default False
-        Drop unjudged docs from rankings before scoring (trec_eval ``-J``).
-    max_docs : int, optional
-        Score only the first ``max_docs`` docs of each ranking (trec_eval ``-M``).
-    ties : {"trec_eval", "input", "average", "best", "worst"}, default "trec_eval"
-        Docs with equal scores: docno descending (trec_eval), as given, the
-        exact expected value over all their orders, or relevant first / last
-        (see docs/ties.md and :func:`rankmeter.tie_report`).
-    positive_scores_only : bool, default False
-        Rank only docs with a score above 0: zero and negative predictions are no
-        prediction (TorchMetrics' retrieval convention).
-    ignore_self : bool, default False
-        Drop every doc whose id equals the query id before scoring (BEIR's
-        ``ignore_identical_ids``: a corpus that holds the queries); a query left
-        empty scores as an empty ranking.
-    grades : {"integer", "truncate", "real"}, default "integer"
-        How the qrels' grades are read: integers only (a grade such as 1.7 is
-        an error naming the file and line), truncated toward zero as trec_eval's
-        ``atol`` does, or real numbers (LLM and crowd judgments such as 0.73 or
-        2.5: gain measures use them as they are, binary ones count grades
-        ``>= rel``; trec_eval's level-table measures G, nDCGRel, RnDCG and
-        relstring, and gain maps keyed by integer grades, are refused).
-    truncate_grades : bool, default False
-        The same as ``grades="truncate"``.
-    columns : dict, optional
-        Which columns hold what, when the names are not query, doc, rel / score:
-        names for tables and files with a header line (``{"query": "user",
-        "doc": "item", "score": "prediction"}``), positions counted from 0 for
-        files without one. A ``rank`` column orders each query's docs ascending
-        (rank 1 first): MS MARCO's ``qid pid rank`` is ``{"query": 0, "doc": 1,
-        "rank": 2}``. rel/subtopic are the qrels' roles, score/rank the runs';
-        a role that no input can use is an error (:mod:`rankmeter.io.columns`).
-    intents : dict, optional
-        Diversity measures: ``{query: {subtopic: probability}}`` (default: the
-        subtopics of a query are equally likely).
-    input_format : {"auto", "trec", "csv", "tsv", "parquet", "jsonl"}, default "auto"
-        Format of input files: by content, then extension, or the one named.
-    executor : {"auto", "memory", "streamed", "spark"}, default "auto"
-        ``auto``: Spark when an input is a Spark DataFrame; a plain TREC run file of 1 GiB or more
-        streamed (faster and in bounded memory past that size); else in memory
-        (:func:`evaluate_runs` scores every run in memory: ``auto`` or ``memory``).
-        ``streamed``: read a run file in blocks of whole queries (bounded
-        memory; the file must be grouped by query). The values are the same.
-    threads : int, optional
-        Parts of a large run scored at once (default: 2, or 1 on a one-core machine).
-    chunk_bytes : int, optional
-        Streamed executor: bytes of the file read at a time (default 8 MiB).
-    progress : bool, optional
-        A progress bar on stderr (default: when stderr is a terminal).
-    partitions : int, optional
-        Spark: hash-partition both inputs by query into this many partitions.
+    %(evaluation_options)s
 
     Returns
     -------
@@ -227,7 +127,7 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
     >>> round(r["AP"], 4), r["P@2"], r["RR"]
     (0.8333, 0.5, 1.0)
     """
-    opts = _options(locals())
+    opts = validate_options(**options)
     several = _several(run)
     if several is not None:
         raise ParameterError(f"run: {several}; evaluate scores one run and returns its Results. Score several "
@@ -238,25 +138,9 @@ def evaluate(qrels: QrelsLike, run: RunLike, measures: MeasuresLike, *,
     return evaluate_run(qrels, run, measures, opts)
 
 
-@_evaluation_options
-def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike, *,
-                  queries: Literal["both", "qrels"] = "both",
-                  rel: float = 1,
-                  judged_only: bool = False,
-                  max_docs: int | None = None,
-                  ties: Literal["trec_eval", "input", "average", "best", "worst"] = "trec_eval",
-                  positive_scores_only: bool = False,
-                  ignore_self: bool = False,
-                  grades: Literal["integer", "truncate", "real"] = "integer",
-                  truncate_grades: bool = False,
-                  columns: Columns | None = None,
-                  intents: Intents | None = None,
-                  input_format: Literal["auto", "trec", "csv", "tsv", "parquet", "jsonl"] = "auto",
-                  executor: Literal["auto", "memory", "streamed", "spark"] = "auto",
-                  threads: int | None = None,
-                  chunk_bytes: int | None = None,
-                  progress: bool | None = None,
-                  partitions: int | None = None) -> RunsResults:
+@takes_options(in_memory=True)
+def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike,
+                  **options: Unpack[EvaluationOptions]) -> RunsResults:
     """Score several runs against one qrels: one table, the qrels read and prepared once.
 
     Parameters
@@ -270,10 +154,7 @@ def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike, *,
         ``"runs/*.txt"`` (the matching files in sorted order). One run gives a table of one row.
     measures : str, Measure or list of them
         As for :func:`evaluate`.
-    queries, rel, judged_only, max_docs, ties, positive_scores_only, ignore_self, grades, truncate_grades
-        The evaluation options, as for :func:`evaluate`, the same for every run.
-    columns, intents, input_format, executor, threads, chunk_bytes, progress, partitions
-        As for :func:`evaluate`; ``executor`` is ``"auto"`` or ``"memory"``: every run is scored in memory.
+    %(evaluation_options)s
 
     Returns
     -------
@@ -296,14 +177,10 @@ def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike, *,
     >>> table.runs, [round(table[name]["AP"], 4) for name in table.runs]
     (['bm25', 'dense'], [0.8333, 1.0])
     """
-    opts = _options(locals())
-    if opts.executor in ("streamed", "spark"):
-        raise ParameterError(f"executor={opts.executor!r}: evaluate_runs scores each run in memory; for the "
-                             f"{opts.executor} executor call rankmeter.evaluate(qrels, run, measures, "
-                             f"executor={opts.executor!r}) on each run")
+    opts = validate_options(**options)
     pattern = _pattern(runs)
     given = _expand(pattern) if pattern is not None else runs
     items = list(given.values()) if isinstance(given, Mapping) else \
         list(given) if isinstance(given, (list, tuple)) else [given]
     _columns_apply(opts.columns, qrels, items)
-    return Evaluator(qrels, measures, options=opts).evaluate_runs(given)
+    return Evaluator.of(qrels, measures, opts).evaluate_runs(given)

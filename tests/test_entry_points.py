@@ -1,9 +1,9 @@
 """Every public entry point shows its parameters: keyword-only, typed, documented, none behind ``**kwargs``.
 
-The evaluation options are declared once (:data:`rankmeter.core.options.OPTIONS` for the rule, default and
-help; :class:`rankmeter.core.keywords.EvaluationOptions` for the type); these tests hold every entry point
-that scores runs to both, as ``inspect.signature``/``help()`` show it and as a type checker reads it
-(tests/test_types.py runs mypy on calls of them).
+The evaluation options are declared once (:class:`rankmeter.core.options.EvaluationOptions`: each key's type,
+and in ``Annotated`` its default, bounds and help, from which :data:`rankmeter.core.options.OPTIONS` is made);
+these tests hold every entry point that scores runs to it, as ``inspect.signature``/``help()`` show it and
+as a type checker reads it (tests/test_types.py runs mypy on calls of them).
 """
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ ENTRY_POINTS = {
     "plot_pr": plots.plot_pr, "plot_distribution": plots.plot_distribution, "render_report": html.render_report,
     "write_report": html.write_report, "baseline": rankmeter.baseline,
 }
-#: The ones whose keywords come from takes_options (evaluate and evaluate_runs write theirs out).
-DECORATED = set(ENTRY_POINTS) - {"evaluate", "evaluate_runs"}
+#: Every one of them takes its keywords from takes_options, evaluate and evaluate_runs too.
+DECORATED = set(ENTRY_POINTS)
 
 QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
 RUNS = {"one": {"q1": ["a", "b"], "q2": ["x", "c"]}, "two": {"q1": ["b", "a"], "q2": ["c"]}}
@@ -62,24 +62,31 @@ def test_type_checkers_read_the_options_as_typed_keywords(name):
     (PEP 692): what mypy and IDEs read, so they check each keyword's name and type."""
     func = ENTRY_POINTS[name]
     func = func.__init__ if isinstance(func, type) else func
-    hints = typing.get_type_hints(inspect.unwrap(func))
+    hints = typing.get_type_hints(inspect.unwrap(func), localns={"os": os})
     var = [p.name for p in inspect.signature(inspect.unwrap(func)).parameters.values()
            if p.kind is inspect.Parameter.VAR_KEYWORD]
     assert len(var) == 1
     assert typing.get_origin(hints[var[0]]) is typing.Unpack
-    assert typing.get_args(hints[var[0]]) == (EvaluationOptions,)
+    typed, = typing.get_args(hints[var[0]])  # EvaluationOptions, or a TypedDict that extends it (compare's)
+    assert typing.is_typeddict(typed)
+    types = typing.get_type_hints(typed)
+    assert {n: types[n] for n in OPTIONS} == typing.get_type_hints(EvaluationOptions)
 
 
-def test_the_options_type_is_the_table_of_options_and_evaluates_own_signature():
+def test_the_options_type_is_the_table_of_options_and_each_signature_shows_its_types():
     """EvaluationOptions: every option of the table, in its order, a choice typed as exactly its choices;
-    and the same types evaluate writes out."""
+    and the same types are what evaluate's signature shows."""
     types = typing.get_type_hints(EvaluationOptions)
     assert list(types) == list(OPTIONS)
     for name, param in OPTIONS.items():
         if param.kind == "choice":
             assert typing.get_args(types[name]) == param.choices, name
-    written = typing.get_type_hints(rankmeter.evaluate, localns={"os": os})
-    assert {name: written[name] for name in OPTIONS} == types
+    shown = inspect.signature(rankmeter.evaluate).parameters
+    assert {name: shown[name].annotation for name in OPTIONS} == types
+    # the input formats a type checker allows are the reader registry's, the grade policies the reader's
+    from rankmeter.io.canonical import GRADE_POLICIES
+    from rankmeter.io.formats import FORMAT_NAMES
+    assert (OPTIONS["input_format"].choices, OPTIONS["grades"].choices) == (FORMAT_NAMES, GRADE_POLICIES)
 
 
 def _documented(doc: str, indent: int = 4) -> set[str]:
@@ -143,8 +150,10 @@ def test_the_options_reach_the_scores():
     assert (rankmeter.explain(QRELS, RUNS["one"], "P@2", "q2").value, cut.value) == (0.5, 0.0)
     table = plots.per_query_table(QRELS, RUNS, "RR", rel=2)  # nothing is relevant at grade 2
     assert table.values.tolist() == [[0.0, 0.0], [0.0, 0.0]]
-    ev = rankmeter.Evaluator(QRELS, "RR", options=rankmeter.core.validate_options(rel=2), rel=1)
-    assert ev.options.rel == 1  # the keywords change the given Options
+    given = rankmeter.core.validate_options(rel=2)
+    assert rankmeter.Evaluator.of(QRELS, "RR", given).options is given  # below the public face: the object
+    with pytest.raises(ParameterError, match=r"^unknown option options"):  # never the object and keywords both
+        rankmeter.Evaluator(QRELS, "RR", options=given, rel=1)
     assert core_evaluate_runs(QRELS, RUNS, "RR", judged_only=True)["one"].values("RR").tolist() == [1.0, 1.0]
 
 
@@ -152,7 +161,9 @@ def test_choice_keywords_are_typed_as_their_declarations_choices():
     """A keyword both declared (validate_params) and typed Literal: the type lists exactly the choices."""
     checked = 0
     for func in (rankmeter.compare, rankmeter.compare_scores, plots.plot_distribution, html.render_report):
-        hints = typing.get_type_hints(inspect.unwrap(func))
+        hints = typing.get_type_hints(inspect.unwrap(func))  # its own keywords, and those takes_options made:
+        hints.update({n: p.annotation for n, p in inspect.signature(func).parameters.items()
+                      if not isinstance(p.annotation, str)})
         for name, param in func.params.items():
             if param.kind == "choice":
                 assert typing.get_args(hints[name]) == param.choices, (func.__name__, name)

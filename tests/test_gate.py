@@ -110,7 +110,7 @@ def test_refuses_other_qrels_queries_and_options_unless_allowed(tmp_path):
     fewer.write_text("".join(line for line in open(new) if not line.startswith("q29 ")))
     assert "queries differ: 1 of the baseline's not answered" in gate(str(qrels), str(fewer), base).refused
     assert gate(str(qrels), str(fewer), base, allow=["queries"]).checks[0]["queries"] == 29
-    assert "judged_only=True" in gate(str(qrels), new, base, options={"judged_only": True}).refused
+    assert "judged_only=True" in gate(str(qrels), new, base, judged_only=True).refused
     assert "not in the baseline" in gate(str(qrels), new, base, ["nDCG@10"]).refused
     with pytest.raises(ParameterError, match="allow='everything'"):
         gate(str(qrels), new, base, allow=["everything"])

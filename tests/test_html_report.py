@@ -505,8 +505,9 @@ def test_report_comparison_is_compares_table():
     tables = {label: _align(str(m), results) for label, m in evaluator.names}
     for label, t in tables.items():
         t.measure = label
-    rows, tested = comparison_table(runs, baseline="b", tables=tables, test="randomization", correction="holm",
-                                    alpha=0.05, permutations=500, seed=3)
+    from rankmeter.stats.params import Significance
+    tests = Significance(test="randomization", correction="holm", alpha=0.05, permutations=500, seed=3)
+    rows, tested = comparison_table(runs, baseline="b", tables=tables, tests=tests)
     want = compare(str(EXAMPLES / "qrels.txt"), runs, measures, baseline="b", test="randomization",
                    correction="holm", permutations=500, seed=3).table_records()
     assert tested and rows == want

@@ -315,7 +315,8 @@ def test_a_flag_and_its_keyword_share_the_declaration():
             if not isinstance(param, Param):
                 continue
             for f in funcs:
-                declared = getattr(f, "params", {})
+                # its validated keywords, and the options takes_options made from their declarations
+                declared = {**getattr(f, "options", {}), **getattr(f, "params", {})}
                 own = declared.get(action.dest) or declared.get(action.dest + "s")
                 if own is None:
                     continue

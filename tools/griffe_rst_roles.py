@@ -36,14 +36,36 @@ def rst_roles_to_code(text: str) -> str:
 class RstRoles(griffe.Extension):
     def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = rst_roles_to_code(_with_options(obj.docstring.value))
+            obj.docstring.value = rst_roles_to_code(_with_options(obj.docstring.value, obj.path))
 
 
-def _with_options(text: str) -> str:
-    """The evaluation options' entries where a docstring has the line that
-    :func:`rankmeter.core.keywords.takes_options` fills at import (griffe reads the source, not the import)."""
+def _runtime(path: str):
+    """The imported object at the dotted ``path`` (a module's attribute, or a class's), or None."""
+    import importlib
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name, None)
+        return found
+    return None
+
+
+def _with_options(text: str, path: str = "") -> str:
+    """The options' entries where a docstring has the line that :func:`rankmeter.core.keywords.takes_options`
+    fills at import (griffe reads the source, not the import): the imported object's docstring, which has
+    them (the evaluation options, the significance knobs ...), else the evaluation options' entries."""
+    import inspect
+
     from rankmeter.core.keywords import MARKER, options_section
     if MARKER not in text:
         return text
+    runtime = _runtime(path) if path else None
+    doc = getattr(runtime, "__doc__", None)
+    if isinstance(doc, str) and MARKER not in doc:
+        return inspect.cleandoc(doc)
     indent = len(text[:text.index(MARKER)].rpartition("\n")[2])
     return text.replace(MARKER, options_section(indent))

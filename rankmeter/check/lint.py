@@ -187,7 +187,7 @@ def _ties_decide(ev, run, results, name: str) -> list:
         results = evaluate_in_memory(ev, sample, warn=False, check_common=False)
         if JUDGED in results.names and len(results.names) > 1:
             results = without(results, JUDGED)
-    worst_ev = Evaluator(ev.qrels, [m for _, m in results._names], options=ev.options.replace(ties="worst"))
+    worst_ev = Evaluator.of(ev.qrels, [m for _, m in results._names], ev.options.replace(ties="worst"))
     worst = evaluate_in_memory(worst_ev, sample, warn=False, check_common=False)
     where = "" if sample is run else f" (on the run's first {blocks} queries)"
     out = []

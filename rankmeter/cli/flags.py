@@ -14,18 +14,48 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from rankmeter.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
+from rankmeter.core.options import OPTIONS
 from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
+from rankmeter.stats.params import SIGNIFICANCE
 
 __all__ = ["Parser", "plain_help", "add", "declared", "keywords", "evaluation", "write_json", "EVALUATION", "READING",
            "EVALUATION_FUSING", "READING_FUSING"]
 
+#: What only the command line needs of the evaluation options (each declared once, in
+#: rankmeter.core.options.EvaluationOptions): a flag's metavar, an older flag still read, the options offered
+#: to Python callers only, and the executor's flags (which only the commands that stream take). An option not
+#: named here is the flag --name-with-dashes, and every command that scores runs offers it.
+OPTION_FLAGS: dict[str, dict[str, Any]] = {
+    "max_docs": {"metavar": "N"},
+    "columns": {"metavar": "ROLE=NAME,..."},
+    "input_format": {"deprecated": ("--format-in",)},
+    "intents": {"cli": False},
+    "executor": {"group": "executor"},
+    **{name: {"group": "executor", "cli": False} for name in ("threads", "chunk_bytes", "progress", "partitions")},
+}
+
+
+def option_flags(options: Mapping[str, Param]) -> dict[str, Param]:
+    """The evaluation options as the command line offers them: each declaration with its fields of
+    :data:`OPTION_FLAGS`."""
+    return {name: param.but(**{"group": "evaluation", **OPTION_FLAGS.get(name, {})}) for name, param in options.items()}
+
+
+def scoring_flags(flagged: Mapping[str, Param]) -> tuple[str, ...]:
+    """The options every command that scores runs offers: those of the evaluation group offered as flags."""
+    return tuple(name for name, param in flagged.items() if param.group == "evaluation" and param.cli)
+
+
+#: The declarations a command names by their name: the shared parameters, the significance knobs and the
+#: evaluation options with their command-line fields.
+SHARED: dict[str, Param] = {**PARAMS, **SIGNIFICANCE, **option_flags(OPTIONS)}
 #: The evaluation options every command that scores runs takes.
-EVALUATION = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "ignore_self", "grades",
-              "truncate_grades", "columns", "input_format")
+EVALUATION = scoring_flags(option_flags(OPTIONS))
 #: The options of every command that reads runs without scoring them (the rank order and the reader).
 READING = ("ties", "columns", "input_format")
 #: Fusion and pooling rank each input run themselves: the tied docs in trec_eval's order or as given (fuse's
@@ -89,7 +119,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
     The flag is ``--`` + the name with dashes (the Python keyword it feeds: tests/test_names.py); a switch
     whose default is True is ``--no-`` + the name, and sets it to False."""
     for spec in specs:
-        param = PARAMS[spec] if isinstance(spec, str) else spec
+        param = SHARED[spec] if isinstance(spec, str) else spec
         if not param.cli:
             continue
         help_text = param.help
@@ -186,5 +216,4 @@ def keywords(args: argparse.Namespace, names) -> dict[str, Any]:
 
 def evaluation(args: argparse.Namespace) -> dict[str, Any]:
     """The evaluation options the namespace holds."""
-    from rankmeter.core.options import OPTIONS
     return keywords(args, OPTIONS)

@@ -55,7 +55,7 @@ def run(args) -> int:
     keywords = flags.keywords(args, GATE_PARAMS)
     keywords["allow"] = keywords.get("allow") or ()
     result = gate(args.qrels, args.run, base, args.measure or None, slices=args.slices,
-                  options=_given_options(args), **keywords)
+                  **_given_options(args), **keywords)
     sys.stdout.write(gate_report(result, args.format, decimals=args.decimals))
     if result.refused and args.format != "text":  # the text report's first line says it already
         print(f"rankmeter gate: refused: {result.refused}", file=sys.stderr)

@@ -16,26 +16,29 @@ NUGGETS = Param("nuggets", "paths", None, "nuggetizer assignment files, one per 
 
 def _correlate(args: argparse.Namespace) -> int:
     from rankmeter.meta.correlation import correlations
-    from rankmeter.core.evaluator import evaluate_runs
+    from rankmeter.core.evaluator import Evaluator
     from rankmeter.core.options import validate_options
     from rankmeter.errors import ParameterError
 
     options = validate_options(**flags.evaluation(args))  # once, for both qrels
+
+    def evaluate_runs(qrels, runs, measures):
+        return Evaluator.of(qrels, measures, options).evaluate_runs(runs)
     measures = args.measure
     if len(measures) == 2 and measures[0] == measures[1]:
         raise ParameterError(f"-m {measures[0]} twice: give two different measures, or one with --other-qrels")
     if args.other_qrels:
         if len(measures) != 1:
             raise ParameterError("with --other-qrels give one measure: the same measure under both qrels")
-        first = evaluate_runs(args.qrels, list(args.runs), measures, options=options)
-        second = evaluate_runs(args.other_qrels, list(args.runs), measures, options=options)
+        first = evaluate_runs(args.qrels, list(args.runs), measures)
+        second = evaluate_runs(args.other_qrels, list(args.runs), measures)
         a = {run: first[run][measures[0]] for run in first.runs}
         b = {run: second[run][measures[0]] for run in second.runs}
         names = (f"{measures[0]} ({args.qrels})", f"{measures[0]} ({args.other_qrels})")
     else:
         if len(measures) != 2:
             raise ParameterError("give two measures (-m A -m B), or one with --other-qrels")
-        table = evaluate_runs(args.qrels, list(args.runs), measures, options=options)
+        table = evaluate_runs(args.qrels, list(args.runs), measures)
         a = {run: table[run][table.names[0]] for run in table.runs}
         b = {run: table[run][table.names[1]] for run in table.runs}
         names = tuple(table.names)

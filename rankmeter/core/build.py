@@ -20,6 +20,7 @@ from rankmeter.core.judgments import Judgments, duplicate_rows
 from rankmeter.engine.segments import segment_offsets
 from rankmeter.engine.keys import pair_hash, query_mix
 from rankmeter.engine.groups import local_queries, query_starts
+from rankmeter.core.options import Options
 from rankmeter.core.order import rank_order
 
 __all__ = ["build_batch", "byte_ordered_queries", "check_unique", "empty_batch", "PartInfo", "query_starts",
@@ -87,10 +88,8 @@ def check_unique(run: Run) -> None:
     _refuse_duplicates(run, duplicate_rows(pair_hash(local, doc_hashes(run, docs)), local, docs), docs)
 
 
-def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, ties: str = "trec_eval",
-                needs=None, keep_docs: bool = False, subtopics: bool = False,
-                positive_only: bool = False, keep_rows: bool = False,
-                ignore_self: bool = False) -> tuple[Batch, PartInfo]:
+def build_batch(judgments: Judgments, run: Run, options: Options, *, needs=None, keep_docs: bool = False,
+                subtopics: bool = False, keep_rows: bool = False) -> tuple[Batch, PartInfo]:
     """Order ``run``, join the prepared judgments and return the batch of the judged queries it ranks.
 
     Parameters
@@ -99,25 +98,22 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
         The qrels, prepared once.
     run : Run
         Whole queries (a query's rows may not continue in another part).
-    max_docs : int, optional
-        trec_eval ``-M``: keep only the first ``max_docs`` of each ranking.
-    ties : {"trec_eval", "input"}
-        ``"trec_eval"``: score descending then docno descending.
-        ``"input"``: keep the order given within each query.
+    options : Options
+        The evaluation options that change a ranking: ``max_docs`` (keep only the first docs of each
+        ranking), ``ties`` (the order of equal scores), ``positive_scores_only`` (rank only the rows scored
+        above 0; a run without scores keeps every row) and ``ignore_self`` (drop the rows whose doc id
+        equals the query id, BEIR's ``ignore_identical_ids``; a judged query left with no row is scored as
+        an empty ranking, as pytrec_eval scores BEIR's emptied query).
     needs : mapping, optional
         The qrels-wide statistics the batch carries for the kernels.
     keep_docs : bool
         Keep doc ids and scores in rank order on the batch (for explanations).
     subtopics : bool
         Attach the ranked and judged (doc, subtopic) judgments (for the diversity families).
-    positive_only : bool
-        Rank only the rows scored above 0 (a run without scores keeps every row).
     keep_rows : bool
         Give the run's row of every ranked position (``PartInfo.rows``), for :meth:`Evaluator.rows`.
-    ignore_self : bool
-        Drop the rows whose doc id equals the query id (BEIR's ``ignore_identical_ids``); a judged query
-        left with no row is scored as an empty ranking, as pytrec_eval scores BEIR's emptied query.
     """
+    max_docs, ties = options.max_docs, options.ties
     docs = run.ids("doc")
     code, unjudged_names, mixed_query = _run_codes(judgments, run)
     keys = pair_hash(code, doc_hashes(run, docs), mixed_query=mixed_query)
@@ -126,10 +122,10 @@ def build_batch(judgments: Judgments, run: Run, *, max_docs: int | None = None, 
 
     scored = not (ties == "input" or run.ranked)
     keep = code < judgments.nq
-    if positive_only and not run.ranked:
+    if options.positive_scores_only and not run.ranked:
         keep &= run.numbers("score") > 0
     listed = None
-    if ignore_self:
+    if options.ignore_self:
         listed = np.bincount(code[keep], minlength=judgments.nq) > 0
         keep &= ~self_rows(run, docs)
     judged = np.flatnonzero(keep)

@@ -112,17 +112,29 @@ class Evaluator:
     needs : mapping, optional
         Qrels-wide statistics computed elsewhere (a Spark task gets the
         whole qrels' values from the driver while it holds only some queries).
-    options : Options, optional
-        Evaluation options validated already (:func:`~rankmeter.core.options.validate_options`); the
-        keywords below change them.
     %(evaluation_options)s
+
+    Code below the public face that holds an :class:`~rankmeter.core.options.Options` already makes the
+    evaluator with :meth:`of`.
     """
 
     def __init__(self, qrels, measures, *, needs: Mapping[str, Any] | None = None,
-                 options: Options | None = None, **given: Unpack[EvaluationOptions]) -> None:
+                 **options: Unpack[EvaluationOptions]) -> None:
+        self._prepare(qrels, measures, validate_options(**options), needs)
+
+    @classmethod
+    def of(cls, qrels, measures, options: Options, *, needs: Mapping[str, Any] | None = None) -> "Evaluator":
+        """The evaluator of ``options`` validated already (:func:`~rankmeter.core.options.validate_options`)."""
+        if not isinstance(options, Options):
+            raise TypeError(f"Evaluator.of: options is an Options object, not {type(options).__name__}")
+        evaluator = cls.__new__(cls)
+        evaluator._prepare(qrels, measures, options, needs)
+        return evaluator
+
+    def _prepare(self, qrels, measures, options: Options, needs: Mapping[str, Any] | None) -> None:
         from rankmeter.io import as_qrels
 
-        self.options = validate_options(options, **given)
+        self.options = options
         # no measure: an Evaluator for rows() alone (fusion, pooling, pooled AUC read joined rows)
         self.names = [] if isinstance(measures, (list, tuple)) and not measures else resolve_measures(measures)
         self.measures: list[Measure] = list(dict.fromkeys(m for _, m in self.names))
@@ -146,9 +158,8 @@ class Evaluator:
     # ------------------------------------------------------------ scoring
     def batch(self, run: Run, *, keep_docs: bool = False) -> Batch:
         """The ordered, joined batch of the judged queries ``run`` ranks."""
-        batch, _ = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                               positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
-                               needs=self.needs, keep_docs=keep_docs, subtopics=self.subtopics)
+        batch, _ = build_batch(self.judgments, run, self.options, needs=self.needs, keep_docs=keep_docs,
+                               subtopics=self.subtopics)
         return batch
 
     def rows(self, run):
@@ -180,9 +191,8 @@ class Evaluator:
 
         run = as_run(run, columns=self.options.columns, input_format=self.options.input_format)
         ties = "trec_eval" if self.options.ties == "average" else self.options.ties
-        batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=ties,
-                                  positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
-                                  needs=self.needs, keep_rows=True)
+        batch, info = build_batch(self.judgments, run, self.options.replace(ties=ties), needs=self.needs,
+                                  keep_rows=True)
         source = info.rows
         if self.options.judged_only:
             keep = batch.rel >= 0
@@ -220,9 +230,7 @@ class Evaluator:
 
     def score(self, run: Run) -> Part:
         """Score a part of a run holding whole queries."""
-        batch, info = build_batch(self.judgments, run, max_docs=self.options.max_docs, ties=self.options.ties,
-                                  positive_only=self.options.positive_scores_only, ignore_self=self.options.ignore_self,
-                                  needs=self.needs, subtopics=self.subtopics)
+        batch, info = build_batch(self.judgments, run, self.options, needs=self.needs, subtopics=self.subtopics)
         return Part(batch.codes, self.kernels(batch), info.only_in_run, info.tag)
 
     def finish(self, parts: list[Part], *, run_name: str = "", warn: bool = True,
@@ -279,8 +287,7 @@ class Evaluator:
 
 
 @takes_options(in_memory=True)
-def evaluate_runs(qrels, runs, measures, *, options: Options | None = None,
-                  **given: Unpack[EvaluationOptions]) -> RunsResults:
+def evaluate_runs(qrels, runs, measures, **options: Unpack[EvaluationOptions]) -> RunsResults:
     """Score several runs against one qrels, prepared once: one table (:class:`~.results.RunsResults`).
 
     What the analyses that compare runs call (leaderboards, standardisation), rather than the top package.
@@ -294,8 +301,6 @@ def evaluate_runs(qrels, runs, measures, *, options: Options | None = None,
         (:func:`~.naming.name_runs`); each is scored in memory.
     measures : str, Measure or a list of them
         Canonical or trec_eval names.
-    options : Options, optional
-        Evaluation options validated already; the keywords below change them.
     %(evaluation_options)s
 
     Returns
@@ -306,4 +311,4 @@ def evaluate_runs(qrels, runs, measures, *, options: Options | None = None,
     >>> table.runs, table["bad"]["RR"]
     (['good', 'bad'], 0.5)
     """
-    return Evaluator(qrels, measures, options=options, **given).evaluate_runs(runs)
+    return Evaluator(qrels, measures, **options).evaluate_runs(runs)

@@ -22,7 +22,7 @@ def evaluate_run(qrels, run, measures, options):
     if options.executor == "spark" or (options.executor == "auto" and (is_spark_frame(qrels) or is_spark_frame(run))):
         from rankmeter.executors.spark import evaluate_on_spark
         return evaluate_on_spark(qrels, run, measures, options)
-    evaluator = Evaluator(qrels, measures, options=options)
+    evaluator = Evaluator.of(qrels, measures, options)
     if options.executor == "streamed":
         from rankmeter.executors.streamed import evaluate_streamed
         return evaluate_streamed(evaluator, run)

@@ -99,5 +99,5 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
     best_params, best = max(scored, key=lambda t: t[1])
     held_out = None
     if test_qrels is not None:
-        held_out = float(Evaluator(test_qrels, measure, options=opts).evaluate(fused(best_params))[label])
+        held_out = float(Evaluator.of(test_qrels, measure, opts).evaluate(fused(best_params))[label])
     return Optimised(best_params, best, held_out, scored)

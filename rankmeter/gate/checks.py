@@ -20,7 +20,9 @@ from rankmeter.gate.saved import (
 )
 from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.stats.corrections import adjust
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.engine.param import Param, validate_params
+from rankmeter.stats.params import SIGNIFICANCE, Correction
 from rankmeter.errors import ParameterError
 
 __all__ = ["gate", "GateResult", "GATE_PARAMS", "CHANGES"]
@@ -33,16 +35,15 @@ CHANGES = ("qrels", "queries", "options")
 GATE_PARAMS = {p.name: p for p in (
     Param("margin", "number", 0.01, "the drop tolerated: a regression is a drop of the mean by more than this",
           group="gate", low=0),
-    Param("alpha", "number", 0.05, "the false-alarm rate of the whole gate (after the correction)", group="gate",
-          low=0, high=0.5, low_open=True, high_open=True),
-    Param("test", "choice", "t", "the one-sided paired test", group="gate", choices=TESTS),
-    Param("correction", "choice", "holm", "correction across measures and slices", group="gate",
-          choices=("none", "bonferroni", "holm", "bh")),
+    SIGNIFICANCE["alpha"].but(help="the false-alarm rate of the whole gate (after the correction)", group="gate",
+                              high=0.5),
+    SIGNIFICANCE["test"].but(help="the one-sided paired test", group="gate", choices=TESTS),
+    SIGNIFICANCE["correction"].but(default="holm", help="correction across measures and slices", group="gate"),
     Param("power", "number", 0.8, "the power at which the minimum detectable drop is given", group="gate",
           low=0.5, high=1, high_open=True),
-    Param("permutations", "integer", 10000, "sign flips or bootstrap resamples (randomization, bootstrap)",
-          group="gate", low=100, high=10_000_000),
-    Param("seed", "integer", 0, "seed of the resampling tests", group="gate", low=0, high=2 ** 32 - 1),
+    SIGNIFICANCE["permutations"].but(help="sign flips or bootstrap resamples (randomization, bootstrap)",
+                                     group="gate", low=100),
+    SIGNIFICANCE["seed"].but(help="seed of the resampling tests", group="gate", optional=False),
     Param("worst", "integer", 5, "how many of the most dropped queries the report lists per measure", group="gate",
           low=0, high=1000),
     Param("allow", "strings", (), "accept a change from the baseline: qrels, queries or options (repeatable)",
@@ -95,10 +96,11 @@ def _refusals(base: Baseline, evaluator, qrels, allow) -> tuple[list[str], list[
     return refused, changes
 
 
+@takes_options()
 @validate_params(*GATE_PARAMS.values())
-def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, margin: float = 0.01, alpha: float = 0.05,
-         test: str = "t", correction: str = "holm", power: float = 0.8, permutations: int = 10000, seed: int = 0,
-         worst: int = 5, allow=()) -> GateResult:
+def gate(qrels, run, baseline, measures=None, *, slices=None, margin: float = 0.01, alpha: float = 0.05,
+         test: str = "t", correction: Correction = "holm", power: float = 0.8, permutations: int = 10000,
+         seed: int = 0, worst: int = 5, allow=(), **options: Unpack[EvaluationOptions]) -> GateResult:
     """Test whether ``run`` is worse than ``baseline`` by more than ``margin``, per measure and per slice.
 
     Parameters
@@ -114,14 +116,16 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, marg
         same options.
     slices : path or dict, optional
         Query slices to check as well (default: the baseline's).
-    options : dict, optional
-        Evaluation options over the baseline's (reading options such as ``columns`` freely; a scoring option
-        that differs from the baseline's is refused unless ``allow=["options"]``).
     margin, alpha, test, correction, power, permutations, seed, worst, allow
         The gate's knobs, each declared (range, default, meaning) in :data:`GATE_PARAMS`: the drop tolerated,
         the false-alarm rate, the one-sided test (``t``, ``wilcoxon``, ``randomization``, ``bootstrap``), the
         correction across checks, the power of the minimum detectable drop, the resamples and their seed, the
         queries listed as dropping most, and the changes accepted (``qrels``, ``queries``, ``options``).
+        ``alpha``, ``test``, ``correction``, ``permutations`` and ``seed`` are the significance knobs of
+        :mod:`rankmeter.stats.params`, narrowed for the gate. The evaluation options below, when given, are
+        over the baseline's (reading options such as ``columns`` freely; a scoring option that differs from
+        the baseline's is refused unless ``allow=["options"]``).
+    %(evaluation_options)s
 
     Returns
     -------
@@ -146,7 +150,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, marg
     base = baseline if isinstance(baseline, Baseline) else load_baseline(baseline)
     by_name = {e["name"]: e["canonical"] for e in base.measures}
     wanted = list(measures) if measures is not None else [e["name"] for e in base.measures]
-    scoring = {**base.options, **(options or {})}
+    scoring = {**base.options, **options}
     evaluator = scoring_evaluator(qrels, wanted, scoring)
     entries = _measure_entries(evaluator)
     settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}

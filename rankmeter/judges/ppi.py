@@ -26,7 +26,7 @@ from statistics import NormalDist
 import numpy as np
 
 from rankmeter.judges.params import UNIT
-from rankmeter.core.params import PARAMS
+from rankmeter.stats.params import ALPHA
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
@@ -165,7 +165,7 @@ def _labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[s
     return [q for q in ordered if q in labelled], [q for q in ordered if q not in labelled], outside
 
 
-@validate_params(PARAMS["alpha"], UNIT)
+@validate_params(ALPHA, UNIT)
 def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "auto", design=None,
              **options) -> Estimates:
     """PPI++ estimates of each run's mean metric and each pair's difference, with LLM-only and human-only ones.

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from rankmeter.meta.params import BETA, DESIGN_TEST, MIN_DIFF, MOST, SYSTEMS, TOPICS, VARIANCE
-from rankmeter.core.params import PARAMS
+from rankmeter.stats.params import ALPHA
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
@@ -47,7 +47,7 @@ def _stats():
     return stats
 
 
-_DECLARED = (DESIGN_TEST, MIN_DIFF, VARIANCE, PARAMS["alpha"], SYSTEMS)
+_DECLARED = (DESIGN_TEST, MIN_DIFF, VARIANCE, ALPHA, SYSTEMS)
 
 
 def _check(test: str, systems: int) -> None:

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankmeter.meta.params import BIN_WIDTH, POWER_PERMUTATIONS, POWER_TEST, SIZE, TRIALS
-from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import SEED
+from rankmeter.stats.params import ALPHA
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
@@ -60,7 +61,7 @@ def score_matrices(qrels, runs, measures, **options) -> tuple[list[np.ndarray], 
     from rankmeter.stats.compare import _named_runs, _scores
 
     opts = validate_options(**options)
-    evaluator = Evaluator(qrels, list(measures), options=opts)
+    evaluator = Evaluator.of(qrels, list(measures), opts)
     systems = _named_runs(runs, opts.columns, opts.input_format)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # compare's warning speaks of comparisons; common_topics' says what happens
@@ -109,7 +110,7 @@ class DiscriminativePower:
         return min(found) if found else None
 
 
-@validate_params(POWER_TEST, PARAMS["alpha"], POWER_PERMUTATIONS, PARAMS["seed"])
+@validate_params(POWER_TEST, ALPHA, POWER_PERMUTATIONS, SEED)
 def discriminative_power(scores: np.ndarray, *, test: str = "bootstrap", alpha: float = 0.05,
                          permutations: int = 1000, seed: int | None = 0,
                          names: list[str] | None = None) -> DiscriminativePower:
@@ -167,7 +168,7 @@ def _subset_pairs(n: int, c: int, trials: int, rng) -> np.ndarray:
     return np.argsort(rng.random((trials, n)), axis=1)[:, : 2 * c]
 
 
-@validate_params(TRIALS, BIN_WIDTH, PARAMS["seed"])
+@validate_params(TRIALS, BIN_WIDTH, SEED)
 def swap_rate(scores: np.ndarray, *, sizes=None, trials: int = 1000, bin_width: float = 0.01,
               seed: int | None = 0) -> SwapRate:
     """Voorhees and Buckley's swap rates of the measure behind ``scores`` (topics x runs, no NaN).

@@ -6,7 +6,7 @@ the command line reads them before any analysis is imported.
 """
 from __future__ import annotations
 
-from rankmeter.core.params import PARAMS
+from rankmeter.stats.params import PERMUTATIONS
 from rankmeter.engine.param import Param
 
 __all__ = ["POWER_TEST", "POWER_PERMUTATIONS", "SIZE", "TRIALS", "BIN_WIDTH", "DESIGN_TEST", "MIN_DIFF",
@@ -19,7 +19,7 @@ _COUNT = 1_000_000_000
 # discriminative power and swap rates (rankmeter.meta.discrimination)
 POWER_TEST = Param("test", "choice", "bootstrap", "paired test giving each pair's ASL (bootstrap: Sakai's; tukey: "
                    "randomised HSD)", "meta", choices=("bootstrap", "tukey", "randomization", "t"))
-POWER_PERMUTATIONS = PARAMS["permutations"].but(default=1000, help="bootstrap samples or trials")
+POWER_PERMUTATIONS = PERMUTATIONS.but(default=1000, help="bootstrap samples or trials")
 SIZE = Param("size", "integer", None, "topic-set size (repeatable; default 1 .. topics/2)", "meta", low=1,
              metavar="N", repeat=True)
 TRIALS = Param("trials", "integer", 1000, "draws per size", "meta", low=1, high=10_000_000)

@@ -40,6 +40,8 @@ import numpy as np
 
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import InputError, ParameterError, shown_repr
+from rankmeter.core.keywords import Unpack, takes_options
+from rankmeter.stats.params import SignificanceOptions
 
 #: the worth of a partially supported nugget in ``vital`` and ``all`` (``rankmeter nuggets --partial``)
 PARTIAL = Param("partial", "number", 0.5, "worth of partial_support in vital and all", "judges", low=0, high=1)
@@ -182,14 +184,23 @@ def nugget_scores(records, *, partial: float = 0.5, weights: dict | None = None,
     return NuggetScores(system=system or "system", measures=names, per_query=per_query, mean=mean)
 
 
+@takes_options()
 @validate_params(PARTIAL)
 def compare_nuggets(files, *, baseline: str | None = None, partial: float = 0.5, weights: dict | None = None,
-                    **tests):
+                    **tests: Unpack[SignificanceOptions]):
     """Score several assignment files (one per RAG system) and compare them with :func:`rankmeter.compare_scores`.
 
-    ``files`` is a list of paths (systems named by file name) or a dict name -> path or records;
-    ``tests`` are compare_scores' ``test``, ``correction``, ``alpha``, ``permutations``, ``seed``.
     Returns ``(scores, comparison)``: the :class:`NuggetScores` of each system and the Comparison.
+
+    Parameters
+    ----------
+    files : list or dict
+        A list of paths (systems named by file name) or a dict name -> path or records.
+    baseline : str, optional
+        The system the others are compared with (default: the first).
+    partial, weights
+        As for :func:`nugget_scores`.
+    %(evaluation_options)s
     """
     from rankmeter.stats.compare import compare_scores
 

@@ -73,6 +73,7 @@ from rankmeter.recsys.beyond_inputs import id_codes, pairs_of
 from rankmeter.recsys.similarity import diversity, item_similarity, mean_by, serendipity
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import InputError, ParameterError
+from rankmeter.stats.params import SIGNIFICANCE, Correction, Test
 
 __all__ = ["beyond_accuracy", "BeyondAccuracy", "compare_beyond", "PER_USER", "PARAMS"]
 
@@ -217,9 +218,9 @@ def _long_tail(popularity, in_train, items, head: float, tail_ratio) -> np.ndarr
     return tail
 
 
-@validate_params(MEASURES)
+@validate_params(MEASURES, *SIGNIFICANCE.values())
 def compare_beyond(train, recommendations, measures=PER_USER, *, baseline: str | list[str] | None = None,
-                   test: str = "t", correction: str = "none", alpha: float = 0.05, permutations: int = 10000,
+                   test: Test = "t", correction: Correction = "none", alpha: float = 0.05, permutations: int = 10000,
                    seed: int | None = 0, **options):
     """Compare recommenders on per-user beyond-accuracy measures, with :func:`rankmeter.compare`'s tests.
 

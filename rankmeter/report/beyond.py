@@ -9,9 +9,10 @@ report's own test and correction (:func:`rankmeter.compare_scores`).
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
+
+from rankmeter.stats.params import Significance
 
 __all__ = ["beyond_html", "run_as_lists"]
 
@@ -34,10 +35,7 @@ def run_as_lists(run, *, ties: str = "trec_eval"):
     return pa.table(columns)
 
 
-def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str,
-                test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"],
-                correction: Literal["none", "bonferroni", "holm", "bh"], alpha: float, permutations: int,
-                seed: int | None) -> str:
+def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str, tests: Significance) -> str:
     """The section's HTML: a table of every run's values, then the comparison over users."""
     from rankmeter.recsys.beyond import PER_USER, beyond_accuracy
     from rankmeter.report.markup import _comparison_html, _num, esc
@@ -61,8 +59,7 @@ def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str,
 
         scores = {name: {m: {u: v for u, v in result.per_user[m].items() if not np.isnan(v)} for m in PER_USER}
                   for name, result in results.items()}
-        records = compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
-                                 permutations=permutations, seed=seed).table_records()
+        records = compare_scores(scores, baseline=baseline, **tests.as_dict()).table_records()
         parts.append("<h3>Per-user measures compared over users</h3>"
-                     + _comparison_html(records, alpha=alpha, tested=True))
+                     + _comparison_html(records, alpha=tests.alpha, tested=True))
     return "".join(parts)

@@ -27,14 +27,13 @@ import math
 from dataclasses import replace
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from rankmeter._version import __version__
-from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.keywords import Unpack, takes_options
 from rankmeter.core.options import Options
-from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.output import check_output
@@ -45,12 +44,12 @@ from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc
 from rankmeter.report.explanations import explanations_html
 from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
 from rankmeter.report.per_query import per_query_html
+from rankmeter.stats.params import ComparisonOptions, Significance, SignificanceOptions, significance
 
 
 __all__ = ["write_report", "render_report", "comparison_table", "script_json"]
 
-_DECLARED = (*(PARAMS[name] for name in ("test", "correction", "alpha", "permutations", "seed")), TITLE, MAX_RANKS,
-             MAX_EXPLAINED, BEYOND_K)
+_DECLARED = (TITLE, MAX_RANKS, MAX_EXPLAINED, BEYOND_K)
 
 DASH = "\u2013"
 _COLUMNS = ["measure", "system", "baseline", "mean", "baseline_mean", "delta", "p_value", "p_adjusted",
@@ -85,9 +84,7 @@ def _jsonable(obj):
 # ------------------------------------------------------------------ comparison
 
 def comparison_table(runs: Mapping[str, Any], *, baseline: str, tables: dict[str, PerQueryTable],
-                     test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-                     correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
-                     permutations: int = 10000, seed: int | None = 0) -> tuple[list[dict], bool]:
+                     tests: Significance) -> tuple[list[dict], bool]:
     """The comparison rows (dicts) and whether significance was tested.
 
     Two runs or more go through :func:`rankmeter.compare_scores` on the per-query values the
@@ -98,8 +95,7 @@ def comparison_table(runs: Mapping[str, Any], *, baseline: str, tables: dict[str
         from rankmeter.stats.compare import compare_scores
         scores = {system: {label: {q: float(v) for q, v in zip(t.queries, t.column(system)) if v == v}
                            for label, t in tables.items()} for system in next(iter(tables.values())).systems}
-        return compare_scores(scores, baseline=baseline, test=test, correction=correction,
-                              alpha=alpha, permutations=permutations, seed=seed).table_records(), True
+        return compare_scores(scores, baseline=baseline, **tests.as_dict()).table_records(), True
     rows = []
     for label, table in tables.items():
         base = table.column(baseline)
@@ -174,18 +170,13 @@ def _page(title: str, meta: list[tuple[str, str]], sections: list[str], data: di
 @takes_options(in_memory=True)
 @validate_params(*_DECLARED)
 def render_report(qrels, runs, measures, *, baseline: str | None = None, title: str | None = None,
-                  test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-                  correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
-                  permutations: int = 10000, seed: int | None = 0, max_ranks: int = 20,
-                  max_explained: int | None = 100, plots: bool = True, train: Any = None, beyond_k: int | None = None,
-                  other_qrels: Any = None, **options: Unpack[EvaluationOptions]) -> str:
+                  max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True, train: Any = None,
+                  beyond_k: int | None = None, other_qrels: Any = None, **options: Unpack[ComparisonOptions]) -> str:
     """The report as one HTML string (what :func:`write_report` writes).
 
     Parameters
     ----------
-    qrels, runs, measures, baseline, title, test, correction, alpha
-        As for :func:`write_report`.
-    permutations, seed, max_ranks, max_explained, plots, train, beyond_k, other_qrels
+    qrels, runs, measures, baseline, title, max_ranks, max_explained, plots, train, beyond_k, other_qrels
         As for :func:`write_report`.
     %(evaluation_options)s
 
@@ -196,8 +187,9 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     from rankmeter.core import Evaluator, validate_options
     from rankmeter.core.naming import name_runs
 
+    tests = significance(options)
     opts = validate_options(**options)
-    evaluator = Evaluator(qrels, measures, options=opts)
+    evaluator = Evaluator.of(qrels, measures, opts)
     q = evaluator.qrels
     named = name_runs(runs, columns=opts.columns, input_format=opts.input_format)
     names = [n for n, _ in named]
@@ -213,8 +205,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     tables = {label: _align(str(m), results) for label, m in labels}
     for label, t in tables.items():
         t.measure = label
-    frame, tested = comparison_table(dict(named), baseline=baseline, tables=tables, test=test, correction=correction,
-                                     alpha=alpha, permutations=permutations, seed=seed)
+    frame, tested = comparison_table(dict(named), baseline=baseline, tables=tables, tests=tests)
     first = next(iter(tables.values()))
     chosen = first.queries if max_explained is None else first.queries[:max_explained]
 
@@ -222,8 +213,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     beyond = ""
     if train is not None:
         from rankmeter.report.beyond import beyond_html
-        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, ties=opts.ties, test=test,
-                             correction=correction, alpha=alpha, permutations=permutations, seed=seed)
+        beyond = beyond_html(train, named, baseline=baseline, k=beyond_k, ties=opts.ties, tests=tests)
     elif beyond_k is not None:
         raise ParameterError("beyond_k needs train= (the training interactions the lists are measured against)")
     boards = ""
@@ -247,8 +237,9 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     meta = [("qrels", f"<code>{esc(q.source)}</code>"), ("runs", f"<ul>{run_items}</ul>"),
             ("baseline", esc(baseline)), ("measures", ", ".join(f"<code>{esc(lb)}</code>" for lb, _ in labels)),
             ("queries", f"{n_queries} ({policy})"),
-            ("test", f"{esc(test)} test, {'no correction' if correction == 'none' else esc(correction) + ' correction'}, "
-                     f"alpha {esc(alpha)}" if tested else "not run"),
+            ("test", f"{esc(tests.test)} test, "
+                     f"{'no correction' if tests.correction == 'none' else esc(tests.correction) + ' correction'}, "
+                     f"alpha {esc(tests.alpha)}" if tested else "not run"),
             ("settings", f"rel &ge; {esc(opts.rel)}{', judged docs only' if opts.judged_only else ''}")]
     nav = "".join(f'<a href="#sec-{k}">{v}</a>' for k, v in
                   [("comparison", "comparison"), ("leaderboards", "two qrels"), ("beyond", "beyond accuracy"),
@@ -258,7 +249,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     from rankmeter.report.coverage import coverage_html, ties_html
     sections = [
         '<section id="sec-comparison"><h2>Comparison</h2>'
-        + _comparison_html(frame, alpha=alpha, tested=tested) + "</section>",
+        + _comparison_html(frame, alpha=tests.alpha, tested=tested) + "</section>",
         f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
         f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
@@ -277,19 +268,34 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     return _page(title, meta, sections, data, nav=nav)
 
 
+@takes_options()
 def render_scores_report(scores, *, baseline: str | None = None, title: str | None = None,
-                         test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-                         correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
-                         permutations: int = 10000, seed: int | None = 0, what: str = "per-query scores") -> str:
+                         what: str = "per-query scores", **tests: Unpack[SignificanceOptions]) -> str:
     """The report of per-query scores computed elsewhere (RAG nugget scores, beyond-accuracy values):
     ``{system: {measure: {query: value}}}``, compared as :func:`rankmeter.compare_scores` compares them,
     with the per-query table and the difference and distribution plots. Sections that need judgments and
-    rankings (coverage, ties, explanations, precision-recall) are not drawn."""
+    rankings (coverage, ties, explanations, precision-recall) are not drawn.
+
+    Parameters
+    ----------
+    scores : dict
+        ``{system: {measure: {query: value}}}``, as for :func:`rankmeter.compare_scores`.
+    baseline, title : str, optional
+        As for :func:`write_report`.
+    what : str
+        What the queries' values are, for the page's header.
+    %(evaluation_options)s
+
+    Returns
+    -------
+    str
+    """
     from rankmeter.stats.compare import compare_scores
     from rankmeter.report.plots import PerQueryTable
 
-    cmp = compare_scores(scores, baseline=baseline, test=test, correction=correction, alpha=alpha,
-                         permutations=permutations, seed=seed)
+    knobs = significance(tests)
+    test, correction, alpha = knobs.test, knobs.correction, knobs.alpha
+    cmp = compare_scores(scores, baseline=baseline, **knobs.as_dict())
     tables = {label: PerQueryTable(label, list(cmp.queries), list(cmp.systems), cmp.scores[label])
               for label in cmp.measures}
     title = title or f"rankmeter report: {', '.join(cmp.systems)}"
@@ -313,11 +319,8 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
 
 @takes_options(in_memory=True)
 def write_report(qrels, runs, measures, path: str | Path, *, baseline: str | None = None, title: str | None = None,
-                 test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-                 correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
-                 permutations: int = 10000, seed: int | None = 0, max_ranks: int = 20,
-                 max_explained: int | None = 100, plots: bool = True, train: Any = None, beyond_k: int | None = None,
-                 other_qrels: Any = None, **options: Unpack[EvaluationOptions]) -> Path:
+                 max_ranks: int = 20, max_explained: int | None = 100, plots: bool = True, train: Any = None,
+                 beyond_k: int | None = None, other_qrels: Any = None, **options: Unpack[ComparisonOptions]) -> Path:
     """Write a self-contained HTML report comparing ``runs``.
 
     Parameters
@@ -331,8 +334,6 @@ def write_report(qrels, runs, measures, path: str | Path, *, baseline: str | Non
     baseline : str, optional
         The run the others are compared with (default: the first).
     title : str, optional
-    test, correction, alpha, permutations, seed
-        The significance test of the comparison, as for :func:`rankmeter.compare` (two runs or more).
     max_ranks : int, default 20
         Ranks shown per explanation table (fewer when the measure's cutoff is smaller).
     max_explained : int or None, default 100
@@ -358,8 +359,7 @@ def write_report(qrels, runs, measures, path: str | Path, *, baseline: str | Non
     inputs = [qrels] + (list(runs.values()) if isinstance(runs, dict) else
                         [runs] if isinstance(runs, (str, Path)) else list(runs))
     path = check_output(path, inputs=inputs, suffixes=(".html", ".htm"))
-    page = render_report(qrels, runs, measures, baseline=baseline, title=title, test=test, correction=correction,
-                         alpha=alpha, permutations=permutations, seed=seed, max_ranks=max_ranks,
+    page = render_report(qrels, runs, measures, baseline=baseline, title=title, max_ranks=max_ranks,
                          max_explained=max_explained, plots=plots, train=train, beyond_k=beyond_k,
                          other_qrels=other_qrels, **options)
     with output_file(path, inputs=inputs, suffixes=(".html", ".htm")) as fh:

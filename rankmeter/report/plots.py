@@ -110,7 +110,7 @@ def _align(measure: str, results: list[tuple[str, Results]]) -> PerQueryTable:
 def _evaluate_runs(qrels, runs, measures, options: Options) -> list[tuple[str, Results]]:
     """(name, :class:`~rankmeter.Results`) for every run, the qrels prepared once."""
     from rankmeter.core import Evaluator
-    return list(Evaluator(qrels, measures, options=options).evaluate_runs(runs))
+    return list(Evaluator.of(qrels, measures, options).evaluate_runs(runs))
 
 
 def _per_query_table(qrels, runs, measure: str, options: Options) -> PerQueryTable:

@@ -10,13 +10,13 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 import numpy as np
 
 from rankmeter.core import Evaluator, validate_options
-from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.keywords import Unpack, takes_options
 from rankmeter.core.params import PARAMS
+from rankmeter.stats.params import TESTS, ComparisonOptions, Significance, SignificanceOptions, significance
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run, decode_id
@@ -29,24 +29,21 @@ from rankmeter.executors.progress import progress_bar
 
 __all__ = ["compare", "compare_scores", "TESTS", "LOWER_IS_BETTER"]
 
-TESTS = PARAMS["test"].choices
 _SAMPLED = ("randomization", "bootstrap", "tukey")
 
 
-#: the tests' declarations (rankmeter.core.params): checked on every call of compare and compare_scores
-_TESTS_DECLARED = tuple(PARAMS[name] for name in ("baseline", "test", "correction", "alpha", "permutations", "seed"))
 #: compare_scores' measures whose smaller values are better (a Python keyword: the commands that score
 #: popularity bias pass it themselves)
 LOWER_IS_BETTER = Param("lower_is_better", "strings", (), "measures whose smaller values are better (ARP, "
                         "popularity lift): the tables' superscripts and bold best follow them", "tests", cli=False)
 
 
-def _check(test, correction) -> None:
+def _check(tests: Significance) -> None:
     """What no single declaration says: Tukey's HSD is corrected already; the Wilcoxon test needs scipy."""
-    if test == "tukey" and correction != "none":
+    if tests.test == "tukey" and tests.correction != "none":
         raise ParameterError("test='tukey' already controls the family-wise error over all pairs; "
                              "use correction='none' with it")
-    if test == "wilcoxon":
+    if tests.test == "wilcoxon":
         sig._scipy_stats()
 
 
@@ -186,11 +183,9 @@ def _analyse(label, x, systems, bases, test, correction, alpha, permutations, se
 
 
 @takes_options(in_memory=True)
-@validate_params(*_TESTS_DECLARED)
+@validate_params(PARAMS["baseline"])
 def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = None,
-            test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-            correction: Literal["none", "bonferroni", "holm", "bh"] = "none", alpha: float = 0.05,
-            permutations: int = 10000, seed: int | None = 0, **options: Unpack[EvaluationOptions]) -> Comparison:
+            **options: Unpack[ComparisonOptions]) -> Comparison:
     """Score several runs and test whether their differences are significant.
 
     With ``queries="both"`` each pair is compared on the judged queries both runs answered (Tukey: the
@@ -212,23 +207,6 @@ def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = Non
         each baseline and ``correction`` runs over all those comparisons (per
         measure), so the family-wise error holds across baselines; every pair of
         systems is in :attr:`Comparison.pairwise`, corrected over all pairs.
-    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, default "t"
-        Two-sided paired tests (see :mod:`rankmeter.stats.significance`): Student's
-        t, Wilcoxon signed-rank (needs scipy: ``pip install scipy``),
-        sign-flip randomization, studentised bootstrap, or Sakai's randomised
-        Tukey HSD across all systems (these three are pure numpy).
-    correction : {"none", "bonferroni", "holm", "bh"}, default "none"
-        Multiple-comparison correction, applied per measure: across the
-        comparisons with the baseline for ``.table``, across all pairs for
-        ``.pairwise``. Tukey's p-values already control the error over all
-        pairs, so it takes ``"none"`` only.
-    alpha : float, default 0.05
-        Significance level; intervals are at ``1 - alpha``.
-    permutations : int, default 10000
-        Random sign flips, bootstrap resamples or Tukey trials.
-    seed : int or None, default 0
-        Seed of the random tests (numpy ``PCG64``); the same seed gives the
-        same p-values. Each measure starts from the seed afresh.
     %(evaluation_options)s
 
     Returns
@@ -247,9 +225,10 @@ def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = Non
     >>> float(row["delta"]), int(row["wins"]), c.significant("RR", "good", "bad")
     (0.5, 3, False)
     """
-    _check(test, correction)
+    tests = significance(options)
+    _check(tests)
     opts = validate_options(**options)
-    evaluator = Evaluator(qrels, measures, options=opts)
+    evaluator = Evaluator.of(qrels, measures, opts)
     names = list(dict(evaluator.names).items())
     for label, m in names:
         if m.family.value_type is TEXT:
@@ -258,8 +237,7 @@ def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = Non
     labels = [name for name, _ in systems]
     bases = _baselines(baseline, labels)
     query_ids, matrices = _scores(evaluator, systems)
-    return _comparison(labels, bases, names, query_ids, {label: matrices[m] for label, m in names},
-                       test, correction, alpha, permutations, seed)
+    return _comparison(labels, bases, names, query_ids, {label: matrices[m] for label, m in names}, tests)
 
 
 def _baselines(baseline, labels: list[str], what: str = "runs") -> list[int]:
@@ -271,9 +249,11 @@ def _baselines(baseline, labels: list[str], what: str = "runs") -> list[int]:
     return list(dict.fromkeys(labels.index(b) for b in wanted))
 
 
-def _comparison(labels, bases, names, query_ids, matrices, test, correction, alpha, permutations, seed,
-                *, lower_is_better=()) -> Comparison:
+def _comparison(labels, bases, names, query_ids, matrices, tests: Significance, *,
+                lower_is_better=()) -> Comparison:
     """The tests of every measure's (queries x systems) matrix: the statistics half of :func:`compare`."""
+    test, correction, alpha, permutations, seed = (tests.test, tests.correction, tests.alpha, tests.permutations,
+                                                   tests.seed)
     k = len(labels)
     width = k if test == "tukey" else k * (k - 1) // 2
     sampled = test in _SAMPLED
@@ -292,13 +272,11 @@ def _comparison(labels, bases, names, query_ids, matrices, test, correction, alp
                       seed=seed, lower_is_better=lower_is_better)
 
 
-@validate_params(*_TESTS_DECLARED, LOWER_IS_BETTER)
+@takes_options()
+@validate_params(PARAMS["baseline"], LOWER_IS_BETTER)
 def compare_scores(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
-                   baseline: str | Sequence[str] | None = None,
-                   test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "t",
-                   correction: Literal["none", "bonferroni", "holm", "bh"] = "none",
-                   alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
-                   lower_is_better: Sequence[str] = ()) -> Comparison:
+                   baseline: str | Sequence[str] | None = None, lower_is_better: Sequence[str] = (),
+                   **tests: Unpack[SignificanceOptions]) -> Comparison:
     """Test the differences of per-query (or per-user) scores computed elsewhere, as :func:`compare` does.
 
     Parameters
@@ -307,11 +285,12 @@ def compare_scores(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
         ``{system: {measure: {query: value}}}``. A query a system has no value
         for (absent, or NaN: undefined there) is left out of that system's
         pairs, as :func:`compare` leaves out queries a run did not answer.
-    baseline, test, correction, alpha, permutations, seed
+    baseline : str or list of str, optional
         As for :func:`compare`.
     lower_is_better : sequence of str
         Measures whose smaller values are better (popularity bias: ARP, popularity lift): the tables'
         "better than" superscripts and bold best follow them.
+    %(evaluation_options)s
 
     Returns
     -------
@@ -326,7 +305,8 @@ def compare_scores(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
     >>> float(row["delta"]), int(row["wins"])
     (0.8333333333333334, 3)
     """
-    _check(test, correction)
+    knobs = significance(tests)
+    _check(knobs)
     if not isinstance(scores, Mapping) or not scores or not all(isinstance(v, Mapping) for v in scores.values()):
         raise ParameterError("scores: expected {system: {measure: {query: value}}}")
     labels = [str(s) for s in scores]
@@ -349,5 +329,5 @@ def compare_scores(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
             values = per[m]
             x[[where[str(q)] for q in values], j] = np.asarray(list(values.values()), dtype=np.float64)
         matrices[m] = x
-    return _comparison(labels, bases, [(m, None) for m in measures], queries, matrices,
-                       test, correction, alpha, permutations, seed, lower_is_better=tuple(lower_is_better))
+    return _comparison(labels, bases, [(m, None) for m in measures], queries, matrices, knobs,
+                       lower_is_better=tuple(lower_is_better))

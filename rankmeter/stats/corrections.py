@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.core.params import PARAMS
+from rankmeter.stats.params import CORRECTION
 
 __all__ = ["adjust", "CORRECTIONS"]
 
-CORRECTIONS = PARAMS["correction"].choices
+CORRECTIONS = CORRECTION.choices
 
 
 def adjust(p, method: str = "none") -> np.ndarray:
@@ -45,7 +45,7 @@ def adjust(p, method: str = "none") -> np.ndarray:
     >>> adjust([0.01, 0.04, 0.03], "bh").round(4).tolist()
     [0.03, 0.04, 0.04]
     """
-    PARAMS["correction"].check(method)
+    CORRECTION.check(method)
     p = np.asarray(p, dtype=np.float64)
     out = p.copy()
     known = np.flatnonzero(~np.isnan(p))

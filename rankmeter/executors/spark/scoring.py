@@ -131,7 +131,7 @@ class _Scorer:
 
     def _score(self, table: pa.Table):
         qrels, run = tables_from_arrow(table, grades=self.options.grade_policy)
-        evaluator = Evaluator(qrels, self.measures, needs=self.needs, options=self.options)
+        evaluator = Evaluator.of(qrels, self.measures, self.options, needs=self.needs)
         part = evaluator.score(run)
         # a task may hold only queries the qrels lack: the driver checks "no query in common" once
         done = evaluator.finish([part], warn=False, check_common=False)
