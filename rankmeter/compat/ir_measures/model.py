@@ -15,10 +15,21 @@ from __future__ import annotations
 
 from rankmeter.compat.convention import Convention
 
-__all__ = ["CONVENTION", "provider_for", "provider_settings", "SCORES"]
+__all__ = ["CONVENTION", "as_c_floats", "provider_for", "provider_settings", "SCORES"]
 
 #: how each provider reads a score: pytrec_eval into a C float, the others as Python floats
 SCORES = {"pytrec_eval": "float32"}
+
+
+def as_c_floats(column):
+    """An Arrow column of scores as pytrec_eval stores them: each rounded to a C float (kept as a double)."""
+    import numpy as np
+    import pyarrow as pa
+    with np.errstate(over="ignore"):
+        values = column.to_numpy().astype(np.float32).astype(np.float64)
+    return pa.array(values, pa.float64())
+
+
 #: the Convention tie order of each dispatch.ORDER value
 _TIES = {"trec_eval": "trec_eval", "docno": "docno", "input": "input"}
 

@@ -171,15 +171,16 @@ def evaluate(qrels, run, metrics, return_mean: bool = True, return_std: bool = F
     """ranx's ``evaluate``: a value (one metric) or ``{metric: value}``; per query arrays with ``return_mean=False``.
 
     ``threads`` is accepted and ignored (rankmeter's kernels are vectorised). With ``make_comparable``
-    the run is scored as ranx's ``Run.make_comparable`` would leave it, without changing the run you pass;
-    scores are saved in ``run.scores`` / ``run.mean_scores`` (and ``run.std_scores``) as ranx saves them.
+    (qrels a ``Qrels``, run a ``Run``) the run is changed in place as ranx changes it: the qrels' queries it
+    lacks are added as empty rankings and those the qrels lack dropped, so a later ``fuse`` sees the same
+    queries in every run it was called on; scores are saved in ``run.scores`` / ``run.mean_scores`` (and ``run.std_scores``) as ranx saves them.
     """
     metrics = metric_list(metrics)
     if not return_mean:
         return_std = False
     scored = run
     if make_comparable and isinstance(qrels, Qrels) and isinstance(run, Run):
-        scored = run._copy().make_comparable(qrels)
+        scored = run.make_comparable(qrels)   # in place, as ranx's evaluate does
     queries, values = per_query(qrels, scored, metrics)
     if isinstance(run, Run) and save_results_in_run:
         for m, scores in values.items():

@@ -203,7 +203,8 @@ def compare(qrels, runs, metrics, stat_test: str = "student", n_permutations: in
         raise ParameterError(f"compare: two runs are named alike ({', '.join(names)}); give each a distinct name")
     scores = {}
     for name, run in zip(names, runs):
-        scored = run._copy().make_comparable(qrels) if make_comparable and isinstance(run, Run) else run
+        # in place, as ranx's compare (through its evaluate) changes each run
+        scored = run.make_comparable(qrels) if make_comparable and isinstance(run, Run) else run
         scores[name] = per_query(qrels, scored, metrics)[1]
     results = {name: {m: float(np.mean(scores[name][m])) for m in metrics} for name in names}
     p = _p_values(names, scores, metrics, stat_test, n_permutations, random_seed)
