@@ -13,11 +13,15 @@ from rankmeter.compat.convention import Convention
 __all__ = ["CONVENTION", "ranked"]
 
 
-def ranked(docs: dict) -> dict:
-    """One query's ``{doc: score}`` in the order ranx's ``Run`` sorts it (``-score`` by numba's quicksort)."""
+def ranked(docs: dict, *, sorts: int = 2) -> dict:
+    """One query's ``{doc: score}`` in the order ranx leaves it (``-score`` by numba's quicksort), ``sorts`` times:
+    ``Run(dict)`` sorts once and ``make_comparable`` (which ``evaluate(..., make_comparable=True)`` calls, the
+    flow that scores a missing query 0) sorts again; an unstable sort of a sorted list moves tied docs again."""
     from rankmeter.compat.ranx.ties import order
-    names = list(docs)
-    return {names[i]: docs[names[i]] for i in order(list(docs.values()))}
+    for _ in range(sorts):
+        names = list(docs)
+        docs = {names[i]: docs[names[i]] for i in order(list(docs.values()))}
+    return docs
 
 
 CONVENTION = Convention("ranx", ties="ranx", negative_grades="zero", missing_query="zero", empty_ranking="zero",
