@@ -252,3 +252,40 @@ def test_mteb(mteb_scores, kind, seed):
     check("--profile mteb", {m: round(profile[m], 5) for m in profile.mean}, {m: real[m] for m in profile.mean}, 0)
     check("diff --as mteb", diff_means(qrels, run, list(real), "mteb"), real, 1e-12)
     check("diff --as mteb (its MRR)", diff_means(qrels, run, list(mrr), "mteb"), mrr, 1e-12)
+
+
+# -- TorchMetrics and scikit-learn (their functional metrics, per query, averaged over the queries they see) ---
+torch = optional("torch")
+torchmetrics = optional("torchmetrics")
+
+
+def _seen(qrels, run):
+    """The (query, scores, grades) TorchMetrics and scikit-learn see: the run's queries with docs, ungraded docs 0."""
+    return [(q, list(docs.values()), [qrels.get(q, {}).get(d, 0) for d in docs]) for q, docs in run.items() if docs]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_torchmetrics(kind, seed):
+    from torchmetrics.functional import retrieval as tmr
+    qrels, run = make_case(kind, seed)
+    fns = {"nDCG@5": tmr.retrieval_normalized_dcg, "RR@5": tmr.retrieval_reciprocal_rank,
+           "P@5": tmr.retrieval_precision, "AP@5": tmr.retrieval_average_precision, "R@5": tmr.retrieval_recall}
+    real = {}
+    for name, fn in fns.items():
+        values = []
+        for _, scores, grades in _seen(qrels, run):
+            target = torch.tensor(grades) if name.startswith("nDCG") else torch.tensor([int(g >= 1) for g in grades])
+            values.append(float(fn(torch.tensor(scores), target, top_k=5)))
+        real[name] = mean(values)
+    check("diff --as torchmetrics", diff_means(qrels, run, list(fns), "torchmetrics"), real, 1e-6)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_sklearn(kind, seed):
+    from sklearn.metrics import ndcg_score
+    qrels, run = make_case(kind, seed)
+    real = {f"nDCG@{k}": mean([ndcg_score([grades], [scores], k=k) for _, scores, grades in _seen(qrels, run)])
+            for k in (5, 10)}
+    check("diff --as sklearn", diff_means(qrels, run, list(real), "sklearn"), real)

@@ -2,7 +2,8 @@
 
 TorchMetrics (1.x) sees only the retrieved docs of each query (the ideal of nDCG over them), counts a
 relevant doc in MAP/MRR/P/R only with a score > 0, divides AP by the relevant docs it found, averages
-every query it is given (one without a relevant doc scores 0), and orders tied scores as torch's own
+every query it is given (one without a relevant doc scores 0), holds scores as torch's default float32
+(``torch.tensor`` of Python floats: two scores equal in single precision tie), and orders tied scores as torch's own
 ``topk`` (MAP, MRR, P) or ``argsort`` (recall) leaves them; nDCG averages over tied orders. Its class and
 function names: :data:`NAMES`. The drop-in is :mod:`rankmeter.tensor.torchmetrics`.
 """
@@ -40,7 +41,7 @@ def ranked(docs: dict, call: str, k) -> dict:
 
 _FAMILIES = ("nDCG", "AP", "RR", "P", "R")
 CONVENTION = Convention(
-    "torchmetrics", ties="torchmetrics", positive_scores=True, ap_denominator="hits", ideal_pool="retrieved",
+    "torchmetrics", scores="float32", ties="torchmetrics", positive_scores=True, ap_denominator="hits", ideal_pool="retrieved",
     unjudged_query="zero", families=_FAMILIES, overrides=(("nDCG", {"ties": "average", "positive_scores": False}),),
     note="only the retrieved docs are seen (ideal over them); nDCG ties averaged; MAP/MRR/P/R count a relevant doc "
          "only with a score > 0 and order tied scores as torch.topk (MAP, MRR, P) or torch.argsort (R) leaves "
