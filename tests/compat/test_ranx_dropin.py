@@ -147,7 +147,7 @@ def test_bad_files_and_kinds_are_named(tmp_path):
     with pytest.raises(rankmeter.ParameterError, match="kind="):
         ours.Run.from_file("run.csv")
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 2 0.4\n")
-    with pytest.raises(InputError, match=r"run.txt:2: expected 6 fields \(query Q0 doc rank score tag\), found 5"):
+    with pytest.raises(InputError, match=r"run.txt:2: 5 fields where a run line has at least 6"):  # rankmeter's reader
         ours.Run.from_file(str(tmp_path / "run.txt"))
 
 
