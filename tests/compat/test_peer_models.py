@@ -94,6 +94,14 @@ def test_beir_profile_scores_an_empty_ranking_zero_and_averages_it():
         assert rankmeter.profile("beir").evaluate(qrels, {"q1": {"a": 1.0}})["nDCG@10"] == 1.0
 
 
+def test_beir_profile_with_qrels_from_a_file(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 a 1\nq2 0 b 1\nq3 0 c 1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert rankmeter.profile("beir").evaluate(str(path), {"q1": {"a": 1.0}, "q2": {}})["nDCG@10"] == 0.5
+
+
 class _Liar(dict):
     """A dict whose Python methods say something else than what it stores."""
 
