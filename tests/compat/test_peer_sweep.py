@@ -6,7 +6,8 @@ merge; ``graded``: distinct scores, grades 0-3; ``empty``: a judged query named 
 convention offers is computed four ways where they exist: ``rankmeter diff``'s mean for that convention,
 the ``--profile`` preset (beir, mteb), the drop-in (``rankmeter.compat.X``) and the real package (installed
 in the test environment; BEIR's and MTEB's own evaluation modules unpacked from their pinned sdists, as in
-tests/test_profiles_peers.py). The CI sample is one seed per kind; ``RANKMETER_FULL_SWEEP=1`` runs 12
+tests/test_profiles_peers.py; trec_eval through the drop-in `rankmeter trec_eval`, whose parity with NIST
+trec_eval 10.0 tests/test_golden.py holds). The CI sample is one seed per kind; ``RANKMETER_FULL_SWEEP=1`` runs 12
 seeds per kind (docs/why-numbers-differ.md, "Checking the models").
 """
 from __future__ import annotations
@@ -289,3 +290,25 @@ def test_sklearn(kind, seed):
     real = {f"nDCG@{k}": mean([ndcg_score([grades], [scores], k=k) for _, scores, grades in _seen(qrels, run)])
             for k in (5, 10)}
     check("diff --as sklearn", diff_means(qrels, run, list(real), "sklearn"), real)
+
+
+# -- trec_eval (the drop-in `rankmeter trec_eval`; parity with NIST trec_eval 10.0: tests/test_golden.py) -----
+TREC = {"nDCG@5": "ndcg_cut_5", "nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@5": "P_5",
+        "R@10": "recall_10", "Rprec": "Rprec", "Bpref": "bpref", "Success@5": "success_5", "nDCG": "ndcg"}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_trec_eval(cli, tmp_path, kind, seed):
+    """A file holds no empty ranking: the `empty` kind's query is one the run lacks, as for trec_eval."""
+    qrels, run = make_case(kind, seed)
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i + 1} {s!r} tag\n" for q, docs in run.items()
+                                          for i, (d, s) in enumerate(docs.items())))
+    got = cli("trec_eval", "-m", "ndcg_cut.5,10", "-m", "map", "-m", "recip_rank", "-m", "P.5", "-m", "recall.10",
+              "-m", "Rprec", "-m", "bpref", "-m", "success.5", "-m", "ndcg", tmp_path / "qrels", tmp_path / "run")
+    assert got.code == 0, got.err
+    printed = {name: float(value) for name, _, value in (line.split() for line in got.out.splitlines())}
+    dropin = {m: printed[name] for m, name in TREC.items()}
+    check("diff --as trec_eval", diff_means(qrels, run, list(TREC), "trec_eval"),
+          dropin, 0)
