@@ -6,15 +6,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
-__all__ = ["Convention", "SWITCHES", "QUERY_SET", "CORE_TIES", "TIE_ORDERS"]
+__all__ = ["Convention", "SWITCHES", "QUERY_SET", "MEAN_ONLY", "COUNTS", "CORE_TIES", "TIE_ORDERS"]
 
 #: the attribution's order: the switch's name (a cause) and the Convention field it sets
 SWITCHES = ("self_id", "truncation", "judged_only", "negative_grades", "rel_level", "scores", "ties",
             "positive_scores", "ap_denominator", "gain", "ideal_pool", "ideal_depth", "unjudged_query",
-            "missing_query", "empty_ranking", "rounding")
+            "missing_query", "empty_ranking", "aggregate", "rounding")
 
 #: switches that change which queries are averaged, not any query's value
 QUERY_SET = ("unjudged_query", "missing_query", "empty_ranking")
+#: switches that change only how the per-query values make one number
+MEAN_ONLY = ("aggregate",)
+#: trec_eval's counts, summed over queries by trec_eval (its "all" line), pytrec_eval's
+#: compute_aggregated_measure (num_*) and ir_measures (SumAgg)
+COUNTS = ("NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonrelJudgedRet")
 
 #: tie orders the core applies itself (the others put each ranking in the tool's order first)
 CORE_TIES = ("trec_eval", "average")
@@ -41,8 +46,9 @@ class Convention:
     ideal_pool: str = "judged"           # judged | retrieved
     ideal_depth: str = "all"             # all | k (retrieved pool only)
     unjudged_query: str = "skip"         # skip | zero
-    missing_query: str = "skip"          # skip | zero
+    missing_query: str = "skip"          # skip | zero (scored as an empty ranking) | default (its value is 0)
     empty_ranking: str = "missing"       # missing | zero
+    aggregate: str = "mean"              # mean | sum (the value over queries)
     rounding: int | None = None
     families: tuple[str, ...] | None = None   # measures the tool offers (None: all)
     overrides: tuple = ()                      # ((family, {switch: value}), ...): a measure's own settings

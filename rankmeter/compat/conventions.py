@@ -29,9 +29,13 @@ cause               setting
 ``ideal_pool``      nDCG's ideal ranking over the judged docs or over the retrieved ones
 ``ideal_depth``     with a retrieved pool: the whole ranking or only its top k
 ``unjudged_query``  a query retrieved but not judged: left out or scored 0
-``missing_query``   a query judged but not retrieved: left out (``queries="both"``) or 0 (``"qrels"``)
+``missing_query``   a query judged but not retrieved: left out (``queries="both"``), scored as an empty
+                    ranking (``zero``: ``queries="qrels"``, trec_eval ``-c``), or given the value 0 whatever the
+                    measure (``default``: ir_measures' ``DEFAULT``, a count such as ``NumRel`` too)
 ``empty_ranking``   a judged query given with an empty ranking (``{"q": {}}``): scored 0 and averaged
                     (pytrec_eval), or read as a query the run lacks (``missing``: ``missing_query`` decides)
+``aggregate``       the value over queries: the ``mean``, or the ``sum`` (trec_eval, pytrec_eval's
+                    ``compute_aggregated_measure`` and ir_measures sum the counts: ``NumRet`` ...)
 ``rounding``        values rounded to a number of decimals (trec_eval prints 4, BEIR 5)
 ==================  =======================================================================
 
@@ -48,10 +52,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.compat.convention import CORE_TIES, QUERY_SET, SWITCHES, TIE_ORDERS, Convention
+from rankmeter.compat.convention import COUNTS, CORE_TIES, MEAN_ONLY, QUERY_SET, SWITCHES, TIE_ORDERS, Convention
 from rankmeter.engine.param import Param
 
-__all__ = ["Convention", "CONVENTIONS", "SWITCHES", "QUERY_SET", "TIE_ORDERS", "convention_value", "get_convention",
+__all__ = ["Convention", "CONVENTIONS", "SWITCHES", "QUERY_SET", "MEAN_ONLY", "COUNTS", "TIE_ORDERS", "convention_value", "get_convention",
            "reproduce_option", "prepared", "averaged", "offers", "measure_for"]
 
 def _models() -> dict[str, Convention]:
@@ -154,7 +158,7 @@ def averaged(conv: Convention, qrels: dict, run: dict) -> dict:
         if judged and ranked:
             out[q] = True
         elif judged:
-            out[q] = conv.missing_query == "zero"
+            out[q] = conv.missing_query in ("zero", "default")
         else:
             out[q] = conv.unjudged_query == "zero" and bool(run.get(q))
     return out
@@ -188,6 +192,8 @@ def convention_value(conv: Convention, qrels: dict, run: dict, measure, *, round
                         positive_scores_only=conv.positive_scores).evaluate(r_table)
         for q, v in zip(res.queries, res.values(str(m))):
             values[q] = float(v)
+    if conv.missing_query == "default":   # the tool's default value, not an empty ranking's
+        values.update({q: 0.0 for q in qrels if q not in run})
     if rounded and conv.rounding is not None:
         values = {q: round(v, conv.rounding) for q, v in values.items()}
     return values
@@ -202,7 +208,7 @@ def reproduce_option(conv: Convention, measure) -> str:
             "judged_only=True" if conv.judged_only else "",
             f"max_docs={conv.truncation}" if conv.truncation else "",
             "positive_scores_only=True" if conv.positive_scores else "",
-            "queries='qrels'" if conv.missing_query == "zero" else ""]
+            "queries='qrels'" if conv.missing_query in ("zero", "default") else ""]
     pre = []
     if conv.scores == "float32":
         pre.append("scores rounded to C floats (float32)")
@@ -217,8 +223,12 @@ def reproduce_option(conv: Convention, measure) -> str:
         pre.append("grades below rel set to 0")
     if conv.unjudged_query == "zero":
         pre.append("queries without judgments scored 0")
+    if conv.missing_query == "default":
+        pre.append("a judged query the run lacks given the value 0")
     if conv.empty_ranking == "zero":
         pre.append("a judged query with an empty ranking scored 0 and averaged")
+    if conv.aggregate == "sum":
+        pre.append("summed over queries (not averaged)")
     if conv.rounding is not None:
         pre.append(f"rounded to {conv.rounding} decimals")
     call = f"evaluate(qrels, run, {str(m)!r}" + "".join(", " + o for o in opts if o) + ")"

@@ -86,7 +86,8 @@ PYTREC_ASKED = {"ndcg_cut.5,10", "map", "map_cut.10", "recip_rank", "P.5", "reca
 
 def pytrec_means(module, qrels, run):
     per = module.RelevanceEvaluator(qrels, PYTREC_ASKED).evaluate(copy.deepcopy(run))
-    return {m: mean([v[key] for v in per.values()]) for m, key in PYTREC.items()}
+    return {m: module.compute_aggregated_measure(key, [v[key] for v in per.values()]) if per else float("nan")
+            for m, key in PYTREC.items()}
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -100,7 +101,7 @@ def test_pytrec_eval(kind, seed):
 
 # -- ir_measures ---------------------------------------------------------------------------------------------
 IRM = ["nDCG@10", "nDCG@5", "AP", "AP@10", "RR", "RR@10", "P@5", "R@10", "Rprec", "Bpref", "Success@5", "nDCG",
-       "Judged@10"]
+       "Judged@10", "RBP(rel=1)", "Compat", "infAP", "SetP", "NumRet", "NumRel", "NumRet(rel=1)", "SetR"]
 #: ir_measures 0.4.3's judged provider divides by zero on an empty ranking (judged_provider.py:57)
 IRM_EMPTY = [m for m in IRM if m != "Judged@10"]
 
@@ -120,7 +121,10 @@ def test_ir_measures(kind, seed):
     qrels, run = make_case(kind, seed)
     real = irm_means(ir_measures, qrels, run)
     check("drop-in", irm_means(irm_dropin, qrels, run), real)
-    check("diff --as ir_measures", diff_means(qrels, run, IRM, "ir_measures"), real)
+    # Compat on tied scores: ir_measures' compat provider orders the ideal's equal grades by run score, which the
+    # drop-in reproduces (rankmeter.compat.ir_measures.rbo) and diff's Compat does not (a known limit, documented)
+    names = [m for m in real if m != "Compat" or kind != "tied"]
+    check("diff --as ir_measures", diff_means(qrels, run, names, "ir_measures"), {m: real[m] for m in names})
 
 
 # -- ranx ----------------------------------------------------------------------------------------------------
@@ -292,7 +296,8 @@ def test_sklearn(kind, seed):
 
 # -- trec_eval (the drop-in `rankmeter trec_eval`; parity with NIST trec_eval 10.0: tests/test_golden.py) -----
 TREC = {"nDCG@5": "ndcg_cut_5", "nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@5": "P_5",
-        "R@10": "recall_10", "Rprec": "Rprec", "Bpref": "bpref", "Success@5": "success_5", "nDCG": "ndcg"}
+        "R@10": "recall_10", "Rprec": "Rprec", "Bpref": "bpref", "Success@5": "success_5", "nDCG": "ndcg",
+        "NumRet": "num_ret", "NumRelRet": "num_rel_ret", "NumRel": "num_rel"}
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -304,7 +309,8 @@ def test_trec_eval(cli, tmp_path, kind, seed):
     (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i + 1} {s!r} tag\n" for q, docs in run.items()
                                           for i, (d, s) in enumerate(docs.items())))
     got = cli("trec_eval", "-m", "ndcg_cut.5,10", "-m", "map", "-m", "recip_rank", "-m", "P.5", "-m", "recall.10",
-              "-m", "Rprec", "-m", "bpref", "-m", "success.5", "-m", "ndcg", tmp_path / "qrels", tmp_path / "run")
+              "-m", "Rprec", "-m", "bpref", "-m", "success.5", "-m", "ndcg", "-m", "num_ret", "-m", "num_rel_ret",
+              "-m", "num_rel", tmp_path / "qrels", tmp_path / "run")
     assert got.code == 0, got.err
     printed = {name: float(value) for name, _, value in (line.split() for line in got.out.splitlines())}
     dropin = {m: printed[name] for m, name in TREC.items()}

@@ -3,13 +3,14 @@
 ir_measures 0.4.3 hands each measure to the first provider of its pipeline that supports it
 (:func:`rankmeter.compat.ir_measures.dispatch.provider_of`); each provider orders tied docs its own way
 (:data:`~rankmeter.compat.ir_measures.dispatch.ORDER`) and only pytrec_eval's reads scores as C floats.
-Its base ``Evaluator`` gives every judged query the run lacks the measure's default (0) and averages it.
+Its base ``Evaluator`` gives every judged query the run lacks the measure's default (0, a count too) and
+averages it (or sums it: ``NumQ``, ``NumRel``, ``NumRet``).
 The drop-in (:mod:`rankmeter.compat.ir_measures`) and ``rankmeter diff --as ir_measures`` both read these
 rules from here and :mod:`~rankmeter.compat.ir_measures.dispatch`.
 
 >>> from rankmeter.measures import Measure
 >>> provider_settings(Measure.of("RR", {}, 10)), provider_settings(Measure.of("RR"))["ties"]
-({'ties': 'docno', 'scores': 'double'}, 'trec_eval')
+({'ties': 'docno', 'scores': 'double', 'aggregate': 'mean'}, 'trec_eval')
 """
 from __future__ import annotations
 
@@ -35,25 +36,22 @@ _TIES = {"trec_eval": "trec_eval", "docno": "docno", "input": "input"}
 
 
 def _ir_name(measure) -> str:
-    """ir_measures' spelling of a rankmeter measure (its family, relevance level and cutoff)."""
+    """ir_measures' spelling of a rankmeter measure: its family and every parameter ir_measures' measure takes
+    (``gain=exp`` is ``dcg='exp-log2'``); KeyError for one it cannot spell."""
     from rankmeter.compat.ir_measures.objects import REGISTRY
     family = measure.family.name
-    names = {"AP": "AP", "RR": "RR", "nDCG": "nDCG", "P": "P", "R": "R", "Rprec": "Rprec", "Bpref": "Bpref",
-             "Success": "Success", "Judged": "Judged", "ERR": "ERR", "infAP": "infAP", "NumRet": "NumRet",
-             "NumRel": "NumRel", "NumQ": "NumQ", "SetAP": "SetAP", "IPrec": "IPrec", "RBP": "RBP", "Compat": "Compat"}
-    name = names.get(family, family)
-    if name not in REGISTRY:
+    if family not in REGISTRY:
         raise KeyError(family)
+    supported = REGISTRY[family].SUPPORTED_PARAMS
     params = []
-    given = dict(measure.params)
-    if set(given) - {"rel", "gain"} or given.get("gain") not in (None, "linear", "exp"):
-        raise KeyError(family)   # a parameter ir_measures cannot spell
-    rel = given.get("rel")
-    if rel not in (None, 1) and family not in ("nDCG",):
-        params.append(f"rel={int(rel)}")
-    if family == "nDCG" and given.get("gain") == "exp":
-        params.append("dcg='exp-log2'")
-    text = name + (f"({', '.join(params)})" if params else "")
+    for key, value in measure.params:
+        if key == "gain" and family == "nDCG" and value in ("linear", "exp"):
+            params += ["dcg='exp-log2'"] if value == "exp" else []
+        elif key in supported and key != "cutoff":
+            params.append(f"{key}={value!r}")
+        else:
+            raise KeyError(key)   # a parameter ir_measures cannot spell
+    text = family + (f"({', '.join(params)})" if params else "")
     return text + (f"@{measure.cutoff}" if measure.cutoff else "")
 
 
@@ -67,14 +65,20 @@ def provider_for(measure) -> str:
         return "pytrec_eval"
 
 
+#: the families whose value over queries ir_measures sums (its SumAgg: NumQ, NumRel, NumRet and NumRet(rel=))
+SUMMED = ("NumQ", "NumRel", "NumRet", "NumRelRet")
+
+
 def provider_settings(measure) -> dict:
-    """The switches ir_measures' provider of ``measure`` sets: its tie order and how it reads scores."""
+    """The switches ir_measures' provider of ``measure`` sets: its tie order, how it reads scores, and whether the
+    measure's values are summed over queries or averaged."""
     from rankmeter.compat.ir_measures.dispatch import ORDER
     provider = provider_for(measure)
-    return {"ties": _TIES[ORDER[provider]], "scores": SCORES.get(provider, "double")}
+    return {"ties": _TIES[ORDER[provider]], "scores": SCORES.get(provider, "double"),
+            "aggregate": "sum" if measure.family.name in SUMMED else "mean"}
 
 
-CONVENTION = Convention("ir_measures", missing_query="zero", empty_ranking="zero", per_measure=provider_settings,
+CONVENTION = Convention("ir_measures", missing_query="default", empty_ranking="zero", per_measure=provider_settings,
                         note="each measure as its provider computes it (pytrec_eval: C float scores, ties by docno "
                              "descending; msmarco, judged, compat: docno ascending; cwl_eval: input order); "
                              "every judged query averaged (a missing one scores 0)")
