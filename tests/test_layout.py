@@ -41,10 +41,10 @@ SORTS_ALLOWED = {
                                 "numbers of the lines it leaves out",
     "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
-    "compat/ranx/evaluation.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
+    "compat/ranx/scoring.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
                                  "that retrieve one (the values themselves come from the core)",
     "compat/ranx/kernels.py": "ranx's typed-list rows deduplicated by (query, doc id) in given order",
-    "compat/conventions.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
+    "compat/torchmetrics/model.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
                                "order in `diff`; the core then ranks in that order (ties='input')",
     "compat/ranx/ties.py": "ranx's own sort of a query's docs (numba's quicksort), reproduced to hold ranx's "
                            "order; the core then ranks in that order (ties='input')",

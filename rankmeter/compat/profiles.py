@@ -42,6 +42,9 @@ class Profile:
     #: digits the protocol's own code rounds its means to (None: not rounded); the CLI prints this many
     decimals: int | None = None
     summary: str = ""
+    #: the peer's model (:class:`~rankmeter.compat.convention.Convention`) for a benchmark's own code: a dict run
+    #: is read as that code reads it (its empty rankings scored, its scores as C floats where it uses them)
+    convention: Any = field(default=None, compare=False, repr=False)
 
     def settings(self, measures=None, **options: Any) -> tuple[list[str], dict[str, Any]]:
         """The measures and options a run is scored with under this profile (see the module's precedence)."""
@@ -54,7 +57,40 @@ class Profile:
         from rankmeter.core.options import validate_options
         from rankmeter.executors import evaluate_run
         chosen, opts = self.settings(measures, **options)
+        qrels, run, opts = self.as_read(qrels, run, chosen, opts)
         return evaluate_run(qrels, run, chosen, validate_options(**opts))
+
+    def as_read(self, qrels, run, measures, options: dict) -> tuple[Any, Any, dict]:
+        """``(qrels, run, options)`` as the benchmark's own code reads a dict run (the model's ``empty_ranking``
+        and ``scores``): a judged query named with an empty ranking (``{"q2": {}}``) is scored 0 and averaged,
+        as pytrec_eval scores it for BEIR and MTEB, so the mean is over the judged queries the run names; the
+        scores are rounded to C floats when every measure is pytrec_eval's. A run read from a file names no
+        empty ranking, and its scores are read as doubles."""
+        from collections.abc import Mapping
+        conv = self.convention
+        if conv is None or not isinstance(run, Mapping):
+            return qrels, run, options
+        from rankmeter.core.resolve import resolve_measures
+        per_measure = [conv.for_measure(m) for _, m in resolve_measures(measures)]
+        if per_measure and all(c.scores == "float32" for c in per_measure):
+            import numpy as np
+            with np.errstate(over="ignore"):
+                run = {q: dict(zip(docs, np.asarray(list(docs.values()), np.float64).astype(np.float32).tolist()))
+                       if isinstance(docs, Mapping) and docs else docs for q, docs in run.items()}
+        empty = [q for q, docs in run.items() if hasattr(docs, "__len__") and not len(docs)]
+        if conv.empty_ranking != "zero" or not empty or options.get("queries") != "both":
+            return qrels, run, options
+        named = set(run)
+        if isinstance(qrels, Mapping):
+            qrels = {q: judged for q, judged in qrels.items() if q in named}
+        else:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+            from rankmeter.io import as_qrels
+            read = as_qrels(qrels)
+            keep = pc.is_in(read.table.column("query"), value_set=pa.array(sorted(named)).cast(read.table.column("query").type))
+            qrels = read.table.filter(keep)
+        return qrels, run, {**options, "queries": "qrels"}
 
     def evaluate_runs(self, qrels, runs, measures=None, **options: Any):
         """Several runs scored under this profile, the qrels prepared once (:func:`rankmeter.core.evaluate_runs`)."""
@@ -74,23 +110,24 @@ class Profile:
         return f"{self.name}: {self.summary} Measures: {', '.join(self.measures)}. Options: {opts}."
 
 
-_BEIR_K = (1, 3, 5, 10, 100, 1000)
-_MTEB_K = (1, 3, 5, 10, 20, 100, 1000)
+def _of_model(name: str, model) -> Profile:
+    """The preset of a benchmark whose evaluation code is modelled beside its drop-ins (its Convention)."""
+    conv = model.CONVENTION
+    return Profile(name, model.MEASURES, model.MAIN,
+                   {"ignore_self": conv.self_id, "queries": "qrels" if conv.missing_query == "zero" else "both",
+                    "rel": conv.rel_level, "ties": conv.ties}, decimals=conv.rounding, summary=model.SUMMARY,
+                   convention=conv)
+
+
+def _models() -> tuple[Profile, ...]:
+    from rankmeter.compat.beir import model as beir
+    from rankmeter.compat.mteb import model as mteb
+    return _of_model("beir", beir), _of_model("mteb", mteb)
+
 
 #: The presets by name.
 PROFILES: dict[str, Profile] = {p.name: p for p in (
-    Profile("beir", _at(("nDCG", "AP", "R", "P"), _BEIR_K), "nDCG@10",
-            {"ignore_self": True, "queries": "both", "rel": 1, "ties": "trec_eval"}, decimals=5,
-            summary="BEIR's EvaluateRetrieval.evaluate: pytrec_eval's ndcg_cut, map_cut, recall and P at k in "
-                    "1, 3, 5, 10, 100, 1000 after dropping docs equal to the query id (ignore_identical_ids=True), "
-                    "means over the queries pytrec_eval scores (judged and retrieved), rounded to 5 decimals."),
-    Profile("mteb", _at(("nDCG", "AP", "R", "P", "Success", "RR"), _MTEB_K), "nDCG@10",
-            {"ignore_self": False, "queries": "both", "rel": 1, "ties": "trec_eval"}, decimals=5,
-            summary="MTEB's RetrievalEvaluator: pytrec_eval's ndcg_cut, map_cut, recall, P and success at k in "
-                    "1, 3, 5, 10, 20, 100, 1000 and its own MRR@k (relevant: grade > 0, ties by doc id "
-                    "descending as pytrec_eval), main score nDCG@10, rounded to 5 decimals; ignore_identical_ids "
-                    "is off by default and set by the tasks whose corpus holds the queries (ArguAna, FEVER, "
-                    "FiQA2018, MSMARCO, Quora, TRECDL ...: add --ignore-self)."),
+    *_models(),
     Profile("msmarco-dev", ("RR@10",), "RR@10", {"queries": "qrels", "rel": 1}, decimals=None,
             summary="MS MARCO passage dev, the official ms_marco_eval.py: MRR@10 where every qrels line is relevant "
                     "(the dev qrels hold grade 1 only), only the first 10 results read, the sum divided by the "

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from rankmeter.compat.conventions import (
-    QUERY_SET, Convention, SWITCHES, averaged, convention_value, get_convention, offers, reproduce_option)
+    MEAN_ONLY, QUERY_SET, Convention, SWITCHES, averaged, convention_value, get_convention, offers, reproduce_option)
 
 __all__ = ["diff", "load_dicts"]
 
@@ -48,9 +48,12 @@ def _round(value: float, digits) -> float:
     return value if digits is None or math.isnan(value) else round(value, digits)
 
 
-def _mean(values: dict, mask: dict, digits) -> float | None:
+def _mean(values: dict, mask: dict, digits, aggregate: str = "mean") -> float | None:
+    """The value over the queries ``mask`` keeps: their mean, or their sum (a count trec_eval sums)."""
     kept = [v for q, v in values.items() if mask[q] and not math.isnan(v)]
-    return _round(float(np.mean(kept)), digits) if kept else None
+    if not kept:
+        return None
+    return _round(float(np.sum(kept) if aggregate == "sum" else np.mean(kept)), digits)
 
 
 class _Scorer:
@@ -60,7 +63,8 @@ class _Scorer:
         self.qrels, self.run, self.measure, self._cache, self._tables = qrels, run, measure, {}, tables
 
     def raw(self, conv) -> dict:
-        key = tuple(v for k, v in conv.settings().items() if k not in QUERY_SET and k != "rounding")
+        key = tuple(v for k, v in conv.settings().items() if k not in QUERY_SET + MEAN_ONLY and k != "rounding")
+        key += (conv.missing_query == "default",)   # a missing query's value: 0 whatever the measure
         if key not in self._cache:
             self._cache[key] = convention_value(conv, self.qrels, self.run, self.measure, rounded=False,
                                                 cache=self._tables)
@@ -70,7 +74,8 @@ class _Scorer:
         """Per-query values (rounded as ``conv`` rounds), which are averaged, and the mean."""
         raw = self.raw(conv)
         mask = averaged(conv, self.qrels, self.run)
-        return {q: _round(v, conv.rounding) for q, v in raw.items()}, mask, _mean(raw, mask, conv.rounding)
+        return ({q: _round(v, conv.rounding) for q, v in raw.items()}, mask,
+                _mean(raw, mask, conv.rounding, conv.aggregate))
 
 
 def _walk(scorer: _Scorer, a, b):

@@ -25,12 +25,11 @@ import re
 
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import REGISTRY, Measure
-from rankmeter.measures.facts import trec_eval_names
 from rankmeter.measures.grammar import parse_measure
 from rankmeter.measures.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
 
-__all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASURES", "TORCHMETRICS", "SKLEARN",
-           "mapping_table", "ir_measures_object", "ir_measures_params"]
+__all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASURES", "ir_measures_object",
+           "ir_measures_params"]
 
 #: ir_measures family names that are spelled differently here (same measure)
 FOREIGN_FAMILIES = {
@@ -52,14 +51,6 @@ IR_MEASURES = {"AP", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R",
                "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged", "Accuracy", "Compat", "SDCG", "INST", "INSQ",
                "BPM", "NERR8", "NERR9", "NERR10", "NERR11",
                "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA"}
-
-#: TorchMetrics retrieval classes and scikit-learn functions that compute the same measure
-TORCHMETRICS = {"AP": "RetrievalMAP", "nDCG": "RetrievalNormalizedDCG", "P": "RetrievalPrecision",
-                "R": "RetrievalRecall", "RR": "RetrievalMRR", "HitRate": "RetrievalHitRate",
-                "FallOut": "RetrievalFallOut", "RecallAtFixedPrecision": "RetrievalRecallAtFixedPrecision",
-                "Rprec": "RetrievalRPrecision", "AUC": "RetrievalAUROC"}
-SKLEARN = {"nDCG": "ndcg_score (ideal=run)", "DCG": "dcg_score (log_base)", "AP": "average_precision_score (one query)",
-           "AUC": "roc_auc_score (one query)"}
 
 _RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:\.(?P<p>\d+))?(?:@(?P<k>\d+))?(?:-l(?P<rel>\d+))?$")
 _FOREIGN = re.compile(r"^(?P<name>[A-Za-z_\u03b1][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9.]+))?$")
@@ -247,23 +238,3 @@ def ir_measures_object(obj) -> Measure:
     if len(resolved) != 1:  # pragma: no cover - an object names one measure
         raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")
     return resolved[0][1]
-
-
-def mapping_table() -> str:
-    """The names table of docs/names.md, generated from the registry and the tables above."""
-    trec = trec_eval_names()
-    ir = {family: sorted({name for name, fam in FOREIGN_FAMILIES.items() if fam == family}
-                         | ({family} if family in IR_MEASURES else set())) for family in REGISTRY}
-    ranx: dict[str, list[str]] = {}
-    for name, (family, params) in RANX.items():
-        ranx.setdefault(family, []).append(name + ("@k" if REGISTRY[family].cutoff != "none" else "")
-                                           + (" (gain=exp)" if params.get("gain") == "exp" else ""))
-    lines = ["| rankmeter | trec_eval / pytrec_eval | ir_measures | ranx | TorchMetrics | scikit-learn |",
-             "|---|---|---|---|---|---|"]
-    for family in REGISTRY:
-        cells = ["<br>".join(f"`{t.split(' = ')[0]}`" for t in trec.get(family, [])),
-                 "<br>".join(f"`{n}`" for n in ir[family]), "<br>".join(f"`{n}`" for n in ranx.get(family, [])),
-                 f"`{TORCHMETRICS[family]}`" if family in TORCHMETRICS else "",
-                 f"`{SKLEARN[family]}`" if family in SKLEARN else ""]
-        lines.append(f"| `{family}` | " + " | ".join(c or "—" for c in cells) + " |")
-    return "\n".join(lines) + "\n"

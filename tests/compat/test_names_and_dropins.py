@@ -95,7 +95,7 @@ def test_an_ambiguous_case_is_an_error_listing_the_candidates(monkeypatch):
 
 
 def test_names_page_is_generated_from_the_registry():
-    from rankmeter.measures.names import mapping_table
+    from rankmeter.compat.names_table import mapping_table
     page = (ROOT / "docs" / "names.md").read_text()
     block = page[page.index("<!-- BEGIN GENERATED: names -->\n") + 32:page.index("<!-- END GENERATED: names -->")]
     assert block == mapping_table(), "docs/names.md is stale: regenerate its table with mapping_table()"

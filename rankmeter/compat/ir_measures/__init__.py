@@ -57,6 +57,7 @@ from rankmeter.compat.ir_measures.util import (
     read_trec_run,
 )
 from rankmeter.errors import MeasureError
+from rankmeter.compat.pytrec_eval.names import supported_nicknames as _pytrec_nicknames
 
 __version__ = "0.4.3"  # the ir_measures release this drop-in follows
 
@@ -102,24 +103,9 @@ _TREC = {
     "G": None, "success": ("Success", "cutoff", [1, 5, 10]), "set_F": ("SetF", "beta", [1.0]),
     "iprec_at_recall": ("IPrec", "recall", [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
 }
-#: pytrec_eval's nicknames, whose measures ir_measures expands (names it cannot read are skipped)
-_NICKNAMES = {
-    "official": ["P", "Rprec", "bpref", "gm_map", "iprec_at_recall", "map", "num_q", "num_rel", "num_rel_ret",
-                 "num_ret", "recip_rank", "runid"],
-    "set": ["num_q", "num_rel", "num_rel_ret", "num_ret", "runid", "set_F", "set_P", "set_map", "set_recall",
-            "set_relative_P", "utility"],
-    "all_trec": ["11pt_avg", "G", "P", "Rndcg", "Rprec", "Rprec_mult", "binG", "bpref", "gm_bpref", "gm_map", "infAP",
-                 "iprec_at_recall", "map", "map_cut", "ndcg", "ndcg_cut", "ndcg_rel", "num_nonrel_judged_ret", "num_q",
-                 "num_rel", "num_rel_ret", "num_ret", "recall", "recip_rank", "relative_P", "relstring", "runid",
-                 "set_F", "set_P", "set_map", "set_recall", "set_relative_P", "success", "utility"],
-    "all_prefs": ["num_q", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret", "prefs_avgjg_imp",
-                  "prefs_avgjg_ret", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_num_prefs_poss",
-                  "prefs_pair", "prefs_pair_imp", "prefs_pair_ret", "prefs_simp", "prefs_simp_imp", "prefs_simp_ret",
-                  "runid"],
-    "prefs": ["num_q", "prefs_avgjg", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_num_prefs_poss",
-              "prefs_pair", "prefs_simp", "runid"],
-    "qrels_jg": ["P_avgjg", "Rprec_mult_avgjg", "map_avgjg", "num_q", "runid"],
-}
+#: pytrec_eval's nicknames, whose measures ir_measures expands in sorted order (names it cannot read are skipped):
+#: pytrec_eval's own table (rankmeter.compat.pytrec_eval.names)
+_NICKNAMES = {name: sorted(members) for name, members in _pytrec_nicknames.items()}
 
 
 def parse_trec_measure(text: str) -> list[Measure]:

@@ -31,7 +31,7 @@ def _printer(args):
 
 
 def main_cli(argv=None) -> int:
-    from rankmeter.compat.ir_measures import providers
+    import rankmeter.compat.ir_measures.providers as providers
     from rankmeter.compat.ir_measures.objects import parse_measure
     from rankmeter.compat.ir_measures.util import Metric, read_trec_qrels, read_trec_run
     parser = argparse.ArgumentParser(prog="python -m rankmeter.compat.ir_measures")

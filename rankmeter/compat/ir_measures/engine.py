@@ -72,8 +72,9 @@ def read_rows(data, value: str) -> tuple[dict, dict | None] | None:
 def table(data: dict | None, value: str, nested: bool = False, order: str = "trec_eval", columns=None):
     """``{q: {doc: v}}`` (``{q: {subtopic: {doc: v}}}``) as an Arrow table rankmeter reads, its rows in a
     provider's ``order`` (``"docno"``: score descending, docno ascending; ``"input"``: score descending,
-    input order; ``"trec_eval"``: as given, rankmeter orders it); the dict itself when its values are not plain
-    numbers (rankmeter's reader names them). ``columns``: the :func:`columns` of ``data``, read once."""
+    input order; ``"trec_eval"``: as given, rankmeter orders it; ``"float32"``: as given, each score rounded to a C
+    float as pytrec_eval stores it); the dict itself when its values are not plain numbers (rankmeter's reader
+    names them). ``columns``: the :func:`columns` of ``data``, read once."""
     import pyarrow as pa
     import pyarrow.compute as pc
     if data is None:
@@ -83,6 +84,9 @@ def table(data: dict | None, value: str, nested: bool = False, order: str = "tre
     if columns is None:
         return data
     out = columns["table"]
+    if order == "float32":
+        from rankmeter.compat.ir_measures.model import as_c_floats
+        return out.set_column(out.schema.get_field_index(value), value, as_c_floats(out.column(value)))
     if order != "trec_eval" and out.num_rows > 1:
         distinct, score_rank = np.unique(-columns["values"], return_inverse=True)  # rank 0: the highest score
         keys = [columns["qcode"].astype(np.int64), score_rank.astype(np.int64)]
@@ -182,7 +186,7 @@ class Engine:
                     parts = (to_rankmeter(REGISTRY["SetP"](rel=params["rel"], judged_only=params["judged_only"])),
                              to_rankmeter(REGISTRY["SetR"](rel=params["rel"])))
                     self._setf[key] = (float(params["beta"]), *parts)
-                    groups.setdefault(("trec_eval", False), []).extend(parts)
+                    groups.setdefault(("float32", False), []).extend(parts)
                     continue
             diverse = FAMILIES[measure.name].subtopics
             groups.setdefault((self._slot(provider), diverse), []).append(measure)
@@ -191,14 +195,18 @@ class Engine:
             return
         for (slot, diverse), measures in groups.items():
             judged = highest if slot == "highest" else nested if diverse and nested is not None else flat
-            core = Core(judged, list(dict.fromkeys(measures)), ties="trec_eval" if slot == "trec_eval" else "input")
+            core = Core(judged, list(dict.fromkeys(measures)), ties="trec_eval" if slot in ("trec_eval", "float32") else "input")
             self._parts.append((slot, core))
         if self.qids is None:
             self.qids = set(self._parts[0][1].qrels.queries) if self._parts else set()
 
     def _slot(self, provider: str) -> str:
+        """The provider's tie order, ``"float32"`` for pytrec_eval's (trec_eval's order of C float scores)."""
         from rankmeter.compat.ir_measures.dispatch import ORDER
-        return "highest" if provider == "msmarco" and self._highest else ORDER[provider]
+        from rankmeter.compat.ir_measures.model import SCORES
+        if provider == "msmarco" and self._highest:
+            return "highest"
+        return "float32" if SCORES.get(provider) == "float32" else ORDER[provider]
 
     def scores(self, run):
         """``(query, key, value)`` per query the run ranks and the qrels judge, and per measure defined there."""
@@ -239,7 +247,7 @@ class Engine:
                     values[query]["compat", key] = value
         for key, (beta, p_measure, r_measure) in self._setf.items():
             for query in queries:
-                p, r = values[query].get(("trec_eval", p_measure)), values[query].get(("trec_eval", r_measure))
+                p, r = values[query].get(("float32", p_measure)), values[query].get(("float32", r_measure))
                 if p is not None and r is not None:
                     values[query]["setf", key] = (1.0 + beta) * p * r / (beta * p + r) if p > 0 and r > 0 else 0.0
         if read is not None:
@@ -273,4 +281,4 @@ class Engine:
                     values[query] = {}
                     queries.append(query)
                 relevant = sum(1 for g in judged.values() if g >= 1)
-                values[query]["trec_eval", m] = {"IPrec": None, "NumQ": 1.0}.get(m.name, float(relevant))  # None: NaN
+                values[query]["float32", m] = {"IPrec": None, "NumQ": 1.0}.get(m.name, float(relevant))  # None: NaN

@@ -111,9 +111,11 @@ class RelevanceEvaluator:
         if trec_eval not in VERSIONS:
             raise ValueError(f"trec_eval={trec_eval!r}: expected one of {', '.join(VERSIONS)}")
         items = plan(combine(measures))
+        from rankmeter.compat.pytrec_eval.dicts import judged_queries, qrels_of
+        # pytrec_eval's Python layer: the outer mapping through its items() and each judgments dict's len()
+        # (its methods); the C layer then reads each judgments dict's storage (the compiled walker does too)
         query_relevance = {q: judged for q, judged in query_relevance.items() if len(judged) > 0}
         relevance_level = _c_level(relevance_level)
-        from rankmeter.compat.pytrec_eval.dicts import judged_queries, qrels_of
         self._queries = judged_queries(query_relevance)
         self._items: list[Item] = items
         self._labels = [label for item in items for label in item.labels]
@@ -132,10 +134,11 @@ class RelevanceEvaluator:
 
     def evaluate(self, scores: Mapping) -> dict[str, dict[str, float]]:
         """``{query: {doc: score}}`` -> ``{query: {label: value}}``: the queries of ``scores`` that are judged."""
-        if not scores:
+        from rankmeter.compat.pytrec_eval.dicts import as_stored, check_run
+        if not scores:   # pytrec_eval's Python layer: the run's own truth value
             return {}
         _check_dict(scores, "object scores")
-        from rankmeter.compat.pytrec_eval.dicts import check_run
+        scores = as_stored(scores)   # its C layer: what the outer and each inner dict store (PyDict_Next)
         wanted = [q for q in scores if q in self._queries]
         check_run(scores, self._queries if self._items else frozenset())
         if not wanted or not self._items:

@@ -17,9 +17,25 @@ from rankmeter.engine.ids import Ids
 from rankmeter.io import _trecparse
 from rankmeter.io.canonical import Columns, Qrels, Run, qrels_columns
 
-__all__ = ["judged_queries", "qrels_of", "check_run", "run_of"]
+__all__ = ["as_stored", "judged_queries", "qrels_of", "check_run", "run_of"]
 
 _SOURCE = "<dict>"
+
+
+def as_stored(data):
+    """A run dict as pytrec_eval's C code reads it: each dict's storage (``PyDict_Next``, ``PyDict_Size``), never
+    its Python methods. A dict subclass whose ``items``, ``__iter__``, ``__getitem__`` or ``__len__`` say
+    something else than what it stores is read by what it stores, outer and inner dicts alike, as
+    ``RelevanceEvaluator.evaluate`` reads it once its Python layer has asked the run's truth value
+    (src/pytrec_eval.cpp ``RankingBuilder``); plain dicts are returned as given. Anything not a dict is left
+    for the type checks to refuse."""
+    if not isinstance(data, dict):
+        return data
+    outer = data if type(data) is dict else dict(dict.items(data))   # dict.items walks the storage
+    if any(type(inner) is not dict and isinstance(inner, dict) for inner in outer.values()):
+        outer = {q: dict(dict.items(inner)) if type(inner) is not dict and isinstance(inner, dict) else inner
+                 for q, inner in outer.items()}
+    return outer
 
 
 def judged_queries(qrels: dict) -> frozenset:

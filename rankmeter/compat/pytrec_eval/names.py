@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rankmeter.measures.trec_eval import NICKNAMES, PREFS_MEASURES
+
 __all__ = ["supported_measures", "supported_nicknames", "combine", "plan", "Item"]
 
 #: trec_eval 9.0.8's measures, in its table's order (measures.c te_trec_measures): pytrec_eval's order
@@ -34,18 +36,13 @@ ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
          "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P",
          "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
 
-_OFFICIAL = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-             "recip_rank", "iprec_at_recall", "P"]
-_ALL_TREC = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-             "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
-             "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
-             "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
-             "num_nonrel_judged_ret"]
-_SET = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-        "set_relative_P", "set_map", "set_F"]
-_PREFS = ["prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
-          "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-          "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"]
+#: trec_eval 9.0.8's nicknames are trec_eval 10.0's (the registry's one copy, rankmeter.measures.trec_eval)
+#: without the three measures 10.0 added to all_trec
+_ADDED_IN_10 = ("unj", "rbp", "rbp_resid")
+_OFFICIAL = list(NICKNAMES["official"])
+_ALL_TREC = [name for name in NICKNAMES["all_trec"] if name not in _ADDED_IN_10]
+_SET = list(NICKNAMES["set"])
+_PREFS = list(PREFS_MEASURES)
 
 #: ``pytrec_eval.supported_measures``: trec_eval 9.0.8's ``all_trec`` list (a set, as pytrec_eval's)
 supported_measures = set(_ALL_TREC)
@@ -55,9 +52,9 @@ supported_nicknames = {
     "official": set(_OFFICIAL),
     "set": set(_SET),
     "all_trec": set(_ALL_TREC),
-    "all_prefs": {"runid", "num_q", *_PREFS},
-    "prefs": {"runid", "num_q", *_PREFS[:6]},
-    "qrels_jg": {"runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"},
+    "all_prefs": set(NICKNAMES["all_prefs"]),
+    "prefs": set(NICKNAMES["prefs"]),
+    "qrels_jg": set(NICKNAMES["qrels_jg"]),
 }
 
 # init kinds of trec_eval 9.0.8 (meas_init.c), by measure

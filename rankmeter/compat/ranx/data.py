@@ -12,12 +12,11 @@ ties are scored as ranx scores them. Their files (kinds, reading, the guarded wr
 """
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 
 from rankmeter.compat.ranx.errors import InputKeyError, InputTypeError
 from rankmeter.compat.ranx.files import (file_kind, frame_dict, lz4_file, read_json, readable, require_local,
-                                         save_file, table_dict, trec_lines, write_guarded)
+                                         save_file, table_dict, trec_dict, write_guarded)
 from rankmeter.errors import InputError, ParameterError
 
 __all__ = ["Qrels", "Run"]
@@ -173,14 +172,7 @@ class Qrels(_Judged):
             return Qrels(read_json(path))
         if kind == "parquet":
             return Qrels.from_parquet(path)
-        qrels: dict = {}
-        for number, fields in trec_lines(path, kind, 4, "query 0 doc grade"):
-            try:
-                qrels.setdefault(fields[0], {})[fields[2]] = int(fields[3])
-            except ValueError:
-                raise InputError(f"grade {fields[3]!r} is not an integer", source=os.fspath(path),
-                                 line=number) from None
-        return Qrels(qrels)
+        return Qrels(trec_dict(path, "qrels")[0])
 
     @staticmethod
     def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score") -> Qrels:
@@ -240,14 +232,8 @@ class Run(_Judged):
             return Run(lz4_file(path), name)
         if kind == "parquet":
             return Run.from_parquet(path, name=name)
-        run: dict = {}
-        for number, fields in trec_lines(path, kind, 6, "query Q0 doc rank score tag"):
-            try:
-                run.setdefault(fields[0], {})[fields[2]] = float(fields[4])
-            except ValueError:
-                raise InputError(f"score {fields[4]!r} is not a number", source=os.fspath(path), line=number) from None
-            name = fields[5] if name is None else name
-        return Run(run, name)
+        run, tag = trec_dict(path, "run")
+        return Run(run, tag if name is None else name)
 
     @staticmethod
     def from_df(df, q_id_col: str = "q_id", doc_id_col: str = "doc_id", score_col: str = "score",

@@ -4,14 +4,13 @@ writing them through rankmeter's guarded writer (what :mod:`~rankmeter.compat.ra
 """
 from __future__ import annotations
 
-import gzip
 import json
 import os
 
 from rankmeter.compat.ranx.errors import InputFileNotFound, InputKeyError, ParameterAssertion
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["file_kind", "get_file_kind", "trec_lines", "readable", "read_json", "frame_dict", "lz4_file",
+__all__ = ["file_kind", "get_file_kind", "trec_dict", "readable", "read_json", "frame_dict", "lz4_file",
            "write_guarded", "save_file", "require_local", "table_dict"]
 
 _KINDS = {"qrels": ("json", "trec", "gz", "parquet"), "run": ("json", "trec", "lz4", "gz", "parquet")}
@@ -33,18 +32,16 @@ def get_file_kind(path: str = "run.json", kind: str | None = None) -> str:
     return file_kind(path, kind, "run")
 
 
-def trec_lines(path, kind: str, width: int, layout: str):
-    """(line number, fields) of a TREC file (gzipped when ``kind`` is gz), each line checked for its width."""
+def trec_dict(path, what: str) -> tuple[dict, str | None]:
+    """A TREC qrels or run file (gzipped too) read by rankmeter's reader: ``{q: {doc: value}}`` (a doc given twice
+    keeps its last line's value, as ranx's dict does) and, for a run, the tag of its last line."""
+    import rankmeter.io as io
     readable(path)
-    with (gzip.open if kind == "gz" else open)(path, "rt") as f:
-        for number, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != width:
-                raise InputError(f"expected {width} fields ({layout}), found {len(fields)}; fix or remove the line",
-                                 source=os.fspath(path), line=number)
-            yield number, fields
+    if what == "run":
+        read = io.read_run(path, input_format="trec")
+        tag = read.tag.decode("utf-8", "surrogateescape") if isinstance(read.tag, bytes) else read.tag
+        return table_dict(read.table, "score"), tag
+    return table_dict(io.read_qrels(path, input_format="trec").table, "rel"), None
 
 
 def readable(path) -> None:

@@ -23,9 +23,9 @@ __all__ = ["bayesfuse", "bayesfuse_train", "bordafuse", "comb_anz", "comb_gmnz",
 
 
 def _fuse(runs, method: str, name: str, **params):
-    from rankmeter.compat.ranx.fusion import _check_same_queries, _fused
-    _check_same_queries(runs)
-    return _fused(runs, method, None, {**params, "name": name})
+    from rankmeter.compat.ranx.fusing import check_same_queries, fused
+    check_same_queries(runs)
+    return fused(runs, method, None, {**params, "name": name})
 
 
 def comb_sum(runs, name: str = "comb_sum"):

@@ -53,7 +53,8 @@ class FrozensetDict(dict):
         return super().__contains__(frozenset(key))
 
 
-def _label(metric: str) -> str:
+def metric_label(metric: str) -> str:
+    """ranx's printed label of a metric name (``ndcg@10`` -> ``NDCG@10``)."""
     name, _, level = metric.partition("-l")
     base, _, cutoff = name.partition("@")
     label = LABELS.get(base, LABELS.get(name, name))
@@ -82,7 +83,7 @@ class Report:
         return f"{round(score, self.rounding_digits):.{self.rounding_digits}f}"
 
     def get_metric_label(self, metric: str) -> str:
-        return _label(metric)
+        return metric_label(metric)
 
     def get_stat_test_label(self, stat_test: str) -> str:
         return TESTS[stat_test]
@@ -101,7 +102,7 @@ class Report:
         rows = [[_LETTERS[i], run] + [self.format_score(v[m]) + self.get_superscript_for_table(run, m)
                                       for m in self.metrics]
                 for i, (run, v) in enumerate(self.results.items())]
-        headers = ["#", "Model"] + [_label(m) for m in self.metrics]
+        headers = ["#", "Model"] + [metric_label(m) for m in self.metrics]
         try:
             from tabulate import tabulate
         except ImportError:  # the same layout without tabulate: left-aligned columns
@@ -120,7 +121,7 @@ class Report:
             for model in self.model_names:
                 if top < round(self.results[model][m], self.rounding_digits):
                     top, best[m] = round(self.results[model][m], self.rounding_digits), model
-        head = " & ".join([r"\textbf{\#}", r"\textbf{Model}"] + [rf"\textbf{{{_label(m)}}}" for m in self.metrics])
+        head = " & ".join([r"\textbf{\#}", r"\textbf{Model}"] + [rf"\textbf{{{metric_label(m)}}}" for m in self.metrics])
         lines = [r"% needs \usepackage{graphicx} and \usepackage{booktabs}", r"\begin{table*}[ht]", r"\centering",
                  (rf"\caption{{Scores of the runs; best in bold. A superscript letter marks a run this one beats "
                   rf"significantly ({TESTS[self.stat_test]}, $p \le {self.max_p}$).}}"),
@@ -203,7 +204,8 @@ def compare(qrels, runs, metrics, stat_test: str = "student", n_permutations: in
         raise ParameterError(f"compare: two runs are named alike ({', '.join(names)}); give each a distinct name")
     scores = {}
     for name, run in zip(names, runs):
-        scored = run._copy().make_comparable(qrels) if make_comparable and isinstance(run, Run) else run
+        # in place, as ranx's compare (through its evaluate) changes each run
+        scored = run.make_comparable(qrels) if make_comparable and isinstance(run, Run) else run
         scores[name] = per_query(qrels, scored, metrics)[1]
     results = {name: {m: float(np.mean(scores[name][m])) for m in metrics} for name in names}
     p = _p_values(names, scores, metrics, stat_test, n_permutations, random_seed)

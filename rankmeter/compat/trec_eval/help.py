@@ -46,8 +46,7 @@ Formats
   qrels_jg: qid jg docno rel; every judgment group scores the topic on its own.
   Lines starting with '#' are comments.
 
-Nicknames: official, all_trec, set, prefs, all_prefs, qrels_jg.
-"""
+Nicknames: """ + ", ".join(NICKNAMES) + ".\n"
 
 #: One line per measure (rankmeter's own summary of what trec_eval computes).
 MEASURE_HELP: dict[str, str] = {

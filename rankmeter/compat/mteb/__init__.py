@@ -1,0 +1,1 @@
+"""MTEB's model (:mod:`rankmeter.compat.mteb.model`): ``--profile mteb`` and ``diff --as mteb`` read it."""
