@@ -209,11 +209,11 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
         raise ParameterError("margin: give the baseline the systems are tested against (baseline=NAME)")
     sizes = scores.sizes
     units = n_c if n_c >= 2 else int(sizes[0])
-    level_alpha, factor = expansion(units, alpha)
+    level_alpha, _ = expansion(units, alpha)
     means = scores.collection_means()
     observed = aggregate_of(means, sizes, aggregate)  # (measures, systems)
     boot = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed)
-    per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, factor=factor)
+    per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units)
                    for m in range(len(scores.measures))]
     p = tests.pair_p_values(scores, test=test, level=level, aggregate=aggregate,
                             boot_p=[r["p"] for r in per_measure], alpha=alpha, resamples=resamples, seed=seed)
@@ -240,7 +240,7 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
                               "difference": float(observed[m, i] - observed[m, j]), "p": float(p[m, k]),
                               "p_adjusted": float(p_adj[m, k]), "win_probability": float(r["win"][i, j]),
                               "effect_size": float(effects[m, k])})
-    baseline_rows = _baseline_rows(scores, observed, boot, bases, margin, test, correction, aggregate, factor, alpha)
+    baseline_rows = _baseline_rows(scores, observed, boot, bases, margin, test, correction, aggregate, units, alpha)
     return Leaderboard(scores=scores, level=level, aggregate=aggregate, test=test, correction=correction,
                        alpha=float(alpha), resamples=int(resamples), seed=seed, rows=rows, pairs=pair_rows,
                        baseline_rows=baseline_rows, win=[r["win"] for r in per_measure],
@@ -258,13 +258,13 @@ def _baselines(baseline, systems: list[str]) -> list[int]:
     return list(dict.fromkeys(systems.index(b) for b in wanted))
 
 
-def _baseline_rows(scores, observed, boot, bases, margin, test, correction, aggregate, factor, alpha):
+def _baseline_rows(scores, observed, boot, bases, margin, test, correction, aggregate, units, alpha):
     if margin is None:
         return []
     found = []
     for base in bases:
         eq = tests.equivalence(scores, observed, boot, baseline=base, margin=margin, test=test if test == "t" else
-                               "bootstrap", aggregate=aggregate, factor=factor)
+                               "bootstrap", aggregate=aggregate, units=units)
         found.append((base, eq))
     raw = np.array([[eq["p_lower"], np.maximum(eq["p_lower"], eq["p_upper"])] for _, eq in found])
     kind = "none" if correction == "none" or test == "tukey" else correction

@@ -26,6 +26,7 @@ import numpy as np
 from rankmeter.stats import significance as sig
 from rankmeter.stats import student
 from rankmeter.stats.corrections import adjust
+from rankmeter.leaderboard.ranks import t_scale_p
 from rankmeter.leaderboard.resample import FLOOR
 
 __all__ = ["pair_indices", "pair_p_values", "effect_sizes", "equivalence"]
@@ -115,14 +116,15 @@ def effect_sizes(scores, aggregate: str) -> np.ndarray:
 
 
 def equivalence(scores, observed: np.ndarray, boot: np.ndarray, *, baseline: int, margin: float, test: str,
-                aggregate: str, factor: float) -> dict[str, np.ndarray]:
+                aggregate: str, units: int) -> dict[str, np.ndarray]:
     """Non-inferiority and equivalence (TOST) of every system against ``baseline``, (measures x systems).
 
     ``p_lower`` tests H0: difference <= -margin (non-inferiority rejects it), ``p_upper`` H0: difference >=
     margin; TOST's p is the larger of the two. With ``test="t"`` both are one-sided t-tests over the
     collections' means (``scipy.stats.ttest_1samp(d, -margin, alternative="greater")`` and
     ``ttest_1samp(d, margin, alternative="less")``); otherwise they come from the resamples:
-    ``p_lower = (#{factor (D* - D) >= D + margin} + 1) / (B + 1)``, and symmetrically.
+    ``p_lower = (#{D* - D >= D + margin} + 1) / (B + 1)``, and symmetrically, read on Student's scale
+    (:func:`rankmeter.leaderboard.ranks.t_scale_p`, one-sided).
     """
     diff = observed - observed[:, [baseline]]  # (measures, systems)
     if test == "t":
@@ -143,9 +145,9 @@ def equivalence(scores, observed: np.ndarray, boot: np.ndarray, *, baseline: int
             p_lower[index] = float(student.stdtr(n - 1, -(mean[index] + margin) / se))
             p_upper[index] = float(student.stdtr(n - 1, (mean[index] - margin) / se))
     else:
-        dev = factor * ((boot - boot[:, :, [baseline]]) - diff[None])  # (B, measures, systems)
+        dev = (boot - boot[:, :, [baseline]]) - diff[None]  # (B, measures, systems)
         total = len(boot)
-        p_lower = ((dev >= (diff + margin)[None]).sum(axis=0) + 1) / (total + 1)
-        p_upper = ((dev <= (diff - margin)[None]).sum(axis=0) + 1) / (total + 1)
+        p_lower = t_scale_p(((dev >= (diff + margin)[None]).sum(axis=0) + 1) / (total + 1), units, sides=1)
+        p_upper = t_scale_p(((dev <= (diff - margin)[None]).sum(axis=0) + 1) / (total + 1), units, sides=1)
         p_lower[:, baseline] = p_upper[:, baseline] = np.nan
     return {"difference": diff, "p_lower": p_lower, "p_upper": p_upper}

@@ -9,7 +9,7 @@ For one measure, with ``A`` the observed aggregates and ``A*`` the resampled one
 * **rank interval**: simultaneous for each system over its differences with all others (Al Mohamad,
   Goeman and van Zwet 2022, the "partial" rank intervals): for system s, q_s is the ``1 - alpha`` quantile
   over resamples of ``max_j |(A*_s - A*_j) - (A_s - A_j)| / se_sj`` (se from the resamples' covariance),
-  expanded by the same small-sample factor; s's rank is at least ``1 + #{j: A_j - A_s > q_s se_sj}`` and at
+  read on Student's scale (:func:`t_scale_quantile`); s's rank is at least ``1 + #{j: A_j - A_s > q_s se_sj}`` and at
   most ``S - #{j: A_s - A_j > q_s se_sj}``. A system's interval covers its true rank with probability at
   least ``1 - alpha`` (it fails only when one of its differences is declared in the wrong direction).
 * **tied with the top**: the rank interval reaches 1 (no system is better than it, at level alpha).
@@ -26,7 +26,7 @@ import numpy as np
 
 from rankmeter.stats import student
 
-__all__ = ["ranks", "expansion", "intervals", "resampled_pairs", "letters", "SYMBOLS"]
+__all__ = ["ranks", "expansion", "t_scale_p", "t_scale_quantile", "intervals", "resampled_pairs", "letters", "SYMBOLS"]
 
 _PAIRS_BLOCK = 1 << 21  # numbers per block of resampled pairwise differences
 
@@ -62,13 +62,51 @@ def expansion(units: int, alpha: float) -> tuple[float, float]:
     return 2 * (1 - NormalDist().cdf(wide)), wide / z
 
 
+def _special():
+    """scipy.special's vectorised distribution functions when installed; else the scalar ones of
+    :mod:`rankmeter.stats.student` and :class:`statistics.NormalDist`, applied elementwise."""
+    try:
+        from scipy import special
+        return special.ndtr, special.ndtri, special.stdtr, special.stdtrit
+    except ImportError:
+        normal = NormalDist()
+        return (np.vectorize(normal.cdf, otypes=[float]), np.vectorize(normal.inv_cdf, otypes=[float]),
+                np.vectorize(student.stdtr, otypes=[float]), np.vectorize(student.stdtrit, otypes=[float]))
+
+
+def t_scale_p(p, units: int, *, sides: int = 2) -> np.ndarray:
+    """A bootstrap p-value read on Student's scale: the normal quantile it is the tail of, widened by
+    ``sqrt(n/(n-1))`` and read as a t with n - 1 degrees of freedom (Hesterberg's expansion, at every level
+    instead of one). The bootstrap's tails are a normal's at best (its variance is the plug-in one, its
+    statistic is not studentised per resample); a mean of 20 collections has t tails.
+
+    >>> round(float(t_scale_p(0.05, 20)), 4), float(t_scale_p(1.0, 20))
+    (0.0587, 1.0)
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if units < 2:
+        return p.copy()
+    ndtr, ndtri, stdtr, _ = _special()
+    z = ndtri(1 - np.clip(p, 1e-300, 1.0) / sides)
+    return np.minimum(1.0, sides * stdtr(units - 1, -np.sqrt(units / (units - 1)) * z))
+
+
+def t_scale_quantile(q, units: int) -> np.ndarray:
+    """A normal-scale quantile of the bootstrap read on Student's scale: ``sqrt(n/(n-1)) t^-1(Phi(q); n-1)``."""
+    q = np.asarray(q, dtype=np.float64)
+    if units < 2:
+        return q.copy()
+    ndtr, _, _, stdtrit = _special()
+    return np.sqrt(units / (units - 1)) * stdtrit(units - 1, np.minimum(ndtr(q), 1 - 1e-16))
+
+
 def intervals(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval at ``level`` (alpha') of each column of ``boot`` (B x systems)."""
     low, high = np.quantile(boot, [level / 2, 1 - level / 2], axis=0)
     return low, high
 
 
-def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, factor: float) -> dict:
+def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int) -> dict:
     """What the resamples of one measure say about every pair: win probabilities, bootstrap p-values and the
     rank intervals (module notes).
 
@@ -77,14 +115,15 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, fac
     observed : ndarray, shape (S,)
     boot : ndarray, shape (B, S)
     alpha : float
-    factor : float
-        The small-sample expansion (:func:`expansion`).
+    units : int
+        Units at the top level (collections): the p-values and the rank bounds are read on Student's scale
+        with ``units - 1`` degrees of freedom (:func:`t_scale_p`, :func:`t_scale_quantile`).
 
     Returns
     -------
     dict
         ``win`` (S x S: P*(A_a > A_b), ties counted half), ``p`` (S x S: the two-sided bootstrap p-value of
-        A_a - A_b, ``(#{factor |D* - D| >= |D|} + 1) / (B + 1)``), ``rank_low``, ``rank_high`` (S,).
+        A_a - A_b, ``(#{|D* - D| >= |D|} + 1) / (B + 1)`` on Student's scale), ``rank_low``, ``rank_high``.
     """
     b_total, s = boot.shape
     a, b = np.triu_indices(s, k=1)
@@ -95,7 +134,7 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, fac
     tol = 1e-12 * max(1.0, float(np.abs(boot).max(initial=0.0)))
     se = np.where(se <= tol, 0.0, se)
     inverse = np.divide(1.0, se, out=np.zeros_like(se), where=se > 0)
-    bound = (np.abs(diff) - tol) / factor
+    bound = np.abs(diff) - tol
     wins = np.zeros(len(a))
     exceed = np.zeros(len(a), dtype=np.int64)
     max_t = np.empty((b_total, s))
@@ -116,8 +155,8 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, fac
     win[a, b] = wins / b_total
     win[b, a] = 1 - win[a, b]
     p = np.full((s, s), np.nan)
-    p[a, b] = p[b, a] = (exceed + 1) / (b_total + 1)
-    q = np.quantile(max_t, 1 - alpha, axis=0) * factor  # (S,): system s's simultaneous bound
+    p[a, b] = p[b, a] = t_scale_p((exceed + 1) / (b_total + 1), units)
+    q = t_scale_quantile(np.quantile(max_t, 1 - alpha, axis=0), units)  # (S,): s's simultaneous bound
     full_diff = observed[:, None] - observed[None, :]
     full_se = np.zeros((s, s))
     full_se[a, b] = full_se[b, a] = se
@@ -136,7 +175,7 @@ def letters(order: np.ndarray, separated: np.ndarray) -> list[str]:
 
     >>> sep = np.zeros((4, 4), bool); sep[0, 2] = sep[2, 0] = sep[0, 3] = sep[3, 0] = sep[1, 3] = sep[3, 1] = True
     >>> letters(np.arange(4), sep)
-    ['a', 'ab', 'b', 'c']
+    ['a', 'ab', 'bc', 'c']
     """
     s = len(order)
     inside = separated[np.ix_(order, order)]

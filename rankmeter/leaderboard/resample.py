@@ -38,7 +38,7 @@ def aggregate(means: np.ndarray, sizes: np.ndarray, how: str) -> np.ndarray:
     """Aggregate (measures x systems) of collection means (collections x measures x systems).
 
     >>> m = np.array([[[0.2, 0.4]], [[0.6, 0.4]]])  # two collections, one measure, two systems
-    >>> aggregate(m, np.array([1, 3]), "macro").tolist(), aggregate(m, np.array([1, 3]), "weighted").tolist()
+    >>> aggregate(m, np.array([1, 3]), "macro").round(12).tolist(), aggregate(m, np.array([1, 3]), "weighted").round(12).tolist()
     ([[0.4, 0.4]], [[0.5, 0.4]])
     """
     if how == "macro":

@@ -79,8 +79,8 @@ def test_win_probabilities_p_values_and_rank_intervals_match_the_loop_oracle():
     rng = np.random.default_rng(5)
     observed = np.array([0.50, 0.52, 0.47, 0.60, 0.51])
     boot = observed + rng.normal(0, 0.02, (300, 5)) + rng.normal(0, 0.01, (300, 1))
-    got = resampled_pairs(observed, boot, alpha=0.05, factor=1.1)
-    win, p, low, high = pairs_from_resamples(observed, boot, 0.05, 1.1)
+    got = resampled_pairs(observed, boot, alpha=0.05, units=12)
+    win, p, low, high = pairs_from_resamples(observed, boot, 0.05, 12)
     np.testing.assert_allclose(got["win"], win, rtol=1e-12)
     np.testing.assert_allclose(got["p"], p, rtol=1e-12)
     assert got["rank_low"].tolist() == low and got["rank_high"].tolist() == high

@@ -37,8 +37,12 @@ def tukey_exact(scores: np.ndarray) -> np.ndarray:
     return p
 
 
-def pairs_from_resamples(observed, boot, alpha, factor):
-    """(win, p, rank_low, rank_high) of one measure, as ``rankmeter.leaderboard.ranks`` defines them."""
+def pairs_from_resamples(observed, boot, alpha, units):
+    """(win, p, rank_low, rank_high) of one measure, as ``rankmeter.leaderboard.ranks`` defines them (the
+    Student's-scale reading done with scipy.stats)."""
+    from scipy import stats
+
+    widen = math.sqrt(units / (units - 1))
     b_total, s = boot.shape
     win = np.full((s, s), np.nan)
     p = np.full((s, s), np.nan)
@@ -52,7 +56,8 @@ def pairs_from_resamples(observed, boot, alpha, factor):
             se[i, j] = math.sqrt(sum((x - mean) ** 2 for x in d) / (b_total - 1))
             win[i, j] = sum(1.0 if x > 1e-12 else 0.5 if abs(x) <= 1e-12 else 0.0 for x in d) / b_total
             observed_d = observed[i] - observed[j]
-            p[i, j] = (sum(1 for x in d if factor * abs(x - observed_d) >= abs(observed_d) - 1e-12) + 1) / (b_total + 1)
+            p0 = (sum(1 for x in d if abs(x - observed_d) >= abs(observed_d) - 1e-12) + 1) / (b_total + 1)
+            p[i, j] = min(1.0, 2 * stats.t.sf(widen * stats.norm.isf(p0 / 2), units - 1))
     low, high = [], []
     for i in range(s):
         maxima = []
@@ -60,7 +65,7 @@ def pairs_from_resamples(observed, boot, alpha, factor):
             t = [abs((boot[r, i] - boot[r, j]) - (observed[i] - observed[j])) / se[i, j]
                  for j in range(s) if j != i and se[i, j] > 0]
             maxima.append(max(t) if t else 0.0)
-        q = float(np.quantile(maxima, 1 - alpha)) * factor
+        q = widen * stats.t.ppf(stats.norm.cdf(float(np.quantile(maxima, 1 - alpha))), units - 1)
         better = sum(1 for j in range(s) if j != i and observed[j] - observed[i] > q * se[i, j] + 1e-12)
         worse = sum(1 for j in range(s) if j != i and observed[i] - observed[j] > q * se[i, j] + 1e-12)
         low.append(1 + better)
