@@ -52,6 +52,8 @@ def run(args) -> int:
     from rankmeter.leaderboard import leaderboard
 
     measures, options, preset = presets.apply_profile(args, args.measure)
+    if preset is not None and not args.measure:
+        measures = [preset.main]  # as compare: the protocol's main measure unless -m names others
     if args.report:
         from rankmeter.io.output import check_output
         check_output(args.report, inputs=[args.source], suffixes=(".html",))  # before any work is spent
