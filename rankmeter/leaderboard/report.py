@@ -37,8 +37,8 @@ def header_lines(board, measure: str) -> list[str]:
            "geometric": "geometric mean of the collections' means"}[board.aggregate]
     return [f"{measure}: {how} over {len(board.collections)} collections; {confidence} intervals from "
             f"{board.resamples} resamples of {_level_text(board)}",
-            f"{board.test} test, {correction}; a shared letter: not separable; * tied with the top "
-            "(rank interval reaches 1)"]
+            f"{board.test} test, {correction}; a shared letter: not separable by those tests; rank intervals "
+            "hold for each system over its own comparisons; * tied with the top (rank interval reaches 1)"]
 
 
 def _cells(board, measure: str, decimals: int) -> list[list[str]]:

@@ -26,7 +26,8 @@ def forest_svg(rows: list[dict], measure: str) -> str:
     def x(rank: float) -> float:
         return _LEFT + (rank - 1) / (span - 1) * (_WIDTH - _LEFT - 20)
     parts = [_text(_WIDTH / 2, 16, f"{measure}: rank intervals", size=12, weight="bold")]
-    for tick in sorted({1, *range(5, span + 1, 5), span}):
+    step = 1 if span <= 12 else 5
+    for tick in sorted({1, *range(step, span + 1, step), span}):
         parts.append(f'<path d="M{_n(x(tick))} {top - 6}V{height - bottom}" stroke="#eee"/>')
         parts.append(_text(x(tick), height - bottom + 14, str(tick), size=10))
     parts.append(_text((_LEFT + _WIDTH) / 2, height - 6, "rank (1 = best)"))
