@@ -27,12 +27,13 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=1)
     ap.add_argument("--level", choices=("collections", "queries"), default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--test", default="bootstrap", help="the pairwise test (the intervals are the bootstrap's)")
     a = ap.parse_args()
     started = time.perf_counter()
-    figures = simulate(a.replicates, resamples=a.resamples, queries=a.queries, level=a.level, seed=a.seed,
+    figures = simulate(a.replicates, resamples=a.resamples, queries=a.queries, level=a.level, seed=a.seed, test=a.test,
                        mu=SPREAD if a.world == "spread" else TIED)
     print(f"world {a.world}, 20 collections x {a.queries} quer{'y' if a.queries == 1 else 'ies'}, 6 systems, "
-          f"level {a.level or 'default'}, {a.resamples} resamples, Holm over the 15 pairs, alpha 0.05")
+          f"level {a.level or 'default'}, {a.test} test, {a.resamples} resamples, Holm over the 15 pairs, alpha 0.05")
     print("\n".join(figures.lines()))
     print(f"  ({time.perf_counter() - started:.0f} s)")
 

@@ -70,7 +70,7 @@ def _share(values) -> tuple[float, float]:
 
 def simulate(replicates: int, *, resamples: int, collections: int = 20, queries: int = 1, tau: float = 0.03,
              sigma: float = 0.1, level: str | None = None, correction: str = "holm", seed: int = 0,
-             mu: np.ndarray = SPREAD) -> Figures:
+             mu: np.ndarray = SPREAD, test: str = "bootstrap") -> Figures:
     """The figures of ``replicates`` leaderboards drawn from the world (module notes). With tied true means
     the true rank is the competition rank (1, 1, 3) and the top group must hold every true best."""
     rng = np.random.default_rng(seed)
@@ -79,7 +79,7 @@ def simulate(replicates: int, *, resamples: int, collections: int = 20, queries:
     cover, rank_cover, top, null_share, null_any = [], [], [], [], []
     for r in range(replicates):
         board = rankmeter.leaderboard(_table(rng, mu, collections, queries, tau, sigma), level=level,
-                                      resamples=resamples, seed=r, correction=correction)
+                                      resamples=resamples, seed=r, correction=correction, test=test)
         hits, rank_hits = [], []
         for row in board.rows:
             s = int(row["system"][1:])
@@ -89,7 +89,7 @@ def simulate(replicates: int, *, resamples: int, collections: int = 20, queries:
         rank_cover.append(np.mean(rank_hits))
         top.append(best <= {row["system"] for row in board.rows if row["tied_with_top"]})
         null = rankmeter.leaderboard(_table(rng, np.zeros_like(mu), collections, queries, tau, sigma), level=level,
-                                     resamples=resamples, seed=r, correction=correction)
+                                     resamples=resamples, seed=r, correction=correction, test=test)
         separated = [p["p_adjusted"] < null.alpha for p in null.pairs]
         null_share.append(np.mean(separated))
         null_any.append(any(separated))
