@@ -18,7 +18,6 @@ number or not finite is refused with the file and the line (or row) that holds i
 from __future__ import annotations
 
 import json
-import math
 import os
 import warnings
 from collections.abc import Mapping
@@ -363,7 +362,3 @@ def read_scores(source, measures=None, *, missing: str = "refuse", options=None)
     table, first_line = _arrow_table(data, name, fmt)
     return _from_table(table, name, first_line, measures, missing)
 
-
-def finite_or_nan(x: float) -> float:
-    """A float, NaN when not finite (written null in JSON)."""
-    return float(x) if math.isfinite(x) else math.nan

@@ -14,7 +14,10 @@ test                p-value of the difference of two systems' aggregates
 ==================  =========================================================================================
 
 A geometric aggregate is tested on the logarithms of the collections' means (floored at 1e-5), whatever
-the level. The p-values of all pairs of all measures are one family for the correction
+the level; ``t`` and ``wilcoxon`` test the collections' means as they are, so under ``aggregate="weighted"``
+they test the macro mean's difference (the bootstrap and the two-level tests weigh as the aggregate does).
+Cost: the randomisation test at two levels multiplies B x queries x pairs (100 systems, 20,000 queries:
+hours); the bootstrap test costs nothing beyond the resamples. The p-values of all pairs of all measures are one family for the correction
 (:func:`rankmeter.stats.corrections.adjust`); Tukey's already hold over the systems of a measure.
 """
 from __future__ import annotations

@@ -109,7 +109,8 @@ def to_markdown(board, *, decimals: int = 4) -> str:
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+                  ">": r"\textgreater{}", "|": r"\textbar{}"}
 
 
 def _tex(text: str) -> str:

@@ -102,3 +102,18 @@ def test_html_report_is_written_and_never_over_an_input(cli, tmp_path):
     assert 'id="sec-leaderboard"' in page and page.count('class="rank-interval"') == 4
     assert page.count('class="win-cell"') == 12
     assert cli("leaderboard", MANIFEST, "-m", "nDCG@10", "--report", MANIFEST).code == 2
+
+
+def test_hostile_names_are_escaped_in_every_format(tmp_path):
+    import pandas as pd
+
+    import rankmeter
+    from rankmeter.report.html import render_leaderboard_report
+    hostile = "<img src=x onerror=alert(1)>|&_%$"
+    table = pd.DataFrame({"system": [hostile, "plain"] * 2, "collection": ["<b>x</b>", "<b>x</b>", "y", "y"],
+                          "measure": "m", "value": [0.5, 0.4, 0.6, 0.3]})
+    board = rankmeter.leaderboard(table, resamples=200)
+    page = render_leaderboard_report(board)
+    assert "<img" not in page and "<b>x" not in page
+    assert r"\textless{}img src=x onerror=alert(1)\textgreater{}\textbar{}\&\_\%\$ &" in board.to_latex()
+    assert r"\|&_%$" in board.to_markdown()
