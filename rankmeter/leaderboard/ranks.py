@@ -28,7 +28,7 @@ from rankmeter.stats import student
 
 __all__ = ["ranks", "expansion", "t_scale_p", "t_scale_quantile", "intervals", "resampled_pairs", "letters", "SYMBOLS"]
 
-_PAIRS_BLOCK = 1 << 21  # numbers per block of resampled pairwise differences
+_PAIRS_BLOCK = 1 << 17  # numbers per block of resampled pairwise differences (1 MiB: in cache)
 
 #: group letters, one character each: a-z, A-Z, then Greek and Cyrillic letters (enough for 170 groups)
 SYMBOLS = ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -126,42 +126,39 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         A_a - A_b, ``(#{|D* - D| >= |D|} + 1) / (B + 1)`` on Student's scale), ``rank_low``, ``rank_high``.
     """
     b_total, s = boot.shape
-    a, b = np.triu_indices(s, k=1)
-    diff = observed[a] - observed[b]
+    diff = observed[:, None] - observed[None, :]
     cov = np.atleast_2d(np.cov(boot, rowvar=False))
-    se = np.sqrt(np.maximum(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0))
+    var = np.diag(cov)
+    se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     # differences within rounding of 0 in the resamples are none (sums taken in different orders)
     tol = 1e-12 * max(1.0, float(np.abs(boot).max(initial=0.0)))
     se = np.where(se <= tol, 0.0, se)
     inverse = np.divide(1.0, se, out=np.zeros_like(se), where=se > 0)
     bound = np.abs(diff) - tol
-    wins = np.zeros(len(a))
-    exceed = np.zeros(len(a), dtype=np.int64)
+    above = np.zeros((s, s), dtype=np.int64)      # resamples where row - column > tol
+    not_below = np.zeros((s, s), dtype=np.int64)  # ... >= -tol
+    exceed = np.zeros((s, s), dtype=np.int64)
     max_t = np.empty((b_total, s))
-    step = max(1, _PAIRS_BLOCK // max(len(a), 1))
+    step = max(1, _PAIRS_BLOCK // max(s * s, 1))
+    star = np.empty((step, s, s))
     for start in range(0, b_total, step):
         chunk = boot[start:start + step]
-        star = chunk[:, a] - chunk[:, b]
-        wins += (star > tol).sum(axis=0) + 0.5 * (np.abs(star) <= tol).sum(axis=0)
-        star -= diff
-        np.abs(star, out=star)
-        exceed += (star >= bound).sum(axis=0)
-        star *= inverse
-        full = np.zeros((len(chunk), s, s))
-        full[:, a, b] = star
-        full[:, b, a] = star
-        max_t[start:start + len(chunk)] = full.max(axis=2)
-    win = np.full((s, s), np.nan)
-    win[a, b] = wins / b_total
-    win[b, a] = 1 - win[a, b]
-    p = np.full((s, s), np.nan)
-    p[a, b] = p[b, a] = t_scale_p((exceed + 1) / (b_total + 1), units)
+        rows = len(chunk)
+        d = np.subtract(chunk[:, :, None], chunk[:, None, :], out=star[:rows])  # every pair, both ways
+        above += np.sum(d > tol, axis=0, dtype=np.int64)
+        not_below += np.sum(d >= -tol, axis=0, dtype=np.int64)
+        d -= diff
+        np.abs(d, out=d)
+        exceed += np.sum(d >= bound, axis=0, dtype=np.int64)
+        d *= inverse
+        max_t[start:start + rows] = d.max(axis=2)
+    win = (above + not_below) / (2 * b_total)
+    np.fill_diagonal(win, np.nan)
+    p = t_scale_p((exceed + 1) / (b_total + 1), units)
+    np.fill_diagonal(p, np.nan)
     q = t_scale_quantile(np.quantile(max_t, 1 - alpha, axis=0), units)  # (S,): s's simultaneous bound
-    full_diff = observed[:, None] - observed[None, :]
-    full_se = np.zeros((s, s))
-    full_se[a, b] = full_se[b, a] = se
-    above = (-full_diff) > q[:, None] * full_se + tol  # [s, j]: j is better than s
-    below = full_diff > q[:, None] * full_se + tol     # [s, j]: s is better than j
+    above = (-diff) > q[:, None] * se + tol  # [s, j]: j is better than s
+    below = diff > q[:, None] * se + tol     # [s, j]: s is better than j
     np.fill_diagonal(above, False)
     np.fill_diagonal(below, False)
     return {"win": win, "p": p, "rank_low": 1 + above.sum(axis=1), "rank_high": s - below.sum(axis=1)}

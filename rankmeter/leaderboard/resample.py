@@ -65,8 +65,8 @@ def _counts(rng: np.random.Generator, rows: int, n: int, draws: np.ndarray | int
     out = np.empty((rows, n))
     for r0 in range(0, rows, _ROWS):
         r1 = min(rows, r0 + _ROWS)
-        segment = drawn[ends[r0] - draws[r0]:ends[r1 - 1]].astype(np.int64)
-        segment += np.repeat(np.arange(r1 - r0, dtype=np.int64) * n, draws[r0:r1])
+        segment = np.add(drawn[ends[r0] - draws[r0]:ends[r1 - 1]],
+                         np.repeat(np.arange(r1 - r0, dtype=np.int64) * n, draws[r0:r1]), dtype=np.int64)
         out[r0:r1] = np.bincount(segment, minlength=(r1 - r0) * n).reshape(r1 - r0, n)
     return out
 
@@ -123,15 +123,14 @@ def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, r
             agg = np.zeros((rows, width))
             for c, x in enumerate(flat):
                 n = len(x)
-                w = _counts(rng_q, rows, n, k[:, c] * n)
-                sums = w @ x  # (rows, width): over every time c was drawn
+                drawn = np.flatnonzero(k[:, c])  # a third of the resamples leave c out: no draws, no product
+                sums = _counts(rng_q, len(drawn), n, k[drawn, c] * n) @ x  # over every time c was drawn
                 if how == "macro":
-                    agg += sums / n
+                    agg[drawn] += sums / n
                 elif how == "weighted":
-                    agg += sums
+                    agg[drawn] += sums
                 else:
-                    drawn = k[:, c] > 0
-                    pooled = sums[drawn] / (kf[drawn, c] * n)[:, None]
+                    pooled = sums / (kf[drawn, c] * n)[:, None]
                     agg[drawn] += kf[drawn, c][:, None] * np.log(np.maximum(pooled, FLOOR))
             if how == "macro":
                 agg /= n_c
