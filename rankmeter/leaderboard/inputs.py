@@ -239,10 +239,13 @@ def _from_table(table, name: str, first_line: int, measures, missing: str) -> Sc
         wanted = [measure_names.index(m) for m in measures]
     remap = np.full(len(measure_names), -1)
     remap[wanted] = np.arange(len(wanted))
-    keep = remap[mea_code] >= 0
-    rows = np.flatnonzero(keep)
     n_cq, n_m, n_s = len(cq_collection), len(wanted), len(systems)
-    flat = (remap[mea_code[rows]] * n_cq + cq[rows]) * n_s + sys_code[rows]
+    if n_m == len(measure_names):  # every row kept (gathering 4 million rows costs more than the rest)
+        rows = np.arange(len(values))
+        flat = (remap[mea_code] * n_cq + cq) * n_s + sys_code
+    else:
+        rows = np.flatnonzero(remap[mea_code] >= 0)
+        flat = (remap[mea_code[rows]] * n_cq + cq[rows]) * n_s + sys_code[rows]
     counts = np.bincount(flat, minlength=n_m * n_cq * n_s)
     if (counts > 1).any():
         twice = np.flatnonzero(counts[flat] > 1)[:2]
@@ -253,7 +256,7 @@ def _from_table(table, name: str, first_line: int, measures, missing: str) -> Sc
         raise InputError(f"{what} is given twice", source=name, line=lines,
                          row=None if first_line else [int(rows[t]) for t in twice])
     cube = np.full(n_m * n_cq * n_s, np.nan)
-    cube[flat] = values[rows]
+    cube[flat] = values if n_m == len(measure_names) else values[rows]
     cube = cube.reshape(n_m, n_cq, n_s)
     blocks, queries = [], []
     for c in range(len(collections)):
