@@ -62,7 +62,7 @@ class Scores:
 # ------------------------------------------------------------------ completing the cells
 
 def from_blocks(systems, collections, measures, queries, blocks, *, per_query: bool, missing: str,
-                source: str) -> Scores:
+                source: str, scored: bool = False) -> Scores:
     """:class:`Scores` from blocks that may hold NaN (a cell without a value), under ``missing``."""
     if len(systems) < 2:
         raise InputError(f"has {len(systems)} system; a leaderboard needs at least two", source=source)
@@ -85,7 +85,9 @@ def from_blocks(systems, collections, measures, queries, blocks, *, per_query: b
         more = len(absent) + len(partial) - len(cells)
         raise InputError("missing cells: " + "; ".join(cells) + (f"; and {more} more" if more > 0 else ""),
                          source=source, hint="give every system every collection, or missing='drop' (--missing "
-                                             "drop) to compare on the collections and queries all systems have")
+                                             "drop) to compare on the collections and queries all systems have"
+                                             + ("; queries='qrels' (--queries qrels) scores a query a run lacks "
+                                                "as 0" if scored else ""))
     notes, keep = [], []
     gone = {c: (m, s) for c, m, s, _ in reversed(absent)}
     for c, block in enumerate(blocks):
@@ -328,7 +330,7 @@ def _score_manifest(manifest, name: str, measures, options, missing: str) -> Sco
         blocks.append(block)
         queries.append([decode_id(q) for q in universe])
     return from_blocks(systems, list(manifest), labels, queries, blocks, per_query=True, missing=missing,
-                       source=name)
+                       source=name, scored=True)
 
 
 # ------------------------------------------------------------------ the one entry

@@ -221,3 +221,33 @@ def test_effect_sizes_are_the_paired_d_z_of_the_collections_means():
     for p in board.pairs:
         i, j = int(p["a"][1]), int(p["b"][1])
         assert p["effect_size"] == pytest.approx(effect_size(units[:, i] - units[:, j]), rel=1e-12)
+
+
+def test_weighted_and_geometric_aggregates_of_a_table():
+    blocks = _blocks(9, collections=4, queries=(2, 6, 3, 9))
+    table = _table(blocks)
+    values = np.concatenate([b[:, 0, :] for b in blocks])
+    means = _collection_means(blocks)
+    weighted = leaderboard(table, aggregate="weighted", resamples=300)
+    geometric = leaderboard(table, aggregate="geometric", resamples=300)
+    for s in range(3):
+        row = next(r for r in weighted.rows if r["system"] == f"s{s}")
+        assert row["mean"] == pytest.approx(values[:, s].mean(), rel=1e-12)  # every query counts alike
+        row = next(r for r in geometric.rows if r["system"] == f"s{s}")
+        assert row["mean"] == pytest.approx(np.prod(means[:, s]) ** (1 / 4), rel=1e-12)
+        assert row["interval"][0] <= row["mean"] <= row["interval"][1]
+
+
+def test_a_run_lacking_a_query_is_a_missing_cell_and_the_hint_names_queries_qrels(tmp_path):
+    import json
+    (tmp_path / "x.qrels").write_text("q1 0 a 1\nq2 0 b 1\n")
+    (tmp_path / "full.run").write_text("q1 Q0 a 1 2 full\nq2 Q0 b 1 2 full\n")
+    (tmp_path / "part.run").write_text("q1 Q0 a 1 2 part\n")
+    manifest = {"collections": {c: {"qrels": "x.qrels", "runs": {"full": "full.run", "part": "part.run"}}
+                                for c in ("x", "y")}}
+    (tmp_path / "m.json").write_text(json.dumps(manifest))
+    from rankmeter.errors import InputError
+    with pytest.raises(InputError, match=r"'part' lacks 1 of 2 queries of 'x' \(RR: 'q2'\).*queries='qrels'"):
+        leaderboard(str(tmp_path / "m.json"), "RR", resamples=100)
+    board = leaderboard(str(tmp_path / "m.json"), "RR", resamples=100, queries="qrels")
+    assert [r["mean"] for r in board.rows] == [1.0, 0.5]
