@@ -242,6 +242,11 @@ def _from_table(table, name: str, first_line: int, measures, missing: str) -> Sc
     remap = np.full(len(measure_names), -1)
     remap[wanted] = np.arange(len(wanted))
     n_cq, n_m, n_s = len(cq_collection), len(wanted), len(systems)
+    cells = n_m * n_cq * n_s
+    if cells > 16 * len(values) + (1 << 20):  # memory bounded: a leaderboard's table is (nearly) full
+        raise InputError(f"{n_s} systems x {n_cq} {'(collection, query) pairs' if per_query else 'collections'} x "
+                         f"{n_m} measures make {cells:,} cells for {len(values):,} rows: most systems lack most of "
+                         "them; a leaderboard compares systems on the same cells", source=name)
     if n_m == len(measure_names):  # every row kept (gathering 4 million rows costs more than the rest)
         rows = np.arange(len(values))
         flat = (remap[mea_code] * n_cq + cq) * n_s + sys_code

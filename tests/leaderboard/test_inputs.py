@@ -129,3 +129,12 @@ def test_a_manifest_is_scored_by_the_core_with_paths_relative_to_it(tmp_path):
     assert scores.blocks[0][:, 0, :].tolist() == [[1.0, 0.5], [1.0, 1.0]]  # RR by hand
     with pytest.raises(ParameterError, match="give the measures"):
         read_scores(folder / "manifest.json")
+
+
+def test_a_sparse_table_is_refused_before_its_cells_are_allocated():
+    n = 3000  # every row its own system and collection: 9 million cells for 3,000 rows
+    table = pd.DataFrame({"system": [f"s{i}" for i in range(n)], "collection": [f"c{i}" for i in range(n)],
+                          "measure": "AP", "value": 0.5})
+    with pytest.raises(InputError, match=r"3000 systems x 3000 collections x 1 measures make 9,000,000 cells "
+                                         r"for 3,000 rows"):
+        read_scores(table)
