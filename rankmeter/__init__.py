@@ -27,19 +27,19 @@ _LAZY = {
     "compare_scores": "rankmeter.stats.compare", "Comparison": "rankmeter.stats.comparison",
     "fuse": "rankmeter.fusion", "judged": "rankmeter.check.judged", "tie_report": "rankmeter.check.ties",
     "TieReport": "rankmeter.check.ties", "baseline": "rankmeter.gate", "gate": "rankmeter.gate",
-    "profile": "rankmeter.compat.profiles",
+    "profile": "rankmeter.compat.profiles", "Leaderboard": "rankmeter.leaderboard",
 }
 
 __all__ = [
     "evaluate", "evaluate_runs", "Evaluator", "Results", "RunsResults", "explain", "Explanation", "read_qrels",
     "read_run", "parse_measure", "Measure", "Qrels", "Run", "compare", "compare_scores", "Comparison", "fuse",
-    "judged", "tie_report", "TieReport", "baseline", "gate", "profile",
+    "judged", "tie_report", "TieReport", "baseline", "gate", "profile", "leaderboard", "Leaderboard",
     "RankmeterError", "InputError", "MeasureError", "ParameterError", "__version__",
 ]
 
 #: The package's parts, reachable as attributes (``rankmeter.io.as_run``) without importing them up front.
 _SUBPACKAGES = {"api", "check", "cli", "compat", "core", "diff", "engine", "errors", "executors", "fusion", "gate", "io",
-                "judges", "measures", "meta", "nuggets", "recsys", "report", "stats", "tensor", "types"}
+                "judges", "leaderboard", "measures", "meta", "nuggets", "recsys", "report", "stats", "tensor", "types"}
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports
     from rankmeter.api import evaluate, evaluate_runs

@@ -90,7 +90,7 @@ def test_page_examples_run(page, monkeypatch):
 
 
 #: pages that are not about one measure module but are doctested all the same
-GUIDES = [ROOT / "docs" / "trust.md"]
+GUIDES = [ROOT / "docs" / "trust.md", ROOT / "docs" / "leaderboard.md"]
 
 
 @pytest.mark.parametrize("page", GUIDES, ids=lambda p: p.stem)

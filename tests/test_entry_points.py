@@ -32,6 +32,7 @@ ENTRY_POINTS = {
     "per_query_table": plots.per_query_table, "pr_curves": plots.pr_curves, "plot_diff": plots.plot_diff,
     "plot_pr": plots.plot_pr, "plot_distribution": plots.plot_distribution, "render_report": html.render_report,
     "write_report": html.write_report, "baseline": rankmeter.baseline,
+    "leaderboard": rankmeter.leaderboard.leaderboard,
 }
 #: Every one of them takes its keywords from takes_options, evaluate and evaluate_runs too.
 DECORATED = set(ENTRY_POINTS)
@@ -132,12 +133,13 @@ def test_own_keywords_are_suggested_too_and_listed_first():
 
 
 @pytest.mark.parametrize("name", ["explain", "compare", "per_query_table", "plot_pr", "write_report",
-                                  "core.evaluate_runs"])
+                                  "core.evaluate_runs", "leaderboard"])
 def test_entry_points_that_score_in_memory_refuse_the_other_executors(name, tmp_path):
     func = ENTRY_POINTS[name]
     args = {"explain": (QRELS, RUNS["one"], "AP", "q1"), "compare": (QRELS, RUNS, "AP"),
             "per_query_table": (QRELS, RUNS, "AP"), "plot_pr": (QRELS, RUNS), "core.evaluate_runs": (QRELS, RUNS, "AP"),
-            "write_report": (QRELS, RUNS, "AP", tmp_path / "r.html")}[name]
+            "write_report": (QRELS, RUNS, "AP", tmp_path / "r.html"),
+            "leaderboard": ({"collections": {"x": {"qrels": QRELS, "runs": RUNS}}}, "AP")}[name]
     for executor in ("streamed", "spark"):
         with pytest.raises(ParameterError, match=f"executor='{executor}': .* scores each run in memory"):
             func(*args, executor=executor)
@@ -220,3 +222,15 @@ def test_judged_and_fuse_take_every_option_but_the_one_they_set():
         rankmeter.fuse(list(RUNS.values()), judged_docs_only=True)
     with pytest.raises(ParameterError, match=r"executor='spark': fuse scores each run in memory"):
         rankmeter.fuse(list(RUNS.values()), executor="spark")
+
+
+def test_leaderboard_is_callable_as_the_package_and_shows_its_signature():
+    """``rankmeter.leaderboard`` is a package (rankmeter/leaderboard/) and, called, its function: Python sets a
+    package's attribute to the subpackage on import, so the package itself is made callable."""
+    import rankmeter.leaderboard.board  # noqa: F401 - the subpackage imported first: still callable
+    assert inspect.signature(rankmeter.leaderboard) == inspect.signature(rankmeter.leaderboard.leaderboard)
+    import pandas as pd
+    table = pd.DataFrame({"system": ["A", "B"] * 2, "collection": ["x", "x", "y", "y"], "measure": ["m"] * 4,
+                          "value": [0.5, 0.4, 0.6, 0.5]})
+    board = rankmeter.leaderboard(table, resamples=100)
+    assert isinstance(board, rankmeter.Leaderboard) and board.rows[0]["system"] == "A"

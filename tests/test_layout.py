@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rankmeter"
 #: needs evaluation calls the core). The engine (ids, keys, batches, segments, memory) sits below the
 #: readers and the measures; the Evaluator, its options and results above them.
 LAYERS = ["errors", "_version", "engine", "io", "measures", "core", "executors", "stats", "meta", "check", "fusion", "recsys",
-          "judges", "gate", "nuggets", "tensor", "report",
+          "judges", "gate", "leaderboard", "nuggets", "tensor", "report",
           "compat", "diff", "cli", "testing", "types", "api", "__init__", "__main__"]
 
 #: file (relative to rankmeter/) -> what its sorts or joins order (none of them a run's rows)
@@ -54,6 +54,7 @@ SORTS_ALLOWED = {
     "judges/pairs.py": "two qrels versions joined by (query, doc): judgments, not a run",
     "judges/sources.py": "sampled labels per (query, doc) in sample order (UMBRELA's mode)",
     "meta/correlation.py": "systems by score (leaderboards)",
+    "leaderboard/board.py": "systems by their aggregate, for the rank order of the leaderboard's rows",
     "meta/discrimination.py": "random topic subsets (permutations)",
     "stats/corrections.py": "p-values (Holm, Benjamini-Hochberg)",
     "stats/significance.py": "resampled statistics (bootstrap, randomisation)",

@@ -85,6 +85,8 @@ FEEDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("gate",): ("rankmeter.gate.checks:gate", "rankmeter.gate.ratchet:update_baseline",
                 "rankmeter.report.gate:gate_report", "rankmeter.compat.profiles:profile"),
     ("diff",): ("rankmeter.diff.attribution:diff", "rankmeter.cli.diff:to_text"),
+    ("leaderboard",): ("rankmeter.leaderboard.board:leaderboard", "rankmeter.leaderboard.board:Leaderboard.to_text",
+                       "rankmeter.leaderboard.board:Leaderboard.per_collection", "rankmeter.compat.profiles:profile"),
 }
 
 #: (command path, flag) -> why the flag keeps a name of its own. Kept short: each entry is a name a user

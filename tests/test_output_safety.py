@@ -46,6 +46,9 @@ MORE = b"q4 Q0 d1 1 2.0 {}\nq4 Q0 d2 2 1.0 {}\nq5 Q0 d3 1 1.0 {}\nq5 Q0 d9 2 0.5
 TRAIN = b"user,item\nu1,i1\nu1,i2\nu2,i2\nu2,i3\nu3,i1\n"
 RECS = b"user,item,score\nu1,i3,0.9\nu1,i4,0.5\nu2,i1,0.8\nu2,i4,0.1\nu3,i2,0.7\n"
 RECS_B = b"user,item,score\nu1,i1,0.9\nu1,i3,0.5\nu2,i4,0.8\nu2,i2,0.1\nu3,i3,0.7\n"
+#: per-collection scores of three systems on three collections (rankmeter leaderboard)
+BOARD = b"system,collection,measure,value\na,x,AP,0.5\nb,x,AP,0.4\nc,x,AP,0.3\na,y,AP,0.6\nb,y,AP,0.5\nc,y,AP,0.2\n" \
+        b"a,z,AP,0.4\nb,z,AP,0.45\nc,z,AP,0.1\n"
 NUGGETS = (b'{"qid": "q1", "nuggets": [{"text": "a", "importance": "vital", "assignment": "support"},'
            b' {"text": "b", "importance": "okay", "assignment": "not_support"}]}\n')
 
@@ -88,6 +91,7 @@ COMMANDS = {
     "baseline": "baseline {Q} {R1} -m AP -o {O}",
     "gate": "gate {Q} {R2} --baseline {B}",
     "diff": "diff {Q} {R1} -m AP -m nDCG@5 --as trec_eval,pytrec_eval,ranx",
+    "leaderboard": "leaderboard {LB} --resamples 200",
 }
 #: commands whose output needs a model server: judges label writes its qrels through the same guarded writer
 #: (rankmeter.io.output.output_file), tested against a live loopback server in tests/test_judges_label.py
@@ -150,7 +154,7 @@ def folder(tmp_path_factory):
     base = tmp_path_factory.mktemp("output-safety")
     for name, content in [("qrels.txt", QRELS), ("qrels-b.txt", QRELS_B), ("r1.run", RUNS[0]), ("r2.run", RUNS[1]),
                           ("r3.run", RUNS[2]), ("r4.run", OTHER_QUERIES), ("train.csv", TRAIN), ("recs.csv", RECS),
-                          ("recs-b.csv", RECS_B), ("nuggets.jsonl", NUGGETS)]:
+                          ("recs-b.csv", RECS_B), ("nuggets.jsonl", NUGGETS), ("board.csv", BOARD)]:
         (base / name).write_bytes(content)
     (base / "llm.txt").write_bytes(LLM)
     (base / "r1x.run").write_bytes(RUNS[0] + MORE.replace(b"{}", b"a"))
@@ -164,7 +168,7 @@ def _argv(template: str, folder: Path, output: str | Path = "") -> list[str]:
     names = {"{Q}": "qrels.txt", "{Q2}": "qrels-b.txt", "{R1}": "r1.run", "{R2}": "r2.run", "{R3}": "r3.run",
              "{R4}": "r4.run",
              "{T}": "train.csv", "{P}": "recs.csv", "{P2}": "recs-b.csv", "{N}": "nuggets.jsonl",
-             "{L}": "llm.txt", "{R1X}": "r1x.run", "{R2X}": "r2x.run", "{B}": "base.json"}
+             "{L}": "llm.txt", "{R1X}": "r1x.run", "{R2X}": "r2x.run", "{B}": "base.json", "{LB}": "board.csv"}
     words = []
     for word in template.split(" "):
         if word in names:

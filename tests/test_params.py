@@ -49,6 +49,7 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
         "baseline": ["baseline", Q, R1, "-m", "AP", "-o", o],
         "gate": ["gate", Q, R1, "--baseline", str(out / "missing-baseline.json")],
         "diff": ["diff", Q, R1, "-m", "AP", "--as", "pytrec_eval,ranx"],
+        "leaderboard": ["leaderboard", str(EXAMPLES / "leaderboard" / "manifest.json"), "-m", "AP", "--resamples", "100"],
     }[command]
 
 

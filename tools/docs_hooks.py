@@ -104,6 +104,9 @@ COMMAND_EXAMPLES: dict[str, list[tuple[str, tuple[int, ...]]]] = {
              ("gate examples/qrels.txt examples/run2.txt --baseline base.json --format markdown", (0, 1))],
     "nuggets": [("nuggets tests/fixtures/llm_judges/example/ragA.jsonl tests/fixtures/llm_judges/example/ragB.jsonl "
                  "--baseline ragB --test randomization", (0,))],
+    "leaderboard": [("leaderboard examples/leaderboard/manifest.json -m nDCG@10 -m RR@10 --test t --resamples 2000",
+                     (0,)),
+                    ("leaderboard examples/leaderboard/published.csv --resamples 2000 --format latex", (0,))],
 }
 
 #: Drop-in modules whose public functions and classes the API page documents.
@@ -478,6 +481,7 @@ def api_page() -> str:
               ("Measures", ["parse_measure", "Measure"]),
               ("Explaining a value", ["explain", "Explanation"]),
               ("Comparing systems", ["compare", "compare_scores", "Comparison"]),
+              ("Leaderboards over many collections", ["leaderboard", "Leaderboard"]),
               ("Fusion, judged coverage, ties", ["fuse", "judged", "tie_report", "TieReport"]),
               ("Errors", ["RankmeterError", "InputError", "ParameterError", "MeasureError"])]
     public = [name for name in rankmeter.__all__ if name != "__version__"]

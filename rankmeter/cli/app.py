@@ -32,7 +32,7 @@ COMMANDS = {
     "agree": "rankmeter.cli.agree", "judges": "rankmeter.cli.judges", "nuggets": "rankmeter.cli.nuggets",
     "run": "rankmeter.cli.run", "beyond": "rankmeter.cli.beyond", "meta": "rankmeter.cli.meta",
     "baseline": "rankmeter.cli.baseline", "gate": "rankmeter.cli.gate",
-    "diff": "rankmeter.cli.diff",
+    "diff": "rankmeter.cli.diff", "leaderboard": "rankmeter.cli.leaderboard",
 }
 _TREC_EVAL_HELP = "trec_eval 10.0 compatible output (same options)"
 

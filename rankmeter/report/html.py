@@ -47,7 +47,7 @@ from rankmeter.report.per_query import per_query_html
 from rankmeter.stats.params import ComparisonOptions, Significance, SignificanceOptions, significance
 
 
-__all__ = ["write_report", "render_report", "comparison_table", "script_json"]
+__all__ = ["write_report", "render_report", "render_leaderboard_report", "comparison_table", "script_json"]
 
 _DECLARED = (TITLE, MAX_RANKS, MAX_EXPLAINED, BEYOND_K)
 
@@ -315,6 +315,21 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
         '<section id="sec-per-query"><h2>Per query</h2>' + per_query_html(tables, cmp.baseline, set()) + "</section>",
     ]
     return _page(title, meta, sections, data)
+
+
+def render_leaderboard_report(board, *, title: str | None = None) -> str:
+    """The report of a :class:`rankmeter.leaderboard.Leaderboard`: its section
+    (:func:`rankmeter.report.leaderboard.leaderboard_html`: tables, rank-interval plots, win-probability
+    matrices), with the leaderboard's JSON as the data block."""
+    from rankmeter.report.leaderboard import leaderboard_html
+
+    title = title or f"rankmeter leaderboard: {len(board.systems)} systems, {len(board.collections)} collections"
+    meta = [("systems", ", ".join(esc(s) for s in board.systems)),
+            ("collections", ", ".join(esc(c) for c in board.collections)),
+            ("measures", ", ".join(f"<code>{esc(m)}</code>" for m in board.measures)),
+            ("resampled", esc(board.level)), ("test", f"{esc(board.test)}, {esc(board.correction)} correction, "
+                                                      f"alpha {esc(board.alpha)}")]
+    return _page(title, meta, [leaderboard_html(board)], {"version": __version__, **board.to_dict()})
 
 
 @takes_options(in_memory=True)

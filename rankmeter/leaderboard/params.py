@@ -1,0 +1,31 @@
+"""The leaderboard's own knobs, each declared once (:class:`rankmeter.engine.param.Param`); the tests' knobs are
+``compare``'s (:data:`rankmeter.core.params.PARAMS`), with the defaults a leaderboard wants."""
+from __future__ import annotations
+
+from rankmeter.core.params import PARAMS
+from rankmeter.engine.param import Param
+
+__all__ = ["LEVEL", "AGGREGATE", "MISSING", "MARGIN", "RESAMPLES", "TEST", "CORRECTION", "DECLARED"]
+
+LEVEL = Param("level", "choice", None, "what is resampled: collections (one level; the only one for per-collection "
+              "scores), or queries (two levels: collections, then queries within each); default queries when "
+              "per-query values are given", "tests", choices=("collections", "queries"), optional=True)
+AGGREGATE = Param("aggregate", "choice", "macro", "a system's score over the collections: macro (the mean of the "
+                  "collections' means), weighted (by queries) or geometric (of the collections' means, each "
+                  "floored at 1e-5)", "tests", choices=("macro", "weighted", "geometric"))
+MISSING = Param("missing", "choice", "refuse", "a system without values in a collection (or for some of its "
+                "queries): refuse, naming the cells, or drop (compare on the collections and queries every system "
+                "has, said in the output)", "tests", choices=("refuse", "drop"))
+MARGIN = Param("margin", "number", None, "equivalence (TOST) and non-inferiority margin against the baseline, in "
+               "the measure's units (e.g. 0.01)", "tests", low=0, low_open=True, optional=True, metavar="M")
+#: compare's --permutations, under the name a leaderboard's scripts use (the older flag is read too)
+RESAMPLES = PARAMS["permutations"].but(name="resamples", help="bootstrap resamples (also the permutations of the "
+                                       "randomisation and Tukey tests)", deprecated=("--permutations",))
+TEST = PARAMS["test"].but(default="bootstrap", help="the pairwise test: bootstrap (the leaderboard's own "
+                          "resamples), randomization (sign flips), t or wilcoxon (over the collections' means), "
+                          "tukey (randomised HSD over the systems)")
+CORRECTION = PARAMS["correction"].but(default="holm", help="multiple-comparison correction over every pair and "
+                                      "measure: none, bonferroni, holm or bh (Benjamini-Hochberg)")
+
+DECLARED = (LEVEL, AGGREGATE, MISSING, MARGIN, RESAMPLES, TEST, CORRECTION, PARAMS["alpha"], PARAMS["seed"],
+            PARAMS["baseline"])
