@@ -127,8 +127,8 @@ class Leaderboard:
 
 
 def _check(test: str, correction: str) -> None:
-    from rankmeter.stats.compare import _check as compare_check
-    compare_check(test, correction)
+    from rankmeter.stats.params import Significance
+    Significance(test=test, correction=correction).check_together()
 
 
 @takes_options(in_memory=True)

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from rankmeter.errors import InputError, ParameterError
+from rankmeter.core.options import Options, validate_options
 
 __all__ = ["Scores", "read_scores", "from_blocks", "ALIASES"]
 
@@ -313,7 +314,7 @@ def _score_manifest(manifest, name: str, measures, options, missing: str) -> Sco
     systems = list(dict.fromkeys(s for _, runs in manifest.values() for s in runs))
     labels, blocks, queries = None, [], []
     for collection, (qrels, runs) in manifest.items():
-        evaluator = Evaluator(qrels, measures, options=options)
+        evaluator = Evaluator.of(qrels, measures, options)
         names = list(dict(evaluator.names).items())
         if labels is None:
             labels = [label for label, _ in names]
@@ -340,8 +341,11 @@ def _score_manifest(manifest, name: str, measures, options, missing: str) -> Sco
 
 # ------------------------------------------------------------------ the one entry
 
-def read_scores(source, measures=None, *, missing: str = "refuse", options=None) -> Scores:
-    """:class:`Scores` from a manifest (path or dict), a table file, a pandas DataFrame or an Arrow table."""
+def read_scores(source, measures=None, *, missing: str = "refuse", options: Options | None = None) -> Scores:
+    """:class:`Scores` from a manifest (path or dict), a table file, a pandas DataFrame or an Arrow table; a
+    manifest's runs are scored under ``options`` (the defaults when None)."""
+    if options is None:
+        options = validate_options()
     measures = [measures] if isinstance(measures, str) else None if measures is None else [str(m) for m in measures]
     if isinstance(source, Mapping):
         return _score_manifest(_manifest(source, "<manifest>", Path.cwd()), "<manifest>", measures, options, missing)

@@ -1,9 +1,10 @@
 """The leaderboard's own knobs, each declared once (:class:`rankmeter.engine.param.Param`); the tests' knobs are
-``compare``'s (:data:`rankmeter.core.params.PARAMS`), with the defaults a leaderboard wants."""
+``compare``'s (:data:`rankmeter.stats.params.SIGNIFICANCE`), with the defaults a leaderboard wants."""
 from __future__ import annotations
 
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
+from rankmeter.stats.params import SIGNIFICANCE
 
 __all__ = ["LEVEL", "AGGREGATE", "MISSING", "MARGIN", "RESAMPLES", "TEST", "CORRECTION", "DECLARED"]
 
@@ -19,13 +20,13 @@ MISSING = Param("missing", "choice", "refuse", "a system without values in a col
 MARGIN = Param("margin", "number", None, "equivalence (TOST) and non-inferiority margin against the baseline, in "
                "the measure's units (e.g. 0.01)", "tests", low=0, low_open=True, optional=True, metavar="M")
 #: compare's --permutations, under the name a leaderboard's scripts use (the older flag is read too)
-RESAMPLES = PARAMS["permutations"].but(name="resamples", help="bootstrap resamples (also the permutations of the "
+RESAMPLES = SIGNIFICANCE["permutations"].but(name="resamples", help="bootstrap resamples (also the permutations of the "
                                        "randomisation and Tukey tests)", deprecated=("--permutations",))
-TEST = PARAMS["test"].but(default="bootstrap", help="the pairwise test: bootstrap (the leaderboard's own "
+TEST = SIGNIFICANCE["test"].but(default="bootstrap", help="the pairwise test: bootstrap (the leaderboard's own "
                           "resamples), randomization (sign flips), t or wilcoxon (over the collections' means), "
                           "tukey (randomised HSD over the systems)")
-CORRECTION = PARAMS["correction"].but(default="holm", help="multiple-comparison correction over every pair and "
+CORRECTION = SIGNIFICANCE["correction"].but(default="holm", help="multiple-comparison correction over every pair and "
                                       "measure: none, bonferroni, holm or bh (Benjamini-Hochberg)")
 
-DECLARED = (LEVEL, AGGREGATE, MISSING, MARGIN, RESAMPLES, TEST, CORRECTION, PARAMS["alpha"], PARAMS["seed"],
+DECLARED = (LEVEL, AGGREGATE, MISSING, MARGIN, RESAMPLES, TEST, CORRECTION, SIGNIFICANCE["alpha"], SIGNIFICANCE["seed"],
             PARAMS["baseline"])

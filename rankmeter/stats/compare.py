@@ -38,15 +38,6 @@ LOWER_IS_BETTER = Param("lower_is_better", "strings", (), "measures whose smalle
                         "popularity lift): the tables' superscripts and bold best follow them", "tests", cli=False)
 
 
-def _check(tests: Significance) -> None:
-    """What no single declaration says: Tukey's HSD is corrected already; the Wilcoxon test needs scipy."""
-    if tests.test == "tukey" and tests.correction != "none":
-        raise ParameterError("test='tukey' already controls the family-wise error over all pairs; "
-                             "use correction='none' with it")
-    if tests.test == "wilcoxon":
-        sig._scipy_stats()
-
-
 def _named_runs(runs, columns, input_format="auto") -> list[tuple[str, Run]]:
     if isinstance(runs, (str, bytes, os.PathLike, Run)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
@@ -226,7 +217,7 @@ def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = Non
     (0.5, 3, False)
     """
     tests = significance(options)
-    _check(tests)
+    tests.check_together()
     opts = validate_options(**options)
     evaluator = Evaluator.of(qrels, measures, opts)
     names = list(dict(evaluator.names).items())
@@ -306,7 +297,7 @@ def compare_scores(scores: Mapping[str, Mapping[str, Mapping[str, float]]], *,
     (0.8333333333333334, 3)
     """
     knobs = significance(tests)
-    _check(knobs)
+    knobs.check_together()
     if not isinstance(scores, Mapping) or not scores or not all(isinstance(v, Mapping) for v in scores.values()):
         raise ParameterError("scores: expected {system: {measure: {query: value}}}")
     labels = [str(s) for s in scores]

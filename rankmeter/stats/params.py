@@ -83,6 +83,22 @@ class Significance:
         """Every knob, by name (the keywords of :func:`~rankmeter.compare_scores`)."""
         return {name: getattr(self, name) for name in SIGNIFICANCE}
 
+    def check_together(self) -> None:
+        """What no single declaration says: Tukey's HSD is corrected already; the Wilcoxon test needs scipy.
+
+        >>> Significance(test="tukey", correction="holm").check_together()
+        Traceback (most recent call last):
+        ...
+        rankmeter.errors.ParameterError: test='tukey' already controls the family-wise error over all pairs; use correction='none' with it
+        """
+        from rankmeter.errors import ParameterError
+        if self.test == "tukey" and self.correction != "none":
+            raise ParameterError("test='tukey' already controls the family-wise error over all pairs; "
+                                 "use correction='none' with it")
+        if self.test == "wilcoxon":
+            from rankmeter.stats.significance import scipy_stats
+            scipy_stats()
+
 
 def significance(options: Mapping[str, Any]) -> Significance:
     """The knobs among ``options`` taken out of it (the rest are the evaluation options), checked, the others

@@ -44,7 +44,7 @@ Progress = Callable[[int], None] | None
 _BLOCK = 1 << 22  # numbers per block of random draws
 
 
-def _scipy_stats():
+def scipy_stats():
     return require("scipy.stats", "stats", "the wilcoxon test (t, randomization, bootstrap and tukey work "
                                            "without it)")
 
@@ -132,7 +132,7 @@ def wilcoxon(d: np.ndarray, *, alpha: float = 0.05) -> tuple[float, float, float
     quantity. All-zero differences give p = 1.
     """
     d = np.asarray(d, dtype=np.float64)
-    stats = _scipy_stats()
+    stats = scipy_stats()
     if len(d) < 2:
         return math.nan, math.nan, math.nan
     if (fixed := _constant(d, float(d.mean()))) is not None:
