@@ -41,8 +41,8 @@ SORTS_ALLOWED = {
                                 "numbers of the lines it leaves out",
     "io/frames.py": "a rank column's values within a query, to refuse a rank given twice",
     "fusion/condorcet.py": "candidates by first appearance (Condorcet's pairwise method)",
-    "compat/ranx/evaluation.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
-                                 "that retrieve one (the values themselves come from the core)",
+    "compat/ranx/scoring.py": "ranx's bpref option: the run joined to the relevant judgments to find queries "
+                              "that retrieve one (the values themselves come from the core)",
     "compat/ranx/kernels.py": "ranx's typed-list rows deduplicated by (query, doc id) in given order",
     "compat/conventions.py": "TorchMetrics' own torch.argsort of one query's scores, reproduced to hold its tie "
                                "order in `diff`; the core then ranks in that order (ties='input')",

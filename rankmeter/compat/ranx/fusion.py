@@ -24,18 +24,13 @@ import numpy as np
 from rankmeter.compat.ranx.data import Qrels, Run
 from rankmeter.compat.ranx.evaluation import as_dict
 from rankmeter.compat.ranx.fusion_methods import *  # noqa: F403 - ranx.fusion's functions, one per method
+from rankmeter.compat.ranx.fusion_methods import WEIGHTED, check_same_queries, fused_run
 from rankmeter.compat.ranx.fusion_methods import __all__ as _METHODS
-from rankmeter.compat.ranx.errors import InputAssertion, InputTypeError, ParameterTypeError
 from rankmeter.compat.ranx.normalization import normalize  # noqa: F401 - ranx.fusion's neighbour, kept here too
 from rankmeter.errors import ParameterError
 
 __all__ = ["OptimizationReport", "fuse", "normalize", "optimize_fusion", *_METHODS]
 
-#: the name ranx gives a fused run, when it is not the method's
-_NAMES = {"sum": "comb_sum", "mnz": "comb_mnz", "gmnz": "comb_gmnz", "anz": "comb_anz", "max": "comb_max",
-          "min": "comb_min", "med": "comb_med", "wsum": "weighted_sum", "w_bordafuse": "weighted_bordafuse",
-          "w_condorcet": "weighted_condorcet"}
-_WEIGHTED = ("wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet")
 _TRAINING_ONLY = ("bayesfuse", "mapfuse", "posfuse", "segfuse")
 #: ranx's optimisation report labels
 _METHOD_LABELS = {"logn_isr": ("LogN_ISR", "Sigma"), "gmnz": ("GMNZ", "Gamma"), "mixed": ("Mixed", "Weights"),
@@ -45,70 +40,10 @@ _METHOD_LABELS = {"logn_isr": ("LogN_ISR", "Sigma"), "gmnz": ("GMNZ", "Gamma"), 
                   "wsum": ("Weighted SUM", "Weights")}
 
 
-def _check_same_queries(runs, qrels=None) -> None:
-    if isinstance(runs, (Run, dict)) or not hasattr(runs, "__len__"):
-        raise InputTypeError(f"runs: expected a list of ranx Runs; got {type(runs).__name__}")
-    if len(runs) < 2:
-        raise InputAssertion("Only one run provided: fusion needs two or more")
-    for i, run in enumerate(runs):
-        if set(as_dict(run, "run")) != set(as_dict(runs[0], "run")):
-            raise InputAssertion(f"Runs 0 and {i} query ids do not match")
-        if qrels is not None and set(as_dict(run, "run")) != set(as_dict(qrels, "qrels")):
-            raise InputAssertion(f"Run {i} and Qrels query ids do not match")
-
-
-#: the methods whose fused run ranx returns unsorted (it sorts it when it is scored); the others it sorts
-_UNSORTED = ("condorcet", "w_condorcet")
-
-
-def _from_rankmeter(fused, name: str, data: list[dict], method: str) -> Run:
-    """The fused run as ranx leaves it: every query of the inputs (empty where no run retrieved anything), each
-    query's docs in the order they first appear in the runs, then sorted as ranx sorts it (ties included)."""
-    from rankmeter.io.canonical import decode_id
-    table = fused.table
-    scores: dict = {}
-    for q, d, s in zip(table.column("query").to_pylist(), table.column("doc").to_pylist(),
-                       table.column("score").to_pylist()):
-        scores.setdefault(decode_id(q), {})[decode_id(d)] = s
-    out: dict = {}
-    for q in dict.fromkeys(q for run in data for q in run):
-        got = scores.get(str(q), {})
-        out[str(q)] = {d: got[d] for d in dict.fromkeys(str(d) for run in data for d in run.get(q, ())) if d in got}
-    run = Run(None, name)
-    run._data, run.sorted = out, False
-    if method not in _UNSORTED:
-        run.sort()
-    return run
-
-
-#: each method's parameters ranx requires (its functions take them without a default)
-_REQUIRED = {**{m: "weights" for m in _WEIGHTED}, "gmnz": "gamma", "rbc": "phi", "probfuse": "probs",
-             "posfuse": "probs", "segfuse": "probs", "slidefuse": "probs", "bayesfuse": "log_odds",
-             "mapfuse": "map_scores"}
-
-
-def _fused(runs, method: str, norm, params) -> Run:
-    from rankmeter.fusion import fuse as rankmeter_fuse
-    from rankmeter.compat.ranx.normalization import normalize
-    params = dict(params or {})
-    name = params.pop("name", _NAMES.get(method, method))
-    norm = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}.get(norm, norm)
-    needed = [p for p in (_REQUIRED.get(method), "w" if method == "slidefuse" else None) if p and p not in params]
-    if needed:
-        raise ParameterTypeError(f"{method}: missing the required parameter {needed[0]!r} (params={{{needed[0]!r}: "
-                                 "...}}, as ranx requires it)")
-    data = [as_dict(run, "run") for run in runs]  # in the order each holds (ranx's methods do not sort them)
-    if norm in ("min-max-inverted", "min_max_inverted"):
-        # ranx ranks the inverted scores; rankmeter.fuse reads ranks (rank-based methods, segfuse) before the norm
-        data, norm = [normalize(run, norm)._data for run in data], None
-    fused = rankmeter_fuse(data, method=method, norm=norm, params=params, ties="input")
-    return _from_rankmeter(fused, name, data, method)
-
-
 def fuse(runs: list, norm: str | None = "min-max", method: str = "wsum", params: dict | None = None) -> Run:
     """ranx's ``fuse``: the fused :class:`Run`, named as ranx names it (``weighted_sum``, ``rrf``, ...)."""
-    _check_same_queries(runs)
-    return _fused(runs, method, norm, params)
+    check_same_queries(runs)
+    return fused_run(runs, method, norm, params)
 
 
 def _weights(step: float, n_runs: int) -> list[tuple]:
@@ -125,7 +60,7 @@ def _range(low: float, high: float, step: float) -> list[float]:
 
 def _trials(method: str, n_runs: int, kw: dict) -> list[dict]:
     """ranx's grid of ``method`` with its keyword arguments (``step``, ``min_k``, ...)."""
-    if method in _WEIGHTED:
+    if method in WEIGHTED:
         return [{"weights": w} for w in _weights(kw.get("step", 0.1), n_runs)]
     if method == "rrf":
         return [{"k": k} for k in range(kw.get("min_k", 10), kw.get("max_k", 100) + 1, kw.get("step", 10))]
@@ -149,7 +84,7 @@ def optimize_fusion(qrels: Qrels, runs: list, norm: str | None = "min-max", meth
     from rankmeter.fusion.trained import train
     from rankmeter.compat.ranx.evaluation import evaluate
 
-    _check_same_queries(runs, qrels)
+    check_same_queries(runs, qrels)
     judged = as_dict(qrels, "qrels")
     ranked = [as_dict(run, "run") for run in runs]
     if method in _TRAINING_ONLY:
@@ -165,7 +100,7 @@ def optimize_fusion(qrels: Qrels, runs: list, norm: str | None = "min-max", meth
         else:
             chosen = {**slide, **params}
         try:
-            fused = _fused(runs, method, norm, chosen)
+            fused = fused_run(runs, method, norm, chosen)
         except ParameterError as exc:
             raise ParameterError(f"optimize_fusion: the grid's {params} is refused ({exc}); start the grid "
                                  "inside the range (min_phi=, min_gamma=, min_sigma=, step=)") from None

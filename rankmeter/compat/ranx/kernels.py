@@ -21,6 +21,8 @@ import numpy as np
 import pyarrow as pa
 
 from rankmeter.compat.ranx.errors import InputTypeError, MeasureAssertion
+from rankmeter.compat.ranx.metric_names import split_metric
+from rankmeter.compat.ranx.scoring import scores_of
 from rankmeter.errors import InputError, MeasureError
 
 __all__ = ["average_precision", "bpref", "dcg", "dcg_burges", "f1", "get_hit_lists", "hit_rate", "hits", "ndcg",
@@ -93,7 +95,6 @@ def typed_tables(qrels, run) -> tuple[pa.Table, pa.Table, list[int], int]:
 
 
 def _metric(base: str, qrels, run, k, rel_lvl: int) -> np.ndarray:
-    from rankmeter.compat.ranx.evaluation import scores_of
     if base != "rbp" and k < 0:
         raise MeasureAssertion(f"k={k}: k must be greater or equal to 0 (0: the whole ranking)")
     if base == "rbp" and not 0 < k < 1:
@@ -108,7 +109,6 @@ def _metric(base: str, qrels, run, k, rel_lvl: int) -> np.ndarray:
 
 def typed_values(qrels, run, metrics: list[str]) -> dict[str, np.ndarray]:
     """ranx's ``evaluate`` on typed lists: each metric name's values per query, from the functions here."""
-    from rankmeter.compat.ranx.metrics import split_metric
     out = {}
     for metric in metrics:
         base, k, level = split_metric(metric)
