@@ -52,7 +52,7 @@ def _scipy_stats():
 def _scipy_special():
     """Student's t distribution functions (``stdtr``, ``stdtrit``), computed without scipy
     (:mod:`rankmeter.stats.student`: the default t test runs on a plain install)."""
-    from rankmeter.stats import student
+    import rankmeter.stats.student as student
     return student
 
 
