@@ -93,3 +93,22 @@ def test_every_argument_of_every_subcommand_has_help():
             if isinstance(action, argparse._HelpAction):
                 continue
             assert action.help, f"rankmeter {name} {action.option_strings or action.dest}: no help text"
+
+
+def test_main_in_process_leaves_the_process_as_it_found_it(tmp_path):
+    """main(argv) prints warnings in the CLI's words and changes no process global; hiding pandas from
+    pyarrow (which pyarrow then remembers) is the console script's alone."""
+    import sys
+    import warnings
+
+    from cli_runner import run_cli_in_process
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    run.write_text("q1 Q0 a 1 2.0 t\n")  # q2 judged, not retrieved: a warning
+    before = list(sys.meta_path), list(warnings.filters), warnings.showwarning
+    got = run_cli_in_process("eval", qrels, run, "-m", "P@1", "--format", "csv")
+    assert got.code == 0 and "rankmeter: warning:" in got.err, got.err
+    assert (list(sys.meta_path), list(warnings.filters), warnings.showwarning) == before
+    script = cli("eval", qrels, run, "-m", "P@1", "--format", "csv")
+    assert script.code == 0 and script.out == got.out and "rankmeter: warning:" in script.err

@@ -105,26 +105,27 @@ class _ClosedOutput:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rankmeter.errors import RankmeterError
+    """Run ``rankmeter ARGV`` and return its exit status; the process's globals are left as they were.
 
+    Warnings print as ``rankmeter: warning: ...`` while it runs. What only the console script does
+    (signals, standard streams, hiding pandas from pyarrow) is in :func:`entry`.
+    """
     global _OUTPUT_FAILED
     _OUTPUT_FAILED = False
     argv = list(sys.argv[1:] if argv is None else argv)
-    if sys.stdout is None:  # started with standard output closed (>&-): writing to it is an error, reported
-        sys.stdout = _ClosedOutput()
-    if sys.stderr is None:  # started with standard error closed (2>&-): messages dropped, never sent to stdout
-        from rankmeter.cli.streams import discard
-        sys.stderr = discard()
-    if argv and argv[0] in _WITHOUT_PANDAS and "pandas" not in sys.modules:
-        # TREC text never loads pyarrow; the CSV/TSV/JSON Lines/Parquet readers do, and pyarrow imports
-        # pandas inside to_numpy, to_pandas_dtype and pyarrow.dataset only to check whether an object is a
-        # pandas one. These commands never use pandas, so pyarrow is told it is absent: `rankmeter eval` of a
-        # 100k-line CSV run, medians of 7 side by side, 0.93 s of CPU without this, 0.38 s with it (TREC
-        # files: the same CPU with and without, within noise)
-        sys.meta_path.insert(0, _NoPandas())
-    warnings.simplefilter("default")
-    warnings.showwarning = lambda msg, *a, **k: print(f"rankmeter: warning: {printable(_cli_words(str(msg)))}",
-                                                      file=sys.stderr)
+    with warnings.catch_warnings():  # restored on return: called in process, main leaves the process as it was
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _show_warning(message, *args, **kwargs) -> None:
+    print(f"rankmeter: warning: {printable(_cli_words(str(message)))}", file=sys.stderr)
+
+
+def _run(argv: list[str]) -> int:
+    from rankmeter.errors import RankmeterError
+
     try:
         if argv and argv[0] == "trec_eval":
             from rankmeter.cli.trec_eval import run
@@ -173,6 +174,8 @@ def entry() -> None:
     from rankmeter.cli.streams import guard_standard_streams
 
     guard_standard_streams()  # every write to standard output checked; closed standard streams made safe
+    if sys.stdout is None:  # started with standard output closed (>&-): writing to it is an error, reported
+        sys.stdout = _ClosedOutput()
     # A file-size limit (ulimit -f) fails the write (EFBIG), reported in one line, rather than killing the
     # process; SIGTERM and SIGHUP remove a temporary output file before they end the process.
     if hasattr(signal, "SIGXFSZ"):
@@ -189,6 +192,14 @@ def entry() -> None:
     command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
     if command in ("eval", "trec_eval"):
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if sys.argv[1:2] and sys.argv[1] in _WITHOUT_PANDAS and "pandas" not in sys.modules:
+        # TREC text never loads pyarrow; the CSV/TSV/JSON Lines/Parquet readers do, and pyarrow imports
+        # pandas inside to_numpy, to_pandas_dtype and pyarrow.dataset only to check whether an object is a
+        # pandas one. These commands never use pandas, so pyarrow is told it is absent: `rankmeter eval` of a
+        # 100k-line CSV run, medians of 7 side by side, 0.93 s of CPU without this, 0.38 s with it (TREC
+        # files: the same CPU with and without, within noise). Here, not in main(): pyarrow remembers that
+        # pandas is absent for the rest of the process.
+        sys.meta_path.insert(0, _NoPandas())
     code = 130
     signal.signal(signal.SIGINT, _on_interrupt)
     try:
