@@ -70,8 +70,8 @@ SORTS_ALLOWED = {
     "executors/streamed.py": "64-bit query hashes seen so far (is the file grouped by query?)",
     "executors/spark/scoring.py": "the per-query values' query ids collected from the tasks, into byte order "
                                   "(never a run's rows: the tasks rank them through the core)",
-    "report/plots.py": "per-query differences, largest first (a figure)",
-    "report/svg.py": "per-query differences, largest first (a figure)",
+    "report/figures.py": "per-query differences, largest first (the figure's specification)",
+    "report/svg.py": "a box plot's points by height, so the path's relative moves stay short (a figure)",
 }
 
 _SORTS = {"lexsort", "argsort", "sort_indices", "sort_by"}
