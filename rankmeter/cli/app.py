@@ -85,6 +85,8 @@ def _cli_words(message: str, flags: dict[str, str] | None = None) -> str:
     'read them with --columns query=0,doc=1,rank=2, or use --executor memory'
     >>> _cli_words("judge at rel=2, as AP(rel=2) or read_qrels(path, rel=2) do; P: parameter rel='x' is invalid")
     "judge at --rel 2, as AP(rel=2) or read_qrels(path, rel=2) do; P: parameter rel='x' is invalid"
+    >>> _cli_words("pass grades='real' (--grades real) to keep fractional grades, or truncate_grades=True")
+    'pass --grades real to keep fractional grades, or --truncate-grades'
     """
     import re
 
@@ -124,7 +126,9 @@ def _cli_words(message: str, flags: dict[str, str] | None = None) -> str:
             return match.group(0)
         return flag + ("" if match.group(2) == "True" else f" {match.group(2)}")
     message = re.sub(r"\b([a-z_]+)=\{([^{}]*)\}", mapping, message)
-    return re.sub(r"\b([a-z_]+)='?([\w.-]*\w[\w.-]*)'?", scalar, message)
+    message = re.sub(r"\b([a-z_]+)='?([\w.-]*\w[\w.-]*)'?", scalar, message)
+    # a message that gave both spellings ("grades='real' (--grades real)") names the flag once
+    return re.sub(r"(--[\w-]+(?: [^\s()]+)?) \(\1\)", r"\1", message)
 
 
 def _command_flags(parser) -> dict[str, str]:

@@ -77,7 +77,7 @@ _REQUIRED = {**{m: "weights" for m in WEIGHTED}, "gmnz": "gamma", "rbc": "phi", 
 
 
 def fused_run(runs, method: str, norm, params) -> Run:
-    """``runs`` fused by :func:`rankmeter.fusion.fuse` (``params`` as ranx takes them), as ranx returns the fused run."""
+    """``runs`` fused by :func:`rankmeter.fusion.fuse` (``params`` as ranx takes them), as ranx returns it."""
     from rankmeter.fusion import fuse as rankmeter_fuse
     from rankmeter.compat.ranx.normalization import normalize
     params = dict(params or {})
