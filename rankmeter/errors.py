@@ -25,15 +25,12 @@ BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 SHOWN_ID_CHARS = 60
 
 
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-
-
 def printable(text: object) -> str:
     """``text`` with control and bidirectional characters escaped (``\\x1b``, ``\\u202e``)."""
     text = str(text)
-    if text.isprintable() and not (_BIDI & set(text)):
+    if text.isprintable() and not BIDI_CONTROLS.intersection(text):
         return text
-    return "".join(c if c.isprintable() and c not in _BIDI else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() and c not in BIDI_CONTROLS else repr(c)[1:-1] for c in text)
 
 
 def shown_id(value: object, limit: int = SHOWN_ID_CHARS) -> str:
@@ -60,8 +57,7 @@ def shown_id(value: object, limit: int = SHOWN_ID_CHARS) -> str:
     if cut:
         size = len(raw) if raw is not None else len(text.encode("utf-8", "surrogatepass"))
         text = text[:limit]
-    if not text.isprintable() or BIDI_CONTROLS.intersection(text):
-        text = "".join(c if c.isprintable() and c not in BIDI_CONTROLS else repr(c)[1:-1] for c in text)
+    text = printable(text)
     return f"{text}… ({size} bytes)" if cut else text
 
 
@@ -123,9 +119,7 @@ class InputError(RankmeterError, ValueError):
             else:
                 where = f"{source}: "
         text = where + message + (f"; {hint}" if hint else "")
-        if not text.isprintable() or BIDI_CONTROLS.intersection(text):  # one line, no terminal controls
-            text = "".join(c if c.isprintable() and c not in BIDI_CONTROLS else repr(c)[1:-1] for c in text)
-        super().__init__(text)
+        super().__init__(printable(text))  # one line, no terminal controls
 
 
 class MeasureError(RankmeterError, ValueError):

@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-import warnings
 from dataclasses import dataclass
 
 import pytest
@@ -66,7 +65,7 @@ def _argv(args) -> list[str]:
 
 
 def run_cli_in_process(*args, stdin: bytes | str | None = None, cwd=None, text: bool = True) -> CliResult:
-    """``rankmeter ARGS`` through ``rankmeter.cli.app.main`` in this process, its global changes undone."""
+    """``rankmeter ARGS`` through ``rankmeter.cli.app.main`` in this process (its streams and folder given back)."""
     from rankmeter.cli.app import main
 
     argv = _argv(args)
@@ -75,23 +74,20 @@ def run_cli_in_process(*args, stdin: bytes | str | None = None, cwd=None, text: 
     out = io.TextIOWrapper(out_buffer, encoding="utf-8", newline="", write_through=True)
     err = io.TextIOWrapper(err_buffer, encoding="utf-8", newline="", write_through=True)
     fake_in = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8", newline="")
-    saved_meta_path = list(sys.meta_path)  # main() may add a finder that hides pandas
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     saved_cwd = os.getcwd()
     try:
-        with warnings.catch_warnings():  # main() sets the warning filter and showwarning
-            if cwd is not None:
-                os.chdir(cwd)
-            sys.stdin, sys.stdout, sys.stderr = fake_in, out, err
-            try:
-                code = main(argv)
-            except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-            out.flush()
-            err.flush()
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin, sys.stdout, sys.stderr = fake_in, out, err
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        out.flush()
+        err.flush()
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved_streams
-        sys.meta_path[:] = saved_meta_path
         os.chdir(saved_cwd)
     stdout_bytes, stderr_bytes = out_buffer.getvalue(), err_buffer.getvalue()
     result = CliResult(code if code is not None else 0, stdout_bytes.decode("utf-8", "replace"),

@@ -372,8 +372,9 @@ def cli():
     """Run ``rankmeter ...`` in process: ``cli("eval", qrels, run, "-m", "AP")`` -> CliResult(code, out, err).
 
     Arguments may be strings, paths or numbers (or one list); ``stdin=`` (bytes or text) and ``cwd=``
-    as keywords. Standard streams, warning filters, import finders and the working directory are
-    restored afterwards. Use ``cli_subprocess`` where the process itself is under test.
+    as keywords. Standard streams and the working directory are given back afterwards (main() itself
+    leaves warning filters and import finders as it found them). Use ``cli_subprocess`` where the
+    process itself is under test.
     """
     return run_cli_in_process
 

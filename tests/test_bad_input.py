@@ -53,7 +53,7 @@ LINE_CASES = [
     ("qrels-empty-field", "qrels", _with("qrels", 4, b"400  D4 1"), 4, "3 fields"),
     ("qrels-is-a-run", "qrels", RUN, 1, "looks like a run line"),
     ("qrels-csv-no-commas", "qrels", b"q1;a;1\n", 1, "comma-separated"),
-    ("grade-float", "qrels", _with("qrels", 30, b"402 0 D30 1.7"), 30, "truncate_grades=True"),
+    ("grade-float", "qrels", _with("qrels", 30, b"402 0 D30 1.7"), 30, "to truncate as trec_eval does"),
     ("grade-hex", "qrels", _with("qrels", 11, b"401 0 D11 0x10"), 11, "grade '0x10' is not an integer"),
     ("grade-word", "qrels", _with("qrels", 12, b"401 0 D12 high"), 12, "grade 'high' is not an integer"),
     ("grade-huge", "qrels", _with("qrels", 13, b"401 0 D13 99999999999999999999"), 13, "out of range"),

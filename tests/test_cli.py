@@ -93,3 +93,54 @@ def test_every_argument_of_every_subcommand_has_help():
             if isinstance(action, argparse._HelpAction):
                 continue
             assert action.help, f"rankmeter {name} {action.option_strings or action.dest}: no help text"
+
+
+def test_main_in_process_leaves_the_process_as_it_found_it(tmp_path):
+    """main(argv) prints warnings in the CLI's words and changes no process global; hiding pandas from
+    pyarrow (which pyarrow then remembers) is the console script's alone."""
+    import sys
+    import warnings
+
+    from cli_runner import run_cli_in_process
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    run.write_text("q1 Q0 a 1 2.0 t\n")  # q2 judged, not retrieved: a warning
+    before = list(sys.meta_path), list(warnings.filters), warnings.showwarning
+    got = run_cli_in_process("eval", qrels, run, "-m", "P@1", "--format", "csv")
+    assert got.code == 0 and "rankmeter: warning:" in got.err, got.err
+    assert (list(sys.meta_path), list(warnings.filters), warnings.showwarning) == before
+    script = cli("eval", qrels, run, "-m", "P@1", "--format", "csv")
+    assert script.code == 0 and script.out == got.out and "rankmeter: warning:" in script.err
+
+
+def test_messages_name_flags_not_python_keywords(tmp_path):
+    """The inverted-ranks warning and a refusal, as Python words them and as the command line does."""
+    import warnings as warnings_module
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "ranks.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    run.write_text("q1 Q0 a 1 1 x\nq1 Q0 b 2 2 x\nq2 Q0 b 1 1 x\nq2 Q0 c 2 2 x\n")  # scores 1, 2: ranks
+    with warnings_module.catch_warnings(record=True) as caught:
+        warnings_module.simplefilter("always")
+        rankmeter.evaluate(qrels, run, ["P@1"])
+    assert any("columns={'query': 0, 'doc': 1, 'rank': 2}" in str(w.message) for w in caught)
+    got = cli("eval", qrels, run, "-m", "P@1")
+    assert got.code == 0 and "read them as ranks with --columns query=0,doc=1,rank=2 (MS MARCO" in got.stderr
+    assert "columns={" not in got.stderr and "=2}" not in got.stderr
+    refused = cli("eval", qrels, run, "-m", "P@1", "--executor", "streamed", "--input-format", "trec",
+                  "--columns", "query=0,doc=2,score=4")
+    assert refused.code == 2 and ("--columns query=0,doc=2,score=4 cannot be honoured: use --executor memory"
+                                  in refused.stderr), refused.stderr
+    assert "executor='memory'" not in refused.stderr and "columns={" not in refused.stderr
+    measure = cli("eval", qrels, run, "-m", "P(rel=x)@1")   # a measure's parameter keeps the measure's spelling
+    assert measure.code == 2 and "parameter rel='x' is invalid" in measure.stderr
+
+
+def test_long_ids_are_cut_by_one_rule_in_messages(tmp_path):
+    long_id = "q" + "7" * 199
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text(f"q1 0 a 1\n{long_id} 0 b 1\n")
+    run.write_text("q1 Q0 a 1 2.0 t\n")
+    got = cli("eval", qrels, run, "-m", "P@1")
+    assert got.code == 0 and f"{long_id[:60]}\u2026 (200 bytes)" in got.stderr and long_id not in got.stderr

@@ -52,6 +52,65 @@ def _nav_uris(nav) -> list[str]:
     return out
 
 
+#: Put first on sys.path of a child process: torch and JAX then fail to import, as where they are not installed
+_WITHOUT_TORCH_OR_JAX = """
+import sys
+
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "torchmetrics", "jax", "jaxlib"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+
+def _readme_docs_commands() -> list[str]:
+    """The README's lines that build the site (its Documentation section's sh block)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Documentation\n"):]
+    block = section[section.index("```sh\n") + len("```sh\n"):]
+    block = block[:block.index("```")]
+    return [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def test_the_readme_builds_the_site_without_torch_or_jax(tmp_path):
+    """The README's build (``pip install -e ".[docs,test]"`` installs neither torch nor JAX) passes strictly
+    where they are missing: the pages and examples that need them say so and are not run."""
+    commands = _readme_docs_commands()
+    assert commands[0] == 'pip install -e ".[docs,test]"' and "mkdocs build --strict" in commands
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    extras_text = pyproject[pyproject.index("[project.optional-dependencies]"):]
+    docs_and_test = re.search(r"^docs = \[(.*?)\]", extras_text, re.M | re.S).group(1) + \
+        re.search(r"^test = \[(.*?)^\]", extras_text, re.M | re.S).group(1)
+    assert not re.search(r'"(torch|torchmetrics|jax|jaxlib)\b', docs_and_test)  # so the build must do without
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(_WITHOUT_TORCH_OR_JAX, encoding="utf-8")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=os.pathsep.join([str(blocker), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    probe = subprocess.run([sys.executable, "-c", "import torch"], env=env, capture_output=True, text=True)
+    assert probe.returncode == 1 and "No module named 'torch'" in probe.stderr
+    argv = "mkdocs build --strict".split()
+    out = tmp_path / "site"    # the README's command, into a scratch folder instead of the checkout's site/
+    done = subprocess.run([sys.executable, "-m", *argv, "-d", str(out)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
+    log = done.stderr
+    assert "docs/training.md: every example (needs torch, torchmetrics, jax, not installed)" in log
+    assert "docs/commands/diff.md: an example (needs torch, not installed)" in log
+    assert re.search(r"docs/why-numbers-differ\.md:\d+: an example \(needs torch, not installed\)", log)
+    for uri in ("training.md", "commands/diff.md", "why-numbers-differ.md"):
+        assert "Not run in this build" in _page(out, uri), uri
+    ran = re.search(r"docs-exec: (\d+) examples ran", log)
+    assert ran and int(ran.group(1)) >= 90, log[-3000:]   # everything else ran
+    assert "rankmeter diff examples/qrels.txt examples/run.txt -m nDCG@10 -m RR@10 --as pytrec_eval,ranx,sklearn" \
+        in _page(out, "commands/diff.md")
+
+
 def test_every_nav_page_is_built(site):
     site_dir, _ = site
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
@@ -69,8 +128,8 @@ def test_examples_ran_while_building(site):
     _, log = site
     ran = re.search(r"docs-exec: (\d+) examples ran", log)
     assert ran and int(ran.group(1)) >= 90, log[-3000:]
-    # a page whose 'needs' are missing is not run; with the test dependencies installed every one runs
-    assert "every example (needs" not in log, log[-3000:]
+    # a page or block whose 'needs' are missing is not run; with the test dependencies installed every one runs
+    assert "(needs " not in log, log[-3000:]
 
 
 def test_one_page_per_command_with_its_help_and_real_output(site):
@@ -169,9 +228,10 @@ def test_unknown_languages_are_refused_and_skips_need_a_reason(runner_state):
         hooks.execute_page("```\nrankmeter eval\n```\n", "t.md")
     with pytest.raises(PluginError, match="only rankmeter and trec_eval commands"):
         hooks.execute_page("```console\n$ ls\n```\n", "t.md")
-    needs = "# T\n\n<!-- docs-exec: needs no_such_module_here json -->\n```python\nraise SystemExit(1)\n```\n"
+    needs = ("# T\n\n<!-- docs-exec: needs no_such_module_here json -->\n\nA page's marker (not just above a fence)."
+             "\n\n```python\nraise SystemExit(1)\n```\n")
     shown = hooks.execute_page(needs, "n.md")   # not run: it would fail the build
-    assert "Examples not run in this build" in shown and "no_such_module_here" in shown and "json" not in shown
+    assert "Not run in this build" in shown and "no_such_module_here" in shown and "json" not in shown
     assert runner_state["not_run"][-1] == "docs/n.md: every example (needs no_such_module_here, not installed)"
     present = "<!-- docs-exec: needs json -->\n```python\nraise SystemExit(1)\n```\n"
     with pytest.raises(PluginError):             # every module there: the examples run (and this one fails)
@@ -180,6 +240,18 @@ def test_unknown_languages_are_refused_and_skips_need_a_reason(runner_state):
     assert hooks.execute_page(skipped, "t.md") == skipped
     assert runner_state["skipped"] == ["docs/t.md:2: needs Java"]
     assert hooks.execute_page("```text\nanything\n```\n", "t.md")  # shown output is not run
+
+
+def test_a_block_that_needs_a_missing_package_is_not_run_and_says_so(runner_state):
+    page = ("# T\n\n<!-- docs-exec: needs no_such_module_here -->\n```python\nraise SystemExit(1)\n```\n\n"
+            "```python\n>>> 1 + 1\n2\n```\n")
+    shown = hooks.execute_page(page, "b.md")   # the first block would fail; the second runs
+    assert "Not run in this build" in shown and "This example needs no_such_module_here" in shown
+    assert runner_state["ran"] == 1
+    assert runner_state["not_run"] == ["docs/b.md:4: an example (needs no_such_module_here, not installed)"]
+    present = "<!-- docs-exec: needs json -->\n```python\nraise SystemExit(1)\n```\n"
+    with pytest.raises(PluginError):             # the module is there: the block runs (and fails)
+        hooks.execute_page(present, "p.md")
 
 
 def test_a_page_may_run_in_a_folder_of_the_checkout_without_writing_into_it(runner_state):

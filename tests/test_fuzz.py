@@ -25,7 +25,6 @@ import os
 import random
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -209,18 +208,13 @@ class _Harness:
 
     def _once(self, argv: list[str]) -> tuple[object, str, str]:
         stdout, stderr = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape"), io.StringIO()
-        # main() may hide pandas from pyarrow (sys.meta_path) and route warnings: undone after each case
-        meta_path, showwarning = list(sys.meta_path), warnings.showwarning
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             try:
                 code = self.main(argv)
             except SystemExit as exc:  # argparse: exit 2 with its one-line message
                 code = exc.code
             except BaseException as exc:  # noqa: BLE001 - what the console entry calls an internal error
                 code = f"internal error: {type(exc).__name__}: {str(exc)[:300]}"
-            finally:
-                sys.meta_path[:] = meta_path
-                warnings.showwarning = showwarning
         stdout.flush()
         return code, stdout.buffer.getvalue().decode("utf-8", "replace"), stderr.getvalue()
 

@@ -196,6 +196,21 @@ def test_explained_queries_can_be_capped():
     assert '<a href="#q-1">q2</a>' in page and '<a href="#q-2">' not in page
 
 
+def test_every_table_orders_queries_naturally_and_the_header_counts_them():
+    """q2 before q10 in the per-query table, the explanations (the "first 2" are q1 and q2) and the data; the
+    query column sorts by that order; the header counts the rows shown and each run's share of them."""
+    qrels = {"q10": {"a": 1}, "q2": {"a": 1}, "q1": {"a": 1}, "q3": {"a": 1}}
+    runs = {"x": {"q10": ["a"], "q2": ["b", "a"], "q1": ["a"]}, "y": {"q1": ["a"], "q10": ["b", "a"]}}
+    page = render_report(qrels, runs, ["RR"], plots=False, max_explained=2, test="randomization", permutations=50)
+    assert re.findall(r'<tr data-q="([^"]*)"', page) == ["q1", "q2", "q10"]
+    assert '<th class="text" data-key="order">query</th>' in page  # the query column sorts by that order
+    assert '<a href="#q-0">q1</a>' in page and '<a href="#q-1">q2</a>' in page and '<a href="#q-2">' not in page
+    assert "the first 2 of 3 queries in natural order, q2 before q10" in page
+    assert "3 (queries in both qrels and run; per run: x 3, y 2)" in page
+    data = embedded_data(page)
+    assert data["queries"] == ["q1", "q2", "q10"] and data["per_query"]["RR"]["y"][1] is None
+
+
 def test_baseline_and_single_run():
     page = render_report(QRELS, RUNS, ["RR"], baseline="new", plots=False, test="randomization", permutations=50)
     assert tables_of(page)["per-query"][0][-1] == "\u0394 RR base \u2212 new"
@@ -427,6 +442,23 @@ def test_clicking_headers_sorts(page_of, rr_report):
     page.locator("#comparison thead th").nth(3).click()  # comparison table sorts too: mean ascending
     assert page.eval_on_selector_all("#comparison tbody tr", "rs => rs.map(r => r.cells[1].textContent)") == [
         "new", "base"]
+    page.close()
+
+
+def test_the_query_column_sorts_in_natural_order(page_of, tmp_path):
+    ids = ["q10", "Q2", "q2", "q1", "q01"]   # natural order: Q2 (upper case first), q01, q1, q2, q10
+    qrels = {q: {"a": 1} for q in ids}
+    runs = {"x": {q: ["a"] for q in ids}, "y": {q: ["b", "a"] for q in ids}}
+    path = tmp_path / "natural.html"
+    path.write_text(render_report(qrels, runs, ["RR"], plots=False, test="randomization", permutations=50))
+    page = page_of(path)
+    want = ["Q2", "q01", "q1", "q2", "q10"]
+    assert _query_order(page) == want
+    header = page.locator("#per-query thead th").nth(0)
+    header.click()
+    assert _query_order(page) == want and header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    assert _query_order(page) == want[::-1] and header.get_attribute("aria-sort") == "descending"
     page.close()
 
 

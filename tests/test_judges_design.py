@@ -580,7 +580,7 @@ def test_a_second_round_keeps_the_first_rounds_strata_or_is_refused(cli, tmp_pat
     # what differs, said
     args = (human, llm, *runs)
     for more, said in ((("-m", "P@10"), "its measure is nDCG@10, not P@10"),
-                       (("-m", "nDCG@10", "--strata", "3"), "it has 4 strata, not strata=3")):
+                       (("-m", "nDCG@10", "--strata", "3"), "it has 4 strata, not --strata 3")):
         done = cli("judges", "allocate", *args, *more, "--budget", "10", "--design", tmp_path / "d1.json")
         assert done.code == 2 and said in done.err, done.err
     done = cli("judges", "allocate", human, llm, runs[1], "-m", "nDCG@10", "--budget", "10", "--design",

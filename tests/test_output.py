@@ -14,7 +14,8 @@ import pytest
 
 import rankmeter
 from rankmeter.io.output import OutputError, check_output, output_file, printable
-from rankmeter.report.text import natural_key, render_table
+from rankmeter.core.order import natural_key
+from rankmeter.report.text import render_table
 from cli_runner import run_cli_subprocess  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

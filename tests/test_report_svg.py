@@ -6,7 +6,21 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from rankmeter.report.svg import box_svg, diff_svg, pr_svg
+from rankmeter.report.figures import box_spec, diff_spec, pr_spec
+from rankmeter.report import svg as _svg
+
+
+def diff_svg(deltas, queries, measure, system, baseline):
+    deltas = np.asarray(deltas, float)
+    return _svg.diff_svg(diff_spec(np.zeros(len(deltas)), deltas, queries, measure, system, baseline))
+
+
+def box_svg(columns, systems, measure):
+    return _svg.box_svg(box_spec(columns, systems, measure))
+
+
+def pr_svg(curves):
+    return _svg.pr_svg(pr_spec(curves))
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -88,6 +88,81 @@ def test_refusals():
         Metric("AP", empty_target_action="error").update(np.ones((1, 2)), np.zeros((1, 2)))
 
 
+def _state(library="numpy"):
+    metric = Metric(["AP", "nDCG@3", "DCG@3"])
+    rng = np.random.default_rng(3)
+    scores, targets = rng.normal(size=(6, 5)), rng.integers(0, 3, (6, 5))
+    if library == "torch":
+        scores, targets = torch.from_numpy(scores), torch.from_numpy(targets)
+    metric.update(scores, targets)
+    return metric, metric.state_dict()
+
+
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+def test_load_state_dict_round_trips_and_refuses_a_state_no_updates_make(library):
+    metric, state = _state(library)
+    want = {k: float(v) for k, v in metric.compute().items()}
+    restored = Metric(["AP", "nDCG@3", "DCG@3"])
+    restored.load_state_dict(state)
+    assert {k: float(v) for k, v in restored.compute().items()} == want
+    array = (lambda x: torch.tensor(x, dtype=torch.float64)) if library == "torch" else np.array
+    six = [6.0, 6.0, 6.0]
+    bad = [  # (key replaced, value, what the refusal names)
+        ("sums", array([[1.0, 2.0, 3.0]] * 2),
+         r"'sums' has shape \(2, 3\); .* shape \(3,\) \(one number per measure: AP, nDCG@3, DCG@3\)"),
+        ("sums", array([1.0, 2.0]), r"'sums' has shape \(2,\)"),
+        ("counts", array([6.0, 6.0]), r"'counts' has shape \(2,\)"),
+        ("counts", array([0.5, 0.5, 0.5]), r"'counts' of AP is 0.5; a count is a whole number"),
+        ("counts", array([6.0, -6.0, 6.0]), r"'counts' of nDCG@3 is -6"),
+        ("counts", array([6.0, 6.0, np.inf]), r"'counts' of DCG@3 is inf"),
+        ("sums", array([np.nan, 1.0, 1.0]), r"'sums' of AP is nan; a sum of values is a finite number"),
+        ("sums", array([1.0, 8.034, 1.0]),
+         r"'sums' of nDCG@3 is 8.034 over 6 queries; nDCG@3 lies in \[0, 1\]"),
+        ("sums", array([-0.5, 1.0, 1.0]), r"'sums' of AP is -0.5 over 6"),
+        ("sums", array(["a", "b", "c"]) if library == "numpy" else None, r"'sums' (holds <U1 values|is NoneType)"),
+    ]
+    for key, value, message in bad:
+        fresh = Metric(["AP", "nDCG@3", "DCG@3"])
+        with pytest.raises(ParameterError, match=message):
+            fresh.load_state_dict({**state, "counts": array(six), key: value})
+        assert fresh.sums is None   # nothing taken from a refused state
+    zero = Metric(["AP", "nDCG@3", "DCG@3"])
+    with pytest.raises(ParameterError, match=r"'sums' of AP is 1 over 0 queries"):
+        zero.load_state_dict({**state, "counts": array([0.0, 6.0, 6.0]), "sums": array([1.0, 1.0, 1.0])})
+    with pytest.raises(ParameterError, match="the state has no 'counts'"):
+        zero.load_state_dict({"labels": state["labels"], "sums": state["sums"]})
+    with pytest.raises(ParameterError, match="the state is of"):
+        zero.load_state_dict({**state, "labels": ["RR"]})
+    big = Metric(["AP", "nDCG@3", "DCG@3"])   # DCG is not bounded by 1: a large sum of DCG is a valid state
+    big.load_state_dict({**state, "counts": array(six), "sums": array([6.0, 6.0, 30.0])})
+    assert float(big.compute()["DCG@3"]) == 5.0 and float(big.compute()["nDCG@3"]) == 1.0
+
+
+def test_torchmetrics_classes_check_a_loaded_state():
+    pytest.importorskip("torchmetrics")
+    from rankmeter.tensor.torchmetrics import RankmeterMetric, RetrievalMAP
+
+    generic = RankmeterMetric(["AP", "nDCG@3"])
+    generic.update(torch.rand(4, 6), torch.randint(0, 2, (4, 6)))
+    generic.persistent(True)
+    state = generic.state_dict()
+    with pytest.raises(ParameterError, match="'counts' of AP is 0.5"):
+        RankmeterMetric(["AP", "nDCG@3"]).load_state_dict({**state, "counts": torch.full((2,), 0.5,
+                                                                                         dtype=torch.float64)})
+    with pytest.raises(ParameterError, match=r"'sums' has shape \(2, 2\)"):
+        RankmeterMetric(["AP", "nDCG@3"]).load_state_dict({**state, "sums": torch.ones(2, 2, dtype=torch.float64)})
+    bounded = RetrievalMAP(whole_queries=True)
+    bounded.update(torch.rand(4, 6), torch.randint(0, 2, (4, 6)))
+    bounded.persistent(True)
+    state = bounded.state_dict()
+    with pytest.raises(ParameterError, match="'sums' of RetrievalMAP is 9 over 4 queries"):
+        RetrievalMAP(whole_queries=True).load_state_dict({**state, "sums": torch.tensor(9.0, dtype=torch.float64)})
+    restored = RetrievalMAP(whole_queries=True)
+    restored.load_state_dict(state)
+    restored._update_count = 1   # torchmetrics counts updates outside the state dict
+    assert float(restored.compute()) == float(bounded.compute())
+
+
 # ------------------------------------------------------------------ torch.distributed, two CPU processes
 def _worker(rank: int, world: int, store: str, out: str):
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)

@@ -17,7 +17,10 @@ Two jobs, both while the site builds:
   - ``text`` blocks are output and are not run; a fence without a language is refused.
 
   A block that cannot run says why on the line before its fence:
-  ``<!-- docs-exec: skip (needs Java and a Spark session) -->``. Examples run from a scratch
+  ``<!-- docs-exec: skip (needs Java and a Spark session) -->``. A page or a block that needs an
+  optional package says so (``<!-- docs-exec: needs torch -->``: on the line before a fence, for that
+  block; elsewhere, for every example of the page) and is not run, with a note on the page, where the
+  package does not import; a command page's example names its needs in ``COMMAND_EXAMPLES``. Examples run from a scratch
   directory that links ``examples/``, ``docs/`` and ``tests/`` of the checkout, so files they write
   never land in it; a page whose examples read the files of one folder says
   ``<!-- docs-exec: cwd tests/fixtures/... -->`` (or is listed in ``PAGE_FOLDERS``) and runs in a
@@ -54,9 +57,10 @@ log = logging.getLogger("mkdocs.hooks.rankmeter")
 FENCE = re.compile(r"^```(\S*)\s*$")
 SKIP = re.compile(r"<!--\s*docs-exec:\s*skip\s*\((.+?)\)\s*-->")
 CWD = re.compile(r"^<!--\s*docs-exec:\s*cwd\s+(\S+)\s*-->\s*$", flags=re.M)  # on a line of its own
-#: ``<!-- docs-exec: needs torch torchmetrics jax -->`` on a line of its own: the page's examples run only where
-#: every named module imports; elsewhere none of them runs and the page says so (the README's docs lines then
-#: build the site on a machine without those optional packages; CI installs them and runs every example)
+#: ``<!-- docs-exec: needs torch torchmetrics jax -->`` on a line of its own: the page's examples (or, on the
+#: line before a fence, that block) run only where every named module imports; elsewhere they do not run and
+#: the page says so (the README's docs lines then build the site on a machine without those optional
+#: packages: tests/test_docs_site.py builds it so; CI installs them and runs every example)
 NEEDS = re.compile(r"^<!--\s*docs-exec:\s*needs\s+([\w. ]+?)\s*-->\s*$", flags=re.M)
 #: Pages whose examples run in a folder of the checkout other than its root (as if the page said
 #: ``<!-- docs-exec: cwd FOLDER -->``): the folder's files are linked into a scratch directory.
@@ -70,7 +74,8 @@ MAX_OUTPUT_LINES = 40
 
 #: One example per command, run at build time; its output is shown on the command's page.
 #: (argv after ``rankmeter``, exit statuses accepted)
-COMMAND_EXAMPLES: dict[str, list[tuple[str, tuple[int, ...]]]] = {
+#: Each command page's examples: (argv, the exit statuses it may end with[, the modules it needs]).
+COMMAND_EXAMPLES: dict[str, list[tuple]] = {
     "eval": [("eval examples/qrels.txt examples/run.txt examples/run2.txt -m AP -m nDCG@10 -m 'P(rel=2)@5'", (0,)),
              ("eval examples/qrels.txt examples/run.txt -m RR@10 -q --format csv", (0,))],
     "explain": [("explain examples/qrels.txt examples/run.txt --measure nDCG@5 --query 1000", (0,))],
@@ -84,8 +89,9 @@ COMMAND_EXAMPLES: dict[str, list[tuple[str, tuple[int, ...]]]] = {
     "check": [("check examples/qrels.txt examples/run.txt", (0, 1))],
     "judged": [("judged examples/qrels.txt examples/run.txt -m AP -m nDCG@10", (0,))],
     "ties": [("ties examples/qrels.txt examples/run.txt -m AP -m nDCG@10", (0,))],
-    "diff": [("diff examples/qrels.txt examples/run.txt -m nDCG@10 -m RR@10 --as pytrec_eval,ranx,torchmetrics,sklearn",
-              (0,))],
+    "diff": [("diff examples/qrels.txt examples/run.txt -m nDCG@10 -m RR@10 --as pytrec_eval,ranx,sklearn", (0,)),
+             # TorchMetrics' order of tied scores is asked of torch itself
+             ("diff examples/qrels.txt examples/run.txt -m nDCG@10 --as pytrec_eval,torchmetrics", (0,), ("torch",))],
     "fuse": [("fuse examples/run.txt examples/run2.txt --method rrf -o fused.run", (0,)),
              ("eval examples/qrels.txt fused.run -m AP -m nDCG@10", (0,))],
     "pool": [("pool examples/run.txt examples/run2.txt --depth 10 --qrels examples/qrels.txt -o pool.txt", (0,))],
@@ -258,7 +264,9 @@ def _blocks(markdown: str):
             i += 1
         above = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         skip = SKIP.search(above)
-        yield start, i, lang, (skip.group(1) if skip else None)
+        needs = NEEDS.match(above.strip())
+        missing = [name for name in needs.group(1).split() if not _importable(name)] if needs else []
+        yield start, i, lang, (skip.group(1) if skip else _MISSING + ", ".join(missing) if missing else None)
         i += 1
 
 
@@ -342,15 +350,12 @@ def execute_page(markdown: str, src_uri: str) -> str:
     """Run every example of one page; the Markdown with console output filled in. Raises PluginError."""
     lines = markdown.split("\n")
     globs: dict = {"__name__": f"docs:{src_uri}"}
-    needs = NEEDS.search(markdown)
+    needs = next((m for m in NEEDS.finditer(markdown) if not _above_a_fence(markdown, m.end())), None)
     missing = [name for name in needs.group(1).split() if not _importable(name)] if needs else []
     if missing:
         _state["not_run"].append(f"docs/{src_uri}: every example (needs {', '.join(missing)}, not installed)")
-        note = (f'!!! note "Examples not run in this build"\n    The examples on this page need '
-                f'{", ".join(missing)}, which {"was" if len(missing) == 1 else "were"} not installed where this '
-                f'copy of the site was built, so they were not run here; `bash .ci/run` installs them and runs '
-                f'every example.\n')
-        return NEEDS.sub(lambda _: note, markdown, count=1)
+        return markdown[:needs.start()] + _not_run_note(missing, "The examples on this page need") \
+            + markdown[needs.end():]
     folder = CWD.search(markdown)
     folder = folder.group(1) if folder else PAGE_FOLDERS.get(src_uri)
     _state["page_dir"] = _page_dir(folder) if folder else None
@@ -358,6 +363,22 @@ def execute_page(markdown: str, src_uri: str) -> str:
         return _execute_blocks(markdown, lines, globs, src_uri)
     finally:
         _state["page_dir"] = None
+
+
+_MISSING = "missing optional package: "
+
+
+def _above_a_fence(markdown: str, end: int) -> bool:
+    """Whether the next line that is not blank after ``end`` opens a fenced block."""
+    rest = markdown[end:].lstrip("\n").split("\n", 1)[0]
+    return FENCE.match(rest) is not None
+
+
+def _not_run_note(missing: list[str], lead: str) -> str:
+    return (f'!!! note "Not run in this build"\n    {lead} {", ".join(missing)}, which '
+            f'{"was" if len(missing) == 1 else "were"} not installed where this copy of the site was built, so '
+            f'{"it was" if lead.startswith("This") else "they were"} not run here; `bash .ci/run` installs '
+            f'{"it" if len(missing) == 1 else "them"} and runs every example.\n')
 
 
 def _importable(module: str) -> bool:
@@ -371,12 +392,18 @@ def _importable(module: str) -> bool:
 def _execute_blocks(markdown: str, lines: list[str], globs: dict, src_uri: str) -> str:
     problems: list[str] = []
     replacements: list[tuple[int, int, list[str]]] = []
+    notes: list[tuple[int, str]] = []
     for start, end, lang, skip in _blocks(markdown):
         where = f"docs/{src_uri}:{start + 1}"
         if lang not in RUN | SHOWN:
             problems.append(f"{where}: fence language {lang!r}: use python, console or sh (run) or text (shown)")
             continue
         if lang in SHOWN:
+            continue
+        if skip is not None and skip.startswith(_MISSING):   # an optional package this block needs is missing
+            missing = skip[len(_MISSING):].split(", ")
+            _state["not_run"].append(f"{where}: an example (needs {', '.join(missing)}, not installed)")
+            notes.append((start, _not_run_note(missing, "This example needs")))
             continue
         if skip is not None:
             _state["skipped"].append(f"{where}: {skip}")
@@ -397,7 +424,9 @@ def _execute_blocks(markdown: str, lines: list[str], globs: dict, src_uri: str) 
             replacements.append((start + 1, end, body))
     if problems:
         raise PluginError("examples failed:\n" + "\n\n".join(problems))
-    for first, stop, body in reversed(replacements):
+    edits = [(first, stop, body) for first, stop, body in replacements]
+    edits += [(start, start, note.rstrip("\n").split("\n") + [""]) for start, note in notes]
+    for first, stop, body in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[first:stop] = body
     return "\n".join(lines)
 
@@ -444,7 +473,13 @@ def command_page(command: str, summary: str) -> str:
     if examples:
         lines += ["## Example", "", "Run from the repository root; the output below is the command's own,"
                   " printed when this page was built.", ""]
-        for argv, statuses in examples:
+        for argv, statuses, *needs in examples:
+            missing = [name for name in (needs[0] if needs else ()) if not _importable(name)]
+            if missing:
+                _state["not_run"].append(f"docs/commands/{command}.md: an example (needs {', '.join(missing)}, "
+                                         "not installed)")
+                lines += [_not_run_note(missing, "This example needs"), "```text", f"$ rankmeter {argv}", "```", ""]
+                continue
             status, out, err = run_rankmeter(shlex.split(argv))
             if status not in statuses:
                 raise PluginError(f"commands/{command}.md: `rankmeter {argv}` exited {status}: {err}")

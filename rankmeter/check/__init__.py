@@ -53,7 +53,7 @@ from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.check.dedupe import dedupe
 from rankmeter.check.fields import load_run_fields, query_codes, rank_disagreements, tag_changes
 from rankmeter.engine.keys import binary_parts, id_hash, pair_hash
-from rankmeter.errors import InputError
+from rankmeter.errors import InputError, shown_id
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Qrels, Run, decode_id
 from rankmeter.core.naming import looks_like_one_run, name_runs
@@ -65,7 +65,7 @@ _CUTS = (10, 100, 1000)
 
 def _names(ids, limit: int = 5) -> str:
     ids = list(ids)
-    shown = ", ".join(decode_id(i) for i in ids[:limit])
+    shown = ", ".join(shown_id(i) for i in ids[:limit])
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 

@@ -74,18 +74,71 @@ class _NoPandas:
         return None
 
 
-def _cli_words(message: str) -> str:
-    """A warning written for Python (``queries='qrels'``) in the CLI's words (``--queries qrels``)."""
+def _cli_words(message: str, flags: dict[str, str] | None = None) -> str:
+    """A message written for Python in the CLI's words: ``queries='qrels'`` as ``--queries qrels``,
+    ``columns={'query': 0, 'doc': 1}`` as ``--columns query=0,doc=1``, ``name=True`` as ``--name``.
+
+    ``flags``: the running command's own flags by keyword (``{"unit": "--unit"}``); an evaluation
+    option is named by its flag whatever the command. A keyword that is no flag stays as it is.
+
+    >>> _cli_words("read them with columns={'query': 0, 'doc': 1, 'rank': 2}, or use executor='memory'")
+    'read them with --columns query=0,doc=1,rank=2, or use --executor memory'
+    >>> _cli_words("judge at rel=2, as AP(rel=2) or read_qrels(path, rel=2) do; P: parameter rel='x' is invalid")
+    "judge at --rel 2, as AP(rel=2) or read_qrels(path, rel=2) do; P: parameter rel='x' is invalid"
+    >>> _cli_words("pass grades='real' (--grades real) to keep fractional grades, or truncate_grades=True")
+    'pass --grades real to keep fractional grades, or --truncate-grades'
+    """
     import re
 
     from rankmeter.core.options import OPTIONS
 
-    def flag(match):
-        name, value = match.group(1), match.group(2)
-        if name not in OPTIONS:
+    def flag_of(name: str) -> str | None:
+        if flags and name in flags:
+            return flags[name]
+        return "--" + name.replace("_", "-") if name in OPTIONS else None
+
+    def in_call(match) -> bool:
+        """Inside ``AP(rel=2)`` or ``read_run(..., columns=...)``, or a measure's ``parameter rel=x``: Python
+        and the command line spell it the same (a measure) or it is Python's alone (a function)."""
+        text, depth = match.string, 0
+        if text[:match.start()].endswith("parameter "):
+            return True
+        for at in range(match.start() - 1, -1, -1):
+            if text[at] == ")":
+                depth += 1
+            elif text[at] == "(":
+                if depth == 0:
+                    return at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")
+                depth -= 1
+        return False
+
+    def mapping(match):
+        flag = None if in_call(match) else flag_of(match.group(1))
+        items = [item.strip() for item in match.group(2).split(",") if item.strip()]
+        pairs = [re.fullmatch(r"'([^']*)'\s*:\s*'?([^']*?)'?", item) for item in items]
+        if flag is None or not all(pairs):
             return match.group(0)
-        return "--" + name.replace("_", "-") + ("" if value == "True" else f" {value}")
-    return re.sub(r"\b([a-z_]+)='?([\w.-]+)'?", flag, message)
+        return f"{flag} " + ",".join(f"{p.group(1)}={p.group(2)}" for p in pairs)
+
+    def scalar(match):
+        flag = None if in_call(match) else flag_of(match.group(1))
+        if flag is None:
+            return match.group(0)
+        return flag + ("" if match.group(2) == "True" else f" {match.group(2)}")
+    message = re.sub(r"\b([a-z_]+)=\{([^{}]*)\}", mapping, message)
+    message = re.sub(r"\b([a-z_]+)='?([\w.-]*\w[\w.-]*)'?", scalar, message)
+    # a message that gave both spellings ("grades='real' (--grades real)") names the flag once
+    return re.sub(r"(--[\w-]+(?: [^\s()]+)?) \(\1\)", r"\1", message)
+
+
+def _command_flags(parser) -> dict[str, str]:
+    """Keyword -> long flag of every option of a command's parser (``"explain_queries": "--explain-queries"``)."""
+    out = {}
+    for action in getattr(parser, "_actions", ()):
+        long = [o for o in action.option_strings if o.startswith("--")]
+        if long and action.dest not in ("help", "version"):
+            out[action.dest] = long[0]
+    return out
 
 
 class _ClosedOutput:
@@ -105,26 +158,30 @@ class _ClosedOutput:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rankmeter.errors import RankmeterError
+    """Run ``rankmeter ARGV`` and return its exit status; the process's globals are left as they were.
 
+    Warnings print as ``rankmeter: warning: ...`` while it runs. What only the console script does
+    (signals, standard streams, hiding pandas from pyarrow) is in :func:`entry`.
+    """
     global _OUTPUT_FAILED
     _OUTPUT_FAILED = False
     argv = list(sys.argv[1:] if argv is None else argv)
-    if sys.stdout is None:  # started with standard output closed (>&-): writing to it is an error, reported
-        sys.stdout = _ClosedOutput()
-    if sys.stderr is None:  # started with standard error closed (2>&-): messages dropped, never sent to stdout
-        from rankmeter.cli.streams import discard
-        sys.stderr = discard()
-    if argv and argv[0] in _WITHOUT_PANDAS and "pandas" not in sys.modules:
-        # TREC text never loads pyarrow; the CSV/TSV/JSON Lines/Parquet readers do, and pyarrow imports
-        # pandas inside to_numpy, to_pandas_dtype and pyarrow.dataset only to check whether an object is a
-        # pandas one. These commands never use pandas, so pyarrow is told it is absent: `rankmeter eval` of a
-        # 100k-line CSV run, medians of 7 side by side, 0.93 s of CPU without this, 0.38 s with it (TREC
-        # files: the same CPU with and without, within noise)
-        sys.meta_path.insert(0, _NoPandas())
-    warnings.simplefilter("default")
-    warnings.showwarning = lambda msg, *a, **k: print(f"rankmeter: warning: {printable(_cli_words(str(msg)))}",
-                                                      file=sys.stderr)
+    with warnings.catch_warnings():  # restored on return: called in process, main leaves the process as it was
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _show_warning(message, *args, flags: dict[str, str] | None = None, **kwargs) -> None:
+    print(f"rankmeter: warning: {printable(_cli_words(str(message), flags))}", file=sys.stderr)
+
+
+def _run(argv: list[str]) -> int:
+    import functools
+
+    from rankmeter.errors import RankmeterError
+
+    flags: dict[str, str] = {}
     try:
         if argv and argv[0] == "trec_eval":
             from rankmeter.cli.trec_eval import run
@@ -133,13 +190,16 @@ def main(argv: list[str] | None = None) -> int:
         parser = _parser(only=command if command in COMMANDS and "-h" not in argv and "--help" not in argv
                          else None)
         args, extra = parser.parse_known_args(argv)
+        flags.update(_command_flags(getattr(args, "subparser", parser)))
+        # inside main()'s catch_warnings: restored on return
+        warnings.showwarning = functools.partial(_show_warning, flags=flags)
         if extra:  # an unknown flag: named with the command it was given to
             getattr(args, "subparser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
         code = args.func(args)
         sys.stdout.flush()
         return code
     except RankmeterError as exc:
-        print(f"rankmeter: error: {printable(exc)}", file=sys.stderr)
+        print(f"rankmeter: error: {printable(_cli_words(str(exc), flags))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
@@ -173,6 +233,8 @@ def entry() -> None:
     from rankmeter.cli.streams import guard_standard_streams
 
     guard_standard_streams()  # every write to standard output checked; closed standard streams made safe
+    if sys.stdout is None:  # started with standard output closed (>&-): writing to it is an error, reported
+        sys.stdout = _ClosedOutput()
     # A file-size limit (ulimit -f) fails the write (EFBIG), reported in one line, rather than killing the
     # process; SIGTERM and SIGHUP remove a temporary output file before they end the process.
     if hasattr(signal, "SIGXFSZ"):
@@ -189,6 +251,14 @@ def entry() -> None:
     command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
     if command in ("eval", "trec_eval"):
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if sys.argv[1:2] and sys.argv[1] in _WITHOUT_PANDAS and "pandas" not in sys.modules:
+        # TREC text never loads pyarrow; the CSV/TSV/JSON Lines/Parquet readers do, and pyarrow imports
+        # pandas inside to_numpy, to_pandas_dtype and pyarrow.dataset only to check whether an object is a
+        # pandas one. These commands never use pandas, so pyarrow is told it is absent: `rankmeter eval` of a
+        # 100k-line CSV run, medians of 7 side by side, 0.93 s of CPU without this, 0.38 s with it (TREC
+        # files: the same CPU with and without, within noise). Here, not in main(): pyarrow remembers that
+        # pandas is absent for the rest of the process.
+        sys.meta_path.insert(0, _NoPandas())
     code = 130
     signal.signal(signal.SIGINT, _on_interrupt)
     try:

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.errors import InputError, MeasureError
+from rankmeter.errors import InputError, MeasureError, shown_id
 from rankmeter.measures.aggregation import COUNT, FLOAT
-from rankmeter.io.canonical import Qrels, Run, decode_id
+from rankmeter.io.canonical import Qrels, Run
 from rankmeter.measures import Measure
 from rankmeter.core.results import Results, RunsResults
 from rankmeter.engine.batch import Batch
@@ -87,14 +87,8 @@ def _check_real_grades(measures: Iterable[Measure]) -> None:
                                    f"use {p.name}='linear' or 'exp' (gain 2^g - 1), or read the grades as integers")
 
 
-def _short(name: str, limit: int = 60) -> str:
-    """An id as a message shows it: at most ``limit`` characters, the rest counted (a hostile id is never
-    echoed whole; control and bidirectional characters are escaped where the message is printed)."""
-    return name if len(name) <= limit else f"{name[:limit]}... ({len(name)} characters)"
-
-
 def _names(ids: Iterable[bytes], total: int) -> str:
-    shown = [_short(decode_id(q)) for q in ids]
+    shown = [shown_id(q) for q in ids]
     more = f" and {total - len(shown)} more" if total > len(shown) else ""
     return ", ".join(shown) + more
 
@@ -262,7 +256,7 @@ class Evaluator:
             codes = np.concatenate([codes, missing])
             values = {m: np.concatenate([values[m], extra[m]]) for m in self.measures}
         elif len(missing) and warn:
-            warnings.warn(f"{_short(run_name) + ': ' if run_name else ''}{len(missing)} judged queries have no "
+            warnings.warn(f"{shown_id(run_name) + ': ' if run_name else ''}{len(missing)} judged queries have no "
                           "results in the run and are left out of the "
                           f"means: {_names(self.judgments.names(missing[:_NAMED]), len(missing))} "
                           "(queries='qrels' scores them as 0)", stacklevel=3)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from rankmeter.fusion.catalog import FUSE_OPTIONS, POOL_PARAMETERS
 from rankmeter.engine.param import validate_params
-from rankmeter.errors import ParameterError
+from rankmeter.errors import ParameterError, shown_id
 from rankmeter.io.canonical import decode_id
 
 __all__ = ["Pool", "pool"]
@@ -100,7 +100,7 @@ def _only_topics(docs: dict[bytes, list[bytes]], topics) -> dict[bytes, list[byt
 
     def named(ids: list[bytes]) -> str:
         ids = [ids[i] for i in natural_order(ids)]
-        shown = ", ".join(decode_id(q) for q in ids[:10])
+        shown = ", ".join(shown_id(q) for q in ids[:10])
         return shown + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
     outside = [q for q in docs if q not in keep]
     if outside:

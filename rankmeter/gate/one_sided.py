@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from rankmeter.stats.significance import _random_bits, _rng, _t_interval, bootstrap, randomization
-from rankmeter.stats.student import stdtr, stdtrit
+from rankmeter.stats.student import stdtr, t_quantile
 
 __all__ = ["regression_test", "minimum_detectable_drop", "TESTS"]
 
@@ -139,4 +139,4 @@ def minimum_detectable_drop(sd: float, n: int, *, margin: float = 0.0, alpha: fl
     if n < 2 or not math.isfinite(sd):
         return math.nan
     df = n - 1
-    return float(margin + (stdtrit(df, 1 - alpha) + stdtrit(df, power)) * sd / math.sqrt(n))
+    return float(margin + (t_quantile(df, 1 - alpha) + t_quantile(df, power)) * sd / math.sqrt(n))

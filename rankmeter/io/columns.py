@@ -237,10 +237,11 @@ def _value_column(names, kind, convention, chosen, source) -> str | None:
     return None
 
 
-#: the warning :func:`warn_if_ranks` gives (``rankmeter check`` reports the same as an error)
+#: the warning :func:`warn_if_ranks` gives (``rankmeter check`` reports the same as an error); the command
+#: line prints ``columns={...}`` as its flag, ``--columns query=0,doc=1,rank=2``
 RANKS_AS_SCORES = ("each query's scores are exactly 1, 2, 3 ...: if they are ranks, the ranking is inverted "
                    "(rank 1 scores lowest); read them as ranks with columns={'query': 0, 'doc': 1, 'rank': 2} "
-                   "(MS MARCO's qid pid rank; on the command line --columns query=0,doc=1,rank=2), or negate them")
+                   "(MS MARCO's qid pid rank), or negate them")
 
 
 def scores_look_like_ranks(run) -> bool:

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from rankmeter.errors import ParameterError
+from rankmeter.stats.student import t_quantile
 
 __all__ = ["doc_weights", "pair_estimate", "PairFrame", "pair_frame", "check_sample", "MIN_PAIRS"]
 
@@ -134,28 +135,9 @@ def pair_estimate(y, f, labelled, strata, *, queries: int, alpha: float = 0.05, 
     # Student's t with Satterthwaite's degrees of freedom (Cochran 1977, 5.4): strata of few labels count for less
     with np.errstate(invalid="ignore", divide="ignore"):
         df = np.where(var > 0, var ** 2 / np.maximum((parts ** 2 / kept).sum(-1), 1e-300), np.inf)
-    t = _t_quantile(df, 1 - alpha / 2)
+    t = t_quantile(df, 1 - alpha / 2)
     return {"estimate": center, "low": center - t * se, "high": center + t * se, "se": se, "lam": lam,
             "n": n.sum(-1), "df": df}
-
-
-def _t_quantile(df, p: float) -> np.ndarray:
-    """Student's t quantile: the Cornish-Fisher expansion in 1/df (Abramowitz and Stegun 26.7.5; off by less than
-    3e-4 from df = 5 on, 1e-5 from 10), the exact inverse below 5 degrees of freedom."""
-    from rankmeter.stats.student import stdtrit
-
-    df = np.asarray(df, float)
-    z = NormalDist().inv_cdf(p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = 1 / df
-        out = (z + (z ** 3 + z) / 4 * g + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96 * g ** 2
-               + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384 * g ** 3
-               + (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160 * g ** 4)
-    small = df < 5
-    if np.any(small):
-        out = np.where(small, np.vectorize(lambda d: stdtrit(d, p) if d > 0 else np.inf)(np.where(small, df, 5.0)),
-                       out)
-    return np.where(np.isfinite(df), out, z)
 
 
 def band(rank) -> np.ndarray:

@@ -17,7 +17,6 @@ its interval, and says where the assumptions fail.
 """
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -29,19 +28,12 @@ from rankmeter.judges.params import UNIT
 from rankmeter.stats.params import ALPHA
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
+from rankmeter.stats.student import t_quantile
 
 __all__ = ["ppi_mean", "classical_mean", "estimate", "Estimates", "MIN_LABELLED"]
 
 #: fewer human-labelled queries than this and the interval is not to be trusted (with 40 of 200 it covered 94%)
 MIN_LABELLED = 30
-
-
-@functools.lru_cache(maxsize=1024)
-def _t(df: int, p: float) -> float:
-    """Student's t quantile (whole degrees of freedom here: cached, simulations ask the same ones again)."""
-    from rankmeter.stats.student import stdtrit
-
-    return stdtrit(df, p)
 
 
 def _interval(center: float, se: float, alpha: float) -> dict:
@@ -87,7 +79,7 @@ def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = Non
     df = n - 1 - (tuned and n > 3)
     spread = np.var(lam * fu, ddof=1) if N > 1 else 0.0
     se = math.sqrt(spread / N + np.var(y - lam * f, ddof=1) * (n - 1) / df / n)
-    t = _t(df, 1 - alpha / 2)
+    t = t_quantile(df, 1 - alpha / 2)
     return {"estimate": float(center), "low": float(center - t * se), "high": float(center + t * se),
             "se": float(se), "lam": float(lam), "n": n, "N": N}
 
@@ -100,7 +92,7 @@ def classical_mean(values, *, alpha: float = 0.05) -> dict:
         return {"estimate": float(v.mean()) if len(v) else math.nan, "low": math.nan, "high": math.nan,
                 "se": math.nan, "n": len(v)}
     se = math.sqrt(np.var(v, ddof=1) / len(v))
-    t = _t(len(v) - 1, 1 - alpha / 2)
+    t = t_quantile(len(v) - 1, 1 - alpha / 2)
     return {"estimate": float(v.mean()), "low": float(v.mean() - t * se), "high": float(v.mean() + t * se),
             "se": float(se), "n": len(v)}
 

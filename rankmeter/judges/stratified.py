@@ -3,11 +3,10 @@
 use it."""
 from __future__ import annotations
 
-from statistics import NormalDist
-
 import numpy as np
 
 from rankmeter.errors import ParameterError
+from rankmeter.stats.student import t_quantile
 
 __all__ = ["stratified_estimate", "stratified_ppi"]
 
@@ -32,8 +31,6 @@ def stratified_estimate(y, f, labelled, strata, *, alpha: float = 0.05, lam=None
     the first term; ``lam=0`` is the stratified human-only estimate. The interval uses Student's t with
     Satterthwaite's degrees of freedom. Returns arrays ``estimate, low, high, se, lam, n, df``.
     """
-    from rankmeter.judges.pair_ppi import _t_quantile
-
     f = np.asarray(f, float)
     labelled = np.asarray(labelled, bool)
     y = np.where(labelled, np.asarray(y, float), 0.0)
@@ -80,13 +77,7 @@ def stratified_estimate(y, f, labelled, strata, *, alpha: float = 0.05, lam=None
     with np.errstate(invalid="ignore", divide="ignore"):
         df = np.where(var > 0, var ** 2 / np.maximum((parts ** 2 / (n_ - 1)).sum(-1) + draw ** 2 / (labels - 1),
                                                     1e-300), np.inf)
-    if np.size(df) <= 16:     # one estimate (not a simulation's thousands): the exact quantile
-        from rankmeter.stats.student import stdtrit
-
-        t = np.vectorize(lambda d: stdtrit(d, 1 - alpha / 2) if np.isfinite(d) else NormalDist().inv_cdf(
-            1 - alpha / 2))(df)
-    else:                     # Cornish-Fisher: within 1e-5 of it from 10 degrees of freedom
-        t = _t_quantile(df, 1 - alpha / 2)
+    t = t_quantile(df, 1 - alpha / 2)
     return {"estimate": center, "low": center - t * se, "high": center + t * se, "se": se, "lam": lam,
             "n": labels, "df": df}
 

@@ -88,6 +88,33 @@ def _iprec_at(batch, level: int, recall_level: float) -> np.ndarray:
     return out
 
 
+def eleven_point_walk(cuts, precisions, retrieved: np.ndarray, final: np.ndarray) -> np.ndarray:
+    """m_11pt_avg.c's walk over recall levels given in any order (trec_eval's 11pt_avg with its own levels).
+
+    ``cuts[i]`` is level i's count of relevant docs per query, ``precisions[i]`` the interpolated
+    precision there, ``retrieved`` the relevant retrieved count and ``final`` the interpolated precision
+    at recall 0. From the last level down: trailing levels needing more relevant docs than were
+    retrieved add 0; a level reached adds its interpolated precision; once a level cannot be reached
+    any more (a count below 1, or above one already passed) it and all before it add ``final``. For
+    levels in increasing order this is :func:`iprec_average`'s mean.
+    """
+    total = np.zeros(len(final))
+    skipping = np.ones(len(final), dtype=bool)
+    blocked = np.zeros(len(final), dtype=bool)
+    reachable = np.asarray(retrieved, dtype=np.float64)
+    for i in range(len(cuts) - 1, -1, -1):
+        cut = cuts[i]
+        skip = skipping & (cut > retrieved)
+        skipping &= skip
+        live = ~skip
+        blocked |= live & ((cut < 1) | (cut > reachable))
+        hit = live & ~blocked
+        with np.errstate(invalid="ignore"):
+            total += np.where(hit, precisions[i], np.where(live & blocked, final, 0.0))
+        reachable = np.where(hit, cut, reachable)
+    return total / len(cuts)
+
+
 def iprec_at_recall(batch, m) -> np.ndarray:
     """Interpolated precision at recall level ``m.cutoff`` (trec_eval iprec_at_recall)."""
     return _iprec_at(batch, level_of(batch, m), float(m.cutoff))

@@ -75,11 +75,14 @@ SCRIPT = r"""
     return block ? JSON.parse(block.textContent) : null;
   }
   // Per column, the exact values of a header's data-key ("m s", "m s b": system s minus b), by row;
-  // null where the column's cells carry their own key.
+  // "order": the rows' own order (the queries' natural order, q2 before q10); null where the column's
+  // cells carry their own key.
   function columnKeys(table, data) {
     var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
+    var rows = table.tBodies[0].rows.length;
     return Array.prototype.map.call(heads, function (th) {
       var key = th.getAttribute("data-key");
+      if (key === "order") return Array.from({length: rows}, function (_, i) { return i; });
       if (!key || !data) return null;
       var at = key.split(" ").map(Number), measure = data.per_query[data.measures[at[0]]];
       var values = measure[data.systems[at[1]]];

@@ -117,27 +117,21 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
     """Per measure a difference plot per system and a distribution plot; then the PR curves (with the judgments
     ``q`` and the validated ``options``); as inline SVG (drawn directly, :mod:`rankmeter.report.svg`: no
     matplotlib in the report)."""
+    from rankmeter.report.figures import box_spec, diff_spec, pr_spec
     from rankmeter.report.plots import RECALL_LEVELS, _pr_curves
     from rankmeter.report.svg import box_svg, diff_svg, pr_svg
 
     figures = []
     for label, t in tables.items():
         for s in t.systems:
-            if s == baseline:
-                continue
             a, b = t.column(baseline), t.column(s)
-            both = ~(np.isnan(a) | np.isnan(b))
-            if not both.any():
+            if s == baseline or (np.isnan(a) | np.isnan(b)).all():
                 continue  # no query in common: no difference to draw
-            delta = (b - a)[both]
-            # a difference within rounding of 0 is a tie (drawn as none, not as a tiny loss)
-            tied = np.abs(delta) <= 1e-12 * np.maximum(1.0, np.maximum(np.abs(a[both]), np.abs(b[both])))
-            queries = [q_ for q_, keep in zip(t.queries, both) if keep]
-            figures.append((diff_svg(np.where(tied, 0.0, delta), queries, label, s, baseline),
+            figures.append((diff_svg(diff_spec(a, b, t.queries, label, s, baseline)),
                             f"{label}: {s} \u2212 {baseline}, per query"))
-        figures.append((box_svg(list(t.values.T), t.systems, label), f"{label}: per-query values"))
+        figures.append((box_svg(box_spec(list(t.values.T), t.systems, label)), f"{label}: per-query values"))
     if q is not None and options is not None:  # the precision-recall curves need the judgments
-        figures.append((pr_svg(_pr_curves(q, dict(named), RECALL_LEVELS, options)),
+        figures.append((pr_svg(pr_spec(_pr_curves(q, dict(named), RECALL_LEVELS, options))),
                         "Interpolated precision at the eleven recall levels, averaged over queries"))
     return "".join(f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>" for svg, caption in figures)
 
@@ -232,8 +226,11 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
                         f'<span class="muted">from</span> <code>{esc(r.source)}</code></li>' for n, r in named)
     n_queries = len(first.queries)
     cap = (f"all {n_queries} queries" if len(chosen) == n_queries
-           else f"the first {len(chosen)} of {n_queries} queries (raise max_explained / --explain-queries)")
+           else f"the first {len(chosen)} of {n_queries} queries in natural order, q2 before q10 (raise "
+                "max_explained / --explain-queries)")
     policy = "every judged query" if opts.queries == "qrels" else "queries in both qrels and run"
+    if len(results) > 1 and len({len(r.queries) for _, r in results}) > 1:  # the runs answer different queries
+        policy += "; per run: " + ", ".join(f"{esc(n)} {len(r.queries)}" for n, r in results)
     meta = [("qrels", f"<code>{esc(q.source)}</code>"), ("runs", f"<ul>{run_items}</ul>"),
             ("baseline", esc(baseline)), ("measures", ", ".join(f"<code>{esc(lb)}</code>" for lb, _ in labels)),
             ("queries", f"{n_queries} ({policy})"),

@@ -34,7 +34,7 @@ def per_query_html(tables: dict, baseline: str, explained: set[str]) -> str:
     same queries and systems); a query in ``explained`` links to its explanation (``#q-<row>``)."""
     first = next(iter(tables.values()))
     base = first.systems.index(baseline)
-    heads = ['<th class="text">query</th>']
+    heads = ['<th class="text" data-key="order">query</th>']  # sorts by the rows' order: natural, q2 before q10
     columns = []
     for m, (label, table) in enumerate(tables.items()):
         for s, system in enumerate(table.systems):

@@ -1,5 +1,9 @@
 """Plots for comparing runs: per-query differences, precision-recall, distributions.
 
+Each is the figure the report draws as SVG (:mod:`.svg`), from the same specification
+(:mod:`.figures`: the queries, their order, ties, means, quartiles, titles and labels), drawn here
+with matplotlib as an output format: a PNG, or matplotlib's own SVG.
+
 matplotlib is an optional extra (``pip install matplotlib``), imported
 only when a plot is drawn. Figures are built with the object-oriented API on
 the Agg canvas, never through ``pyplot``, so drawing a plot does not change
@@ -30,10 +34,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
-from rankmeter.core.numbers import format_number
 from rankmeter.core.options import Options, validate_options
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError, require
+from rankmeter.report.figures import DOWN, NEUTRAL, SERIES, UP, box_spec, diff_spec, pr_spec, short_label
 from rankmeter.report.params import PAIR, RECALL_LEVELS, RECALLS, STYLE
 
 if TYPE_CHECKING:
@@ -42,9 +46,6 @@ if TYPE_CHECKING:
 
 __all__ = ["plot_diff", "plot_pr", "plot_distribution", "save", "svg_text", "pr_curves",
            "per_query_table", "PerQueryTable", "RECALL_LEVELS"]
-
-
-_UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
 
 
 def _figure(width: float, height: float):
@@ -57,11 +58,12 @@ def _figure(width: float, height: float):
 
 
 def _label(text: object, limit: int = 32) -> str:
-    """Text from the data, shortened to ``limit`` characters and made literal for
-    matplotlib (``$`` would start mathtext)."""
-    text = str(text)
-    if len(text) > limit:
-        text = text[:limit - 1] + "\u2026"
+    """Text from the data, shortened as every figure shortens it, made literal for matplotlib."""
+    return _literal(short_label(text, limit))
+
+
+def _literal(text: str) -> str:
+    """Text matplotlib draws as written (``$`` would start mathtext)."""
     return text.replace("$", r"\$")
 
 
@@ -95,10 +97,11 @@ class PerQueryTable:
 
 
 def _align(measure: str, results: list[tuple[str, Results]]) -> PerQueryTable:
-    """Union of the systems' queries (bytewise order, as evaluate sorts), NaN where absent."""
-    from rankmeter.io.canonical import encode_id
+    """Union of the systems' queries in natural order (q2 before q10, as every table), NaN where absent."""
+    from rankmeter.core.order import natural_order
 
-    queries = sorted({q for _, r in results for q in r.queries}, key=encode_id)
+    union = list(dict.fromkeys(q for _, r in results for q in r.queries))
+    queries = [union[i] for i in natural_order(union)]
     index = {q: i for i, q in enumerate(queries)}
     values = np.full((len(queries), len(results)), np.nan)
     for j, (_, r) in enumerate(results):
@@ -142,60 +145,46 @@ def per_query_table(qrels, runs, measure: str, **options: Unpack[EvaluationOptio
 # ------------------------------------------------------------------ drawing (from tables)
 
 def diff_figure(table: PerQueryTable, baseline: str, system: str):
-    """Sorted per-query differences ``system - baseline`` over the queries both have."""
-    a, b = table.column(baseline), table.column(system)
-    both = ~(np.isnan(a) | np.isnan(b))
-    if not both.any():
-        raise ParameterError(f"{system} and {baseline} have no query in common: there is no difference to plot")
-    delta = (b - a)[both]
-    # a difference within rounding of 0 is a tie (drawn grey, not as a tiny loss)
-    tied = np.abs(delta) <= 1e-12 * np.maximum(1.0, np.maximum(np.abs(a[both]), np.abs(b[both])))
-    delta = np.where(tied, 0.0, delta)
-    queries = np.asarray(table.queries, dtype=object)[both]
-    order = np.argsort(-delta, kind="stable")
-    delta, queries = delta[order], queries[order]
-    n = len(delta)
+    """Sorted per-query differences ``system - baseline`` over the queries both have (:func:`.figures.diff_spec`)."""
+    spec = diff_spec(table.column(baseline), table.column(system), table.queries, table.measure, system, baseline)
+    delta, n = spec.deltas, len(spec.deltas)
     fig = _figure(6.5, 3.8)
     ax = fig.add_subplot()
     x = np.arange(n)
-    colors = np.where(delta > 0, _UP, np.where(delta < 0, _DOWN, _NEUTRAL))
+    colors = np.where(delta > 0, UP, np.where(delta < 0, DOWN, NEUTRAL))
     if n <= 300:
         ax.bar(x, delta, width=0.85, color=colors, linewidth=0)
     else:  # one filled path instead of thousands of bars keeps the SVG small
-        ax.fill_between(x, 0, delta, where=delta >= 0, step="mid", color=_UP, linewidth=0)
-        ax.fill_between(x, 0, delta, where=delta <= 0, step="mid", color=_DOWN, linewidth=0)
+        ax.fill_between(x, 0, delta, where=delta >= 0, step="mid", color=UP, linewidth=0)
+        ax.fill_between(x, 0, delta, where=delta <= 0, step="mid", color=DOWN, linewidth=0)
     ax.axhline(0, color="black", linewidth=0.8)
-    if n:
-        mean = float(delta.mean())
-        ax.axhline(mean, color="black", linestyle="--", linewidth=1,
-                   label=f"mean \u0394 = {format_number(mean, sign=True)}")
-        wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
-        ax.legend(loc="upper right", frameon=False,
-                  title=f"{wins} better, {n - wins - losses} tied, {losses} worse")
-    if 0 < n <= 40:
-        ax.set_xticks(x, [_label(q, 16) for q in queries], rotation=90, fontsize=7)
+    ax.axhline(spec.mean, color="black", linestyle="--", linewidth=1, label=_literal(spec.mean_text))
+    ax.legend(loc="upper right", frameon=False, title=spec.summary)
+    if spec.named:
+        ax.set_xticks(x, [_label(q, 16) for q in spec.queries], rotation=90, fontsize=7)
     else:
         ax.set_xticks([])
     ax.set_xlim(-0.6, max(n, 1) - 0.4)
-    ax.set_xlabel(f"queries, sorted by difference (n = {n})")
-    ax.set_ylabel(f"\u0394 {_label(table.measure)}")
-    ax.set_title(f"{_label(table.measure)}, per query\n{_label(system, 28)} \u2212 {_label(baseline, 28)}",
-                 fontsize=10)
+    ax.set_xlabel(spec.xlabel)
+    ax.set_ylabel(_literal(spec.ylabel))
+    ax.set_title(_literal(spec.title), fontsize=10)
     return fig
 
 
 @validate_params(STYLE)
 def distribution_figure(table: PerQueryTable, *, style: Literal["box", "violin", "strip"] = "box"):
-    """Per-query values per system: box (with points), violin or strip."""
-    data = [col[~np.isnan(col)] for col in table.values.T]
-    k = len(data)
+    """Per-query values per system (:func:`.figures.box_spec`): box (with points), violin or strip."""
+    spec = box_spec(list(table.values.T), table.systems, table.measure)
+    data, k = spec.values, len(spec.values)
     fig = _figure(max(3.6, 1.1 * k + 1.6), 3.8)
     ax = fig.add_subplot()
     pos = np.arange(1, k + 1)
     if style == "box":
-        ax.boxplot(data, positions=pos, widths=0.5, showmeans=True, showfliers=False,
-                   medianprops={"color": "black"},
-                   meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
+        stats = [{"med": b["median"], "q1": b["q1"], "q3": b["q3"], "whislo": b["low"], "whishi": b["high"],
+                  "mean": b["mean"], "fliers": []} for b in spec.boxes if b is not None]
+        ax.bxp(stats, positions=[p for p, b in zip(pos, spec.boxes) if b is not None], widths=0.5,
+               showmeans=True, showfliers=False, medianprops={"color": "black"},
+               meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
         from matplotlib.lines import Line2D
         ax.legend(handles=[Line2D([], [], color="black", label="median"),
                            Line2D([], [], marker="D", linestyle="", markerfacecolor="white",
@@ -208,33 +197,35 @@ def distribution_figure(table: PerQueryTable, *, style: Literal["box", "violin",
                                   showmeans=True, showextrema=True)
             for body in parts["bodies"]:
                 body.set_alpha(0.35)
-    rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
-    for p, d in zip(pos, data):
-        jitter = rng.uniform(-0.12, 0.12, len(d)) if style != "strip" else rng.uniform(-0.2, 0.2, len(d))
-        ax.scatter(p + jitter, d, s=10, alpha=0.7, color=_UP if style == "strip" else _NEUTRAL, linewidths=0, zorder=3)
+    spread = 0.2 / 0.12 if style == "strip" else 1.0  # a strip's points spread wider than a box's
+    for p, d, jitter in zip(pos, data, spec.jitter):
+        ax.scatter(p + jitter * spread, d, s=10, alpha=0.7, color=UP if style == "strip" else NEUTRAL,
+                   linewidths=0, zorder=3)
         if style == "strip" and len(d):
             ax.hlines(d.mean(), p - 0.3, p + 0.3, color="black", linewidth=1.5, zorder=4)
-    ax.set_xticks(pos, [_label(s, 16) for s in table.systems], rotation=20 if k > 3 else 0)
+    ax.set_xticks(pos, [_label(s, 16) for s in spec.systems], rotation=20 if k > 3 else 0)
     ax.set_xlim(0.4, k + 0.6)
-    ax.set_ylabel(_label(table.measure))
-    ax.set_title(f"{_label(table.measure)} per query ({style})", fontsize=10)
+    ax.set_ylabel(_literal(spec.ylabel))
+    ax.set_title(_literal(f"{spec.title} ({style})"), fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
 
 def pr_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]]):
-    """Interpolated precision-recall curves from (system, recall levels, mean precisions)."""
+    """Interpolated precision-recall curves from (system, recall levels, mean precisions) (:func:`.figures.pr_spec`)."""
+    spec = pr_spec(curves)
     fig = _figure(5.6, 4.2)
     ax = fig.add_subplot()
-    for name, recall, precision in curves:
-        ax.plot(recall, precision, marker="o", markersize=4, linewidth=1.5, label=_label(name, 24))
+    for k, (name, recall, precision) in enumerate(spec.curves):
+        ax.plot(recall, precision, marker="o", markersize=4, linewidth=1.5, label=_label(name, 24),
+                color=SERIES[k % len(SERIES)])
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("recall")
-    ax.set_ylabel("interpolated precision (mean over queries)")
-    ax.set_title("Interpolated precision-recall")
+    ax.set_xlabel(spec.xlabel)
+    ax.set_ylabel(spec.ylabel)
+    ax.set_title(spec.title)
     ax.grid(alpha=0.3)
-    if curves:
+    if spec.curves:
         ax.legend(loc="upper right", frameon=False)
     return fig
 

@@ -1,4 +1,9 @@
-"""The report's figures drawn straight as SVG: sorted per-query differences, box plots, precision-recall.
+"""The one renderer of figures: SVG drawn straight from a figure's specification (:mod:`.figures`).
+
+The report's figures (sorted per-query differences, box plots, precision-recall) are drawn here;
+:mod:`.plots` draws the same specifications with matplotlib for ``plot_*`` and ``rankmeter plot``.
+A new figure (a report section's) builds on :class:`Axes`: data ranges mapped to pixels, a frame
+with y ticks, title and axis labels, :func:`text`, and ``Axes.svg`` for the element.
 
 matplotlib (``rankmeter plot``) took most of a report's time: importing it and
 laying out ten figures cost ~2.5 s of a 1000-query report, and its box plots
@@ -14,17 +19,14 @@ anchor most texts share are set once on the ``<svg>`` and inherited.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from html import escape
 
 import numpy as np
 
-from rankmeter.core.numbers import format_number
+from rankmeter.report.figures import DOWN as _DOWN, NEUTRAL as _NEUTRAL, SERIES as _SERIES, UP as _UP
+from rankmeter.report.figures import BoxFigure, DiffFigure, PRFigure, short_label as _short
 
-__all__ = ["diff_svg", "box_svg", "pr_svg"]
-
-_UP, _DOWN, _NEUTRAL = "#2b7bba", "#d6604d", "#555555"
-_SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+__all__ = ["diff_svg", "box_svg", "pr_svg", "Axes", "text"]
 _W, _H = 640, 360
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 46, 44
 
@@ -57,18 +59,15 @@ def _pair(a: str, b: str) -> str:
     return a + b if b.startswith("-") else f"{a} {b}"
 
 
-def _text(x: float, y: float, s: str, *, size: int = _FONT_SIZE, anchor: str = _ANCHOR, weight: str = "normal",
-          rotate: bool = False) -> str:
+def text(x: float, y: float, s: str, *, size: int = _FONT_SIZE, anchor: str = _ANCHOR, weight: str = "normal",
+         rotate: bool = False) -> str:
+    """A ``<text>`` at pixel (x, y), escaped; only what differs from the figure's font size and anchor set."""
     style = "".join([f' font-size="{size}"' if size != _FONT_SIZE else "",
                      f' text-anchor="{anchor}"' if anchor != _ANCHOR else "",
                      f' font-weight="{weight}"' if weight != "normal" else "",
                      f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""])
+    """A ``<text>`` at pixel (x, y), escaped; size, anchor, weight and rotation only where not the default."""
     return f'<text x="{_n(x)}" y="{_n(y)}"{style}>{escape(s)}</text>'
-
-
-def _short(s: object, limit: int = 32) -> str:
-    s = str(s)
-    return s if len(s) <= limit else s[: limit - 1] + "\u2026"
 
 
 def _ticks(low: float, high: float, n: int = 5) -> list[float]:
@@ -81,8 +80,9 @@ def _ticks(low: float, high: float, n: int = 5) -> list[float]:
     return [0.0 if abs(v) < step * 1e-9 else float(v) for v in np.arange(first, high + step * 1e-9, step)]
 
 
-class _Axes:
-    """A plotting area mapping data to pixels, with its frame, y ticks and labels."""
+class Axes:
+    """A plotting area mapping data ranges ``x``, ``y`` to pixels (:meth:`px`, :meth:`py`), with its frame,
+    y ticks and labels (:meth:`frame`); elements go into :attr:`parts`; :meth:`svg` is the ``<svg>``."""
 
     def __init__(self, x: tuple[float, float], y: tuple[float, float], width: int = _W, height: int = _H):
         self.width, self.height = width, height
@@ -109,14 +109,14 @@ class _Axes:
             y = float(self.py(t))
             if grid:
                 self.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="#ddd"/>')
-            self.parts.append(_text(_LEFT - 6, y + 4, f"{t:.3g}", size=10, anchor="end"))
+            self.parts.append(text(_LEFT - 6, y + 4, f"{t:.3g}", size=10, anchor="end"))
         self.parts.append(f'<rect x="{_LEFT}" y="{_TOP}" width="{right - _LEFT}" height="{bottom - _TOP}" '
                           'fill="none" stroke="#333"/>')
         lines = title.split("\n")
         for k, line in enumerate(lines):
-            self.parts.append(_text(self.width / 2, 16 + 14 * k, line, size=12, weight="bold" if k == 0 else "normal"))
-        self.parts.append(_text((_LEFT + right) / 2, self.height - 10, xlabel))
-        self.parts.append(_text(14, (_TOP + bottom) / 2, ylabel, rotate=True))
+            self.parts.append(text(self.width / 2, 16 + 14 * k, line, size=12, weight="bold" if k == 0 else "normal"))
+        self.parts.append(text((_LEFT + right) / 2, self.height - 10, xlabel))
+        self.parts.append(text(14, (_TOP + bottom) / 2, ylabel, rotate=True))
 
     def svg(self, label: str) -> str:
         return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {self.width} {self.height}" '
@@ -125,22 +125,18 @@ class _Axes:
                 + "".join(self.parts) + "</svg>")
 
 
-def diff_svg(deltas: np.ndarray, queries: Sequence[str], measure: str, system: str, baseline: str) -> str:
-    """Sorted per-query differences ``system - baseline`` (ties already 0), with the zero and mean lines;
-    up to 40 queries are named under their bars."""
-    order = np.argsort(-np.asarray(deltas, float), kind="stable")
-    d = np.asarray(deltas, float)[order]
-    names = [str(queries[i]) for i in order]
-    n = len(d)
-    labelled = 0 < n <= 40
-    ax = _Axes((-0.5, max(n, 1) - 0.5), (min(float(d.min(initial=0)), 0.0), max(float(d.max(initial=0)), 0.0)),
+def diff_svg(spec: DiffFigure) -> str:
+    """Sorted per-query differences (:func:`~.figures.diff_spec`), with the zero and mean lines; a few
+    queries are named under their bars."""
+    d, names, n = spec.deltas, spec.queries, len(spec.deltas)
+    labelled = spec.named
+    ax = Axes((-0.5, max(n, 1) - 0.5), (min(float(d.min(initial=0)), 0.0), max(float(d.max(initial=0)), 0.0)),
                height=_H + (60 if labelled else 0))
     ax.bottom_extra = 60 if labelled else 0
-    ax.frame(f"{_short(measure)}, per query\n{_short(system, 28)} \u2212 {_short(baseline, 28)}",
-             f"queries, sorted by difference (n = {n})", f"\u0394 {_short(measure)}")
+    ax.frame(spec.title, spec.xlabel, spec.ylabel)
     if labelled:
         for x, name in zip(ax.px(np.arange(n)), names):
-            ax.parts.append(_text(float(x) + 3, ax.height - _BOTTOM - 56, _short(name, 16), size=8, anchor="end",
+            ax.parts.append(text(float(x) + 3, ax.height - _BOTTOM - 56, _short(name, 16), size=8, anchor="end",
                                   rotate=True))
     zero = float(ax.py(0.0))
     pitch = float(ax.px(1) - ax.px(0))
@@ -155,11 +151,9 @@ def diff_svg(deltas: np.ndarray, queries: Sequence[str], measure: str, system: s
         mean = float(d.mean())
         y = float(ax.py(mean))
         ax.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="black" stroke-dasharray="5 3"/>')
-        wins, losses = int((d > 0).sum()), int((d < 0).sum())
-        ax.parts.append(_text(right - 6, _TOP + 14, f"{wins} better, {n - wins - losses} tied, {losses} worse",
-                              size=10, anchor="end"))
-        ax.parts.append(_text(right - 6, _TOP + 28, f"mean \u0394 = {format_number(mean, sign=True)} (dashed)", size=10, anchor="end"))
-    return ax.svg(f"{measure}: {system} minus {baseline}, per query")
+        ax.parts.append(text(right - 6, _TOP + 14, spec.summary, size=10, anchor="end"))
+        ax.parts.append(text(right - 6, _TOP + 28, f"{spec.mean_text} (dashed)", size=10, anchor="end"))
+    return ax.svg(f"{spec.measure}: {spec.system} minus {spec.baseline}, per query")
 
 
 def _bars_path(centres: np.ndarray, tops: np.ndarray, pitch: float, zero: float) -> str:
@@ -200,52 +194,48 @@ def _dots_path(xs: np.ndarray, ys: np.ndarray) -> str:
                    for i, (a, b) in enumerate(zip(dx, dy)))
 
 
-def box_svg(columns: Sequence[np.ndarray], systems: Sequence[str], measure: str) -> str:
-    """Per system a box (quartiles, median, whiskers to 1.5 IQR), the mean (diamond) and every value."""
-    data = [np.asarray(c, float)[~np.isnan(np.asarray(c, float))] for c in columns]
+def box_svg(spec: BoxFigure) -> str:
+    """Per system a box (quartiles, median, whiskers to 1.5 IQR), the mean (diamond) and every value
+    (:func:`~.figures.box_spec`)."""
+    data = spec.values
     k = len(data)
     values = np.concatenate(data) if data else np.zeros(0)
     width = max(560, 90 * k + 120)  # the width of the other figures: the box fills its panel as they do
-    ax = _Axes((0.4, k + 0.6), (float(values.min(initial=0)), float(values.max(initial=1))), width=width)
-    ax.frame(f"{_short(measure)} per query (box)", "", _short(measure))
-    rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
+    ax = Axes((0.4, k + 0.6), (float(values.min(initial=0)), float(values.max(initial=1))), width=width)
+    ax.frame(f"{spec.title} (box)", "", spec.ylabel)
     half = float(ax.px(1.25) - ax.px(1.0))
     point_xs, point_ys = [], []
-    for i, d in enumerate(data, start=1):
+    for i, (d, box) in enumerate(zip(data, spec.boxes), start=1):
         cx = float(ax.px(i))
-        ax.parts.append(_text(cx, ax.height - _BOTTOM + 16, _short(systems[i - 1], 16), size=10))
-        if not len(d):
+        ax.parts.append(text(cx, ax.height - _BOTTOM + 16, _short(spec.systems[i - 1], 16), size=10))
+        if box is None:
             continue
-        q1, med, q3 = np.percentile(d, [25, 50, 75])
-        iqr = q3 - q1
-        low = float(d[d >= q1 - 1.5 * iqr].min())
-        high = float(d[d <= q3 + 1.5 * iqr].max())
-        y1, ym, y3, yl, yh = (float(ax.py(v)) for v in (q1, med, q3, low, high))
+        y1, ym, y3, yl, yh = (float(ax.py(box[v])) for v in ("q1", "median", "q3", "low", "high"))
         ax.parts.append(f'<path d="M{cx:.1f} {yl:.1f}V{y1:.1f}M{cx:.1f} {y3:.1f}V{yh:.1f}M{cx - half / 2:.1f} {yl:.1f}'
                         f'h{half:.1f}M{cx - half / 2:.1f} {yh:.1f}h{half:.1f}" stroke="black" fill="none"/>')
         ax.parts.append(f'<rect x="{cx - half:.1f}" y="{y3:.1f}" width="{2 * half:.1f}" height="{max(y1 - y3, 0.5):.1f}" '
                         f'fill="none" stroke="black"/>')
         ax.parts.append(f'<line x1="{cx - half:.1f}" x2="{cx + half:.1f}" y1="{ym:.1f}" y2="{ym:.1f}" '
                         'stroke="black" stroke-width="2"/>')
-        point_xs.append(ax.px(i + rng.uniform(-0.12, 0.12, len(d))))
+        point_xs.append(ax.px(i + spec.jitter[i - 1]))
         point_ys.append(ax.py(d))
-        mean = float(ax.py(d.mean()))
+        mean = float(ax.py(box["mean"]))
         ax.parts.append(f'<path d="M{cx:.1f} {mean - 5:.1f}l5 5l-5 5l-5-5z" fill="white" stroke="black"/>')
     if point_xs:
         dots = _dots_path(np.concatenate(point_xs), np.concatenate(point_ys))
         ax.parts.insert(0, f'<path d="{dots}" stroke="{_NEUTRAL}" stroke-opacity="0.6" '
                            'stroke-width="3" stroke-linecap="round" fill="none"/>')
-        ax.parts.append(_text(ax.width - _RIGHT - 6, _TOP + 14, "\u2014 median   \u25c7 mean", size=10,
-                              anchor="end"))
-    return ax.svg(f"{measure}: per-query values")
+        ax.parts.append(text(ax.width - _RIGHT - 6, _TOP + 14, spec.legend, size=10, anchor="end"))
+    return ax.svg(f"{spec.measure}: per-query values")
 
 
-def pr_svg(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]]) -> str:
-    """Interpolated precision-recall curves from (system, recall levels, mean precisions)."""
-    ax = _Axes((0.0, 1.0), (0.0, 1.0), width=560, height=420)
-    ax.frame("Interpolated precision-recall", "recall", "interpolated precision (mean over queries)")
+def pr_svg(spec: PRFigure) -> str:
+    """Interpolated precision-recall curves (:func:`~.figures.pr_spec`)."""
+    curves = spec.curves
+    ax = Axes((0.0, 1.0), (0.0, 1.0), width=560, height=420)
+    ax.frame(spec.title, spec.xlabel, spec.ylabel)
     for t in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
-        ax.parts.append(_text(float(ax.px(t)), ax.height - _BOTTOM + 14, f"{t:g}", size=10))
+        ax.parts.append(text(float(ax.px(t)), ax.height - _BOTTOM + 14, f"{t:g}", size=10))
     for k, (name, recall, precision) in enumerate(curves):
         color = _SERIES[k % len(_SERIES)]
         xs, ys = ax.px(recall), ax.py(precision)
@@ -256,5 +246,5 @@ def pr_svg(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]]) -> st
         y = _TOP + 14 + 14 * k
         ax.parts.append(f'<line x1="{560 - _RIGHT - 150}" x2="{560 - _RIGHT - 132}" y1="{y - 4}" y2="{y - 4}" '
                         f'stroke="{color}" stroke-width="2"/>')
-        ax.parts.append(_text(560 - _RIGHT - 126, y, _short(name, 24), size=10, anchor="start"))
-    return ax.svg("Interpolated precision-recall")
+        ax.parts.append(text(560 - _RIGHT - 126, y, _short(name, 24), size=10, anchor="start"))
+    return ax.svg(spec.title)

@@ -240,8 +240,9 @@ def write_comparison(cmp, format: str = "text", *, out=None, decimals: int = 4) 
 
 def per_query_text(cmp, digits: int = 4) -> str:
     """Per-query values of every system, one block per measure, queries in natural order."""
-    from rankmeter.report.text import natural_key, render_table
-    order = sorted(range(len(cmp.queries)), key=lambda i: natural_key(cmp.queries[i]))
+    from rankmeter.core.order import natural_order
+    from rankmeter.report.text import render_table
+    order = natural_order(list(cmp.queries)).tolist()
     blocks = []
     for label in cmp.measures:
         values = cmp.scores[label]

@@ -8,7 +8,6 @@ shows says how many it left out, ``0.5000 (1 undefined)`` (CSV: a row ``undefine
 from __future__ import annotations
 
 import csv
-import re
 import shutil
 import sys
 
@@ -18,7 +17,7 @@ from rankmeter.core.numbers import UNDEFINED, format_number
 from rankmeter.errors import shown_id
 from rankmeter.io.output import printable
 
-__all__ = ["print_results", "print_measures", "render_table", "natural_key"]
+__all__ = ["print_results", "print_measures", "render_table"]
 
 
 
@@ -42,11 +41,6 @@ def _fmt(value, decimals: int = 4) -> str:
     if value is None:
         return ""
     return shown_id(value)  # an id or a run name: one line, no terminal controls, a huge one cut
-
-
-def natural_key(text: str):
-    """Sort key putting q2 before q10: digit runs compare as numbers, the rest as text."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def _rows(results_list, names, per_query):

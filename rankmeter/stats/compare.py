@@ -22,7 +22,7 @@ from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run, decode_id
 from rankmeter.core.naming import name_runs
 from rankmeter.measures.aggregation import TEXT
-from rankmeter.stats import significance as sig
+import rankmeter.stats.significance as sig
 from rankmeter.stats.comparison import Comparison
 from rankmeter.stats.corrections import adjust
 from rankmeter.executors.progress import progress_bar

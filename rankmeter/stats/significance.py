@@ -36,6 +36,7 @@ from statistics import NormalDist
 import numpy as np
 
 from rankmeter.errors import require
+from rankmeter.stats.student import stdtr, t_quantile
 
 __all__ = ["paired_t", "wilcoxon", "randomization", "bootstrap", "tukey_hsd", "effect_size"]
 
@@ -47,13 +48,6 @@ _BLOCK = 1 << 22  # numbers per block of random draws
 def scipy_stats():
     return require("scipy.stats", "stats", "the wilcoxon test (t, randomization, bootstrap and tukey work "
                                            "without it)")
-
-
-def _scipy_special():
-    """Student's t distribution functions (``stdtr``, ``stdtrit``), computed without scipy
-    (:mod:`rankmeter.stats.student`: the default t test runs on a plain install)."""
-    from rankmeter.stats import student
-    return student
 
 
 def _rng(seed: int | None) -> np.random.Generator:
@@ -99,7 +93,7 @@ def _constant(d: np.ndarray, mean: float) -> tuple[float, float, float] | None:
 def _t_interval(d: np.ndarray, alpha: float) -> tuple[float, float]:
     n = len(d)
     mean, se = float(d.mean()), float(d.std(ddof=1)) / math.sqrt(n)
-    half = float(_scipy_special().stdtrit(n - 1, 1 - alpha / 2)) * se
+    half = t_quantile(n - 1, 1 - alpha / 2) * se
     return mean - half, mean + half
 
 
@@ -111,14 +105,13 @@ def paired_t(d: np.ndarray, *, alpha: float = 0.05) -> tuple[float, float, float
     non-zero ones give p = 0. NaN with fewer than two differences.
     """
     d = np.asarray(d, dtype=np.float64)
-    special = _scipy_special()
     if len(d) < 2:
         return math.nan, math.nan, math.nan
     mean = float(d.mean())
     if (fixed := _constant(d, mean)) is not None:
         return fixed
     t = mean / (float(d.std(ddof=1)) / math.sqrt(len(d)))
-    p = float(2 * special.stdtr(len(d) - 1, -abs(t)))
+    p = float(2 * stdtr(len(d) - 1, -abs(t)))
     return (p, *_t_interval(d, alpha))
 
 

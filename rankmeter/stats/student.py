@@ -5,18 +5,24 @@ the standard library, so ``pip install rankmeter`` (numpy and pyarrow) runs them
 I_x(df/2, 1/2) with x = df / (df + t^2), evaluated by its continued fraction (Numerical Recipes, 2nd ed.,
 section 6.4, modified Lentz's method); :func:`stdtrit` is its inverse by safeguarded Newton steps. Both
 agree with ``scipy.special.stdtr`` / ``stdtrit`` (what ``scipy.stats.t`` computes with) to about 1e-14
-relative (tests/test_student.py sweeps them against scipy).
+relative (tests/test_student.py sweeps them against scipy). :func:`t_quantile` is the one quantile
+helper the package's intervals use: scalars or arrays, infinite degrees of freedom (the normal
+quantile), many values at once.
 
 >>> round(stdtr(10, -2.228138851986274), 6)
 0.025
 >>> round(stdtrit(10, 0.975), 9)
 2.228138852
+>>> [round(float(t), 6) for t in t_quantile([10, float("inf")], 0.975)]
+[2.228139, 1.959964]
 """
 from __future__ import annotations
 
+import functools
 import math
+from statistics import NormalDist
 
-__all__ = ["stdtr", "stdtrit"]
+__all__ = ["stdtr", "stdtrit", "t_quantile"]
 
 _TINY = 1e-300
 _EPS = 1e-16
@@ -117,3 +123,46 @@ def stdtrit(df: float, p: float) -> float:
             break
         u = u_next
     return -u if p < 0.5 else u
+
+
+#: more distinct degrees of freedom than this in one call (a simulation's thousands of intervals) and those
+#: from 5 up take the Cornish-Fisher expansion instead of the exact inverse
+_EXACT_AT_MOST = 64
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantile(df: float, p: float) -> float:
+    if math.isinf(df) and df > 0:
+        return NormalDist().inv_cdf(p) if 0.0 < p < 1.0 else stdtrit(1.0, p)
+    return stdtrit(df, p)
+
+
+def t_quantile(df, p: float):
+    """Student's t quantile: the t with ``P(T <= t) == p`` at ``df`` degrees of freedom.
+
+    ``df`` is a number (a float is returned) or an array (an array of its shape); ``df = inf`` gives the
+    normal quantile and ``df <= 0`` or NaN gives NaN. Each distinct ``df`` is solved exactly
+    (:func:`stdtrit`, cached), unless one call holds more than 64 distinct values: then those of 5 degrees
+    of freedom or more take the Cornish-Fisher expansion in 1/df (Abramowitz and Stegun 26.7.5; off by
+    less than 3e-4 at df = 5, 1e-5 from 10), for simulations of thousands of intervals.
+
+    >>> round(t_quantile(4, 0.975), 6)
+    2.776445
+    """
+    if not hasattr(df, "__len__") and not hasattr(df, "shape"):
+        return _quantile(float(df), float(p))
+    import numpy as np
+
+    df = np.asarray(df, dtype=float)
+    distinct, where = np.unique(df, return_inverse=True)
+    exact = np.ones(distinct.shape, dtype=bool)
+    if distinct.size > _EXACT_AT_MOST:
+        exact = ~(distinct >= 5)
+    out = np.empty(distinct.shape)
+    out[exact] = [_quantile(float(d), float(p)) for d in distinct[exact]]
+    if not exact.all():
+        z, g = NormalDist().inv_cdf(p), 1 / distinct[~exact]
+        out[~exact] = (z + (z ** 3 + z) / 4 * g + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96 * g ** 2
+                       + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384 * g ** 3
+                       + (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160 * g ** 4)
+    return out[where.reshape(df.shape)]

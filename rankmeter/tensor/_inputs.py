@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rankmeter.tensor import _xp
+import rankmeter.tensor._xp as _xp
 from rankmeter.tensor._xp import Ops, namespace_of, numpy_ops
 from rankmeter.errors import InputError, MeasureError, ParameterError
 

@@ -116,6 +116,15 @@ class RetrievalBase(torchmetrics.Metric):
             self.add_state("preds", default=[], dist_reduce_fx=None)
             self.add_state("target", default=[], dist_reduce_fx=None)
 
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        """``load_state_dict``: a bounded state's sum and count checked before they are taken."""
+        if self.whole_queries and self.aggregation == "mean" and (prefix + "sums" in state_dict
+                                                                   or prefix + "counts" in state_dict):
+            from rankmeter.tensor.metric import check_state
+            check_state(state_dict.get(prefix + "sums"), state_dict.get(prefix + "counts"), [type(self).__name__],
+                        [not self.graded], shape=tuple(self._defaults["sums"].shape))
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
     def _check_average(self) -> None:
         if self.ties == "average" and self.average_measure is None:
             raise ParameterError(f"ties='average' with {type(self).__name__}: no closed form over the orders of "

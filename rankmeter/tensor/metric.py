@@ -22,7 +22,12 @@ from rankmeter.tensor._inputs import plan_measures, prepare
 from rankmeter.tensor._xp import namespace_of
 from rankmeter.errors import MeasureError, ParameterError
 
-__all__ = ["Metric"]
+__all__ = ["Metric", "check_state", "unit_interval"]
+
+#: families whose value for one query lies in [0, 1] (the tensor path's grades are >= 0); the normalised
+#: ones with their own gains: only if no gain map (which may hold a negative gain) is given
+_UNIT_FAMILIES = frozenset({"P", "R", "F", "F1", "Rprec", "AP", "RR", "Success", "HitRate", "AUC"})
+_NORMALISED = frozenset({"nDCG", "NCG", "nERR"})
 
 
 class Metric:
@@ -101,15 +106,31 @@ class Metric:
         return {"labels": list(self.labels), "sums": self.sums, "counts": self.counts}
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore a :meth:`state_dict` (of a Metric with the same measures)."""
-        if list(state.get("labels", ())) != self.labels:
-            raise ParameterError(f"load_state_dict: the state is of {state.get('labels')!r}, this Metric measures "
+        """Restore a :meth:`state_dict` (of a Metric with the same measures).
+
+        The state is checked against the measures before anything changes: ``sums`` and ``counts``
+        one finite number per measure, in the same library, the counts whole and non-negative, and
+        each sum within what its count of values can add up to (0 without values; ``[0, count]`` for
+        a measure between 0 and 1). A state that fails is a :class:`~rankmeter.errors.ParameterError`
+        naming the key and the measure.
+        """
+        if not isinstance(state, dict):
+            raise ParameterError(f"load_state_dict: expected the dict of state_dict(), got {type(state).__name__}")
+        missing = [key for key in ("labels", "sums", "counts") if key not in state]
+        if missing:
+            raise ParameterError(f"load_state_dict: the state has no {missing[0]!r} (state_dict() gives 'labels', "
+                                 "'sums' and 'counts')")
+        if list(state["labels"]) != self.labels:
+            raise ParameterError(f"load_state_dict: the state is of {state['labels']!r}, this Metric measures "
                                  f"{self.labels!r}")
-        if state["sums"] is None:
+        sums, counts = state["sums"], state["counts"]
+        if sums is None and counts is None:
             self.reset()
             return
-        self._ops = namespace_of(state["sums"])
-        self.sums, self.counts = state["sums"], state["counts"]
+        check_state(sums, counts, self.labels, [unit_interval(m) for _, m in self._planned])
+        ops = namespace_of(sums)
+        self._ops = ops
+        self.sums, self.counts = ops.astype(sums, ops.float64), ops.astype(counts, ops.float64)
 
     # pickle and copy.deepcopy: the array namespace (modules) is found again from the state's arrays
     def __getstate__(self) -> dict:
@@ -163,3 +184,67 @@ def _torch_distributed():
         return None
     dist = torch.distributed
     return dist if dist.is_available() and dist.is_initialized() else None
+
+
+def unit_interval(measure) -> bool:
+    """Whether every per-query value of ``measure`` lies in [0, 1] (a sum of n of them is in [0, n])."""
+    if measure.name in _NORMALISED:
+        return not any(isinstance(value, tuple) for key, value in measure.params if key == "gain")
+    return measure.name in _UNIT_FAMILIES
+
+
+def _host(x):
+    """``x`` as a numpy array on the host (torch on any device, CuPy, JAX, numpy), for checking."""
+    import numpy as np
+    if type(x).__module__.split(".")[0] == "torch":
+        return x.detach().cpu().numpy()
+    if hasattr(x, "get") and type(x).__module__.split(".")[0] == "cupy":
+        return x.get()
+    return np.asarray(x)
+
+
+def check_state(sums, counts, names: list[str], unit: list[bool], *, shape: tuple | None = None,
+                where: str = "load_state_dict") -> None:
+    """Refuse a state of running sums and counts that no sequence of updates can have made.
+
+    ``names[i]`` is the measure of ``sums[i]`` (for messages), ``unit[i]`` whether its values lie in
+    [0, 1]; ``shape`` the shape both must have (default: one number per name); ``counts`` may also be
+    one count for all the sums (a curve's). Raises :class:`~rankmeter.errors.ParameterError` naming the
+    key (``'sums'`` or ``'counts'``) and the measure.
+    """
+    import numpy as np
+
+    want = (len(names),) if shape is None else shape
+    host = {}
+    for key, value in (("sums", sums), ("counts", counts)):
+        if value is None or not (hasattr(value, "shape") and hasattr(value, "dtype")):
+            raise ParameterError(f"{where}: {key!r} is {type(value).__name__}, not an array of the state's library "
+                                 "(what state_dict() gave)")
+        array = _host(value)
+        if array.dtype.kind not in "fiu":
+            raise ParameterError(f"{where}: {key!r} holds {array.dtype} values; expected real numbers")
+        if key == "counts" and array.shape == () and shape is not None and len(want) == 1:
+            array = np.broadcast_to(array, want)   # one count for every point of a curve
+        if array.shape != want:
+            per = f" (one number per measure: {', '.join(names[:8])}{', ...' if len(names) > 8 else ''})" \
+                if shape is None else ""
+            raise ParameterError(f"{where}: {key!r} has shape {tuple(array.shape)}; this metric's state has shape "
+                                 f"{want}{per}")
+        host[key] = array.astype(np.float64).reshape(-1)
+    if namespace_of(sums).name != namespace_of(counts).name:
+        raise ParameterError(f"{where}: 'sums' and 'counts' are arrays of different libraries")
+    labels = list(names) if len(names) == host["sums"].size else [names[0]] * host["sums"].size
+    flags = list(unit) if len(unit) == host["sums"].size else [unit[0]] * host["sums"].size
+    for i, (total, count) in enumerate(zip(host["sums"], host["counts"])):
+        name = labels[i]
+        if not np.isfinite(count) or count < 0 or count != np.floor(count):
+            raise ParameterError(f"{where}: 'counts' of {name} is {float(count):g}; a count is a whole number of "
+                                 "queries, 0 or more")
+        if not np.isfinite(total):
+            raise ParameterError(f"{where}: 'sums' of {name} is {float(total):g}; a sum of values is a finite number")
+        slack = 1e-9 * max(count, 1.0)
+        if count == 0 and total != 0:
+            raise ParameterError(f"{where}: 'sums' of {name} is {float(total):g} over 0 queries; with no value it is 0")
+        if flags[i] and not -slack <= total <= count + slack:
+            raise ParameterError(f"{where}: 'sums' of {name} is {float(total):g} over {int(count)} queries; {name} "
+                                 f"lies in [0, 1], so the sum is between 0 and {int(count)}")

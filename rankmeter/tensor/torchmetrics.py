@@ -40,11 +40,11 @@ except ImportError as error:  # pragma: no cover - the extra is installed wherev
     raise MissingExtra(error.name or "torchmetrics", "torchmetrics",
                        "rankmeter.tensor.torchmetrics (TorchMetrics-compatible classes)") from None
 
-from rankmeter.tensor import _tm_rows as rows
+import rankmeter.tensor._tm_rows as rows
 from rankmeter.tensor._evaluate import evaluate_planned
 from rankmeter.tensor._inputs import prepare
 from rankmeter.tensor._tm_base import RetrievalBase, aggregate, check_top_k
-from rankmeter.tensor.metric import Metric
+from rankmeter.tensor.metric import Metric, check_state, unit_interval
 from rankmeter.errors import ParameterError
 
 __all__ = ["RankmeterMetric", "RetrievalAUROC", "RetrievalFallOut", "RetrievalHitRate", "RetrievalMAP",
@@ -104,6 +104,13 @@ class RankmeterMetric(torchmetrics.Metric):
 
     def _values(self, inputs) -> dict:
         return evaluate_planned(inputs, self._planned, self._options["ties"])
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        """``load_state_dict``: the sums and counts checked against the measures before they are taken."""
+        if prefix + "sums" in state_dict or prefix + "counts" in state_dict:
+            check_state(state_dict.get(prefix + "sums"), state_dict.get(prefix + "counts"), self.labels,
+                        [unit_interval(m) for _, m in self._planned])
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def compute(self):
         means = torch.where(self.counts > 0, self.sums / self.counts.clamp(min=1.0), torch.zeros_like(self.sums))

@@ -177,7 +177,7 @@ def test_cli_reads_real_grades_only_when_asked(tmp_path):
     text = json.dumps(means)
     assert str(round(0.7 + 2.5 / math.log2(3), 4)) in text  # DCG@3 = 0.7/log2(2) + 2.5/log2(3)
     refused = _cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "DCG@3")
-    assert refused.returncode == 2 and "grades='real'" in refused.stderr and "Traceback" not in refused.stderr
+    assert refused.returncode == 2 and "--grades real" in refused.stderr and "Traceback" not in refused.stderr
     trec = _cli("trec_eval", str(tmp_path / "q"), str(tmp_path / "r"))
     assert trec.returncode == 2 and "is not an integer" in trec.stderr
 

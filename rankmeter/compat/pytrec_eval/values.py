@@ -139,26 +139,11 @@ def _counts(levels, interp: Interpolated, version: str) -> list[np.ndarray]:
 
 
 def _eleven_point(interp: Interpolated, item: Item, version: str) -> np.ndarray:
-    """m_11pt_avg.c's walk: levels from the last down; trailing levels needing more relevant docs than were
-    retrieved add 0; a level reached adds its interpolated precision; once a level cannot be reached (a count
-    below 1, or above one already passed) it and all before it add the final interpolated precision."""
+    """trec_eval 11pt_avg of pytrec_eval's version: the counts of relevant docs as that version rounds them,
+    walked as m_11pt_avg.c walks them (:func:`~rankmeter.measures.iprec.eleven_point_walk`)."""
+    from rankmeter.measures.iprec import eleven_point_walk
     counts = _counts(item.numbers, interp, version)
-    found, final = interp.found, interp.final
-    total = np.zeros(len(found))
-    skipping = np.ones(len(found), dtype=bool)
-    blocked = np.zeros(len(found), dtype=bool)
-    reachable = found.astype(np.float64)
-    for i in range(len(counts) - 1, -1, -1):
-        cut = counts[i]
-        skip = skipping & (cut > found)
-        skipping &= skip
-        live = ~skip
-        blocked |= live & ((cut < 1) | (cut > reachable))
-        hit = live & ~blocked
-        with np.errstate(invalid="ignore"):
-            total += np.where(hit, interp.at(cut), np.where(live & blocked, final, 0.0))
-        reachable = np.where(hit, cut, reachable)
-    return total / len(counts)
+    return eleven_point_walk(counts, [interp.at(c) for c in counts], interp.found, interp.final)
 
 
 def values_of(items: list[Item], computed: dict[Measure, np.ndarray], interp, nq: int, level: int,

@@ -54,7 +54,7 @@ from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import decode_id, encode_id
 from rankmeter.measures import Measure
 from rankmeter.core.results import Results
-from rankmeter.executors.spark import is_spark_frame
+from rankmeter.io.frames import is_spark_frame
 from rankmeter.executors.spark.frames import canonical_qrels, grouped_frame, subtopic_column, tables_from_arrow
 
 __all__ = ["evaluate_on_spark", "SparkResults"]

@@ -13,6 +13,7 @@ import numpy as np
 
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import Measure
+from rankmeter.measures.iprec import eleven_point_walk
 
 __all__ = ["Derived", "ordered_floats", "set_f", "eleven_point", "yaap"]
 
@@ -75,20 +76,8 @@ def eleven_point(text: str | None):
 
     def compute(*arrays):
         iprec, final, num_rel, rel_ret = arrays[:len(levels)], arrays[-3], arrays[-2], arrays[-1]
-        total = np.zeros(len(final))
-        skipping = np.ones(len(final), dtype=bool)
-        blocked = np.zeros(len(final), dtype=bool)
-        reachable = rel_ret.copy()
-        for i in range(len(levels) - 1, -1, -1):
-            cut = np.floor(levels[i] * num_rel + 0.5)
-            skip = skipping & (cut > rel_ret)
-            skipping &= skip
-            live = ~skip
-            blocked |= live & ((cut < 1) | (cut > reachable))
-            hit = live & ~blocked
-            total += np.where(hit, iprec[i], np.where(live & blocked, final, 0.0))
-            reachable = np.where(hit, cut, reachable)
-        return total / len(levels)
+        cuts = [np.floor(x * num_rel + 0.5) for x in levels]
+        return eleven_point_walk(cuts, iprec, rel_ret, final)
     return Derived("11pt_avg", needs, compute)
 
 
