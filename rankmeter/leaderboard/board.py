@@ -12,9 +12,11 @@ from rankmeter.core.options import validate_options
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.stats.corrections import adjust
-from rankmeter.leaderboard import pairs as tests
+from rankmeter.stats.params import Correction, Test
+from rankmeter.leaderboard.pairs import corrected, effect_sizes, equivalence, pair_indices, pair_p_values
 from rankmeter.leaderboard.inputs import Scores, read_scores
 from rankmeter.leaderboard.params import DECLARED
+from rankmeter.leaderboard.report import PAIR_KEYS, ROW_KEYS
 from rankmeter.leaderboard.ranks import expansion, intervals, letters, ranks, resampled_pairs
 from rankmeter.leaderboard.resample import aggregate as aggregate_of
 from rankmeter.leaderboard.resample import resample_aggregates
@@ -22,8 +24,6 @@ from rankmeter.leaderboard.resample import resample_aggregates
 __all__ = ["leaderboard", "Leaderboard", "ROW_KEYS", "PAIR_KEYS"]
 
 #: the keys of the rows and pairs of :meth:`Leaderboard.to_dict` (fixed for scripts), in order
-ROW_KEYS = ("measure", "system", "mean", "interval", "rank", "rank_interval", "tied_with_top", "group")
-PAIR_KEYS = ("measure", "a", "b", "difference", "p", "p_adjusted", "win_probability")
 
 
 class Leaderboard:
@@ -138,8 +138,8 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
                 aggregate: Literal["macro", "weighted", "geometric"] = "macro",
                 missing: Literal["refuse", "drop"] = "refuse", baseline: str | Sequence[str] | None = None,
                 margin: float | None = None,
-                test: Literal["t", "wilcoxon", "randomization", "bootstrap", "tukey"] = "bootstrap",
-                correction: Literal["none", "bonferroni", "holm", "bh"] = "holm", alpha: float = 0.05,
+                test: Test = "bootstrap",
+                correction: Correction = "holm", alpha: float = 0.05,
                 resamples: int = 10000, seed: int | None = 0, **options: Unpack[EvaluationOptions]) -> Leaderboard:
     """Rank systems over several collections: aggregates with intervals, rank intervals, the group tied with the
     top, letter groups, win probabilities and corrected pairwise tests.
@@ -215,11 +215,11 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
     boot = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed)
     per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units)
                    for m in range(len(scores.measures))]
-    p = tests.pair_p_values(scores, test=test, level=level, aggregate=aggregate,
+    p = pair_p_values(scores, test=test, level=level, aggregate=aggregate,
                             boot_p=[r["p"] for r in per_measure], alpha=alpha, resamples=resamples, seed=seed)
-    p_adj = tests.corrected(p, correction, test)
-    effects = tests.effect_sizes(scores, aggregate)
-    a, b = tests.pair_indices(len(scores.systems))
+    p_adj = corrected(p, correction, test)
+    effects = effect_sizes(scores, aggregate)
+    a, b = pair_indices(len(scores.systems))
     rows, pair_rows = [], []
     for m, label in enumerate(scores.measures):
         r = per_measure[m]
@@ -263,7 +263,7 @@ def _baseline_rows(scores, observed, boot, bases, margin, test, correction, aggr
         return []
     found = []
     for base in bases:
-        eq = tests.equivalence(scores, observed, boot, baseline=base, margin=margin, test=test if test == "t" else
+        eq = equivalence(scores, observed, boot, baseline=base, margin=margin, test=test if test == "t" else
                                "bootstrap", aggregate=aggregate, units=units)
         found.append((base, eq))
     raw = np.array([[eq["p_lower"], np.maximum(eq["p_lower"], eq["p_upper"])] for _, eq in found])

@@ -6,12 +6,13 @@ from typing import Any
 __all__ = ["to_dict", "to_text", "to_markdown", "to_latex", "header_lines"]
 
 _DASH = "\u2013"
+#: the fixed JSON interface of a row and of a pair (``rankmeter leaderboard --format json``), in order
+ROW_KEYS = ("measure", "system", "mean", "interval", "rank", "rank_interval", "tied_with_top", "group")
+PAIR_KEYS = ("measure", "a", "b", "difference", "p", "p_adjusted", "win_probability")
 
 
 def to_dict(board) -> dict[str, Any]:
     """The fixed JSON interface (ROW_KEYS, PAIR_KEYS first), then what else the leaderboard holds."""
-    from rankmeter.leaderboard.board import PAIR_KEYS, ROW_KEYS
-
     return {"measures": board.measures, "systems": board.systems, "collections": board.collections,
             "level": board.level,
             "rows": [{**{k: r[k] for k in ROW_KEYS}, "collections": r["collections"]} for r in board.rows],

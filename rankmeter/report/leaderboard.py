@@ -6,7 +6,8 @@ from html import escape
 
 import numpy as np
 
-from rankmeter.report.svg import _n, _short, _text
+from rankmeter.report.figures import short_label
+from rankmeter.report.svg import coordinate, text
 
 __all__ = ["forest_svg", "win_matrix_svg", "leaderboard_html"]
 
@@ -25,21 +26,21 @@ def forest_svg(rows: list[dict], measure: str) -> str:
 
     def x(rank: float) -> float:
         return _LEFT + (rank - 1) / (span - 1) * (_WIDTH - _LEFT - 20)
-    parts = [_text(_WIDTH / 2, 16, f"{measure}: rank intervals", size=12, weight="bold")]
+    parts = [text(_WIDTH / 2, 16, f"{measure}: rank intervals", size=12, weight="bold")]
     step = 1 if span <= 12 else 5
     for tick in sorted({1, *range(step, span + 1, step), span}):
-        parts.append(f'<path d="M{_n(x(tick))} {top - 6}V{height - bottom}" stroke="#eee"/>')
-        parts.append(_text(x(tick), height - bottom + 14, str(tick), size=10))
-    parts.append(_text((_LEFT + _WIDTH) / 2, height - 6, "rank (1 = best)"))
+        parts.append(f'<path d="M{coordinate(x(tick))} {top - 6}V{height - bottom}" stroke="#eee"/>')
+        parts.append(text(x(tick), height - bottom + 14, str(tick), size=10))
+    parts.append(text((_LEFT + _WIDTH) / 2, height - 6, "rank (1 = best)"))
     for i, r in enumerate(rows):
         y = top + _ROW * i + _ROW / 2
         lo, hi = r["rank_interval"]
         colour = "#2b7bba" if r["tied_with_top"] else "#555555"
-        parts.append(_text(_LEFT - 8, y + 4, _short(r["system"], 22), size=10, anchor="end"))
-        parts.append(f'<path class="rank-interval" d="M{_n(x(lo))} {_n(y)}H{_n(x(hi) + 0.01)}" stroke="{colour}" '
+        parts.append(text(_LEFT - 8, y + 4, short_label(r["system"], 22), size=10, anchor="end"))
+        parts.append(f'<path class="rank-interval" d="M{coordinate(x(lo))} {coordinate(y)}H{coordinate(x(hi) + 0.01)}" stroke="{colour}" '
                      f'stroke-width="4" stroke-linecap="round"><title>{escape(str(r["system"]))}: rank '
                      f'{r["rank"]}, interval {lo}\u2013{hi}</title></path>')
-        parts.append(f'<circle cx="{_n(x(r["rank"]))}" cy="{_n(y)}" r="4" fill="#000"/>')
+        parts.append(f'<circle cx="{coordinate(x(r["rank"]))}" cy="{coordinate(y)}" r="4" fill="#000"/>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="forest" viewBox="0 0 {_WIDTH} {height}" '
             f'width="{_WIDTH}" height="{height}" role="img" aria-label="{escape(measure)} rank intervals" '
             f'font-family="sans-serif" font-size="11" text-anchor="middle">' + "".join(parts) + "</svg>")
@@ -51,10 +52,10 @@ def win_matrix_svg(win: np.ndarray, systems: list[str], order: list[int], measur
     cell = max(6, min(28, 480 // max(count, 1)))
     left, top = _LEFT, 40
     size = left + cell * count + 20
-    parts = [_text(size / 2, 16, f"{measure}: P(row beats column)", size=12, weight="bold")]
+    parts = [text(size / 2, 16, f"{measure}: P(row beats column)", size=12, weight="bold")]
     for i, a in enumerate(order):
         y = top + cell * i
-        parts.append(_text(left - 6, y + cell / 2 + 4, _short(systems[a], 22), size=10, anchor="end"))
+        parts.append(text(left - 6, y + cell / 2 + 4, short_label(systems[a], 22), size=10, anchor="end"))
         for j, b in enumerate(order):
             if a == b:
                 continue
@@ -66,7 +67,7 @@ def win_matrix_svg(win: np.ndarray, systems: list[str], order: list[int], measur
                          f'fill="rgb({mixed[0]},{mixed[1]},{mixed[2]})"><title>{escape(str(systems[a]))} beats '
                          f'{escape(str(systems[b]))}: {p:.3f}</title></rect>')
             if cell >= 24:
-                parts.append(_text(left + cell * j + cell / 2, y + cell / 2 + 3, f"{p:.2f}"[1:] if p < 1 else "1",
+                parts.append(text(left + cell * j + cell / 2, y + cell / 2 + 3, f"{p:.2f}"[1:] if p < 1 else "1",
                                    size=8))
     height = top + cell * count + 20
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="win-matrix" viewBox="0 0 {size} {height}" '

@@ -26,7 +26,7 @@ import numpy as np
 from rankmeter.report.figures import DOWN as _DOWN, NEUTRAL as _NEUTRAL, SERIES as _SERIES, UP as _UP
 from rankmeter.report.figures import BoxFigure, DiffFigure, PRFigure, short_label as _short
 
-__all__ = ["diff_svg", "box_svg", "pr_svg", "Axes", "text"]
+__all__ = ["diff_svg", "box_svg", "pr_svg", "Axes", "text", "coordinate"]
 _W, _H = 640, 360
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 46, 44
 
@@ -49,7 +49,7 @@ def _tenths(values) -> np.ndarray:
     return np.rint(np.asarray(values, float) * 10).astype(np.int64)
 
 
-def _n(value: float) -> str:
+def coordinate(value: float) -> str:
     """One coordinate to a tenth of a pixel."""
     return _decimal(int(round(value * 10)))
 
@@ -65,9 +65,8 @@ def text(x: float, y: float, s: str, *, size: int = _FONT_SIZE, anchor: str = _A
     style = "".join([f' font-size="{size}"' if size != _FONT_SIZE else "",
                      f' text-anchor="{anchor}"' if anchor != _ANCHOR else "",
                      f' font-weight="{weight}"' if weight != "normal" else "",
-                     f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""])
-    """A ``<text>`` at pixel (x, y), escaped; size, anchor, weight and rotation only where not the default."""
-    return f'<text x="{_n(x)}" y="{_n(y)}"{style}>{escape(s)}</text>'
+                     f' transform="rotate(-90 {coordinate(x)} {coordinate(y)})"' if rotate else ""])
+    return f'<text x="{coordinate(x)}" y="{coordinate(y)}"{style}>{escape(s)}</text>'
 
 
 def _ticks(low: float, high: float, n: int = 5) -> list[float]:
@@ -108,7 +107,7 @@ class Axes:
         for t in _ticks(self.y0, self.y1):
             y = float(self.py(t))
             if grid:
-                self.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="#ddd"/>')
+                self.parts.append(f'<path d="M{_LEFT} {coordinate(y)}H{right}" stroke="#ddd"/>')
             self.parts.append(text(_LEFT - 6, y + 4, f"{t:.3g}", size=10, anchor="end"))
         self.parts.append(f'<rect x="{_LEFT}" y="{_TOP}" width="{right - _LEFT}" height="{bottom - _TOP}" '
                           'fill="none" stroke="#333"/>')
@@ -146,11 +145,11 @@ def diff_svg(spec: DiffFigure) -> str:
             path = _bars_path(ax.px(bars), ax.py(d[bars]), pitch, zero)
             ax.parts.append(f'<path d="{path}" fill="{color}"/>')
     right = _W - _RIGHT
-    ax.parts.append(f'<path d="M{_LEFT} {_n(zero)}H{right}" stroke="black"/>')
+    ax.parts.append(f'<path d="M{_LEFT} {coordinate(zero)}H{right}" stroke="black"/>')
     if n:
         mean = float(d.mean())
         y = float(ax.py(mean))
-        ax.parts.append(f'<path d="M{_LEFT} {_n(y)}H{right}" stroke="black" stroke-dasharray="5 3"/>')
+        ax.parts.append(f'<path d="M{_LEFT} {coordinate(y)}H{right}" stroke="black" stroke-dasharray="5 3"/>')
         ax.parts.append(text(right - 6, _TOP + 14, spec.summary, size=10, anchor="end"))
         ax.parts.append(text(right - 6, _TOP + 28, f"{spec.mean_text} (dashed)", size=10, anchor="end"))
     return ax.svg(f"{spec.measure}: {spec.system} minus {spec.baseline}, per query")
@@ -165,11 +164,11 @@ def _bars_path(centres: np.ndarray, tops: np.ndarray, pitch: float, zero: float)
     """
     if pitch * 0.15 >= 0.5:
         width = pitch * 0.85
-        return "".join(f"M{_pair(_n(x - width / 2), _n(zero))}V{_n(y)}h{_n(width)}V{_n(zero)}z"
+        return "".join(f"M{_pair(coordinate(x - width / 2), coordinate(zero))}V{coordinate(y)}h{coordinate(width)}V{coordinate(zero)}z"
                        for x, y in zip(centres, tops))
     edges = _tenths(np.append(centres - pitch / 2, centres[-1] + pitch / 2))
     heights = _tenths(tops)
-    steps = [f"M{_pair(_decimal(int(edges[0])), _n(zero))}V{_decimal(int(heights[0]))}"]
+    steps = [f"M{_pair(_decimal(int(edges[0])), coordinate(zero))}V{_decimal(int(heights[0]))}"]
     widths, rises = np.diff(edges), np.diff(heights)
     run = 0
     for width, rise in zip(widths[:-1], rises):
@@ -177,7 +176,7 @@ def _bars_path(centres: np.ndarray, tops: np.ndarray, pitch: float, zero: float)
         if rise:
             steps.append(f"h{_decimal(run)}v{_decimal(int(rise))}")
             run = 0
-    steps.append(f"h{_decimal(run + int(widths[-1]))}V{_n(zero)}z")
+    steps.append(f"h{_decimal(run + int(widths[-1]))}V{coordinate(zero)}z")
     return "".join(steps)
 
 

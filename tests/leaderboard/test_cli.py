@@ -80,7 +80,7 @@ def test_per_collection_scores_and_missing_cells(cli, tmp_path):
     assert data["level"] == "collections" and data["collections"] == ["x", "y", "z"]
     assert data["notes"] == ["collection 'w' left out: 'B' has no nDCG@10 there"]
     assert cli("leaderboard", table, "--missing", "drop", "--level", "queries").err.startswith(
-        "rankmeter: error: level='queries': per-collection scores have no queries")
+        "rankmeter: error: --level queries: per-collection scores have no queries")
 
 
 def test_errors_are_one_line(cli, tmp_path):
