@@ -72,6 +72,15 @@ def _unread(obj, columns, kind: str) -> None:
                          source=f"<{type(obj).__name__}>")
 
 
+def _policy(grades: str, truncate_grades: bool) -> str:
+    """:func:`~rankmeter.io.canonical.grade_policy`, which the defaults need not go through (canonical.py, where
+    the tables are made, is then entered once, at the end of a read)."""
+    if grades == "integer" and truncate_grades is False:
+        return grades
+    from rankmeter.io.canonical import grade_policy
+    return grade_policy(grades, truncate_grades)
+
+
 def read_qrels(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None,
                grades: str = "integer", truncate_grades: bool = False) -> Qrels:
     """Read judgments from a file: TREC qrels, CSV/TSV, Parquet or JSON Lines, maybe compressed.
@@ -116,8 +125,7 @@ def read_qrels(source: PathOrFile, *, input_format: str = "auto", columns: dict 
     >>> len(read_qrels(io.BytesIO(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n")))
     1
     """
-    from rankmeter.io.canonical import grade_policy
-    return _read(source, "qrels", input_format, columns, grade_policy(grades, truncate_grades))
+    return _read(source, "qrels", input_format, columns, _policy(grades, truncate_grades))
 
 
 def read_run(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None) -> Run:
@@ -165,8 +173,8 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
     keep their grades, except that ``grades="real"`` makes integer ones real.
     The input is never modified.
     """
-    from rankmeter.io.canonical import Qrels, Run, grade_policy, with_grades
-    grades = grade_policy(grades, truncate_grades)
+    from rankmeter.io.canonical import Qrels, Run, with_grades
+    grades = _policy(grades, truncate_grades)
     if isinstance(obj, Qrels):
         return with_grades(obj, grades)
     if isinstance(obj, Run):
