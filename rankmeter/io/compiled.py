@@ -262,7 +262,9 @@ def read_stream(src, kind: str, grades: str, first: tuple):
                     pass
     if src.raw is not None and src.raw is not src.stream:
         src.raw.close()
-    answer = _combine(parsed, kind, grades, name, layout)
+    held = [parsed]
+    del parsed  # _combine is the list's only holder: it lets each piece go once its columns are joined
+    answer = _combine(held.pop(), kind, grades, name, layout)
     if answer is None and not head.strip():
         check_text(b"", name)  # blank throughout: the file is empty
     return answer
