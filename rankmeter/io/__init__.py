@@ -2,8 +2,9 @@
 
 * :mod:`.formats` -- the table of input formats (TREC, CSV/TSV, Parquet, JSON Lines): how each is
   recognised and which reader reads it;
-* :mod:`.trec` -- TREC qrels and run files, read by the compiled reader (:mod:`.compiled`), with
-  :mod:`.source`, the bytes of a path, stdin or file object, decompressed;
+* :mod:`.source` -- the one object that opens an input (a path, stdin or a file object), peeks at it,
+  decompresses it and has it checked once (:mod:`.guard`: not text, a compression bomb);
+* :mod:`.trec` -- TREC qrels and run files, read by the compiled reader (:mod:`.compiled`);
 * :mod:`.delimited` -- CSV, TSV and whitespace-separated files with a header;
 * :mod:`.parquet` -- Parquet files;
 * :mod:`.jsonl` -- JSON Lines;

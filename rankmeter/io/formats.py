@@ -10,8 +10,10 @@ parquet   ``PAR1`` at both ends, or ``.parquet``               :mod:`rankmeter.i
 jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.io.jsonl`
 ========  ===================================================  ==========================
 
-:data:`REGISTRY` is that table; :func:`detect` walks it (content first, then the file name, overridable
-with ``format=``) and :func:`read` calls the reader it names. ``--input-format``'s choices are its names
+:data:`REGISTRY` is that table; :func:`read_source` opens the input once
+(:class:`~rankmeter.io.source.Source`), :func:`detect` walks the table once (content first, then the file
+name, overridable with ``format=``) and the reader it names is called once, with the first data line and
+its fields found here (:func:`first_data_line`, :func:`split_header`). ``--input-format``'s choices are its names
 (:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
 
 gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.source`), and
@@ -111,9 +113,10 @@ def _looks_tsv(data: bytes, first: tuple) -> bool:
 @dataclass(frozen=True)
 class Format:
     """One input format: its name, file suffixes, how its content is recognised (``looks(data, first)``,
-    ``first`` being :func:`~rankmeter.io.source.first_data_line`'s answer; tried in the table's order, the
-    last format is the default) and its reader (``module:function``, called as
-    ``reader(data, name, kind, style=, header=, columns=, grades=)``)."""
+    ``first`` being :func:`first_data_line`'s answer; tried in the table's order, the last format is the
+    default) and its reader (``module:function``, called as ``reader(data, name, kind, style=, header=,
+    columns=, grades=, first=, fields=)``: ``first`` and ``fields`` are the first data line and its fields,
+    found once here)."""
 
     name: str
     suffixes: tuple[str, ...]
@@ -121,8 +124,9 @@ class Format:
     reader: str
     header: bool = False  # whether a header line is looked for when the format is given or found by name
     binary: bool = False  # not text: not checked as text before its reader reads it
-    #: the reader of a big file named by path, read without holding its text (``module:function``, called as
-    #: ``reader(path, kind, grades)``; None: read it whole after all), tried first when no columns= are given
+    #: the reader of a big file named by path, parsed as it streams in without holding its text
+    #: (``module:function``, called as ``reader(source, kind, grades, first)`` with the
+    #: :class:`~rankmeter.io.source.Source` left open after its head), when no columns= are given
     big_file: str | None = None
 
 

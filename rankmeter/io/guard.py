@@ -299,29 +299,20 @@ def read_text(inner: BinaryIO, name: str, *, kind: str | None = None, compressed
               head: bytes = b"", check: bool = True) -> bytes:
     """The whole text of an input (``head`` then ``inner``), a UTF-8 byte-order mark at its start dropped
     (``head`` has none), and checked as text (``check``; never a Parquet file's bytes): a plain regular file
-    (``plain``: its size is known, no bomb) in one read from its start; anything else in blocks, each
-    checked as it arrives (:func:`read_guarded`)."""
+    (``plain``: its size is known, no bomb) in one read from its start, ``head`` ignored; anything else in
+    blocks, each checked as it arrives (:func:`read_guarded`)."""
     if not plain:
         data = read_guarded(Text(inner, name, kind=kind, compressed=compressed, head=head), name)
-    else:
+    else:  # its first block checked before the whole of it is read (a 10 GB binary file), then one read
         import os
-        try:  # a regular file's first block is checked before the whole of it is read (a 10 GB binary file)
+        try:
             start = os.pread(inner.fileno(), HEAD_BYTES, 0)
-        except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-            start = head
+            inner.seek(0)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot be read ({exc})", source=name) from None
         if start and not start.isspace() and not start.startswith(PARQUET_MAGIC):
             check_text(start, name)
-        data = None
-        try:
-            if inner.seekable():
-                inner.seek(0)  # one read of the whole, from its start: no copy of head + rest
-                data = read_block(inner, name)
-                head = b""
-        except (OSError, ValueError, AttributeError):
-            pass
-        if data is None:
-            rest = read_block(inner, name)
-            data = head + rest if rest else head
+        data = read_block(inner, name)
     if not head and data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     if check and not (len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC):

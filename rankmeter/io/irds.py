@@ -108,11 +108,11 @@ def dataset_qrels(source: object, columns, grades: str) -> Qrels | None:
     if columns and not isinstance(columns, Borrowed):
         raise InputError(f"columns={dict(columns)!r}: ir_datasets qrels have their own columns; drop "
                          "columns= (or give it to the run)", source=os.fsdecode(source))
-    if source.startswith("irds:"):
-        return with_grades(irds_qrels(source), grades)
     try:
         return with_grades(irds_qrels(source), grades)
     except ImportError:
+        if source.startswith("irds:"):
+            raise
         raise InputError('no such file; check the path (for an ir_datasets dataset of this id, '
                          'pip install ir_datasets)', source=source) from None
 
