@@ -1,7 +1,7 @@
 """``rankmeter eval`` with its lint, two checkouts side by side: CPU on many runs, peak memory on a big one.
 
 usage: python bench/bench_eval_lint.py BEFORE AFTER [--repeat 5] [--runs 16] [--trec-eval PATH]
-                                        [--big QRELS RUN] [--measures AP nDCG@10 ...]
+                                        [--big QRELS RUN] [--measures AP nDCG@10 ...] [--flags ...]
 
 BEFORE and AFTER are source trees with their extensions built. Each command runs as a whole process under
 ``/usr/bin/time`` (wall, user + system CPU, peak resident memory of that process), before and after in
@@ -51,7 +51,8 @@ def compare(label: str, argv: list[str], trees: dict[str, Path], repeat: int, ex
     for name, values in got.items():
         wall, cpu, peak = (statistics.median(v[i] for v in values) for i in range(3))
         ratio = [statistics.median(v[i] / b[i] for v, b in zip(values, got[first])) for i in range(3)]
-        print(f"  {name:28} wall {wall:7.2f} s  CPU {cpu:7.2f} s  peak {peak:7.0f} MiB   "
+        low, high = min(v[2] for v in values), max(v[2] for v in values)
+        print(f"  {name:28} wall {wall:7.2f} s  CPU {cpu:7.2f} s  peak {peak:7.0f} MiB ({low:.0f}-{high:.0f})   "
               f"/{first}: wall {ratio[0]:.2f} CPU {ratio[1]:.2f} peak {ratio[2]:.2f}", flush=True)
 
 
@@ -64,6 +65,7 @@ def main() -> int:
     ap.add_argument("--trec-eval", metavar="PATH")
     ap.add_argument("--big", nargs=2, type=Path, metavar=("QRELS", "RUN"))
     ap.add_argument("--measures", nargs="*", default=["AP", "P@10", "nDCG@10", "R@1000", "RR"])
+    ap.add_argument("--flags", nargs="*", default=[], help="more eval flags for --big (e.g. --executor streamed)")
     args = ap.parse_args()
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     measures = [a for m in args.measures for a in ("-m", m)]
@@ -81,8 +83,9 @@ def main() -> int:
             extra["C trec_eval loop"] = (["bash", "-c", loop], None)
         compare(f"{len(runs)} runs, one qrels, eval {' '.join(args.measures)}", argv, trees, args.repeat, extra)
     if args.big:
-        argv = eval_cmd + [str(args.big[0]), str(args.big[1]), *measures]
-        compare(f"eval of {args.big[1]} ({args.big[1].stat().st_size >> 20} MiB)", argv, trees, args.repeat)
+        argv = eval_cmd + [str(args.big[0]), str(args.big[1]), *measures, *args.flags]
+        extra = {f"{k} --no-lint": (argv + ["--no-lint"], tree) for k, tree in trees.items()}
+        compare(f"eval of {args.big[1]} ({args.big[1].stat().st_size >> 20} MiB)", argv, trees, args.repeat, extra)
     print(f"medians of {args.repeat}, interleaved; load average now {os.getloadavg()[0]:.1f}")
     return 0
 
