@@ -37,7 +37,7 @@ from typing import Callable
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.columns import CONVENTIONS
 
-__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read", "read_source",
+__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read_source",
            "first_data_line", "split_header"]
 
 _SPACE = b" \t\n\r\x0b\x0c"
@@ -255,14 +255,6 @@ def read_source(source, kind: str, format: str = "auto", *, columns=None, grades
     text = read_text(src.stream, src.name, kind=src.kind, compressed=src.compressed, plain=src.kind is None,
                      head=src.head if src.kind else b"", check=format != "parquet")
     return _dispatch(text, src.name, kind, format, first, columns=columns, grades=grades, found=(style, header))
-
-
-def read(data: bytes, name: str, kind: str, format: str, *, columns=None, grades: str = "integer"):
-    """The Qrels or Run of an input's bytes (decompressed), by the reader of its format (:func:`detect`)."""
-    from rankmeter.io.guard import check_text
-    if not (format == "parquet" or is_parquet(data)) or not data:
-        check_text(data, name)  # every text reader's check (an empty file is refused as such)
-    return _dispatch(data, name, kind, format, first_data_line(data), columns=columns, grades=grades)
 
 
 def _dispatch(data: bytes, name: str, kind: str, format: str, first: tuple, *, columns=None, grades: str = "integer",
