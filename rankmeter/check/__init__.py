@@ -4,7 +4,8 @@
 
 * ``"error"``: the inputs are wrong in a way that stops or silently corrupts evaluation (docs listed
   twice: trec_eval aborts and rankmeter refuses; ids used as a query and as a doc: columns swapped;
-  scores that are ranks: an inverted run);
+  scores that are ranks: an inverted run); where queries and docs are numbered with the same integers
+  (MS MARCO), ids that coincide are a note unless the columns look swapped (:mod:`rankmeter.check.ids`);
 * ``"warning"``: something that changes a number without being wrong (ties across a cut-off, low
   judged coverage, queries on one side only);
 * ``"note"``: advice (grades and the relevance level they suggest, ties inside the cut-offs).
@@ -17,7 +18,7 @@ judged queries the run ranks, as they are scored). Checks:
 
 * duplicate docs in a query (all of them, with their lines) -- trec_eval aborts;
 * queries only in a run, judged queries a run lacks;
-* ids used both as a query and as a doc;
+* ids used both as a query and as a doc (weighed against chance in a numeric id space both share);
 * the grade distribution and the relevance level it implies (graded 0-3 judgments usually want
   ``rel=2`` for binary measures, as TREC DL does);
 * judged@k coverage of each run at 10, 100 and 1000;
@@ -43,20 +44,23 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from rankmeter.check.lint import Finding
-from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.check.dedupe import dedupe
-from rankmeter.check.fields import load_run_fields, query_codes, rank_disagreements, tag_changes
+from rankmeter.check.lint import Finding
+from rankmeter.core.naming import looks_like_one_run, name_runs
 from rankmeter.engine.keys import binary_parts, id_hash, pair_hash
 from rankmeter.errors import InputError, shown_id
 from rankmeter.io import as_qrels, as_run
 from rankmeter.io.canonical import Qrels, Run, decode_id
-from rankmeter.core.naming import looks_like_one_run, name_runs
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow is imported by the functions that use it: ``rankmeter eval`` imports this package for its lint
+# (rankmeter.check.lint), and scoring TREC text never loads Arrow (tests/test_no_pyarrow.py)
 
 __all__ = ["Finding", "check", "dedupe", "judged_at", "exit_status"]
 
@@ -71,6 +75,7 @@ def _names(ids, limit: int = 5) -> str:
 
 def _duplicates(table: Qrels | Run) -> list[tuple[bytes, bytes, list[int]]]:
     """(query, doc, lines) of every (query, doc) listed more than once."""
+    import pyarrow.compute as pc
     query = table.table.column("query").combine_chunks()
     docs = table.table.column("doc").combine_chunks()
     if len(query) == 0:
@@ -111,6 +116,8 @@ def check(qrels, runs, *, columns=None, input_format: str = "auto", topics=None)
     collection's queries: a run's queries outside them, and topics a run has no results for, are
     warnings.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
     from rankmeter.io.topics import as_topics
     topic_ids = as_topics(topics)
     topic_source = os.fsdecode(topics) if isinstance(topics, (str, bytes, os.PathLike)) else "<topics>"
@@ -145,9 +152,10 @@ def check(qrels, runs, *, columns=None, input_format: str = "auto", topics=None)
     judged_docs = pc.unique(q.table.column("doc"))
     both_ways = judged_queries & set(judged_docs.to_pylist())
     if both_ways:
-        findings.append(Finding("error", "query_is_doc", q.source, f"ids used as a query and as a doc: "
-                                f"{_names(sorted(both_ways))}; check the column order",
-                                {"ids": [decode_id(x) for x in sorted(both_ways)]}))
+        doc_is_query = int(pc.sum(pc.is_in(q.table.column("doc"), value_set=pa.array(sorted(both_ways),
+                                                                                     pa.binary()))).as_py() or 0)
+        findings.append(_overlap(sorted(both_ways), q.source, q.ids("query").take(q.ids("query").starts()),
+                                 q.ids("doc"), rows_with_query_doc=doc_is_query, rows=len(q)))
     if topic_ids is not None:
         outside = _natural(judged_queries - set(topic_ids))
         if outside:
@@ -211,6 +219,7 @@ def _grades(q: Qrels) -> Finding:
 
 def _load_runs(runs, columns, input_format="auto") -> list[tuple[str, tuple[Run, dict]]]:
     """(name, (run, rank/tag fields)) of each run, each file read once."""
+    from rankmeter.check.fields import load_run_fields
     if isinstance(runs, Mapping) and not looks_like_one_run(runs):
         loaded = {name: load_run_fields(r, columns=columns, input_format=input_format) for name, r in runs.items()}
         named = name_runs({name: run for name, (run, _) in loaded.items()})
@@ -236,6 +245,7 @@ def _named(given, loaded) -> list[tuple[str, Run]]:
 
 def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name: str, run: Run,
                fields: dict, scorable: bool) -> list[Finding]:
+    import pyarrow.compute as pc
     run_queries = pc.unique(run.table.column("query"))
     query_set = set(run_queries.to_pylist())
     dups, judged = [], None
@@ -269,7 +279,7 @@ def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name
                            {"queries": [decode_id(x) for x in missing]}))
     if judged is not None:
         level = "warning" if judged[10] < 0.8 else "note"
-        later.insert(int(bool(later) and later[0].code == "query_is_doc"), Finding(
+        later.insert(int(bool(later) and later[0].code in ("query_is_doc", "shared_ids")), Finding(
             level, "coverage", name, "judged@10/100/1000 = " + " / ".join(f"{judged[k]:.1%}" for k in _CUTS)
             + (" (share of the top min(k, retrieved) that is judged); below 80% at 10: unjudged docs count as "
                "non-relevant" if level == "warning" else ""), {f"judged@{k}": judged[k] for k in _CUTS}))
@@ -278,6 +288,8 @@ def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name
 
 def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
     """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
+    from rankmeter.check.fields import query_codes
+    from rankmeter.core.rows import ranked, tie_summary
     out = []
     codes = query_codes(run)
     ties = tie_summary(ranked(run, duplicates="keep"), cutoffs=_CUTS)  # over every query of the run
@@ -302,20 +314,46 @@ def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
 
 def _query_is_doc(run: Run, run_queries: pa.Array, judged_queries: set, judged_docs: pa.Array,
                   name: str) -> list[Finding]:
-    """Ids the run uses as a query that are docs (in it or the qrels), or as a doc that are judged queries."""
+    """Ids the run uses as a query that are docs (in it or the qrels), or as a doc that are judged queries,
+    weighed by :func:`_overlap`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
     docs = run.table.column("doc")
     # Probe the (many) docs against the (few) query ids; never hash the docs into a set.
     queries = pc.unique(pa.concat_arrays([run_queries, pa.array(sorted(judged_queries), pa.binary())]))
-    docs_as_query = pc.unique(pc.filter(docs, pc.is_in(docs, value_set=queries)))
+    doc_is_query = pc.is_in(docs, value_set=queries)
+    docs_as_query = pc.unique(pc.filter(docs, doc_is_query))
     queries_as_doc = pc.filter(run_queries, pc.is_in(run_queries, value_set=judged_docs))
     ids = sorted(set(docs_as_query.to_pylist()) | set(queries_as_doc.to_pylist()))
     if not ids:
         return []
-    return [Finding("error", "query_is_doc", name, f"ids used as a query and as a doc: {_names(ids)}; check "
-                    "the column order (query first, then doc)", {"ids": [decode_id(x) for x in ids]})]
+    judged_doc_not_query = len(set(queries_as_doc.to_pylist()) - judged_queries)
+    from rankmeter.engine.ids import Ids
+    return [_overlap(ids, name, Ids.from_arrow(queries), run.ids("doc"),
+                     rows_with_query_doc=int(pc.sum(doc_is_query).as_py() or 0), rows=len(run),
+                     queries_judged_as_docs=judged_doc_not_query, queries=len(run_queries))]
+
+
+def _overlap(ids: list, source: str, query_ids, doc_ids, *, rows_with_query_doc: int, rows: int,
+             queries_judged_as_docs: int = 0, queries: int = 0) -> Finding:
+    """The finding for ``ids`` used as a query and as a doc: an error when columns look swapped, or when the
+    ids are not numbers (``q1``, ``d1``: two kinds of id that should never meet); a note when queries and
+    docs are numbered with the same integers (MS MARCO: some coincide by chance; :mod:`rankmeter.check.ids`)."""
+    from rankmeter.check.ids import shared_space, swapped
+    shown = {"ids": [decode_id(x) for x in ids]}
+    if shared_space(query_ids, doc_ids) is None or swapped(rows_with_query_doc, rows, queries_judged_as_docs,
+                                                              queries):
+        return Finding("error", "query_is_doc", source, f"ids used as a query and as a doc: {_names(ids)}; check "
+                       "the column order (query first, then doc)",
+                       {**shown, "rows_with_query_doc": rows_with_query_doc, "rows": rows})
+    return Finding("note", "shared_ids", source, f"{len(ids)} ids are both a query and a doc ({_names(ids)}): "
+                   "queries and docs are numbered with the same integers (as MS MARCO's are), so some coincide; "
+                   f"not swapped columns ({rows_with_query_doc} of {rows} rows have a query's number as their doc)",
+                   {**shown, "rows_with_query_doc": rows_with_query_doc, "rows": rows})
 
 
 def _rank_field(run: Run, rank_field: pa.Array, name: str, codes: np.ndarray) -> list[Finding]:
+    from rankmeter.check.fields import rank_disagreements
     found = rank_disagreements(codes, rank_field, run.table.column("score").to_numpy())
     if found is None:
         return [Finding("note", "rank_field", name, "the rank field (field 4) is not a number; it is ignored")]
@@ -333,6 +371,7 @@ def _rank_field(run: Run, rank_field: pa.Array, name: str, codes: np.ndarray) ->
 
 
 def _tags(run: Run, tag_field: pa.Array, name: str) -> list[Finding]:
+    from rankmeter.check.fields import tag_changes
     tags = tag_changes(tag_field)
     if len(tags) < 2:
         return []
@@ -364,6 +403,7 @@ def judged_at(q, run, cutoffs=_CUTS) -> dict[int, float]:
 
 def _scores_are_ranks(run: Run) -> bool:
     """Whether every query's scores are a permutation of 1..n (a rank column read as scores)."""
+    import pyarrow.compute as pc
     score = run.table.column("score").to_numpy()
     if not np.all(score == np.round(score)):
         return False

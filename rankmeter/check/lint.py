@@ -14,7 +14,9 @@ silences them; in Python, ``warnings.filterwarnings("ignore", category=Suspiciou
   or more per query on average (pooled judgments; sparse ones such as MS MARCO's cannot fill a top 10): they
   count as non-relevant, and the run is unlike the pooled ones (or its ids are not the qrels');
 * ``self_id``: queries that list their own id among their results (a corpus that holds the queries):
-  BEIR drops those docs (``ignore_self=True``, ``--ignore-self``);
+  BEIR drops those docs (``ignore_self=True``, ``--ignore-self``); where queries and docs are numbered
+  with the same integers (MS MARCO), only when there are far more of them than chance gives or the own
+  id ranks first in many (:mod:`rankmeter.check.ids`);
 * ranks given as scores are reported where the run is read (``scores_look_like_ranks``).
 
 >>> qrels = {f"q{i}": {f"d{i}": 1} for i in range(3)}
@@ -71,14 +73,16 @@ def _finding(code: str, name: str, message: str, data: dict, short: str):
 def lint_results(results, name: str = "") -> list:
     """``out_of_range`` findings of scored :class:`~rankmeter.Results` (no input needed)."""
     out = []
-    for label in results.names:
-        if results._measure(label).family.name not in UNIT_FAMILIES:
+    for label, measure in results._names:   # the values in the engine's order: no reordering unless one is bad
+        if measure.family.name not in UNIT_FAMILIES:
             continue
-        values = np.asarray(results.values(label), dtype=np.float64)
-        mean = results.mean[label]
-        mean = math.nan if mean is None else float(mean)
+        values = np.asarray(results._values[measure], dtype=np.float64)
         bad = np.isfinite(values) & ((values < 0) | (values > 1 + 1e-12))
+        mean = results[label]
+        mean = math.nan if mean is None else float(mean)
         if bad.any() or (math.isfinite(mean) and not 0 <= mean <= 1 + 1e-12):
+            natural = np.asarray(results.values(label), dtype=np.float64)   # aligned with results.queries
+            bad = np.isfinite(natural) & ((natural < 0) | (natural > 1 + 1e-12))
             queries = [str(q) for q in np.asarray(results.queries, dtype=object)[bad][:5]]
             out.append(_finding("out_of_range", name, f"{label} has {int(bad.sum())} per-query values (mean "
                                 f"{mean:.4g}) outside [0, 1], its range: check the inputs (grades, duplicate docs) "
@@ -138,29 +142,51 @@ def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=N
     if ev.options.ties not in ("best", "worst", "average") and _has_ties(run):
         out[:0] = _ties_decide(ev, run, results, name)
     if not ev.options.ignore_self:
-        from rankmeter.core.build import self_rows
-        from rankmeter.io.canonical import decode_id
-        own = np.flatnonzero(self_rows(run))
-        if len(own):
-            queries = sorted({decode_id(q) for q in run.ids("query").take(own).to_pylist()})
-            out.append(_finding("self_id", name, f"{len(queries)} queries list their own id among their results "
-                                f"(e.g. {', '.join(queries[:3])}): BEIR drops such docs before scoring; "
-                                "ignore_self=True drops them as well", {"queries": queries},
-                                f"{len(queries)} queries rank their own id (--ignore-self)"))
+        out += _self_ids(run, name)
     return out
 
 
+def _self_ids(run, name: str) -> list:
+    """The ``self_id`` finding, when the evidence says the corpus holds the queries (:mod:`rankmeter.check.ids`:
+    in an id space queries and docs share, as MS MARCO's numbers, a query's own number among its docs is chance)."""
+    from rankmeter.core.build import self_rows
+    own = np.flatnonzero(self_rows(run))
+    if not len(own):
+        return []
+    from rankmeter.check.ids import self_id_evidence
+    from rankmeter.io.canonical import decode_id
+    evidence = self_id_evidence(run, own)
+    if evidence is None:
+        return []
+    queries = sorted({decode_id(q) for q in run.ids("query").take(own).to_pylist()})
+    why = "" if not evidence["expected"] else (
+        f", far more than chance gives with queries and docs numbered alike (~{evidence['expected']:.1f})"
+        if evidence["top"] is None else f", and {evidence['top']} of them rank it first")
+    return [_finding("self_id", name, f"{len(queries)} queries list their own id among their results (e.g. "
+                     f"{', '.join(queries[:3])}){why}: a corpus that holds the queries; BEIR drops such docs before "
+                     "scoring, and ignore_self=True drops them as well",
+                     {"queries": queries, "expected": evidence["expected"], "top": evidence["top"]},
+                     f"{len(queries)} queries rank their own id (--ignore-self)")]
+
+
 def _has_ties(run) -> bool:
-    """Whether a tenth or more of ``run``'s rows share their query's score with another row (hashes of
-    (query, score) counted over the first :data:`_SAMPLE` rows): enough ties to be worth scoring the run
-    again with ``ties="worst"``."""
+    """Whether a tenth or more of ``run``'s rows share their query's score with another row (over the first
+    :data:`_SAMPLE` rows: neighbours compared when each query's scores descend, as runs are written, else
+    hashes of (query, score) sorted): enough ties to be worth scoring the run again with ``ties="worst"``."""
     if run.ranked or len(run) < 2:
         return False
-    from rankmeter.engine.keys import pair_hash
     n = min(len(run), _SAMPLE)
-    starts = run.ids("query").slice(0, n).starts()   # blocks of equal consecutive query ids
-    block = np.repeat(np.arange(len(starts), dtype=np.int64), np.diff(np.append(starts, n)))
+    query = run.ids("query").slice(0, n)
+    starts = query.starts()   # blocks of equal consecutive query ids
     score = np.ascontiguousarray(run.numbers("score")[:n], dtype=np.float64) + 0.0   # -0.0 and 0.0 alike
+    new_block = np.zeros(n, dtype=bool)
+    new_block[starts] = True
+    step = np.diff(score)
+    if not (step[~new_block[1:]] > 0).any():
+        # each block in descending score order (as runs are written): tied rows are neighbours, no sort needed
+        return int(((step == 0) & ~new_block[1:]).sum()) >= _TIED_ROWS * n
+    from rankmeter.engine.keys import pair_hash
+    block = np.cumsum(new_block, dtype=np.int64) - 1
     keys = np.sort(pair_hash(block, score.view(np.uint64)))  # not np.unique: numpy 2.4's took 17 s on 3M keys
     return int((keys[1:] == keys[:-1]).sum()) >= _TIED_ROWS * n
 

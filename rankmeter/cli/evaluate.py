@@ -43,12 +43,15 @@ def run(args) -> int:
     decimals = args.decimals
     if preset is not None and preset.decimals is not None and "decimals" not in presets.given(args):
         decimals = preset.decimals
-    if args.lint:  # the lint reads the top docs' coverage from one more measure, scored in the same pass
+    from rankmeter.executors.streamed import evaluate_auto, streams_by_itself
+    hidden = False
+    if args.lint and not _all_streamed(args.runs, options, streams_by_itself):
+        # the lint reads the top docs' coverage from one more measure, scored in the same pass (a streamed run
+        # gets the range check only: no measure is added for it)
         from rankmeter.check import lint
         measures, hidden = lint.with_judged(measures)
     evaluator = Evaluator(args.qrels, measures, **options)
     all_results, tags, sources, runs_read = [], [], [], []  # runs_read: each run's lint findings
-    from rankmeter.executors.streamed import evaluate_auto, streams_by_itself
     for path in args.runs:  # one run in memory at a time
         if evaluator.options.executor == "streamed":
             results, source, loaded = evaluate_streamed(evaluator, path), path, None
@@ -59,6 +62,7 @@ def run(args) -> int:
             results, source = evaluator.evaluate(loaded), loaded.source
         tag = "" if results.run in (path, source, "") else results.run
         if args.lint:  # suspicious numbers, found while this run is in memory (a streamed one: its values only)
+            from rankmeter.check import lint
             runs_read.append(lint.lint(None, loaded, results=results, evaluator=evaluator) if loaded is not None
                              else lint.lint_results(results))
             results = lint.without(results, lint.JUDGED) if hidden else results
@@ -78,3 +82,12 @@ def run(args) -> int:
         lint.warn([replace(f, source=name) for f in found])
     return 0
 
+
+def _all_streamed(runs, options: dict, streams_by_itself) -> bool:
+    """Whether every run is scored by the streamed executor (the lint then looks at their values only)."""
+    if options.get("executor") == "streamed":
+        return True
+    from types import SimpleNamespace
+    given = SimpleNamespace(executor=options.get("executor") or "auto", columns=options.get("columns"),
+                            input_format=options.get("input_format") or "auto")
+    return all(streams_by_itself(path, given) for path in runs)

@@ -2,8 +2,9 @@
 
 * :mod:`.formats` -- the table of input formats (TREC, CSV/TSV, Parquet, JSON Lines): how each is
   recognised and which reader reads it;
-* :mod:`.trec` -- TREC qrels and run files, read by the compiled reader (:mod:`.compiled`), with
-  :mod:`.source`, the bytes of a path, stdin or file object, decompressed;
+* :mod:`.source` -- the one object that opens an input (a path, stdin or a file object), peeks at it,
+  decompresses it and has it checked once (:mod:`.guard`: not text, a compression bomb);
+* :mod:`.trec` -- TREC qrels and run files, read by the compiled reader (:mod:`.compiled`);
 * :mod:`.delimited` -- CSV, TSV and whitespace-separated files with a header;
 * :mod:`.parquet` -- Parquet files;
 * :mod:`.jsonl` -- JSON Lines;
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rankmeter.errors import InputError
-from rankmeter.io.columns import Borrowed, side_columns
+from rankmeter.io.columns import side_columns
 from rankmeter.io.formats import FORMAT_NAMES as FORMATS
 
 if TYPE_CHECKING:
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
     from rankmeter.io.source import PathOrFile
 
 __all__ = ["read_qrels", "read_run", "load_bytes", "as_qrels", "as_run", "FORMATS"]
-
-_IRDS_PREFIX = "irds:"
-
 
 def __getattr__(name: str):
     if name == "load_bytes":
@@ -46,14 +44,13 @@ def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grad
     from rankmeter.io.formats import read_source
     if format not in FORMATS:
         read_source(source, kind, format)  # raises the ParameterError
-    columns = side_columns(columns, kind, source=_shown(source))  # every role this side's, or an error
-    if kind == "qrels":
-        from rankmeter.io.irds import looks_like_dataset
-        if looks_like_dataset(source):
-            if columns and not isinstance(columns, Borrowed):
-                raise InputError(f"columns={dict(columns)!r}: ir_datasets qrels have their own columns; drop "
-                                 "columns= (or give it to the run)", source=os.fsdecode(source))
-            return _dataset_qrels(source, grades)
+    if columns is not None:
+        columns = side_columns(columns, kind, source=_shown(source))  # every role this side's, or an error
+    if kind == "qrels":  # qrels may name an ir_datasets dataset; a run never does
+        from rankmeter.io.irds import dataset_qrels
+        found = dataset_qrels(source, columns, grades)
+        if found is not None:
+            return found
     return read_source(source, kind, format, columns=columns, grades=grades)
 
 
@@ -76,28 +73,13 @@ def _unread(obj, columns, kind: str) -> None:
                          source=f"<{type(obj).__name__}>")
 
 
-def _dataset_qrels(name: str, grades: str) -> Qrels:
-    """``irds:name`` always means ir_datasets; a bare ``family/sub`` id only when ir_datasets has it."""
-    from rankmeter.io.irds import irds_qrels
-    if name.startswith(_IRDS_PREFIX):
-        return _as_policy(irds_qrels(name), grades)
-    try:
-        return _as_policy(irds_qrels(name), grades)
-    except ImportError:
-        raise InputError('no such file; check the path (for an ir_datasets dataset of this id, '
-                         'pip install ir_datasets)', source=name) from None
-
-
-def _as_policy(qrels: Qrels, grades: str) -> Qrels:
-    """ir_datasets' integer grades as real numbers when ``grades="real"`` asks for them."""
-    if grades != "real" or qrels.real_grades:
-        return qrels
-    import pyarrow as pa
-
-    from rankmeter.io.canonical import Qrels
-    table = qrels.table.set_column(qrels.table.schema.get_field_index("rel"), "rel",
-                                   qrels.table.column("rel").cast(pa.float64()))
-    return Qrels(table, qrels.source, qrels.lines, origin=qrels.origin)
+def _policy(grades: str, truncate_grades: bool) -> str:
+    """:func:`~rankmeter.io.canonical.grade_policy`, which the defaults need not go through (canonical.py, where
+    the tables are made, is then entered once, at the end of a read)."""
+    if grades == "integer" and truncate_grades is False:
+        return grades
+    from rankmeter.io.canonical import grade_policy
+    return grade_policy(grades, truncate_grades)
 
 
 def read_qrels(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None,
@@ -144,8 +126,7 @@ def read_qrels(source: PathOrFile, *, input_format: str = "auto", columns: dict 
     >>> len(read_qrels(io.BytesIO(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n")))
     1
     """
-    from rankmeter.io.canonical import grade_policy
-    return _read(source, "qrels", input_format, columns, grade_policy(grades, truncate_grades))
+    return _read(source, "qrels", input_format, columns, _policy(grades, truncate_grades))
 
 
 def read_run(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None) -> Run:
@@ -193,15 +174,16 @@ def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", trunc
     keep their grades, except that ``grades="real"`` makes integer ones real.
     The input is never modified.
     """
-    from rankmeter.io.canonical import Qrels, Run, grade_policy
-    grades = grade_policy(grades, truncate_grades)
+    from rankmeter.io.canonical import Qrels, Run, with_grades
+    grades = _policy(grades, truncate_grades)
     if isinstance(obj, Qrels):
-        return _as_policy(obj, grades)
+        return with_grades(obj, grades)
     if isinstance(obj, Run):
         raise InputError("got a Run where qrels were expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_qrels(obj, input_format=input_format, grades=grades,
-                          columns=side_columns(columns, "qrels", shared=True, source=_shown(obj)))
+        if columns is not None:
+            columns = side_columns(columns, "qrels", shared=True, source=_shown(obj))
+        return read_qrels(obj, input_format=input_format, grades=grades, columns=columns)
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import qrels_from_dict
         _unread(obj, columns, "qrels")
@@ -224,8 +206,9 @@ def as_run(obj, *, columns: dict | None = None, input_format: str = "auto") -> R
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
     if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        return read_run(obj, input_format=input_format,
-                        columns=side_columns(columns, "run", shared=True, source=_shown(obj)))
+        if columns is not None:
+            columns = side_columns(columns, "run", shared=True, source=_shown(obj))
+        return read_run(obj, input_format=input_format, columns=columns)
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import run_from_dict
         _unread(obj, columns, "run")

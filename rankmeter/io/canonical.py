@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["Qrels", "Run", "Columns", "decode_id", "encode_id", "qrels_table", "qrels_columns", "grade_policy",
+           "with_grades",
            "GRADE_POLICIES"]
 
 
@@ -231,3 +232,14 @@ class Run(_Table):
 
     def __repr__(self) -> str:
         return f"Run({self.source!r}, tag={self.name!r}, {len(self)} rows)"
+
+
+def with_grades(qrels: Qrels, grades: str) -> Qrels:
+    """``qrels`` with integer grades made real numbers when ``grades="real"`` asks for them (Qrels already
+    read keep their grades otherwise)."""
+    if grades != "real" or qrels.real_grades:
+        return qrels
+    import pyarrow as pa
+    table = qrels.table.set_column(qrels.table.schema.get_field_index("rel"), "rel",
+                                   qrels.table.column("rel").cast(pa.float64()))
+    return Qrels(table, qrels.source, qrels.lines, origin=qrels.origin)

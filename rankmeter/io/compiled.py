@@ -17,7 +17,8 @@ import numpy as np
 
 from rankmeter.io import _trecparse
 
-__all__ = ["parse_run", "parse_qrels", "read_file", "layout_of", "Refused", "FILE_MIN_BYTES"]
+__all__ = ["parse_run", "parse_qrels", "read_file", "read_stream", "layout_of", "Refused", "FILE_MIN_BYTES",
+           "COMPRESSED_MIN_BYTES", "HEAD_BYTES"]
 
 _GRADES = {"integer": 0, "truncate": 1, "real": 2}
 _KINDS = {"run": 0, "qrels": 1, "run-fields": 2}
@@ -29,7 +30,8 @@ _LARGEST_PIECE = 1 << 30
 FILE_MIN_BYTES = 16 << 20
 #: compressed files at least this big are decompressed as a stream into the reader (their text is bigger)
 COMPRESSED_MIN_BYTES = 1 << 20
-_HEAD = 1 << 16
+#: bytes of a big file's text its format is recognised from
+HEAD_BYTES = 1 << 16
 #: bytes of a file read and parsed at a time
 _BLOCK_BYTES = 8 << 20
 #: why the extension refused a line (the fourth item of its answer)
@@ -207,43 +209,65 @@ def parse_qrels(data: bytes, name: str, grades: str):
 
 def read_file(source, kind: str, grades: str = "integer"):
     """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
-    parsed on every core (the text is never held whole: memory is its columns and the blocks in flight), the
-    first line refused (:class:`Refused`), or None when the file is read whole instead (not a regular file,
-    small, another format, not text, a broken archive: reading it whole names the problem)."""
+    parsed on every core (:func:`read_stream`), the first line refused (:class:`Refused`), or None when the
+    file is read whole instead (not a regular file, small, another format, not text, a broken archive:
+    reading it whole names the problem)."""
     if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
         return None
-    import stat
-
     from rankmeter.errors import RankmeterError
-    from rankmeter.io.formats import sniff
-    from rankmeter.io.inputs import open_input
-    from rankmeter.io.source import check_text, compression_of, first_data_line, open_stream
+    from rankmeter.io.formats import first_data_line, sniff
+    from rankmeter.io.source import Source
 
-    name = os.fsdecode(source)
-    try:
-        status = os.stat(name)
-        if not stat.S_ISREG(status.st_mode) or status.st_size < COMPRESSED_MIN_BYTES:
-            return None
-        with open_input(name, "rb") as fh:  # recorded: no output may be written over it
-            magic = fh.read(8)
-        compressed = compression_of(magic) is not None
-        if magic.startswith(b"PAR1") or (not compressed and status.st_size < FILE_MIN_BYTES):
-            return None
-        # a compressed file is decompressed as a stream (guarded: a bomb is refused after one block)
-        stream = open_stream(name)[0] if compressed else open_input(name, "rb", buffering=0)
-    except (RankmeterError, OSError, ValueError):
+    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3)
+    if src is None:
         return None
-    with stream:
-        try:
-            head = _read_full(stream, _HEAD + 3)
-            bom = 3 if head[:3] == b"\xef\xbb\xbf" else 0
-            check_text(head[bom:bom + _HEAD], name)  # the sample the whole-file check looks at
-            if sniff(head[bom:bom + _HEAD], name) != ("trec", False):
-                return None
-            layout = layout_of(first_data_line(head[bom:])[2], kind)
-            return _combine(_parse_stream(stream, head[bom:], kind, grades, layout), kind, grades, name, layout)
-        except (RankmeterError, OSError):
+    try:
+        first = first_data_line(src.head)
+        if sniff(src.head[:HEAD_BYTES], src.name, first) != ("trec", False):
+            src.close()
             return None
+        return read_stream(src, kind, grades, first)
+    except (RankmeterError, OSError):
+        return None
+
+
+def read_stream(src, kind: str, grades: str, first: tuple):
+    """The Run or Qrels of a :class:`~rankmeter.io.source.Source` left open after its head (a big TREC file),
+    parsed block by block on every core as it streams in (the text is never held whole: memory is its
+    columns and the blocks in flight); ``first`` is its first data line. A compressed file's blocks pass the
+    guard (a bomb or a NUL byte is refused after one block); a plain file's first block is checked as text,
+    as a file read whole is. A line refused (:class:`Refused`) is returned after the rest of the file has
+    passed those checks, so that they come before the line's own problem, as for a file read whole; None:
+    no row at all."""
+    from rankmeter.io.guard import Text, check_text, first_nul
+
+    name, head = src.name, src.head
+    layout = layout_of(first[2], kind)
+    if src.kind is None:
+        if head[:HEAD_BYTES].strip():
+            check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
+        stream, carry = src.stream, head
+    else:
+        stream, carry = Text(src.stream, name, kind=src.kind, compressed=src.compressed, head=head,
+                             under=src.raw), b""
+    with stream:
+        parsed = _parse_stream(stream, carry, kind, grades, layout)
+        refused = parsed[-1][1] if parsed and len(parsed[-1][1]) == 4 else None
+        if refused is not None:  # what a whole read checks first (a NUL byte, a bomb further on), checked first
+            if src.kind is None:
+                if refused[3] != REFUSED_NUL:
+                    first_nul(src.stream, name)
+            else:
+                while stream.read(_BLOCK_BYTES):
+                    pass
+    if src.raw is not None and src.raw is not src.stream:
+        src.raw.close()
+    held = [parsed]
+    del parsed  # _combine is the list's only holder: it lets each piece go once its columns are joined
+    answer = _combine(held.pop(), kind, grades, name, layout)
+    if answer is None and not head.strip():
+        check_text(b"", name)  # blank throughout: the file is empty
+    return answer
 
 
 def _read_full(stream, size: int) -> bytes:

@@ -13,7 +13,6 @@ Arrow parses the whole file; every error names the file and line.
 """
 from __future__ import annotations
 
-import csv
 import re
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run
 from rankmeter.io.columns import resolve_columns
 from rankmeter.io.frames import qrels_from_table, run_from_table
-from rankmeter.io.source import first_data_line
+from rankmeter.io.formats import first_data_line, split_header
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
     import pyarrow as pa
@@ -43,21 +42,6 @@ _NUMBER = re.compile(rb"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 _SEPARATOR = {"csv": ",", "tsv": "\t", "whitespace": None}
 _SPACE = b" \t\n\r\x0b\x0c"
 _TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
-
-
-def split_header(line: bytes, style: str) -> list[str]:
-    """The fields of one line: CSV/TSV with quotes, or whitespace-separated.
-
-    >>> split_header(b'query-id\\tcorpus-id\\tscore', "tsv")
-    ['query-id', 'corpus-id', 'score']
-    >>> split_header(b'"qid","docno",score', "csv")
-    ['qid', 'docno', 'score']
-    """
-    text = line.decode("utf-8", "surrogateescape")
-    if style == "whitespace":
-        return text.split()
-    row = next(csv.reader([text], delimiter=_SEPARATOR[style]), [])
-    return [f.strip() for f in row]
 
 
 def _nonblank_lines(body: bytes, first_line: int) -> np.ndarray | None:
@@ -198,11 +182,14 @@ def _to_number(col: pa.ChunkedArray, column: str, name: str, lines: np.ndarray) 
 
 
 def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: bool,
-                   columns: dict | None = None, grades: str = "integer") -> Qrels | Run:
-    """Qrels or a run from delimited text (``style``: ``"csv"``, ``"tsv"`` or ``"whitespace"``)."""
-    start, skipped, first = first_data_line(data)
+                   columns: dict | None = None, grades: str = "integer", first: tuple | None = None,
+                   fields: list | None = None) -> Qrels | Run:
+    """Qrels or a run from delimited text (``style``: ``"csv"``, ``"tsv"`` or ``"whitespace"``); ``first`` and
+    ``fields``: its first data line and that line's fields, when the format's recognition found them."""
+    start, skipped, first = first or first_data_line(data)
+    fields = split_header(first, style) if fields is None else fields
     if header:
-        names = split_header(first, style)
+        names = list(fields)
         end = data.find(b"\n", start)
         body_start = len(data) if end < 0 else end + 1
         body_first_line = skipped + 2
@@ -211,7 +198,7 @@ def read_delimited(data: bytes, name: str, kind: str, style: str, *, header: boo
                              f"({', '.join(names)}); give every column its own name",
                              source=name, line=skipped + 1)
     else:
-        count = len(split_header(first, style))
+        count = len(fields)
         names = list(POSITIONAL.get((kind, count), ()))
         if kind == "run" and count > 6:
             names = list(POSITIONAL[("run", 6)]) + [f"extra{i}" for i in range(count - 6)]

@@ -10,8 +10,10 @@ parquet   ``PAR1`` at both ends, or ``.parquet``               :mod:`rankmeter.i
 jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.io.jsonl`
 ========  ===================================================  ==========================
 
-:data:`REGISTRY` is that table; :func:`detect` walks it (content first, then the file name, overridable
-with ``format=``) and :func:`read` calls the reader it names. ``--input-format``'s choices are its names
+:data:`REGISTRY` is that table; :func:`read_source` opens the input once
+(:class:`~rankmeter.io.source.Source`), :func:`detect` walks the table once (content first, then the file
+name, overridable with ``format=``) and the reader it names is called once, with the first data line and
+its fields found here (:func:`first_data_line`, :func:`split_header`). ``--input-format``'s choices are its names
 (:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
 
 gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.source`), and
@@ -35,7 +37,49 @@ from typing import Callable
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.columns import CONVENTIONS
 
-__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read", "read_source"]
+__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read_source",
+           "first_data_line", "split_header"]
+
+_SPACE = b" \t\n\r\x0b\x0c"
+_SEPARATOR = {"csv": ",", "tsv": "\t", "whitespace": None}
+
+
+def first_data_line(data: bytes) -> tuple[int, int, bytes]:
+    """(byte offset, number of lines before it, the line) of the first non-blank, non-comment line.
+
+    >>> first_data_line(b"# a comment\\n\\nq1 Q0 d1 1 2.5 r\\n")
+    (13, 2, b'q1 Q0 d1 1 2.5 r')
+    """
+    pos = skipped = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        end = n if end < 0 else end
+        cr = data.find(b"\r", pos, end)
+        end = cr if cr >= 0 else end
+        line = data[pos:end]
+        text = line.lstrip(_SPACE)  # the first field, without splitting a line of millions of them
+        if text and not text.startswith(b"#"):
+            return pos, skipped, line
+        pos = end + (2 if data[end:end + 2] == b"\r\n" else 1)
+        skipped += 1
+    return n, skipped, b""
+
+
+def split_header(line: bytes, style: str) -> list[str]:
+    """The fields of one line: CSV/TSV with quotes, or whitespace-separated.
+
+    >>> split_header(b'query-id\\tcorpus-id\\tscore', "tsv")
+    ['query-id', 'corpus-id', 'score']
+    >>> split_header(b'"qid","docno",score', "csv")
+    ['qid', 'docno', 'score']
+    """
+    text = line.decode("utf-8", "surrogateescape")
+    if style == "whitespace":
+        return text.split()
+    import csv
+    row = next(csv.reader([text], delimiter=_SEPARATOR[style]), [])
+    return [f.strip() for f in row]
 
 
 def is_parquet(data: bytes) -> bool:
@@ -69,9 +113,10 @@ def _looks_tsv(data: bytes, first: tuple) -> bool:
 @dataclass(frozen=True)
 class Format:
     """One input format: its name, file suffixes, how its content is recognised (``looks(data, first)``,
-    ``first`` being :func:`~rankmeter.io.source.first_data_line`'s answer; tried in the table's order, the
-    last format is the default) and its reader (``module:function``, called as
-    ``reader(data, name, kind, style=, header=, columns=, grades=)``)."""
+    ``first`` being :func:`first_data_line`'s answer; tried in the table's order, the last format is the
+    default) and its reader (``module:function``, called as ``reader(data, name, kind, style=, header=,
+    columns=, grades=, first=, fields=)``: ``first`` and ``fields`` are the first data line and its fields,
+    found once here)."""
 
     name: str
     suffixes: tuple[str, ...]
@@ -79,8 +124,9 @@ class Format:
     reader: str
     header: bool = False  # whether a header line is looked for when the format is given or found by name
     binary: bool = False  # not text: not checked as text before its reader reads it
-    #: the reader of a big file named by path, read without holding its text (``module:function``, called as
-    #: ``reader(path, kind, grades)``; None: read it whole after all), tried first when no columns= are given
+    #: the reader of a big file named by path, parsed as it streams in without holding its text
+    #: (``module:function``, called as ``reader(source, kind, grades, first)`` with the
+    #: :class:`~rankmeter.io.source.Source` left open after its head), when no columns= are given
     big_file: str | None = None
 
 
@@ -114,11 +160,6 @@ def _suffix_format(name: str) -> str | None:
     return next((f.name for f in REGISTRY if suffix in f.suffixes), None)
 
 
-def _fields(line: bytes, style: str) -> list[str]:
-    from rankmeter.io.delimited import split_header
-    return split_header(line, style)
-
-
 def _numeric(fields: list[str]) -> bool:
     return any(_NUMBER.fullmatch(f.strip().strip('"')) for f in fields)
 
@@ -131,9 +172,8 @@ def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
     >>> has_header(b"q1 Q0 d1 1 2.5 bm25\\n", "whitespace")
     False
     """
-    from rankmeter.io.source import first_data_line
     start, _, first = first or first_data_line(data)
-    fields = _fields(first, style)
+    fields = split_header(first, style)
     if not fields or _numeric(fields):
         return False
     if style != "whitespace" and _numeric([f.decode("utf-8", "surrogateescape") for f in first.split(None, 64)[:64]]):
@@ -146,7 +186,7 @@ def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
         return False
     end = data.find(b"\n", start)
     second = first_data_line(data[end + 1:])[2] if end >= 0 else b""
-    return bool(second) and _numeric(_fields(second, style))
+    return bool(second) and _numeric(split_header(second, style))
 
 
 def _check_name(format: str) -> None:
@@ -154,12 +194,11 @@ def _check_name(format: str) -> None:
         raise ParameterError(f"input_format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
 
 
-def sniff(data: bytes, name: str) -> tuple[str, bool]:
+def sniff(data: bytes, name: str, first: tuple | None = None) -> tuple[str, bool]:
     """:func:`detect` with ``format="auto"``: by content (Parquet's magic), the file name, then content."""
-    from rankmeter.io.source import first_data_line
     if is_parquet(data):
         return "parquet", False
-    first = first_data_line(data)
+    first = first or first_data_line(data)
     format = _suffix_format(name) or next(f.name for f in REGISTRY if f.looks is None or f.looks(data, first))
     if format == "tsv" and not has_header(data, "tsv", first):
         format = "trec"  # headerless TSV is a TREC file (MS MARCO's qrels.dev.tsv)
@@ -168,7 +207,7 @@ def sniff(data: bytes, name: str) -> tuple[str, bool]:
     return format, _BY_NAME[format].header and has_header(data, format, first)
 
 
-def detect(data: bytes, name: str, format: str = "auto") -> tuple[str, bool]:
+def detect(data: bytes, name: str, format: str = "auto", first: tuple | None = None) -> tuple[str, bool]:
     """(reader style, has a header line) for ``data``: the style is one of
     ``trec`` (headerless TREC), ``whitespace`` (whitespace-separated with a
     header), ``csv``, ``tsv``, ``parquet`` or ``jsonl``.
@@ -180,8 +219,8 @@ def detect(data: bytes, name: str, format: str = "auto") -> tuple[str, bool]:
     """
     _check_name(format)
     if format == "auto":
-        return sniff(data, name)
-    return format, _BY_NAME[format].header and has_header(data, format)
+        return sniff(data, name, first)
+    return format, _BY_NAME[format].header and has_header(data, format, first)
 
 
 def _function(path: str):
@@ -192,28 +231,40 @@ def _function(path: str):
 def read_source(source, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
     """The Qrels or Run of a path, ``-`` or binary file object: opened, recognised and read once.
 
-    A big file named by path goes to its format's ``big_file`` reader (read as it streams in); anything
-    else is read whole (:func:`rankmeter.io.source.load_bytes`) and goes to :func:`read`."""
+    The input is opened once (:class:`rankmeter.io.source.Source`: opened, decompressed, checked); its format
+    is recognised once, and its reader called once. A big file named by path (no ``columns=`` a file of its
+    format's own layout could use) is left open after its first bytes, and goes to its format's
+    ``big_file`` reader, which parses it as it streams in; anything else is read whole."""
     from rankmeter.io.columns import Borrowed
-    from rankmeter.io.source import load_bytes
+    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES
+    from rankmeter.io.guard import read_text
+    from rankmeter.io.source import Source
     _check_name(format)
-    if not columns or isinstance(columns, Borrowed):  # no columns= a file of the format's own layout could use
-        for f in REGISTRY:
-            if f.big_file and format in ("auto", f.name):
-                table = _function(f.big_file)(source, kind, grades)
-                if table is not None:
-                    return table
-    data, name = load_bytes(source)
-    return read(data, name, kind, format, columns=columns, grades=grades)
+    own_layout = not columns or isinstance(columns, Borrowed)  # no columns= a file of the format's own layout uses
+    defer = own_layout and any(f.big_file and format in ("auto", f.name) for f in REGISTRY)
+    src = Source.open(source, check=format != "parquet", head_bytes=HEAD_BYTES + 3,
+                      defer_plain=FILE_MIN_BYTES if defer else None, defer_compressed=COMPRESSED_MIN_BYTES)
+    if not src.deferred:
+        return _dispatch(src.text, src.name, kind, format, first_data_line(src.text), columns=columns, grades=grades)
+    head = src.head[:HEAD_BYTES]
+    first = first_data_line(src.head)
+    style, header = detect(head, src.name, format, first)
+    row = _BY_NAME.get(style)
+    if row is not None and row.big_file and not header:
+        return _function(row.big_file)(src, kind, grades, first)
+    text = read_text(src.stream, src.name, kind=src.kind, compressed=src.compressed, plain=src.kind is None,
+                     head=src.head if src.kind else b"", check=format != "parquet")
+    return _dispatch(text, src.name, kind, format, first, columns=columns, grades=grades, found=(style, header))
 
 
-def read(data: bytes, name: str, kind: str, format: str, *, columns=None, grades: str = "integer"):
-    """The Qrels or Run of an input's bytes (decompressed), by the reader of its format (:func:`detect`)."""
+def _dispatch(data: bytes, name: str, kind: str, format: str, first: tuple, *, columns=None, grades: str = "integer",
+              found: tuple | None = None):
+    """The reader of ``data``'s format called on it (text already checked), with its first data line."""
     from rankmeter.io.columns import Borrowed
-    from rankmeter.io.source import check_text
-    if not (format == "parquet" or is_parquet(data)) or not data:
-        check_text(data, name)  # every text reader's check (an empty file is refused as such)
-    style, header = detect(data, name, format)
+    if format == "parquet" and not data:
+        from rankmeter.io.guard import check_text
+        check_text(data, name)
+    style, header = found or detect(data, name, format, first)
     if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
         columns = None  # the other input's column names: this file has no header to find them in
     if style in ("trec", "csv", "tsv") and not header and columns:
@@ -226,4 +277,7 @@ def read(data: bytes, name: str, kind: str, format: str, *, columns=None, grades
                              "so with its own role, e.g. 'score', or read that input with columns= of its own)",
                              source=name)
     reader = _function(_BY_NAME["trec" if style == "whitespace" else style].reader)
-    return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades)
+    fields = split_header(first[2], "whitespace" if style == "trec" else style) if style in (
+        "trec", "whitespace", "csv", "tsv") else None
+    return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades, first=first,
+                  fields=fields)

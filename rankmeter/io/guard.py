@@ -18,17 +18,21 @@ rankmeter.errors.InputError: <stream>:2: binary data (a NUL byte), not a text fi
 from __future__ import annotations
 
 import io
+import lzma
+import zlib
 from typing import BinaryIO
 
 import numpy as np
 
 from rankmeter.errors import InputError
 
-__all__ = ["check_text", "Guard", "GuardedStream", "read_guarded", "read_block", "as_bytes",
-           "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES"]
+__all__ = ["check_text", "Guard", "Counted", "Text", "read_guarded", "read_text", "read_block", "as_bytes",
+           "first_nul", "broken", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES", "DECOMPRESS_ERRORS"]
 
 #: Bytes read at a time from a stream (decompressed bytes for a compressed one).
 BLOCK_BYTES = 16 << 20
+#: Bytes of a plain regular file checked before the whole file is read.
+HEAD_BYTES = 1 << 16
 #: A line longer than this is in no qrels or run: such input is refused as it streams in.
 LONGEST_LINE = 64 << 20
 #: Text that expands more than this many times from its compressed bytes is refused as a compression bomb
@@ -186,27 +190,152 @@ def _refuse_control(data: bytes, name: str, lines_before: int = 0) -> None:
                          "file of qrels or a run; check that this is the right file",
                          source=name, line=lines_before + data.count(b"\n", 0, first) + 1)
 
-class GuardedStream(io.RawIOBase):
-    """A stream whose blocks pass :class:`Guard` as they are read: binary data is refused at once."""
+class Counted(io.RawIOBase):
+    """The raw bytes of an input as a decompressor reads them: bytes peeked first put back, text a file object
+    returns made bytes, and the bytes given out counted (the guard refuses text that expands too many times)."""
 
-    def __init__(self, inner: BinaryIO, name: str):
-        self.inner, self.guard = inner, Guard(name, getattr(inner, "compressed_bytes", None))
+    def __init__(self, raw: BinaryIO, name: str, *, owned: bool = False):
+        self.raw, self.name, self.owned = raw, name, owned   # owned: a file rankmeter opened, closed with this
+        self.head = b""
+        self.consumed = 0
+
+    def close(self) -> None:
+        if self.owned and not self.raw.closed:
+            self.raw.close()
+        super().close()
+
+    def peek_start(self, size: int) -> bytes:
+        """The first ``size`` bytes (fewer at the end), read and put back: the next read gives them again."""
+        while len(self.head) < size:
+            chunk = read_block(self.raw, self.name, size - len(self.head))
+            if not chunk:
+                break
+            self.head += chunk
+        return self.head[:size]
+
+    def compressed_bytes(self) -> int:
+        return self.consumed
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        # the peeked head and then as much of the rest as one read gives: the first block a reader checks is
+        # then no shorter than a file's (a control byte among the 10 bytes peeked was 10% of the first block)
+        n = 0
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n] = self.head[:n]
+            self.head = self.head[n:]
+            if n == len(buffer) or self.head:
+                self.consumed += n
+                return n
+        data = as_bytes(self.raw.read(len(buffer) - n), self.name) if len(buffer) > n else b""
+        buffer[n: n + len(data)] = data
+        self.consumed += n + len(data)
+        return n + len(data)
+
+
+def broken(kind: str, exc: BaseException, name: str) -> InputError:
+    """The one-line error for compressed data a decompressor could not read."""
+    if isinstance(exc, EOFError):
+        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
+                          "the file", source=name)
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
+
+
+#: what a decompressor raises on broken data
+DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
+
+
+class Text(io.RawIOBase):
+    """The text of an input as it streams in: ``head`` (text already read) then ``inner`` (a decompressor or
+    the raw bytes), a broken archive a one-line :class:`InputError` naming the file, every block passing
+    :class:`Guard`. The one stream every reader of text reads (closing it closes ``inner``)."""
+
+    def __init__(self, inner: BinaryIO, name: str, *, kind: str | None = None, compressed=None, head: bytes = b"",
+                 under=None):
+        self.inner, self.kind, self.head, self.under = inner, kind, head, under  # under: closed with it too
+        self.guard = Guard(name, compressed)
 
     def readable(self) -> bool:
         return True
 
     def close(self) -> None:
         try:
-            self.inner.close()
+            self.inner.close()  # a decompressor does not close the file it reads
+            if self.under is not None:
+                self.under.close()
         finally:
             super().close()
 
-    def readinto(self, buffer) -> int:
-        data = as_bytes(self.inner.read(len(buffer)), self.guard.name)
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all that is left for -1), checked: the block itself, never a copy of it."""
+        if self.head:
+            data, self.head = (self.head, b"") if size is None or size < 0 else \
+                (self.head[:size], self.head[size:])
+        else:
+            try:
+                data = as_bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read(),
+                                self.guard.name)
+            except InputError:
+                raise
+            except DECOMPRESS_ERRORS as exc:
+                if self.kind is None:
+                    raise InputError(f"cannot be read ({exc})", source=self.guard.name) from None
+                raise broken(self.kind, exc, self.guard.name) from None
         if data:
             self.guard(data)
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
+
+
+def read_text(inner: BinaryIO, name: str, *, kind: str | None = None, compressed=None, plain: bool = False,
+              head: bytes = b"", check: bool = True) -> bytes:
+    """The whole text of an input (``head`` then ``inner``), a UTF-8 byte-order mark at its start dropped
+    (``head`` has none), and checked as text (``check``; never a Parquet file's bytes): a plain regular file
+    (``plain``: its size is known, no bomb) in one read from its start, ``head`` ignored; anything else in
+    blocks, each checked as it arrives (:func:`read_guarded`)."""
+    if not plain:
+        data = read_guarded(Text(inner, name, kind=kind, compressed=compressed, head=head), name)
+    else:  # its first block checked before the whole of it is read (a 10 GB binary file), then one read
+        import os
+        try:
+            start = os.pread(inner.fileno(), HEAD_BYTES, 0)
+            inner.seek(0)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot be read ({exc})", source=name) from None
+        if start and not start.isspace() and not start.startswith(PARQUET_MAGIC):
+            check_text(start, name)
+        data = read_block(inner, name)
+    if not head and data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    if check and not (len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC):
+        check_text(data, name)
+    return data
+
+
+def first_nul(raw: BinaryIO, name: str) -> None:
+    """Refuse a regular file holding a NUL byte anywhere, naming its line, as :func:`check_text` refuses a
+    whole text (read from the start with ``os.pread``, a block at a time)."""
+    import os
+    fd, at, lines = raw.fileno(), 0, 0
+    while True:
+        block = os.pread(fd, BLOCK_BYTES, at)
+        if not block:
+            return
+        nul = block.find(b"\x00")
+        if nul >= 0:
+            raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
+                             "is the right file", source=name, line=lines + block.count(b"\n", 0, nul) + 1)
+        lines += block.count(b"\n")
+        at += len(block)
+
 
 def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
     """Refuse empty input and input that is not text at all (every text reader runs this).

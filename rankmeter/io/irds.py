@@ -24,7 +24,7 @@ import numpy as np
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.canonical import Qrels
 
-__all__ = ["irds_qrels", "profile", "relevance_level", "looks_like_dataset", "PROFILES"]
+__all__ = ["irds_qrels", "dataset_qrels", "profile", "relevance_level", "looks_like_dataset", "PROFILES"]
 
 _EXTRA = 'pip install ir_datasets'
 
@@ -93,6 +93,28 @@ def looks_like_dataset(source: object) -> bool:
     if source.startswith("irds:"):
         return True
     return bool(_DATASET_ID.fullmatch(source)) and not os.path.exists(source)
+
+
+def dataset_qrels(source: object, columns, grades: str) -> Qrels | None:
+    """The qrels of ``source`` when it names an ir_datasets dataset (:func:`looks_like_dataset`), else None.
+
+    ``irds:name`` always means ir_datasets; a bare ``family/sub`` id only when ir_datasets has it (without
+    ir_datasets installed it is a file that does not exist). ``columns=`` is refused: the dataset's qrels
+    have their own columns."""
+    if not looks_like_dataset(source):
+        return None
+    from rankmeter.io.canonical import with_grades
+    from rankmeter.io.columns import Borrowed
+    if columns and not isinstance(columns, Borrowed):
+        raise InputError(f"columns={dict(columns)!r}: ir_datasets qrels have their own columns; drop "
+                         "columns= (or give it to the run)", source=os.fsdecode(source))
+    try:
+        return with_grades(irds_qrels(source), grades)
+    except ImportError:
+        if source.startswith("irds:"):
+            raise
+        raise InputError('no such file; check the path (for an ir_datasets dataset of this id, '
+                         'pip install ir_datasets)', source=source) from None
 
 
 def _import_irds():

@@ -161,7 +161,8 @@ def _roles_of(keys: list, kind: str, columns, name: str) -> list:
 
 
 def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None,
-               grades: str = "integer", style: str = "jsonl", header: bool = False) -> Qrels | Run:
+               grades: str = "integer", style: str = "jsonl", header: bool = False, first=None,
+               fields=None) -> Qrels | Run:
     """Qrels or a run from JSON Lines text (or a JSON document ``{query: {doc: value}}``)."""
     import pyarrow.json as pajson
 

@@ -16,7 +16,8 @@ __all__ = ["read_parquet", "is_parquet"]
 
 
 def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = None,
-                 grades: str = "integer", style: str = "parquet", header: bool = False) -> Qrels | Run:
+                 grades: str = "integer", style: str = "parquet", header: bool = False, first=None,
+                 fields=None) -> Qrels | Run:
     """Qrels or a run from the bytes of a Parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq

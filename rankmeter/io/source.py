@@ -1,5 +1,10 @@
 """The bytes of an input: from a path, ``-`` (stdin) or a file object, decompressed and checked.
 
+:class:`Source` is the one object that opens an input, records it, peeks at its first bytes,
+decompresses it and has it checked (:mod:`rankmeter.io.guard`), once; the format registry
+(:mod:`rankmeter.io.formats`) then recognises its format once and calls one reader.
+:func:`load_bytes` and :func:`open_stream` are the same opening for readers of other files.
+
 gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the
 file is called, and decompressed as a stream: leading blank space is counted
 and dropped as it arrives, so a small archive of gigabytes of newlines is
@@ -7,7 +12,7 @@ found empty without ever holding them. Input that is not text at all (empty,
 binary, an archive, UTF-16) is refused before any parsing, with a message
 that says what the file is and what to do: the first block read is checked
 whole, every later one for NUL bytes, control bytes and a line longer than
-:data:`LONGEST_LINE`, so a compression bomb, ``/dev/zero`` or
+:data:`~rankmeter.io.guard.LONGEST_LINE`, so a compression bomb, ``/dev/zero`` or
 ``/dev/urandom`` is refused after one block (memory stays that of a block,
 whatever the expanded size). A plain regular file is read in one piece after
 its first block passed the same check.
@@ -27,22 +32,20 @@ import os
 import stat
 import sys
 import threading
-import zlib
 from contextlib import contextmanager
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
+from rankmeter.io.formats import first_data_line
 from rankmeter.io.guard import (
-    BLOCK_BYTES, PARQUET_MAGIC, GuardedStream, check_text, read_block, read_guarded,
+    BLOCK_BYTES, DECOMPRESS_ERRORS, HEAD_BYTES, PARQUET_MAGIC, Counted, Text, check_text, read_text,
 )
 from rankmeter.io.inputs import open_input, record_input
 
-__all__ = ["load_bytes", "check_text", "open_stream", "compression_of", "first_data_line", "PathOrFile"]
+__all__ = ["Source", "load_bytes", "check_text", "open_stream", "compression_of", "first_data_line", "PathOrFile"]
 
 PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
-#: Bytes of a plain regular file checked before the whole file is read.
-HEAD_BYTES = 1 << 16
 #: Seconds without data from a pipe or terminal before the "waiting" note.
 WAIT_NOTE_SECONDS = 1.0
 
@@ -54,28 +57,7 @@ _COMPRESSIONS = (
 )
 _BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
 _SPACE = b" \t\n\r\x0b\x0c"
-
-
-def first_data_line(data: bytes) -> tuple[int, int, bytes]:
-    """(byte offset, number of lines before it, the line) of the first non-blank, non-comment line.
-
-    >>> first_data_line(b"# a comment\\n\\nq1 Q0 d1 1 2.5 r\\n")
-    (13, 2, b'q1 Q0 d1 1 2.5 r')
-    """
-    pos = skipped = 0
-    n = len(data)
-    while pos < n:
-        end = data.find(b"\n", pos)
-        end = n if end < 0 else end
-        cr = data.find(b"\r", pos, end)
-        end = cr if cr >= 0 else end
-        line = data[pos:end]
-        text = line.lstrip(_SPACE)  # the first field, without splitting a line of millions of them
-        if text and not text.startswith(b"#"):
-            return pos, skipped, line
-        pos = end + (2 if data[end:end + 2] == b"\r\n" else 1)
-        skipped += 1
-    return n, skipped, b""
+_BOM = b"\xef\xbb\xbf"
 
 
 def compression_of(head: bytes) -> str | None:
@@ -113,50 +95,6 @@ def _decompressing(raw: BinaryIO, kind: str) -> BinaryIO:
     if kind == "xz":
         return lzma.LZMAFile(raw, mode="rb")
     return _zstd_reader(raw)
-
-
-def _broken(kind: str, exc: BaseException, name: str) -> InputError:
-    if isinstance(exc, EOFError):
-        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
-                          "the file", source=name)
-    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
-
-
-_DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
-
-
-class _CheckedStream(io.RawIOBase):
-    """A decompressing stream whose errors are one-line :class:`InputError` naming the file."""
-
-    def __init__(self, inner: BinaryIO, kind: str, name: str, source: "_Prefixed"):
-        self.inner, self.kind, self.name, self.source = inner, kind, name, source
-
-    def compressed_bytes(self) -> int:
-        """The compressed bytes read so far (the guard refuses text that expands too many times)."""
-        return self.source.consumed
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        try:
-            self.inner.close()  # the decompressor, and through it the file
-        finally:
-            super().close()
-
-    def read(self, size: int = -1) -> bytes:
-        try:
-            return self.inner.read(size) if size is not None and size >= 0 else self.inner.read()
-        except InputError:
-            raise
-        except _DECOMPRESS_ERRORS as exc:
-            raise _broken(self.kind, exc, self.name) from None
-
-    def readinto(self, buffer) -> int:
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
 
 
 @contextmanager
@@ -232,120 +170,130 @@ def _open_raw(source: PathOrFile, name: str) -> tuple[BinaryIO, bool]:
         raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
 
 
-def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
-    """Read a whole input (path, ``-`` for stdin, or binary file object), decompressed.
+class Source:
+    """One input, opened once: what it is called, whether and how it is compressed, and its text.
 
-    Returns the bytes and a name for messages. gzip, bzip2, xz and zstd are
-    recognised by their magic bytes, whatever the file is called; a UTF-8
-    byte-order mark is dropped.
+    :meth:`open` opens a path, ``-`` (stdin) or a binary file object, records a file as an input (no output
+    may be written over it), peeks at its first bytes (gzip, bzip2, xz and zstd are recognised by their
+    magic bytes whatever the file is called), decompresses it and has every block checked as it arrives
+    (:mod:`rankmeter.io.guard`: not text, a compression bomb, a line of gigabytes); a UTF-8 byte-order
+    mark at byte 0 is dropped. Then either ``text`` holds the whole text, or -- a big regular file, when
+    the caller asks (``defer_plain``/``defer_compressed``: the sizes from which a reader streams it) --
+    ``head`` holds its first bytes for the format to be recognised from, and ``stream`` the rest
+    (the decompressor or the file, positioned after ``head``; ``compressed``: the compressed bytes
+    read so far), for a reader that parses it block by block (:func:`rankmeter.io.compiled.read_stream`).
+
+    >>> import io
+    >>> src = Source.open(io.BytesIO(b"\\xef\\xbb\\xbfq 0 d 1\\n"))
+    >>> src.text, src.name, src.deferred
+    (b'q 0 d 1\\n', '<stream>', False)
+    """
+
+    def __init__(self, name: str, text: bytes | None, *, head: bytes = b"", stream=None, kind: str | None = None,
+                 compressed=None, raw=None):
+        self.name, self.text, self.kind, self.stream, self.compressed = name, text, kind, stream, compressed
+        self.head = text if text is not None else head
+        self.raw = raw  # a deferred file's own descriptor (a decompressor does not close the file it reads)
+        self.deferred = text is None
+
+    @classmethod
+    def open_big(cls, path, plain: int, compressed: int, head_bytes: int = HEAD_BYTES + 3) -> "Source | None":
+        """The regular file ``path`` left open after its first ``head_bytes`` of text when it has ``plain`` bytes
+        or more (``compressed`` for a compressed one), else None (see :meth:`open`)."""
+        return _deferred(os.fsdecode(path), plain, compressed, head_bytes)
+
+    def close(self) -> None:
+        """Close what a deferred input holds open (a reader that streams it closes it when done)."""
+        for held in (self.stream, self.raw):
+            if held is not None:
+                held.close()
+
+    @classmethod
+    def open(cls, source: PathOrFile, *, check: bool = True, defer_plain: int | None = None,
+             defer_compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3) -> "Source":
+        """The input ``source`` opened, checked (``check``: its whole text as text, not for a Parquet file)
+        and read whole, or deferred (see the class)."""
+        name = _name_of(source)
+        if defer_plain is not None and isinstance(source, (str, os.PathLike)) and name != "<stdin>":
+            deferred = _deferred(name, defer_plain, defer_compressed, head_bytes)
+            if deferred is not None:
+                return deferred
+        raw, owned = _open_raw(source, name)
+        try:
+            counted = Counted(raw, name)
+            with _waiting_note(name, not (owned or name == "<stdin>") or _regular_stream(raw)):
+                kind = compression_of(counted.peek_start(10))
+            if kind is None and owned and _regular_stream(raw):
+                text = read_text(raw, name, plain=True, check=check)  # a regular file: its size is known, no bomb
+            elif kind is None:
+                text = read_text(counted, name, check=check)  # a pipe, a device, a file object: checked blocks
+            else:
+                text = read_text(_decompressing(counted, kind), name, kind=kind, compressed=counted.compressed_bytes,
+                                 check=check)
+        finally:
+            if owned:
+                raw.close()
+        return cls(name, text, kind=kind)
+
+
+def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int) -> Source | None:
+    """A regular file of ``plain`` bytes or more (``compressed`` for a compressed one) opened with its first
+    ``head_bytes`` of text read, or None: read it whole (smaller, Parquet, or an archive whose start cannot be
+    read -- reading it whole names the problem)."""
+    try:
+        status = os.stat(name)
+        if not stat.S_ISREG(status.st_mode) or status.st_size < min(plain, compressed or plain):
+            return None
+        raw = open_input(name, "rb", buffering=0)
+    except (OSError, ValueError):
+        return None
+    stream = raw
+    try:
+        magic = os.pread(raw.fileno(), 10, 0)
+        kind = compression_of(magic)
+        if magic.startswith(PARQUET_MAGIC) or status.st_size < (plain if kind is None else compressed or plain):
+            raw.close()
+            return None
+        stream = raw if kind is None else _decompressing(raw, kind)
+        head = _read_full(stream, head_bytes)
+    except (*DECOMPRESS_ERRORS, ImportError):
+        stream.close()
+        raw.close()
+        return None
+    head = head[3:] if head[:3] == _BOM else head
+    return Source(name, None, head=head, stream=stream, kind=kind, compressed=raw.tell if kind else None, raw=raw)
+
+
+def _read_full(stream, size: int) -> bytes:
+    """Up to ``size`` bytes of ``stream`` (a raw stream may return fewer before its end)."""
+    parts, got = [], 0
+    while got < size:
+        part = stream.read(size - got)
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
+
+
+def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
+    """Read a whole input (path, ``-`` for stdin, or binary file object), decompressed and checked
+    (:class:`Source`). Returns the bytes and a name for messages.
 
     >>> import io
     >>> load_bytes(io.BytesIO(b"q 0 d 1\\n"))
     (b'q 0 d 1\\n', '<stream>')
     """
-    name = _name_of(source)
-    raw, owned = _open_raw(source, name)
-    try:
-        with _waiting_note(name, not (owned or name == "<stdin>") or _regular_stream(raw)):
-            head = _peek(raw, name)
-        kind = compression_of(head)
-        if kind is None and _plain_file(raw, owned, name):
-            data = _rest(raw, head, name)  # a regular file whose start is text: one read
-        elif kind is None:
-            data = read_guarded(_Prefixed(head, raw), name)  # a pipe, a device, a file object
-        else:
-            prefixed = _Prefixed(head, raw)
-            stream = _CheckedStream(_decompressing(prefixed, kind), kind, name, prefixed)
-            data = read_guarded(stream, name)
-    finally:
-        if owned:
-            raw.close()
-    if data[:3] == b"\xef\xbb\xbf":
-        data = data[3:]
-    return data, name
-
-
-def _plain_file(raw: BinaryIO, owned: bool, name: str) -> bool:
-    """Whether ``raw`` is a regular file rankmeter opened whose first block passed :class:`~rankmeter.io.guard.Guard`'s check.
-
-    Then it is read in one piece (its size is known: no bomb); anything else
-    is read in checked blocks.
-    """
-    if not owned or not _regular_stream(raw):
-        return False
-    try:
-        start = os.pread(raw.fileno(), HEAD_BYTES, 0)
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        return False
-    if start and not start.isspace() and not start.startswith(PARQUET_MAGIC):
-        check_text(start, name)
-    return True
-
-
-def _rest(raw: BinaryIO, head: bytes, name: str) -> bytes:
-    """``head`` and the rest of ``raw``: re-read from the start when it can seek (no copy of the whole)."""
-    try:
-        if len(head) and raw.seekable() and raw.tell() == len(head):
-            raw.seek(0)
-            return read_block(raw, name)
-    except (OSError, ValueError, AttributeError):
-        pass
-    rest = read_block(raw, name)
-    return head + rest if rest else head
-
-
-def _peek(raw: BinaryIO, name: str) -> bytes:
-    """The first bytes (up to 10) of a stream, without losing them."""
-    out = b""
-    while len(out) < 10:
-        chunk = read_block(raw, name, 10 - len(out))
-        if not chunk:
-            break
-        out += chunk
-    return out
-
-
-class _Prefixed(io.RawIOBase):
-    """``head`` then the rest of ``raw``: a stream whose first bytes were already read."""
-
-    def __init__(self, head: bytes, raw: BinaryIO, owned: bool = False):
-        self.head, self.raw, self.owned = head, raw, owned
-        self.consumed = 0  # bytes given out so far
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        if self.owned and not self.raw.closed:  # a file we opened: closed with the stream
-            self.raw.close()
-        super().close()
-
-    def readinto(self, buffer) -> int:
-        # the head and then as much of the rest as one read gives: the first block a reader checks is then
-        # no shorter than a file's (a control byte among the 10 bytes peeked was 10% of the first block)
-        n = 0
-        if self.head:
-            n = min(len(buffer), len(self.head))
-            buffer[:n] = self.head[:n]
-            self.head = self.head[n:]
-            if n == len(buffer) or self.head:
-                self.consumed += n
-                return n
-        data = self.raw.read(len(buffer) - n)
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogateescape")
-        data = data or b""
-        buffer[n: n + len(data)] = data
-        self.consumed += n + len(data)
-        return n + len(data)
+    src = Source.open(source, check=False)
+    return src.text, src.name
 
 
 def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     """A binary stream of the decompressed text of ``source`` and its name, for streamed readers.
 
-    Compression is recognised by magic bytes as in :func:`load_bytes`, and a
-    broken or truncated archive raises a one-line :class:`InputError` from
-    ``read`` wherever it is met. The caller closes the stream.
+    Compression is recognised by magic bytes as in :class:`Source`, every block is checked as it arrives,
+    and a broken or truncated archive raises a one-line :class:`InputError` from ``read`` wherever it is
+    met. The caller closes the stream.
 
     >>> import gzip, io
     >>> stream, name = open_stream(io.BytesIO(gzip.compress(b"q Q0 d 1 2.5 t\\n")))
@@ -354,9 +302,9 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     """
     name = _name_of(source)
     raw, owned = _open_raw(source, name)
-    head = _peek(raw, name)
-    kind = compression_of(head)
-    inner = prefixed = _Prefixed(head, raw, owned)
-    if kind is not None:
-        inner = _CheckedStream(_decompressing(prefixed, kind), kind, name, prefixed)
-    return io.BufferedReader(GuardedStream(inner, name), BLOCK_BYTES), name
+    counted = Counted(raw, name, owned=owned)
+    kind = compression_of(counted.peek_start(10))
+    inner = counted if kind is None else _decompressing(counted, kind)
+    text = Text(inner, name, kind=kind, compressed=counted.compressed_bytes if kind else None,
+                under=counted if kind else None)
+    return io.BufferedReader(text, BLOCK_BYTES), name

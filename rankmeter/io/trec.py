@@ -22,7 +22,8 @@ import numpy as np
 from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy
 from rankmeter.io.compiled import REFUSED_LONG_ID, REFUSED_NUL, Refused, layout_of, parse_qrels, parse_run
-from rankmeter.io.source import first_data_line, load_bytes
+from rankmeter.io.formats import first_data_line
+from rankmeter.io.source import load_bytes
 
 __all__ = ["read_text", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes",
            "run_from_block", "load_bytes"]
@@ -122,34 +123,29 @@ def _grade_error(grade: bytes, policy: str, name: str, number: int) -> InputErro
 
 # ---------------------------------------------------------------- public readers
 
-def read_big_file(path, kind: str, grades: str = "integer"):
-    """The Qrels or Run of a big TREC file named by path, read as it streams in (:func:`rankmeter.io.compiled.read_file`),
-    or None when it is to be read whole (small, not a regular file, another format, not text, a line refused)."""
-    from rankmeter.io.compiled import read_file
-    answer = read_file(path, kind, grades)
-    if answer is None or isinstance(answer, Refused):
-        # a line refused: the file is read whole after all, so that the checks every input gets first (a
-        # NUL byte or a compression bomb further on) come before the line's own problem, as for any input
-        return None
-    import os
-    name = os.fsdecode(path)
-    table = qrels_answer(answer, name, grades) if kind == "qrels" else run_answer(answer, name)
+def read_big_file(src, kind: str, grades: str = "integer", first: tuple | None = None):
+    """The Qrels or Run of a big TREC file left open after its head (:class:`~rankmeter.io.source.Source`),
+    parsed as it streams in (:func:`rankmeter.io.compiled.read_stream`); ``first``: its first data line."""
+    from rankmeter.io.compiled import read_stream
+    answer = read_stream(src, kind, grades, first or first_data_line(src.head))
+    table = qrels_answer(answer, src.name, grades) if kind == "qrels" else run_answer(answer, src.name)
     from rankmeter.engine.memory import give_back
     give_back()  # the blocks' freed memory back to the OS before the engine allocates its own
     return table
 
 
 def read_text(data: bytes, name: str, kind: str, *, style: str = "trec", header: bool = False, columns=None,
-              grades: str = "integer"):
+              grades: str = "integer", first: tuple | None = None, fields: list | None = None):
     """The reader of the ``trec`` format (:mod:`rankmeter.io.formats`): TREC text by the compiled reader; a
     whitespace-separated file with a header line, or with ``columns=`` given by position, by
     :mod:`rankmeter.io.delimited`."""
     if header or columns:
         from rankmeter.io.delimited import read_delimited
-        return read_delimited(data, name, kind, "whitespace", header=header, columns=columns, grades=grades)
+        return read_delimited(data, name, kind, "whitespace", header=header, columns=columns, grades=grades,
+                              first=first, fields=fields)
     if kind == "qrels":
         return qrels_from_bytes(data, name, grades=grades)
-    return run_from_bytes(data, name)
+    return run_from_bytes(data, name, first=first)
 
 
 def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrels:
@@ -175,9 +171,9 @@ def run_answer(answer, name: str):
     return answer
 
 
-def run_from_bytes(data: bytes, name: str) -> Run:
-    """A TREC run's text already read and checked."""
-    return run_answer(parse_run(data, name, layout_of(first_data_line(data)[2], "run")), name)
+def run_from_bytes(data: bytes, name: str, *, first: tuple | None = None) -> Run:
+    """A TREC run's text already read and checked (``first``: its first data line, when known)."""
+    return run_answer(parse_run(data, name, layout_of((first or first_data_line(data))[2], "run")), name)
 
 
 def run_from_block(block: bytes, name: str) -> Run:

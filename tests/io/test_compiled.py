@@ -322,7 +322,7 @@ def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatc
     monkeypatch.setattr(compiled, "FILE_MIN_BYTES", 0)
     monkeypatch.setattr(compiled, "COMPRESSED_MIN_BYTES", 0)
     monkeypatch.setattr(compiled, "_BLOCK_BYTES", 64)
-    monkeypatch.setattr(compiled, "_HEAD", 40)
+    monkeypatch.setattr(compiled, "HEAD_BYTES", 40)
     lines = [f"q{q} Q0 d{d} {d} {(d * 7) % 5 / 3:.4f} tag{q}\n" for q in range(12) for d in range(9)]
     lines[5] = "# a comment\n"
     lines[40] = "\r\n"

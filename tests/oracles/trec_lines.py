@@ -119,8 +119,9 @@ def qrels_from_bytes(data: bytes, name: str, *, grades: str = "integer") -> Qrel
     return Qrels(table, name, np.asarray(lines, dtype=np.int64))
 
 
-def run_from_bytes(data: bytes, name: str) -> Run:
-    """TREC run text (already read and checked) as a Run, or the error naming its first bad line."""
+def run_from_bytes(data: bytes, name: str, *, first: tuple | None = None) -> Run:
+    """TREC run text (already read and checked) as a Run, or the error naming its first bad line (``first``,
+    the production reader's first data line when the format's recognition found it, is not needed here)."""
     return run_fields_from_bytes(data, name, keep=False)[0]
 
 
