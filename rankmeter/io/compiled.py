@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rankmeter.io import _trecparse
+import rankmeter.io._trecparse as _trecparse
 
-__all__ = ["parse_run", "parse_qrels", "read_file", "read_stream", "layout_of", "Refused", "FILE_MIN_BYTES",
+__all__ = ["parse_run", "parse_qrels", "read_stream", "layout_of", "Refused", "FILE_MIN_BYTES",
            "COMPRESSED_MIN_BYTES", "HEAD_BYTES"]
 
 _GRADES = {"integer": 0, "truncate": 1, "real": 2}
@@ -205,30 +205,6 @@ def parse_qrels(data: bytes, name: str, grades: str):
     (:class:`Refused`), or None when it has no row."""
     pieces = _cut(data, _piece_size(len(data)))
     return _combine(_parse_all(pieces, "qrels", grades, 4), "qrels", grades, name, 4)
-
-
-def read_file(source, kind: str, grades: str = "integer"):
-    """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
-    parsed on every core (:func:`read_stream`), the first line refused (:class:`Refused`), or None when the
-    file is read whole instead (not a regular file, small, another format, not text, a broken archive:
-    reading it whole names the problem)."""
-    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
-        return None
-    from rankmeter.errors import RankmeterError
-    from rankmeter.io.formats import first_data_line, sniff
-    from rankmeter.io.source import Source
-
-    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3)
-    if src is None:
-        return None
-    try:
-        first = first_data_line(src.head)
-        if sniff(src.head[:HEAD_BYTES], src.name, first) != ("trec", False):
-            src.close()
-            return None
-        return read_stream(src, kind, grades, first)
-    except (RankmeterError, OSError):
-        return None
 
 
 def read_stream(src, kind: str, grades: str, first: tuple):

@@ -22,7 +22,7 @@ from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.canonical import Qrels, Run
 from rankmeter.io.columns import resolve_columns
 from rankmeter.io.frames import qrels_from_table, run_from_table
-from rankmeter.io.formats import first_data_line, split_header
+from rankmeter.io.lines import first_data_line, split_header
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: TREC text read by the compiled reader never loads it
     import pyarrow as pa

@@ -36,50 +36,11 @@ from typing import Callable
 
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.columns import CONVENTIONS
+from rankmeter.io.lines import first_data_line, split_header
 
 __all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read_source",
-           "first_data_line", "split_header"]
+           "read_file", "first_data_line", "split_header"]
 
-_SPACE = b" \t\n\r\x0b\x0c"
-_SEPARATOR = {"csv": ",", "tsv": "\t", "whitespace": None}
-
-
-def first_data_line(data: bytes) -> tuple[int, int, bytes]:
-    """(byte offset, number of lines before it, the line) of the first non-blank, non-comment line.
-
-    >>> first_data_line(b"# a comment\\n\\nq1 Q0 d1 1 2.5 r\\n")
-    (13, 2, b'q1 Q0 d1 1 2.5 r')
-    """
-    pos = skipped = 0
-    n = len(data)
-    while pos < n:
-        end = data.find(b"\n", pos)
-        end = n if end < 0 else end
-        cr = data.find(b"\r", pos, end)
-        end = cr if cr >= 0 else end
-        line = data[pos:end]
-        text = line.lstrip(_SPACE)  # the first field, without splitting a line of millions of them
-        if text and not text.startswith(b"#"):
-            return pos, skipped, line
-        pos = end + (2 if data[end:end + 2] == b"\r\n" else 1)
-        skipped += 1
-    return n, skipped, b""
-
-
-def split_header(line: bytes, style: str) -> list[str]:
-    """The fields of one line: CSV/TSV with quotes, or whitespace-separated.
-
-    >>> split_header(b'query-id\\tcorpus-id\\tscore', "tsv")
-    ['query-id', 'corpus-id', 'score']
-    >>> split_header(b'"qid","docno",score', "csv")
-    ['qid', 'docno', 'score']
-    """
-    text = line.decode("utf-8", "surrogateescape")
-    if style == "whitespace":
-        return text.split()
-    import csv
-    row = next(csv.reader([text], delimiter=_SEPARATOR[style]), [])
-    return [f.strip() for f in row]
 
 
 def is_parquet(data: bytes) -> bool:
@@ -281,3 +242,27 @@ def _dispatch(data: bytes, name: str, kind: str, format: str, first: tuple, *, c
         "trec", "whitespace", "csv", "tsv") else None
     return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades, first=first,
                   fields=fields)
+
+
+def read_file(source, kind: str, grades: str = "integer"):
+    """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
+    parsed on every core (:func:`~rankmeter.io.compiled.read_stream`), the first line refused (:class:`Refused`), or None when the
+    file is read whole instead (not a regular file, small, another format, not text, a broken archive:
+    reading it whole names the problem)."""
+    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
+        return None
+    from rankmeter.errors import RankmeterError
+    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES, read_stream
+    from rankmeter.io.source import Source
+
+    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3)
+    if src is None:
+        return None
+    try:
+        first = first_data_line(src.head)
+        if sniff(src.head[:HEAD_BYTES], src.name, first) != ("trec", False):
+            src.close()
+            return None
+        return read_stream(src, kind, grades, first)
+    except (RankmeterError, OSError):
+        return None

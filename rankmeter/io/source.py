@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
-from rankmeter.io.formats import first_data_line
+from rankmeter.io.lines import first_data_line
 from rankmeter.io.guard import (
     BLOCK_BYTES, DECOMPRESS_ERRORS, HEAD_BYTES, PARQUET_MAGIC, Counted, Text, check_text, read_text,
 )

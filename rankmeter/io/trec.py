@@ -22,7 +22,7 @@ import numpy as np
 from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy
 from rankmeter.io.compiled import REFUSED_LONG_ID, REFUSED_NUL, Refused, layout_of, parse_qrels, parse_run
-from rankmeter.io.formats import first_data_line
+from rankmeter.io.lines import first_data_line
 from rankmeter.io.source import load_bytes
 
 __all__ = ["read_text", "qrels_from_bytes", "run_from_bytes", "run_fields_from_bytes",

@@ -112,7 +112,7 @@ def test_the_walk_tracer_sees_a_module_entered_twice():
         blocks = [b"q1 Q0 d1 1 2.5 t\n", b"q1 Q0 d2 2 1.5 t\n", b""]
 
         def read(self, size=-1):
-            source.compression_of(b"ab") if len(self.blocks) % 2 else formats.first_data_line(b"x\n")
+            source.compression_of(b"ab") if len(self.blocks) % 2 else formats.is_parquet(b"x\n")
             return self.blocks.pop(0)
 
     (walk,) = trips(lambda: guard.read_text(Circling(), "<circling>"))
