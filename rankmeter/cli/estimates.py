@@ -66,6 +66,7 @@ def run_allocate(args) -> int:
     from rankmeter.judges.ppi import _labelled_queries, _per_query
     from rankmeter.core.naming import name_runs
     from rankmeter.core.order import natural_order
+    from rankmeter.io.output import printable
 
     options = flags.evaluation(args)
     named = name_runs(list(args.runs), columns=options.get("columns"))
@@ -119,11 +120,18 @@ def run_allocate(args) -> int:
              f"stratum {plan['per_stratum']}, {kind} allocation for "
              f"{_TARGETS[args.target] if len(runs) > 1 else 'the run'}):", " ".join(chosen)]
     if args.width is not None:
-        f_mean, y_mean = f_runs.mean(0), y_runs.mean(0)
-        needed = labels_needed(y_mean, f_mean[:n], f_mean[n:], args.width, alpha=args.alpha)
+        # each interval the labels are for (each run's mean, each pair's difference) sized on its own
+        y_rows, names = design_rows(y_runs, target=args.target, names=runs)
+        f_rows, _ = design_rows(f_runs, target=args.target, names=runs)
+        rows = labels_needed(y_rows, f_rows[:, :n], f_rows[:, n:], args.width, alpha=args.alpha, per_row=True)
+        needed = None if None in rows else max(rows)
         data["labels_needed"] = needed
-        lines.append(f"labelled queries for an interval {args.width} wide: "
-                     + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
+        data["labels_needed_by_target"] = dict(zip(names, rows))
+        lines.append(f"labelled queries for every interval ({_TARGETS[args.target] if len(runs) > 1 else 'the run'})"
+                     f" {args.width} wide: "
+                     + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries")
+                     + "; " + ", ".join(f"{printable(k)} {v if v is not None else 'not reachable'}"
+                                        for k, v in zip(names, rows)))
     lines += [f"warning: {w}" for w in notes]
     data["warnings"] = notes
     allocation = {"target": args.target, "targets": targets, "neyman": plan["neyman"],
@@ -185,14 +193,25 @@ def _allocate_pairs(args, frame, named, names) -> int:
         from rankmeter.judges.allocation import pairs_needed
         from rankmeter.judges.pair_ppi import strata_of
 
-        name = named[0][0]
-        needed = pairs_needed(frame.contributions(name, w, gain, frame.human),
-                              frame.contributions(name, w, gain, frame.llm), frame.labelled, strata_of(frame, []),
-                              args.width, queries=len(frame.queries), alpha=args.alpha)
+        from rankmeter.judges.allocation import design_rows
+
+        # every interval promised, each run's mean and each pair's difference, sized on its own
+        human_rows, targets = design_rows([frame.contributions(n, w, gain, frame.human) for n, _ in named],
+                                          target="both" if len(named) > 1 else "mean", names=[n for n, _ in named])
+        llm_rows, _ = design_rows([frame.contributions(n, w, gain, frame.llm) for n, _ in named],
+                                  target="both" if len(named) > 1 else "mean")
+        strata = strata_of(frame, [])
+        rows = [pairs_needed(y, f, frame.labelled, strata, args.width, queries=len(frame.queries), alpha=args.alpha)
+                for y, f in zip(human_rows, llm_rows)]
+        needed = None if None in rows else max(rows)
         data["labels_needed"] = needed
+        data["labels_needed_by_target"] = dict(zip(targets, rows))
         have = int(frame.labelled.sum())
-        lines.append(f"labelled pairs for a {name} {label} interval {args.width} wide (spread over the rank bands): "
-                     + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs"))
+        lines.append(f"labelled pairs for every {label} interval (each run's mean, each pair's difference) "
+                     f"{args.width} wide (spread over the rank bands): "
+                     + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs")
+                     + "; " + ", ".join(f"{printable(k)} {v if v is not None else 'not reachable'}"
+                                        for k, v in zip(targets, rows)))
     docs = [decode(d) for d in frame.docs]
     assignment = [(str(q), d, int(b)) for q, d, b in zip(queries, docs, frame.band)]
     pilot = [[str(queries[i]), docs[i]] for i in np.flatnonzero(frame.labelled)]
