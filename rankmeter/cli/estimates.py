@@ -55,6 +55,17 @@ def run_estimate(args) -> int:
         lines += ["", "differences (a - b)"]
         lines += [f"{printable(p['a'])} - {printable(p['b'])}  {p['measure']}: PPI++ {cell(p['ppi'])}; LLM only "
                   f"{cell(p['llm_only'])}; human only {cell(p['human_only'])}" for p in got.pairs]
+    if got.draws is not None:
+        def share(e):
+            return "n/a" if e.get("judge_share") is None else f"{e['judge_share']:.0%}"
+
+        lines += ["", f"the LLM's labels: {got.draws['min']}-{got.draws['max']} draws per query, each query's metric "
+                      "their mean; the judge's share of each interval's variance, and the LLM-only mean over the "
+                      "draws alone (these queries labelled again):"]
+        lines += [f"{printable(r['run'])} {r['measure']}: PPI++ {share(r['ppi'])}, LLM only {share(r['llm_only'])}; "
+                  f"redrawn {cell(r['llm_redraw'])}" for r in got.runs]
+        lines += [f"{printable(p['a'])} - {printable(p['b'])} {p['measure']}: PPI++ {share(p['ppi'])}, LLM only "
+                  f"{share(p['llm_only'])}; redrawn {cell(p['llm_redraw'])}" for p in got.pairs]
     lines += [f"warning: {w}" for w in got.warnings]
     return flags.emit(args, got.to_dict(), lines)
 

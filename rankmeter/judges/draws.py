@@ -1,0 +1,161 @@
+"""Intervals that count the judge's own noise: several draws of the LLM's label per pair.
+
+A judge sampled at a temperature above 0 gives each pair a label drawn from its distribution of grades, so
+the LLM's qrels are one draw of what that judge would say, and a query's metric ``f_d(q)`` varies with the draw
+``d``. With ``m_q`` draws of every pair of query q (the label file holds several lines per pair: the ``d``-th
+line of each pair is draw ``d``; a query has as many complete draws as its least-drawn pair), the metric of the
+query is taken as the mean over its draws, ``f(q) = mean_d f_d(q)``, and the sampling is two-stage: the queries,
+then the draws within them (Cochran 1977, ch. 10-11).
+
+* :func:`two_stage_mean`: the mean over the queries with the two-stage variance. With the queries a sample of
+  a population (ppi-python's model, and judges estimate's), the unbiased variance of the mean is the
+  between-query one, ``s^2(f(q)) / Q`` (Cochran 1977, 11.3: a with-replacement first stage needs no second-stage
+  term: each query's own draw noise is inside the spread of its mean), of which ``mean_q(s_q^2 / m_q) / Q`` is the
+  draws' part: ``judge_share``, the share of the variance due to the judge (``s_q^2`` the variance of ``f_d(q)``
+  over q's draws). The ``redraw`` interval is about the queries at hand: how far the mean would move if the
+  judge labelled these same queries again, ``sum_q s_q^2 / m_q / Q^2``; treating one draw as fixed, it is 0.
+* :func:`ppi_judge_share`: the PPI++ estimate of :mod:`.ppi` with ``f(q)`` as the prediction is unbiased and its
+  interval valid whatever the draws (the sample of labelled queries is random given them), so it counts the
+  judge's noise already; its draws' part is ``lam^2 (mean_U(s_q^2/m_q) / N + mean_L(s_q^2/m_q) / n)``.
+* :func:`draw_tables` and :func:`draw_values`: the qrels of each draw, and each run's per-query values under
+  each (the input of the above).
+
+A query drawn once (``m_q = 1``) has no variance of its own: the pooled within-query variance of the queries
+drawn twice or more stands in for it.
+"""
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+__all__ = ["draw_values", "two_stage_mean", "ppi_judge_share", "has_draws", "draw_tables"]
+
+
+def _draw_index(table):
+    """Per line of a qrels table: its pair's code, and which draw of the pair it is (the pair's lines in order)."""
+    from rankmeter.judges.sources import _pair_codes
+
+    code, first = _pair_codes(table.column("query").combine_chunks(), table.column("doc").combine_chunks())
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=len(first))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    index = np.empty(len(code), np.int64)
+    index[order] = np.arange(len(code)) - starts[code[order]]
+    return code, index, counts
+
+
+def has_draws(llm, *, grades: str = "integer") -> bool:
+    """Whether the LLM's judgments hold a pair on several lines (several draws of its label)."""
+    from rankmeter.io import as_qrels
+
+    table = as_qrels(llm, grades=grades).table
+    _, _, counts = _draw_index(table)
+    return bool(len(counts) and counts.max() >= 2)
+
+
+def draw_tables(llm, *, grades: str = "integer"):
+    """``(qrels of each draw, draws of each query {query id: m_q})``: draw ``d`` holds each pair's ``d``-th line
+    (a pair drawn fewer times repeats its lines there; the queries it belongs to count only their complete draws)."""
+    import pyarrow as pa
+
+    from rankmeter.io import as_qrels
+    from rankmeter.io.canonical import Qrels, decode_id
+
+    qrels = as_qrels(llm, grades=grades)
+    table = qrels.table
+    code, index, counts = _draw_index(table)
+    pair_of_line = counts[code]
+    queries = table.column("query").combine_chunks()
+    q_values = np.asarray(queries.to_numpy(zero_copy_only=False), dtype=object).astype("S")
+    q_ids, q_code = np.unique(q_values, return_inverse=True)
+    least = np.full(len(q_ids), np.iinfo(np.int64).max)
+    np.minimum.at(least, q_code.ravel(), pair_of_line)
+    most = int(counts.max()) if len(counts) else 0
+    tables = []
+    for d in range(most):
+        rows = np.flatnonzero((index == d) | ((pair_of_line <= d) & (index == d % np.maximum(pair_of_line, 1))))
+        tables.append(Qrels(table.take(pa.array(rows)), f"draw {d + 1} of {qrels.source}", origin="dict"))
+    return tables, {decode_id(q): int(m) for q, m in zip(q_ids, least)}
+
+
+def draw_values(tables, least: dict, evaluate, queries: list[str]) -> tuple[dict, np.ndarray]:
+    """``({key: values (Q, D), NaN past a query's complete draws}, m_q (Q,))`` over ``queries``, from
+    :func:`draw_tables`' ``(tables, least)`` and ``evaluate(qrels) -> {key: per-query values}`` (judges estimate's
+    evaluation of the runs)."""
+    m = np.array([least.get(q, 0) for q in queries])
+    per_draw = [evaluate(t) for t in tables]
+    out = {}
+    for key in per_draw[0]:
+        values = np.column_stack([p[key] for p in per_draw])
+        values[np.arange(len(tables))[None, :] >= m[:, None]] = np.nan
+        out[key] = values
+    return out, m
+
+
+def _within(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per query: the mean over its draws, its draws, and ``s_q^2 / m_q`` (the variance of that mean over the
+    draws; the pooled within-query variance where a query was drawn once)."""
+    values = np.atleast_2d(np.asarray(values, float))
+    m = (~np.isnan(values)).sum(1)
+    if (m == 0).any():
+        from rankmeter.errors import ParameterError
+
+        raise ParameterError("a query has no draw of its labels")
+    mean = np.nansum(values, 1) / m
+    dev = np.where(np.isnan(values), 0.0, values - mean[:, None])
+    ss = (dev ** 2).sum(1)
+    several = m >= 2
+    pooled = ss[several].sum() / (m[several] - 1).sum() if several.any() else 0.0
+    s2 = np.where(several, ss / np.maximum(m - 1, 1), pooled)
+    return mean, m, s2 / m
+
+
+def two_stage_mean(values, *, alpha: float = 0.05) -> dict:
+    """The mean over the queries of ``values`` (Q, D: query q's metric under each of its draws, NaN past its
+    draws) with the two-stage interval (Student's t, Q - 1 degrees of freedom), the judge's share of its variance
+    and the ``redraw`` interval (normal) of the same queries labelled again.
+
+    >>> got = two_stage_mean([[0.5, 0.7], [0.2, 0.2], [0.9, 0.7], [0.4, 0.6]])
+    >>> round(got["estimate"], 4), round(got["se"], 4), round(got["judge_share"], 4)
+    (0.525, 0.125, 0.12)
+    >>> round(got["redraw"]["se"], 4)
+    0.0433
+    """
+    from rankmeter.stats.student import stdtrit
+
+    mean, m, w = _within(values)
+    q = len(mean)
+    centre = float(mean.mean())
+    var = float(np.var(mean, ddof=1)) / q if q > 1 else math.nan
+    draws_part = float(w.mean()) / q
+    se = math.sqrt(var) if q > 1 else math.nan
+    t = stdtrit(q - 1, 1 - alpha / 2) if q > 1 else math.nan
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    redraw_se = math.sqrt(float(w.sum())) / q
+    return {"estimate": centre, "low": centre - t * se, "high": centre + t * se, "se": se,
+            "judge_share": share(draws_part, var), "n": q, "draws": {"min": int(m.min()), "max": int(m.max())},
+            "redraw": {"estimate": centre, "low": centre - z * redraw_se, "high": centre + z * redraw_se,
+                       "se": redraw_se}}
+
+
+def share(part: float, total: float) -> float | None:
+    """``part / total`` in [0, 1] (the sample's ``part`` can exceed its ``total``); None when total is 0."""
+    if not total > 0 or not math.isfinite(total):
+        return None
+    return float(min(max(part / total, 0.0), 1.0))
+
+
+def ppi_judge_share(lam: float, se: float, w_labelled, w_unlabelled) -> float | None:
+    """The share of a PPI++ estimate's variance ``se^2`` due to the judge's draws (see the module docstring),
+    ``w`` being each query's ``s_q^2 / m_q``."""
+    wl, wu = np.asarray(w_labelled, float), np.asarray(w_unlabelled, float)
+    part = lam ** 2 * (wu.mean() / len(wu) + wl.mean() / len(wl))
+    return share(float(part), se ** 2)
+
+
+def query_means(values) -> tuple[np.ndarray, np.ndarray]:
+    """``(f(q), s_q^2 / m_q)`` of each query from its values under each draw (Q, D)."""
+    mean, _, w = _within(values)
+    return mean, w
