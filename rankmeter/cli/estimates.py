@@ -88,6 +88,14 @@ def run_allocate(args) -> int:
         frame = pair_ppi.pair_frame(args.human, args.llm, named, depth or 2 ** 62,
                                     ties=options.get("ties", "trec_eval"), grades=options.get("grades", "integer"))
         if args.unit == "pairs" or not pair_ppi.whole_queries(frame):
+            from rankmeter.judges.draws import has_draws
+
+            if has_draws(args.llm, grades=options.get("grades", "integer")):
+                from rankmeter.errors import ParameterError
+
+                raise ParameterError("the LLM's judgments hold several draws of a pair's label: allocate reads them "
+                                     "as draws with human labels on whole queries (--unit queries); for a sample "
+                                     "of pairs make them one grade each first (judges aggregate --method mean)")
             if args.design is not None:
                 from rankmeter.errors import ParameterError
 
@@ -97,7 +105,13 @@ def run_allocate(args) -> int:
             return _allocate_pairs(args, frame, named, names)
     labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
     measure = args.measure[0]
-    f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
+    per_draw = _draws(args.llm, named, measure, labelled + unlabelled, options)
+    if per_draw is not None:      # several draws a pair: each query's metric its mean over them, as estimate's
+        from rankmeter.judges.draws import query_means
+
+        f = {key: query_means(values)[0] for key, values in per_draw.items()}
+    else:
+        f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
     label = next(iter(f))[1]
     runs = [name for name, _ in named]
     f_runs = np.array([f[(name, label)] for name in runs])
@@ -143,6 +157,8 @@ def run_allocate(args) -> int:
                      + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries")
                      + "; " + ", ".join(f"{printable(k)} {v if v is not None else 'not reachable'}"
                                         for k, v in zip(names, rows)))
+        if per_draw is not None:
+            _draws_plan(args, data, lines, per_draw, runs, label, n + len(unlabelled))
     lines += [f"warning: {w}" for w in notes]
     data["warnings"] = notes
     allocation = {"target": args.target, "targets": targets, "neyman": plan["neyman"],
@@ -150,6 +166,44 @@ def run_allocate(args) -> int:
     assignment = list(zip(labelled + unlabelled, plan["strata"]))
     return _finish(args, data, lines, "queries", named, label, assignment, labelled, chosen, plan["per_stratum"],
                    plan["spreads"], allocation=allocation)
+
+
+def _draws(llm, named, measure, queries, options):
+    """Each run's values under each draw of the LLM's labels ({key: (Q, D)}), or None for one label a pair."""
+    from rankmeter.judges.draws import draw_tables, draw_values, has_draws
+    from rankmeter.judges.ppi import _per_query
+
+    if not has_draws(llm, grades=options.get("grades", "integer")):
+        return None
+    tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
+    return draw_values(tables, least, lambda t: _per_query(t, named, [measure], queries, options), queries)[0]
+
+
+def _draws_plan(args, data, lines, per_draw, runs, label, queries) -> None:
+    """``--width`` with several draws a pair: the draws a pair and the queries the LLM-only intervals need."""
+    from rankmeter.judges.allocation import draws_needed
+    from rankmeter.io.output import printable
+
+    keys = [(name, label) for name in runs]
+    rows = [per_draw[k] for k in keys]
+    names = list(runs)
+    if args.target in ("difference", "both") and len(runs) > 1:
+        pairs = [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+        if args.target == "difference":
+            rows, names = [], []
+        rows += [per_draw[keys[i]] - per_draw[keys[j]] for i, j in pairs]
+        names += [f"{runs[i]} - {runs[j]}" for i, j in pairs]
+    plans = {name: draws_needed(v, args.width, alpha=args.alpha) for name, v in zip(names, rows)}
+    redraw = [p["redraw_draws"] for p in plans.values()]
+    most = None if None in redraw else max(redraw)
+    first = [max(p["plans"][m]["queries"] for p in plans.values()) for m in range(3)]
+    data["draws_needed"] = {"redraw_draws": most, "by_target": plans}
+    lines.append(f"the LLM's draws: for every LLM-only interval {args.width} wide over the draws alone (these "
+                 f"{queries} queries labelled again): "
+                 + (f"{most} draws a pair" if most else "more than 10 draws a pair")
+                 + "; over queries and draws (the population's): "
+                 + ", ".join(f"{q} queries at {m + 1} draw{'s' if m else ''} a pair" for m, q in enumerate(first))
+                 + "; by target: " + ", ".join(f"{printable(k)} {v['redraw_draws'] or '>10'}" for k, v in plans.items()))
 
 
 _TARGETS = {"mean": "each run's mean", "difference": "each pair's difference",

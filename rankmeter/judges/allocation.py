@@ -26,7 +26,7 @@ from rankmeter.judges.stratified import stratified_estimate, stratified_ppi
 from rankmeter.engine.param import SEED, validate_params
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs",
+__all__ = ["labels_needed", "draws_needed", "interval_widths", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs",
            "pairs_needed", "design_rows", "cut_strata"]
 
 
@@ -89,6 +89,44 @@ def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05, per_
     if per_row:
         return rows
     return None if None in rows else max(rows)
+
+
+@validate_params(WIDTH)
+def draws_needed(values, width: float, *, alpha: float = 0.05, pairs_per_query: float = 1.0,
+                 most: int = 10) -> dict:
+    """How many draws of the LLM's label per pair, and how many queries, an LLM-only interval ``width`` wide
+    needs, from a pilot's draws: ``values`` (Q, D) is one row's metric of each query under each of its draws
+    (NaN past a query's draws; :func:`~rankmeter.judges.draws.draw_values`), some queries drawn twice or more.
+
+    With ``S_w^2`` the variance of one draw's metric within a query (the pilot's pooled one) and ``S_b^2`` the
+    variance of the queries' expected metrics (the spread of their means over the draws less the draws' part),
+    the mean of ``Q`` queries at ``m`` draws a pair has the two-stage variance ``(S_b^2 + S_w^2 / m) / Q``
+    (Cochran 1977, 10.2) and, over the draws alone (``redraw``: these queries labelled again), ``S_w^2 / (Q m)``.
+    Returns ``{"within", "between", "redraw_draws"`` (the draws a pair for the redraw interval of the pilot's Q
+    queries; None past ``most``), ``"plans"``: per ``m`` in 1..``most`` the queries the population's interval
+    needs and the calls (queries x ``pairs_per_query`` x m)}. Each call is a draw, and a query adds nothing but
+    its calls, so one draw a pair on more queries is the cheapest way to a narrower population interval
+    (Cochran 10.8 with no cost per query); more draws a pair narrow the interval about the queries at hand.
+
+    >>> got = draws_needed([[0.5, 0.7], [0.2, 0.2], [0.9, 0.7], [0.4, 0.6]], 0.2)
+    >>> got["redraw_draws"], [p["queries"] for p in got["plans"][:3]]
+    (2, [27, 25, 24])
+    """
+    from rankmeter.judges.draws import _within
+
+    mean, m, w = _within(values)
+    q = len(mean)
+    within = float((w * m).mean())                             # s_q^2: one draw's variance within a query
+    between = max(float(np.var(mean, ddof=1)) - float(w.mean()), 0.0) if q > 1 else 0.0
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    half = width / (2 * z)
+    redraw = int(np.ceil(within / (q * half ** 2))) if within > 0 else 1
+    plans = []
+    for draws in range(1, most + 1):
+        queries = max(2, int(np.ceil((between + within / draws) / half ** 2)))
+        plans.append({"draws": draws, "queries": queries, "calls": int(np.ceil(queries * pairs_per_query * draws))})
+    return {"within": within, "between": between, "queries": q, "redraw_draws": redraw if redraw <= most else None,
+            "plans": plans}
 
 
 def cut_strata(score, count: int) -> np.ndarray:

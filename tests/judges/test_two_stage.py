@@ -162,3 +162,64 @@ def test_estimate_reads_several_lines_per_pair_as_draws(cli, tmp_path):
     pairs = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", tmp_path / "a.run",
                 tmp_path / "b.run", "-m", "DCG@10", "--unit", "pairs")
     assert pairs.code == 2 and "several draws" in pairs.err
+
+
+def test_draws_needed_gives_the_widths_it_promises(world):
+    """From a pilot of 2 draws a pair on 100 queries: the draws a pair the redraw interval of these queries needs,
+    and the queries the population's interval needs at 1 and 3 draws a pair; each plan is then drawn 100 times
+    and its interval measured."""
+    from rankmeter.judges.allocation import draws_needed
+
+    rng, human, probs, orders, _, _ = world
+    queries = rng.choice(len(human), 100, replace=False)
+
+    def values(which, m):
+        grades = draw(rng, probs[which], m)
+        return np.stack([dcg10(grades[..., d], orders[0][which]) for d in range(m)], axis=1)
+
+    width = 0.4
+    plan = draws_needed(values(queries, 2), width)
+    m = plan["redraw_draws"]
+    assert m is not None and m >= 2
+    redraw = [two_stage_mean(values(queries, m))["redraw"] for _ in range(100)]
+    redraw_widths = np.array([r["high"] - r["low"] for r in redraw])
+    print("redraw", m, np.median(redraw_widths), (redraw_widths <= width).mean())
+    assert 0.85 * width <= np.median(redraw_widths) <= 1.02 * width
+    for draws in (1, 3):
+        size = plan["plans"][draws - 1]["queries"]
+        widths = []
+        for _ in range(100):
+            which = rng.choice(len(human), size, replace=False)
+            v = values(which, draws)
+            widths.append(two_stage_mean(v)["high"] - two_stage_mean(v)["low"] if draws > 1 else
+                          classical_mean(v[:, 0])["high"] - classical_mean(v[:, 0])["low"])
+        print("population", draws, size, np.median(widths))
+        assert 0.85 * width <= np.median(widths) <= 1.1 * width
+    assert plan["plans"][0]["calls"] < plan["plans"][2]["calls"]      # more queries, one draw: the cheaper way
+
+
+def test_allocate_says_the_draws_and_queries_a_width_needs(cli, tmp_path):
+    import json
+
+    rng = np.random.default_rng(8)
+    Q, m = 60, 3
+    human, probs = population(rng, Q)
+    grades = draw(rng, probs, m).astype(int)
+    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
+                                                for d in range(10) for k in range(m)))
+    (tmp_path / "human.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(0, Q, 2)
+                                                  for d in range(10)))
+    for name, skill in (("a", 1.2), ("b", 0.7)):
+        s = skill * human + rng.normal(0, 1, human.shape)
+        (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
+                                                      for d in range(10)))
+    args = ["judges", "allocate", tmp_path / "human.qrels", tmp_path / "llm.qrels", tmp_path / "a.run",
+            tmp_path / "b.run", "-m", "DCG@10", "--budget", "5", "--width", "0.3", "--unit", "queries"]
+    done = cli(*args, "--format", "json")
+    assert done.code == 0, done.err
+    got = json.loads(done.out)["draws_needed"]
+    assert set(got["by_target"]) == {"a", "b", "a - b"}
+    assert got["redraw_draws"] == max(p["redraw_draws"] for p in got["by_target"].values())
+    assert "draws a pair" in cli(*args).out
+    refused = cli(*args[:-1], "pairs")
+    assert refused.code == 2 and "several draws" in refused.err
