@@ -17,6 +17,10 @@ then the draws within them (Cochran 1977, ch. 10-11).
 * :func:`ppi_judge_share`: the PPI++ estimate of :mod:`.ppi` with ``f(q)`` as the prediction is unbiased and its
   interval valid whatever the draws (the sample of labelled queries is random given them), so it counts the
   judge's noise already; its draws' part is ``lam^2 (mean_U(s_q^2/m_q) / N + mean_L(s_q^2/m_q) / n)``.
+* :func:`ranking_agreement`: Kendall's tau and tau_ap of the systems' ranking under the judge against the human
+  one, with a bootstrap interval over the queries (each query with its mean over its draws: the draws' noise
+  rides along, as in the two-stage variance), the judge's share (the variance of a bootstrap over each query's
+  draws alone, queries fixed, against it) and that redraw interval.
 * :func:`draw_tables` and :func:`draw_values`: the qrels of each draw, and each run's per-query values under
   each (the input of the above).
 
@@ -30,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["draw_values", "two_stage_mean", "ppi_judge_share", "has_draws", "draw_tables"]
+__all__ = ["draw_values", "two_stage_mean", "ppi_judge_share", "has_draws", "draw_tables", "ranking_agreement"]
 
 
 def _draw_index(table):
@@ -159,3 +163,59 @@ def query_means(values) -> tuple[np.ndarray, np.ndarray]:
     """``(f(q), s_q^2 / m_q)`` of each query from its values under each draw (Q, D)."""
     mean, _, w = _within(values)
     return mean, w
+
+
+def ranking_agreement(human, llm, *, alpha: float = 0.05, reps: int = 1000, seed: int = 0) -> dict:
+    """Kendall's tau (b) and tau_ap (symmetric) of the systems ranked by their mean under the judge's draws
+    against their mean under human labels, with intervals.
+
+    ``human`` is (S, Q): each system's metric of each query under human labels; ``llm`` (S, Q, D): under each of
+    the judge's draws (NaN past a query's draws; draw d of every system is the same labelling). The interval is
+    the percentile bootstrap over the queries (``reps`` resamples, ``seed``), each query carrying its human value
+    and its mean over its draws (Davison and Hinkley 1997, 2.4 and 3.8: in two-stage data drawn from a large
+    population, resampling the first stage carries the second's noise); ``judge_share`` is the variance of the
+    statistic when only each query's draws are resampled (the queries fixed) over its variance under the
+    queries' bootstrap, and ``redraw`` that draws-only interval. Returns ``{"kendall_tau": {...},
+    "tau_ap": {...}}``, each ``{"estimate", "low", "high", "judge_share", "redraw": [low, high]}``.
+    """
+    from rankmeter.meta.correlation import kendall_tau, tau_ap
+
+    human = np.asarray(human, float)
+    llm = np.asarray(llm, float)
+    if llm.ndim != 3 or human.shape != llm.shape[:2]:
+        from rankmeter.errors import ParameterError
+
+        raise ParameterError(f"expected human (systems, queries) and llm (systems, queries, draws), got "
+                             f"{human.shape} and {llm.shape}")
+    systems, queries, _ = llm.shape
+    present = ~np.isnan(llm[0])                                          # (Q, D): the draws of each query
+    m = present.sum(1)
+    mean = np.nansum(llm, 2) / m
+    rng = np.random.Generator(np.random.PCG64(seed))
+    statistics = {"kendall_tau": kendall_tau, "tau_ap": lambda a, b: tau_ap(a, b)}
+
+    def both(h, f):
+        return [fn(f, h) for fn in statistics.values()]
+
+    point = both(human.mean(1), mean.mean(1))
+    by_queries, by_draws = [], []
+    for _ in range(reps):
+        pick = rng.integers(0, queries, queries)
+        by_queries.append(both(human[:, pick].mean(1), mean[:, pick].mean(1)))
+        # each query's draws resampled within it (the same draws for every system: one labelling)
+        slot = (rng.random((queries, llm.shape[2])) * m[:, None]).astype(np.int64)
+        columns = np.flatnonzero(present.ravel())
+        starts = np.concatenate([[0], np.cumsum(m)[:-1]])
+        chosen = columns[starts[:, None] + slot]                       # (Q, D) positions in the flat (Q, D)
+        redrawn = llm.reshape(systems, -1)[:, chosen]
+        keep = np.arange(llm.shape[2])[None, :] < m[:, None]
+        by_draws.append(both(human.mean(1), (np.where(keep, redrawn, 0).sum(2) / m).mean(1)))
+    by_queries, by_draws = np.array(by_queries), np.array(by_draws)
+    out = {}
+    for k, name in enumerate(statistics):
+        q, d = by_queries[:, k], by_draws[:, k]
+        low, high = np.nanquantile(q, [alpha / 2, 1 - alpha / 2])
+        out[name] = {"estimate": float(point[k]), "low": float(low), "high": float(high),
+                     "judge_share": share(float(np.nanvar(d)), float(np.nanvar(q))),
+                     "redraw": [float(x) for x in np.nanquantile(d, [alpha / 2, 1 - alpha / 2])]}
+    return out

@@ -223,3 +223,29 @@ def test_allocate_says_the_draws_and_queries_a_width_needs(cli, tmp_path):
     assert "draws a pair" in cli(*args).out
     refused = cli(*args[:-1], "pairs")
     assert refused.code == 2 and "several draws" in refused.err
+
+
+def test_ranking_agreement_with_and_without_the_judges_noise():
+    """Kendall's tau against scipy's on the systems' means; a judge that always says the same (every draw alike)
+    has no share and a redraw interval of one point; a noisy one has a share in (0, 1)."""
+    from scipy.stats import kendalltau
+
+    from rankmeter.judges.draws import ranking_agreement
+
+    rng = np.random.default_rng(0)
+    human, probs = population(rng, 80)
+    orders = [np.argsort(-(s * human + rng.normal(0, 1, human.shape)), axis=1, kind="stable")
+              for s in np.linspace(0.3, 1.5, 8)]
+    grades = draw(rng, probs, 3)
+    h = np.array([dcg10(human.astype(float), o) for o in orders])
+    f = np.array([np.stack([dcg10(grades[..., d], o) for d in range(3)], axis=1) for o in orders])
+    got = ranking_agreement(h, f, reps=300)
+    assert got["kendall_tau"]["estimate"] == pytest.approx(kendalltau(f.mean(2).mean(1), h.mean(1)).statistic)
+    for name in ("kendall_tau", "tau_ap"):
+        e = got[name]
+        assert e["low"] <= e["estimate"] <= e["high"] and 0 < e["judge_share"] < 1
+    same = ranking_agreement(h, np.repeat(f[..., :1], 3, axis=2), reps=100)["kendall_tau"]
+    assert same["judge_share"] < 1e-12 and same["redraw"] == [same["estimate"], same["estimate"]]
+    uneven = f.copy()
+    uneven[:, :10, 2] = np.nan                              # ten queries drawn twice only
+    assert ranking_agreement(h, uneven, reps=50)["tau_ap"]["judge_share"] is not None
