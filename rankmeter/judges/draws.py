@@ -175,7 +175,10 @@ def ranking_agreement(human, llm, *, alpha: float = 0.05, reps: int = 1000, seed
     and its mean over its draws (Davison and Hinkley 1997, 2.4 and 3.8: in two-stage data drawn from a large
     population, resampling the first stage carries the second's noise); ``judge_share`` is the variance of the
     statistic when only each query's draws are resampled (the queries fixed) over its variance under the
-    queries' bootstrap, and ``redraw`` that draws-only interval. Returns ``{"kendall_tau": {...},
+    queries' bootstrap, and ``redraw`` that draws-only interval. The interval is the statistic's spread, not a
+    confidence interval of the population's tau: where systems are near-tied, the noise of a sample of queries
+    swaps them, so the sample's tau lies below the population's and the interval misses it (in
+    bench/judge_draws.py, 8 systems of which neighbours are within the noise, 60 queries: 16% held it). Returns ``{"kendall_tau": {...},
     "tau_ap": {...}}``, each ``{"estimate", "low", "high", "judge_share", "redraw": [low, high]}``.
     """
     from rankmeter.meta.correlation import kendall_tau, tau_ap
