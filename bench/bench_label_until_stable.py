@@ -6,7 +6,7 @@ A judge of known noise: each pair's probability ``p`` of a relevant grade is dra
 judge's (most pairs nearly sure either way, some near the middle): 40% Beta(0.5, 8), 40% Beta(8, 0.5), 20%
 uniform. A pair's verdict is the majority of its draws (a tie counts half right); it is right when it agrees
 with ``p >= 1/2``. For each --until-stable setting (start, most draws, level) the simulation uses the stop rule
-label uses (rankmeter.judges.draws.unstable) and prints the draws spent per pair and the verdict accuracy,
+label uses (rankmeter.judges.stopping.unstable) and prints the draws spent per pair and the verdict accuracy,
 beside the smallest uniform number of draws per pair that is at least as accurate, and the share of calls
 saved. Then the same through ``judges label`` itself against the loopback judge (tests.judges.draws_server)
 for ``--server-pairs`` pairs: the calls the server counted.

@@ -74,7 +74,7 @@ def test_what_the_declarations_cannot_say_is_still_checked():
     assert [o["k"] for o in got.measures[0]["top_k"]] == [1, 2]
     rng = np.random.default_rng(0)
     truth = rng.random(40)
-    assert labels_needed(truth[:10], truth[:10], truth[10:], 1) == 2
+    assert labels_needed(truth[:10], truth[:10], truth[10:], 1) == 3    # the estimate's t with n - 1 degrees of freedom
 
 
 def test_the_command_line_refuses_alike(cli):

@@ -154,9 +154,45 @@ def test_labels_needed_reaches_the_width_it_promises():
     f = truth + rng.normal(0.05, 0.15, 1000)
     n = labels_needed(truth[:30], f[:30], f[30:], 0.06)
     assert n is not None and n > 30
-    widths = [ppi_mean(truth[i:i + n], f[i:i + n], np.delete(f, np.s_[i:i + n]))
+    widths = [ppi_mean(truth[i:i + n], f[i:i + n], np.delete(f, np.s_[i:i + n]), small_sample=True)
               for i in range(0, 1000 - n, max(1, (1000 - n) // 20))]
-    assert np.mean([w["high"] - w["low"] for w in widths]) <= 0.06 * 1.1
+    assert np.mean([w["high"] - w["low"] for w in widths]) <= 0.06 * 1.05
+
+
+def test_the_size_proposed_makes_every_promised_interval_that_wide():
+    """Issue 41's finding: sized on the runs' average, allocate answered "0 more" for intervals a third wider than
+    asked. 200 worlds of two runs on 200 queries, a pilot of 40 human-labelled: the labels proposed for each run's
+    mean and their difference are drawn (uniformly, the pilot among them) and the three intervals measured."""
+    from rankmeter.judges.allocation import design_rows
+
+    rng = np.random.default_rng(1)
+    queries, docs, pilot, width = 200, 20, 40, 0.05
+    sizes, widths, unreachable = [], [], 0
+    for _ in range(200):
+        grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(queries, docs)).astype(float)
+        order = [np.argsort(-(skill * grades + rng.normal(0, 1, grades.shape)), axis=1, kind="stable")
+                 for skill in (1.2, 0.7)]
+        llm = _judge(rng, grades.astype(int)).astype(float)
+        y, _ = design_rows([_ndcg10(grades, o) for o in order], target="both")
+        f, _ = design_rows([_ndcg10(llm, o) for o in order], target="both")
+        n = labels_needed(y[:, :pilot], f[:, :pilot], f[:, pilot:], width)     # the first 40: a random sample
+        rows = labels_needed(y[:, :pilot], f[:, :pilot], f[:, pilot:], width, per_row=True)
+        assert n == (None if None in rows else max(rows))
+        if n is None:                          # the pilot says no sample of these queries reaches it
+            unreachable += 1
+            continue
+        n = max(n, pilot)
+        sizes.append(n)
+        widths.append([(lambda e: e["high"] - e["low"])(ppi_mean(y[k, :n], f[k, :n], f[k, n:], small_sample=True))
+                       for k in range(3)])
+    widths = np.array(widths)
+    widest = widths.max(1)
+    print("size", np.median(sizes), "within", (widest <= width).mean(), "median", np.median(widest) / width,
+          "unreachable", unreachable)
+    assert unreachable <= 20                             # the honest answer where the difference varies most
+    assert np.median(sizes) > pilot                       # the pilot's 40 do not reach it: the average's sizing said so
+    assert (widest <= width).mean() >= 0.6                # every promised interval at most the width, most of the time
+    assert 0.85 <= np.median(widest) / width <= 1.0       # and not wastefully narrower
 
 
 def test_estimate_end_to_end_and_the_command(cli, tmp_path):

@@ -29,6 +29,8 @@ LAYERS = ["errors", "_version", "engine", "io", "measures", "core", "executors",
 SORTS_ALLOWED = {
     "judges/allocation.py": "queries by the LLM's metric into strata; the chosen queries' positions",
     "judges/pair_ppi.py": "the LLM's (query, doc) keys, to join the runs' and the human labels' pairs to them",
+    "judges/reliability.py": "each pair's draws by a random key, to split them into two halves (the flip rate)",
+    "judges/draws.py": "a qrels file's lines by their (query, doc) code, to number each pair's draws in line order",
     "gate/saved.py": "judgments by (query, doc, grade) for a digest of their content, not their order",
     "gate/checks.py": "per-query differences, largest drop first (the report's worst queries)",
     "recsys/beyond.py": "items by training popularity (long tail, novelty), users by id for per-user tables",

@@ -55,6 +55,17 @@ def run_estimate(args) -> int:
         lines += ["", "differences (a - b)"]
         lines += [f"{printable(p['a'])} - {printable(p['b'])}  {p['measure']}: PPI++ {cell(p['ppi'])}; LLM only "
                   f"{cell(p['llm_only'])}; human only {cell(p['human_only'])}" for p in got.pairs]
+    if got.draws is not None:
+        def share(e):
+            return "n/a" if e.get("judge_share") is None else f"{e['judge_share']:.0%}"
+
+        lines += ["", f"the LLM's labels: {got.draws['min']}-{got.draws['max']} draws per query, each query's metric "
+                      "their mean; the judge's share of each interval's variance, and the LLM-only mean over the "
+                      "draws alone (these queries labelled again):"]
+        lines += [f"{printable(r['run'])} {r['measure']}: PPI++ {share(r['ppi'])}, LLM only {share(r['llm_only'])}; "
+                  f"redrawn {cell(r['llm_redraw'])}" for r in got.runs]
+        lines += [f"{printable(p['a'])} - {printable(p['b'])} {p['measure']}: PPI++ {share(p['ppi'])}, LLM only "
+                  f"{share(p['llm_only'])}; redrawn {cell(p['llm_redraw'])}" for p in got.pairs]
     lines += [f"warning: {w}" for w in got.warnings]
     return flags.emit(args, got.to_dict(), lines)
 
@@ -66,6 +77,7 @@ def run_allocate(args) -> int:
     from rankmeter.judges.ppi import _labelled_queries, _per_query
     from rankmeter.core.naming import name_runs
     from rankmeter.core.order import natural_order
+    from rankmeter.io.output import printable
 
     options = flags.evaluation(args)
     named = name_runs(list(args.runs), columns=options.get("columns"))
@@ -76,6 +88,14 @@ def run_allocate(args) -> int:
         frame = pair_ppi.pair_frame(args.human, args.llm, named, depth or 2 ** 62,
                                     ties=options.get("ties", "trec_eval"), grades=options.get("grades", "integer"))
         if args.unit == "pairs" or not pair_ppi.whole_queries(frame):
+            from rankmeter.judges.draws import has_draws
+
+            if has_draws(args.llm, grades=options.get("grades", "integer")):
+                from rankmeter.errors import ParameterError
+
+                raise ParameterError("the LLM's judgments hold several draws of a pair's label: allocate reads them "
+                                     "as draws with human labels on whole queries (--unit queries); for a sample "
+                                     "of pairs make them one grade each first (judges aggregate --method mean)")
             if args.design is not None:
                 from rankmeter.errors import ParameterError
 
@@ -85,7 +105,13 @@ def run_allocate(args) -> int:
             return _allocate_pairs(args, frame, named, names)
     labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
     measure = args.measure[0]
-    f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
+    per_draw = _draws(args.llm, named, measure, labelled + unlabelled, options)
+    if per_draw is not None:      # several draws a pair: each query's metric its mean over them, as estimate's
+        from rankmeter.judges.draws import query_means
+
+        f = {key: query_means(values)[0] for key, values in per_draw.items()}
+    else:
+        f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
     label = next(iter(f))[1]
     runs = [name for name, _ in named]
     f_runs = np.array([f[(name, label)] for name in runs])
@@ -119,11 +145,20 @@ def run_allocate(args) -> int:
              f"stratum {plan['per_stratum']}, {kind} allocation for "
              f"{_TARGETS[args.target] if len(runs) > 1 else 'the run'}):", " ".join(chosen)]
     if args.width is not None:
-        f_mean, y_mean = f_runs.mean(0), y_runs.mean(0)
-        needed = labels_needed(y_mean, f_mean[:n], f_mean[n:], args.width, alpha=args.alpha)
+        # each interval the labels are for (each run's mean, each pair's difference) sized on its own
+        y_rows, names = design_rows(y_runs, target=args.target, names=runs)
+        f_rows, _ = design_rows(f_runs, target=args.target, names=runs)
+        rows = labels_needed(y_rows, f_rows[:, :n], f_rows[:, n:], args.width, alpha=args.alpha, per_row=True)
+        needed = None if None in rows else max(rows)
         data["labels_needed"] = needed
-        lines.append(f"labelled queries for an interval {args.width} wide: "
-                     + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries"))
+        data["labels_needed_by_target"] = dict(zip(names, rows))
+        lines.append(f"labelled queries for every interval ({_TARGETS[args.target] if len(runs) > 1 else 'the run'})"
+                     f" {args.width} wide: "
+                     + (f"{needed} ({max(0, needed - n)} more)" if needed else "not reachable with these queries")
+                     + "; " + ", ".join(f"{printable(k)} {v if v is not None else 'not reachable'}"
+                                        for k, v in zip(names, rows)))
+        if per_draw is not None:
+            _draws_plan(args, data, lines, per_draw, runs, label, n + len(unlabelled))
     lines += [f"warning: {w}" for w in notes]
     data["warnings"] = notes
     allocation = {"target": args.target, "targets": targets, "neyman": plan["neyman"],
@@ -131,6 +166,44 @@ def run_allocate(args) -> int:
     assignment = list(zip(labelled + unlabelled, plan["strata"]))
     return _finish(args, data, lines, "queries", named, label, assignment, labelled, chosen, plan["per_stratum"],
                    plan["spreads"], allocation=allocation)
+
+
+def _draws(llm, named, measure, queries, options):
+    """Each run's values under each draw of the LLM's labels ({key: (Q, D)}), or None for one label a pair."""
+    from rankmeter.judges.draws import draw_tables, draw_values, has_draws
+    from rankmeter.judges.ppi import _per_query
+
+    if not has_draws(llm, grades=options.get("grades", "integer")):
+        return None
+    tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
+    return draw_values(tables, least, lambda t: _per_query(t, named, [measure], queries, options), queries)[0]
+
+
+def _draws_plan(args, data, lines, per_draw, runs, label, queries) -> None:
+    """``--width`` with several draws a pair: the draws a pair and the queries the LLM-only intervals need."""
+    from rankmeter.judges.allocation import draws_needed
+    from rankmeter.io.output import printable
+
+    keys = [(name, label) for name in runs]
+    rows = [per_draw[k] for k in keys]
+    names = list(runs)
+    if args.target in ("difference", "both") and len(runs) > 1:
+        pairs = [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+        if args.target == "difference":
+            rows, names = [], []
+        rows += [per_draw[keys[i]] - per_draw[keys[j]] for i, j in pairs]
+        names += [f"{runs[i]} - {runs[j]}" for i, j in pairs]
+    plans = {name: draws_needed(v, args.width, alpha=args.alpha) for name, v in zip(names, rows)}
+    redraw = [p["redraw_draws"] for p in plans.values()]
+    most = None if None in redraw else max(redraw)
+    first = [max(p["plans"][m]["queries"] for p in plans.values()) for m in range(3)]
+    data["draws_needed"] = {"redraw_draws": most, "by_target": plans}
+    lines.append(f"the LLM's draws: for every LLM-only interval {args.width} wide over the draws alone (these "
+                 f"{queries} queries labelled again): "
+                 + (f"{most} draws a pair" if most else "more than 10 draws a pair")
+                 + "; over queries and draws (the population's): "
+                 + ", ".join(f"{q} queries at {m + 1} draw{'s' if m else ''} a pair" for m, q in enumerate(first))
+                 + "; by target: " + ", ".join(f"{printable(k)} {v['redraw_draws'] or '>10'}" for k, v in plans.items()))
 
 
 _TARGETS = {"mean": "each run's mean", "difference": "each pair's difference",
@@ -185,14 +258,25 @@ def _allocate_pairs(args, frame, named, names) -> int:
         from rankmeter.judges.allocation import pairs_needed
         from rankmeter.judges.pair_ppi import strata_of
 
-        name = named[0][0]
-        needed = pairs_needed(frame.contributions(name, w, gain, frame.human),
-                              frame.contributions(name, w, gain, frame.llm), frame.labelled, strata_of(frame, []),
-                              args.width, queries=len(frame.queries), alpha=args.alpha)
+        from rankmeter.judges.allocation import design_rows
+
+        # every interval promised, each run's mean and each pair's difference, sized on its own
+        human_rows, targets = design_rows([frame.contributions(n, w, gain, frame.human) for n, _ in named],
+                                          target="both" if len(named) > 1 else "mean", names=[n for n, _ in named])
+        llm_rows, _ = design_rows([frame.contributions(n, w, gain, frame.llm) for n, _ in named],
+                                  target="both" if len(named) > 1 else "mean")
+        strata = strata_of(frame, [])
+        rows = [pairs_needed(y, f, frame.labelled, strata, args.width, queries=len(frame.queries), alpha=args.alpha)
+                for y, f in zip(human_rows, llm_rows)]
+        needed = None if None in rows else max(rows)
         data["labels_needed"] = needed
+        data["labels_needed_by_target"] = dict(zip(targets, rows))
         have = int(frame.labelled.sum())
-        lines.append(f"labelled pairs for a {name} {label} interval {args.width} wide (spread over the rank bands): "
-                     + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs"))
+        lines.append(f"labelled pairs for every {label} interval (each run's mean, each pair's difference) "
+                     f"{args.width} wide (spread over the rank bands): "
+                     + (f"{needed} ({max(0, needed - have)} more)" if needed else "not reachable with these pairs")
+                     + "; " + ", ".join(f"{printable(k)} {v if v is not None else 'not reachable'}"
+                                        for k, v in zip(targets, rows)))
     docs = [decode(d) for d in frame.docs]
     assignment = [(str(q), d, int(b)) for q, d, b in zip(queries, docs, frame.band)]
     pilot = [[str(queries[i]), docs[i]] for i in np.flatnonzero(frame.labelled)]

@@ -165,3 +165,4 @@ def add_arguments(judges) -> None:
     from rankmeter.cli.estimates import add_parsers
     add_parsers(kinds)
     from rankmeter.cli.labelling import add_parser; add_parser(kinds)  # noqa: E702 - judges label
+    from rankmeter.cli.reliability import add_parser as add_reliability; add_reliability(kinds)  # noqa: E702

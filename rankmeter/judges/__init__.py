@@ -10,8 +10,10 @@ kappa, Krippendorff's alpha (nominal, ordinal, interval).
 :mod:`.leaderboard_agreement` -- :func:`leaderboards`: how alike two qrels versions rank the same runs.
 :mod:`.label_impact` -- :func:`impact`: what the LLM's labels change, run by run.
 :mod:`.labelling` -- :func:`label`: an LLM's labels for the unjudged pairs of the runs' top k, several draws per
-pair on request (:mod:`.draws`: ``--until-stable``), through :mod:`.llm_client` (deadlines, a body cap, no
+pair on request (:mod:`.stopping`: ``--until-stable``), through :mod:`.llm_client` (deadlines, a body cap, no
 redirects) and :mod:`.label_calls`, cached in :mod:`.answer_cache` (schema checked, claims, a journal).
+:mod:`.reliability` -- how far a judge agrees with itself across draws; :mod:`.draws` -- intervals that
+count the judge's draws too.
 :mod:`.ppi` -- PPI++ estimates with intervals from LLM labels on every query and human labels on a sample of
 queries; :mod:`.pair_ppi` -- the same with human labels on a sample of (query, doc) pairs; :mod:`.allocation` --
 where to spend the next human labels.

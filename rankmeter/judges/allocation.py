@@ -26,30 +26,107 @@ from rankmeter.judges.stratified import stratified_estimate, stratified_ppi
 from rankmeter.engine.param import SEED, validate_params
 from rankmeter.errors import ParameterError
 
-__all__ = ["labels_needed", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs",
+__all__ = ["labels_needed", "draws_needed", "interval_widths", "neyman", "stratified_estimate", "stratified_ppi", "allocate", "allocate_pairs",
            "pairs_needed", "design_rows", "cut_strata"]
 
 
+#: the pilot's residual spread is taken at its one-sided upper confidence bound of this level (0.5: the median,
+#: the chi-square's skew corrected). In tests/test_judges_ppi.py's simulation (two runs, a pilot of 40 of 200
+#: queries, a target of 0.05) the size proposed made all three intervals (each run's mean, the difference) at
+#: most the width asked in 7 repetitions of 10, the widest of them 0.97 of it (median); a higher level buys more
+SIZING_CONFIDENCE = 0.5
+
+
+def _chi2_quantile(p: float, df: float) -> float:
+    """The chi-square quantile by Wilson and Hilferty's cube (1931): within 1% from 10 degrees of freedom on."""
+    z = NormalDist().inv_cdf(p)
+    return df * (1 - 2 / (9 * df) + z * np.sqrt(2 / (9 * df))) ** 3
+
+
+def interval_widths(y, f, f_unlabelled, *, alpha: float = 0.05, confidence: float = SIZING_CONFIDENCE):
+    """The width of :func:`~rankmeter.judges.ppi.estimate`'s PPI++ interval (Student's t, unbiased variances, a
+    degree of freedom for the tuned ``lam``: ``ppi_mean(small_sample=True)``) at every number of labelled queries
+    ``n = 2 .. len(f) + len(f_unlabelled) - 1``, for each row (a run's per-query values, or a pair's differences;
+    shape ``(n_pilot,)`` or ``(R, n_pilot)``), if the spreads are what the pilot shows: ``lam`` the pilot's,
+    the residual spread of ``y - lam f`` at its upper ``confidence`` bound (:data:`SIZING_CONFIDENCE`). Returns
+    ``(n, widths (R, len(n)))``."""
+    from rankmeter.stats.student import t_quantile
+
+    y, f, fu = (np.atleast_2d(np.asarray(a, float)) for a in (y, f, f_unlabelled))
+    pilot, total = y.shape[1], f.shape[1] + fu.shape[1]
+    n = np.arange(2, total)
+    widths = np.empty((len(y), len(n)))
+    df = n - 1 - (n > 3)
+    t = np.asarray(t_quantile(np.asarray(df, float), 1 - alpha / 2), float)
+    for row in range(len(y)):
+        lam = ppi_mean(y[row], f[row], fu[row], alpha=alpha)["lam"]
+        residual = np.var(y[row] - lam * f[row], ddof=1)
+        if confidence is not None and pilot > 2:
+            residual *= (pilot - 1) / _chi2_quantile(1 - confidence, pilot - 1)
+        spread = np.var(lam * np.concatenate([f[row], fu[row]]), ddof=1)
+        widths[row] = 2 * t * np.sqrt(spread / (total - n) + residual * (n - 1) / df / n)
+    return n, widths
+
+
 @validate_params(WIDTH)
-def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05) -> int | None:
-    """The fewest labelled queries (of all ``len(f) + len(f_unlabelled)``) whose PPI++ interval is at most ``width``
-    wide, if the variances stay as they are now; None if labelling every query would not be enough.
+def labels_needed(y, f, f_unlabelled, width: float, *, alpha: float = 0.05, per_row: bool = False):
+    """The fewest labelled queries (of all ``len(f) + len(f_unlabelled)``) at which every row's interval (each
+    run's mean and each pair's difference: give the rows, :func:`design_rows`) is at most ``width`` wide
+    (:func:`interval_widths`: the interval :func:`~rankmeter.judges.ppi.estimate` gives, sized with a margin for
+    the pilot's own noise); None if labelling every query would not be enough. ``per_row=True``: the list of
+    each row's number instead.
 
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.random(400); llm = truth + rng.normal(0, 0.1, 400)
     >>> labels_needed(truth[:40], llm[:40], llm[40:], 0.1)
-    26
+    32
     """
-    now = ppi_mean(y, f, f_unlabelled, alpha=alpha)
-    lam = now["lam"]
-    residual = np.var(np.asarray(y, float) - lam * np.asarray(f, float))
-    spread = np.var(lam * np.asarray(f_unlabelled, float))
-    total = len(f) + len(f_unlabelled)
-    n = np.arange(2, total)
+    n, widths = interval_widths(y, f, f_unlabelled, alpha=alpha)
+    rows = []
+    for w in widths:
+        enough = np.flatnonzero(w <= width)
+        rows.append(int(n[enough[0]]) if len(enough) else None)
+    if per_row:
+        return rows
+    return None if None in rows else max(rows)
+
+
+@validate_params(WIDTH)
+def draws_needed(values, width: float, *, alpha: float = 0.05, pairs_per_query: float = 1.0,
+                 most: int = 10) -> dict:
+    """How many draws of the LLM's label per pair, and how many queries, an LLM-only interval ``width`` wide
+    needs, from a pilot's draws: ``values`` (Q, D) is one row's metric of each query under each of its draws
+    (NaN past a query's draws; :func:`~rankmeter.judges.draws.draw_values`), some queries drawn twice or more.
+
+    With ``S_w^2`` the variance of one draw's metric within a query (the pilot's pooled one) and ``S_b^2`` the
+    variance of the queries' expected metrics (the spread of their means over the draws less the draws' part),
+    the mean of ``Q`` queries at ``m`` draws a pair has the two-stage variance ``(S_b^2 + S_w^2 / m) / Q``
+    (Cochran 1977, 10.2) and, over the draws alone (``redraw``: these queries labelled again), ``S_w^2 / (Q m)``.
+    Returns ``{"within", "between", "redraw_draws"`` (the draws a pair for the redraw interval of the pilot's Q
+    queries; None past ``most``), ``"plans"``: per ``m`` in 1..``most`` the queries the population's interval
+    needs and the calls (queries x ``pairs_per_query`` x m)}. Each call is a draw, and a query adds nothing but
+    its calls, so one draw a pair on more queries is the cheapest way to a narrower population interval
+    (Cochran 10.8 with no cost per query); more draws a pair narrow the interval about the queries at hand.
+
+    >>> got = draws_needed([[0.5, 0.7], [0.2, 0.2], [0.9, 0.7], [0.4, 0.6]], 0.2)
+    >>> got["redraw_draws"], [p["queries"] for p in got["plans"][:3]]
+    (2, [27, 25, 24])
+    """
+    from rankmeter.judges.draws import within_pairs
+
+    mean, m, w = within_pairs(values)
+    q = len(mean)
+    within = float((w * m).mean())                             # s_q^2: one draw's variance within a query
+    between = max(float(np.var(mean, ddof=1)) - float(w.mean()), 0.0) if q > 1 else 0.0
     z = NormalDist().inv_cdf(1 - alpha / 2)
-    widths = 2 * z * np.sqrt(spread / (total - n) + residual / n)
-    enough = np.flatnonzero(widths <= width)
-    return int(n[enough[0]]) if len(enough) else None
+    half = width / (2 * z)
+    redraw = int(np.ceil(within / (q * half ** 2))) if within > 0 else 1
+    plans = []
+    for draws in range(1, most + 1):
+        queries = max(2, int(np.ceil((between + within / draws) / half ** 2)))
+        plans.append({"draws": draws, "queries": queries, "calls": int(np.ceil(queries * pairs_per_query * draws))})
+    return {"within": within, "between": between, "queries": q, "redraw_draws": redraw if redraw <= most else None,
+            "plans": plans}
 
 
 def cut_strata(score, count: int) -> np.ndarray:

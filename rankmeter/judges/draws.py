@@ -1,48 +1,224 @@
-"""When a pair has been drawn enough: the stop rule of ``judges label --until-stable``.
+"""Intervals that count the judge's own noise: several draws of the LLM's label per pair.
 
-A pair's draws are its grades from calls of the same prompt (a temperature above 0). Its verdict is whether
-it is relevant, ``grade >= rel``; the share of draws that say so estimates ``p``, the probability the judge
-says so, with Wilson's score interval at ``level`` (Wilson 1927; it keeps its coverage near the nominal rate
-for few draws and ``p`` near 0 or 1, where the normal interval does not). The verdict is **unstable** while
-the interval holds 1/2: more draws could still turn the majority. With ``on="grades"`` the grade
-distribution must also be settled: the interval of the share of the most frequent grade must lie above 1/2
-(one grade is the majority's, so the mode no longer turns on the next draw).
+A judge sampled at a temperature above 0 gives each pair a label drawn from its distribution of grades, so
+the LLM's qrels are one draw of what that judge would say, and a query's metric ``f_d(q)`` varies with the draw
+``d``. With ``m_q`` draws of every pair of query q (the label file holds several lines per pair: the ``d``-th
+line of each pair is draw ``d``; a query has as many complete draws as its least-drawn pair), the metric of the
+query is taken as the mean over its draws, ``f(q) = mean_d f_d(q)``, and the sampling is two-stage: the queries,
+then the draws within them (Cochran 1977, ch. 10-11).
 
->>> [round(x, 3) for x in wilson(4, 4)]   # four draws of four say relevant: the interval leaves 1/2 out
-[0.51, 1.0]
->>> unstable([2, 2, 2], rel=1), unstable([2, 2, 2, 2], rel=1), unstable([0, 3, 0, 3, 3, 0], rel=1)
-(True, False, True)
->>> unstable([2, 3, 2, 3, 2, 3, 2, 3], rel=1), unstable([2, 3, 2, 3, 2, 3, 2, 3], rel=1, on="grades")
-(False, True)
+* :func:`two_stage_mean`: the mean over the queries with the two-stage variance. With the queries a sample of
+  a population (ppi-python's model, and judges estimate's), the unbiased variance of the mean is the
+  between-query one, ``s^2(f(q)) / Q`` (Cochran 1977, 11.3: a with-replacement first stage needs no second-stage
+  term: each query's own draw noise is inside the spread of its mean), of which ``mean_q(s_q^2 / m_q) / Q`` is the
+  draws' part: ``judge_share``, the share of the variance due to the judge (``s_q^2`` the variance of ``f_d(q)``
+  over q's draws). The ``redraw`` interval is about the queries at hand: how far the mean would move if the
+  judge labelled these same queries again, ``sum_q s_q^2 / m_q / Q^2``; treating one draw as fixed, it is 0.
+* :func:`ppi_judge_share`: the PPI++ estimate of :mod:`.ppi` with ``f(q)`` as the prediction is unbiased and its
+  interval valid whatever the draws (the sample of labelled queries is random given them), so it counts the
+  judge's noise already; its draws' part is ``lam^2 (mean_U(s_q^2/m_q) / N + mean_L(s_q^2/m_q) / n)``.
+* :func:`ranking_agreement`: Kendall's tau and tau_ap of the systems' ranking under the judge against the human
+  one, with a bootstrap interval over the queries (each query with its mean over its draws: the draws' noise
+  rides along, as in the two-stage variance), the judge's share (the variance of a bootstrap over each query's
+  draws alone, queries fixed, against it) and that redraw interval.
+* :func:`draw_tables` and :func:`draw_values`: the qrels of each draw, and each run's per-query values under
+  each (the input of the above).
+
+A query drawn once (``m_q = 1``) has no variance of its own: the pooled within-query variance of the queries
+drawn twice or more stands in for it.
 """
 from __future__ import annotations
 
 import math
 from statistics import NormalDist
 
-__all__ = ["unstable", "wilson"]
+import numpy as np
+
+__all__ = ["draw_values", "two_stage_mean", "ppi_judge_share", "has_draws", "draw_tables", "ranking_agreement"]
 
 
-def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval of a binomial proportion: ``successes`` of ``n`` draws, at ``level``."""
-    if n <= 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + level / 2)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+def _draw_index(table):
+    """Per line of a qrels table: its pair's code, and which draw of the pair it is (the pair's lines in order)."""
+    from rankmeter.judges.sources import pair_codes
+
+    code, first = pair_codes(table.column("query").combine_chunks(), table.column("doc").combine_chunks())
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=len(first))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    index = np.empty(len(code), np.int64)
+    index[order] = np.arange(len(code)) - starts[code[order]]
+    return code, index, counts
 
 
-def unstable(grades, *, rel: float, level: float = 0.95, on: str = "relevance") -> bool:
-    """Whether a pair with these draws' ``grades`` should be drawn again (see the module docstring)."""
-    n = len(grades)
-    if n == 0:
-        return True
-    lo, hi = wilson(sum(g >= rel for g in grades), n, level)
-    if lo < 0.5 < hi or lo == 0.5 or hi == 0.5:
-        return True
-    if on == "grades":
-        top = max(grades.count(g) for g in set(grades))
-        return wilson(top, n, level)[0] <= 0.5
-    return False
+def has_draws(llm, *, grades: str = "integer") -> bool:
+    """Whether the LLM's judgments hold a pair on several lines (several draws of its label)."""
+    from rankmeter.io import as_qrels
+
+    table = as_qrels(llm, grades=grades).table
+    _, _, counts = _draw_index(table)
+    return bool(len(counts) and counts.max() >= 2)
+
+
+def draw_tables(llm, *, grades: str = "integer"):
+    """``(qrels of each draw, draws of each query {query id: m_q})``: draw ``d`` holds each pair's ``d``-th line
+    (a pair drawn fewer times repeats its lines there; the queries it belongs to count only their complete draws)."""
+    import pyarrow as pa
+
+    from rankmeter.io import as_qrels
+    from rankmeter.io.canonical import Qrels, decode_id
+
+    qrels = as_qrels(llm, grades=grades)
+    table = qrels.table
+    code, index, counts = _draw_index(table)
+    pair_of_line = counts[code]
+    queries = table.column("query").combine_chunks()
+    q_values = np.asarray(queries.to_numpy(zero_copy_only=False), dtype=object).astype("S")
+    q_ids, q_code = np.unique(q_values, return_inverse=True)
+    least = np.full(len(q_ids), np.iinfo(np.int64).max)
+    np.minimum.at(least, q_code.ravel(), pair_of_line)
+    most = int(counts.max()) if len(counts) else 0
+    tables = []
+    for d in range(most):
+        rows = np.flatnonzero((index == d) | ((pair_of_line <= d) & (index == d % np.maximum(pair_of_line, 1))))
+        tables.append(Qrels(table.take(pa.array(rows)), f"draw {d + 1} of {qrels.source}", origin="dict"))
+    return tables, {decode_id(q): int(m) for q, m in zip(q_ids, least)}
+
+
+def draw_values(tables, least: dict, evaluate, queries: list[str]) -> tuple[dict, np.ndarray]:
+    """``({key: values (Q, D), NaN past a query's complete draws}, m_q (Q,))`` over ``queries``, from
+    :func:`draw_tables`' ``(tables, least)`` and ``evaluate(qrels) -> {key: per-query values}`` (judges estimate's
+    evaluation of the runs)."""
+    m = np.array([least.get(q, 0) for q in queries])
+    per_draw = [evaluate(t) for t in tables]
+    out = {}
+    for key in per_draw[0]:
+        values = np.column_stack([p[key] for p in per_draw])
+        values[np.arange(len(tables))[None, :] >= m[:, None]] = np.nan
+        out[key] = values
+    return out, m
+
+
+def within_pairs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per query: the mean over its draws, its draws, and ``s_q^2 / m_q`` (the variance of that mean over the
+    draws; the pooled within-query variance where a query was drawn once)."""
+    values = np.atleast_2d(np.asarray(values, float))
+    m = (~np.isnan(values)).sum(1)
+    if (m == 0).any():
+        from rankmeter.errors import ParameterError
+
+        raise ParameterError("a query has no draw of its labels")
+    mean = np.nansum(values, 1) / m
+    dev = np.where(np.isnan(values), 0.0, values - mean[:, None])
+    ss = (dev ** 2).sum(1)
+    several = m >= 2
+    pooled = ss[several].sum() / (m[several] - 1).sum() if several.any() else 0.0
+    s2 = np.where(several, ss / np.maximum(m - 1, 1), pooled)
+    return mean, m, s2 / m
+
+
+def two_stage_mean(values, *, alpha: float = 0.05) -> dict:
+    """The mean over the queries of ``values`` (Q, D: query q's metric under each of its draws, NaN past its
+    draws) with the two-stage interval (Student's t, Q - 1 degrees of freedom), the judge's share of its variance
+    and the ``redraw`` interval (normal) of the same queries labelled again.
+
+    >>> got = two_stage_mean([[0.5, 0.7], [0.2, 0.2], [0.9, 0.7], [0.4, 0.6]])
+    >>> round(got["estimate"], 4), round(got["se"], 4), round(got["judge_share"], 4)
+    (0.525, 0.125, 0.12)
+    >>> round(got["redraw"]["se"], 4)
+    0.0433
+    """
+    from rankmeter.stats.student import stdtrit
+
+    mean, m, w = within_pairs(values)
+    q = len(mean)
+    centre = float(mean.mean())
+    var = float(np.var(mean, ddof=1)) / q if q > 1 else math.nan
+    draws_part = float(w.mean()) / q
+    se = math.sqrt(var) if q > 1 else math.nan
+    t = stdtrit(q - 1, 1 - alpha / 2) if q > 1 else math.nan
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    redraw_se = math.sqrt(float(w.sum())) / q
+    return {"estimate": centre, "low": centre - t * se, "high": centre + t * se, "se": se,
+            "judge_share": share(draws_part, var), "n": q, "draws": {"min": int(m.min()), "max": int(m.max())},
+            "redraw": {"estimate": centre, "low": centre - z * redraw_se, "high": centre + z * redraw_se,
+                       "se": redraw_se}}
+
+
+def share(part: float, total: float) -> float | None:
+    """``part / total`` in [0, 1] (the sample's ``part`` can exceed its ``total``); None when total is 0."""
+    if not total > 0 or not math.isfinite(total):
+        return None
+    return float(min(max(part / total, 0.0), 1.0))
+
+
+def ppi_judge_share(lam: float, se: float, w_labelled, w_unlabelled) -> float | None:
+    """The share of a PPI++ estimate's variance ``se^2`` due to the judge's draws (see the module docstring),
+    ``w`` being each query's ``s_q^2 / m_q``."""
+    wl, wu = np.asarray(w_labelled, float), np.asarray(w_unlabelled, float)
+    part = lam ** 2 * (wu.mean() / len(wu) + wl.mean() / len(wl))
+    return share(float(part), se ** 2)
+
+
+def query_means(values) -> tuple[np.ndarray, np.ndarray]:
+    """``(f(q), s_q^2 / m_q)`` of each query from its values under each draw (Q, D)."""
+    mean, _, w = within_pairs(values)
+    return mean, w
+
+
+def ranking_agreement(human, llm, *, alpha: float = 0.05, reps: int = 1000, seed: int = 0) -> dict:
+    """Kendall's tau (b) and tau_ap (symmetric) of the systems ranked by their mean under the judge's draws
+    against their mean under human labels, with intervals.
+
+    ``human`` is (S, Q): each system's metric of each query under human labels; ``llm`` (S, Q, D): under each of
+    the judge's draws (NaN past a query's draws; draw d of every system is the same labelling). The interval is
+    the percentile bootstrap over the queries (``reps`` resamples, ``seed``), each query carrying its human value
+    and its mean over its draws (Davison and Hinkley 1997, 2.4 and 3.8: in two-stage data drawn from a large
+    population, resampling the first stage carries the second's noise); ``judge_share`` is the variance of the
+    statistic when only each query's draws are resampled (the queries fixed) over its variance under the
+    queries' bootstrap, and ``redraw`` that draws-only interval. The interval is the statistic's spread, not a
+    confidence interval of the population's tau: where systems are near-tied, the noise of a sample of queries
+    swaps them, so the sample's tau lies below the population's and the interval misses it (in
+    bench/judge_draws.py, 8 systems of which neighbours are within the noise, 60 queries: 16% held it). Returns ``{"kendall_tau": {...},
+    "tau_ap": {...}}``, each ``{"estimate", "low", "high", "judge_share", "redraw": [low, high]}``.
+    """
+    from rankmeter.meta.correlation import kendall_tau, tau_ap
+
+    human = np.asarray(human, float)
+    llm = np.asarray(llm, float)
+    if llm.ndim != 3 or human.shape != llm.shape[:2]:
+        from rankmeter.errors import ParameterError
+
+        raise ParameterError(f"expected human (systems, queries) and llm (systems, queries, draws), got "
+                             f"{human.shape} and {llm.shape}")
+    systems, queries, _ = llm.shape
+    present = ~np.isnan(llm[0])                                          # (Q, D): the draws of each query
+    m = present.sum(1)
+    mean = np.nansum(llm, 2) / m
+    rng = np.random.Generator(np.random.PCG64(seed))
+    statistics = {"kendall_tau": kendall_tau, "tau_ap": lambda a, b: tau_ap(a, b)}
+
+    def both(h, f):
+        return [fn(f, h) for fn in statistics.values()]
+
+    point = both(human.mean(1), mean.mean(1))
+    by_queries, by_draws = [], []
+    for _ in range(reps):
+        pick = rng.integers(0, queries, queries)
+        by_queries.append(both(human[:, pick].mean(1), mean[:, pick].mean(1)))
+        # each query's draws resampled within it (the same draws for every system: one labelling)
+        slot = (rng.random((queries, llm.shape[2])) * m[:, None]).astype(np.int64)
+        columns = np.flatnonzero(present.ravel())
+        starts = np.concatenate([[0], np.cumsum(m)[:-1]])
+        chosen = columns[starts[:, None] + slot]                       # (Q, D) positions in the flat (Q, D)
+        redrawn = llm.reshape(systems, -1)[:, chosen]
+        keep = np.arange(llm.shape[2])[None, :] < m[:, None]
+        by_draws.append(both(human.mean(1), (np.where(keep, redrawn, 0).sum(2) / m).mean(1)))
+    by_queries, by_draws = np.array(by_queries), np.array(by_draws)
+    out = {}
+    for k, name in enumerate(statistics):
+        q, d = by_queries[:, k], by_draws[:, k]
+        low, high = np.nanquantile(q, [alpha / 2, 1 - alpha / 2])
+        out[name] = {"estimate": float(point[k]), "low": float(low), "high": float(high),
+                     "judge_share": share(float(np.nanvar(d)), float(np.nanvar(q))),
+                     "redraw": [float(x) for x in np.nanquantile(d, [alpha / 2, 1 - alpha / 2])]}
+    return out

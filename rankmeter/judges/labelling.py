@@ -15,7 +15,7 @@ makes no call, an interrupted job resumes where it stopped, jobs sharing the cac
 and a changed model, prompt, sampling parameter or text asks again. Each draw of a pair has its own place in
 the cache (its index is in the key): ``samples=5`` after ``samples=2`` makes three more calls a pair.
 ``until_stable=True`` then draws more, one a round, only for the pairs whose verdict is uncertain
-(:mod:`rankmeter.judges.draws`). Calls run ``concurrency`` at a time (:mod:`rankmeter.judges.label_calls`);
+(:mod:`rankmeter.judges.stopping`). Calls run ``concurrency`` at a time (:mod:`rankmeter.judges.label_calls`);
 a failed call (after its retries) is recorded for its pair and the job goes on. The qrels written hold one
 line per parsed label (the draws of a pair in draw order: what ``rankmeter judges aggregate`` reads). The
 prompt is filled in one pass (:func:`fill`): a text holding ``{passage}`` is left as it is.
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from rankmeter.core.params import PARAMS
 from rankmeter.judges.answer_cache import AnswerCache
-from rankmeter.judges.draws import unstable, wilson
+from rankmeter.judges.stopping import unstable, verdict_interval
 from rankmeter.judges.label_calls import Calls
 from rankmeter.judges.llm_client import RESPONSE_CAP, ChatClient, cache_key, digest
 from rankmeter.judges.params import LABELLING
@@ -287,7 +287,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
         them differ); more draws later add to the earlier ones.
     until_stable, max_samples, max_calls, stable_on, stable_level, rel
         After ``samples`` draws, one more draw a round for each pair whose verdict ``grade >= rel`` is
-        uncertain (:func:`rankmeter.judges.draws.unstable`), up to ``max_samples`` draws of a pair and
+        uncertain (:func:`rankmeter.judges.stopping.unstable`), up to ``max_samples`` draws of a pair and
         ``max_calls`` calls of the job.
     price_in, price_out : float, optional
         Price of a million prompt (completion) tokens: the ledger's costs.
@@ -429,7 +429,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
 def _verdict(result: Labelled, q: str, d: str, rel, level: float) -> dict:
     grades = result.grades(q, d)
     k = sum(g >= rel for g in grades)
-    lo, hi = wilson(k, len(grades), level)
+    lo, hi = verdict_interval(k, len(grades), level)
     return {"query": q, "doc": d, "draws": len(grades), "p_relevant": k / len(grades) if grades else None,
             "interval": [lo, hi]}
 

@@ -25,8 +25,9 @@ STRATA = Param("strata", "integer", 4, "strata of the LLM's metric the budget is
 TARGET = Param("target", "choice", "both", "what the labels are allocated for: each run's mean, each pair of runs' "
                "difference, or both (the sum of their variances, each relative to its proportional allocation's, "
                "none made larger than that)", group="judges", choices=("mean", "difference", "both"))
-WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs, of the first "
-              "run) reach it", group="judges", low=0, low_open=True, optional=True)
+WIDTH = Param("width", "number", None, "a target interval width: how many labelled queries (or pairs) make every "
+              "interval the labels are for (each run's mean, each pair's difference) at most that wide",
+              group="judges", low=0, low_open=True, optional=True)
 DESIGN = Param("design", "path", None, "the stratified design the human labels were drawn by (the file `judges "
                "allocate -o FILE` wrote): each stratum weighted by its size, as the design needs", group="judges",
                metavar="FILE")

@@ -113,6 +113,8 @@ class Estimates:
     frame_pairs: int | None = None
     #: the stratified design estimated by (``design=``): its strata's sizes and labels; None: a uniform sample
     design: dict | None = None
+    #: several draws of the LLM's label per pair: ``{"min", "max"}`` complete draws per query; None: one
+    draws: dict | None = None
 
     def to_dict(self) -> dict:
         out = {"alpha": self.alpha, "unit": self.unit, "queries": self.queries, "labelled_queries": self.labelled,
@@ -121,6 +123,8 @@ class Estimates:
             out.update(labelled_pairs=self.labelled_pairs, frame_pairs=self.frame_pairs)
         if self.design is not None:
             out["design"] = self.design
+        if self.draws is not None:
+            out["draws"] = self.draws
         return out
 
 
@@ -168,7 +172,11 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         Human judgments of a uniform random sample of the queries (each sampled query judged as fully as the
         LLM judged it), or of the (query, doc) pairs the LLM judged (see ``unit``).
     llm : path, Qrels, dict or DataFrame
-        The LLM's judgments of every query.
+        The LLM's judgments of every query. A pair on several lines is several draws of its label (``judges label
+        --samples N``): each query's metric is then its mean over the draws (:mod:`.draws`), and each PPI++ and
+        LLM-only interval carries ``judge_share``, the share of its variance due to the judge's draws, beside an
+        ``llm_redraw`` interval (the same queries labelled again); with human labels on pairs, give one grade
+        per pair.
     runs : dict name -> run, or a list of runs
         The systems.
     measures : str or list of str
@@ -190,8 +198,11 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     """
     from rankmeter.core.naming import name_runs
 
+    from rankmeter.judges.draws import has_draws
+
     measures = [measures] if isinstance(measures, str) else list(measures)
     named = name_runs(runs, columns=options.get("columns"))
+    drawn = has_draws(llm, grades=options.get("grades", "integer"))
     plan = None
     if design is not None:
         from rankmeter.judges import design as design_file
@@ -209,6 +220,10 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
                                     grades=options.get("grades", "integer"))
         if unit == "auto":
             unit = "queries" if pair_ppi.whole_queries(frame) else "pairs"
+        if unit == "pairs" and drawn:
+            raise ParameterError("the LLM's judgments hold several draws of a pair's label: they are read as draws "
+                                 "with human labels on whole queries (unit='queries'); for a sample of pairs make "
+                                 "them one grade each first (judges aggregate --method mean)")
         if unit == "pairs":
             strata, notes = (None, []) if plan is None else design_file.pair_sample(plan, frame, [n for n, _ in names])
             touched = len(np.unique(frame.pair_query[frame.labelled]))
@@ -229,7 +244,18 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         raise ParameterError(f"{len(labelled)} human-labelled and {len(unlabelled)} other queries: the estimate "
                              "needs two labelled queries or more, and LLM-only ones")
     everything = labelled + unlabelled
-    f = _per_query(llm, named, measures, everything, options)
+    if drawn:     # several draws per pair: each query's metric is its mean over the draws (rankmeter.judges.draws)
+        from rankmeter.judges.draws import draw_tables, draw_values, query_means
+
+        tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
+        per_draw, m = draw_values(tables, least, lambda t: _per_query(t, named, measures, everything, options),
+                                  everything)
+        result.draws = {"min": int(m.min()), "max": int(m.max())}
+        f, noise = {}, {}
+        for key, values in per_draw.items():
+            f[key], noise[key] = query_means(values)
+    else:
+        f = _per_query(llm, named, measures, everything, options)
     labels = list(dict.fromkeys(label for _, label in f))
     if plan is not None:
         _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options)
@@ -240,18 +266,24 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     for name, _ in named:
         for label in labels:
             values = f[(name, label)]
-            result.runs.append({"run": name, "measure": label,
-                                "ppi": ppi_mean(y[(name, label)], values[:n], values[n:], alpha=alpha,
-                                                small_sample=True),
-                                "llm_only": classical_mean(values, alpha=alpha),
-                                "human_only": classical_mean(y[(name, label)], alpha=alpha)})
+            row = {"run": name, "measure": label,
+                   "ppi": ppi_mean(y[(name, label)], values[:n], values[n:], alpha=alpha, small_sample=True),
+                   "llm_only": classical_mean(values, alpha=alpha),
+                   "human_only": classical_mean(y[(name, label)], alpha=alpha)}
+            if drawn:
+                _judge_shares(row, per_draw[(name, label)], noise[(name, label)], n, alpha)
+            result.runs.append(row)
     for (a, _), (b, _) in ((x, z) for i, x in enumerate(named) for z in named[i + 1:]):
         for label in labels:
             da, db = f[(a, label)] - f[(b, label)], y[(a, label)] - y[(b, label)]
-            result.pairs.append({"a": a, "b": b, "measure": label,
-                                 "ppi": ppi_mean(db, da[:n], da[n:], alpha=alpha, small_sample=True),
-                                 "llm_only": classical_mean(da, alpha=alpha),
-                                 "human_only": classical_mean(db, alpha=alpha)})
+            row = {"a": a, "b": b, "measure": label,
+                   "ppi": ppi_mean(db, da[:n], da[n:], alpha=alpha, small_sample=True),
+                   "llm_only": classical_mean(da, alpha=alpha),
+                   "human_only": classical_mean(db, alpha=alpha)}
+            if drawn:    # draw d of both runs is the same labelling: the difference is paired within the draw
+                difference = per_draw[(a, label)] - per_draw[(b, label)]
+                _judge_shares(row, difference, query_means(difference)[1], n, alpha)
+            result.pairs.append(row)
     result.warnings += _sampling_check(f, labels, named, n)
     return result
 
@@ -291,6 +323,17 @@ def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabe
             result.pairs.append({"a": a, "b": b, "measure": label, "ppi": ppi,
                                  "llm_only": classical_mean(da, alpha=alpha), "human_only": human_only})
     result.design = _summary(strata, used)
+
+
+def _judge_shares(row: dict, per_draw: np.ndarray, noise: np.ndarray, n: int, alpha: float) -> None:
+    """The judge's share of the variance beside each interval that counts the draws (PPI++ and LLM-only), and the
+    LLM-only mean's interval over the draws alone (``llm_redraw``: the same queries labelled again)."""
+    from rankmeter.judges.draws import ppi_judge_share, two_stage_mean
+
+    row["ppi"]["judge_share"] = ppi_judge_share(row["ppi"]["lam"], row["ppi"]["se"], noise[:n], noise[n:])
+    two = two_stage_mean(per_draw, alpha=alpha)
+    row["llm_only"]["judge_share"] = two["judge_share"]
+    row["llm_redraw"] = two["redraw"]
 
 
 def _few(result, labelled: int) -> None:

@@ -157,7 +157,7 @@ def _finite(value, name, line, *, grade: bool = False) -> float:
     return number
 
 
-def _pair_codes(query: pa.Array, doc: pa.Array):
+def pair_codes(query: pa.Array, doc: pa.Array):
     """A code per row for its (query, doc) pair, and per code the first row that has it."""
     qi = pc.dictionary_encode(query).combine_chunks() if isinstance(query, pa.ChunkedArray) else pc.dictionary_encode(query)
     di = pc.dictionary_encode(doc).combine_chunks() if isinstance(doc, pa.ChunkedArray) else pc.dictionary_encode(doc)
@@ -182,7 +182,7 @@ def aggregate(samples, *, method: str = "mode") -> Qrels:
         query then doc order.
     """
     s = samples if isinstance(samples, Samples) else read_samples(samples)
-    code, first = _pair_codes(s.query, s.doc)
+    code, first = pair_codes(s.query, s.doc)
     k = len(first)
     if s.probabilities is not None:
         if len(first) != len(code):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rankmeter.judges.draws import unstable, wilson
+from rankmeter.judges.stopping import unstable, verdict_interval
 from rankmeter.judges.labelling import label
 from tests.judges.draws_server import DrawServer, relevant_probability, write_world
 
@@ -80,7 +80,7 @@ def test_until_stable_draws_more_only_where_the_verdict_is_uncertain(world):
     assert still == {key for key, g in expected.items() if unstable(g, rel=1)}
     for u in got.unstable:
         g = expected[u["doc"]]
-        assert u["draws"] == len(g) == 12 and u["interval"] == list(wilson(sum(x >= 1 for x in g), len(g)))
+        assert u["draws"] == len(g) == 12 and u["interval"] == list(verdict_interval(sum(x >= 1 for x in g), len(g)))
     spent = sum(server.calls.values())
     again = _label(world, samples=2, until_stable=True, max_samples=12, output=folder / "again.qrels")
     assert again.calls == 0 and sum(server.calls.values()) == spent        # the rerun pays for none

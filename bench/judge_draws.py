@@ -1,0 +1,193 @@
+"""The judge's draw noise at scale: coverage of the intervals, each pair's P(relevant) interval, drawing until
+stable against uniform draws, and allocate's sizing, with a judge of known per-pair probabilities
+(tests/judges/known_judge.py; the tests run the same simulations small).
+
+usage: python bench/judge_draws.py [--reps 4000] [--seed 0]
+
+Every coverage is printed with its Monte-Carlo standard error, sqrt(c (1 - c) / reps).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "judges"), str(ROOT / "tests")]
+
+from known_judge import dcg10, draw, expected_dcg10, population  # noqa: E402
+from until_stable import uniform, until_stable  # noqa: E402
+
+from rankmeter.judges.allocation import design_rows, labels_needed  # noqa: E402
+from rankmeter.judges.draws import ranking_agreement, two_stage_mean  # noqa: E402
+from rankmeter.judges.ppi import classical_mean, ppi_mean  # noqa: E402
+from rankmeter.judges.stopping import wilson  # noqa: E402
+
+
+def shown(hits, reps) -> str:
+    c = hits / reps
+    return f"{c:.4f} (MC se {np.sqrt(c * (1 - c) / reps):.4f})"
+
+
+def coverage(rng, reps: int) -> None:
+    human, probs = population(rng, 20_000)
+    orders = [np.argsort(-(s * human + rng.normal(0, 1, human.shape)), axis=1, kind="stable") for s in (1.2, 0.7)]
+    expected = [expected_dcg10(probs, o) for o in orders]
+    truth_human = dcg10(human.astype(float), orders[0])
+    pop = [e.mean() for e in expected]
+    for Q, m in ((100, 3), (50, 5)):
+        hits = dict.fromkeys(("two-stage", "one draw as fixed (t over queries)", "redraw (these queries)",
+                              "one draw as fixed, these queries", "difference two-stage", "difference one draw",
+                              "difference redraw", "PPI++ one draw", "PPI++ mean of draws"), 0)
+        share = []
+        for _ in range(reps):
+            which = rng.choice(len(human), Q, replace=False)
+            grades = draw(rng, probs[which], m)
+            v = [np.stack([dcg10(grades[..., d], o[which]) for d in range(m)], axis=1) for o in orders]
+            these = [e[which].mean() for e in expected]
+            two, one = two_stage_mean(v[0]), classical_mean(v[0][:, 0])
+            hits["two-stage"] += two["low"] <= pop[0] <= two["high"]
+            hits["one draw as fixed (t over queries)"] += one["low"] <= pop[0] <= one["high"]
+            hits["redraw (these queries)"] += two["redraw"]["low"] <= these[0] <= two["redraw"]["high"]
+            hits["one draw as fixed, these queries"] += v[0][:, 0].mean() == these[0]     # no interval: a point
+            diff, one_d = two_stage_mean(v[0] - v[1]), classical_mean(v[0][:, 0] - v[1][:, 0])
+            hits["difference two-stage"] += diff["low"] <= pop[0] - pop[1] <= diff["high"]
+            hits["difference one draw"] += one_d["low"] <= pop[0] - pop[1] <= one_d["high"]
+            hits["difference redraw"] += diff["redraw"]["low"] <= these[0] - these[1] <= diff["redraw"]["high"]
+            n = Q // 3
+            y = truth_human[which][:n]
+            for key, f in (("PPI++ one draw", v[0][:, 0]), ("PPI++ mean of draws", v[0].mean(1))):
+                e = ppi_mean(y, f[:n], f[n:], small_sample=True)
+                hits[key] += e["low"] <= truth_human.mean() <= e["high"]
+            share.append(two["judge_share"])
+        print(f"\n{Q} queries of 20,000, {m} draws a pair, {reps} repetitions; judge's share of the two-stage "
+              f"variance {np.mean(share):.3f}")
+        for key, h in hits.items():
+            print(f"  {key:<40} {shown(h, reps)}")
+
+
+def pass_probability(rng, reps: int) -> None:
+    print("\neach pair's 95% Wilson interval of P(relevant) holding its true probability (p ~ Beta(0.7, 0.7))")
+    pairs = reps * 5
+    p = rng.beta(0.7, 0.7, pairs)
+    for n in (3, 5, 10, 20, 40):
+        k = rng.binomial(n, p)
+        low, high = wilson(k, np.full(pairs, n))
+        hit = int(((low <= p) & (p <= high)).sum())
+        flagged = (low < 0.5) & (high > 0.5)
+        print(f"  {n:>2} draws: {shown(hit, pairs)}; unstable {flagged.mean():.3f} of pairs "
+              f"(of those with |p - 1/2| > 0.3: {flagged[np.abs(p - 0.5) > 0.3].mean():.3f})")
+
+
+def stable_against_uniform(rng, reps: int) -> None:
+    _, probs = population(rng, 50, 10, uncertain=0.3)
+    p = probs[..., 2:].sum(-1).ravel()
+    truth = (p > 0.5).mean()
+
+    def verdict(hits, n):
+        share = hits / n
+        return np.where(share == 0.5, rng.random(len(share)) < 0.5, share > 0.5).mean()
+
+    def spread(sample):
+        return float(np.std(sample, ddof=1)), float(np.sqrt(np.mean((np.array(sample) - truth) ** 2)))
+
+    print(f"\nuntil stable (start 3, at most 25) against uniform draws, {len(p)} pairs, majority-verdict P@10, "
+          f"{reps // 4} repetitions")
+    uniform_sd = {k: spread([verdict(*uniform(rng, p, k)) for _ in range(reps // 4)]) for k in range(3, 31, 2)}
+    for k in (5, 9, 15):
+        calls, got = [], []
+        for _ in range(reps // 4):
+            hits, n = until_stable(rng, p, start=3, most=25, budget=k * len(p))
+            calls.append(n.sum())
+            got.append(verdict(hits, n))
+        sd, rmse = spread(got)
+        same = next((u for u, (s, _) in uniform_sd.items() if s <= sd), None)
+        print(f"  budget {k} a pair ({k * len(p)} calls): until stable spent {np.mean(calls):.0f}, sd {sd:.4f} "
+              f"(RMSE {rmse:.4f}); uniform at {k}: sd {uniform_sd.get(k, spread([verdict(*uniform(rng, p, k)) for _ in range(reps // 4)]))[0]:.4f}; "
+              f"uniform reaches sd {sd:.4f} at " + (f"{same} draws a pair ({same * len(p)} calls: "
+                                                    f"{1 - np.mean(calls) / (same * len(p)):.0%} saved)"
+                                                    if same else "more than 30 draws a pair"))
+
+
+def allocate_sizing(rng, reps: int) -> None:
+    from statistics import NormalDist
+
+    def before(y, f, fu, width):        # the sizing before issue 41: the runs' average, normal, biased variances
+        lam = ppi_mean(y, f, fu)["lam"]
+        total = len(f) + len(fu)
+        n = np.arange(2, total)
+        z = NormalDist().inv_cdf(0.975)
+        w = 2 * z * np.sqrt(np.var(lam * fu) / (total - n) + np.var(y - lam * f) / n)
+        ok = np.flatnonzero(w <= width)
+        return int(n[ok[0]]) if len(ok) else None
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_judges_ppi import _judge, _ndcg10
+
+    queries, pilot = 200, 40
+    for width in (0.05, 0.1):
+        got = {"before": [], "after": []}
+        for _ in range(reps // 20):
+            grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(queries, 20)).astype(float)
+            order = [np.argsort(-(s * grades + rng.normal(0, 1, grades.shape)), axis=1, kind="stable")
+                     for s in (1.2, 0.7)]
+            llm = _judge(rng, grades.astype(int)).astype(float)
+            y, _ = design_rows([_ndcg10(grades, o) for o in order], target="both")
+            f, _ = design_rows([_ndcg10(llm, o) for o in order], target="both")
+            sizes = {"before": before(y[:2, :pilot].mean(0), f[:2, :pilot].mean(0), f[:2, pilot:].mean(0), width),
+                     "after": labels_needed(y[:, :pilot], f[:, :pilot], f[:, pilot:], width)}
+            for kind, n in sizes.items():
+                n = queries - 1 if n is None else max(n, pilot)
+                got[kind].append([n] + [(lambda e: e["high"] - e["low"])(
+                    ppi_mean(y[k, :n], f[k, :n], f[k, n:], small_sample=True)) for k in range(3)])
+        print(f"\nallocate --width {width}: two runs, a pilot of {pilot} of {queries} queries, {reps // 20} worlds")
+        for kind, rows in got.items():
+            rows = np.array(rows)
+            print(f"  {kind:<6} labelled {np.median(rows[:, 0]):.0f} (median); widths (run a, run b, a - b) "
+                  f"{np.round(np.median(rows[:, 1:], 0), 4).tolist()}; at most {width}: "
+                  f"{np.round((rows[:, 1:] <= width).mean(0), 3).tolist()}, all three "
+                  f"{(rows[:, 1:] <= width).all(1).mean():.3f}")
+
+
+def tau_coverage(rng, reps: int) -> None:
+    human, probs = population(rng, 20_000)
+    # systems that differ in where they put the grade-1 documents, which the lenient judge lifts to 2: its
+    # ranking of them is not the human one
+    mixes = [(1.0, b) for b in np.linspace(-0.8, 0.8, 8)]
+    orders = [np.argsort(-(a * human + b * (human == 1) + rng.normal(0, 1, human.shape)), axis=1, kind="stable")
+              for a, b in mixes]
+    from rankmeter.meta.correlation import kendall_tau
+
+    h_pop = np.array([dcg10(human.astype(float), o).mean() for o in orders])
+    f_pop = np.array([expected_dcg10(probs, o).mean() for o in orders])
+    truth = kendall_tau(f_pop, h_pop)
+    hits, shares = 0, []
+    for _ in range(reps // 20):
+        which = rng.choice(len(human), 60, replace=False)
+        grades = draw(rng, probs[which], 3)
+        h = np.array([dcg10(human[which].astype(float), o[which]) for o in orders])
+        f = np.array([np.stack([dcg10(grades[..., d], o[which]) for d in range(3)], axis=1) for o in orders])
+        got = ranking_agreement(h, f, reps=200, seed=int(rng.integers(1 << 31)))["kendall_tau"]
+        hits += got["low"] <= truth <= got["high"]
+        shares.append(got["judge_share"])
+    print(f"\nKendall's tau of 8 systems (60 queries, 3 draws), its population value {truth:.3f}: the 95% bootstrap "
+          f"interval held it in {shown(hits, reps // 20)}; judge's share {np.mean(shares):.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=4000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    coverage(rng, args.reps)
+    pass_probability(rng, args.reps)
+    stable_against_uniform(rng, args.reps)
+    allocate_sizing(rng, args.reps)
+    tau_coverage(rng, args.reps)
+
+
+if __name__ == "__main__":
+    main()

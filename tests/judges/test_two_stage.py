@@ -1,0 +1,251 @@
+"""Intervals that count the judge's draw noise, by simulation with a judge of known per-pair probabilities
+(tests/judges/known_judge.py): every truth is known exactly (DCG@10 is linear in the gains, so the judge's
+expected metric is the metric of its expected gains)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from known_judge import dcg10, draw, expected_dcg10, population  # noqa: E402
+
+from rankmeter.judges.draws import ppi_judge_share, query_means, two_stage_mean  # noqa: E402
+from rankmeter.judges.ppi import classical_mean, ppi_mean  # noqa: E402
+
+REPS = 1000
+
+
+def _runs(rng, human):
+    return [np.argsort(-(skill * human + rng.normal(0, 1, human.shape)), axis=1, kind="stable")
+            for skill in (1.2, 0.7)]
+
+
+@pytest.fixture(scope="module")
+def world():
+    rng = np.random.default_rng(12)
+    human, probs = population(rng, 20_000)
+    orders = _runs(rng, human)
+    expected = [expected_dcg10(probs, o) for o in orders]          # each query's E over draws, per run
+    truth_human = [dcg10(human.astype(float), o) for o in orders]
+    return rng, human, probs, orders, expected, truth_human
+
+
+def test_two_stage_intervals_cover_the_judges_expected_metric(world):
+    """1000 repetitions: 100 queries drawn from 20,000, each pair labelled 3 times. The population's mean of the
+    judge's expected DCG@10 (each run's, and the difference) is covered by the two-stage interval at 95%; so is
+    it by one draw's interval (the judge's noise is inside the spread of the queries: Cochran 1977, 11.3), only
+    wider; the redraw interval covers these queries' expected mean (what another labelling of them would give)
+    at 95%, where one draw taken as fixed has no interval at all."""
+    rng, human, probs, orders, expected, _ = world
+    Q, m = 100, 3
+    pop = [e.mean() for e in expected]
+    covered = {k: 0 for k in ("two_stage", "one_draw", "redraw", "query_interval_for_these", "diff_two_stage",
+                              "diff_one_draw", "diff_redraw")}
+    widths, shares = {k: [] for k in ("two_stage", "one_draw", "redraw")}, []
+    for _ in range(REPS):
+        queries = rng.choice(len(human), Q, replace=False)
+        grades = draw(rng, probs[queries], m)                           # (Q, docs, m)
+        per_draw = [np.stack([dcg10(grades[..., d], o[queries]) for d in range(m)], axis=1) for o in orders]
+        these = [e[queries].mean() for e in expected]
+        got = two_stage_mean(per_draw[0])
+        covered["two_stage"] += got["low"] <= pop[0] <= got["high"]
+        covered["redraw"] += got["redraw"]["low"] <= these[0] <= got["redraw"]["high"]
+        one = classical_mean(per_draw[0][:, 0])
+        covered["one_draw"] += one["low"] <= pop[0] <= one["high"]
+        covered["query_interval_for_these"] += one["low"] <= these[0] <= one["high"]
+        diff = two_stage_mean(per_draw[0] - per_draw[1])
+        covered["diff_two_stage"] += diff["low"] <= pop[0] - pop[1] <= diff["high"]
+        covered["diff_redraw"] += diff["redraw"]["low"] <= these[0] - these[1] <= diff["redraw"]["high"]
+        one_d = classical_mean(per_draw[0][:, 0] - per_draw[1][:, 0])
+        covered["diff_one_draw"] += one_d["low"] <= pop[0] - pop[1] <= one_d["high"]
+        widths["two_stage"].append(got["high"] - got["low"])
+        widths["one_draw"].append(one["high"] - one["low"])
+        widths["redraw"].append(got["redraw"]["high"] - got["redraw"]["low"])
+        shares.append((got["judge_share"], diff["judge_share"]))
+    rate = {k: v / REPS for k, v in covered.items()}
+    mc = np.sqrt(0.95 * 0.05 / REPS)
+    print(rate, "MC se", round(mc, 4), {k: round(float(np.mean(v)), 3) for k, v in widths.items()},
+          "judge share", np.mean(shares, 0).round(3))
+    for key in ("two_stage", "diff_two_stage", "redraw", "diff_redraw", "one_draw", "diff_one_draw"):
+        assert 0.93 <= rate[key] <= 0.97, (key, rate)
+    assert rate["query_interval_for_these"] > 0.98          # about the population: far too wide for these queries
+    assert np.mean(widths["two_stage"]) < np.mean(widths["one_draw"])
+    assert np.mean(widths["redraw"]) < np.mean(widths["two_stage"])
+    # the judge's share of the two-stage variance against its truth: E_q(var of the mean of 3 draws) / var_q(f(q))
+    var_gain = probs @ (np.arange(4.0) ** 2) - (probs @ np.arange(4.0)) ** 2      # each pair's draw variance
+    from known_judge import DISCOUNT
+    ranked = np.take_along_axis(var_gain, orders[0], axis=1)[:, :10]
+    within = (ranked @ DISCOUNT ** 2).mean() / m
+    mean_of_3 = expected[0].var() + within
+    assert np.mean(shares, 0)[0] == pytest.approx(within / mean_of_3, abs=0.02)
+
+
+def test_ppi_with_the_mean_of_draws_covers_and_says_the_judges_share(world):
+    """PPI++ (judges estimate's interval) with 40 human-labelled of 150 queries: the prediction is one draw's
+    metric or the mean of 4 draws'; both cover the population's human mean at 95% (the human sample is random
+    given the draws), the mean of draws gives the narrower interval, and judge_share says how much of the
+    one-draw interval's variance the draws make."""
+    rng, human, probs, orders, _, truth_human = world
+    Q, n, m = 150, 40, 4
+    pop = truth_human[0].mean()
+    covered, widths, shares = {"one": 0, "mean": 0}, {"one": [], "mean": []}, []
+    for _ in range(REPS):
+        queries = rng.choice(len(human), Q, replace=False)
+        grades = draw(rng, probs[queries], m)
+        per_draw = np.stack([dcg10(grades[..., d], orders[0][queries]) for d in range(m)], axis=1)
+        y = truth_human[0][queries][:n]
+        for kind, f in (("one", per_draw[:, 0]), ("mean", per_draw.mean(1))):
+            got = ppi_mean(y, f[:n], f[n:], small_sample=True)
+            covered[kind] += got["low"] <= pop <= got["high"]
+            widths[kind].append(got["high"] - got["low"])
+        _, w = query_means(per_draw[:, :2])          # s_q^2 / 2 from two draws: one draw's variance is twice it
+        one = ppi_mean(y, per_draw[:n, 0], per_draw[n:, 0], small_sample=True)
+        shares.append(ppi_judge_share(one["lam"], one["se"], 2 * w[:n], 2 * w[n:]))
+    rate = {k: v / REPS for k, v in covered.items()}
+    print(rate, {k: round(float(np.mean(v)), 3) for k, v in widths.items()}, "share", round(float(np.mean(shares)), 3))
+    assert 0.93 <= rate["one"] <= 0.97 and 0.93 <= rate["mean"] <= 0.97, rate
+    assert np.mean(widths["mean"]) < np.mean(widths["one"])
+    assert 0 < np.mean(shares) < 1
+
+
+def test_estimate_reads_several_lines_per_pair_as_draws(cli, tmp_path):
+    """judges estimate with an LLM file of 3 draws per pair: each query's DCG@10 is the mean over its draws (the
+    numpy DCG@10 of each draw is the oracle), the PPI++ estimate is ppi_mean's on those means, and judge_share and
+    the redraw interval are two_stage_mean's and ppi_judge_share's on the per-draw values."""
+    import json
+
+    rng = np.random.default_rng(3)
+    Q, m = 60, 3
+    human, probs = population(rng, Q)
+    grades = draw(rng, probs, m).astype(int)
+    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
+                                                for d in range(10) for k in range(m)))
+    labelled = list(range(0, Q, 2))
+    (tmp_path / "human.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in labelled
+                                                  for d in range(10)))
+    scores = [skill * human + rng.normal(0, 1, human.shape) for skill in (1.2, 0.7)]
+    for name, s in zip("ab", scores):
+        (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
+                                                      for d in range(10)))
+    done = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", tmp_path / "a.run",
+               tmp_path / "b.run", "-m", "DCG@10", "--format", "json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert data["draws"] == {"min": m, "max": m}
+    order = [np.argsort(-np.round(s, 6), axis=1, kind="stable") for s in scores]
+    per_draw = [np.stack([dcg10(grades[..., k].astype(float), o) for k in range(m)], axis=1) for o in order]
+    # the queries in the estimate's order: labelled first (q0, q2, ...), then the others
+    position = labelled + [q for q in range(Q) if q not in labelled]
+    n = len(labelled)
+    for row, values in zip(data["runs"], per_draw):
+        values = values[position]
+        y = dcg10(human.astype(float), order["ab".index(row["run"])])[labelled]
+        want = ppi_mean(y, values[:n].mean(1), values[n:].mean(1), small_sample=True)
+        assert row["ppi"]["estimate"] == pytest.approx(want["estimate"], abs=1e-9)
+        two = two_stage_mean(values)
+        assert row["llm_only"]["estimate"] == pytest.approx(two["estimate"], abs=1e-9)
+        assert row["llm_only"]["high"] == pytest.approx(two["high"], abs=1e-9)
+        assert row["llm_only"]["judge_share"] == pytest.approx(two["judge_share"], abs=1e-9)
+        assert row["llm_redraw"]["low"] == pytest.approx(two["redraw"]["low"], abs=1e-9)
+        _, w = query_means(values)
+        assert row["ppi"]["judge_share"] == pytest.approx(ppi_judge_share(want["lam"], want["se"], w[:n], w[n:]),
+                                                          abs=1e-9)
+    difference = (per_draw[0] - per_draw[1])[position]
+    assert data["pairs"][0]["llm_only"]["judge_share"] == pytest.approx(two_stage_mean(difference)["judge_share"],
+                                                                        abs=1e-9)
+    text = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", tmp_path / "a.run",
+               tmp_path / "b.run", "-m", "DCG@10")
+    assert "3-3 draws per query" in text.out and "redrawn" in text.out
+    pairs = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", tmp_path / "a.run",
+                tmp_path / "b.run", "-m", "DCG@10", "--unit", "pairs")
+    assert pairs.code == 2 and "several draws" in pairs.err
+
+
+def test_draws_needed_gives_the_widths_it_promises(world):
+    """From a pilot of 2 draws a pair on 100 queries: the draws a pair the redraw interval of these queries needs,
+    and the queries the population's interval needs at 1 and 3 draws a pair; each plan is then drawn 100 times
+    and its interval measured."""
+    from rankmeter.judges.allocation import draws_needed
+
+    rng, human, probs, orders, _, _ = world
+    queries = rng.choice(len(human), 100, replace=False)
+
+    def values(which, m):
+        grades = draw(rng, probs[which], m)
+        return np.stack([dcg10(grades[..., d], orders[0][which]) for d in range(m)], axis=1)
+
+    width = 0.4
+    plan = draws_needed(values(queries, 2), width)
+    m = plan["redraw_draws"]
+    assert m is not None and m >= 2
+    redraw = [two_stage_mean(values(queries, m))["redraw"] for _ in range(100)]
+    redraw_widths = np.array([r["high"] - r["low"] for r in redraw])
+    print("redraw", m, np.median(redraw_widths), (redraw_widths <= width).mean())
+    assert 0.85 * width <= np.median(redraw_widths) <= 1.02 * width
+    for draws in (1, 3):
+        size = plan["plans"][draws - 1]["queries"]
+        widths = []
+        for _ in range(100):
+            which = rng.choice(len(human), size, replace=False)
+            v = values(which, draws)
+            widths.append(two_stage_mean(v)["high"] - two_stage_mean(v)["low"] if draws > 1 else
+                          classical_mean(v[:, 0])["high"] - classical_mean(v[:, 0])["low"])
+        print("population", draws, size, np.median(widths))
+        assert 0.85 * width <= np.median(widths) <= 1.1 * width
+    assert plan["plans"][0]["calls"] < plan["plans"][2]["calls"]      # more queries, one draw: the cheaper way
+
+
+def test_allocate_says_the_draws_and_queries_a_width_needs(cli, tmp_path):
+    import json
+
+    rng = np.random.default_rng(8)
+    Q, m = 60, 3
+    human, probs = population(rng, Q)
+    grades = draw(rng, probs, m).astype(int)
+    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
+                                                for d in range(10) for k in range(m)))
+    (tmp_path / "human.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(0, Q, 2)
+                                                  for d in range(10)))
+    for name, skill in (("a", 1.2), ("b", 0.7)):
+        s = skill * human + rng.normal(0, 1, human.shape)
+        (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
+                                                      for d in range(10)))
+    args = ["judges", "allocate", tmp_path / "human.qrels", tmp_path / "llm.qrels", tmp_path / "a.run",
+            tmp_path / "b.run", "-m", "DCG@10", "--budget", "5", "--width", "0.3", "--unit", "queries"]
+    done = cli(*args, "--format", "json")
+    assert done.code == 0, done.err
+    got = json.loads(done.out)["draws_needed"]
+    assert set(got["by_target"]) == {"a", "b", "a - b"}
+    assert got["redraw_draws"] == max(p["redraw_draws"] for p in got["by_target"].values())
+    assert "draws a pair" in cli(*args).out
+    refused = cli(*args[:-1], "pairs")
+    assert refused.code == 2 and "several draws" in refused.err
+
+
+def test_ranking_agreement_with_and_without_the_judges_noise():
+    """Kendall's tau against scipy's on the systems' means; a judge that always says the same (every draw alike)
+    has no share and a redraw interval of one point; a noisy one has a share in (0, 1)."""
+    from scipy.stats import kendalltau
+
+    from rankmeter.judges.draws import ranking_agreement
+
+    rng = np.random.default_rng(0)
+    human, probs = population(rng, 80)
+    orders = [np.argsort(-(s * human + rng.normal(0, 1, human.shape)), axis=1, kind="stable")
+              for s in np.linspace(0.3, 1.5, 8)]
+    grades = draw(rng, probs, 3)
+    h = np.array([dcg10(human.astype(float), o) for o in orders])
+    f = np.array([np.stack([dcg10(grades[..., d], o) for d in range(3)], axis=1) for o in orders])
+    got = ranking_agreement(h, f, reps=300)
+    assert got["kendall_tau"]["estimate"] == pytest.approx(kendalltau(f.mean(2).mean(1), h.mean(1)).statistic)
+    for name in ("kendall_tau", "tau_ap"):
+        e = got[name]
+        assert e["low"] <= e["estimate"] <= e["high"] and 0 < e["judge_share"] < 1
+    same = ranking_agreement(h, np.repeat(f[..., :1], 3, axis=2), reps=100)["kendall_tau"]
+    assert same["judge_share"] < 1e-12 and same["redraw"] == [same["estimate"], same["estimate"]]
+    uneven = f.copy()
+    uneven[:, :10, 2] = np.nan                              # ten queries drawn twice only
+    assert ranking_agreement(h, uneven, reps=50)["tau_ap"]["judge_share"] is not None
