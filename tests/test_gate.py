@@ -108,8 +108,10 @@ def test_refuses_other_qrels_queries_and_options_unless_allowed(tmp_path):
     assert accepted.refused is None and "judgments differ" in accepted.changes[0]
     fewer = tmp_path / "fewer.run"
     fewer.write_text("".join(line for line in open(new) if not line.startswith("q29 ")))
-    assert "queries differ: 1 of the baseline's not answered" in gate(str(qrels), str(fewer), base).refused
-    assert gate(str(qrels), str(fewer), base, allow=["queries"]).checks[0]["queries"] == 29
+    assert "queries differ: 1 of the baseline's not answered (e.g. 'q29')" in gate(str(qrels), str(fewer), base).refused
+    allowed = gate(str(qrels), str(fewer), base, allow=["queries"])   # q29 counts as a loss, never dropped unsaid
+    assert (allowed.checks[0]["queries"], allowed.checks[0]["unanswered"]) == (30, 1)
+    assert "1 of the baseline's not answered (e.g. 'q29'): counted as losses" in allowed.changes[0]
     assert "judged_only=True" in gate(str(qrels), new, base, options={"judged_only": True}).refused
     assert "not in the baseline" in gate(str(qrels), new, base, ["nDCG@10"]).refused
     with pytest.raises(ParameterError, match="allow='everything'"):

@@ -408,7 +408,7 @@ def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
     assert "design version 9" in run(human, tmp_path / "v9.json").err
     done = run(human, tmp_path / "design.json", "--unit", "pairs")
     assert done.code == 2 and "the design is for human labels on queries" in done.err
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         (tmp_path / "bad.json").write_text("{")
         estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=str(tmp_path / "bad.json"))
     with pytest.raises(ParameterError, match="design=5: expected a file path or the design's dict"):
