@@ -300,11 +300,13 @@ def _baseline_schema():
             self.param = param
 
         def describe(self):
-            return self.param.expected
+            wide = self.param.kind == "integer" and self.param.high > 2 ** 63
+            return self.param.expected + (" (at most 2**63 - 1)" if wide else "")
 
         def check(self, value, at, ctx):
             if isinstance(value, (list, dict, str)) and self.param.kind not in ("choice", "string") \
-                    or isinstance(value, float) and not math.isfinite(value):
+                    or isinstance(value, float) and not math.isfinite(value) \
+                    or type(value) is int and not -2 ** 63 <= value < 2 ** 63:
                 raise ctx.refuse(at, self.describe(), value)
             try:
                 return self.param.check(value)
