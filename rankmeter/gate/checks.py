@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankmeter.gate.saved import (
-    JUDGED_AT, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
+    JUDGED_AT, LARGEST_VALUE, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
     check_slices, read_slices, score_run, scoring_evaluator,
 )
 from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
@@ -211,11 +211,6 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, marg
     result.unjudged = _unjudged([common[i] for i in answered_idx], base, judged[[at_new[common[i]] for i in answered_idx]],
                                 np.arange(len(answered_idx)), answered_idx)
     return result
-
-
-#: the largest magnitude of a per-query value the gate compares: beyond it float64 sums of squared
-#: differences lose every digit or overflow (a count of 2**53 is the last one a double holds exactly)
-LARGEST_VALUE = 2.0 ** 53
 
 
 def _non_finite(entries, common, base, new_values) -> str | None:

@@ -35,6 +35,9 @@ __all__ = ["Baseline", "baseline", "save_baseline", "load_baseline", "read_slice
            "JUDGED_AT"]
 
 FORMAT = "rankmeter-baseline/1"
+#: the largest magnitude of a per-query value a baseline holds: beyond it float64 sums of squared
+#: differences lose every digit or overflow (2**53 is the last count a double holds exactly)
+LARGEST_VALUE = 2.0 ** 53
 #: the evaluation options that change a measure's value: a baseline and a gate must agree on them
 SCORING_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
                    "ignore_self")
@@ -291,7 +294,7 @@ _HINT = "give the file `rankmeter baseline` wrote, unedited (or make it again)"
 
 def _baseline_schema():
     from rankmeter.core.params import PARAMS
-    from rankmeter.io.structured import Anything, Int, ListOf, MapOf, Nullable, Record, Schema, Str
+    from rankmeter.io.structured import Anything, Int, ListOf, MapOf, Nullable, Numbers, Record, Schema, Str
 
     class Declared(Schema):
         """An evaluation option, checked by its declaration (its kind, bounds, choices), never converted."""
@@ -324,13 +327,17 @@ def _baseline_schema():
             if not isinstance(value, dict) or value.get("format") != FORMAT:
                 raise InputError(f"not a baseline: expected format {FORMAT!r} (made by rankmeter baseline)",
                                  source=ctx.source)
+            queries = value.get("queries")
+            length = len(queries) if isinstance(queries, list) else None
+            values = Numbers(rows=True, length=length, low=-LARGEST_VALUE, high=LARGEST_VALUE)
             return Record(
                 {"format": Str(), "qrels": Record({"source": Str(), "judgments": Int(0, 2 ** 53), "digest": digest}),
                  "options": Record({}, {name: Declared(PARAMS[name]) for name in SCORING_OPTIONS}, closed=True),
                  "measures": ListOf(Record({"name": Str(nonempty=True), "canonical": Str(nonempty=True)}),
                                     min_items=1),
                  "runs": ListOf(provenance, min_items=1), "queries": ListOf(Str(), min_items=1, unique=True),
-                 "values": MapOf(Anything(), min_items=1), "judged": Anything()},
+                 "values": MapOf(values, min_items=1),
+                 "judged": Numbers(rows=True, length=length, low=0, high=1)},
                 {"created": Str(), "rankmeter": Str(), "judged_at": Int(choices=(JUDGED_AT,)),
                  "slices": Nullable(_slices_schema()), "history": ListOf(Anything())}).check(value, at, ctx)
 
@@ -362,20 +369,11 @@ def load_baseline(source) -> Baseline:
         if c not in canonical:
             raise field_error(name, ("values", c), "values of a measure the baseline names in measures (this one "
                               "it does not)", got=False, hint=_HINT)
-    values = {c: _rows(v, ("values", c), len(queries), runs, name, -2.0 ** 53, 2.0 ** 53)
-              for c, v in data["values"].items()}
-    judged = _rows(data["judged"], ("judged",), len(queries), runs, name, 0.0, 1.0)
+    for at, rows in [(("values", c), v) for c, v in data["values"].items()] + [(("judged",), data["judged"])]:
+        if rows.shape[0] != runs:
+            raise field_error(name, at, f"one list per run ({runs}, as in runs)", rows.tolist(), hint=_HINT)
+    values, judged = data["values"], data["judged"]
     return Baseline(qrels=data["qrels"], options=data["options"], measures=data["measures"], runs=data["runs"],
                     queries=queries, values=values, judged=judged, slices=data.get("slices"),
                     created=data.get("created", ""), version=data.get("rankmeter", ""),
                     history=list(data.get("history", [])))
-
-
-def _rows(value, at: tuple, length: int, runs: int, name: str, low: float, high: float) -> np.ndarray:
-    """A (runs x queries) matrix of numbers in [low, high] from the file's field ``at``."""
-    from rankmeter.io.structured import Numbers, check, field_error
-
-    array = check(value, Numbers(rows=True, length=length, low=low, high=high), source=name, hint=_HINT, at=at)
-    if array.shape[0] != runs:
-        raise field_error(name, at, f"one list per run ({runs}, as in runs)", value, hint=_HINT)
-    return array

@@ -265,14 +265,16 @@ class ListOf(Schema):
         self.item, self.min_items, self.max_items, self.unique = item, min_items, max_items, unique
 
     def describe(self) -> str:
-        size = f" of at least {self.min_items}" if self.min_items else ""
+        if self.max_items is not None:
+            size = f" of {self.min_items} to {self.max_items}"
+        else:
+            size = f" of at least {self.min_items}" if self.min_items else ""
         return f"a list{size}, each entry {self.item.describe()}"
 
     def check(self, value, at, ctx):
         if not isinstance(value, list) or len(value) < self.min_items \
                 or self.max_items is not None and len(value) > self.max_items:
-            raise ctx.refuse(at, self.describe() if self.max_items is None
-                             else f"{self.describe()}, at most {self.max_items}", value)
+            raise ctx.refuse(at, self.describe(), value)
         out = [self.item.check(v, (*at, i), ctx) for i, v in enumerate(value)]
         if self.unique:
             seen: set = set()

@@ -117,6 +117,29 @@ def _schema(unit: str):
          "budget": count, "target": Str(), "neyman": Num(0, 1), "round": Int(1, 1000), "targets": ListOf(Str())})
 
 
+def _design_schema():
+    from rankmeter.io.structured import Schema
+
+    class Design(Schema):
+        """The format and version first (another file is "not a design"), then every field for its unit."""
+
+        def describe(self):
+            return f"a design (\"format\": \"{FORMAT}\")"
+
+        def check(self, value, at, ctx):
+            if not isinstance(value, dict) or value.get("format") != FORMAT:
+                raise InputError(f"not a design (no \"format\": \"{FORMAT}\"): give the file `rankmeter judges "
+                                 "allocate -o FILE` wrote", source=ctx.source)
+            version = value.get("version")
+            if type(version) is not int or version != VERSION:
+                raise InputError(f"design version {version!r}: this rankmeter reads version {VERSION}; "
+                                 "allocate again with it", source=ctx.source)
+            unit = value.get("unit")
+            return _schema(unit if unit in ("queries", "pairs") else "queries").check(value, at, ctx)
+
+    return Design()
+
+
 def read(design) -> dict:
     """A design from a file path (or the dict itself), every field checked (:mod:`rankmeter.io.structured`).
 
@@ -127,22 +150,13 @@ def read(design) -> dict:
     from rankmeter.io.structured import check, field_error, read_json
 
     if isinstance(design, dict):
-        data, source = design, "<design>"
+        data, source = check(design, _design_schema(), source="<design>", hint=_HINT), "<design>"
     elif not isinstance(design, (str, os.PathLike)):
         raise ParameterError(f"design={design!r}: expected a file path or the design's dict (what `rankmeter judges "
                              "allocate -o FILE` writes)")
     else:
         source = os.fspath(design)
-        data = read_json(source, None, what="the design", hint=_HINT, record=True)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"not a design (no \"format\": \"{FORMAT}\"): give the file `rankmeter judges allocate "
-                         "-o FILE` wrote", source=source)
-    version = data.get("version")
-    if type(version) is not int or version != VERSION:
-        raise InputError(f"design version {version!r}: this rankmeter reads version {VERSION}; "
-                         "allocate again with it", source=source)
-    unit = data.get("unit")
-    data = check(data, _schema(unit if unit in ("queries", "pairs") else "queries"), source=source, hint=_HINT)
+        data = read_json(source, _design_schema(), what="the design", hint=_HINT, record=True)
     codes = [row["stratum"] for row in data["strata"]]
     if len(set(codes)) != len(codes):
         twice = next(c for c in codes if codes.count(c) > 1)
