@@ -127,7 +127,14 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, options=None, marg
     Returns
     -------
     GateResult
-        ``exit_status`` is 0 when every check passes, 1 when a regression is significant, 2 when refused.
+        ``exit_status`` is 0 when every check passes, 1 when a regression is significant, 2 when refused
+        (also when a per-query value or a check's statistic is not finite: there is no verdict on it).
+
+    Notes
+    -----
+    With ``allow=["queries"]`` a baseline query the run no longer answers counts as a loss (scored 0 on
+    every measure, as an empty ranking; each check's ``unanswered`` counts them), and the run's queries the
+    baseline lacks are named in ``changes`` and not compared.
 
     Examples
     --------

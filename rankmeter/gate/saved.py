@@ -265,10 +265,14 @@ def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[
     queries = scored[0][0]
     for (name, _), (other, _, _) in zip(named[1:], scored[1:]):
         if other != queries:
-            differ = sorted(set(queries) ^ set(other))
-            raise ParameterError(f"runs: {name} answers other queries than {named[0][0]} (e.g. {differ[0]!r}): the "
-                                 "runs of one baseline must answer the same queries (queries='qrels' scores every "
-                                 "judged query)")
+            missing = [q for q in queries if q not in set(other)]
+            more = [q for q in other if q not in set(queries)]
+            said = "; ".join(part for part in (
+                f"{len(missing)} of {named[0][0]}'s not answered (e.g. {missing[0]!r})" if missing else "",
+                f"{len(more)} that {named[0][0]} does not answer (e.g. {more[0]!r})" if more else "",
+                "the same queries in another order" if not missing and not more else "") if part)
+            raise ParameterError(f"runs: {name} answers other queries than {named[0][0]} ({said}): the runs of one "
+                                 "baseline must answer the same queries (queries='qrels' scores every judged query)")
     values = {m: np.vstack([s[1][m] for s in scored]) for m in scored[0][1]}
     chosen = None
     if slices is not None:
