@@ -108,8 +108,10 @@ def test_refuses_other_qrels_queries_and_options_unless_allowed(tmp_path):
     assert accepted.refused is None and "judgments differ" in accepted.changes[0]
     fewer = tmp_path / "fewer.run"
     fewer.write_text("".join(line for line in open(new) if not line.startswith("q29 ")))
-    assert "queries differ: 1 of the baseline's not answered" in gate(str(qrels), str(fewer), base).refused
-    assert gate(str(qrels), str(fewer), base, allow=["queries"]).checks[0]["queries"] == 29
+    assert "queries differ: 1 of the baseline's not answered (e.g. 'q29')" in gate(str(qrels), str(fewer), base).refused
+    allowed = gate(str(qrels), str(fewer), base, allow=["queries"])   # q29 counts as a loss, never dropped unsaid
+    assert (allowed.checks[0]["queries"], allowed.checks[0]["unanswered"]) == (30, 1)
+    assert "1 of the baseline's not answered (e.g. 'q29'): counted as losses" in allowed.changes[0]
     assert "judged_only=True" in gate(str(qrels), new, base, judged_only=True).refused
     assert "not in the baseline" in gate(str(qrels), new, base, ["nDCG@10"]).refused
     with pytest.raises(ParameterError, match="allow='everything'"):
@@ -181,3 +183,79 @@ def test_the_ratchet_only_goes_up(cli, tmp_path):
     assert done.code == 0 and "baseline replaced" in done.err, done.err
     now = load_baseline(path)
     assert now.runs[0]["tag"] == "better" and now.history[0]["runs"][0]["tag"] == "v1"
+
+
+def _dict_files(tmp_path, lowered: int, queries: int = 50):
+    """Judgments with one relevant doc per query and a run that ranks it first except in ``lowered`` queries
+    (second there): RR drops by 0.5 / queries per lowered query."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(queries)))
+    run = tmp_path / f"run{lowered}.txt"
+    run.write_text("".join(f"q{i} Q0 a 1 {0.3 if i < lowered else 0.9} r{lowered}\nq{i} Q0 b 2 0.6 r{lowered}\n"
+                           for i in range(queries)))
+    return str(qrels), str(run)
+
+
+def test_the_ratchet_never_walks_down_unless_allowed_and_keeps_every_baseline(cli, tmp_path):
+    qrels, first = _dict_files(tmp_path, 0)
+    path = tmp_path / "base.json"
+    assert cli("baseline", qrels, first, "-m", "RR", "-o", path).code == 0
+    original = path.read_bytes()
+    for lowered in (1, 2, 3):   # RR 1.0 -> 0.99 -> 0.98 -> 0.97: each within the margin of 0.05, each passes
+        _, run = _dict_files(tmp_path, lowered)
+        done = cli("gate", qrels, run, "--baseline", path, "--margin", "0.05", "--update-baseline")
+        assert done.code == 0 and f"baseline kept: the run is lower on 1 check(s): RR (all queries) -0.0{lowered};" \
+            in done.err, done.err
+        assert path.read_bytes() == original
+    assert not (tmp_path / "base.history").exists()
+    kept = []
+    for lowered in (1, 2, 3):   # asked to: it walks down, and every replaced file is kept, numbered
+        kept.append(path.read_bytes())
+        _, run = _dict_files(tmp_path, lowered)
+        done = cli("gate", qrels, run, "--baseline", path, "--margin", "0.05", "--update-baseline", "--allow-lower")
+        assert done.code == 0 and f"the old one kept as base.history/000{lowered}.json" in done.err, done.err
+    history = sorted((tmp_path / "base.history").iterdir())
+    assert [p.name for p in history] == ["0001.json", "0002.json", "0003.json"]
+    assert [p.read_bytes() for p in history] == kept and kept[0] == original
+    now = load_baseline(path)
+    assert now.values["RR(rel=1)"].mean() == pytest.approx(0.97)
+    assert [h["runs"][0]["tag"] for h in now.history] == ["r0", "r1", "r2"]
+    assert [h["file"] for h in now.history] == [f"base.history/000{i}.json" for i in (1, 2, 3)]
+
+
+def test_the_ratchet_in_python_moves_only_up_too(tmp_path):
+    from rankmeter.gate.ratchet import update_baseline
+    qrels, first = _dict_files(tmp_path, 1)
+    path = tmp_path / "base.json"
+    save_baseline(baseline(qrels, first, ["RR"]), path)
+    base = load_baseline(path)
+    _, lower = _dict_files(tmp_path, 2)
+    result = gate(qrels, lower, base, margin=0.05)
+    assert result.passed
+    assert update_baseline(base, result, qrels, lower, path)[0] is False
+    assert update_baseline(base, result, qrels, lower, path, allow_lower=True)[0] is True
+    _, higher = _dict_files(tmp_path, 0)
+    base = load_baseline(path)
+    replaced, why = update_baseline(base, gate(qrels, higher, base), qrels, higher, path)
+    assert replaced and "base.history/0002.json" in why
+    assert load_baseline(path).values["RR(rel=1)"].mean() == 1.0
+
+
+def test_allowed_missing_queries_count_as_losses(tmp_path):
+    qrels, run = _dict_files(tmp_path, 0, queries=20)
+    base = baseline(qrels, run, ["RR"])
+    fewer = tmp_path / "fewer.txt"          # the run no longer answers 10 queries: RR 1.0 on 10, nothing on 10
+    fewer.write_text("".join(line for line in open(run) if int(line.split()[0][1:]) < 10))
+    refused = gate(qrels, str(fewer), base)
+    assert refused.refused.startswith("the queries differ: 10 of the baseline's not answered (e.g. 'q10', 'q11', "
+                                      "'q12', ...)")
+    assert "new" not in refused.refused.split("(rankmeter")[0]         # none of them is called new
+    allowed = gate(qrels, str(fewer), base, allow=["queries"])
+    check = allowed.checks[0]
+    assert (check["queries"], check["unanswered"], check["new"], check["difference"]) == (20, 10, 0.5, -0.5)
+    assert check["regression"] and not allowed.passed                  # a loss, not dropped in silence
+    smaller = baseline(qrels, str(fewer), ["RR"])   # the other way: the run answers 10 queries more
+    more = gate(qrels, run, smaller)
+    assert more.refused.startswith("the queries differ: 10 new, not in the baseline (e.g. 'q10', 'q11', 'q12', ...)")
+    compared = gate(qrels, run, smaller, allow=["queries"])
+    assert compared.passed and compared.checks[0]["queries"] == 10 and "not compared" in compared.changes[0]

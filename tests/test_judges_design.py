@@ -408,7 +408,7 @@ def test_a_design_that_does_not_fit_the_data_is_refused_or_said(cli, tmp_path):
     assert "design version 9" in run(human, tmp_path / "v9.json").err
     done = run(human, tmp_path / "design.json", "--unit", "pairs")
     assert done.code == 2 and "the design is for human labels on queries" in done.err
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         (tmp_path / "bad.json").write_text("{")
         estimate(str(human), str(llm), [str(r) for r in runs], ["nDCG@10"], design=str(tmp_path / "bad.json"))
     with pytest.raises(ParameterError, match="design=5: expected a file path or the design's dict"):
@@ -653,3 +653,121 @@ def test_with_a_nearly_perfect_judge_the_design_varies_no_more_than_uniform_samp
         if what == "mean":
             assert gap.mean() <= -2 * gap.std(ddof=1) / np.sqrt(reps)
         assert 0.93 <= np.mean((got["low"] <= true[what]) & (true[what] <= got["high"])) <= 0.97, what
+
+
+def _small_design(unit="queries"):
+    from rankmeter.judges import design as design_file
+    if unit == "queries":
+        rows, pilot, chosen = [(f"q{i}", i % 2) for i in range(10)], ["q0", "q1", "q2", "q3"], ["q4", "q5"]
+    else:
+        rows = [(f"q{i}", f"d{j}", (i + j) % 2) for i in range(3) for j in range(4)]
+        pilot, chosen = [("q0", "d0"), ("q0", "d1"), ("q1", "d0"), ("q1", "d1")], [("q2", "d0"), ("q2", "d1")]
+    return design_file.make(unit, measure="nDCG@10", runs=["a", "b"], seed=0, budget=2, assignment=rows, pilot=pilot,
+                            chosen=chosen, per_stratum=[1, 1], spreads=[0.1, 0.2], target="both", neyman=1.0,
+                            round=1)
+
+
+_DEEP = json.loads("[" * 40 + "]" * 40)
+# (what was damaged, field, value, the field named, what it must hold, what it held)
+DAMAGED_DESIGNS = [
+    ("pilot null", "pilot", None, "pilot", "a list, each entry a string", "null"),
+    ("pilot a number", "pilot", 5, "pilot", "a list, each entry a string", "5"),
+    ("pilot a number inside", "pilot", ["q0", 5], "pilot[1]", "a string", "5"),
+    ("chosen a string", "chosen", "q4", "chosen", "a list, each entry a string", "the string 'q4'"),
+    ("a stratum of 10**30", ("assignment", 3), ["q3", 10 ** 30], "assignment[3][1]", "an integer in [0, 9999]",
+     "an integer of 31 digits"),
+    ("a stratum not among the strata", ("assignment", 3), ["q3", 7], "assignment[3][1]",
+     "the code of one of the design's strata (0, 1)", "7"),
+    ("a stratum as a string", ("assignment", 3), ["q3", "1"], "assignment[3][1]", "an integer in [0, 9999]",
+     "the string '1'"),
+    ("a stratum as a boolean", ("assignment", 3), ["q3", True], "assignment[3][1]", "an integer in [0, 9999]",
+     "true"),
+    ("an assignment row too short", ("assignment", 3), ["q3"], "assignment[3]", "[a string, an integer in [0, 9999]]",
+     "a list of 1"),
+    ("a stratum size of 10**30", ("strata", 0, "size"), 10 ** 30, "strata[0].size", "an integer in [0, 1099511627776]",
+     "an integer of 31 digits"),
+    ("a stratum size as a string", ("strata", 0, "size"), "5", "strata[0].size", "an integer in [0, 1099511627776]",
+     "the string '5'"),
+    ("a negative spread", ("strata", 1, "spread"), -0.2, "strata[1].spread", "a number in [0, inf]", "-0.2"),
+    ("a NaN spread", ("strata", 1, "spread"), float("nan"), "strata[1].spread", "a number in [0, inf]", "NaN"),
+    ("neyman as a string", "neyman", "1", "neyman", "a number in [0, 1]", "the string '1'"),
+    ("budget a boolean", "budget", True, "budget", "an integer in [0, 1099511627776]", "true"),
+    ("a stratum twice", ("strata", 1, "stratum"), 0, "strata", "each stratum once (stratum 0 is given twice)", None),
+    ("strata empty", "strata", [], "strata", "a list of 1 to 10000, each entry an object with stratum, size, labelled, "
+     "chosen, labels, spread", "an empty list"),
+    ("a unit twice", ("assignment", 1), ["q0", 0], "assignment", "each unit once (one stratum each)", None),
+    ("deep nesting in a field", "notes", _DEEP, "notes" + "[0]" * 31, "at most 32 levels of nested lists", None),
+    ("runs a string", "runs", "a b", "runs", "a list, each entry a string", "the string 'a b'"),
+    ("unit unknown", "unit", "docs", "unit", 'one of "queries", "pairs"', "the string 'docs'"),
+]
+
+
+def _damage(design, where, value):
+    out = json.loads(json.dumps(design))
+    if isinstance(where, str):
+        out[where] = value
+        return out
+    node = out
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize("damage, where, value, field, expected, got", DAMAGED_DESIGNS,
+                         ids=[d[0] for d in DAMAGED_DESIGNS])
+def test_a_damaged_design_names_the_file_and_the_field(tmp_path, damage, where, value, field, expected, got):
+    from rankmeter.judges import design as design_file
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(_damage(_small_design(), where, value)))
+    with pytest.raises(InputError) as refused:
+        design_file.read(str(path))
+    message = str(refused.value)
+    want = f"{path}: field {field}: expected {expected}" + (f", got {got}" if got else "")
+    assert message.startswith(want) and message.endswith("give the file `rankmeter judges allocate -o FILE` wrote, "
+                                                         "unedited"), message
+
+
+def test_damaged_design_files_as_a_whole(tmp_path):
+    from rankmeter.judges import design as design_file
+    good = json.dumps(_small_design())
+    pairs = _small_design("pairs")
+    assert design_file.read(pairs)["assignment"][0] == ["q0", "d0", 0]
+    cases = {
+        "latin1": (good.replace('"nDCG@10"', '"nDCG@10 caf\xe9"', 1).encode("latin-1"), "not UTF-8 text (byte 0xe9"),
+        "deep": (b"[" * 100_000 + b"]" * 100_000, "nested deeper than 32 levels"),
+        "version true": (good.replace('"version": 1', '"version": true').encode(), "design version True"),
+        "version 1.0": (good.replace('"version": 1', '"version": 1.0').encode(), "design version 1.0"),
+        "a key twice": (good.replace('"unit": "queries"', '"unit": "queries", "unit": "pairs"').encode(),
+                        "an object names the key 'unit' twice"),
+        "pairs as queries": (json.dumps(dict(pairs, unit="queries")).encode(),
+                             "field assignment[0]: expected [a string, an integer in [0, 9999]], got a list of 3"),
+        "a pair as a string": (json.dumps(dict(pairs, pilot=["q0 d0"])).encode(),
+                               "field pilot[0]: expected [a string, a string], got the string 'q0 d0'"),
+    }
+    for name, (data, expected) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(data)
+        with pytest.raises(InputError) as refused:
+            design_file.read(str(path))
+        assert str(refused.value).startswith(f"{path}: ") and expected in str(refused.value), (name, refused.value)
+    with pytest.raises(InputError, match=r"<design>: field pilot: expected a list, each entry a string, got null"):
+        design_file.read(dict(_small_design(), pilot=None))                 # a dict given in Python too
+
+
+def test_a_damaged_design_on_the_command_line_is_one_line_and_exit_2(cli, tmp_path):
+    _write_world(tmp_path)
+    runs = [tmp_path / "strong.run", tmp_path / "weak.run"]
+    assert cli("judges", "allocate", tmp_path / "pilot.qrels", tmp_path / "llm.qrels", *runs, "-m", "nDCG@10",
+               "--budget", "30", "-o", tmp_path / "design.json").code == 0
+    design = json.loads((tmp_path / "design.json").read_text())
+    human = _labelled(tmp_path, design)
+    for damage, where, value, field, _, _ in DAMAGED_DESIGNS[::4]:
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(_damage(design, where, value)))
+        for command in (("estimate", human), ("allocate", tmp_path / "pilot.qrels")):
+            more = ("--budget", "10", "--design") if command[0] == "allocate" else ("--design",)
+            done = cli("judges", *command, tmp_path / "llm.qrels", *runs, "-m", "nDCG@10", *more, bad)
+            assert done.code == 2 and done.err.startswith(f"rankmeter: error: {bad}: field {field}: expected"), \
+                (damage, command[0], done.err)
+            assert done.err.count("\n") == 1 and "Traceback" not in done.err and "internal error" not in done.err

@@ -3,7 +3,8 @@
 A one-sided paired test per measure and slice of "worse than the baseline by more than the margin", corrected
 across them. Exit 0 when every check passes, 1 when a regression is significant, 2 when the inputs are wrong or
 not comparable with the baseline (other judgments, scoring options or queries: --allow accepts a change).
-``--update-baseline`` replaces the baseline with this run when it is not worse (the ratchet).
+``--update-baseline`` replaces the baseline with this run when it passes and no check's mean is lower (the
+ratchet; ``--allow-lower`` lets it go down), keeping the replaced file in ``BASE.history/``.
 """
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ OWN = (
           metavar="BASE.json"),
     Param("slices", "path", None, "query slices (default: the baseline's): lines 'QUERY SLICE' or JSON "
           "{slice: [queries]}", group="inputs", metavar="FILE"),
-    Param("update_baseline", "bool", False, "replace the baseline with this run when it is not worse (the "
-          "ratchet); the old provenance goes into the history", group="gate"),
+    Param("update_baseline", "bool", False, "replace the baseline with this run when the gate passes and no "
+          "check's mean is lower (the ratchet); the old file is kept in BASE.history/", group="gate"),
     Param("only_if_better", "bool", False, "with --update-baseline: replace it only when some check is "
           "significantly better than the baseline", group="gate"),
+    Param("allow_lower", "bool", False, "with --update-baseline: replace it also when a check's mean is lower "
+          "(within the margin): the bar may go down", group="gate"),
 )
 
 
@@ -62,6 +65,7 @@ def run(args) -> int:
     if args.update_baseline:
         from rankmeter.gate.ratchet import update_baseline
         _, why = update_baseline(base, result, args.qrels, args.run, args.baseline,
-                                 only_if_better=args.only_if_better, options=_given_options(args))
+                                 only_if_better=args.only_if_better, allow_lower=args.allow_lower,
+                                 options=_given_options(args))
         print(f"rankmeter gate: {why}", file=sys.stderr)
     return result.exit_status

@@ -10,13 +10,14 @@ queries that dropped most and the unjudged documents at the top of the new run.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rankmeter.gate.saved import (
-    JUDGED_AT, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
-    read_slices, score_run, scoring_evaluator,
+    JUDGED_AT, LARGEST_VALUE, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
+    check_slices, read_slices, score_run, scoring_evaluator,
 )
 from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.stats.corrections import adjust
@@ -130,7 +131,14 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, margin: float = 0.
     Returns
     -------
     GateResult
-        ``exit_status`` is 0 when every check passes, 1 when a regression is significant, 2 when refused.
+        ``exit_status`` is 0 when every check passes, 1 when a regression is significant, 2 when refused
+        (also when a per-query value or a check's statistic is not finite: there is no verdict on it).
+
+    Notes
+    -----
+    With ``allow=["queries"]`` a baseline query the run no longer answers counts as a loss (scored 0 on
+    every measure, as an empty ranking; each check's ``unanswered`` counts them), and the run's queries the
+    baseline lacks are named in ``changes`` and not compared.
 
     Examples
     --------
@@ -165,38 +173,94 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, margin: float = 0.
         return result
     refused, result.changes = _refusals(base, evaluator, qrels, allow)
     queries, values, judged = score_run(evaluator, new_run)
-    if set(queries) != set(base.queries):
-        only_new, only_base = sorted(set(queries) - set(base.queries)), sorted(set(base.queries) - set(queries))
-        text = (f"the queries differ: {len(only_base)} of the baseline's not answered, {len(only_new)} new"
-                + (f" (e.g. {(only_base or only_new)[0]!r})" if only_base or only_new else ""))
+    answered = set(queries)
+    unanswered = [q for q in base.queries if q not in answered]
+    known = set(base.queries)
+    extra = [q for q in queries if q not in known]
+    if unanswered or extra:
+        text = _query_change(unanswered, extra, counted="queries" in allow)
         (result.changes if "queries" in allow else refused).append(text)
     if refused:
         result.refused = "; ".join(refused) + " (rankmeter gate --allow qrels|queries|options accepts a change)"
         return result
-    answered = set(queries)
-    common = [q for q in base.queries if q in answered]
-    if len(common) < 2:
-        raise ParameterError(f"only {len(common)} query in common with the baseline: nothing to test")
+    common = list(base.queries)       # the unanswered ones count as losses: scored as an empty ranking, 0
+    if len(common) - len(unanswered) < 2:
+        raise ParameterError(f"only {len(common) - len(unanswered)} query in common with the baseline: nothing "
+                             "to test")
     at_new = {q: i for i, q in enumerate(queries)}
-    at_base = {q: i for i, q in enumerate(base.queries)}
-    new_idx = np.array([at_new[q] for q in common])
-    base_idx = np.array([at_base[q] for q in common])
-    chosen = base.slices if slices is None else (slices if isinstance(slices, dict) else read_slices(slices))
+    present = np.array([q in answered for q in common], dtype=bool)
+    new_values = {}
+    for entry in entries:
+        aligned = np.zeros(len(common), dtype=np.float64)
+        aligned[present] = values[entry["canonical"]][[at_new[q] for q in common if q in answered]]
+        new_values[entry["canonical"]] = aligned
+    base_idx = np.arange(len(common))
+    new_idx = base_idx
+    not_finite = _non_finite(entries, common, base, new_values)
+    if not_finite:
+        result.refused = not_finite
+        return result
+    chosen = base.slices if slices is None else (check_slices(slices) if isinstance(slices, Mapping)
+                                                 else read_slices(slices))
     groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(common)))]
     where = {q: i for i, q in enumerate(common)}
     for slice_name, members in (chosen or {}).items():
         rows = np.array(sorted(where[str(q)] for q in members if str(q) in where), dtype=np.int64)
         groups.append((str(slice_name), rows))
-    checks = _run_checks(entries, groups, base, values, new_idx, base_idx, k)
+    checks = _run_checks(entries, groups, base, new_values, new_idx, base_idx, k, ~present)
     result.checks = checks
+    broken = [c for c in checks if c["queries"] >= 2 and not all(
+        math.isfinite(c[key]) for key in ("difference", "low", "high", "p_value", "p_adjusted"))]
+    if broken:
+        result.refused = ("no verdict: the statistics of " + ", ".join(_check_name(c) for c in broken[:5])
+                          + " are not finite (NaN or infinite: values too large to compare); nothing passes on them")
+        return result
     result.passed = not any(c["regression"] for c in checks)
-    result.worst = _worst(entries, common, base, values, new_idx, base_idx, k["worst"])
+    result.worst = _worst(entries, common, base, new_values, new_idx, base_idx, k["worst"])
     result.noise = _noise(entries, base, base_idx)
-    result.unjudged = _unjudged(common, base, judged, new_idx, base_idx)
+    answered_idx = np.flatnonzero(present)
+    result.unjudged = _unjudged([common[i] for i in answered_idx], base, judged[[at_new[common[i]] for i in answered_idx]],
+                                np.arange(len(answered_idx)), answered_idx)
     return result
 
 
-def _run_checks(entries, groups, base, values, new_idx, base_idx, k) -> list[dict]:
+def _non_finite(entries, common, base, new_values) -> str | None:
+    """The refusal when a per-query value of the baseline or the new run is NaN, infinite or beyond
+    :data:`LARGEST_VALUE` (a baseline built in Python is not checked as a file is)."""
+    for entry in entries:
+        for who, row in (("the baseline's", base.mean(entry["canonical"])), ("the new run's",
+                                                                            new_values[entry["canonical"]])):
+            bad = np.flatnonzero(~(np.abs(row) <= LARGEST_VALUE))
+            if bad.size:
+                from rankmeter.errors import shown_repr
+                return (f"no verdict: {who} {entry['name']} is not a finite number up to 2**53 on {bad.size} "
+                        f"quer{'y' if bad.size == 1 else 'ies'} (e.g. {shown_repr(common[bad[0]])}: "
+                        f"{row[bad[0]]!r}); a gate on it cannot pass or fail")
+    return None
+
+
+def _check_name(check: dict) -> str:
+    return f"{check['measure']} ({check['slice'] or 'all queries'})"
+
+
+def _query_change(unanswered: list[str], extra: list[str], *, counted: bool) -> str:
+    """The message of a run that answers other queries than the baseline: each side with its own examples."""
+    from rankmeter.errors import shown_repr
+
+    def some(ids):
+        return ", ".join(shown_repr(q) for q in ids[:3]) + (", ..." if len(ids) > 3 else "")
+
+    parts = []
+    if unanswered:
+        parts.append(f"{len(unanswered)} of the baseline's not answered (e.g. {some(unanswered)})"
+                     + (": counted as losses (scored 0, as an empty ranking)" if counted else ""))
+    if extra:
+        parts.append(f"{len(extra)} new, not in the baseline (e.g. {some(extra)})"
+                     + (": not compared (the baseline has no value for them)" if counted else ""))
+    return "the queries differ: " + "; ".join(parts)
+
+
+def _run_checks(entries, groups, base, values, new_idx, base_idx, k, unanswered) -> list[dict]:
     checks, p_values = [], []
     family = sum(1 for _ in entries) * sum(1 for _, rows in groups if len(rows) >= 2)
     per_check_alpha = k["alpha"] / max(family, 1) if k["correction"] != "none" else k["alpha"]
@@ -210,7 +274,7 @@ def _run_checks(entries, groups, base, values, new_idx, base_idx, k) -> list[dic
             mde = minimum_detectable_drop(test["sd"], len(rows), margin=k["margin"], alpha=per_check_alpha,
                                           power=k["power"])
             checks.append({"measure": entry["name"], "canonical": entry["canonical"], "slice": slice_name,
-                           "queries": int(len(rows)),
+                           "queries": int(len(rows)), "unanswered": int(unanswered[rows].sum()),
                            "baseline": float(old[rows].mean()) if len(rows) else math.nan,
                            "new": float(new[rows].mean()) if len(rows) else math.nan,
                            "difference": test["difference"], "low": test["low"], "high": test["high"],

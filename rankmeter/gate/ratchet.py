@@ -1,10 +1,21 @@
 """The ratchet: a gate that passed replaces its baseline with the new run, so the bar only goes up.
 
-The baseline is replaced only when no check is a regression (and, with ``only_if_better``, when some check is
-significantly better: the same one-sided test the other way, corrected across the checks). The replaced
-baseline's provenance is kept in the new one's ``history``, oldest first.
+The baseline is replaced only when no check is a regression and no check's mean is lower than the
+baseline's (a run a little worse on some measure or slice keeps the old baseline: small drops within the
+margin cannot walk it down); ``allow_lower=True`` replaces it whenever the gate passes, and
+``only_if_better=True`` requires besides that some check be significantly better (the same one-sided test the
+other way, corrected across the checks).
+
+Every baseline replaced is kept: its file, byte for byte, goes first into the folder beside it named after
+it (``base.json`` -> ``base.history/0001.json``, ``0002.json``, ... oldest first), synced to the disk before
+the new baseline is renamed over it; the new baseline's ``history`` lists the provenance of each, with the
+copy's file name.
 """
 from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
 
 import numpy as np
 
@@ -12,7 +23,7 @@ from rankmeter.gate.saved import Baseline, baseline, save_baseline
 from rankmeter.gate.one_sided import regression_test
 from rankmeter.stats.corrections import adjust
 
-__all__ = ["update_baseline", "significantly_better"]
+__all__ = ["update_baseline", "significantly_better", "history_folder", "lower_checks"]
 
 
 def significantly_better(result, differences: dict[str, np.ndarray]) -> bool:
@@ -26,26 +37,92 @@ def significantly_better(result, differences: dict[str, np.ndarray]) -> bool:
     return bool(np.any(adjusted < s["alpha"]))
 
 
+def lower_checks(result) -> list[dict]:
+    """The checks of a gate result whose new mean is below the baseline's (a check without queries aside)."""
+    return [c for c in result.checks if c["queries"] and c["difference"] < 0]
+
+
+def history_folder(path) -> Path:
+    """Where the replaced baselines of ``path`` are kept: ``base.json`` -> ``base.history``."""
+    path = Path(os.fsdecode(path))
+    return path.with_name((path.stem if path.suffix else path.name) + ".history")
+
+
 def _key(canonical: str, slice_name) -> str:
     return f"{canonical}\0{slice_name}"
 
 
 def update_baseline(base: Baseline, result, qrels, run, path, *, only_if_better: bool = False,
-                    options: dict | None = None) -> tuple[bool, str]:
-    """Replace the baseline file at ``path`` with ``run``'s values when the gate allows: (replaced, why)."""
+                    allow_lower: bool = False, options: dict | None = None) -> tuple[bool, str]:
+    """Replace the baseline file at ``path`` with ``run``'s values when the gate allows: (replaced, why).
+
+    Parameters
+    ----------
+    base, result
+        The baseline the gate compared with (read from ``path``) and the gate's result.
+    qrels, run
+        The judgments and the new run, as given to the gate.
+    only_if_better : bool
+        Replace it only when some check is significantly better.
+    allow_lower : bool
+        Replace it also when some check's mean is lower (within the margin): the bar may go down.
+    options : dict, optional
+        The evaluation options given to the gate.
+    """
     if result.refused:
         return False, f"baseline kept: the gate refused the comparison ({result.refused})"
     if not result.passed:
         return False, "baseline kept: the run regressed"
+    lower = lower_checks(result)
+    if lower and not allow_lower:
+        shown = ", ".join(f"{c['measure']} ({c['slice'] or 'all queries'}) {c['difference']:+.4g}" for c in lower[:3])
+        return False, (f"baseline kept: the run is lower on {len(lower)} check(s): {shown}; the ratchet only goes "
+                       "up (--allow-lower, or allow_lower=True, replaces it anyway)")
     fresh = baseline(qrels, run, [e["name"] for e in base.measures], slices=base.slices,
                      **{**base.options, **(options or {})})
     if only_if_better:
         differences = _differences(base, fresh)
         if not significantly_better(result, differences):
             return False, "baseline kept: the run is not significantly better (--only-if-better)"
-    fresh.history = [*base.history, base.provenance()]
-    save_baseline(fresh, path, inputs=[p for p in (qrels, run) if isinstance(p, str)])
-    return True, f"baseline replaced by {fresh.runs[0]['source']} ({len(fresh.history)} earlier in its history)"
+    inputs = [p for p in (qrels, run) if isinstance(p, (str, os.PathLike))]
+    kept = keep_in_history(path, inputs=inputs)
+    fresh.history = [*base.history, {**base.provenance(), "file": kept}]
+    save_baseline(fresh, path, inputs=inputs)
+    return True, (f"baseline replaced by {fresh.runs[0]['source']} (the old one kept as {kept}; "
+                  f"{len(fresh.history)} earlier in its history)")
+
+
+def keep_in_history(path, *, inputs=()) -> str:
+    """Copy the baseline file at ``path`` into its history folder (the next number, never over a copy),
+    synced to the disk; returns the copy's path relative to the baseline's folder."""
+    from rankmeter.io.output import OutputError, output_file, sync_folder
+
+    source = Path(os.fsdecode(path))
+    with open(source, "rb") as fh:
+        data = fh.read()
+    folder = history_folder(source)
+    if not folder.is_dir():
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise OutputError(f"{folder}: cannot keep the old baseline there ({exc.strerror or exc}); the "
+                              "baseline was not replaced") from None
+        sync_folder(folder.parent)
+    suffix = source.suffix or ".json"
+    taken = [int(m.group(1)) for m in (re.fullmatch(r"(\d+)\..*", p.name) for p in folder.iterdir()) if m]
+    number = max(taken, default=0) + 1
+    while True:
+        copy = folder / f"{number:04d}{suffix}"
+        try:
+            with output_file(copy, inputs=inputs, mode="wb", replace=False) as out:
+                out.write(data)
+            return os.path.relpath(copy, source.parent)
+        except OutputError:
+            if not copy.exists():
+                raise
+            number += 1        # another ratchet took this number meanwhile
 
 
 def _differences(base: Baseline, fresh: Baseline) -> dict[str, np.ndarray]:

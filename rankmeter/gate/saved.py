@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,9 @@ __all__ = ["Baseline", "baseline", "save_baseline", "load_baseline", "read_slice
            "JUDGED_AT"]
 
 FORMAT = "rankmeter-baseline/1"
+#: the largest magnitude of a per-query value a baseline holds: beyond it float64 sums of squared
+#: differences lose every digit or overflow (2**53 is the last count a double holds exactly)
+LARGEST_VALUE = 2.0 ** 53
 #: the evaluation options that change a measure's value: a baseline and a gate must agree on them
 SCORING_OPTIONS = ("queries", "rel", "judged_only", "max_docs", "ties", "positive_scores_only", "grades",
                    "ignore_self")
@@ -98,26 +102,64 @@ def table_digest(table, columns: list[str], *, sort: bool) -> str:
     return h.hexdigest()
 
 
+#: a slices file or dict: ``{slice: [query ids]}``; an id may be a JSON integer (TREC's numbers), read as its digits
+SLICES = None  # made on first use: rankmeter.io.structured is imported lazily
+
+
+def _slices_schema():
+    from rankmeter.io.structured import Int, ListOf, MapOf, Str, Schema
+
+    class QueryId(Schema):
+        def describe(self):
+            return "a query id (a string, or an integer)"
+
+        def check(self, value, at, ctx):
+            if type(value) is int:
+                return str(Int(low=-2 ** 63, high=2 ** 64).check(value, at, ctx))
+            if isinstance(value, str) and value:
+                return Str().check(value, at, ctx)
+            raise ctx.refuse(at, self.describe(), value)
+
+    return MapOf(ListOf(QueryId()), key=Str(nonempty=True), min_items=1)
+
+
+_SLICES_HINT = 'give {"slice": ["query id", ...], ...} or lines QUERY SLICE'
+
+
+def check_slices(slices, *, source: str = "slices") -> dict[str, list[str]]:
+    """Slices given in Python (``{slice: [query ids]}``) checked as a slices file is."""
+    from rankmeter.io.structured import check
+    return check(dict(slices) if isinstance(slices, Mapping) else slices, _slices_schema(), source=source,
+                 hint=_SLICES_HINT)
+
+
 def read_slices(source) -> dict[str, list[str]]:
     """Query slices from JSON (``{slice: [query ids]}``) or text lines ``QUERY SLICE`` (a query may be in several).
+
+    The file must be UTF-8; JSON is read by :func:`rankmeter.io.structured.parse_json` (bounded, each field
+    checked: a query id is a string or an integer, never ``true`` or ``1.5``).
 
     >>> import io
     >>> read_slices(io.BytesIO(b"q1 head\\nq2 tail\\nq3 tail\\n"))
     {'head': ['q1'], 'tail': ['q2', 'q3']}
     """
     from rankmeter.io import load_bytes
+    from rankmeter.io.structured import MAX_BYTES, parse_json
 
     data, name = load_bytes(source)
-    text = data.decode("utf-8", errors="strict") if isinstance(data, bytes) else data
-    if text.lstrip()[:1] == "{":
+    if len(data) > MAX_BYTES:
+        raise InputError(f"a slices file of {len(data)} bytes, more than rankmeter reads ({MAX_BYTES})", source=name)
+    if isinstance(data, bytes):
         try:
-            parsed = json.loads(text)
-        except ValueError as exc:
-            raise InputError(f"not valid JSON ({exc})", source=name) from None
-        if not isinstance(parsed, dict) or not all(isinstance(v, list) and all(isinstance(q, (str, int)) for q in v)
-                                                   for v in parsed.values()):
-            raise InputError('expected {"slice": ["query id", ...], ...}', source=name)
-        return {str(k): [str(q) for q in v] for k, v in parsed.items()}
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): save the file "
+                             "as UTF-8", source=name, line=line) from None
+    else:
+        text = data
+    if text.lstrip()[:1] in ("{", "["):
+        return parse_json(text, _slices_schema(), source=name, hint=_SLICES_HINT)
     slices: dict[str, list[str]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()
@@ -223,15 +265,18 @@ def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[
     queries = scored[0][0]
     for (name, _), (other, _, _) in zip(named[1:], scored[1:]):
         if other != queries:
-            differ = sorted(set(queries) ^ set(other))
-            raise ParameterError(f"runs: {name} answers other queries than {named[0][0]} (e.g. {differ[0]!r}): the "
-                                 "runs of one baseline must answer the same queries (queries='qrels' scores every "
-                                 "judged query)")
+            missing = [q for q in queries if q not in set(other)]
+            more = [q for q in other if q not in set(queries)]
+            said = "; ".join(part for part in (
+                f"{len(missing)} of {named[0][0]}'s not answered (e.g. {missing[0]!r})" if missing else "",
+                f"{len(more)} that {named[0][0]} does not answer (e.g. {more[0]!r})" if more else "",
+                "the same queries in another order" if not missing and not more else "") if part)
+            raise ParameterError(f"runs: {name} answers other queries than {named[0][0]} ({said}): the runs of one "
+                                 "baseline must answer the same queries (queries='qrels' scores every judged query)")
     values = {m: np.vstack([s[1][m] for s in scored]) for m in scored[0][1]}
     chosen = None
     if slices is not None:
-        chosen = slices if isinstance(slices, dict) else read_slices(slices)
-        chosen = {str(k): [str(q) for q in v] for k, v in chosen.items()}
+        chosen = check_slices(slices) if isinstance(slices, Mapping) else read_slices(slices)
     return Baseline(qrels=_qrels_provenance(evaluator, qrels), options=_scoring_options(evaluator),
                     measures=_measure_entries(evaluator),
                     runs=[_run_provenance(name, run, g) for (name, run), g in zip(named, given)],
@@ -248,25 +293,91 @@ def save_baseline(base: Baseline, path, *, inputs=()) -> None:
         fh.write(text)
 
 
+_HINT = "give the file `rankmeter baseline` wrote, unedited (or make it again)"
+
+
+def _baseline_schema():
+    from rankmeter.core.params import PARAMS
+    from rankmeter.io.structured import Anything, Int, ListOf, MapOf, Nullable, Numbers, Record, Schema, Str
+
+    class Declared(Schema):
+        """An evaluation option, checked by its declaration (its kind, bounds, choices), never converted."""
+
+        def __init__(self, param):
+            self.param = param
+
+        def describe(self):
+            wide = self.param.kind == "integer" and self.param.high > 2 ** 63
+            return self.param.expected + (" (at most 2**63 - 1)" if wide else "")
+
+        def check(self, value, at, ctx):
+            if isinstance(value, (list, dict, str)) and self.param.kind not in ("choice", "string") \
+                    or isinstance(value, float) and not math.isfinite(value) \
+                    or type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+                raise ctx.refuse(at, self.describe(), value)
+            try:
+                return self.param.check(value)
+            except ParameterError:
+                raise ctx.refuse(at, self.describe(), value) from None
+
+    provenance = Record({"source": Str(), "tag": Str(), "digest": Str()})
+    digest = Str(pattern="[0-9a-f]{64}", what="a sha256 digest (64 hexadecimal digits)")
+
+    class Baseline_(Schema):
+        def describe(self):
+            return f"a baseline (an object with \"format\": \"{FORMAT}\")"
+
+        def check(self, value, at, ctx):
+            if not isinstance(value, dict) or value.get("format") != FORMAT:
+                raise InputError(f"not a baseline: expected format {FORMAT!r} (made by rankmeter baseline)",
+                                 source=ctx.source)
+            queries = value.get("queries")
+            length = len(queries) if isinstance(queries, list) else None
+            values = Numbers(rows=True, length=length, low=-LARGEST_VALUE, high=LARGEST_VALUE)
+            return Record(
+                {"format": Str(), "qrels": Record({"source": Str(), "judgments": Int(0, 2 ** 53), "digest": digest}),
+                 "options": Record({}, {name: Declared(PARAMS[name]) for name in SCORING_OPTIONS}, closed=True),
+                 "measures": ListOf(Record({"name": Str(nonempty=True), "canonical": Str(nonempty=True)}),
+                                    min_items=1),
+                 "runs": ListOf(provenance, min_items=1), "queries": ListOf(Str(), min_items=1, unique=True),
+                 "values": MapOf(values, min_items=1),
+                 "judged": Numbers(rows=True, length=length, low=0, high=1)},
+                {"created": Str(), "rankmeter": Str(), "judged_at": Int(choices=(JUDGED_AT,)),
+                 "slices": Nullable(_slices_schema()), "history": ListOf(Anything())}).check(value, at, ctx)
+
+    return Baseline_()
+
+
 def load_baseline(source) -> Baseline:
-    """Read a baseline file (what :func:`save_baseline` wrote); refuses another format or a damaged file."""
+    """Read a baseline file (what :func:`save_baseline` wrote); refuses another format or a damaged file.
+
+    Every field is checked (:mod:`rankmeter.io.structured`): a value that is not a finite number within
+    ``2**53`` (``NaN``, ``Infinity``, ``1e308``), a share judged outside [0, 1], a string where a number or
+    a boolean belongs, a measure without values or values of another length than the queries is an
+    :class:`~rankmeter.errors.InputError` naming the file and the field.
+    """
+    from rankmeter.io.structured import field_error, read_json
+
     name = os.fsdecode(source) if isinstance(source, (str, os.PathLike)) else "<baseline>"
-    try:
-        with open(source, "rb") as fh:
-            data = json.loads(fh.read())
-    except OSError as exc:
-        raise InputError(f"cannot read the baseline ({exc.strerror or exc})", source=name) from None
-    except ValueError as exc:
-        raise InputError(f"not a baseline: not valid JSON ({exc})", source=name) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"not a baseline: expected format {FORMAT!r} (made by rankmeter baseline)", source=name)
-    try:
-        queries = [str(q) for q in data["queries"]]
-        values = {m: np.asarray(v, dtype=np.float64).reshape(-1, len(queries)) for m, v in data["values"].items()}
-        judged = np.asarray(data["judged"], dtype=np.float64).reshape(-1, len(queries))
-        return Baseline(qrels=data["qrels"], options=data["options"], measures=data["measures"], runs=data["runs"],
-                        queries=queries, values=values, judged=judged, slices=data.get("slices"),
-                        created=data.get("created", ""), version=data.get("rankmeter", ""),
-                        history=list(data.get("history", [])))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"a damaged baseline: {exc}", source=name) from None
+    data = read_json(source, _baseline_schema(), what="the baseline", hint=_HINT)
+    queries, runs = data["queries"], len(data["runs"])
+    canonical = [e["canonical"] for e in data["measures"]]
+    twice = sorted({c for c in canonical if canonical.count(c) > 1})
+    if twice:
+        raise field_error(name, "measures", f"each measure once ({twice[0]} is given twice)", got=False, hint=_HINT)
+    for c in canonical:
+        if c not in data["values"]:
+            raise field_error(name, ("values", c), f"the per-query values of the measure {c} (the field is missing)",
+                              got=False, hint=_HINT)
+    for c in data["values"]:
+        if c not in canonical:
+            raise field_error(name, ("values", c), "values of a measure the baseline names in measures (this one "
+                              "it does not)", got=False, hint=_HINT)
+    for at, rows in [(("values", c), v) for c, v in data["values"].items()] + [(("judged",), data["judged"])]:
+        if rows.shape[0] != runs:
+            raise field_error(name, at, f"one list per run ({runs}, as in runs)", rows.tolist(), hint=_HINT)
+    values, judged = data["values"], data["judged"]
+    return Baseline(qrels=data["qrels"], options=data["options"], measures=data["measures"], runs=data["runs"],
+                    queries=queries, values=values, judged=judged, slices=data.get("slices"),
+                    created=data.get("created", ""), version=data.get("rankmeter", ""),
+                    history=list(data.get("history", [])))

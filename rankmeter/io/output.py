@@ -1,8 +1,8 @@
 """Writing files safely: never over an input, never half a file, one clear message when it cannot.
 
 :func:`output_file` checks the target before any work is spent on it and
-writes to a temporary file beside it, renamed into place only when the
-writing finished: an error, Ctrl-C, SIGTERM or SIGHUP leaves no partial output
+writes to a temporary file beside it, synced to the disk and renamed into
+place only when the writing finished (the folder synced after the rename): an error, Ctrl-C, SIGTERM or SIGHUP leaves no partial output
 (the CLI's signal handlers call :func:`remove_partial_outputs`), and an
 existing file stays as it was. Only a regular file is ever replaced: a
 symbolic link is written through (its target replaced atomically, the link
@@ -32,7 +32,8 @@ from pathlib import Path
 from rankmeter.errors import ParameterError, RankmeterError, printable  # noqa: F401 - printable: public here too
 from rankmeter.io.inputs import recorded_as
 
-__all__ = ["OutputError", "OutputIsInput", "check_output", "output_file", "printable", "remove_partial_outputs"]
+__all__ = ["OutputError", "OutputIsInput", "check_output", "output_file", "printable", "remove_partial_outputs",
+           "sync_folder"]
 
 #: temporary files being written now (removed by remove_partial_outputs when a signal ends the process)
 _PARTIAL: set[str] = set()
@@ -193,10 +194,37 @@ def _open_direct(final: Path, fd: int | None, kind: str) -> int:
     return os.open(final, os.O_WRONLY | _CLOEXEC)  # a device: never created, never truncated
 
 
+def sync_folder(folder) -> None:
+    """fsync a folder, so that a file just renamed or made in it is still there after a power loss.
+
+    A file system that cannot sync a folder (EINVAL, ENOTSUP: some network and FUSE file systems) is let
+    be; any other failure is an :class:`OutputError`.
+    """
+    if os.name == "nt":  # no folder descriptors; NTFS journals the rename itself
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    except OSError as exc:
+        raise OutputError(f"{printable(folder)}: cannot be synced ({exc.strerror or exc})") from None
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.EROFS):
+            raise OutputError(f"{printable(folder)}: the rename into it may not survive a power loss (fsync of "
+                              f"the folder failed: {exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def output_file(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...] = (),
-                mode: str = "w") -> Iterator:
+                mode: str = "w", replace: bool = True) -> Iterator:
     """Open ``path`` for writing through a temporary file renamed into place on success.
+
+    Durable: the temporary file's data is flushed and fsynced before the rename, and the folder is fsynced
+    after it, so a power loss leaves the old file or the new one, never an empty or half one.
+    ``replace=False``: never over an existing file (an :class:`OutputError` if ``path`` exists when the
+    writing is done).
 
     A symbolic link is written through: the file it points to is replaced
     (atomically, the link kept). Character devices (``/dev/full``, ``/dev/null``),
@@ -217,21 +245,39 @@ def output_file(path, *, inputs: Iterable[object] = (), suffixes: tuple[str, ...
         return
     temp = None
     try:
-        fd, temp = _new_temporary(final)
-        with os.fdopen(fd, mode, **kwargs) as fh:
-            yield fh
         if kind == "regular":  # a file replaced keeps its permissions
-            os.chmod(temp, stat.S_IMODE(os.stat(final).st_mode))
+            bits = stat.S_IMODE(os.stat(final).st_mode)
         else:
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(temp, 0o666 & ~umask)  # as a plain open() would have made it
+            bits = 0o666 & ~umask  # as a plain open() would have made it
+        fd, temp = _new_temporary(final)
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.chmod(temp, bits)
+            os.fsync(fh.fileno())  # the data on the disk before the name points at it
         inputs = [p for p in inputs if isinstance(p, (str, os.PathLike))]
         _clash(target, inputs)  # again: an input read while the output was being made is safe too
-        os.replace(temp, final)
+        if replace:
+            os.replace(temp, final)
+        else:
+            try:
+                os.link(temp, final)   # fails when the name exists: never over another's file
+            except FileExistsError:
+                raise OutputError(f"{target}: exists already; nothing was written") from None
+            except OSError as exc:     # no hard links here (FAT, some FUSE file systems)
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS) or final.exists():
+                    raise
+                os.replace(temp, final)
+            else:
+                os.unlink(temp)
         with _PARTIAL_LOCK:
             _PARTIAL.discard(temp)
+        sync_folder(final.parent)  # the rename itself durable
     except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
         raise OutputError(f"{target}: cannot be written ({exc.strerror or exc}); nothing was written") from None
     finally:
         if temp is not None and temp in _PARTIAL:

@@ -92,35 +92,85 @@ def write(design: dict, path, *, inputs=()) -> None:
         fh.write("{\n" + ",\n".join(f" {json.dumps(k)}: {value(v)}" for k, v in design.items()) + "\n}\n")
 
 
+_HINT = "give the file `rankmeter judges allocate -o FILE` wrote, unedited"
+#: the most strata a design may hold (allocate makes a handful; a code is an index into them)
+MAX_STRATA = 10_000
+#: the largest count a design's sizes and budgets may hold
+MAX_COUNT = 2 ** 40
+
+
+def _schema(unit: str):
+    """The design file's fields (see the module's docstring), for ``unit`` queries or pairs."""
+    from rankmeter.io.structured import Int, ListOf, MapOf, Nullable, Num, Record, Str, Tuple
+
+    count = Int(0, MAX_COUNT)
+    code = Int(0, MAX_STRATA - 1)
+    unit_id = Str() if unit == "queries" else Tuple(Str(), Str())
+    row = Tuple(Str(), code) if unit == "queries" else Tuple(Str(), Str(), code)
+    stratum = Record({"stratum": code, "size": count, "labelled": count, "chosen": count, "labels": count,
+                      "spread": Num(low=0)}, {"target_spreads": MapOf(Num(low=0))})
+    return Record(
+        {"format": Str(), "version": Int(), "unit": Str(("queries", "pairs")),
+         "assignment": ListOf(row, min_items=1), "pilot": ListOf(unit_id), "chosen": ListOf(unit_id),
+         "strata": ListOf(stratum, min_items=1, max_items=MAX_STRATA)},
+        {"measure": Str(), "measures": ListOf(Str()), "runs": ListOf(Str()), "seed": Nullable(Int(0, 2 ** 64 - 1)),
+         "budget": count, "target": Str(), "neyman": Num(0, 1), "round": Int(1, 1000), "targets": ListOf(Str())})
+
+
+def _design_schema():
+    from rankmeter.io.structured import Schema
+
+    class Design(Schema):
+        """The format and version first (another file is "not a design"), then every field for its unit."""
+
+        def describe(self):
+            return f"a design (\"format\": \"{FORMAT}\")"
+
+        def check(self, value, at, ctx):
+            if not isinstance(value, dict) or value.get("format") != FORMAT:
+                raise InputError(f"not a design (no \"format\": \"{FORMAT}\"): give the file `rankmeter judges "
+                                 "allocate -o FILE` wrote", source=ctx.source)
+            version = value.get("version")
+            if type(version) is not int or version != VERSION:
+                raise InputError(f"design version {version!r}: this rankmeter reads version {VERSION}; "
+                                 "allocate again with it", source=ctx.source)
+            unit = value.get("unit")
+            return _schema(unit if unit in ("queries", "pairs") else "queries").check(value, at, ctx)
+
+    return Design()
+
+
 def read(design) -> dict:
-    """A design from a file path (or the dict itself), checked for the fields the estimate reads."""
+    """A design from a file path (or the dict itself), every field checked (:mod:`rankmeter.io.structured`).
+
+    A damaged or hand-edited design (``"pilot": null``, a stratum code of ``10**30``, a count given as a
+    string, nesting beyond what the format has, a file that is not UTF-8) is an
+    :class:`~rankmeter.errors.InputError` naming the file and the field.
+    """
+    from rankmeter.io.structured import check, field_error, read_json
+
     if isinstance(design, dict):
-        data, source = design, "<design>"
+        data, source = check(design, _design_schema(), source="<design>", hint=_HINT), "<design>"
     elif not isinstance(design, (str, os.PathLike)):
         raise ParameterError(f"design={design!r}: expected a file path or the design's dict (what `rankmeter judges "
                              "allocate -o FILE` writes)")
     else:
         source = os.fspath(design)
-        try:
-            with open(source, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except OSError as exc:
-            raise InputError(f"cannot read the design: {exc.strerror or exc}", source=source) from None
-        except ValueError as exc:
-            raise InputError(f"not JSON ({exc}): give the file `rankmeter judges allocate -o FILE` wrote",
-                             source=source) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"not a design (no \"format\": \"{FORMAT}\"): give the file `rankmeter judges allocate "
-                         "-o FILE` wrote", source=source)
-    if data.get("version") != VERSION:
-        raise InputError(f"design version {data.get('version')!r}: this rankmeter reads version {VERSION}; "
-                         "allocate again with it", source=source)
-    missing = [k for k in ("unit", "assignment", "pilot", "chosen", "strata") if k not in data]
-    width = 2 if data.get("unit") == "queries" else 3
-    if missing or data["unit"] not in ("queries", "pairs") or not all(
-            isinstance(row, list) and len(row) == width and isinstance(row[-1], int) for row in data["assignment"]):
-        raise InputError(f"a malformed design ({'no ' + ', '.join(missing) if missing else 'its unit or assignment'})"
-                         ": give the file `rankmeter judges allocate -o FILE` wrote, unedited", source=source)
+        data = read_json(source, _design_schema(), what="the design", hint=_HINT, record=True)
+    codes = [row["stratum"] for row in data["strata"]]
+    if len(set(codes)) != len(codes):
+        twice = next(c for c in codes if codes.count(c) > 1)
+        raise field_error(source, "strata", f"each stratum once (stratum {twice} is given twice)", got=False,
+                          hint=_HINT)
+    known = set(codes)
+    units = set()
+    for i, row in enumerate(data["assignment"]):
+        if row[-1] not in known:
+            raise field_error(source, ("assignment", i, len(row) - 1), "the code of one of the design's strata "
+                              f"({', '.join(map(str, sorted(known)[:8]))})", row[-1], hint=_HINT)
+        units.add(tuple(row[:-1]))
+    if len(units) != len(data["assignment"]):
+        raise field_error(source, "assignment", "each unit once (one stratum each)", got=False, hint=_HINT)
     return data
 
 
