@@ -106,8 +106,9 @@ def test_a_damaged_baseline_names_the_file_and_the_field(saved, tmp_path, damage
 WHOLE = [
     ("NaN literal", lambda t: t.replace('"values": {"AP(rel=1)": [[1.0', '"values": {"AP(rel=1)": [[NaN', 1),
      f'field values["{AP}"][0][0]: expected a finite number in {SPAN}, got NaN'),
-    ("Infinity literal", lambda t: t.replace('"values": {"AP(rel=1)": [[1.0', '"values": {"AP(rel=1)": [[Infinity',
-                                             1), f'field values["{AP}"][0][0]: expected a finite number in {SPAN}, got Infinity'),
+    ("Infinity literal",
+     lambda t: t.replace('"values": {"AP(rel=1)": [[1.0', '"values": {"AP(rel=1)": [[Infinity', 1),
+     f'field values["{AP}"][0][0]: expected a finite number in {SPAN}, got Infinity'),
     ("1e999", lambda t: t.replace('"values": {"AP(rel=1)": [[1.0', '"values": {"AP(rel=1)": [[1e999', 1),
      f'field values["{AP}"][0][0]: expected a finite number in {SPAN}, got Infinity'),
     ("a key twice", lambda t: t.replace('"judged_at": 10', '"judged_at": 10, "judged_at": 10'),
@@ -157,7 +158,8 @@ SLICES = [
                         "(a string, or an integer) (not empty), got an empty object"),
     ("an empty name", b'{"": ["q1"]}', 'field [""]: expected a non-empty string'),
     ("a name twice", b'{"head": ["q1"], "head": ["q2"]}', "an object names the key 'head' twice"),
-    ("a huge id", b'{"head": [1' + b"0" * 60 + b"]}", "field head[0]: expected a query id (a string, or an integer), got an integer of 61 digits"),
+    ("a huge id", b'{"head": [1' + b"0" * 60 + b"]}",
+     "field head[0]: expected a query id (a string, or an integer), got an integer of 61 digits"),
 ]
 
 

@@ -137,4 +137,5 @@ def test_every_guarded_output_syncs(cli, tmp_path, calls):
     (tmp_path / "r.txt").write_text("q1 Q0 a 1 0.5 r\n")
     done = cli("fuse", tmp_path / "r.txt", tmp_path / "r.txt", "-o", tmp_path / "fused.txt")
     assert done.code == 0, done.err
-    assert [c[0] for c in calls] == ["fsync file", "replace", "fsync folder"] and calls[1][2] == str(tmp_path / "fused.txt")
+    assert [c[0] for c in calls] == ["fsync file", "replace", "fsync folder"]
+    assert calls[1][2] == str(tmp_path / "fused.txt")

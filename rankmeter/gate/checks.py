@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankmeter.gate.saved import (
-    JUDGED_AT, LARGEST_VALUE, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance, load_baseline,
-    check_slices, read_slices, score_run, scoring_evaluator,
+    JUDGED_AT, LARGEST_VALUE, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance,
+    check_slices, load_baseline, read_slices, score_run, scoring_evaluator,
 )
 from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.stats.corrections import adjust
@@ -218,9 +218,9 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, margin: float = 0.
     result.passed = not any(c["regression"] for c in checks)
     result.worst = _worst(entries, common, base, new_values, new_idx, base_idx, k["worst"])
     result.noise = _noise(entries, base, base_idx)
-    answered_idx = np.flatnonzero(present)
-    result.unjudged = _unjudged([common[i] for i in answered_idx], base, judged[[at_new[common[i]] for i in answered_idx]],
-                                np.arange(len(answered_idx)), answered_idx)
+    kept = np.flatnonzero(present)      # the unjudged documents of the queries the run answers
+    result.unjudged = _unjudged([common[i] for i in kept], base, judged[[at_new[common[i]] for i in kept]],
+                                np.arange(len(kept)), kept)
     return result
 
 

@@ -2,8 +2,8 @@
 
 :func:`output_file` checks the target before any work is spent on it and
 writes to a temporary file beside it, synced to the disk and renamed into
-place only when the writing finished (the folder synced after the rename): an error, Ctrl-C, SIGTERM or SIGHUP leaves no partial output
-(the CLI's signal handlers call :func:`remove_partial_outputs`), and an
+place only when the writing finished (the folder synced after the rename):
+an error, Ctrl-C, SIGTERM or SIGHUP leaves no partial output (the CLI's signal handlers call :func:`remove_partial_outputs`), and an
 existing file stays as it was. Only a regular file is ever replaced: a
 symbolic link is written through (its target replaced atomically, the link
 kept), and a device, a FIFO or an open descriptor of this process
