@@ -88,6 +88,7 @@ COMMANDS = {
     "meta leaderboards": "meta leaderboards {Q} {Q2} {R1} {R2} {R3} -m AP",
     "judges estimate": "judges estimate {Q} {L} {R1X} {R2X} -m AP",
     "judges allocate": "judges allocate {Q} {L} {R1X} {R2X} -m AP --budget 1 --strata 1",
+    "judges reliability": "judges reliability {LD}",
     "baseline": "baseline {Q} {R1} -m AP -o {O}",
     "gate": "gate {Q} {R2} --baseline {B}",
     "diff": "diff {Q} {R1} -m AP -m nDCG@5 --as trec_eval,pytrec_eval,ranx",
@@ -157,6 +158,7 @@ def folder(tmp_path_factory):
                           ("recs-b.csv", RECS_B), ("nuggets.jsonl", NUGGETS), ("board.csv", BOARD)]:
         (base / name).write_bytes(content)
     (base / "llm.txt").write_bytes(LLM)
+    (base / "draws.txt").write_bytes(LLM + LLM.replace(b" 1\n", b" 0\n"))   # two draws of each pair
     (base / "r1x.run").write_bytes(RUNS[0] + MORE.replace(b"{}", b"a"))
     (base / "r2x.run").write_bytes(RUNS[1] + MORE.replace(b"{}", b"b"))
     made = run_cli_in_process(_argv("baseline {Q} {R1} -m AP -o {O}", base, base / "base.json"))
@@ -168,7 +170,8 @@ def _argv(template: str, folder: Path, output: str | Path = "") -> list[str]:
     names = {"{Q}": "qrels.txt", "{Q2}": "qrels-b.txt", "{R1}": "r1.run", "{R2}": "r2.run", "{R3}": "r3.run",
              "{R4}": "r4.run",
              "{T}": "train.csv", "{P}": "recs.csv", "{P2}": "recs-b.csv", "{N}": "nuggets.jsonl",
-             "{L}": "llm.txt", "{R1X}": "r1x.run", "{R2X}": "r2x.run", "{B}": "base.json", "{LB}": "board.csv"}
+             "{L}": "llm.txt", "{R1X}": "r1x.run", "{R2X}": "r2x.run", "{B}": "base.json", "{LB}": "board.csv",
+             "{LD}": "draws.txt"}
     words = []
     for word in template.split(" "):
         if word in names:
