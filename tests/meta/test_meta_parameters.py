@@ -15,7 +15,7 @@ from rankmeter import ParameterError
 from rankmeter.meta import (discriminative_power, minimum_detectable_difference, power, score_matrix,
                                      swap_rate, topic_set_size)
 from rankmeter.meta import params as meta
-from rankmeter.core.params import PARAMS as SHARED
+from rankmeter.stats.params import SIGNIFICANCE as SHARED
 
 #: each parameter's declaration (rankmeter.meta.params, or the shared ones)
 PARAMS = {"alpha": SHARED["alpha"], "seed": SHARED["seed"], "permutations": meta.POWER_PERMUTATIONS,
