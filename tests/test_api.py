@@ -27,7 +27,8 @@ RUN = {
 #: The curated public surface: a new public name is a decision, made here on purpose.
 PUBLIC = {"evaluate", "evaluate_runs", "Evaluator", "Results", "RunsResults", "explain", "Explanation", "read_qrels", "read_run", "parse_measure",
           "Measure", "Qrels", "Run", "compare", "compare_scores", "Comparison", "RankmeterError", "InputError", "MeasureError",
-          "ParameterError", "__version__", "fuse", "judged", "tie_report", "TieReport", "baseline", "gate", "profile"}
+          "ParameterError", "__version__", "fuse", "judged", "tie_report", "TieReport", "baseline", "gate", "profile", "leaderboard",
+          "Leaderboard"}
 
 
 def test_public_surface_is_curated():
