@@ -25,19 +25,19 @@ def load_dicts(qrels, run) -> tuple[dict, dict]:
     """``({query: {doc: grade}}, {query: {doc: score}})`` from paths, rankmeter tables or dicts."""
     import rankmeter.io as io
     if not isinstance(qrels, dict):
-        qrels = qrels if hasattr(qrels, "table") else io.read_qrels(qrels)
-        qd: dict = {}
-        for row in qrels.table.select(["query", "doc", "rel"]).to_pylist():
-            qd.setdefault(_text(row["query"]), {})[_text(row["doc"])] = row["rel"]
-        qrels = qd
+        qrels = _nested(qrels if hasattr(qrels, "table") else io.read_qrels(qrels), "rel")
     if not isinstance(run, dict):
-        run = run if hasattr(run, "table") else io.read_run(run)
-        rd: dict = {}
-        for row in run.table.select(["query", "doc", "score"]).to_pylist():
-            rd.setdefault(_text(row["query"]), {})[_text(row["doc"])] = row["score"]
-        run = rd
+        run = _nested(run if hasattr(run, "table") else io.read_run(run), "score")
     return ({str(q): {str(d): g for d, g in docs.items()} for q, docs in qrels.items()},
             {str(q): {str(d): float(s) for d, s in docs.items()} for q, docs in run.items()})
+
+
+def _nested(table, value: str) -> dict:
+    """``{query: {doc: value}}`` of a rankmeter table's rows."""
+    out: dict = {}
+    for row in table.table.select(["query", "doc", value]).to_pylist():
+        out.setdefault(_text(row["query"]), {})[_text(row["doc"])] = row[value]
+    return out
 
 
 def _text(value) -> str:
