@@ -1,4 +1,4 @@
-"""A sweep of ``rankmeter`` commands on inputs with many distinct ids, for tests/test_id_collisions.py.
+"""A sweep of ``rankmeter`` commands on inputs with many distinct ids, for tests/engine/test_id_collisions.py.
 
 usage: python tests/collision_sweep.py DATA_DIR OUT_DIR  (DATA_DIR made by :func:`make_data`)
 

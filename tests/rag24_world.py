@@ -1,5 +1,5 @@
 """TREC RAG 2024's NIST judgments of 31 queries (tests/golden/qrels.comment.test) and two runs over the judged
-documents: the truth the judges' simulations (tests/test_judges_ppi_pairs.py, tests/test_judges_design.py) draw from.
+documents: the truth the judges' simulations (tests/judges/test_ppi_pairs.py, tests/judges/test_design.py) draw from.
 Test modules import it (``from rag24_world import rag24_world``; tests/ is on sys.path)."""
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def _read(kind, path):
 
 
 def _check_cli(kind, path, where, phrase, tmp_path):
-    """``eval`` and ``trec_eval`` on the bad input, in process (tests/test_cli.py and the stdin test below
+    """``eval`` and ``trec_eval`` on the bad input, in process (tests/cli/test_cli.py and the stdin test below
     run the console entry point as a child process)."""
     q, r = (path, DATA / "basic.run") if kind == "qrels" else (DATA / "basic.qrels", path)
     for argv in (["eval", q, r, "-m", "AP"], ["trec_eval", q, r]):

@@ -230,3 +230,25 @@ def test_nothing_outside_the_core_orders_or_joins_runs():
             elif (is_sort or is_join) and not any(rel == a or rel.startswith(a + "/") for a in SORTS_ALLOWED):
                 found.append(f"{rel}:{node.lineno}: {name} outside the core, not in SORTS_ALLOWED")
     assert found == [], "\n".join(found)
+
+
+#: test modules that hold the package as a whole (its public face, its docs, its promises across parts)
+#: stay at the top of tests/; every other test module lives in tests/PART/ for the part of rankmeter it tests
+WHOLE_PACKAGE_TESTS = {
+    "test_api.py", "test_bad_input.py", "test_consistency.py", "test_docs.py", "test_docs_site.py", "test_fuzz.py",
+    "test_golden.py", "test_layout.py", "test_names.py", "test_no_pyarrow.py", "test_numbers.py", "test_readme.py",
+    "test_types.py",
+}
+#: folders of tests/ that hold data and oracles, not tests of a part
+TEST_DATA_FOLDERS = {"data", "fixtures", "golden", "oracles", "ports", "reference"}
+
+
+def test_tests_mirror_the_package():
+    tests = PACKAGE.parent / "tests"
+    parts = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    stray = sorted(p.name for p in tests.glob("test_*.py") if p.name not in WHOLE_PACKAGE_TESTS)
+    assert stray == [], f"test modules of one part at the top of tests/ (move each into tests/PART/): {stray}"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    assert folders - TEST_DATA_FOLDERS <= parts, f"test folders that are no part of rankmeter: {folders - TEST_DATA_FOLDERS - parts}"
+    for name in WHOLE_PACKAGE_TESTS:
+        assert (tests / name).exists(), f"tests/{name} is listed as a whole-package test but does not exist"

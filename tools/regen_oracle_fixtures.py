@@ -2,7 +2,7 @@
 
 Each file holds its inputs (generated here from fixed seeds), the oracle's outputs on them, and
 its provenance: package, version, the function called, the seeds, the Python and the date.
-``tests/test_stored_oracles.py`` compares rankmeter against these files without the oracle
+``tests/compat/test_stored_oracles.py`` compares rankmeter against these files without the oracle
 installed; the live tests (marker ``oracle``) keep comparing against the oracle itself.
 
     python tools/regen_oracle_fixtures.py                 # every oracle
@@ -50,7 +50,7 @@ def _provenance(package: str, distribution: str, function: str, seeds, notes: st
 # ---------------------------------------------------------------------------------------------- pytrec_eval
 
 PYTREC_SEEDS = range(40)
-#: trec_eval specs stored (tests/test_pytrec_eval.py compares the same ones live).
+#: trec_eval specs stored (tests/compat/test_pytrec_eval.py compares the same ones live).
 PYTREC_SPECS = [
     "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
     "map", "Rprec", "bpref", "recip_rank", "infAP",
@@ -73,7 +73,7 @@ def _pytrec_case(seed: int) -> dict:
     """Graded and negative judgments, unjudged docs, ties on purpose, scores exact in float32.
 
     Every query is judged (some grade >= 0) and ranked (non-empty): pytrec_eval's query policy
-    and its 0/0 on empty rankings (tests/test_pytrec_eval.py's docstring) then never apply.
+    and its 0/0 on empty rankings (tests/compat/test_pytrec_eval.py's docstring) then never apply.
     """
     rng = np.random.default_rng(seed)
     queries = list(rng.choice(_QUERIES, int(rng.integers(1, 6)), replace=False))
@@ -308,7 +308,7 @@ def torchmetrics_fixture() -> dict:
     return {
         "provenance": {
             **_provenance("torchmetrics", "torchmetrics", "torchmetrics.retrieval.<class>(**kwargs)(preds float64, "
-                          "target, indexes=query index) over the table TORCH_SPECS of tests/test_measures_peers.py, "
+                          "target, indexes=query index) over the table TORCH_SPECS of tests/compat/test_measures_peers.py, "
                           "each with empty_target_action neg/pos/skip", TORCH_SEEDS,
                           "binary targets (grade >= 1) except RetrievalNormalizedDCG (the grades); compared to "
                           "rankmeter's mean at 1e-6 as the live test"),

@@ -15,7 +15,7 @@ by a pass-through when it is not installed. DDP tests (marker ``DDP``, a pool of
 left out unless ``--ddp`` is given. Nothing of TorchMetrics is copied into this repository.
 
 This is a tool, not a test: CI reaches PyPI only, where TorchMetrics publishes no tests. In CI,
-tests/test_tensor_torchmetrics_sweep.py checks the same ground against the installed TorchMetrics.
+tests/tensor/test_tensor_torchmetrics_sweep.py checks the same ground against the installed TorchMetrics.
 Measured on 2026-11-27 (non-DDP tests, torch 2.13 CPU, scikit-learn 1.9.1): see docs/training.md.
 """
 from __future__ import annotations

@@ -31,7 +31,7 @@ __all__ = ["labels_needed", "draws_needed", "interval_widths", "neyman", "strati
 
 
 #: the pilot's residual spread is taken at its one-sided upper confidence bound of this level (0.5: the median,
-#: the chi-square's skew corrected). In tests/test_judges_ppi.py's simulation (two runs, a pilot of 40 of 200
+#: the chi-square's skew corrected). In tests/judges/test_ppi.py's simulation (two runs, a pilot of 40 of 200
 #: queries, a target of 0.05) the size proposed made all three intervals (each run's mean, the difference) at
 #: most the width asked in 7 repetitions of 10, the widest of them 0.97 of it (median); a higher level buys more
 SIZING_CONFIDENCE = 0.5

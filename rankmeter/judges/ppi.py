@@ -50,7 +50,7 @@ def ppi_mean(y, f, f_unlabelled, *, alpha: float = 0.05, lam: float | None = Non
     By default exactly ppi-python's ``ppi_mean_ci`` (the normal quantile, variances over n). ``small_sample=True``
     (what :func:`estimate` uses) widens it for few labelled units: unbiased variances, one degree of freedom spent
     on a tuned ``lam``, and Student's t with ``n - 1`` (or ``n - 2``) degrees of freedom; in the simulation of
-    tests/test_judges_ppi.py (40 labelled queries of 200) the default covered 91-93%, this one 93-95%.
+    tests/judges/test_ppi.py (40 labelled queries of 200) the default covered 91-93%, this one 93-95%.
 
     Returns ``{"estimate", "low", "high", "se", "lam", "n", "N"}``.
 

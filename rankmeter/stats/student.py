@@ -5,7 +5,7 @@ the standard library, so ``pip install rankmeter`` (numpy and pyarrow) runs them
 I_x(df/2, 1/2) with x = df / (df + t^2), evaluated by its continued fraction (Numerical Recipes, 2nd ed.,
 section 6.4, modified Lentz's method); :func:`stdtrit` is its inverse by safeguarded Newton steps. Both
 agree with ``scipy.special.stdtr`` / ``stdtrit`` (what ``scipy.stats.t`` computes with) to about 1e-14
-relative (tests/test_student.py sweeps them against scipy). :func:`t_quantile` is the one quantile
+relative (tests/stats/test_student.py sweeps them against scipy). :func:`t_quantile` is the one quantile
 helper the package's intervals use: scalars or arrays, infinite degrees of freedom (the normal
 quantile), many values at once.
 

@@ -4,7 +4,7 @@ Each function here is the same formula as the family's numpy kernel in
 ``rankmeter/measures/<family>.py`` (cited per function), written over dense
 rows: rank ``i`` is column ``i - 1``, a row's ranked candidates come first
 (best score first, equal scores in input order) and ``valid`` marks them.
-The registry sweep of ``tests/test_tensor_forms.py`` runs every supported
+The registry sweep of ``tests/tensor/test_tensor_forms.py`` runs every supported
 family through both forms and asserts they agree to 1e-12 in float64.
 Nothing loops over rows. The rows in rank order come from :class:`~._ranked.Ranked`.
 """

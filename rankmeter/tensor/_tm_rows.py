@@ -13,7 +13,7 @@ These kernels make the same calls on the same values, so they get the same
 order: the queries are grouped by length and each group is one ``[queries,
 length]`` batch, on which ``torch.topk`` / ``torch.argsort`` along the last
 axis treat every row exactly as the 1-D call on that query does (checked
-against TorchMetrics in tests/test_tensor_torchmetrics_sweep.py). One call per
+against TorchMetrics in tests/tensor/test_tensor_torchmetrics_sweep.py). One call per
 distinct query length, never one per query. ``ties="input"`` uses a stable
 sort instead (equal scores in the order the candidates arrived).
 

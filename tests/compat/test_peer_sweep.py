@@ -6,7 +6,7 @@ merge; ``graded``: distinct scores, grades 0-3; ``empty``: a judged query named 
 convention offers is computed four ways where they exist: ``rankmeter diff``'s mean for that convention,
 the ``--profile`` preset (beir, mteb), the drop-in (``rankmeter.compat.X``) and the real package (installed
 in the test environment; BEIR's and MTEB's own evaluation modules unpacked from their pinned sdists, as in
-tests/test_profiles_peers.py; trec_eval through the drop-in `rankmeter trec_eval`, whose parity with NIST
+tests/compat/test_profiles_peers.py; trec_eval through the drop-in `rankmeter trec_eval`, whose parity with NIST
 trec_eval 10.0 tests/test_golden.py holds). The CI sample is one seed per kind; ``RANKMETER_FULL_SWEEP=1`` runs 12
 seeds per kind (docs/why-numbers-differ.md, "Checking the models").
 """
@@ -167,7 +167,7 @@ def test_ranx_make_comparable_fills_the_run_so_fuse_works():
 
 # -- BEIR and MTEB (their own evaluation code) ---------------------------------------------------------------
 def _beir_class(tmp_path_factory):
-    from test_profiles_peers import BEIR, _sdist
+    from tests.compat.test_profiles_peers import BEIR, _sdist
     root = _sdist("beir", BEIR, "beir/", tmp_path_factory.mktemp("beir-sweep"))
     sys.path.insert(0, str(root))
     try:
@@ -184,7 +184,7 @@ def beir_retrieval(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def mteb_scores(tmp_path_factory):
-    from test_profiles_peers import mteb_scores as fixture
+    from tests.compat.test_profiles_peers import mteb_scores as fixture
     return fixture.__wrapped__(tmp_path_factory)
 
 

@@ -2,7 +2,7 @@
 
 Oracles: scikit-learn's ``dcg_score`` / ``ndcg_score`` (they take real-valued
 relevance), binary measures against the same qrels thresholded by hand, and
-ERR worked by hand. The registry-wide sweep (tests/test_registry_sweep.py)
+ERR worked by hand. The registry-wide sweep (tests/measures/test_registry_sweep.py)
 checks every family that declares real grades against its reference.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The leaderboard's section of the HTML report, rendered in a real headless Chromium (Debian's
-/usr/bin/chromium through playwright, as tests/test_html_report.py; skipped, with the reason, when either is
+/usr/bin/chromium through playwright, as tests/report/test_html_report.py; skipped, with the reason, when either is
 missing): the table, the rank-interval plot and the win-probability matrix are drawn where the data say."""
 from __future__ import annotations
 
