@@ -233,18 +233,8 @@ def bootstrap(diffs: np.ndarray, *, permutations: int = 10000, seed: int | None 
               alpha: float = 0.05, progress: Progress = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Paired bootstrap test and BCa interval of the mean difference, for several pairs at once.
 
-    Parameters
-    ----------
-    diffs : ndarray, shape (n, P)
-        Per-query differences of P system pairs over the same n queries (no NaN).
-    permutations : int
-        B, the number of bootstrap resamples of the n queries (shared by all pairs).
-    seed : int or None
-        Seed of ``Generator(PCG64(seed))``.
-    alpha : float
-        The interval is at level ``1 - alpha``.
-    progress : callable, optional
-        Called with the number of resamples done after each block.
+    Parameters: see :func:`randomization`; here ``diffs`` holds no NaN (the pairs share their n queries)
+    and ``permutations`` is B, the number of bootstrap resamples of the n queries.
 
     Returns
     -------
