@@ -60,7 +60,7 @@ def test_every_medium_shows_an_undefined_value_as_undefined_never_as_a_number():
     assert html_table(["q", "AP"], [["q1", nan], ["q2", np.int64(3)]]).count("<td>-</td>") == 1
     assert "<td>3</td>" in html_table(["q", "AP"], [["q2", np.int64(3)]])
     assert explanations._cell(nan) == "-" and explanations._cell(2.0) == "2" and explanations._cell(0.125) == "0.125"
-    assert markup._num(nan) == "\u2013" and markup._num(np.int64(3)) == "3" and markup._num(0.5) == "0.5000"
+    assert markup.number_cell(nan) == "\u2013" and markup.number_cell(np.int64(3)) == "3" and markup.number_cell(0.5) == "0.5000"
     assert tables._value(nan, 4) == "n/a" and tables._value(-0.00001, 4, sign=True) == "+0.0000"
     assert text._fmt(nan) == "-" and text._fmt(np.float64(0.5)) == "0.5000"
 

@@ -63,7 +63,7 @@ def split_inputs(paths: list[str], *, qrels: str | None = None, input_format: st
 def _looks_like(path: str, input_format: str) -> str | None:
     """``"qrels"`` or ``"run"`` when the first lines of ``path`` say so plainly, else None."""
     from rankmeter.errors import RankmeterError
-    from rankmeter.io.columns import _GRADES, _SCORES
+    from rankmeter.io.columns import GRADE_NAMES, SCORE_NAMES
     from rankmeter.io.delimited import split_header
     from rankmeter.io.formats import detect
     from rankmeter.io.source import first_data_line, open_stream
@@ -83,7 +83,7 @@ def _looks_like(path: str, input_format: str) -> str | None:
         return None
     fields = split_header(first, "whitespace" if style == "trec" else style)
     if header:
-        grades, scores = set(_GRADES) & set(fields), set(_SCORES) & set(fields)
+        grades, scores = set(GRADE_NAMES) & set(fields), set(SCORE_NAMES) & set(fields)
         return "qrels" if grades and not scores else "run" if scores and not grades else None
     return "qrels" if len(fields) == 4 else "run" if len(fields) == 2 or len(fields) >= 5 else None
 

@@ -74,7 +74,7 @@ def run_allocate(args) -> int:
     import numpy as np
 
     from rankmeter.judges.allocation import allocate, cut_strata, design_rows, labels_needed
-    from rankmeter.judges.ppi import _labelled_queries, _per_query
+    from rankmeter.judges.ppi import split_labelled_queries, per_query_values
     from rankmeter.core.naming import name_runs
     from rankmeter.core.order import natural_order
     from rankmeter.io.output import printable
@@ -103,7 +103,7 @@ def run_allocate(args) -> int:
                                      "queries only; pairs' strata are their rank bands, found again from the runs "
                                      "and measure: allocate without it")
             return _allocate_pairs(args, frame, named, names)
-    labelled, unlabelled, _ = _labelled_queries(args.human, args.llm, options)
+    labelled, unlabelled, _ = split_labelled_queries(args.human, args.llm, options)
     measure = args.measure[0]
     per_draw = _draws(args.llm, named, measure, labelled + unlabelled, options)
     if per_draw is not None:      # several draws a pair: each query's metric its mean over them, as estimate's
@@ -111,7 +111,7 @@ def run_allocate(args) -> int:
 
         f = {key: query_means(values)[0] for key, values in per_draw.items()}
     else:
-        f = _per_query(args.llm, named, [measure], labelled + unlabelled, options)
+        f = per_query_values(args.llm, named, [measure], labelled + unlabelled, options)
     label = next(iter(f))[1]
     runs = [name for name, _ in named]
     f_runs = np.array([f[(name, label)] for name in runs])
@@ -130,7 +130,7 @@ def run_allocate(args) -> int:
         labelled, unlabelled = [q for q in labelled if q in kept], moved + unlabelled
         position = {q: i for i, q in enumerate(every)}
         strata, f_runs = (a[..., [position[q] for q in labelled + unlabelled]] for a in (strata, f_runs))
-    y = _per_query(args.human, named, [measure], labelled, options)
+    y = per_query_values(args.human, named, [measure], labelled, options)
     y_runs = np.array([y[(name, label)] for name in runs])
     n = len(labelled)
     targets = design_rows(f_runs[:, :1], target=args.target, names=runs)[1]
@@ -171,12 +171,12 @@ def run_allocate(args) -> int:
 def _draws(llm, named, measure, queries, options):
     """Each run's values under each draw of the LLM's labels ({key: (Q, D)}), or None for one label a pair."""
     from rankmeter.judges.draws import draw_tables, draw_values, has_draws
-    from rankmeter.judges.ppi import _per_query
+    from rankmeter.judges.ppi import per_query_values
 
     if not has_draws(llm, grades=options.get("grades", "integer")):
         return None
     tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
-    return draw_values(tables, least, lambda t: _per_query(t, named, [measure], queries, options), queries)[0]
+    return draw_values(tables, least, lambda t: per_query_values(t, named, [measure], queries, options), queries)[0]
 
 
 def _draws_plan(args, data, lines, per_draw, runs, label, queries) -> None:

@@ -96,7 +96,7 @@ def _grade_text(g: int | float) -> Any:
     return int(g) if float(g).is_integer() else float(g)
 
 
-def _one_query(run: Run, query: bytes) -> Run:
+def one_query(run: Run, query: bytes) -> Run:
     mask = pc.equal(run.table.column("query"), pa.scalar(query, pa.binary()))
     rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
     lines = rows + 1 if run.lines is None else run.lines[rows]  # messages keep the file's line numbers
@@ -108,7 +108,7 @@ def explain_query(evaluator: Evaluator, run: Run, query: bytes, measure: Measure
     """Explain ``measure`` on ``query`` of ``run`` with a prepared evaluator (see :func:`explain`)."""
     if evaluator.judgments.query_codes(Ids.from_list([query]))[0] < 0:
         raise InputError(f"query {decode_id(query)!r} has no judgments in the qrels", source=evaluator.qrels.source)
-    batch = evaluator.batch(_one_query(run, query), keep_docs=True)
+    batch = evaluator.batch(one_query(run, query), keep_docs=True)
     if batch.nq == 0:  # judged, but the run ranks nothing for it: an empty ranking
         from rankmeter.core.build import empty_batch
         codes = evaluator.judgments.query_codes(Ids.from_list([query]))

@@ -38,7 +38,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rankmeter.core.options import _OTHER_NAMES, OPTIONS, EvaluationOptions
+from rankmeter.core.options import OTHER_NAMES, OPTIONS, EvaluationOptions
 from rankmeter.engine.param import Param, declarations
 from rankmeter.errors import ParameterError
 
@@ -96,7 +96,7 @@ def unknown_keywords(unknown: Iterable[str], own: Iterable[str] = (), *, without
     :func:`~rankmeter.core.options.validate_options` names it (``relevance_level``: did you mean rel?)."""
     unknown, own = sorted(unknown), list(own)
     known = [*own, *(name for name in (OPTIONS if declared is None else declared) if name not in set(without))]
-    hints = [[_OTHER_NAMES[u]] if u in _OTHER_NAMES else difflib.get_close_matches(u, known, n=1) for u in unknown]
+    hints = [[OTHER_NAMES[u]] if u in OTHER_NAMES else difflib.get_close_matches(u, known, n=1) for u in unknown]
     hint = "; did you mean " + ", ".join(h[0] for h in hints if h) + "?" if any(hints) else ""
     return ParameterError(f"unknown option {', '.join(unknown)}{hint} (options: {', '.join(known)})")
 

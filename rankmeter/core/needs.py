@@ -30,7 +30,7 @@ class Need:
     spark: Callable[[Any], Any]
 
 
-def _top(value) -> int | float:
+def top_value(value) -> int | float:
     """The highest grade, at least 0: an int when it is a whole number (real grades may have one). An integer
     grade stays exact (2^63 - 1 through a double became 2^63, which no int64 array compares with)."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
@@ -40,12 +40,12 @@ def _top(value) -> int | float:
 
 
 def _max_grade_local(qrels) -> int | float:
-    return _top(np.max(qrels.numbers("rel"), initial=0))
+    return top_value(np.max(qrels.numbers("rel"), initial=0))
 
 
 def _max_grade_spark(frame) -> int | float:
     from pyspark.sql import functions as F
-    return _top(frame.agg(F.max("rel")).collect()[0][0])
+    return top_value(frame.agg(F.max("rel")).collect()[0][0])
 
 
 NEEDS: dict[str, Need] = {need.name: need for need in (

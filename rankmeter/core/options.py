@@ -100,7 +100,7 @@ TIE_POLICIES = OPTIONS["ties"].choices
 EXECUTORS = OPTIONS["executor"].choices
 
 #: What other tools call our options (pytrec_eval, trec_eval, ranx ...), for "did you mean".
-_OTHER_NAMES = {"relevance": "rel", "relevance_level": "rel", "rel_level": "rel", "level": "rel",
+OTHER_NAMES = {"relevance": "rel", "relevance_level": "rel", "rel_level": "rel", "level": "rel",
                 "judged_docs_only": "judged_only", "judged_docs_only_flag": "judged_only",
                 "complete": "queries", "num_docs": "max_docs", "depth": "max_docs", "tie_breaking": "ties",
                 "ignore_identical_ids": "ignore_self"}
@@ -148,7 +148,7 @@ def validate_options(options: Options | None = None, **given: Any) -> Options:
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         import difflib
-        hints = [[_OTHER_NAMES[u]] if u in _OTHER_NAMES else difflib.get_close_matches(u, list(OPTIONS), n=1)
+        hints = [[OTHER_NAMES[u]] if u in OTHER_NAMES else difflib.get_close_matches(u, list(OPTIONS), n=1)
                  for u in unknown]
         hint = "; did you mean " + ", ".join(h[0] for h in hints if h) + "?" if any(hints) else ""
         raise ParameterError(f"unknown option {', '.join(unknown)}{hint} (options: {', '.join(OPTIONS)})")

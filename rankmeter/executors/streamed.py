@@ -28,7 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from rankmeter.errors import InputError, ParameterError
-from rankmeter.io.guard import _line_breaks
+from rankmeter.io.guard import line_breaks
 from rankmeter.io.source import check_text, compression_of, first_data_line
 from rankmeter.io.trec import run_from_block
 from rankmeter.core.results import Results
@@ -48,7 +48,7 @@ STREAM_CHUNK_BYTES = 8 << 20
 def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
     """One block of whole lines as a Run (errors name the line in the whole file), and its line count."""
     if not first_data_line(block)[2]:
-        return None, _line_breaks(block)  # only comments or blank lines: nothing to score in this block
+        return None, line_breaks(block)  # only comments or blank lines: nothing to score in this block
     try:
         # the compiled reader straight on the block, after the checks every text input gets
         check_text(block, name)
@@ -61,7 +61,7 @@ def _parse(block: bytes, name: str, line0: int) -> tuple[Run | None, int]:
         count = len(run)  # no blank or comment line anywhere: counting the line ends would cost a pass
         lines = np.arange(line0 + 1, line0 + count + 1, dtype=np.int64)
     else:
-        count = _line_breaks(block)  # LF, CR and CRLF end lines, as the readers number them
+        count = line_breaks(block)  # LF, CR and CRLF end lines, as the readers number them
         lines = (run.lines if run.lines is not None else np.arange(1, len(run) + 1, dtype=np.int64)) + line0
     return Run(run.data, name, lines, tag=run.tag, ranked=run.ranked, doc_hash=run.doc_hash), count
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankmeter.gate.saved import (
-    JUDGED_AT, LARGEST_VALUE, SCORING_OPTIONS, Baseline, _measure_entries, _qrels_provenance, _run_provenance,
+    JUDGED_AT, LARGEST_VALUE, SCORING_OPTIONS, Baseline, measure_entries, qrels_provenance, run_provenance,
     check_slices, load_baseline, read_slices, score_run, scoring_evaluator,
 )
 from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
@@ -88,7 +88,7 @@ def _refusals(base: Baseline, evaluator, qrels, allow) -> tuple[list[str], list[
     if differ:
         text = ", ".join(f"{k}={new!r} (baseline {old!r})" for k, (old, new) in differ.items())
         (changes if "options" in allow else refused).append(f"scoring options differ: {text}")
-    digest = _qrels_provenance(evaluator, qrels)["digest"]
+    digest = qrels_provenance(evaluator, qrels)["digest"]
     if digest != base.qrels.get("digest"):
         (changes if "qrels" in allow else refused).append(
             f"the judgments differ from the baseline's ({base.qrels.get('source')}: "
@@ -160,11 +160,11 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, margin: float = 0.
     wanted = list(measures) if measures is not None else [e["name"] for e in base.measures]
     scoring = {**base.options, **options}
     evaluator = scoring_evaluator(qrels, wanted, scoring)
-    entries = _measure_entries(evaluator)
+    entries = measure_entries(evaluator)
     settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}
     (name, new_run), = name_runs(run, columns=evaluator.options.columns, input_format=evaluator.options.input_format)
     result = GateResult(passed=False, settings=settings, baseline=base.provenance(),
-                        run=_run_provenance(name, new_run, run))
+                        run=run_provenance(name, new_run, run))
     missing = [e for e in entries if e["canonical"] not in base.values]
     if missing:
         have = ", ".join(f"{n} = {c}" for n, c in by_name.items())

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from rankmeter.stats.significance import _random_bits, _rng, _t_interval, bootstrap, randomization
+from rankmeter.stats.significance import random_bits, seeded_rng, t_interval, bootstrap, randomization
 from rankmeter.stats.student import stdtr, t_quantile
 
 __all__ = ["regression_test", "minimum_detectable_drop", "TESTS"]
@@ -59,12 +59,12 @@ def _wilcoxon_p(x: np.ndarray) -> float:
 
 def _randomization_p(x: np.ndarray, permutations: int, seed) -> float:
     n, total = len(x), float(x.sum())
-    rng, below = _rng(seed), 0
+    rng, below = seeded_rng(seed), 0
     slack = 1e-10 * float(np.abs(x).sum()) + 1e-300
     block = max(1, min(permutations, _BLOCK // max(n, 1)))
     for start in range(0, permutations, block):
         rows = min(block, permutations - start)
-        flipped = 2 * (_random_bits(rng, rows, n) @ x) - total
+        flipped = 2 * (random_bits(rng, rows, n) @ x) - total
         below += int(np.count_nonzero(flipped <= total + slack))
     return (below + 1) / (permutations + 1)
 
@@ -75,7 +75,7 @@ def _bootstrap_p(x: np.ndarray, permutations: int, seed) -> float:
         return 1.0 if mean >= 0 else 0.0
     observed = mean / (sd / math.sqrt(n))
     centred = x - mean
-    rng, below = _rng(seed), 0
+    rng, below = seeded_rng(seed), 0
     block = max(1, min(permutations, _BLOCK // max(n, 1)))
     for start in range(0, permutations, block):
         rows = min(block, permutations - start)
@@ -124,7 +124,7 @@ def regression_test(d, *, margin: float = 0.0, alpha: float = 0.05, test: str = 
         _, lo, hi = bootstrap(d[:, None], permutations=permutations, seed=seed, alpha=2 * alpha)
         low, high = float(lo[0]), float(hi[0])
     else:
-        low, high = _t_interval(d, 2 * alpha)
+        low, high = t_interval(d, 2 * alpha)
     return {"n": n, "difference": mean, "low": low, "high": high, "p_value": p,
             "effect_size": mean / sd if sd > 0 else math.nan, "sd": sd}
 

@@ -184,7 +184,7 @@ def scoring_evaluator(qrels, measures, options: dict):
     return Evaluator(qrels, wanted + [_judged_label()], **options)
 
 
-def _measure_entries(evaluator) -> list[dict]:
+def measure_entries(evaluator) -> list[dict]:
     """The measures asked for (not the Judged@k the gate adds), each with its canonical name."""
     from rankmeter.measures.base import format_measure
     return [{"name": label, "canonical": format_measure(evaluator._effective[m])}
@@ -200,19 +200,19 @@ def score_run(evaluator, run) -> tuple[list[str], dict[str, np.ndarray], np.ndar
     from one evaluation (``evaluator`` from :func:`scoring_evaluator`)."""
     results = evaluator.evaluate(run)
     values = {entry["canonical"]: np.asarray(results.values(m), dtype=np.float64)
-              for entry, (_, m) in zip(_measure_entries(evaluator), evaluator.names)}
+              for entry, (_, m) in zip(measure_entries(evaluator), evaluator.names)}
     judged = np.asarray(results.values(evaluator.names[-1][1]), dtype=np.float64)
     return results.queries, values, judged
 
 
-def _qrels_provenance(evaluator, qrels) -> dict:
+def qrels_provenance(evaluator, qrels) -> dict:
     from rankmeter.judges.pairs import source_name
     table = evaluator.qrels.table
     return {"source": source_name(qrels, "<judgments>"), "judgments": table.num_rows,
             "digest": table_digest(table, ["query", "doc", "rel"], sort=True)}
 
 
-def _run_provenance(name: str, run, given) -> dict:
+def run_provenance(name: str, run, given) -> dict:
     """A run's source, tag and digest: of the file's bytes when it is a file (as read, compressed or not), else of
     its (query, doc, score) rows."""
     from rankmeter.judges.pairs import source_name
@@ -277,9 +277,9 @@ def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[
     chosen = None
     if slices is not None:
         chosen = check_slices(slices) if isinstance(slices, Mapping) else read_slices(slices)
-    return Baseline(qrels=_qrels_provenance(evaluator, qrels), options=_scoring_options(evaluator),
-                    measures=_measure_entries(evaluator),
-                    runs=[_run_provenance(name, run, g) for (name, run), g in zip(named, given)],
+    return Baseline(qrels=qrels_provenance(evaluator, qrels), options=_scoring_options(evaluator),
+                    measures=measure_entries(evaluator),
+                    runs=[run_provenance(name, run, g) for (name, run), g in zip(named, given)],
                     queries=list(queries), values=values, judged=np.vstack([s[2] for s in scored]), slices=chosen,
                     created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), version=__version__)
 

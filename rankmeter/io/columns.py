@@ -53,8 +53,8 @@ CONVENTIONS = (
     ("user_id/item_id", "user_id", "item_id", ("rating",), ("score", "prediction")),
     ("BEIR", "query-id", "corpus-id", ("score",), ("score",)),
 )
-_GRADES = ("rel", "relevance", "label", "rating", "grade", "judgment")
-_SCORES = ("score", "prediction", "similarity")
+GRADE_NAMES = ("rel", "relevance", "label", "rating", "grade", "judgment")
+SCORE_NAMES = ("score", "prediction", "similarity")
 _RANK = "rank"
 ROLES = ("query", "doc", "rel", "score", "subtopic")
 #: the roles only one side has
@@ -204,7 +204,7 @@ def resolve_columns(names, kind: str, columns: dict | None, source: str) -> dict
         if _RANK in given or _RANK in present:
             out["rank"] = str(given.get(_RANK, _RANK))
         else:
-            grades = [n for n in _GRADES if n in present and n not in out.values()]
+            grades = [n for n in GRADE_NAMES if n in present and n not in out.values()]
             if grades:
                 raise InputError(f"this table has a {grades[0]!r} column but no score column: it looks "
                                  "like qrels; check the argument order (qrels first, then the run), or "
@@ -222,7 +222,7 @@ def _value_column(names, kind, convention, chosen, source) -> str | None:
     for name in own:
         if name in names and name not in taken:
             return name
-    pool = _GRADES if kind == "qrels" else _SCORES
+    pool = GRADE_NAMES if kind == "qrels" else SCORE_NAMES
     found = [n for n in pool if n in names and n not in taken]
     if len(found) == 1:
         return found[0]

@@ -44,7 +44,7 @@ _SPACE = b" \t\n\r\x0b\x0c"
 _TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
 
 
-def _nonblank_lines(body: bytes, first_line: int) -> np.ndarray | None:
+def nonblank_lines(body: bytes, first_line: int) -> np.ndarray | None:
     """File line numbers of the non-empty lines of ``body`` (None: every line is one row)."""
     end = len(body)
     while end and body[end - 1] in b"\r\n":
@@ -146,7 +146,7 @@ def _parse(body: bytes, style: str, names: list[str], name: str, first_line: int
         lines = kept.astype(np.int64) + first_line - 1
     else:
         buf = pa.py_buffer(body)
-        lines = _nonblank_lines(body, first_line)
+        lines = nonblank_lines(body, first_line)
     wanted = list(dict.fromkeys(ids + numeric))
     try:
         table = _read_csv(buf, style, names, {c: pa.float64() if c in numeric else pa.binary() for c in wanted})

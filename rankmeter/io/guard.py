@@ -75,7 +75,7 @@ def read_block(stream: BinaryIO, name: str, size: int = -1) -> bytes:
         raise InputError(f"cannot be read ({exc})", source=name) from None
 
 
-def _line_breaks(data: bytes) -> int:
+def line_breaks(data: bytes) -> int:
     """Line breaks as ``bytes.splitlines`` counts them (LF, CR, CRLF)."""
     return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
@@ -103,7 +103,7 @@ class Guard:
             return
         if not self.checked_head:
             if block.isspace():
-                self.lines += _line_breaks(block)
+                self.lines += line_breaks(block)
                 return
             if self.lines == 0 and block.startswith(PARQUET_MAGIC):
                 self.parquet = True  # binary by design: Parquet's reader checks it
@@ -115,12 +115,12 @@ class Guard:
             if nul >= 0:
                 raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
                                  "is the right file", source=self.name,
-                                 line=self.lines + _line_breaks(block[:nul]) + 1)
+                                 line=self.lines + line_breaks(block[:nul]) + 1)
             _refuse_control(block, self.name, self.lines)
         first = _first_break(block)
         if first >= 0 and self.line_bytes + first <= LONGEST_LINE:
             self.line_bytes = len(block) - _last_break(block) - 1  # blocks are shorter than the limit
-            self.lines += _line_breaks(block)
+            self.lines += line_breaks(block)
         else:
             self.line_bytes += len(block) if first < 0 else first
             if self.line_bytes > LONGEST_LINE:
@@ -165,7 +165,7 @@ def read_guarded(stream: BinaryIO, name: str) -> bytes:
             if pending_cr and block.startswith(b"\n"):
                 blank_lines -= 1  # a CRLF cut between two blocks is one line break
             if block.isspace():
-                blank_lines += _line_breaks(block)
+                blank_lines += line_breaks(block)
                 pending_cr = block.endswith(b"\r")
                 continue
             if blank_lines > LONGEST_LINE:  # held as LFs below: refused rather than materialised

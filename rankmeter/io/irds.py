@@ -117,7 +117,7 @@ def dataset_qrels(source: object, columns, grades: str) -> Qrels | None:
                          'pip install ir_datasets)', source=source) from None
 
 
-def _import_irds():
+def import_irds():
     try:
         import ir_datasets
     except ImportError:
@@ -138,7 +138,7 @@ def irds_qrels(name: str) -> Qrels:
     import pyarrow as pa
     name = name.removeprefix("irds:")
     source = f"irds:{name}"
-    ir_datasets = _import_irds()
+    ir_datasets = import_irds()
     try:
         dataset = ir_datasets.load(name)
     except KeyError:

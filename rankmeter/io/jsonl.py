@@ -25,7 +25,7 @@ import pyarrow as pa
 from rankmeter.errors import InputError
 from rankmeter.io.canonical import Qrels, Run, encode_id
 from rankmeter.io.columns import resolve_columns
-from rankmeter.io.delimited import _nonblank_lines
+from rankmeter.io.delimited import nonblank_lines
 from rankmeter.io.frames import qrels_from_table, run_from_table
 
 __all__ = ["read_jsonl", "json_lines_table", "MAX_DEPTH"]
@@ -180,7 +180,7 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
         if not _arrow_safe(data):
             raise ValueError("read line by line")
         table = pajson.read_json(pa.BufferReader(data))
-        lines = _nonblank_lines(data, 1)
+        lines = nonblank_lines(data, 1)
         if lines is None:
             lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
         if len(lines) != table.num_rows:

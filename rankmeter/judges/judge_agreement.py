@@ -78,7 +78,7 @@ def _fleiss(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return value, (n > 0) & (chance < 1)
 
 
-def _categories(grades: np.ndarray, bins, name: str) -> np.ndarray:
+def grade_categories(grades: np.ndarray, bins, name: str) -> np.ndarray:
     if bins is not None:
         try:
             edges = np.asarray(bins, dtype=np.float64)
@@ -126,7 +126,7 @@ def agreement(qrels_a, qrels_b, *, rel: float = 1, bins=None, per_query: bool = 
         raise ParameterError(f"{names[0]} and {names[1]} judge no (query, doc) pair in common")
     x, y = joined.grade_a[both], joined.grade_b[both]
     query = joined.query[both]
-    cx, cy = _categories(x, bins, names[0]), _categories(y, bins, names[1])
+    cx, cy = grade_categories(x, bins, names[0]), grade_categories(y, bins, names[1])
     grades = np.unique(np.concatenate([cx, cy]))
     k, nq = len(grades), len(joined.queries)
     xi, yi = np.searchsorted(grades, cx), np.searchsorted(grades, cy)

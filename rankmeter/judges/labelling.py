@@ -135,8 +135,8 @@ def read_texts(path, *, kind: str = "docs", ids=None) -> dict[str, str]:
 
 
 def _irds_texts(name: str, kind: str, ids) -> dict[str, str]:
-    from rankmeter.io.irds import _import_irds
-    ir_datasets = _import_irds()
+    from rankmeter.io.irds import import_irds
+    ir_datasets = import_irds()
     try:
         dataset = ir_datasets.load(name)
     except KeyError:

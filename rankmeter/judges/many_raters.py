@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.judges.judge_agreement import _categories
+from rankmeter.judges.judge_agreement import grade_categories
 from rankmeter.judges.pairs import judgments, source_name
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import validate_params
@@ -150,7 +150,7 @@ def many_rater_agreement(sources=(), *, sampled=None, rel: float = 1, bins=None)
         and ``undefined`` ``{figure: reason}``.
     """
     names, unit, rater, grade = _ratings(sources, sampled)
-    category = _categories(grade, bins, " / ".join(names))
+    category = grade_categories(grade, bins, " / ".join(names))
     counts, values = rating_counts(unit, category)
     binary, _ = rating_counts(unit, (grade >= rel).astype(np.float64))
     per_unit = counts.sum(axis=1).astype(np.int64)

@@ -221,7 +221,7 @@ def decode(value) -> str:
 
 
 # ------------------------------------------------------------------ whether the sample looks random
-def _chi2_p(stat: float, df: int) -> float:
+def chi2_p(stat: float, df: int) -> float:
     """Upper tail of chi-square (Wilson-Hilferty): enough to flag p < 0.001."""
     if df <= 0:
         return 1.0
@@ -275,7 +275,7 @@ def check_sample(frame: PairFrame, strata: np.ndarray) -> list[str]:
     seen = np.bincount(frame.pair_query, weights=lab.astype(float), minlength=len(frame.queries))
     ok = expected > 0
     stat = float((((seen - expected) ** 2)[ok] / expected[ok]).sum())
-    p = _chi2_p(stat, int(ok.sum()) - 1)
+    p = chi2_p(stat, int(ok.sum()) - 1)
     if p < 0.001:
         holding = int((seen > 0).sum())
         out.append(f"the human-labelled pairs are spread over the queries unlike a random sample ({holding} of "

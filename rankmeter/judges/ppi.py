@@ -128,7 +128,7 @@ class Estimates:
         return out
 
 
-def _per_query(qrels, runs, measures, queries: list[str], options) -> dict[tuple[str, str], np.ndarray]:
+def per_query_values(qrels, runs, measures, queries: list[str], options) -> dict[tuple[str, str], np.ndarray]:
     """(run, measure) -> values over ``queries`` (0 for a query the run did not answer: an empty ranking)."""
     from rankmeter.core.evaluator import Evaluator
 
@@ -145,7 +145,7 @@ def _per_query(qrels, runs, measures, queries: list[str], options) -> dict[tuple
     return out
 
 
-def _labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[str]]:
+def split_labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[str]]:
     from rankmeter.core.order import natural_order
     from rankmeter.io import as_qrels
 
@@ -231,11 +231,11 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
                                labelled_pairs=int(frame.labelled.sum()), frame_pairs=len(frame.best), warnings=notes)
             if plan is not None:
                 result.design = _summary(strata, frame.labelled)
-            llm_values = _per_query(llm, named, measures, frame.queries, options)
+            llm_values = per_query_values(llm, named, measures, frame.queries, options)
             pair_ppi.estimate_pairs(frame, named, names, llm_values, result, alpha=alpha, options=options,
                                     classical_mean=classical_mean, strata=strata)
             return result
-    labelled, unlabelled, outside = _labelled_queries(human, llm, options)
+    labelled, unlabelled, outside = split_labelled_queries(human, llm, options)
     result = Estimates(labelled=len(labelled), queries=len(labelled) + len(unlabelled), alpha=alpha)
     if outside:
         result.warnings.append(f"{len(outside)} human-labelled queries have no LLM judgments (e.g. {outside[0]!r}):"
@@ -248,20 +248,20 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         from rankmeter.judges.draws import draw_tables, draw_values, query_means
 
         tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
-        per_draw, m = draw_values(tables, least, lambda t: _per_query(t, named, measures, everything, options),
+        per_draw, m = draw_values(tables, least, lambda t: per_query_values(t, named, measures, everything, options),
                                   everything)
         result.draws = {"min": int(m.min()), "max": int(m.max())}
         f, noise = {}, {}
         for key, values in per_draw.items():
             f[key], noise[key] = query_means(values)
     else:
-        f = _per_query(llm, named, measures, everything, options)
+        f = per_query_values(llm, named, measures, everything, options)
     labels = list(dict.fromkeys(label for _, label in f))
     if plan is not None:
         _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options)
         return result
     _few(result, len(labelled))
-    y = _per_query(human, named, measures, labelled, options)
+    y = per_query_values(human, named, measures, labelled, options)
     n = len(labelled)
     for name, _ in named:
         for label in labels:
@@ -299,7 +299,7 @@ def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabe
     result.labelled = int(used.sum())
     _few(result, result.labelled)     # counted after the labels outside the design are left out
     everything = labelled + unlabelled
-    y = _per_query(human, named, measures, [q for q, u in zip(everything, used) if u], options)
+    y = per_query_values(human, named, measures, [q for q, u in zip(everything, used) if u], options)
     alpha = result.alpha
 
     def both(truth, llm) -> tuple[dict, dict]:
@@ -368,13 +368,13 @@ def _sampling_check(f, labels, named, n) -> list[str]:
                        f"labels (mean {a.mean():.4f} against {b.mean():.4f}, p={p:.1e}): they may not be a uniform "
                        f"random sample of the queries, which the estimate assumes{_DESIGN_HINT}")
     # spread over the quartiles of the LLM's metric (the runs' mean) unlike a uniform sample: an allocated one?
-    from rankmeter.judges.pair_ppi import _chi2_p
+    from rankmeter.judges.pair_ppi import chi2_p
 
     every = np.mean([f[(name, labels[0])] for name, _ in named], axis=0)
     quartile = np.searchsorted(np.quantile(every, [0.25, 0.5, 0.75]), every, side="right")
     seen, size = np.bincount(quartile[:n], minlength=4), np.bincount(quartile, minlength=4)
     expected = n * size / len(every)
-    p = _chi2_p(float(((seen - expected) ** 2 / np.where(expected > 0, expected, 1)).sum()), int((size > 0).sum()) - 1)
+    p = chi2_p(float(((seen - expected) ** 2 / np.where(expected > 0, expected, 1)).sum()), int((size > 0).sum()) - 1)
     if len(every) >= 8 and p < 0.001:
         out.append(f"the human-labelled queries are spread over the quartiles of the LLM's {labels[0]} unlike a "
                    f"uniform random sample ({', '.join(map(str, seen.tolist()))} labelled of "

@@ -55,7 +55,7 @@ class Leaderboard:
 
     def __init__(self, *, scores: Scores, level: str, aggregate: str, test: str, correction: str, alpha: float,
                  resamples: int, seed, rows, pairs, baseline_rows, win, baselines, margin):
-        self._scores = scores
+        self.per_query_scores = scores
         self.measures, self.systems = list(scores.measures), list(scores.systems)
         self.collections = list(scores.collections)
         self.level, self.aggregate, self.test, self.correction = level, aggregate, test, correction
@@ -68,7 +68,7 @@ class Leaderboard:
     @property
     def queries(self) -> dict[str, int]:
         """Queries per collection (1 for per-collection scores)."""
-        return dict(zip(self.collections, map(int, self._scores.sizes)))
+        return dict(zip(self.collections, map(int, self.per_query_scores.sizes)))
 
     def win_probability(self, measure: str) -> np.ndarray:
         """(systems x systems): the share of resamples where the row's system beats the column's (diagonal NaN)."""
@@ -113,7 +113,7 @@ class Leaderboard:
         from rankmeter.stats.compare import compare_scores
         out = {}
         for c, name in enumerate(self.collections):
-            block, queries = self._scores.blocks[c], self._scores.queries[c] or ["all"]
+            block, queries = self.per_query_scores.blocks[c], self.per_query_scores.queries[c] or ["all"]
             scores = {s: {m: dict(zip(queries, block[:, k, j].tolist())) for k, m in enumerate(self.measures)}
                       for j, s in enumerate(self.systems)}
             out[name] = compare_scores(scores, baseline=self.baselines[0] if self.baselines else None,

@@ -52,7 +52,7 @@ def coerce(param: Param, value: Any, family: str) -> Any:
     except ParameterError as error:
         detail = getattr(error, "detail", "")
         raise MeasureError(f"{family}: parameter {param.name}={_short(value)} is invalid; "
-                           f"{detail}expected {param.describe(quote=_format_value)}") from None
+                           f"{detail}expected {param.describe(quote=format_value)}") from None
 
 
 def _num(x: float) -> str:
@@ -282,7 +282,7 @@ def judged_nonrelevant(batch, level: int | float) -> np.ndarray:
     return batch._cache[key]
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -292,9 +292,9 @@ def _format_value(value: Any) -> str:
     if isinstance(value, str):
         return value if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) else f'"{value}"'
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):
-        return "{" + ", ".join(f"{_format_value(k)}: {_format_value(v)}" for k, v in value) + "}"
+        return "{" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value) + "}"
     if isinstance(value, tuple):
-        return "[" + ", ".join(_format_value(v) for v in value) + "]"
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
     raise AssertionError(value)  # pragma: no cover
 
 
@@ -302,7 +302,7 @@ def format_measure(measure: Measure) -> str:
     """The canonical name of ``measure``."""
     out = measure.name
     if measure.params:
-        out += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in measure.params) + ")"
+        out += "(" + ", ".join(f"{k}={format_value(v)}" for k, v in measure.params) + ")"
     if measure.cutoff is not None:
-        out += "@" + _format_value(measure.cutoff)
+        out += "@" + format_value(measure.cutoff)
     return out

@@ -37,10 +37,10 @@ def families_by_module() -> dict[str, list[Family]]:
 
 def value_text(value: Any) -> str:
     """A parameter value as the grammar writes it (``R``, ``0.8``, ``[0, 0.1]``, ``{1: 3}``)."""
-    from rankmeter.measures.base import _format_value
+    from rankmeter.measures.base import format_value
     if value is None:
         return "unset"
-    return _format_value(value)
+    return format_value(value)
 
 
 def allowed_values(p: Param) -> str:

@@ -46,14 +46,14 @@ from rankmeter.measures.base import Family, Param, level_of, register
 _ELEVEN = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _lround(x: np.ndarray) -> np.ndarray:
+def trec_lround(x: np.ndarray) -> np.ndarray:
     """C ``lround``: nearest integer, halves away from zero (np.rint rounds halves to even)."""
     a = np.abs(x)
     whole = np.floor(a)
     return (np.sign(x) * (whole + (a - whole >= 0.5))).astype(np.int64)
 
 
-def _interpolated_at_hits(batch, level: int):
+def interpolated_at_hits(batch, level: int):
     """(hits, per relevant retrieved doc the interpolated precision at its rank).
 
     Interpolated precision at rank x is the max precision at ranks >= x;
@@ -75,8 +75,8 @@ def _interpolated_at_hits(batch, level: int):
 
 
 def _iprec_at(batch, level: int, recall_level: float) -> np.ndarray:
-    hits, interpolated = _interpolated_at_hits(batch, level)
-    count = _lround(recall_level * batch.num_rel(level).astype(np.float64))
+    hits, interpolated = interpolated_at_hits(batch, level)
+    count = trec_lround(recall_level * batch.num_rel(level).astype(np.float64))
     first = np.searchsorted(hits.q, np.arange(batch.nq))         # each query's first relevant retrieved
     found = np.diff(np.append(first, len(hits.q)))
     # the count-th relevant retrieved doc (the first when count <= 0: the max over the whole ranking);

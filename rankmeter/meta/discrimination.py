@@ -58,14 +58,14 @@ def score_matrices(qrels, runs, measures, **options) -> tuple[list[np.ndarray], 
     """:func:`score_matrix` for several measures at once (the runs are read and ranked once): one matrix per
     measure, in the order given, over the same topics."""
     from rankmeter.core import Evaluator, validate_options
-    from rankmeter.stats.compare import _named_runs, _scores
+    from rankmeter.stats.compare import named_runs, per_query_scores
 
     opts = validate_options(**options)
     evaluator = Evaluator.of(qrels, list(measures), opts)
-    systems = _named_runs(runs, opts.columns, opts.input_format)
+    systems = named_runs(runs, opts.columns, opts.input_format)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # compare's warning speaks of comparisons; common_topics' says what happens
-        topics, by_measure = _scores(evaluator, systems)
+        topics, by_measure = per_query_scores(evaluator, systems)
     names = [name for name, _ in systems]
     lacking = np.logical_or.reduce([np.isnan(by_measure[m]) for m in evaluator.measures])
     keep = common_topics(lacking, topics, names)

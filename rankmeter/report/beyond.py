@@ -38,7 +38,7 @@ def run_as_lists(run, *, ties: str = "trec_eval"):
 def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str, tests: Significance) -> str:
     """The section's HTML: a table of every run's values, then the comparison over users."""
     from rankmeter.recsys.beyond import PER_USER, beyond_accuracy
-    from rankmeter.report.markup import _comparison_html, _num, esc
+    from rankmeter.report.markup import comparison_html, number_cell, esc
 
     results = {name: beyond_accuracy(train, run_as_lists(run, ties=ties), k=k)
                for name, run in named}
@@ -46,7 +46,7 @@ def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str, 
     head = '<th class="text">system</th>' + "".join(f'<th class="num">{esc(key)}</th>' for key in keys)
     rows = "".join(
         f'<tr><td class="text">{esc(name)}</td>'
-        + "".join(f'<td data-v="{"" if math.isnan(v) else repr(v)}">{_num(v)}</td>'
+        + "".join(f'<td data-v="{"" if math.isnan(v) else repr(v)}">{number_cell(v)}</td>'
                   for v in (float(result.overall[key]) for key in keys)) + "</tr>"
         for name, result in results.items())
     cut = f"the first {k} items of each list" if k else "whole lists"
@@ -61,5 +61,5 @@ def beyond_html(train, named: list, *, baseline: str, k: int | None, ties: str, 
                   for name, result in results.items()}
         records = compare_scores(scores, baseline=baseline, **tests.as_dict()).table_records()
         parts.append("<h3>Per-user measures compared over users</h3>"
-                     + _comparison_html(records, alpha=tests.alpha, tested=True))
+                     + comparison_html(records, alpha=tests.alpha, tested=True))
     return "".join(parts)

@@ -20,7 +20,7 @@ import numpy as np
 
 from rankmeter.check.judged import judged
 from rankmeter.core.rows import ranked, tie_summary
-from rankmeter.report.markup import _dv, _num
+from rankmeter.report.markup import data_value, number_cell
 
 __all__ = ["coverage_html", "ties_html"]
 
@@ -32,8 +32,8 @@ def _esc(value) -> str:
 
 def _cell(value) -> str:
     """A number's cell with its exact value as the sort key (``data-v``)."""
-    key = str(int(value)) if isinstance(value, (int, np.integer)) else _dv(value)
-    return f'<td data-v="{key}">{_num(value)}</td>'
+    key = str(int(value)) if isinstance(value, (int, np.integer)) else data_value(value)
+    return f'<td data-v="{key}">{number_cell(value)}</td>'
 
 
 def coverage_html(qrels, named, measures: list[str], options: Mapping[str, Any]) -> str:
@@ -50,7 +50,7 @@ def coverage_html(qrels, named, measures: list[str], options: Mapping[str, Any])
         cells += [_cell(v) for v in row.judged.values()]
         cells += [_cell(v) for m in report.measures for v in (row.full[m], row.condensed[m])]
         cells += [_cell(row.bpref), _cell(row.infAP),
-                  f'<td data-v="{_dv(row.rbp[0])}">[{_num(row.rbp[0])}, {_num(row.rbp[1])}]</td>']
+                  f'<td data-v="{data_value(row.rbp[0])}">[{number_cell(row.rbp[0])}, {number_cell(row.rbp[1])}]</td>']
         rows.append(f"<tr>{''.join(cells)}</tr>")
     note = ("Judged@k: the share of the top min(k, retrieved) docs that the qrels list. Unjudged docs count as "
             "non-relevant; <i>judged only</i> scores the ranking with them removed (trec_eval -J). bpref and "

@@ -11,7 +11,7 @@ import numpy as np
 
 from rankmeter.core.numbers import format_cell
 from rankmeter.errors import RankmeterError
-from rankmeter.report.markup import _num, esc
+from rankmeter.report.markup import number_cell, esc
 
 __all__ = ["explanations_html"]
 
@@ -61,7 +61,7 @@ def explanations_html(evaluator, runs, labels, tables, queries: list[str], *, ma
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from rankmeter.core.explain import _one_query, explain_batch, explain_query
+    from rankmeter.core.explain import one_query, explain_batch, explain_query
     from rankmeter.io.canonical import Run, decode_id
 
     out = []
@@ -84,7 +84,7 @@ def explanations_html(evaluator, runs, labels, tables, queries: list[str], *, ma
     for qid in queries:
         i, key = index[qid], raw.get(qid)
         summary = " \u00b7 ".join(
-            f"{esc(label)}: " + ", ".join(f"{esc(s)} {_num(float(t.values[i, j]))}" for j, s in enumerate(t.systems))
+            f"{esc(label)}: " + ", ".join(f"{esc(s)} {number_cell(float(t.values[i, j]))}" for j, s in enumerate(t.systems))
             for label, t in tables.items())
         blocks = []
         for label, measure in labels:
@@ -104,7 +104,7 @@ def explanations_html(evaluator, runs, labels, tables, queries: list[str], *, ma
                         total = max(ranks if cut is None else min(cut, ranks), 0)
                         ex = explain_batch(evaluator, one, measure, label, ranked=part.ranked, max_rows=limit)
                     else:
-                        ex = explain_query(evaluator, _one_query(part, key), key, measure, label)
+                        ex = explain_query(evaluator, one_query(part, key), key, measure, label)
                 except RankmeterError as exc:
                     blocks.append(f'{head}<p class="note">{esc(exc)}</p>')
                     continue

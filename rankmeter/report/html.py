@@ -39,8 +39,8 @@ from rankmeter.errors import ParameterError
 from rankmeter.io.output import check_output
 from rankmeter.report.assets import CSS, SCRIPT
 from rankmeter.measures.aggregation import TEXT
-from rankmeter.report.plots import PerQueryTable, _align
-from rankmeter.report.markup import _comparison_html, _dv, _isnan, _num, _p, esc  # noqa: F401 - esc is public here
+from rankmeter.report.plots import PerQueryTable, align_per_query
+from rankmeter.report.markup import comparison_html, data_value, is_missing, number_cell, p_cell, esc  # noqa: F401 - esc is public here
 from rankmeter.report.explanations import explanations_html
 from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
 from rankmeter.report.per_query import per_query_html
@@ -118,7 +118,7 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
     ``q`` and the validated ``options``); as inline SVG (drawn directly, :mod:`rankmeter.report.svg`: no
     matplotlib in the report)."""
     from rankmeter.report.figures import box_spec, diff_spec, pr_spec
-    from rankmeter.report.plots import RECALL_LEVELS, _pr_curves
+    from rankmeter.report.plots import RECALL_LEVELS, mean_pr_curves
     from rankmeter.report.svg import box_svg, diff_svg, pr_svg
 
     figures = []
@@ -131,7 +131,7 @@ def _figures_html(q, named, tables: dict[str, PerQueryTable], baseline: str, opt
                             f"{label}: {s} \u2212 {baseline}, per query"))
         figures.append((box_svg(box_spec(list(t.values.T), t.systems, label)), f"{label}: per-query values"))
     if q is not None and options is not None:  # the precision-recall curves need the judgments
-        figures.append((pr_svg(pr_spec(_pr_curves(q, dict(named), RECALL_LEVELS, options))),
+        figures.append((pr_svg(pr_spec(mean_pr_curves(q, dict(named), RECALL_LEVELS, options))),
                         "Interpolated precision at the eleven recall levels, averaged over queries"))
     return "".join(f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>" for svg, caption in figures)
 
@@ -196,7 +196,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         raise ParameterError(f"{', '.join(text)}: text measures cannot be compared or plotted")
     given: dict[str, Any] = {k: v for k, v in options.items() if k != "columns"}  # for analyses taking **options
     results = [(name, evaluator.evaluate(run)) for name, run in named]
-    tables = {label: _align(str(m), results) for label, m in labels}
+    tables = {label: align_per_query(str(m), results) for label, m in labels}
     for label, t in tables.items():
         t.measure = label
     frame, tested = comparison_table(dict(named), baseline=baseline, tables=tables, tests=tests)
@@ -246,7 +246,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     from rankmeter.report.coverage import coverage_html, ties_html
     sections = [
         '<section id="sec-comparison"><h2>Comparison</h2>'
-        + _comparison_html(frame, alpha=tests.alpha, tested=tested) + "</section>",
+        + comparison_html(frame, alpha=tests.alpha, tested=tested) + "</section>",
         f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
         f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
@@ -306,7 +306,7 @@ def render_scores_report(scores, *, baseline: str | None = None, title: str | No
             "per_query": {lb: {sys_: t.column(sys_) for sys_ in t.systems} for lb, t in tables.items()}}
     sections = [
         '<section id="sec-comparison"><h2>Comparison</h2>'
-        + _comparison_html(cmp.table_records(), alpha=alpha, tested=len(cmp.systems) > 1) + "</section>",
+        + comparison_html(cmp.table_records(), alpha=alpha, tested=len(cmp.systems) > 1) + "</section>",
         '<section id="sec-plots"><h2>Plots</h2><div class="plots">'
         + _figures_html(None, [], tables, cmp.baseline, None) + "</div></section>",
         '<section id="sec-per-query"><h2>Per query</h2>' + per_query_html(tables, cmp.baseline, set()) + "</section>",

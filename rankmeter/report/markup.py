@@ -25,12 +25,12 @@ def esc(value: object) -> str:
     return escape(printable(value), quote=True)
 
 
-def _num(v, digits: int = 4) -> str:
+def number_cell(v, digits: int = 4) -> str:
     """A cell of the report's tables (:func:`~rankmeter.core.numbers.format_cell`); a missing value is a dash."""
     return format_cell(v, digits, undefined=DASH, empty=DASH)
 
 
-def _p(v) -> str:
+def p_cell(v) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "\u2013"
     return format_p(v)
@@ -45,7 +45,7 @@ def format_p(v: float) -> str:
     return "<0.0001" if v < 1e-4 else format_number(v)
 
 
-def _dv(v) -> str:
+def data_value(v) -> str:
     """A sortable data-v attribute value: '' for a missing number."""
     try:
         f = float(v)
@@ -54,7 +54,7 @@ def _dv(v) -> str:
     return repr(f) if math.isfinite(f) else ""
 
 
-def _comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
+def comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
     cols = [("measure", "measure", True), ("system", "system", True), ("baseline", "baseline", True),
             ("mean", "mean", False), ("delta", "\u0394", False), ("p_value", "p", False),
             ("p_adjusted", "p (adjusted)", False), ("ci", "CI of \u0394", False),
@@ -62,12 +62,12 @@ def _comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
     head = "".join(f'<th class="{"text" if t else "num"}">{esc(h)}</th>' for _, h, t in cols)
     best: dict[str, float] = {}
     for row in records:
-        if not _isnan(row.get("mean")):
+        if not is_missing(row.get("mean")):
             best[row["measure"]] = max(best.get(row["measure"], -math.inf), row["mean"])
     body = []
     for row in records:
         p = row.get("p_adjusted")
-        sig = tested and p is not None and not _isnan(p) and p < alpha and row.get("system") != row.get("baseline")
+        sig = tested and p is not None and not is_missing(p) and p < alpha and row.get("system") != row.get("baseline")
         delta = row.get("delta")
         cells = []
         is_base = row.get("system") == row.get("baseline")
@@ -76,25 +76,25 @@ def _comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
                 cells.append(f'<td data-v="">{DASH}</td>')
             elif key == "ci":
                 lo, hi = row.get("ci_low"), row.get("ci_high")
-                shown = DASH if _isnan(lo) else f"[{_num(lo)}, {_num(hi)}]"
-                cells.append(f'<td data-v="{_dv(lo)}">{shown}</td>')
+                shown = DASH if is_missing(lo) else f"[{number_cell(lo)}, {number_cell(hi)}]"
+                cells.append(f'<td data-v="{data_value(lo)}">{shown}</td>')
             elif key == "wtl":
-                cells.append(f'<td data-v="{_dv(row.get("wins"))}">{_num(row.get("wins"))} / '
-                             f'{_num(row.get("ties"))} / {_num(row.get("losses"))}</td>')
+                cells.append(f'<td data-v="{data_value(row.get("wins"))}">{number_cell(row.get("wins"))} / '
+                             f'{number_cell(row.get("ties"))} / {number_cell(row.get("losses"))}</td>')
             elif text:
                 cells.append(f'<td class="text">{esc(row.get(key, ""))}</td>')
             else:
                 v = row.get(key)
                 classes = []
-                if key == "mean" and not _isnan(v) and v == best.get(row["measure"]):
+                if key == "mean" and not is_missing(v) and v == best.get(row["measure"]):
                     classes.append("best")
-                if key == "delta" and not _isnan(delta) and delta:
+                if key == "delta" and not is_missing(delta) and delta:
                     classes.append("up" if delta > 0 else "down")
                 if key == "p_adjusted" and sig:
                     classes.append("sig")
-                shown = _p(v) if key.startswith("p_") else _num(v)
+                shown = p_cell(v) if key.startswith("p_") else number_cell(v)
                 cls = f' class="{" ".join(classes)}"' if classes else ""
-                cells.append(f'<td data-v="{_dv(v)}"{cls}>{shown}</td>')
+                cells.append(f'<td data-v="{data_value(v)}"{cls}>{shown}</td>')
         base_cls = ' class="base"' if is_base else ""
         body.append(f"<tr{base_cls}>{''.join(cells)}</tr>")
     note = (f"Bold: best mean per measure. * : adjusted p &lt; {esc(alpha)}. A system's mean and \u0394 are "
@@ -105,7 +105,7 @@ def _comparison_html(records: list[dict], *, alpha: float, tested: bool) -> str:
             f'<tbody>{"".join(body)}</tbody></table></div><p class="note">{note}</p>')
 
 
-def _isnan(v) -> bool:
+def is_missing(v) -> bool:
     try:
         return v is None or math.isnan(float(v))
     except (TypeError, ValueError):

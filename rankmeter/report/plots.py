@@ -96,7 +96,7 @@ class PerQueryTable:
             raise ParameterError(f"no system named {system!r}; systems: {', '.join(self.systems)}") from None
 
 
-def _align(measure: str, results: list[tuple[str, Results]]) -> PerQueryTable:
+def align_per_query(measure: str, results: list[tuple[str, Results]]) -> PerQueryTable:
     """Union of the systems' queries in natural order (q2 before q10, as every table), NaN where absent."""
     from rankmeter.core.order import natural_order
 
@@ -118,7 +118,7 @@ def _evaluate_runs(qrels, runs, measures, options: Options) -> list[tuple[str, R
 
 def _per_query_table(qrels, runs, measure: str, options: Options) -> PerQueryTable:
     results = _evaluate_runs(qrels, runs, [measure], options)
-    return _align(results[0][1].names[0], results)
+    return align_per_query(results[0][1].names[0], results)
 
 
 @takes_options(in_memory=True)
@@ -230,7 +230,7 @@ def pr_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]]):
     return fig
 
 
-def _pr_curves(qrels, runs, recalls: Sequence[float], options: Options) -> list[tuple[str, list[float], list[float]]]:
+def mean_pr_curves(qrels, runs, recalls: Sequence[float], options: Options) -> list[tuple[str, list[float], list[float]]]:
     levels = sorted(float(r) for r in recalls)
     names = [f"IPrec@{r:g}" for r in levels]
     return [(name, levels, [float(res[n]) for n in names])
@@ -249,7 +249,7 @@ def pr_curves(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS,
         As for :func:`plot_pr`.
     %(evaluation_options)s
     """
-    return _pr_curves(qrels, runs, recalls, validate_options(**options))
+    return mean_pr_curves(qrels, runs, recalls, validate_options(**options))
 
 
 # ------------------------------------------------------------------ public plots
@@ -301,7 +301,7 @@ def plot_pr(qrels, runs, *, recalls: Sequence[float] = RECALL_LEVELS, **options:
     -------
     matplotlib.figure.Figure
     """
-    return pr_figure(_pr_curves(qrels, runs, recalls, validate_options(**options)))
+    return pr_figure(mean_pr_curves(qrels, runs, recalls, validate_options(**options)))
 
 
 @takes_options(in_memory=True)

@@ -38,7 +38,7 @@ LOWER_IS_BETTER = Param("lower_is_better", "strings", (), "measures whose smalle
                         "popularity lift): the tables' superscripts and bold best follow them", "tests", cli=False)
 
 
-def _named_runs(runs, columns, input_format="auto") -> list[tuple[str, Run]]:
+def named_runs(runs, columns, input_format="auto") -> list[tuple[str, Run]]:
     if isinstance(runs, (str, bytes, os.PathLike, Run)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
     items = name_runs(runs, columns=columns, input_format=input_format)
@@ -47,7 +47,7 @@ def _named_runs(runs, columns, input_format="auto") -> list[tuple[str, Run]]:
     return items
 
 
-def _scores(evaluator: Evaluator, systems):
+def per_query_scores(evaluator: Evaluator, systems):
     """Per measure, a (queries x systems) matrix of per-query values, NaN where a run lacks a query."""
     per_run, missing = [], []
     with warnings.catch_warnings():
@@ -224,10 +224,10 @@ def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = Non
     for label, m in names:
         if m.family.value_type is TEXT:
             raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
-    systems = _named_runs(runs, opts.columns, opts.input_format)
+    systems = named_runs(runs, opts.columns, opts.input_format)
     labels = [name for name, _ in systems]
     bases = _baselines(baseline, labels)
-    query_ids, matrices = _scores(evaluator, systems)
+    query_ids, matrices = per_query_scores(evaluator, systems)
     return _comparison(labels, bases, names, query_ids, {label: matrices[m] for label, m in names}, tests)
 
 

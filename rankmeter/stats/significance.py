@@ -50,7 +50,7 @@ def scipy_stats():
                                            "without it)")
 
 
-def _rng(seed: int | None) -> np.random.Generator:
+def seeded_rng(seed: int | None) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))
 
 
@@ -90,7 +90,7 @@ def _constant(d: np.ndarray, mean: float) -> tuple[float, float, float] | None:
     return None
 
 
-def _t_interval(d: np.ndarray, alpha: float) -> tuple[float, float]:
+def t_interval(d: np.ndarray, alpha: float) -> tuple[float, float]:
     n = len(d)
     mean, se = float(d.mean()), float(d.std(ddof=1)) / math.sqrt(n)
     half = t_quantile(n - 1, 1 - alpha / 2) * se
@@ -112,7 +112,7 @@ def paired_t(d: np.ndarray, *, alpha: float = 0.05) -> tuple[float, float, float
         return fixed
     t = mean / (float(d.std(ddof=1)) / math.sqrt(len(d)))
     p = float(2 * stdtr(len(d) - 1, -abs(t)))
-    return (p, *_t_interval(d, alpha))
+    return (p, *t_interval(d, alpha))
 
 
 def wilcoxon(d: np.ndarray, *, alpha: float = 0.05) -> tuple[float, float, float]:
@@ -131,10 +131,10 @@ def wilcoxon(d: np.ndarray, *, alpha: float = 0.05) -> tuple[float, float, float
     if (fixed := _constant(d, float(d.mean()))) is not None:
         return fixed
     p = float(stats.wilcoxon(d).pvalue)
-    return (p, *_t_interval(d, alpha))
+    return (p, *t_interval(d, alpha))
 
 
-def _random_bits(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+def random_bits(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     """A (rows, n) float64 matrix of independent fair 0/1 bits, 64 per raw PCG64 draw."""
     words = (n + 63) // 64
     raw = rng.bit_generator.random_raw(rows * words).astype("<u8", copy=False)
@@ -189,11 +189,11 @@ def randomization(diffs: np.ndarray, *, permutations: int = 10000, seed: int | N
     bound = np.abs(total) - _tolerance(d)
     exceed = np.zeros(npairs, dtype=np.int64)
     spread = np.empty((permutations, npairs))
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     block = max(1, min(permutations, _BLOCK // max(n, 1)))
     for start in range(0, permutations, block):
         rows = min(block, permutations - start)
-        prod = _random_bits(rng, rows, n) @ both
+        prod = random_bits(rng, rows, n) @ both
         flipped = 2 * prod[:, :npairs] - total
         exceed += (np.abs(flipped) >= bound).sum(axis=0)
         signs = 2 * prod[:, npairs:] - count  # sum of the signs over each pair's queries
@@ -271,7 +271,7 @@ def bootstrap(diffs: np.ndarray, *, permutations: int = 10000, seed: int | None 
     moments = np.hstack([diffs, diffs ** 2])
     exceed = np.zeros(npairs, dtype=np.int64)
     boot = np.empty((permutations, npairs))
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     block = max(1, min(permutations, _BLOCK // n))
     for start in range(0, permutations, block):
         rows = min(block, permutations - start)
@@ -341,7 +341,7 @@ def tukey_hsd(scores: np.ndarray, *, permutations: int = 10000, seed: int | None
         orders = np.array(list(_all_orders(range(k))), dtype=np.int64)
     flat = scores.ravel()
     ranges = np.empty(permutations)
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     block = max(1, min(permutations, _BLOCK // n))
     for start in range(0, permutations, block):
         rows = min(block, permutations - start)

@@ -38,7 +38,7 @@ def _grades(values: np.ndarray) -> np.ndarray:
 
 def batch_of(ranked: Ranked) -> Batch:
     """The Batch of the rows of ``ranked`` (numpy arrays), ties averaged when ``ranked`` averages them."""
-    from rankmeter.core.needs import _top
+    from rankmeter.core.needs import top_value
 
     valid = ranked.valid
     counts = valid.sum(axis=1)
@@ -56,7 +56,7 @@ def batch_of(ranked: Ranked) -> Batch:
         new = np.ones(len(qidx), dtype=bool)
         new[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
         tie = np.cumsum(new) - 1
-    needs = {"qrels_max_grade": _top(judged_rel.max(initial=0))}
+    needs = {"qrels_max_grade": top_value(judged_rel.max(initial=0))}
     return Batch(queries=_RowNames(ranked.rows), offsets=offsets, rel=rel,
                  judged_offsets=np.concatenate(([0], np.cumsum(judged_counts))).astype(np.int64),
                  judged_rel=judged_rel, needs=needs, tie_group=tie)

@@ -527,14 +527,14 @@ def test_report_comparison_is_compares_table():
     """The report tests the per-query values it already holds: the rows rankmeter.compare gives."""
     from rankmeter import compare
     from rankmeter.report.html import comparison_table
-    from rankmeter.report.plots import _align
+    from rankmeter.report.plots import align_per_query
     from rankmeter.core import Evaluator
 
     runs = {"a": str(EXAMPLES / "run.txt"), "b": str(EXAMPLES / "run2.txt")}
     measures = ["AP", "nDCG@10"]
     evaluator = Evaluator(str(EXAMPLES / "qrels.txt"), measures)
     results = [(name, evaluator.evaluate(run)) for name, run in runs.items()]
-    tables = {label: _align(str(m), results) for label, m in evaluator.names}
+    tables = {label: align_per_query(str(m), results) for label, m in evaluator.names}
     for label, t in tables.items():
         t.measure = label
     from rankmeter.stats.params import Significance

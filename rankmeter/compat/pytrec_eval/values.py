@@ -88,8 +88,8 @@ def _counts_9(levels, num_rel: np.ndarray) -> list[np.ndarray]:
 
 def _counts_10(levels, num_rel: np.ndarray) -> list[np.ndarray]:
     """trec_eval 10.0's: lround(p * R)."""
-    from rankmeter.measures.iprec import _lround
-    return [_lround(p * num_rel).astype(np.float64) for p in levels]
+    from rankmeter.measures.iprec import trec_lround
+    return [trec_lround(p * num_rel).astype(np.float64) for p in levels]
 
 
 class Interpolated:
@@ -105,8 +105,8 @@ class Interpolated:
 
     @classmethod
     def of_batch(cls, view, level: int, version: str) -> "Interpolated":
-        from rankmeter.measures.iprec import _interpolated_at_hits
-        hits, interpolated = _interpolated_at_hits(view, level)
+        from rankmeter.measures.iprec import interpolated_at_hits
+        hits, interpolated = interpolated_at_hits(view, level)
         first = np.searchsorted(hits.q, np.arange(view.nq))
         found = np.diff(np.append(first, len(hits.q)))
         final = np.zeros(view.nq)
