@@ -22,8 +22,7 @@ Traceback (most recent call last):
 ...
 rankmeter.errors.InputError: cfg.json: field margin: expected a number in [0, 1], got NaN
 
-:func:`check_sqlite` looks at an SQLite file before a cache opens it for writing: another program's
-database (other tables, or a table of the same name with other columns) is refused, never altered.
+The metadata of SQLite files (the caches) is checked by :func:`rankmeter.io.sqlite.check_sqlite`.
 """
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ import numpy as np
 
 from rankmeter.errors import InputError, shown_repr
 
-__all__ = ["read_json", "parse_json", "check", "field_error", "check_sqlite", "Schema", "Str", "Int", "Num",
+__all__ = ["read_json", "parse_json", "check", "field_error", "Schema", "Str", "Int", "Num",
            "Bool", "Nullable", "ListOf", "Tuple", "MapOf", "Record", "Anything", "Numbers",
            "MAX_BYTES", "MAX_DEPTH"]
 
@@ -507,76 +506,3 @@ def read_json(source, schema: Schema | None = None, *, what: str = "the file", h
     if len(data) > max_bytes:
         raise InputError(f"{what} is more than {max_bytes} bytes, more than rankmeter reads", source=name, hint=hint)
     return parse_json(data, schema, source=name, hint=hint, max_depth=max_depth)
-
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def check_sqlite(path, tables: Mapping[str, Any], *, what: str = "the cache", hint: str | None = None,
-                 writable: bool = False) -> bool:
-    """Look at the SQLite file ``path`` before a cache opens it: True when it holds rankmeter's ``tables``
-    (``{table: column names}``, each table's columns at least these), False when it is missing or empty (a
-    new cache); an InputError when it is something else: not SQLite, another program's database (a table
-    not named in ``tables``, or a table of that name without these columns), unreadable, or, with
-    ``writable``, a file or folder this process cannot write. Nothing is written to the file.
-
-    >>> import os, sqlite3, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "cache.sqlite")
-    >>> check_sqlite(path, {"answers": ("key", "answer")})
-    False
-    >>> db = sqlite3.connect(path); _ = db.execute("CREATE TABLE answers (id INTEGER)"); db.commit(); db.close()
-    >>> check_sqlite(path, {"answers": ("key", "answer")})
-    Traceback (most recent call last):
-    ...
-    rankmeter.errors.InputError: ...: another program's database: its table answers has no column key, answer ...
-    """
-    import sqlite3
-
-    name = os.fsdecode(path)
-    folder = os.path.dirname(os.path.abspath(name))
-    if writable and not os.access(folder, os.W_OK):
-        raise InputError(f"{what}'s folder {folder} is not writable (SQLite writes its journal beside the file); "
-                         "choose another place", source=name)
-    try:
-        with open(name, "rb") as fh:
-            head = fh.read(len(_SQLITE_MAGIC))
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        raise InputError(f"cannot read {what} ({exc.strerror or exc})", source=name) from None
-    if not head:
-        return False
-    if head != _SQLITE_MAGIC:
-        raise InputError(f"not {what}: not an SQLite database; name a new file, or {what} rankmeter made",
-                         source=name, hint=hint)
-    if writable and not os.access(name, os.W_OK):
-        raise InputError(f"{what} is read-only for this user; make it writable or name another file",
-                         source=name, hint=hint)
-    try:
-        db = sqlite3.connect(f"file:{_uri_path(name)}?mode=ro", uri=True)
-        try:
-            found = {row[0]: {c[1] for c in db.execute(f'PRAGMA table_info("{row[0]}")')}
-                     for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                           "AND name NOT LIKE 'sqlite_%'")}
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"not {what}: a damaged or unreadable SQLite database ({exc})", source=name,
-                         hint=hint) from None
-    other = sorted(set(found) - set(tables))
-    if other:
-        raise InputError(f"another program's database: it holds the table(s) {', '.join(other[:5])}, which "
-                         f"{what} does not; name a new file (rankmeter changes nothing in it)", source=name,
-                         hint=hint)
-    for table, columns in tables.items():
-        lacking = [c for c in columns if table in found and c not in found[table]]
-        if lacking:
-            raise InputError(f"another program's database: its table {table} has no column {', '.join(lacking)} "
-                             f"(not {what} rankmeter made); name a new file (rankmeter changes nothing in it)",
-                             source=name, hint=hint)
-    return bool(found)
-
-
-def _uri_path(name: str) -> str:
-    from urllib.parse import quote
-    return quote(os.path.abspath(name))
