@@ -8,16 +8,19 @@ A whole JSON document in pytrec_eval's shape, ``{query: {doc: grade}}``,
 is read as that dict, and an array of records (``[{"qid": ...}, ...]``)
 as a table whose errors name the record, counting from 0.
 
-Arrow's JSON reader is only given what it handles safely: every non-blank
-line an object and nesting at most :data:`MAX_DEPTH` deep (Arrow 26 crashes
-the process on a line that is ``null`` and on deep nesting). Anything else is
-read line by line, where a line nested deeper than Python can parse is an
-:class:`~rankmeter.errors.InputError` naming it.
+Arrow's JSON reader is only given what it handles safely
+(:func:`rankmeter.io.structured.json_lines_bounded`: every non-blank line an
+object, nesting at most :data:`MAX_DEPTH` deep, no huge line, few keys a line;
+Arrow 26 crashes the process on a line that is ``null`` and on deep nesting).
+Anything else, and anything Arrow refuses, is read line by line by the one
+JSON Lines reader (:func:`rankmeter.io.structured.json_lines`), whose errors
+name the file, the line and the field (a key given twice, a NaN, bytes that
+are not UTF-8, a line nested too deep or too long). A whole JSON document is
+read by :func:`rankmeter.io.structured.parse_json`.
 """
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 import pyarrow as pa
@@ -27,74 +30,27 @@ from rankmeter.io.canonical import Qrels, Run, encode_id
 from rankmeter.io.columns import resolve_columns
 from rankmeter.io.delimited import nonblank_lines
 from rankmeter.io.frames import qrels_from_table, run_from_table
+from rankmeter.io.structured import json_lines, json_lines_bounded, parse_json
+
+_RECORD = 'one JSON object such as {"query_id": ..., "doc_id": ..., "score": ...}'
 
 __all__ = ["read_jsonl", "json_lines_table", "MAX_DEPTH"]
 
-#: Deepest nesting of brackets handed to Arrow's JSON reader (records are flat: 2 is usual).
-MAX_DEPTH = 64
-#: Most keys (colons, counted in strings too) on one line handed to Arrow's JSON reader: it makes a column
-#: per key (a 6 MB line of 600,000 keys peaked at 809 MB); records hold a few
-MAX_KEYS = 256
-# a non-blank line whose first non-blank byte does not open an object
-_NOT_AN_OBJECT = re.compile(rb"(?m)^[ \t\r\f\v]*[^{ \t\r\n\f\v]")
-_DEPTH_STEP = np.zeros(256, dtype=np.int8)
-_DEPTH_STEP[[ord("["), ord("{")]] = 1
-_DEPTH_STEP[[ord("]"), ord("}")]] = -1
-_TOO_DEEP = ("JSON nested too deep for rankmeter (records are flat objects of ids and numbers); "
-             "check that this is the right file")
-
-
-def _depth_at_most(data: bytes, limit: int) -> bool:
-    """Whether brackets (counted in strings too: an over-estimate) never nest deeper than ``limit``."""
-    depth = 0
-    block = 1 << 22
-    for start in range(0, len(data), block):  # in blocks: a few MB of temporaries, however big the file
-        steps = _DEPTH_STEP[np.frombuffer(data, dtype=np.uint8, count=min(block, len(data) - start),
-                                          offset=start)]
-        running = np.cumsum(steps, dtype=np.int64) + depth
-        if len(running):
-            if running.max() > limit:
-                return False
-            depth = int(running[-1])
-    return True
-
-
-def _keys_at_most(data: bytes, limit: int) -> bool:
-    """Whether no line holds more than ``limit`` colons (an over-estimate of its keys)."""
-    if data.count(b":") <= limit:
-        return True
-    arr = np.frombuffer(data, dtype=np.uint8)
-    colons = np.cumsum(arr == ord(":"), dtype=np.int64)
-    ends = np.flatnonzero((arr == ord("\n")) | (arr == ord("\r")))
-    at_ends = np.concatenate(([0], colons[ends], [colons[-1]]))
-    return bool(np.diff(at_ends).max() <= limit)
+#: Deepest nesting of lists and objects read (records are flat: 2 is usual)
+MAX_DEPTH = 32
 
 
 def _arrow_safe(data: bytes) -> bool:
     """Whether Arrow's JSON reader can be given ``data`` without risk of a crash or a column per key."""
-    return _NOT_AN_OBJECT.search(data) is None and _depth_at_most(data, MAX_DEPTH) and \
-        _keys_at_most(data, MAX_KEYS)
+    return json_lines_bounded(data, max_depth=MAX_DEPTH)
 
 
 def _python_table(data: bytes, name: str, wanted=None) -> tuple[pa.Table, np.ndarray]:
-    """Line by line: every object's keys, ids as text, numbers as they are. ``wanted(keys)``: the keys to keep
-    (columns are made only for them: a line of 600,000 keys is no 600,000 columns)."""
+    """Line by line, by the one JSON Lines reader (:func:`rankmeter.io.structured.json_lines`): every object's
+    keys, ids as text, numbers as they are. ``wanted(keys)``: the keys to keep (columns are made only for them:
+    a line of 600,000 keys is no 600,000 columns)."""
     rows, lines = [], []
-    for number, raw in enumerate(data.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except RecursionError:
-            raise InputError(_TOO_DEEP, source=name, line=number) from None
-        except ValueError as exc:
-            detail = f"{exc.msg} at column {exc.colno}" if hasattr(exc, "colno") else "not UTF-8 text"
-            raise InputError(f"not valid JSON ({detail}); every line must be one "
-                             "JSON object", source=name, line=number) from None
-        if not isinstance(obj, dict):
-            raise InputError(f"a JSON {'null' if obj is None else type(obj).__name__}, not an object; every line must be one JSON "
-                             "object such as {\"query_id\": ..., \"doc_id\": ..., \"score\": ...}",
-                             source=name, line=number)
+    for number, obj in json_lines(data, source=name, max_depth=MAX_DEPTH, what=_RECORD):
         rows.append(obj)
         lines.append(number)
     return _records(rows, wanted), np.asarray(lines, dtype=np.int64)
@@ -122,12 +78,13 @@ def _records(rows: list[dict], wanted=None) -> pa.Table:
 def _document(data: bytes, name: str, kind: str, grades: str):
     """A whole JSON document in pytrec_eval's dict shape, or None."""
     try:
-        obj = json.loads(data)
-    except RecursionError:
-        raise InputError(_TOO_DEEP, source=name, line=data[:len(data) - len(data.lstrip())].count(b"\n") + 1) \
-            from None
-    except ValueError:
-        return None
+        obj = parse_json(data, source=name, max_depth=MAX_DEPTH, none_if_not_json=True)
+    except InputError as exc:
+        if b"\n" in data.strip():
+            raise
+        # a document on one line is a line of JSON Lines too: its line is named
+        raise InputError(exc.message, source=name, line=data[:len(data) - len(data.lstrip())].count(b"\n") + 1,
+                         hint=exc.hint) from None
     if isinstance(obj, list) and obj and all(isinstance(v, dict) for v in obj):
         return _records(obj)  # an array of records (pandas' to_json(orient="records")): rows counted from 0
     if not isinstance(obj, dict) or not obj or not all(isinstance(v, (dict, list)) for v in obj.values()):

@@ -64,54 +64,11 @@ _HINT = "name a new file, or the cache an earlier judges label made"
 
 
 def _inspect(path: str) -> None:
-    """Refuse ``path`` unless it is missing, empty, or an answers cache; read only, never write."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(100)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", source=path) from None
-    if not head:
-        return
-    if not head.startswith(b"SQLite format 3\x00"):
-        raise InputError(f"is not an answers cache (an SQLite database); {_HINT}", source=path)
-    application_id = int.from_bytes(head[68:72], "big") if len(head) >= 72 else 0
-    if application_id not in (0, APPLICATION_ID):
-        raise InputError(f"is another program's SQLite database (application id {application_id:#x}), not an "
-                         f"answers cache; it was left as it was: {_HINT}", source=path)
-    from urllib.request import pathname2url
-    address = f"file:{pathname2url(os.path.abspath(path))}?mode=ro"
-    try:
-        tables = _tables(address)
-    except sqlite3.OperationalError:   # a WAL database in a read-only folder: its -shm cannot be made
-        try:
-            tables = _tables(address + "&immutable=1")
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"is not an answers cache (an SQLite database): {exc}; {_HINT}", source=path) from None
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"is not an answers cache (an SQLite database): {exc}; {_HINT}", source=path) from None
-    foreign = sorted(set(tables) - set(_COLUMNS))
-    wrong = sorted(name for name, columns in tables.items() if name in _COLUMNS and columns != _COLUMNS[name])
-    missing = sorted({"answers", "ledger"} - set(tables)) if tables else []
-    if foreign or wrong or missing:
-        what = "; ".join(filter(None, [
-            f"tables an answers cache has not: {', '.join(foreign)}" if foreign else "",
-            f"tables of other columns: {', '.join(wrong)}" if wrong else "",
-            f"no {' and no '.join(missing)} table" if missing else ""]))
-        raise InputError(f"is an SQLite database of another program ({what}), not an answers cache; it was left "
-                         f"as it was: {_HINT}", source=path)
-
-
-def _tables(address: str) -> dict[str, tuple]:
-    """The tables of the database at the URI ``address`` and their columns, read only."""
-    db = sqlite3.connect(address, uri=True)
-    try:
-        return {name: tuple(row[1] for row in db.execute(f"PRAGMA table_info('{name}')"))
-                for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                          "'sqlite_%'")}
-    finally:
-        db.close()
+    """Refuse ``path`` unless it is missing, empty, or an answers cache (this or an earlier version); read only,
+    by the one checker of SQLite inputs."""
+    from rankmeter.io.sqlite import check_sqlite
+    check_sqlite(path, _COLUMNS, what="an answers cache", hint=_HINT, application_id=APPLICATION_ID, exact=True,
+                 required=("answers", "ledger"))
 
 
 def _journal_row(row) -> bool:

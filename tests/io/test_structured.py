@@ -8,7 +8,6 @@ import io
 import json
 import math
 import re
-import sqlite3
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from rankmeter.errors import InputError
 from rankmeter.io.structured import (
     MAX_DEPTH, Anything, Bool, Int, ListOf, MapOf, Nullable, Num, Numbers, Record, Str, Tuple, check,
-    check_sqlite, parse_json, read_json,
+    parse_json, read_json,
 )
 
 SCHEMA = Record({"margin": Num(low=0, high=1), "strict": Bool(), "count": Int(0, 100), "name": Str(("a", "b")),
@@ -144,38 +143,3 @@ def test_an_unknown_field_is_refused_where_the_record_is_closed():
     schema = Record({"a": Int()}, {"b": Int()}, closed=True)
     with pytest.raises(InputError, match=r"field c: expected no such field here \(the fields are a, b\)"):
         parse_json('{"a": 1, "c": 2}', schema, source="s.json")
-
-
-def _table(path, sql):
-    db = sqlite3.connect(path)
-    db.executescript(sql)
-    db.commit()
-    db.close()
-
-
-def test_sqlite_metadata(tmp_path):
-    tables = {"answers": ("key", "answer"), "ledger": ("id", "key")}
-    assert check_sqlite(tmp_path / "new.sqlite", tables) is False            # missing: a new cache
-    (tmp_path / "empty.sqlite").write_bytes(b"")
-    assert check_sqlite(tmp_path / "empty.sqlite", tables) is False
-    ours = tmp_path / "ours.sqlite"
-    _table(ours, "CREATE TABLE answers (key TEXT, answer TEXT, more TEXT); CREATE TABLE ledger (id INT, key TEXT);")
-    assert check_sqlite(ours, tables) is True
-    other = tmp_path / "other.sqlite"
-    _table(other, "CREATE TABLE answers (id INTEGER, body TEXT);")
-    before = other.read_bytes()
-    with pytest.raises(InputError, match="another program's database: its table answers has no column key, answer"):
-        check_sqlite(other, tables)
-    mixed = tmp_path / "mixed.sqlite"
-    _table(mixed, "CREATE TABLE invoices (n INT);")
-    with pytest.raises(InputError, match=r"another program's database: it holds the table\(s\) invoices"):
-        check_sqlite(mixed, tables)
-    assert other.read_bytes() == before                                        # never altered
-    text = tmp_path / "text.sqlite"
-    text.write_text("not a database at all\n")
-    with pytest.raises(InputError, match="text.sqlite: not the cache: not an SQLite database"):
-        check_sqlite(text, tables)
-    damaged = tmp_path / "damaged.sqlite"
-    damaged.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
-    with pytest.raises(InputError, match="damaged or unreadable SQLite database"):
-        check_sqlite(damaged, tables)

@@ -174,8 +174,8 @@ def _another_program(path, sql: str, application_id: int = 0) -> bytes:
 
 @pytest.mark.parametrize("sql, application_id, said", [
     ("CREATE TABLE answers (id INTEGER, text TEXT); INSERT INTO answers VALUES (1, 'x');", 0,
-     "tables of other columns: answers"),
-    ("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ann');", 0, "tables an answers cache has not: users"),
+     "its table answers has the columns id, text, not key, model"),
+    ("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ann');", 0, "it holds the table(s) users, which an answers cache has not"),
     ("CREATE TABLE answers (key TEXT);", 0x12345678, "application id 0x12345678"),
 ])
 def test_another_programs_database_is_refused_and_left_as_it_was(data, sql, application_id, said, cli):

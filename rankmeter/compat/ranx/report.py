@@ -157,8 +157,11 @@ class Report:
         return frame.reset_index().rename(columns={"index": "model_names"})
 
     def save(self, path: str) -> None:
-        with open(path, "w") as f:
-            f.write(json.dumps(self.to_dict(), indent=4, default=float))
+        """The report as JSON, through rankmeter's guarded writer: never over an input, never half a file, the
+        file synced before its rename and the folder after."""
+        from rankmeter.compat.ranx.files import write_guarded
+        text = json.dumps(self.to_dict(), indent=4, default=float)
+        write_guarded(path, lambda f: f.write(text))
 
     def print_results(self) -> None:
         print(json.dumps(self.results, indent=4))
