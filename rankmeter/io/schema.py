@@ -25,16 +25,16 @@ import numpy as np
 from rankmeter.errors import InputError, shown_repr
 
 __all__ = ["check", "field_error", "describe", "Schema", "Str", "Int", "Num", "Bool", "Nullable", "ListOf",
-           "Tuple", "MapOf", "Record", "Anything", "Numbers", "MAX_DEPTH"]
+           "Tuple", "MapOf", "Record", "Anything", "Numbers", "MAX_DEPTH", "MAX_INTEGER_DIGITS", "HugeInteger"]
 
 #: the deepest nesting of lists and objects read (rankmeter's own files nest 4 deep)
 MAX_DEPTH = 32
 #: integers with more digits than this are not read as numbers (int("9" * 5000) costs quadratic time)
-_MAX_DIGITS = 40
+MAX_INTEGER_DIGITS = 40
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-class _HugeInteger:
+class HugeInteger:
     """An integer literal too long to be any count or id rankmeter reads: kept as its digit count only."""
 
     def __init__(self, digits: int):
@@ -59,7 +59,7 @@ def describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, _HugeInteger):
+    if isinstance(value, HugeInteger):
         return f"an integer of {value.digits} digits"
     if isinstance(value, int):
         return str(value) if abs(value) < 10 ** 20 else f"an integer of {len(str(abs(value)))} digits"
@@ -337,9 +337,9 @@ class Anything(Schema):
                     raise ctx.error(where, f"at most {ctx.depth} levels of nested lists and objects")
                 children = item.items() if isinstance(item, dict) else enumerate(item)
                 stack.extend((v, (*where, k), depth + 1) for k, v in children)
-            elif isinstance(item, _HugeInteger) or self.finite and isinstance(item, float) and not math.isfinite(item):
+            elif isinstance(item, HugeInteger) or self.finite and isinstance(item, float) and not math.isfinite(item):
                 raise ctx.refuse(where, "a finite number" if isinstance(item, float) else "a number of at most "
-                                 f"{_MAX_DIGITS} digits", item)
+                                 f"{MAX_INTEGER_DIGITS} digits", item)
         return value
 
 

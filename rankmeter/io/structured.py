@@ -37,7 +37,7 @@ import numpy as np
 
 from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.schema import (MAX_DEPTH, Anything, Bool, Int, ListOf, MapOf, Nullable, Num, Numbers, Record,
-                                 Schema, Str, Tuple, _HugeInteger, _MAX_DIGITS, check, describe, field_error)
+                                 Schema, Str, Tuple, HugeInteger, MAX_INTEGER_DIGITS, check, describe, field_error)
 __all__ = ["read_json", "parse_json", "check", "field_error", "Schema", "Str", "Int", "Num",
            "Bool", "Nullable", "ListOf", "Tuple", "MapOf", "Record", "Anything", "Numbers",
            "MAX_BYTES", "MAX_DEPTH", "json_lines", "json_lines_bounded", "MAX_LINE_BYTES", "MAX_LINE_KEYS"]
@@ -62,7 +62,7 @@ def _pairs(pairs):
 
 
 def _integer(text: str):
-    return int(text) if len(text.lstrip("-")) <= _MAX_DIGITS else _HugeInteger(len(text.lstrip("-")))
+    return int(text) if len(text.lstrip("-")) <= MAX_INTEGER_DIGITS else HugeInteger(len(text.lstrip("-")))
 
 
 def _utf8(data, source: str) -> str:
