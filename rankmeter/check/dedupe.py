@@ -31,7 +31,7 @@ __all__ = ["dedupe", "kept_rows", "write_deduped", "Deduped", "KEEP"]
 
 #: Which line of a duplicated (query, doc) stays (``rankmeter check --dedupe KEEP``).
 KEEP = Param("keep", "choice", "first", "the line kept of each duplicated (query, doc): the first, or the one with "
-             "the highest score", "check", choices=("first", "max"))
+             "the highest score", choices=("first", "max"))
 
 
 @validate_params(KEEP)

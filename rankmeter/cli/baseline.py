@@ -10,11 +10,10 @@ import sys
 
 from rankmeter.cli import flags, presets
 from rankmeter.core.numbers import format_number
-from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
-SLICES = Param("slices", "path", None, "query slices the gate checks too: lines 'QUERY SLICE' or JSON "
-               "{slice: [queries]}", group="inputs", metavar="FILE")
+SLICES = flags.declare("slices", "path", None, "query slices the gate checks too: lines 'QUERY SLICE' or JSON "
+                       "{slice: [queries]}", metavar="FILE")
 
 HELP = "save a run's per-query values with their provenance: the baseline `rankmeter gate` compares with"
 

@@ -16,7 +16,7 @@ from rankmeter.engine.param import Param
 
 #: training interactions: ``rankmeter beyond``'s first input, ``rankmeter report --train``
 TRAIN = Param("train", "path", None, "training interactions (a CSV/TSV/Parquet/JSON Lines table with user and item "
-              "columns)", "beyond")
+              "columns)")
 
 HELP = ("beyond-accuracy measures of recommenders (coverage, novelty, diversity, popularity bias), compared "
         "over users")
@@ -62,10 +62,11 @@ def run(args) -> int:
 def add_arguments(b) -> None:
     from rankmeter.recsys.beyond import MEASURES, PARAMS as BEYOND
 
-    flags.add(b, TRAIN.but(positional=True, required=True),
-              Param("recommendations", "paths", None, "one table of recommendations per system (user, item, "
-                    "optionally score); named by file name", "inputs", positional=True, required=True),
+    flags.add(b, flags.flag(TRAIN).but(positional=True, required=True),
+              flags.declare("recommendations", "paths", None, "one table of recommendations per system (user, item, "
+                            "optionally score); named by file name", positional=True, required=True),
               MEASURES,
-              *BEYOND.values(), flags.READING_FUSING[0], *TESTS,
+              # its k cuts lists of items: no -k (the shared k's short flag)
+              *(flags.flag(p, short=None) for p in BEYOND.values()), flags.READING_FUSING[0], *TESTS,
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json"),
                                    help="format of the comparison table"))

@@ -23,12 +23,14 @@ from rankmeter.engine.param import Param
 HELP = "lint qrels and runs (before judging too): duplicates, missing queries, ties, coverage ..."
 
 #: check(qrels=) when every positional file is a run
-QRELS = PARAMS["qrels"].but(positional=False, required=False, help="the qrels, when every positional file is a run")
+QRELS = flags.SHARED["qrels"].but(positional=False, required=False,
+                                  help="the qrels, when every positional file is a run")
 #: check(topics=), pool(topics=): one topics file
-TOPICS = Param("topics", "path", None, "the topics (TREC <num> Number: 301, or one query id a line / the first field "
-               "of a TSV): a warning names the runs' queries outside them (pool: left out) and check's the topics "
-               "without results", "check", metavar="FILE")
-STRICT = Param("strict", "bool", False, "exit 1 on warnings too (default: on errors only)", "check")
+TOPICS = flags.declare("topics", "path", None,
+                       "the topics (TREC <num> Number: 301, or one query id a line / the first field "
+                       "of a TSV): a warning names the runs' queries outside them (pool: left out) and check's the "
+                       "topics without results", metavar="FILE")
+STRICT = Param("strict", "bool", False, "exit 1 on warnings too (default: on errors only)")
 
 
 def add_arguments(p) -> None:

@@ -11,7 +11,7 @@ HELP = "compare runs with significance tests (tables for papers)"
 
 #: the tests and corrections every comparing command takes
 TESTS = ("test", "correction", "alpha", "permutations", "seed", "baseline")
-ALL_PAIRS = Param("all_pairs", "bool", False, "also compare every pair of runs, corrected over all pairs", "tests")
+ALL_PAIRS = Param("all_pairs", "bool", False, "also compare every pair of runs, corrected over all pairs")
 
 
 def add_arguments(p) -> None:

@@ -6,17 +6,17 @@ import sys
 from rankmeter.cli import flags
 from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param
 
 HELP = ("each tool's value side by side (trec_eval, pytrec_eval, ir_measures, ranx, torchmetrics, sklearn, beir, mteb); "
         "every difference attributed to the convention causing it, one switch at a time")
 DEFAULT_AS = "trec_eval,pytrec_eval,ir_measures,ranx,torchmetrics,sklearn"
 #: diff(conventions=), comma-separated (``as`` is a Python word: the flag keeps the docs' --as)
-CONVENTIONS = Param("conventions", "string", DEFAULT_AS, "the conventions compared, the first the reference (also "
-                    "beir, mteb)", "check", flag="--as", metavar="TOOL,TOOL...")
+CONVENTIONS = flags.declare("conventions", "string", DEFAULT_AS,
+                            "the conventions compared, the first the reference (also "
+                            "beir, mteb)", flag="--as", metavar="TOOL,TOOL...")
 #: to_text(top=)
-TOP = Param("top", "integer", 10, "queries listed per measure in text, most affected first (JSON lists all)", "check",
-            low=0, metavar="N")
+TOP = flags.declare("top", "integer", 10, "queries listed per measure in text, most affected first (JSON lists all)",
+                    low=0, metavar="N")
 
 
 def add_arguments(p) -> None:

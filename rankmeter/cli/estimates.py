@@ -9,7 +9,7 @@ from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 
 #: where allocate writes its design
-DESIGN_OUT = PARAMS["output"].but(help="write the design (JSON: each unit's stratum, the labels per stratum, the "
+DESIGN_OUT = flags.SHARED["output"].but(help="write the design (JSON: each unit's stratum, the labels per stratum, the "
                                        "seed) to FILE, for `judges estimate --design FILE` once the chosen units "
                                        "are labelled", metavar="FILE")
 
@@ -17,8 +17,9 @@ def add_parsers(kinds) -> None:
     """The two kinds, added to ``rankmeter judges``."""
     e = kinds.add_parser("estimate", help="PPI++ estimates of each run's mean and each pair's difference, with "
                                           "intervals, beside the LLM-only and human-only ones")
-    common = (PARAMS["qrels"].but(name="human", metavar="HUMAN", help="human judgments of a random sample of queries"),
-              PARAMS["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
+    common = (flags.SHARED["qrels"].but(name="human", metavar="HUMAN",
+                                        help="human judgments of a random sample of queries"),
+              flags.SHARED["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
               PARAMS["runs"].but(help="the runs"), PARAMS["measure"].but(required=True))
     flags.add(e, *common, UNIT, DESIGN, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals",
               *flags.EVALUATION)
@@ -203,7 +204,8 @@ def _draws_plan(args, data, lines, per_draw, runs, label, queries) -> None:
                  + (f"{most} draws a pair" if most else "more than 10 draws a pair")
                  + "; over queries and draws (the population's): "
                  + ", ".join(f"{q} queries at {m + 1} draw{'s' if m else ''} a pair" for m, q in enumerate(first))
-                 + "; by target: " + ", ".join(f"{printable(k)} {v['redraw_draws'] or '>10'}" for k, v in plans.items()))
+                 + "; by target: " + ", ".join(f"{printable(k)} {v['redraw_draws'] or '>10'}" for k,
+                                               v in plans.items()))
 
 
 _TARGETS = {"mean": "each run's mean", "difference": "each pair's difference",

@@ -8,8 +8,8 @@ from rankmeter.engine.param import Param
 
 HELP = "score runs with chosen measures"
 #: the lint eval runs after scoring (rankmeter.check.lint), on unless --no-lint
-LINT = Param("lint", "bool", True, "do not warn about suspicious numbers (see rankmeter check)", "check")
-CHUNKED = Param("chunked", "bool", False, "the same as --executor streamed", "executor")
+LINT = Param("lint", "bool", True, "do not warn about suspicious numbers (see rankmeter check)")
+CHUNKED = Param("chunked", "bool", False, "the same as --executor streamed")
 
 
 def add_arguments(p) -> None:

@@ -1,20 +1,34 @@
 """Command-line flags made from the parameters' declarations (:class:`rankmeter.engine.param.Param`).
 
-A command names the parameters it takes: the shared ones by name (:data:`rankmeter.core.params.PARAMS`), its
-own as the declarations beside the code that owns them (the analysis module, or the command module for a
-knob of the command only). :func:`add` makes each one's flag, type, default, choices and help from its
-declaration (an older flag of a renamed parameter is still read, and not shown), and a bad value is refused
-while the arguments are read, in one line that names the flag and what is valid::
+A declaration says what a parameter accepts, its default and its help; how it is spelled on the command line
+is said here only, by :class:`Flag`: a flag of another spelling (``--as``), a short flag (``-m``), a metavar,
+a positional input, a keyword offered to Python callers only. For the parameters declared outside cli/ these
+fields are :data:`FLAGS`, by parameter name (a name not there is ``--name-with-dashes``); a command's own
+parameter is declared in its command module with :func:`declare` (the Param and its flag's fields in one
+call).
+
+A command names the parameters it takes: the shared ones by name (:data:`SHARED`: the parameters of
+:data:`rankmeter.core.params.PARAMS`, the significance knobs and the evaluation options), its own as the
+declarations beside the code that owns them (the analysis module, or the command module for a knob of the
+command only). :func:`add` makes each one's flag, type, default, choices and help (an older flag of a renamed
+parameter is still read, and not shown), and a bad value is refused while the arguments are read, in one line
+that names the flag and what is valid::
 
     rankmeter: error: argument --alpha: 5: expected a number in (0, 1)
 
 :func:`keywords` gives the parsed values back as the keywords the Python functions take.
+
+>>> flag("measure").long_flag, flag("measure").short, flag("measure").param.kind
+('--measure', '-m', 'strings')
+>>> flag("max_docs").metavar, flag("judged_only").long_flag
+('N', '--judged-only')
 """
 from __future__ import annotations
 
 import argparse
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from rankmeter.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
@@ -23,37 +37,127 @@ from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 from rankmeter.stats.params import SIGNIFICANCE
 
-__all__ = ["Parser", "plain_help", "add", "declared", "keywords", "evaluation", "write_json", "EVALUATION", "READING",
+__all__ = ["Flag", "FLAGS", "flag", "declare", "plain", "Parser", "plain_help", "add", "declared", "keywords",
+           "evaluation", "write_json", "EVALUATION", "READING",
            "EVALUATION_FUSING", "READING_FUSING"]
 
-#: What only the command line needs of the evaluation options (each declared once, in
-#: rankmeter.core.options.EvaluationOptions): a flag's metavar, an older flag still read, the options offered
-#: to Python callers only, and the executor's flags (which only the commands that stream take). An option not
-#: named here is the flag --name-with-dashes, and every command that scores runs offers it.
-OPTION_FLAGS: dict[str, dict[str, Any]] = {
-    "max_docs": {"metavar": "N"},
-    "columns": {"metavar": "ROLE=NAME,..."},
-    "input_format": {"deprecated": ("--format-in",)},
-    "intents": {"cli": False},
+@dataclass(frozen=True)
+class Flag:
+    """A declared parameter as the command line offers it: the declaration (:class:`Param`: kind, bounds,
+    default, help) and what only the command line needs, which the engine never sees.
+
+    ``flag``: the long flag when it is not ``--`` + the name with dashes (``--as``, ``-n``); ``short``
+    (``-m``); ``metavar``; ``positional``; ``offered``: False for a keyword offered to Python callers only;
+    ``repeat``: a flag of a numeric kind given several times, its values as a list (``-k 5 -k 10``);
+    ``deprecated``: older flags still read, not shown in the help; ``group``: ``"evaluation"`` for the options
+    every command that scores runs offers (:data:`EVALUATION`). Every other attribute is the declaration's.
+    """
+
+    param: Param
+    flag: str | None = None
+    short: str | None = None
+    metavar: str | None = None
+    positional: bool = False
+    offered: bool = True
+    repeat: bool = False
+    deprecated: tuple = ()
+    group: str = ""
+
+    def __getattr__(self, name: str) -> Any:  # the declaration's kind, bounds, default, help, check ...
+        if name == "param":  # not set yet (copy, pickle)
+            raise AttributeError(name)
+        return getattr(self.param, name)
+
+    @property
+    def long_flag(self) -> str:
+        return self.flag or "--" + self.param.name.replace("_", "-")
+
+    def but(self, **changes: Any) -> "Flag":
+        """This flag with ``changes``: the command-line fields changed here, the others in the declaration."""
+        own = {k: changes.pop(k) for k in list(changes) if k in _FLAG_FIELDS}
+        return replace(self, param=self.param.but(**changes) if changes else self.param, **own)
+
+
+_FLAG_FIELDS = {f.name for f in fields(Flag)} - {"param"}
+
+#: What only the command line needs of the parameters declared outside cli/ (the shared ones of
+#: rankmeter.core.params, the evaluation options, each product's own), by parameter name: a flag of another
+#: spelling, a short flag, a metavar, a positional input, a repeatable value, an older flag still read, a keyword
+#: offered to Python callers only. A name not here is the flag --name-with-dashes. A command that offers a
+#: parameter otherwise says so where it adds it (a Flag of its own, or .but(...) of the shared one).
+FLAGS: dict[str, dict[str, Any]] = {
+    # inputs and outputs (rankmeter.core.params)
+    "qrels": {"positional": True}, "runs": {"positional": True}, "run": {"positional": True},
+    "measure": {"short": "-m", "metavar": "MEASURE"}, "query": {"short": "-Q"}, "baseline": {"metavar": "RUN"},
+    "decimals": {"metavar": "N"}, "output": {"short": "-o"}, "per_query": {"short": "-q"},
+    "k": {"short": "-k", "metavar": "K"},
+    # the evaluation options (rankmeter.core.options): those every command that scores runs offers, and
+    # the executor's, which only the commands that stream take
+    **{name: {"group": "evaluation"} for name in OPTIONS},
+    "max_docs": {"group": "evaluation", "metavar": "N"},
+    "columns": {"group": "evaluation", "metavar": "ROLE=NAME,..."},
+    "input_format": {"group": "evaluation", "deprecated": ("--format-in",)},
+    "intents": {"group": "evaluation", "offered": False},
     "executor": {"group": "executor"},
-    **{name: {"group": "executor", "cli": False} for name in ("threads", "chunk_bytes", "progress", "partitions")},
+    **{name: {"group": "executor", "offered": False} for name in ("threads", "chunk_bytes", "progress", "partitions")},
+    # each product's own
+    "rbp_p": {"deprecated": ("--p",)}, "cutoff": {"short": "-k", "metavar": "K", "repeat": True},  # check
+    "profile": {"metavar": "NAME"},  # compat.profiles
+    "allow": {"metavar": "CHANGE"},  # gate
+    "n": {"flag": "-n", "metavar": "N"},  # io.runs
+    **{name: {"metavar": "N"} for name in ("budget", "samples", "concurrency", "max_tokens", "max_response_bytes",
+                                          "max_samples", "max_calls", "max_ranks")},
+    "design": {"metavar": "FILE"}, "draws": {"deprecated": ("--samples",)},  # judges
+    "sampled": {"metavar": "SAMPLES", "deprecated": ("--labels", "--samples")}, "top_k": {"metavar": "K"},
+    "api_key_env": {"metavar": "NAME"}, "price_in": {"metavar": "X"}, "price_out": {"metavar": "Y"},
+    "time_limit": {"metavar": "SECONDS"},
+    "resamples": {"deprecated": ("--permutations",)},  # leaderboard
+    "size": {"metavar": "N", "repeat": True},  # meta
+    "measures": {"flag": "--measure", "short": "-m", "metavar": "MEASURE"},  # recsys
+    "max_explained": {"metavar": "N", "deprecated": ("--explain-queries",)}, "beyond_k": {"metavar": "K"},  # report
+    "pair": {"metavar": "RUN"},
+    # keywords offered to Python callers only
+    **{name: {"offered": False} for name in ("most", "ddof", "variant", "recalls", "lower_is_better")},
 }
 
 
-def option_flags(options: Mapping[str, Param]) -> dict[str, Param]:
+def flag(spec: "str | Param | Flag", **fields: Any) -> Flag:
+    """The flag of ``spec`` (a parameter's name among the shared ones, a declaration, or a Flag already), its
+    command-line fields from :data:`FLAGS` (for a declaration given by name or object), then ``fields``."""
+    if isinstance(spec, Flag):
+        return spec.but(**fields) if fields else spec
+    param = SHARED_PARAMS[spec] if isinstance(spec, str) else spec
+    return Flag(param, **{**FLAGS.get(param.name, {}), **fields})
+
+
+def declare(name: str, kind: str, default: Any = None, help: str = "", group: str = "", **more: Any) -> Flag:
+    """A parameter of one command only, declared in its command module: the :class:`Param` and its flag's
+    fields in one call (``declare("top", "integer", 10, "...", low=1, metavar="N")``)."""
+    own = {k: more.pop(k) for k in list(more) if k in _FLAG_FIELDS}
+    return Flag(Param(name, kind, default, help, **more), **own)
+
+
+def plain(param: Param) -> Flag:
+    """The flag of a declaration as --name-with-dashes, none of :data:`FLAGS`' fields (a product's parameter
+    named as a shared one, offered otherwise)."""
+    return Flag(param)
+
+
+def option_flags(options: Mapping[str, Param]) -> dict[str, Flag]:
     """The evaluation options as the command line offers them: each declaration with its fields of
-    :data:`OPTION_FLAGS`."""
-    return {name: param.but(**{"group": "evaluation", **OPTION_FLAGS.get(name, {})}) for name, param in options.items()}
+    :data:`FLAGS` (an option not there is a flag of the evaluation group, --name-with-dashes)."""
+    return {name: Flag(param, **FLAGS.get(name, {"group": "evaluation"})) for name, param in options.items()}
 
 
-def scoring_flags(flagged: Mapping[str, Param]) -> tuple[str, ...]:
+def scoring_flags(flagged: Mapping[str, Flag]) -> tuple[str, ...]:
     """The options every command that scores runs offers: those of the evaluation group offered as flags."""
-    return tuple(name for name, param in flagged.items() if param.group == "evaluation" and param.cli)
+    return tuple(name for name, f in flagged.items() if f.group == "evaluation" and f.offered)
 
 
-#: The declarations a command names by their name: the shared parameters, the significance knobs and the
-#: evaluation options with their command-line fields.
-SHARED: dict[str, Param] = {**PARAMS, **SIGNIFICANCE, **option_flags(OPTIONS)}
+SHARED_PARAMS: dict[str, Param] = {**PARAMS, **SIGNIFICANCE}
+#: The declarations a command names by their name, as flags: the shared parameters, the significance knobs and
+#: the evaluation options with their command-line fields.
+SHARED: dict[str, Flag] = {**{name: flag(p) for name, p in SHARED_PARAMS.items()}, **option_flags(OPTIONS)}
 #: The evaluation options every command that scores runs takes.
 EVALUATION = scoring_flags(option_flags(OPTIONS))
 #: The options of every command that reads runs without scoring them (the rank order and the reader).
@@ -113,20 +217,22 @@ def _converter(param: Param):
     return convert
 
 
-def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
-    """Add the flags of ``specs`` (parameter names, or parameters narrowed with :meth:`Param.but`).
+def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag) -> None:
+    """Add the flags of ``specs``: parameter names (:data:`SHARED`), declarations (their command-line fields
+    from :data:`FLAGS`) or :class:`Flag` objects.
 
     The flag is ``--`` + the name with dashes (the Python keyword it feeds: tests/test_names.py); a switch
-    whose default is True is ``--no-`` + the name, and sets it to False."""
+    whose default is True is ``--no-`` + the name, and sets it to False. Each argparse action keeps the
+    declaration it was made from as ``param`` (the help, the docs and the parameter sweep read it)."""
     for spec in specs:
-        param = SHARED[spec] if isinstance(spec, str) else spec
-        if not param.cli:
+        param = SHARED[spec] if isinstance(spec, str) else flag(spec)
+        if not param.offered:
             continue
         help_text = param.help
         if param.positional:
             many = "+" if param.required else "*"
             parser.add_argument(param.name, nargs=many if param.kind == "paths" else None,
-                                metavar=param.metavar or param.name.upper(), help=help_text).param = param
+                                metavar=param.metavar or param.name.upper(), help=help_text).param = param.param
             continue
         names = [param.long_flag] + ([param.short] if param.short else [])
         if param.long_flag.startswith("-") and not param.long_flag.startswith("--"):
@@ -147,11 +253,11 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
         elif param.kind == "numbers":  # --top-k 1 3, or --top-k 1 --top-k 3
-            kwargs.update(action="extend", nargs="+", type=_converter(param), metavar=param.metavar or "X")
+            kwargs.update(action="extend", nargs="+", type=_converter(param.param), metavar=param.metavar or "X")
         elif param.repeat:
-            kwargs.update(action="append", type=_converter(param), metavar=param.metavar or "N")
+            kwargs.update(action="append", type=_converter(param.param), metavar=param.metavar or "N")
         else:
-            kwargs["type"] = _converter(param)
+            kwargs["type"] = _converter(param.param)
             kwargs["default"] = param.default
             if param.kind == "choice":
                 kwargs["metavar"] = "{" + ",".join(param.choices) + "}"
@@ -163,7 +269,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param) -> None:
                 kwargs["metavar"] = param.metavar
         if param.required:
             kwargs["required"] = True
-        parser.add_argument(*names, **kwargs).param = param  # what the flag was made from (the name sweep)
+        parser.add_argument(*names, **kwargs).param = param.param  # what the flag was made from (the name sweep)
         for old in param.deprecated:  # the older flag still works, and is not shown
             parser.add_argument(old, **{**kwargs, "help": argparse.SUPPRESS, "required": False})
 

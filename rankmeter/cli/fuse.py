@@ -12,16 +12,16 @@ from rankmeter.engine.param import Param
 
 HELP = "fuse runs (CombSUM, CombMNZ, RRF, ... as ranx names them)"
 
-PARAM = Param("param", "strings", None, "a parameter of the method, e.g. k=60 (repeatable)", "fusion",
-              metavar="NAME=VALUE")
+PARAM = flags.declare("param", "strings", None, "a parameter of the method, e.g. k=60 (repeatable)",
+                      metavar="NAME=VALUE")
 #: optimise(measure=): given, the method's parameters are chosen before fusing (--optimise is its older flag)
-MEASURE = PARAMS["measure"].but(kind="string", help="choose the method's parameters (weights, k, phi ...) that "
+MEASURE = flags.SHARED["measure"].but(kind="string", help="choose the method's parameters (weights, k, phi ...) that "
                                 "maximise this measure on --qrels (grid search), then fuse with them",
                                 deprecated=("--optimise",))
-TEST_QRELS = Param("test_qrels", "path", None, "with -m: held-out judgments to report the chosen parameters on",
-                   "fusion")
+TEST_QRELS = Param("test_qrels", "path", None, "with -m: held-out judgments to report the chosen parameters on")
 #: the training judgments of optimise(qrels=) and of the trained methods (fuse(train_qrels=))
-QRELS = PARAMS["qrels"].but(positional=False, required=False, help="training judgments: for -m, and for the trained "
+QRELS = flags.SHARED["qrels"].but(positional=False, required=False,
+                                  help="training judgments: for -m, and for the trained "
                             "methods (posfuse, probfuse, segfuse, slidefuse, bayesfuse, mapfuse)")
 
 

@@ -19,17 +19,17 @@ HELP = "retrieval quality as a regression test: compare a run with a saved basel
 
 #: this command's own knobs (the tests' knobs are the gate's: rankmeter.gate.checks.GATE_PARAMS)
 OWN = (
-    Param("run", "path", None, "the new run", group="inputs", positional=True, required=True, metavar="RUN"),
-    Param("baseline", "path", None, "the baseline `rankmeter baseline` wrote", group="inputs", required=True,
-          metavar="BASE.json"),
-    Param("slices", "path", None, "query slices (default: the baseline's): lines 'QUERY SLICE' or JSON "
-          "{slice: [queries]}", group="inputs", metavar="FILE"),
+    flags.declare("run", "path", None, "the new run", positional=True, required=True, metavar="RUN"),
+    flags.declare("baseline", "path", None, "the baseline `rankmeter baseline` wrote", required=True,
+                  metavar="BASE.json"),
+    flags.declare("slices", "path", None, "query slices (default: the baseline's): lines 'QUERY SLICE' or JSON "
+                  "{slice: [queries]}", metavar="FILE"),
     Param("update_baseline", "bool", False, "replace the baseline with this run when the gate passes and no "
-          "check's mean is lower (the ratchet); the old file is kept in BASE.history/", group="gate"),
+          "check's mean is lower (the ratchet); the old file is kept in BASE.history/"),
     Param("only_if_better", "bool", False, "with --update-baseline: replace it only when some check is "
-          "significantly better than the baseline", group="gate"),
+          "significantly better than the baseline"),
     Param("allow_lower", "bool", False, "with --update-baseline: replace it also when a check's mean is lower "
-          "(within the margin): the bar may go down", group="gate"),
+          "(within the margin): the bar may go down"),
 )
 
 

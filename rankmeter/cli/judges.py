@@ -18,19 +18,23 @@ from rankmeter.engine.param import Param
 __all__ = ["HELP", "add_arguments", "add_agree_arguments", "run", "run_agree"]
 
 _OPTIONS = flags.EVALUATION
-HUMAN = Param("human", "path", None, "the human judgments", "inputs", positional=True, required=True, metavar="HUMAN")
-LLM = Param("llm", "path", None, "the LLM judgments", "inputs", positional=True, required=True, metavar="LLM")
-JUDGMENTS = Param("judgments", "paths", None, "two judgment files (e.g. HUMAN LLM: the rows, then the columns of the "
-                  "confusion matrix), or more: one per judge", "inputs", positional=True, metavar="JUDGMENTS")
-SAMPLED = Param("samples", "path", None, "TREC qrels with one line per sample (in sample order), or JSON Lines with "
-                "grade or probabilities per pair", "inputs", positional=True, required=True, metavar="SAMPLES")
-BINS = Param("bins", "string", None, "real grades: comma-separated edges making categories (a grade's category is how "
-             "many edges it reaches), e.g. 0.5,1.5,2.5", "judges", metavar="EDGES")
-PER_QUERY = Param("per_query", "bool", True, "the per-query figures (--no-per-query leaves them out)", "judges")
-PROVENANCE = Param("provenance", "path", None, "also write query, doc, grade, source (human or llm) per pair", "judges",
-                   metavar="FILE")
-PROBABILITIES = Param("probabilities", "path", None, "the LLM's probability per grade (JSON Lines): expected scores "
-                      "and a resampled interval", "judges", metavar="FILE")
+HUMAN = flags.declare("human", "path", None, "the human judgments", positional=True, required=True, metavar="HUMAN")
+LLM = flags.declare("llm", "path", None, "the LLM judgments", positional=True, required=True, metavar="LLM")
+JUDGMENTS = flags.declare("judgments", "paths", None,
+                          "two judgment files (e.g. HUMAN LLM: the rows, then the columns of the "
+                          "confusion matrix), or more: one per judge", positional=True, metavar="JUDGMENTS")
+SAMPLED = flags.declare("samples", "path", None,
+                        "TREC qrels with one line per sample (in sample order), or JSON Lines with "
+                        "grade or probabilities per pair", positional=True, required=True, metavar="SAMPLES")
+BINS = flags.declare("bins", "string", None,
+                     "real grades: comma-separated edges making categories (a grade's category is how "
+                     "many edges it reaches), e.g. 0.5,1.5,2.5", metavar="EDGES")
+PER_QUERY = Param("per_query", "bool", True, "the per-query figures (--no-per-query leaves them out)")
+PROVENANCE = flags.declare("provenance", "path", None, "also write query, doc, grade, source (human or llm) per pair",
+                           metavar="FILE")
+PROBABILITIES = flags.declare("probabilities", "path", None,
+                              "the LLM's probability per grade (JSON Lines): expected scores "
+                              "and a resampled interval", metavar="FILE")
 
 
 def _emit(args, data: dict, text: str) -> int:
@@ -152,7 +156,7 @@ def add_arguments(judges) -> None:
     m = kinds.add_parser("mix", help="human-first qrels: the human grade where judged, the LLM's elsewhere")
     flags.add(m, HUMAN, LLM,
               PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"),
-              PROVENANCE, PARAMS["per_query"].but(short=None, help="print the counts per query"))
+              PROVENANCE, flags.SHARED["per_query"].but(short=None, help="print the counts per query"))
     m.set_defaults(func=run, subparser=m)
     i = kinds.add_parser("impact", help="each run under human, LLM and mixed judgments: scores, unjudged bounds, "
                                         "rank changes, comparisons whose conclusion flips")

@@ -9,31 +9,28 @@ from rankmeter.judges.params import (CONCURRENCY, DRY_RUN, KEY_ENV, MAX_CALLS, M
                                      MAX_TOKENS, PRICE_IN, PRICE_OUT, RETRIES, SAMPLES, STABLE_LEVEL, STABLE_ON,
                                      TEMPERATURE, TIME_LIMIT, TIMEOUT, TOP_K, UNTIL_STABLE)
 from rankmeter.cli import flags
-from rankmeter.engine.param import Param
 from rankmeter.core.params import PARAMS
 
-_G = "judges"
-QUERY_TEXTS = Param("queries", "path", None, "the queries' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
-                    "irds:NAME (ir_datasets)",
-                    group=_G, required=True, metavar="FILE")
-DOC_TEXTS = Param("docs", "path", None, "the documents' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
-                  "irds:NAME (ir_datasets: the docs store)",
-                  group=_G, required=True, metavar="FILE")
-BASE_URL = Param("base_url", "string", None, "the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-                 "(vLLM, llama.cpp's server, a hosted API); default: $OPENAI_BASE_URL", group=_G, optional=True,
-                 metavar="URL")
-MODEL = Param("model", "string", None, "the model's name as the endpoint knows it (part of the cache's key)",
-              group=_G, required=True, metavar="NAME")
-CACHE = Param("cache", "path", None, "the SQLite cache of answers and ledger of tokens and cost (created when "
-              "missing; another program's database is refused): a rerun makes no call, an interrupted job resumes, "
-              "jobs sharing it call each (pair, draw) once", group=_G, required=True, metavar="FILE")
-EXISTING = Param("qrels", "path", None, "existing judgments: the pairs they judge are not labelled again",
-                 group=_G, metavar="QRELS")
-POOL = Param("pool", "path", None, "label the pairs of this pool file (rankmeter pool's query 0 doc -1 lines) "
-             "instead of the runs' top k", group=_G, metavar="FILE")
-PROMPT = Param("prompt", "path", None, "a prompt template file with {query} and {passage}; its answer must end "
-               "with '##final score: N' (default: rankmeter's built-in 0-3 prompt; 'umbrela': UMBRELA's own "
-               "zero-shot prompt, from the installed umbrela package)", group=_G, metavar="FILE")
+
+QUERY_TEXTS = flags.declare("queries", "path", None, "the queries' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                            "irds:NAME (ir_datasets)", required=True, metavar="FILE")
+DOC_TEXTS = flags.declare("docs", "path", None, "the documents' texts: TSV (id<TAB>text), JSON Lines (id, text) or "
+                          "irds:NAME (ir_datasets: the docs store)", required=True, metavar="FILE")
+BASE_URL = flags.declare("base_url", "string", None, "the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+                         "(vLLM, llama.cpp's server, a hosted API); default: $OPENAI_BASE_URL", optional=True,
+                         metavar="URL")
+MODEL = flags.declare("model", "string", None, "the model's name as the endpoint knows it (part of the cache's key)",
+                      required=True, metavar="NAME")
+CACHE = flags.declare("cache", "path", None, "the SQLite cache of answers and ledger of tokens and cost (created "
+                      "when missing; another program's database is refused): a rerun makes no call, an interrupted job "
+                      "resumes, jobs sharing it call each (pair, draw) once", required=True, metavar="FILE")
+EXISTING = flags.declare("qrels", "path", None, "existing judgments: the pairs they judge are not labelled again",
+                         metavar="QRELS")
+POOL = flags.declare("pool", "path", None, "label the pairs of this pool file (rankmeter pool's query 0 doc -1 lines) "
+                     "instead of the runs' top k", metavar="FILE")
+PROMPT = flags.declare("prompt", "path", None, "a prompt template file with {query} and {passage}; its answer must end "
+                       "with '##final score: N' (default: rankmeter's built-in 0-3 prompt; 'umbrela': UMBRELA's own "
+                       "zero-shot prompt, from the installed umbrela package)", metavar="FILE")
 
 
 def add_parser(kinds) -> None:
@@ -43,7 +40,7 @@ def add_parser(kinds) -> None:
     flags.add(p, PARAMS["runs"].but(required=False, help="the runs whose top-k docs to label (none with --pool)"),
               QUERY_TEXTS, DOC_TEXTS, BASE_URL, MODEL, CACHE, TOP_K, EXISTING, POOL, SAMPLES, CONCURRENCY, KEY_ENV,
               PROMPT, TEMPERATURE, MAX_TOKENS, PRICE_IN, PRICE_OUT, TIMEOUT, RETRIES, TIME_LIMIT, MAX_RESPONSE_BYTES,
-              UNTIL_STABLE, MAX_SAMPLES, STABLE_ON, STABLE_LEVEL, PARAMS["rel"].but(group=_G, help="the grade from "
+              UNTIL_STABLE, MAX_SAMPLES, STABLE_ON, STABLE_LEVEL, PARAMS["rel"].but(help="the grade from "
               "which a draw says relevant, for --until-stable (grades >= rel)"), MAX_CALLS, DRY_RUN,
               PARAMS["output"].but(help="the qrels to write: one line per label (required unless --dry-run)"),
               PARAMS["format"].but(choices=("text", "json")), *flags.READING_FUSING)

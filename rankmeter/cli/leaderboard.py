@@ -15,18 +15,19 @@ from rankmeter.leaderboard.params import AGGREGATE, CORRECTION, LEVEL, MARGIN, M
 
 HELP = "rank systems over several collections: intervals, rank intervals, the group tied with the top"
 
-SOURCE = Param("source", "path", None, "a manifest (JSON) or a table of per-query or per-collection values",
-               "input", positional=True, required=True, metavar="MANIFEST|TABLE")
+SOURCE = flags.declare("source", "path", None, "a manifest (JSON) or a table of per-query or per-collection values",
+                       positional=True, required=True, metavar="MANIFEST|TABLE")
 PER_COLLECTION = Param("per_collection", "bool", False, "also each collection's own table and tests (text and "
-                       "markdown; JSON: per_collection)", "output")
-REPORT = Param("report", "path", None, "also write the HTML report of the leaderboard (rank-interval plot, "
-               "win-probability matrix) to FILE (never one of the inputs)", "report", metavar="FILE")
+                       "markdown; JSON: per_collection)")
+REPORT = flags.declare("report", "path", None, "also write the HTML report of the leaderboard (rank-interval plot, "
+                       "win-probability matrix) to FILE (never one of the inputs)", metavar="FILE")
 
 
 def add_arguments(p) -> None:
     flags.add(p, SOURCE, PARAMS["measure"].but(help="a measure (repeatable; a manifest needs one, unless "
                                                     "--profile gives them; a table: default all its measures)"),
-              LEVEL, AGGREGATE, MISSING, "baseline", MARGIN, TEST, CORRECTION, "alpha", RESAMPLES, "seed",
+              LEVEL, AGGREGATE, MISSING, "baseline", flags.flag(MARGIN, metavar="M"), TEST, CORRECTION, "alpha",
+              RESAMPLES, "seed",
               PARAMS["format"].but(choices=("text", "markdown", "latex", "json")), "decimals", PER_COLLECTION,
               REPORT, *flags.EVALUATION)
     presets.add_profile(p)

@@ -12,17 +12,18 @@ import sys
 from rankmeter.judges.params import TOP_K_OVERLAP
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param
 
 __all__ = ["HELP", "add_arguments", "run"]
 
 _OPTIONS = flags.EVALUATION
-BOARD_A = Param("board_a", "paths", None, "a precomputed leaderboard of side A (trec_eval output, 'run measure query "
-                "value' lines or a run,measure,value table; repeatable)", "meta", metavar="FILE")
-BOARD_B = Param("board_b", "paths", None, "the same for side B", "meta", metavar="FILE")
-MOVES = Param("moves", "integer", 5, "runs listed as moving most", "meta", low=1, metavar="N")
-SVG = Param("svg", "path", None, "also write the two leaderboards of the first measure side by side (a slope chart) "
-            "to FILE", "report", metavar="FILE")
+BOARD_A = flags.declare("board_a", "paths", None,
+                        "a precomputed leaderboard of side A (trec_eval output, 'run measure query "
+                        "value' lines or a run,measure,value table; repeatable)", metavar="FILE")
+BOARD_B = flags.declare("board_b", "paths", None, "the same for side B", metavar="FILE")
+MOVES = flags.declare("moves", "integer", 5, "runs listed as moving most", low=1, metavar="N")
+SVG = flags.declare("svg", "path", None,
+                    "also write the two leaderboards of the first measure side by side (a slope chart) "
+                    "to FILE", metavar="FILE")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,12 +6,11 @@ import argparse
 from rankmeter.cli import flags
 from rankmeter.core.numbers import format_number
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param
 
 HELP = "meta-evaluation: how far a measure or a ranking of systems holds"
 _SCORING = flags.EVALUATION
-NUGGETS = Param("nuggets", "paths", None, "nuggetizer assignment files, one per RAG system (repeatable): their "
-                "per-query nugget scores instead of QRELS and RUN...", "judges", metavar="FILE")
+NUGGETS = flags.declare("nuggets", "paths", None, "nuggetizer assignment files, one per RAG system (repeatable): their "
+                        "per-query nugget scores instead of QRELS and RUN...", metavar="FILE")
 
 
 def _correlate(args: argparse.Namespace) -> int:
@@ -215,9 +214,9 @@ def add_arguments(meta) -> None:
                                                 "(Sakai 2016)")
     flags.add(t, meta_params.DESIGN_TEST, meta_params.MIN_DIFF, meta_params.TOPICS, meta_params.VARIANCE,
               "alpha", meta_params.BETA, meta_params.SYSTEMS,
-              PARAMS["qrels"].but(positional=False, required=False, flag="--qrels",
+              flags.SHARED["qrels"].but(positional=False, required=False, flag="--qrels",
                                   help="judgments to estimate the variance from"),
-              PARAMS["runs"].but(positional=False, required=False, flag="--run",
+              flags.SHARED["runs"].but(positional=False, required=False, flag="--run",
                                  help="a run to estimate the variance from (repeatable)"),
               PARAMS["measure"].but(help="the measure whose variance is estimated (one)"),
               "format", *_SCORING)

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param
 
 import argparse
 import sys
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-FILES = Param("files", "paths", None, "nuggetizer assignment output (JSON Lines), one file per RAG system", "inputs",
-              positional=True, required=True, metavar="FILES")
+FILES = flags.declare("files", "paths", None, "nuggetizer assignment output (JSON Lines), one file per RAG system",
+                      positional=True, required=True, metavar="FILES")
 #: ``weights=`` of nugget_scores, as IMPORTANCE=W pairs (``--importance-weights`` is its older flag)
-WEIGHTS = Param("weights", "string", None, "add weighted nugget scores, e.g. vital=1,okay=0.5", "judges",
-                metavar="IMPORTANCE=W,...", deprecated=("--importance-weights",))
-REPORT = Param("report", "path", None, "also write the HTML report of the comparison to FILE (never one of the "
-               "inputs)", "report", metavar="FILE")
+WEIGHTS = flags.declare("weights", "string", None, "add weighted nugget scores, e.g. vital=1,okay=0.5",
+                        metavar="IMPORTANCE=W,...", deprecated=("--importance-weights",))
+REPORT = flags.declare("report", "path", None, "also write the HTML report of the comparison to FILE (never one of the "
+                       "inputs)", metavar="FILE")
 
 
 def _weights(text: str | None) -> dict | None:

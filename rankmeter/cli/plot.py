@@ -11,7 +11,7 @@ from rankmeter.report.params import PAIR, STYLE
 HELP = "plot runs: per-query differences, precision-recall, distributions"
 
 KIND = Param("kind", "choice", None, "diff: sorted per-query differences of two runs; pr: interpolated "
-             "precision-recall; dist: per-query values per run", "report", choices=("diff", "pr", "dist"),
+             "precision-recall; dist: per-query values per run", choices=("diff", "pr", "dist"),
              required=True)
 
 

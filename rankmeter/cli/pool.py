@@ -13,7 +13,7 @@ def add_arguments(p) -> None:
     from rankmeter.cli.check import TOPICS
 
     flags.add(p, "runs", POOL["depth"], POOL["take"], POOL["priority"],
-              PARAMS["qrels"].but(positional=False, required=False,
+              flags.SHARED["qrels"].but(positional=False, required=False,
                                   help="existing judgments: count the pooled docs already judged"),
               PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"),
               *flags.READING_FUSING, TOPICS)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
-from rankmeter.engine.param import Param
 from rankmeter.stats.params import SIGNIFICANCE
 
-DRAWN_LABELS = Param("labels", "paths", None, "label files with one line per draw (judges label --samples N "
-                     "writes them; query 0 doc grade, or JSON Lines with grade): several lines per pair",
-                     "inputs", positional=True, required=True, metavar="LABELS")
+DRAWN_LABELS = flags.declare("labels", "paths", None, "label files with one line per draw (judges label --samples N "
+                             "writes them; query 0 doc grade, or JSON Lines with grade): several lines per pair",
+                             positional=True, required=True, metavar="LABELS")
 
 
 def add_parser(kinds) -> None:

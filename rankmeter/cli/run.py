@@ -7,11 +7,11 @@ from rankmeter.engine.param import Param
 
 HELP = "cut, re-rank, filter, re-tag, merge, sample or convert run files"
 ACTIONS = ("cut", "rerank", "renumber", "filter", "tag", "merge", "sample", "convert")
-KEEP = Param("keep", "string", None, "filter: comma-separated query ids to keep", "runs")
-DROP = Param("drop", "string", None, "filter: comma-separated query ids to drop", "runs")
+KEEP = Param("keep", "string", None, "filter: comma-separated query ids to keep")
+DROP = Param("drop", "string", None, "filter: comma-separated query ids to drop")
 #: write_run(format=): the written file's format (--to is its older flag)
-FORMAT = Param("format", "choice", None, "format of the file written (default: by the output's suffix, else TREC)",
-               "runs", choices=("trec", "parquet", "jsonl"), deprecated=("--to",))
+FORMAT = flags.declare("format", "choice", None, "format of the file written (default: by the output's suffix, else "
+                       "TREC)", choices=("trec", "parquet", "jsonl"), deprecated=("--to",))
 
 
 def add_arguments(p) -> None:
@@ -22,7 +22,8 @@ def add_arguments(p) -> None:
     flags.add(p, PARAMS["runs"].but(help="the run file(s); several for merge"),
               PARAMS["output"].but(required=True), PARAMS["k"].but(default=1000, help="cut: docs kept per query"),
               KEEP, DROP,
-              PARAMS["qrels"].but(positional=False, required=False, help="filter: keep the queries these judgments "
+              flags.SHARED["qrels"].but(positional=False, required=False,
+                                        help="filter: keep the queries these judgments "
                                                                         "judge"),
               "tag", N, "seed", FORMAT, *flags.READING_FUSING)
 

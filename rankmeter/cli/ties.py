@@ -12,7 +12,7 @@ HELP = ("each measure with tied docs in trec_eval's order, on average over all t
 
 
 ALL_QUERIES = Param("all_queries", "bool", False, "list every query, not only those whose value depends on the tie "
-                    "order", "check")
+                    "order")
 
 
 def add_arguments(p) -> None:

@@ -74,7 +74,7 @@ def _models() -> dict[str, Convention]:
 CONVENTIONS = _models()
 
 #: a convention by name (``rankmeter diff --as NAME,...``)
-CONVENTION = Param("convention", "choice", None, "a tool's conventions", "check", choices=tuple(CONVENTIONS))
+CONVENTION = Param("convention", "choice", None, "a tool's conventions", choices=tuple(CONVENTIONS))
 
 
 def get_convention(name: str) -> Convention:

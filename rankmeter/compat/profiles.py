@@ -88,7 +88,8 @@ class Profile:
             import pyarrow.compute as pc
             from rankmeter.io import as_qrels
             read = as_qrels(qrels)
-            keep = pc.is_in(read.table.column("query"), value_set=pa.array(sorted(named)).cast(read.table.column("query").type))
+            keep = pc.is_in(read.table.column("query"),
+                            value_set=pa.array(sorted(named)).cast(read.table.column("query").type))
             qrels = read.table.filter(keep)
         return qrels, run, {**options, "queries": "qrels"}
 
@@ -149,7 +150,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
 #: a preset by name: :func:`profile`'s argument and ``--profile NAME``
 PROFILE = Param("profile", "choice", None, "score as a protocol does: " + ", ".join(PROFILES) + " (its measures and "
                 "options; flags given explicitly win, -m replaces its measures; see docs/why-numbers-differ.md)",
-                "evaluation", choices=tuple(PROFILES), metavar="NAME")
+                choices=tuple(PROFILES))
 
 
 def profile(name: str) -> Profile:

@@ -1,12 +1,13 @@
 """The parameters many commands and functions share, declared once: :data:`PARAMS`.
 
 The inputs, the evaluation options (:mod:`rankmeter.core.options`) and the output options are used across
-commands (the significance tests' knobs: :mod:`rankmeter.stats.params`); a parameter of one command or one analysis is declared beside its code
-(``rankmeter.meta.params``, ``rankmeter.fusion.catalog``, ``rankmeter.cli.plot`` ...) with
-the same :class:`~rankmeter.engine.param.Param`. Each parameter has a name (the Python keyword; the flag
-is ``--`` + the name with dashes), a group, a type, the valid range or choices, a default and a help text.
-The command line builds every flag from the declarations (:mod:`rankmeter.cli.flags`), and the Python
-functions validate their keywords with them (:func:`~rankmeter.engine.param.validate_params`,
+commands (the significance tests' knobs: :mod:`rankmeter.stats.params`); a parameter of one command or one
+analysis is declared beside its code (``rankmeter.meta.params``, ``rankmeter.fusion.catalog``,
+``rankmeter.cli.plot`` ...) with the same :class:`~rankmeter.engine.param.Param`. Each parameter has a name
+(the Python keyword; the flag is ``--`` + the name with dashes), a type, the valid range or choices, a default
+and a help text. The command line builds every flag from the declarations (:mod:`rankmeter.cli.flags`, which
+alone adds what only a flag needs: a short flag, a metavar, a positional input), and the Python functions
+validate their keywords with them (:func:`~rankmeter.engine.param.validate_params`,
 :func:`check`), so a name means the same wherever it appears and every bad value gets one message shape,
 with what is valid::
 
@@ -33,49 +34,34 @@ from rankmeter.core.options import OPTIONS
 from rankmeter.engine.param import SEED, Param, is_bool
 from rankmeter.errors import ParameterError
 
-__all__ = ["Param", "PARAMS", "GROUPS", "check", "validate", "is_bool"]
-
-#: The groups the help output and the docs list parameters under, in order.
-GROUPS = {
-    "inputs": "inputs", "evaluation": "evaluation options", "tests": "significance tests and corrections",
-    "fusion": "fusion", "pooling": "pooling", "meta": "meta-evaluation", "beyond": "beyond-accuracy",
-    "check": "run checks", "runs": "run utilities", "report": "report and plots", "output": "output",
-    "judges": "LLM-made judgments and nuggets", "gate": "regression gate",
-    "executor": "executor", "measure": "measure parameters",
-}
-
-
-def _p(name, kind, default=None, help="", group="output", **more) -> Param:
-    return Param(name, kind, default, help, group, **more)
+__all__ = ["Param", "PARAMS", "check", "validate", "is_bool"]
 
 
 PARAMS: dict[str, Param] = {**{p.name: p for p in (
     # inputs
-    _p("qrels", "path", help="the judgments: a qrels file in any input format (- for standard input)",
-       group="inputs", positional=True, required=True),
-    _p("runs", "paths", help="run files in any input format", group="inputs", positional=True, required=True),
-    _p("run", "path", help="a run file in any input format (- for standard input)", group="inputs",
-       positional=True, required=True),
-    _p("measure", "strings", help="a measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)",
-       group="inputs", short="-m", metavar="MEASURE"),
-    _p("query", "string", help="the query id", group="inputs", short="-Q"),
+    Param("qrels", "path", help="the judgments: a qrels file in any input format (- for standard input)",
+          required=True),
+    Param("runs", "paths", help="run files in any input format", required=True),
+    Param("run", "path", help="a run file in any input format (- for standard input)", required=True),
+    Param("measure", "strings", help="a measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)"),
+    Param("query", "string", help="the query id"),
     # the significance tests' knobs are declared in rankmeter.stats.params; the seed is the engine's
     SEED,
-    _p("baseline", "strings", None, group="tests", metavar="RUN",
-       help="the run the others are compared with, by name (repeatable: several baselines, corrected "
-            "together; default the first run)"),
+    Param("baseline", "strings", None,
+          help="the run the others are compared with, by name (repeatable: several baselines, corrected "
+               "together; default the first run)"),
     # output
     # text or JSON; a command writing tables too (csv, markdown, latex) says so with its own choices
-    _p("format", "choice", "text", choices=("text", "json"), help="output format"),
-    _p("decimals", "integer", 4, low=0, high=17, metavar="N", help="digits after the point in text tables"),
-    _p("output", "path", None, short="-o", help="the file to write (never one of the inputs)"),
-    _p("per_query", "bool", False, short="-q", help="also show per-query values"),
+    Param("format", "choice", "text", choices=("text", "json"), help="output format"),
+    Param("decimals", "integer", 4, low=0, high=17, help="digits after the point in text tables"),
+    Param("output", "path", None, help="the file to write (never one of the inputs)"),
+    Param("per_query", "bool", False, help="also show per-query values"),
     # shared by commands of several kinds (each command's own parameters are declared beside its code: the
     # analysis module or the command module, and rankmeter.cli.flags makes the flags of both)
-    _p("k", "integer", None, group="runs", low=1, optional=True, short="-k", metavar="K",
-       help="cut each ranking (or recommendation list) at its first K docs"),
-    _p("tag", "string", None, group="runs", help="the run tag to write"),
-    _p("other_qrels", "path", None, group="meta", help="a second qrels version: correlate one measure under both"),
+    Param("k", "integer", None, low=1, optional=True,
+          help="cut each ranking (or recommendation list) at its first K docs"),
+    Param("tag", "string", None, help="the run tag to write"),
+    Param("other_qrels", "path", None, help="a second qrels version: correlate one measure under both"),
 )}, **OPTIONS}  # the evaluation options, declared in rankmeter.core.options
 
 

@@ -1,10 +1,11 @@
 """One vocabulary for parameters: :class:`Param` declares a knob once, :func:`validate_params` checks it.
 
 A declaration says what a parameter accepts (its kind, its bounds or choices), its default and its help
-text. The same declaration validates a Python keyword (:meth:`Param.check`, or every declared keyword of
-a function at once with :func:`validate_params`), makes the command-line flag and parses its value
-(:mod:`rankmeter.cli.flags`, :meth:`Param.parse`), writes the help and the docs (:attr:`Param.expected`)
-and checks a measure's parameters (:mod:`rankmeter.measures.base`). A bad value gets one message shape::
+text, and nothing else. The same declaration validates a Python keyword (:meth:`Param.check`, or every
+declared keyword of a function at once with :func:`validate_params`), parses a command-line value
+(:meth:`Param.parse`; the flag itself is made in :mod:`rankmeter.cli.flags`, which alone knows flags and
+metavars), writes the help and the docs (:attr:`Param.expected`) and checks a measure's parameters
+(:mod:`rankmeter.measures.base`). A bad value gets one message shape::
 
     alpha=5: expected a number in (0, 1)
 
@@ -84,43 +85,31 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter: its name (the Python keyword; the flag is ``--`` + the name with dashes), what it
-    accepts, its default and its help.
+    """One parameter: its name (the Python keyword), what it accepts, its default and its help.
 
     ``kind`` is one of :data:`KINDS`. Numeric kinds (``integer``, ``number``, ``grade``, ``numbers``)
     take values in the interval ``low``..``high`` (``low_open``/``high_open``: the bound itself
     excluded), and also the words in ``choices`` when given (``max_grade`` is an integer or ``qrels``).
-    ``optional``: None is accepted (and is the default). ``repeat``: the flag may be given several times.
-    ``deprecated``: older flags still read, not shown in the help.
+    ``optional``: None is accepted (and is the default). ``required``: None is refused (a keyword without
+    a default). How a parameter is spelled on the command line (its flag, metavar, a short or older flag)
+    is the command line's business: :class:`rankmeter.cli.flags.Flag`.
     """
 
     name: str
     kind: str
     default: Any = None
     help: str = ""
-    group: str = "output"
     low: float = -_INF
     high: float = _INF
     low_open: bool = False
     high_open: bool = False
     choices: tuple = ()
     optional: bool = False
-    flag: str | None = None        # the long flag when it is not --name-with-dashes
-    short: str | None = None       # e.g. "-m"
-    metavar: str | None = None
-    positional: bool = False
     required: bool = False
-    cli: bool = True               # offered as a flag (some keywords are for Python callers only)
-    repeat: bool = False           # a repeatable flag of a numeric kind: its values as a list (--cutoff 5 -k 10)
-    deprecated: tuple = ()         # older flags of the same parameter, accepted but not shown in the help
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise AssertionError(f"parameter {self.name}: unknown kind {self.kind!r}")
-
-    @property
-    def long_flag(self) -> str:
-        return self.flag or "--" + self.name.replace("_", "-")
 
     @property
     def expected(self) -> str:
@@ -344,7 +333,7 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
 
 
 #: a random generator's seed (tests, resampling, sampling a run's queries): declared once for every owner
-SEED = Param("seed", "integer", 0, "random seed (Python: None draws a fresh one)", "tests", low=0, high=2 ** 32 - 1,
+SEED = Param("seed", "integer", 0, "random seed (Python: None draws a fresh one)", low=0, high=2 ** 32 - 1,
              optional=True)
 
 

@@ -27,7 +27,7 @@ from rankmeter.io.canonical import Run, encode_id
 __all__ = ["filter_queries", "retag", "merge", "sample", "write_rows", "N"]
 
 #: how many queries :func:`sample` draws (``rankmeter run sample -n N``)
-N = Param("n", "integer", 50, "sample: number of queries", "runs", low=1, flag="-n", metavar="N")
+N = Param("n", "integer", 50, "sample: number of queries", low=1)
 
 
 def filter_queries(run, *, keep: Iterable | None = None, qrels=None, drop: Iterable | None = None) -> Run:

@@ -78,9 +78,8 @@ def _finite(value) -> bool:
 #: Parameters every family takes (MEASURES.md section 4, "Common parameters").
 COMMON_PARAMS = (
     Param("rel", "grade", None, "relevance threshold: grades >= rel count as relevant (trec_eval -l); "
-          "default: evaluate's rel", group="measure"),
-    Param("judged_only", "bool", False, "drop unjudged docs from the ranking and close the gaps (trec_eval -J)",
-          group="measure"),
+          "default: evaluate's rel"),
+    Param("judged_only", "bool", False, "drop unjudged docs from the ranking and close the gaps (trec_eval -J)"),
 )
 
 

@@ -125,8 +125,8 @@ def _explain_compat(batch, m, label: str) -> ExplainParts:
 
 register(Family("Compat", "compatibility: rank-biased overlap with the ideal ranking of the judged relevant docs "
                           "(Clarke, Vtyurina & Smucker 2021; ir_measures Compat)", compat,
-                params=(Param("p", "number", 0.95, "persistence of the rank-biased overlap", group="measure", low=0.0,
+                params=(Param("p", "number", 0.95, "persistence of the rank-biased overlap", low=0.0,
                               high=1.0),
-                        Param("normalize", "bool", True, "divide by the ideal ranking's own RBO (1 for a perfect run)",
-                              group="measure")),
+                        Param("normalize", "bool", True,
+                              "divide by the ideal ranking's own RBO (1 for a perfect run)")),
                 cutoff="none", explain=_explain_compat))

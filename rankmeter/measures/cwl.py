@@ -171,22 +171,22 @@ def _explain(batch, m, label: str) -> ExplainParts:
 
 QUANTITY = Param("quantity", "choice", "ERG", "which C/W/L number: ERG = expected rate of gain (the measure), EU = "
                  "expected utility (gain before stopping), EC = expected cost (docs inspected before stopping), ED = "
-                 "expected depth (1 / W_1)", group="measure", choices=("ERG", "EU", "EC", "ED"))
+                 "expected depth (1 / W_1)", choices=("ERG", "EU", "EC", "ED"))
 RESIDUAL = Param("residual", "bool", False, "the best case (unjudged docs and docs past the ranking gain 1) minus "
-                 "the value (cwl_eval -r)", group="measure")
+                 "the value (cwl_eval -r)")
 MAX_DEPTH = Param("max_depth", "integer", 1000, "ranks the user model runs over; rankings are cut or padded to it "
-                  "(cwl_eval --max_depth; at most 100,000: every ranking is padded to it)", group="measure", low=1,
+                  "(cwl_eval --max_depth; at most 100,000: every ranking is padded to it)", low=1,
                   high=100_000)
-_MIN_REL = Param("min_rel", "integer", 0, "grade scaled to gain 0 (lower grades too)", group="measure")
+_MIN_REL = Param("min_rel", "integer", 0, "grade scaled to gain 0 (lower grades too)")
 _MAX_REL = Param("max_rel", "integer", None, "grade scaled to gain 1 (higher grades too); default: the highest grade "
-                 "in the whole qrels (ir_measures requires it)", group="measure")
+                 "in the whole qrels (ir_measures requires it)")
 _T = Param("T", "number", 1.0, "the gain the user wants (grades scaled to [0, 1]); T = 0 would make the rate of gain "
-           "0 / 0", group="measure", low=0.0, low_open=True)
+           "0 / 0", low=0.0, low_open=True)
 _COMMON = (_MIN_REL, _MAX_REL, QUANTITY, RESIDUAL, MAX_DEPTH)
 
 for _name, _summary, _own, _cutoff in [
     ("SDCG", "scaled DCG: DCG@k over the DCG@k of an all-relevant ranking (C/W/L; ir_measures SDCG)",
-     (Param("dcg", "choice", "log2", "DCG formulation", group="measure", choices=("log2",)),), "required"),
+     (Param("dcg", "choice", "log2", "DCG formulation", choices=("log2",)),), "required"),
     ("INST", "INST: adaptive, goal-sensitive expected rate of gain (Moffat et al. 2015; C/W/L)", (_T,), "none"),
     ("INSQ", "INSQ: expected rate of gain with continuation ((i + 2T - 1) / (i + 2T))^2 (Moffat et al. 2012; C/W/L)",
      (_T,), "none"),
@@ -196,7 +196,7 @@ for _name, _summary, _own, _cutoff in [
     ("NERR9", "C/W/L approximation of ERR with rank discount truncated at k, equation 9 (Azzopardi et al. 2021)",
      (), "required"),
     ("NERR10", "C/W/L approximation of ERR with RBP patience p, equation 10 (Azzopardi et al. 2021)",
-     (Param("p", "number", 0.9, "persistence", group="measure", low=0.0, high=1.0),), "none"),
+     (Param("p", "number", 0.9, "persistence", low=0.0, high=1.0),), "none"),
     ("NERR11", "C/W/L approximation of ERR with INST goal T, equation 11 (Azzopardi et al. 2021)", (_T,), "none"),
 ]:
     register(Family(_name, _summary, _kernel, params=_own + _COMMON, cutoff=_cutoff, needs=("qrels_max_grade",),

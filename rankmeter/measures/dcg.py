@@ -328,15 +328,15 @@ def _explain_gain(batch, m, label: str) -> ExplainParts:
 
 
 _GAIN = Param("gain", "choice_or_gains", "linear", "gain of a grade: linear (= grade), exp (2^grade - 1) or a map "
-              "{grade: gain} overriding the linear gain of the grades it lists", group="measure",
+              "{grade: gain} overriding the linear gain of the grades it lists",
               choices=("linear", "exp"))
 _DISCOUNT = Param("discount", "choice", "log2", "rank discount: log2 = 1/log2(i+1); jk = 1 for i < 2, 1/log2(i) "
-                  "after (Järvelin & Kekäläinen, base 2)", group="measure", choices=("log2", "jk"))
+                  "after (Järvelin & Kekäläinen, base 2)", choices=("log2", "jk"))
 _IDEAL = Param("ideal", "choice", "qrels", "ideal ranking: best ordering of the query's judged docs (qrels), of the "
-               "docs the run returned (run), or of the run's top k docs (topk)", group="measure",
+               "docs the run returned (run), or of the run's top k docs (topk)",
                choices=("qrels", "run", "topk"))
 _LOG_BASE = Param("log_base", "number", 2.0, "base b of the discount's logarithm: gain / log_b(i+1); jk: no discount "
-                  "below rank b (scikit-learn dcg_score's log_base; must be > 1)", group="measure", low=1.0,
+                  "below rank b (scikit-learn dcg_score's log_base; must be > 1)", low=1.0,
                   low_open=True)
 
 register(Family("CG", "cumulative gain: sum of the gains in the top k", cumulative_gain,

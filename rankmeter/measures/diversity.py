@@ -269,8 +269,8 @@ def ap_ia(batch: Batch, m) -> np.ndarray:
 
 
 _ALPHA = Param("alpha", "number", 0.5, "redundancy intolerance: a doc gains (1 - alpha)^c for a subtopic c docs "
-               "above it already covered (ndeval -alpha)", group="measure", low=0.0, high=1.0)
-_BETA = Param("beta", "number", 0.5, "patience: rank i is weighted beta^(i-1) (ndeval -beta)", group="measure",
+               "above it already covered (ndeval -alpha)", low=0.0, high=1.0)
+_BETA = Param("beta", "number", 0.5, "patience: rank i is weighted beta^(i-1) (ndeval -beta)",
               low=0.0, high=1.0)
 
 

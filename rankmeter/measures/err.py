@@ -107,8 +107,8 @@ def nerr(batch: Batch, m) -> np.ndarray:
 
 _PARAMS = (
     Param("max_grade", "integer", None, "g_max of R_i = (2^g - 1) / 2^g_max (gdeval: 4); default: the highest grade "
-          "in the whole qrels", group="measure", low=1),
-    Param("p", "number", 1.0, "probability of going on after a doc that did not satisfy", group="measure", low=0.0,
+          "in the whole qrels", low=1),
+    Param("p", "number", 1.0, "probability of going on after a doc that did not satisfy", low=0.0,
           high=1.0),
 )
 

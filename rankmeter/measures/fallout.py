@@ -73,7 +73,7 @@ def fall_out(batch, m) -> np.ndarray:
 
 _EMPTY_NONREL = Param(EMPTY_TARGET.name, "choice", EMPTY_TARGET.default, "a query with no judged non-relevant doc "
                       "(TorchMetrics' empty_target_action; its fall-out default is pos): neg = 0, pos = 1, skip = "
-                      "left out of the mean, error = refuse", group="measure", choices=EMPTY_TARGET.choices)
+                      "left out of the mean, error = refuse", choices=EMPTY_TARGET.choices)
 
 
 def _no_nonrelevant(batch, m) -> np.ndarray:
@@ -111,6 +111,6 @@ def recall_at_fixed_precision(batch, m) -> np.ndarray:
 register(Family("RecallAtFixedPrecision", "largest R@i over ranks i <= k where P@i >= min_precision (TorchMetrics "
                                           "RetrievalRecallAtFixedPrecision, per query)",
                 with_empty_target(recall_at_fixed_precision),
-                params=(Param("min_precision", "number", 0.0, "the precision a rank must reach", group="measure",
+                params=(Param("min_precision", "number", 0.0, "the precision a rank must reach",
                               low=0.0, high=1.0),
                         EMPTY_TARGET), aggregation=MEAN_DEFINED))

@@ -136,5 +136,5 @@ register(Family("IPrec", "interpolated precision at recall level r (trec_eval ip
                 iprec_at_recall, cutoff="required", cutoff_kind=float, cutoff_range=(0.0, 1.0)))
 register(Family("IPrecAvg", "mean interpolated precision over recall levels (trec_eval 11pt_avg)",
                 iprec_average, cutoff="none",
-                params=(Param("recalls", "numbers", _ELEVEN, "recall levels to average over", group="measure",
+                params=(Param("recalls", "numbers", _ELEVEN, "recall levels to average over",
                               low=0.0, high=1.0),)))

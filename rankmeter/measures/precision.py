@@ -107,7 +107,7 @@ register(Family("RelativeP", "relevant in the top k / min(k, R) (no k: relevant 
 register(Family("Rprec", "R-precision: relevant in the top R / R", with_empty_target(r_precision),
                 params=(EMPTY_TARGET,), cutoff="none", aggregation=MEAN_DEFINED, tie_average="kernel"))
 register(Family("RprecMult", "precision at rank floor(mult * R + 0.9) (trec_eval Rprec_mult)", r_precision_mult,
-                params=(Param("mult", "number", 1.0, "multiple of R at which precision is taken", group="measure",
+                params=(Param("mult", "number", 1.0, "multiple of R at which precision is taken",
                               low=0.0),),
                 cutoff="none", tie_average="kernel"))
 

@@ -213,12 +213,12 @@ def _explain_rbp(batch, m, label: str) -> ExplainParts:
 
 _PARAMS = (
     Param("p", "number", 0.8, "persistence: probability of going on to the next rank (p = 1 would give every ranking "
-          "0)", group="measure", low=0.0, high=1.0, high_open=True),
+          "0)", low=0.0, high=1.0, high_open=True),
     Param("gain", "choice_or_gains", "binary", "gain of a doc: binary (grade >= rel), graded (grade / highest "
           "grade), trec_eval (trec_eval's per-query table rule) or a map {grade: gain} for that rule",
-          group="measure", choices=("binary", "graded", "trec_eval")),
+          choices=("binary", "graded", "trec_eval")),
     Param("max_grade", "integer", None, "gain=graded divides by this grade (higher grades gain 1): an integer, qrels "
-          "(the highest grade of the whole qrels) or unset (each query's own highest judged grade)", group="measure",
+          "(the highest grade of the whole qrels) or unset (each query's own highest judged grade)",
           choices=("qrels",), low=1),
     QUANTITY,
 )

@@ -100,5 +100,5 @@ register(Family("R", "recall: relevant in the top k / R (no k: relevant retrieve
 register(Family("F", "F-beta: (1+beta^2)PR / (beta^2 P + R) of P and R in the top k (no k: trec_eval set_F "
                      "with x = beta^2)", f_measure,
                 params=(Param("beta", "number", 1.0, "weight of recall relative to precision (trec_eval set_F's x is "
-                              "beta^2)", group="measure", low=0.0),), tie_average="kernel"))
+                              "beta^2)", low=0.0),), tie_average="kernel"))
 register(Family("F1", "F with beta = 1: harmonic mean of P and R in the top k", f1, tie_average="kernel"))

@@ -50,7 +50,7 @@ MEAN_DEFINED = _MeanOfDefined("mean", "mean over the queries where it is defined
 
 EMPTY_TARGET = Param("empty_target_action", "choice", "neg", "a query with no relevant doc (TorchMetrics' "
                      "empty_target_action): neg = 0 (trec_eval), pos = 1, skip = left out of the mean, error = refuse",
-                     group="measure", choices=("neg", "pos", "skip", "error"))
+                     choices=("neg", "pos", "skip", "error"))
 
 
 def no_relevant(batch, m) -> np.ndarray:

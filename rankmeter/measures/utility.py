@@ -47,13 +47,12 @@ def utility(batch, m) -> np.ndarray:
 
 register(Family("Utility", "weighted sum of relevant/non-relevant retrieved/not retrieved counts "
                            "(trec_eval utility)", utility, cutoff="none", params=(
-    Param("rel_ret", "number", 1.0, "worth of each relevant retrieved doc", group="measure", low=-1e150, high=1e150),
-    Param("nonrel_ret", "number", -1.0, "worth of each non-relevant (or unjudged) retrieved doc", group="measure",
+    Param("rel_ret", "number", 1.0, "worth of each relevant retrieved doc", low=-1e150, high=1e150),
+    Param("nonrel_ret", "number", -1.0, "worth of each non-relevant (or unjudged) retrieved doc",
           low=-1e150, high=1e150),
-    Param("rel_nonret", "number", 0.0, "worth of each relevant doc not retrieved", group="measure", low=-1e150,
+    Param("rel_nonret", "number", 0.0, "worth of each relevant doc not retrieved", low=-1e150,
           high=1e150),
-    Param("nonrel_nonret", "number", 0.0, "worth of each non-relevant doc not retrieved (needs num_docs)",
-          group="measure", low=-1e150, high=1e150),
-    Param("num_docs", "integer", 0, "collection size, for the non-relevant not retrieved count (trec_eval -N)",
-          group="measure", low=0),
+    Param("nonrel_nonret", "number", 0.0, "worth of each non-relevant doc not retrieved (needs num_docs)", low=-1e150,
+          high=1e150),
+    Param("num_docs", "integer", 0, "collection size, for the non-relevant not retrieved count (trec_eval -N)", low=0),
 )))

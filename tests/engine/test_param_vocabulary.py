@@ -132,7 +132,8 @@ def test_a_function_and_its_command_share_each_declaration(function, command):
     module, name = function.split(":")
     declared_here = getattr(importlib.import_module(module), name).params
     flags = _flags_of(*command)
-    typed = {n: p for n, p in declared_here.items() if p.cli and p.kind not in ("bool", "strings", "paths")}
+    from rankmeter.cli.flags import flag
+    typed = {n: p for n, p in declared_here.items() if flag(p).offered and p.kind not in ("bool", "strings", "paths")}
     assert typed, function
     for keyword, param in typed.items():
         assert keyword in flags, f"{function}({keyword}=...) has no --{keyword.replace('_', '-')} in {command}"

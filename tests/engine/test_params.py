@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from rankmeter.cli.app import COMMANDS, _parser
-from rankmeter.cli.flags import declared
+from rankmeter.cli.flags import declared, flag
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import Param
 
 #: every declaration a flag is made from (shared or a command's own), once
-DECLARED = list({id(p): p for _, _, p in declared(_parser())}.values()) + [p for p in PARAMS.values() if not p.cli]
+DECLARED = list({id(p): p for _, _,
+                 p in declared(_parser())}.values()) + [p for p in PARAMS.values() if not flag(p).offered]
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 Q, R1, R2 = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")
@@ -50,7 +51,8 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
         "baseline": ["baseline", Q, R1, "-m", "AP", "-o", o],
         "gate": ["gate", Q, R1, "--baseline", str(out / "missing-baseline.json")],
         "diff": ["diff", Q, R1, "-m", "AP", "--as", "pytrec_eval,ranx"],
-        "leaderboard": ["leaderboard", str(EXAMPLES / "leaderboard" / "manifest.json"), "-m", "AP", "--resamples", "100"],
+        "leaderboard": ["leaderboard", str(EXAMPLES / "leaderboard" / "manifest.json"), "-m", "AP", "--resamples",
+                        "100"],
     }[command]
 
 
