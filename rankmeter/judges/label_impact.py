@@ -28,7 +28,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmeter.judges.params import DRAWS
+from rankmeter.core.keywords import Unpack, takes_options
 from rankmeter.engine.param import validate_params
+from rankmeter.stats.params import ComparisonOptions, significance
 from rankmeter.errors import ParameterError
 
 __all__ = ["LINEAR", "Impact", "impact"]
@@ -130,10 +132,10 @@ def _unjudged_relevant(mixed, run, top: float):
     return Qrels(table, "unjudged relevant", origin="dict")
 
 
+@takes_options()
 @validate_params(DRAWS)
-def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = None, test: str = "t",
-           correction: str = "none", alpha: float = 0.05, permutations: int = 10000, seed: int | None = 0,
-           probabilities=None, draws: int = 200, **options) -> Impact:
+def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = None, probabilities=None,
+           draws: int = 200, **options: Unpack[ComparisonOptions]) -> Impact:
     """What scoring with the LLM's labels changes for each run (see the module docstring).
 
     Parameters
@@ -145,15 +147,12 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     measures : str or list of str
     baseline : str or list of str, optional
         The run(s) compared with; None compares every pair of runs.
-    test, correction, alpha, permutations, seed
-        As for :func:`rankmeter.compare`.
     probabilities : path or Samples, optional
         The LLM's probability per grade for each pair (JSON Lines, see
         :mod:`rankmeter.judges.sources`): adds ``expected``.
     draws : int, default 200
         Label draws for the resampled interval.
-    **options
-        Evaluation options of :func:`rankmeter.evaluate`, the same under every version.
+    %(evaluation_options)s
 
     Returns
     -------
@@ -177,6 +176,7 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     from rankmeter.stats.compare import compare
     from rankmeter.core.naming import name_runs
 
+    knobs = significance(options)  # the tests' knobs out of options: the rest are the evaluation options
     measures = [measures] if isinstance(measures, str) else list(measures)
     named = name_runs(runs, columns=options.get("columns"))
     if len(named) < 2:
@@ -191,7 +191,7 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     top = float(top_grade(mixed.qrels))
     best = {name: evaluate_runs(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures,
                                      **options, **grades) for name, run in named}
-    result = Impact(labels, settings={"test": test, "correction": correction, "alpha": alpha,
+    result = Impact(labels, settings={"test": knobs.test, "correction": knobs.correction, "alpha": knobs.alpha,
                                       "baseline": baseline, "judged": mixed.counts})
     names = [name for name, _ in named]
     ranks = {(v, m): dict(zip(names, _ranks([tables[v][n][m] for n in names]))) for v in VERSIONS for m in labels}
@@ -201,8 +201,8 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
         rank = {m: {v: ranks[(v, m)][name] for v in VERSIONS} for m in labels}
         change = {m: {v: rank[m]["human"] - rank[m][v] for v in ("llm", "mixed")} for m in labels}
         result.runs.append({"run": name, "scores": scores, "ranks": rank, "rank_change": change})
-    compared = {v: compare(q, runs_by_name, measures, baseline=baseline or names[0], test=test, correction=correction,
-                           alpha=alpha, permutations=permutations, seed=seed, **options, **grades)
+    compared = {v: compare(q, runs_by_name, measures, baseline=baseline or names[0], **knobs.as_dict(), **options,
+                           **grades)
                 for v, q in sources.items()}
     records = {v: (c.pair_records() if baseline is None else c.table_records()) for v, c in compared.items()}
     for i, row in enumerate(records["human"]):
@@ -214,12 +214,12 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
         for v in VERSIONS:
             r = records[v][i]
             entry[v] = {"delta": r["delta"], "p_value": r["p_value"], "p_adjusted": r["p_adjusted"],
-                        "conclusion": _conclusion(r, alpha)}
+                        "conclusion": _conclusion(r, knobs.alpha)}
         entry["flips"] = [v for v in ("llm", "mixed") if entry[v]["conclusion"] != entry["human"]["conclusion"]]
         result.comparisons.append(entry)
     if probabilities is not None:
-        result.expected = _expected(human, probabilities, runs_by_name, labels, measures, alpha, draws, seed,
-                                    options)
+        result.expected = _expected(human, probabilities, runs_by_name, labels, measures, knobs.alpha, draws,
+                                    knobs.seed, options)
     return result
 
 
