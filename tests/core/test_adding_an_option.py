@@ -1,11 +1,16 @@
-"""Adding an evaluation option is one declaration (and the code that uses it): everything else follows.
+"""Adding an evaluation option is two edits: its declaration and the code that uses it. Everything else follows.
 
-The test copies rankmeter/core/options.py, adds one key to its ``EvaluationOptions`` (nothing else), loads the
-copy as a module and checks that the new option is in the declarations, in the ``Options`` object (with its
+The first tests copy rankmeter/core/options.py, add one key to its ``EvaluationOptions`` (nothing else), load the
+copy as a module and check that the new option is in the declarations, in the ``Options`` object (with its
 default and its check), in the signature, numpydoc and misspelling hints of an entry point decorated as every
 entry point is, and a flag of every command that scores runs (parsed, checked and given back as the keyword),
-with its help. The API docs are rendered from those docstrings and the command pages from that help
-(tools/docs_hooks.py), so nothing else needs an edit.
+with its help. The last one makes both edits in a copy of the whole package (the key, and two lines of
+rankmeter/core/build.py that use it) and asks that copy, in a process of its own, for ``rankmeter.evaluate``'s
+and the other entry points' signatures and docs, the values with and without the option, its refusal, and
+``rankmeter eval --min-score``'s help, value and message. The API docs are rendered from those docstrings and
+the command pages from that help (tools/docs_hooks.py), so nothing else needs an edit; a flag spelled
+otherwise than ``--name-with-dashes`` (a metavar, a short or older flag) is one entry of
+rankmeter/cli/flags.py's ``FLAGS`` more.
 """
 import argparse
 import importlib.util
@@ -109,3 +114,85 @@ def test_the_real_commands_take_their_evaluation_flags_from_the_declarations():
         assert name in made, name
         assert plain(made[name].help).startswith(plain(OPTIONS[name].help)), name
         assert made[name].default == OPTIONS[name].default, name
+
+
+#: the second edit: the code that uses the new option, beside positive_scores_only's (rankmeter/core/build.py)
+USE_AFTER = '''    if options.positive_scores_only and not run.ranked:
+        keep &= run.numbers("score") > 0
+'''
+USE = '''    if options.min_score is not None and not run.ranked:
+        keep &= run.numbers("score") >= options.min_score
+'''
+#: what a copy of the package with the two edits is asked, in a process of its own: the public functions'
+#: signatures and docs, the values, the check, and the command line's flag, help, value and message
+CHECKS = r'''
+import contextlib, inspect, io, json, sys
+import rankmeter
+from rankmeter.cli.app import main
+from rankmeter.errors import ParameterError
+qrels, run_path = sys.argv[1], sys.argv[2]
+out = {"file": rankmeter.__file__}
+for name in ("evaluate", "evaluate_runs", "compare", "explain"):
+    shown = inspect.signature(getattr(rankmeter, name)).parameters["min_score"]
+    out[name] = [str(shown.kind), shown.default, "min_score : float, optional" in getattr(rankmeter, name).__doc__]
+qrels_dict = {"q1": {"d1": 1, "d2": 1, "d3": 0}}
+run = {"q1": {"d1": 0.9, "d2": 0.2, "d3": 0.5}}
+out["values"] = [rankmeter.evaluate(qrels_dict, run, "AP")["AP"],
+                 rankmeter.evaluate(qrels_dict, run, "AP", min_score=0.3)["AP"]]
+out["options"] = rankmeter.Evaluator(qrels_dict, "AP", min_score=0.3).options.min_score
+try:
+    rankmeter.evaluate(qrels_dict, run, "AP", min_score=-1)
+except ParameterError as error:
+    out["refused"] = str(error)
+for argv in (["eval", qrels, run_path, "-m", "AP", "--min-score", "0.3", "--format", "json"],
+             ["eval", qrels, run_path, "-m", "AP", "--min-score", "-1"], ["eval", "--help"]):
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            status = main(argv)
+        except SystemExit as exit:
+            status = exit.code
+    out.setdefault("cli", []).append([status, stdout.getvalue(), stderr.getvalue()])
+print(json.dumps(out))
+'''
+
+
+def test_the_two_edits_reach_the_public_functions_and_the_command_line(tmp_path):
+    """The whole way, on a copy of the package with the two edits and nothing else: the new option is a typed
+    keyword-only parameter of evaluate, evaluate_runs, compare and explain, in their docs, checked with the
+    one message shape, carried by the Options object to the code that uses it (AP 0.8333 -> 0.5 when the
+    relevant doc scored 0.2 is dropped: ranks d1, d3 give (1/1) / 2), and ``rankmeter eval --min-score``
+    is its flag, with its help, its value and the refusal naming the flag."""
+    import json
+    import shutil
+    import subprocess
+
+    package = SOURCE.parents[1]
+    copy = tmp_path / "rankmeter"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    options_py, build_py = copy / "core" / "options.py", copy / "core" / "build.py"
+    text = options_py.read_text()
+    end = text.index("\n\n#: Each evaluation option's")
+    options_py.write_text(text[:end] + "\n" + NEW_KEY + text[end:])            # edit 1: the declaration
+    text = build_py.read_text()
+    assert text.count(USE_AFTER) == 1, "positive_scores_only's rows are dropped elsewhere now: move the test's use"
+    build_py.write_text(text.replace(USE_AFTER, USE_AFTER + USE))              # edit 2: the code that uses it
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 1\nq1 0 d3 0\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 0.9 r\nq1 Q0 d3 2 0.5 r\nq1 Q0 d2 3 0.2 r\n")
+    done = subprocess.run([sys.executable, "-c", CHECKS, str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")],
+                          capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(tmp_path),
+                                                                             "PATH": "/usr/bin:/bin"}, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.splitlines()[-1])
+    assert got["file"] == str(copy / "__init__.py")  # the copy, not the installed package
+    for name in ("evaluate", "evaluate_runs", "compare", "explain"):
+        assert got[name] == ["KEYWORD_ONLY", None, True], name
+    assert got["values"] == [pytest.approx((1 + 2 / 3) / 2), 0.5]
+    assert got["options"] == 0.3
+    assert got["refused"] == "min_score=-1: expected a number in [0, inf) or None"
+    (status, stdout, _), (bad_status, bad_out, bad_err), (_, help_text, _) = got["cli"]
+    written = json.loads(stdout)
+    assert status == 0 and written["options"]["min_score"] == 0.3 and written["runs"][0]["mean"]["AP"] == 0.5
+    assert bad_status == 2 and bad_out == ""
+    assert "argument --min-score: '-1': expected a number in [0, inf) or None" in bad_err
+    assert "--min-score MIN_SCORE" in help_text and "drop docs scored below this before ranking" in plain(help_text)
