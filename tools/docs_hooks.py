@@ -495,10 +495,11 @@ def command_page(command: str, summary: str) -> str:
 
 
 def commands_index(commands: list[tuple[str, str]]) -> str:
+    from rankmeter.cli import flags
+    shared = ", ".join(f"`{flags.SHARED[name].long_flag}`" for name in flags.EVALUATION)  # from the declarations
     lines = ["# Commands", "", "`rankmeter COMMAND --help` prints what each page shows under *Usage*. The options "
-             "shared by every scoring command (`--queries`, `--rel`, `--judged-only`, `--max-docs`, `--ties`, "
-             "`--grades`, `--columns`) have the names of `rankmeter.evaluate`'s keyword arguments.", "",
-             "| command | what it does |", "|---|---|"]
+             f"shared by every scoring command ({shared}) have the names of `rankmeter.evaluate`'s keyword "
+             "arguments.", "", "| command | what it does |", "|---|---|"]
     lines += [f"| [`{name}`]({name}.md) | {summary} |" for name, summary in commands]
     lines += ["", "## rankmeter --help", "", "```text", _help([]), "```", ""]
     return "\n".join(lines)
