@@ -32,19 +32,21 @@ __all__ = ["gate", "GateResult", "GATE_PARAMS", "CHANGES"]
 CHANGES = ("qrels", "queries", "options")
 
 #: The gate's own knobs, declared once: the Python keywords are checked with them and the command's flags
-#: made from them (rankmeter.cli.gate).
+#: made from them (rankmeter.cli.gate). The significance knobs are stats.params' declarations, narrowed where
+#: a gate means something narrower: one false-alarm rate for the whole gate, at most 0.5; its one-sided tests
+#: only; Holm by default (it tests every measure and slice at once); and a fixed seed (a rerun on the same
+#: inputs must give the same verdict: None, a fresh seed, is refused).
 GATE_PARAMS = {p.name: p for p in (
     Param("margin", "number", 0.01, "the drop tolerated: a regression is a drop of the mean by more than this", low=0),
-    SIGNIFICANCE["alpha"].but(help="the false-alarm rate of the whole gate (after the correction)",
-                              high=0.5),
+    SIGNIFICANCE["alpha"].but(help="the false-alarm rate of the whole gate (after the correction)", high=0.5),
     SIGNIFICANCE["test"].but(help="the one-sided paired test", choices=TESTS),
     SIGNIFICANCE["correction"].but(default="holm", help="correction across measures and slices"),
-    Param("power", "number", 0.8, "the power at which the minimum detectable drop is given",
-          low=0.5, high=1, high_open=True),
+    Param("power", "number", 0.8, "the power at which the minimum detectable drop is given", low=0.5, high=1,
+          high_open=True),
     SIGNIFICANCE["permutations"].but(help="sign flips or bootstrap resamples (randomization, bootstrap)", low=100),
     SIGNIFICANCE["seed"].but(help="seed of the resampling tests", optional=False),
-    Param("worst", "integer", 5, "how many of the most dropped queries the report lists per measure",
-          low=0, high=1000),
+    Param("worst", "integer", 5, "how many of the most dropped queries the report lists per measure", low=0,
+          high=1000),
     Param("allow", "strings", (), "accept a change from the baseline: qrels, queries or options (repeatable)",
           choices=CHANGES),
 )}
