@@ -37,9 +37,9 @@ from rankmeter.core.params import PARAMS, Param
 from rankmeter.errors import ParameterError
 from rankmeter.stats.params import SIGNIFICANCE
 
-__all__ = ["Flag", "FLAGS", "flag", "declare", "plain", "Parser", "plain_help", "add", "declared", "keywords",
-           "evaluation", "write_json", "EVALUATION", "READING",
-           "EVALUATION_FUSING", "READING_FUSING"]
+__all__ = ["Flag", "FLAGS", "flag", "declare", "Parser", "plain_help", "add", "declared", "keywords", "evaluation",
+           "write_json", "SHARED", "EVALUATION", "READING", "EVALUATION_FUSING", "READING_FUSING"]
+
 
 @dataclass(frozen=True)
 class Flag:
@@ -121,26 +121,20 @@ FLAGS: dict[str, dict[str, Any]] = {
 }
 
 
-def flag(spec: "str | Param | Flag", **fields: Any) -> Flag:
+def flag(spec: "str | Param | Flag", **changes: Any) -> Flag:
     """The flag of ``spec`` (a parameter's name among the shared ones, a declaration, or a Flag already), its
-    command-line fields from :data:`FLAGS` (for a declaration given by name or object), then ``fields``."""
+    command-line fields from :data:`FLAGS` (for a declaration given by name or object), then ``changes``."""
     if isinstance(spec, Flag):
-        return spec.but(**fields) if fields else spec
+        return spec.but(**changes) if changes else spec
     param = SHARED_PARAMS[spec] if isinstance(spec, str) else spec
-    return Flag(param, **{**FLAGS.get(param.name, {}), **fields})
+    return Flag(param, **{**FLAGS.get(param.name, {}), **changes})
 
 
-def declare(name: str, kind: str, default: Any = None, help: str = "", group: str = "", **more: Any) -> Flag:
+def declare(name: str, kind: str, default: Any = None, help: str = "", **more: Any) -> Flag:
     """A parameter of one command only, declared in its command module: the :class:`Param` and its flag's
     fields in one call (``declare("top", "integer", 10, "...", low=1, metavar="N")``)."""
     own = {k: more.pop(k) for k in list(more) if k in _FLAG_FIELDS}
     return Flag(Param(name, kind, default, help, **more), **own)
-
-
-def plain(param: Param) -> Flag:
-    """The flag of a declaration as --name-with-dashes, none of :data:`FLAGS`' fields (a product's parameter
-    named as a shared one, offered otherwise)."""
-    return Flag(param)
 
 
 def option_flags(options: Mapping[str, Param]) -> dict[str, Flag]:
