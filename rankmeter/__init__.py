@@ -16,6 +16,16 @@ from typing import TYPE_CHECKING
 
 from rankmeter._version import __version__
 from rankmeter.errors import InputError, MeasureError, ParameterError, RankmeterError
+from rankmeter.engine.spellings import announce as _announce
+
+
+def _register_peer_names() -> None:
+    """Each peer's measure names, registered by its model as it loads (run before the first name is read)."""
+    import rankmeter.compat.ir_measures.model  # noqa: F401  (NDCG@10, SetF(beta=1), its measure objects)
+    import rankmeter.compat.ranx.model  # noqa: F401  (map@100, ndcg_burges@10, rbp.95)
+
+
+_announce(_register_peer_names)
 
 #: The public API, in one place: public name -> the module that defines it.
 _LAZY = {
