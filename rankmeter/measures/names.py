@@ -13,8 +13,8 @@ other tools' models register here.
 
 Other tools' names are not written here: each peer's model (``rankmeter/compat/<tool>/model.py``: ir_measures'
 ``NDCG@10``, ``SetF(beta=1)``, ranx's ``map@100``, ``rbp.95``) registers its readers with
-:func:`register_spellings` when it is imported, and the top package has those imports run before the first
-name is read (:mod:`rankmeter.engine.spellings`). A registered tool can also read its own measure objects
+:func:`register_spellings` when it is imported; the top package announces those imports, run for the first
+name rankmeter's grammar and trec_eval's names do not read (:mod:`rankmeter.engine.spellings`). A registered tool can also read its own measure objects
 (:func:`measure_of_object`). :func:`split_names` cuts ``"AP nDCG@10"`` or ``"AP,nDCG@10"`` into names.
 
 >>> [str(m) for _, m in resolve_name("P_10")]
@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from rankmeter.engine.spellings import load_announced
+from rankmeter.engine.spellings import load_announced, pending
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import REGISTRY, Measure
 from rankmeter.measures.grammar import parse_measure
@@ -78,7 +78,7 @@ def register_spellings(tool: str, **readers) -> Spellings:
 
 
 def spellings() -> dict[str, Spellings]:
-    """Every registered tool's :class:`Spellings`, in the order their readers are tried."""
+    """Every announced tool's :class:`Spellings` (their models loaded), in the order their readers are tried."""
     load_announced()
     return dict(_SPELLINGS)
 
@@ -129,9 +129,17 @@ def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
 
 
 def _readers() -> list[Reader]:
-    registered = spellings().values()
+    registered = _SPELLINGS.values()  # those loaded so far
     return ([s.read_first for s in registered if s.read_first] + [_canonical, _trec_eval]
             + [s.read for s in registered if s.read])
+
+
+def _read(text: str) -> list[tuple[str, Measure]] | None:
+    for reader in _readers():
+        found = reader(text)
+        if found is not None:
+            return found
+    return None
 
 
 def _families() -> dict[str, str]:
@@ -158,10 +166,13 @@ def _head(text: str) -> tuple[str, str]:
 def resolve_name(text: str) -> list[tuple[str, Measure]]:
     """One name as typed -> [(label, Measure)] (several for trec_eval names with several parameters)."""
     text = text.strip()
-    for reader in _readers():
-        found = reader(text)
-        if found is not None:
-            return found
+    load_announced(head=_head(text)[0])  # a tool that reads this name before rankmeter's grammar
+    found = _read(text)
+    if found is None and pending():  # the other tools load for a name nothing loaded so far reads
+        load_announced()
+        found = _read(text)
+    if found is not None:
+        return found
     families = _families()
     head, rest = _head(text)
     fits = _names_by_case(families).get(head.lower(), set())
@@ -186,6 +197,8 @@ def resolve_name(text: str) -> list[tuple[str, Measure]]:
 
 
 def _object_spellings(obj) -> Spellings | None:
+    if type(obj).__module__ == "builtins" or isinstance(obj, Measure):  # a name, a list of them: no tool's object
+        return None
     return next((s for s in spellings().values() if s.accepts_object and s.read_object and s.accepts_object(obj)),
                 None)
 
