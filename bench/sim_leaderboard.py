@@ -14,7 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's rankmeter, and the simulation beside its tests
 
 from leaderboard.simulation import WORLDS, simulate  # noqa: E402
 

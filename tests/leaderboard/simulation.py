@@ -50,6 +50,7 @@ class Figures:
     percentile_rank_coverage: tuple[float, float]
     top_holds_best: tuple[float, float]
     null_rank_coverage: tuple[float, float]
+    null_percentile_rank_coverage: tuple[float, float]
     null_pairs_separated: tuple[float, float]
     null_any_separated: tuple[float, float]
 
@@ -58,6 +59,7 @@ class Figures:
               "percentile_rank_coverage": "(percentile interval of the bootstrap ranks, for comparison)",
               "top_holds_best": "group tied with the top holding every true best",
               "null_rank_coverage": "all-equal null: rank intervals covering 1..S",
+              "null_percentile_rank_coverage": "(all-equal null: percentile intervals of the bootstrap ranks)",
               "null_pairs_separated": "all-equal null: share of pairs separated after correction",
               "null_any_separated": "all-equal null: replicates with any pair separated"}
 
@@ -129,7 +131,7 @@ def simulate(replicates: int, *, resamples: int, collections: int = 20, queries:
     low_true, high_true = rank_sets(mu)
     null_low, null_high = rank_sets(np.zeros_like(mu))
     best = {f"s{i}" for i in np.flatnonzero(mu == mu.max())}
-    cover, rank_cover, p_rank_cover, top, null_rank, null_share, null_any = [], [], [], [], [], [], []
+    cover, rank_cover, p_rank_cover, top, null_rank, null_p_rank, null_share, null_any = ([] for _ in range(8))
     for r in range(replicates):
         board = rankmeter.leaderboard(_table(rng, mu, collections, queries, tau, sigma), level=level,
                                       resamples=resamples, seed=r, correction=correction, test=test)
@@ -141,9 +143,11 @@ def simulate(replicates: int, *, resamples: int, collections: int = 20, queries:
         top.append(best <= {row["system"] for row in board.rows if row["tied_with_top"]})
         null = rankmeter.leaderboard(_table(rng, np.zeros_like(mu), collections, queries, tau, sigma), level=level,
                                      resamples=resamples, seed=r, correction=correction, test=test)
-        null_rank.append(np.mean([row["rank_interval"] == [1, len(mu)] for row in null.rows]))
+        hit, p_hit = _rank_hits(null, null_low, null_high)
+        null_rank.append(hit)
+        null_p_rank.append(p_hit)
         separated = [p["p_adjusted"] < null.alpha for p in null.pairs]
         null_share.append(np.mean(separated))
         null_any.append(any(separated))
     return Figures(replicates, _share(cover), _share(rank_cover), _share(p_rank_cover), _share(top),
-                   _share(null_rank), _share(null_share), _share(null_any))
+                   _share(null_rank), _share(null_p_rank), _share(null_share), _share(null_any))
