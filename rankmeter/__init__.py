@@ -16,6 +16,21 @@ from typing import TYPE_CHECKING
 
 from rankmeter._version import __version__
 from rankmeter.errors import InputError, MeasureError, ParameterError, RankmeterError
+from rankmeter.engine.spellings import announce as _announce
+
+
+def _register_ir_measures_names() -> None:  # NDCG@10, SetF(beta=1), its measure objects
+    import rankmeter.compat.ir_measures.model  # noqa: F401  (it registers its names as it loads)
+
+
+def _register_ranx_names() -> None:  # map@100, ndcg_burges@10, rbp.95
+    import rankmeter.compat.ranx.model  # noqa: F401  (it registers its names as it loads)
+
+
+#: each peer's measure names, registered by its model when a name is not rankmeter's or trec_eval's (so that
+#: `import rankmeter` and `-m AP` import neither); ir_measures reads NumRet(rel=k) and SetP(...) before the grammar
+_announce(_register_ir_measures_names, heads=("NumRet", "SetP"))
+_announce(_register_ranx_names)
 
 #: The public API, in one place: public name -> the module that defines it.
 _LAZY = {

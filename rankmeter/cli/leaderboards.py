@@ -58,9 +58,10 @@ def run(args: argparse.Namespace) -> int:
                               **flags.keywords(args, _OPTIONS))
     if args.svg:
         from rankmeter.io.output import output_file
+        from rankmeter.report.svg import slope_svg
         with output_file(args.svg, inputs=[*(args.inputs or []), *(args.board_a or []), *(args.board_b or [])],
                          suffixes=(".svg",)) as out:
-            out.write(result.slope_svg(args.measure[0] if args.measure else None))
+            out.write(slope_svg(result, args.measure[0] if args.measure else None))
     if args.format == "json":
         flags.write_json(result.to_dict())
     else:

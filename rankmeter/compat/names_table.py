@@ -5,16 +5,17 @@ __all__ = ["mapping_table"]
 
 
 def mapping_table() -> str:
-    """The names table of docs/names.md, generated from the registry, the name readers of
-    :mod:`rankmeter.measures.names` and each peer's model (TorchMetrics', scikit-learn's names)."""
+    """The names table of docs/names.md, generated from the registry, trec_eval's names and each peer's model
+    (ir_measures', ranx's, TorchMetrics', scikit-learn's names)."""
     from rankmeter.compat.sklearn.model import NAMES as SKLEARN
     from rankmeter.compat.torchmetrics.model import NAMES as TORCHMETRICS
     from rankmeter.measures.base import REGISTRY
     from rankmeter.measures.facts import trec_eval_names
-    from rankmeter.measures.names import FOREIGN_FAMILIES, IR_MEASURES, RANX
+    from rankmeter.compat.ir_measures.model import FAMILIES as IR_MEASURES, SAME_NAMES as IR_MEASURES_SAME
+    from rankmeter.compat.ranx.model import NAMES as RANX
     trec = trec_eval_names()
-    ir = {family: sorted({name for name, fam in FOREIGN_FAMILIES.items() if fam == family}
-                         | ({family} if family in IR_MEASURES else set())) for family in REGISTRY}
+    ir = {family: sorted({name for name, fam in IR_MEASURES.items() if fam == family}
+                         | ({family} if family in IR_MEASURES_SAME else set())) for family in REGISTRY}
     ranx: dict[str, list[str]] = {}
     for name, (family, params) in RANX.items():
         ranx.setdefault(family, []).append(name + ("@k" if REGISTRY[family].cutoff != "none" else "")

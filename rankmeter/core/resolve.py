@@ -19,10 +19,11 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
     A trec_eval name with several parameters (``P.5,10``) gives several
     measures; so does one string naming several (``"AP nDCG@10"``). A set
     (pytrec_eval's ``{"map", "ndcg_cut"}``) is taken in sorted order. A measure object of another
-    library says what it means through its ``to_rankmeter()`` (rankmeter's ir_measures drop-in); an
-    ir_measures object means what ir_measures computes (:func:`~rankmeter.measures.names.ir_measures_object`).
+    library says what it means through its ``to_rankmeter()`` (rankmeter's ir_measures drop-in), or is read by
+    the model of its tool (an ir_measures object means what ir_measures computes:
+    :func:`~rankmeter.measures.names.measure_of_object`).
     """
-    from rankmeter.measures.names import ir_measures_object, resolve_name, split_names
+    from rankmeter.measures.names import measure_of_object, resolve_name, split_names
 
     if measures is None:
         raise ParameterError("measures=None: expected a measure name or a list of them, e.g. ['AP', 'nDCG@10']")
@@ -38,9 +39,9 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
             out.append((str(item), item))
             continue
         if _is_foreign_measure(item):
-            # an ir_measures object means what ir_measures computes (ERR@k is gdeval's)
+            # a foreign object means what its tool computes (ir_measures' ERR@k is gdeval's)
             convert = getattr(item, "to_rankmeter", None)
-            measure = convert() if callable(convert) else ir_measures_object(item)
+            measure = convert() if callable(convert) else measure_of_object(item)
             out.append((str(measure), measure))
             continue
         if not isinstance(item, str):
@@ -60,6 +61,7 @@ def resolve_measures(measures) -> list[tuple[str, Measure]]:
 
 
 def _is_foreign_measure(obj) -> bool:
-    """A measure object of another library: one that says what it means (``to_rankmeter()``), or an
-    ir_measures one (read without importing ir_measures)."""
-    return callable(getattr(obj, "to_rankmeter", None)) or type(obj).__module__.startswith("ir_measures.")
+    """A measure object of another library: one that says what it means (``to_rankmeter()``), or one a
+    registered tool's model reads (an ir_measures object, told apart without importing ir_measures)."""
+    from rankmeter.measures.names import is_measure_object
+    return callable(getattr(obj, "to_rankmeter", None)) or is_measure_object(obj)

@@ -49,46 +49,13 @@ class Leaderboards:
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "measures": self.measures}
 
-    def slope_svg(self, measure: str | None = None) -> str:
-        """The two leaderboards of ``measure`` (default the first) side by side as an SVG slope chart.
-
-        Each run is a line from its rank under A (left) to its rank under B (right): blue when it
-        climbs, red when it falls, grey when it keeps its rank. Self-contained (no ids, text escaped),
-        for the HTML report or a file of its own.
-        """
-        from html import escape
-        entry = self.measures[0] if measure is None else next((m for m in self.measures if m["measure"] == measure),
+    def entry(self, measure: str | None = None) -> dict:
+        """The two leaderboards of ``measure`` (default the first measure)."""
+        found = self.measures[0] if measure is None else next((m for m in self.measures if m["measure"] == measure),
                                                               None)
-        if entry is None:
+        if found is None:
             raise ParameterError(f"measure {measure!r}: not in these leaderboards ({', '.join(self.names())})")
-        rows = entry["runs"]
-        n = max(len(rows), 2)
-        top, step, left, right, width = 48, 22, 190, 450, 640
-        height = top + step * n + 24
-
-        def y(rank):
-            return top + step * (rank - 0.5)
-
-        def label(text, limit=24):
-            text = str(text)
-            return escape(text if len(text) <= limit else text[: limit - 1] + "\u2026")
-
-        parts = [f'<text x="{left}" y="30" font-size="12" text-anchor="middle" font-weight="bold">A: {label(self.a)}</text>',
-                 f'<text x="{right}" y="30" font-size="12" text-anchor="middle" font-weight="bold">B: {label(self.b)}</text>']
-        for r in rows:
-            colour = "#2b7bba" if r["change"] > 0 else "#d6604d" if r["change"] < 0 else "#555555"
-            ya, yb = y(r["rank_a"]), y(r["rank_b"])
-            parts.append(f'<line x1="{left}" y1="{ya:.1f}" x2="{right}" y2="{yb:.1f}" stroke="{colour}" stroke-width="2"/>')
-            parts.append(f'<circle cx="{left}" cy="{ya:.1f}" r="3" fill="{colour}"/><circle cx="{right}" cy="{yb:.1f}" '
-                         f'r="3" fill="{colour}"/>')
-            parts.append(f'<text x="{left - 8}" y="{ya + 4:.1f}" font-size="11" text-anchor="end">{label(r["run"])} '
-                         f'{r["score_a"]:.4f}</text>')
-            parts.append(f'<text x="{right + 8}" y="{yb + 4:.1f}" font-size="11" text-anchor="start">{r["score_b"]:.4f} '
-                         f'{label(r["run"])}</text>')
-        title = escape(f"{entry['measure']}: rank under A and under B")
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                f'viewBox="0 0 {width} {height}" font-family="sans-serif" role="img"><title>{title}</title>'
-                + "".join(parts) + "</svg>")
+        return found
 
     def names(self) -> list[str]:
         """The measures compared."""

@@ -138,7 +138,7 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
                 aggregate: Literal["macro", "weighted", "geometric"] = "macro",
                 missing: Literal["refuse", "drop"] = "refuse", baseline: str | Sequence[str] | None = None,
                 margin: float | None = None,
-                test: Test = "bootstrap",
+                test: Test | None = None,
                 correction: Correction = "holm", alpha: float = 0.05,
                 resamples: int = 10000, seed: int | None = 0, **options: Unpack[EvaluationOptions]) -> Leaderboard:
     """Rank systems over several collections: aggregates with intervals, rank intervals, the group tied with the
@@ -167,8 +167,13 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
         The system(s) that non-inferiority and equivalence are tested against (with ``margin``).
     margin : float, optional
         The margin of those tests, in the measure's units.
-    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, default "bootstrap"
-        The pairwise test (:mod:`rankmeter.leaderboard.pairs`).
+    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey"}, optional
+        The pairwise test (:mod:`rankmeter.leaderboard.pairs`). Default: ``"randomization"`` at one level
+        (sign flips of the collections' differences, exact under the null; the bootstrap's p-values over 20
+        collections separate a pair of equal systems more often than alpha) and ``"bootstrap"`` at two (the
+        sign flips of every query would multiply the cost by the queries), unless every collection has one
+        query (then the two levels are one). The intervals, the rank intervals
+        and the win probabilities come from the bootstrap whatever the test.
     correction : {"none", "bonferroni", "holm", "bh"}, default "holm"
         Over every pair and measure (Tukey: ``"none"``, it holds over the systems already).
     alpha : float, default 0.05
@@ -192,7 +197,8 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
     >>> [(r["system"], r["rank"], round(r["mean"], 3)) for r in board.rows]
     [('A', 1, 0.55), ('B', 2, 0.35)]
     """
-    _check(test, correction)
+    if test is not None:
+        _check(test, correction)  # before any work is spent
     opts = validate_options(**options)
     scores = read_scores(source, measures, missing=missing, options=opts)
     if level is None:
@@ -204,6 +210,8 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
     if level == "collections" and n_c < 2:
         raise ParameterError(f"level='collections' resamples collections: got {n_c}; give two or more, or "
                              "per-query values with level='queries'")
+    if test is None:  # one query per collection: two levels are one, and so is the test
+        test = "randomization" if level == "collections" or scores.sizes.max() == 1 else "bootstrap"
     bases = _baselines(baseline, scores.systems)
     if margin is not None and not bases:
         raise ParameterError("margin: give the baseline the systems are tested against (baseline=NAME)")

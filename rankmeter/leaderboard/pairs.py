@@ -7,7 +7,8 @@ test                p-value of the difference of two systems' aggregates
 ==================  =========================================================================================
 ``bootstrap``       the leaderboard's own resamples (:func:`.ranks.resampled_pairs`)
 ``randomization``   sign flips of each unit's difference (:func:`~rankmeter.stats.significance.randomization`):
-                    the collections at one level; the queries at two, each weighted as the aggregate weighs it
+                    the collections at one level (the default there); the queries at two, each weighted as
+                    the aggregate weighs it
 ``t``, ``wilcoxon`` over the collections' means (as :func:`scipy.stats.ttest_rel`, :func:`scipy.stats.wilcoxon`)
 ``tukey``           Sakai's randomised Tukey HSD over the systems (:func:`~rankmeter.stats.significance.tukey_hsd`),
                     on the collections' means at one level and on the weighted queries at two
@@ -75,16 +76,17 @@ def pair_p_values(scores, *, test: str, level: str, aggregate: str, boot_p: list
             diffs = units[:, m, a] - units[:, m, b]
             out[m] = [fn(diffs[:, k], alpha=alpha)[0] for k in range(len(a))]
         elif test == "randomization":
+            # pairs a block at a time: the test keeps B x pairs flipped sums (100 systems: 400 MB at once);
+            # one seed, so every block flips the same signs, as one call over all pairs would
             if by_queries:
                 x, w = _weighted_queries(scores, aggregate, m)
-                step = max(1, _COLUMNS // max(len(x), 1))
-                for k in range(0, len(a), step):
-                    cols = slice(k, k + step)
-                    d = (x[:, a[cols]] - x[:, b[cols]]) * w[:, None]
-                    out[m, cols] = sig.randomization(d, permutations=resamples, seed=seed, alpha=alpha)[0]
             else:
-                d = units[:, m, a] - units[:, m, b]
-                out[m] = sig.randomization(d, permutations=resamples, seed=seed, alpha=alpha)[0]
+                x, w = units[:, m, :], np.ones(len(units))
+            step = max(1, _COLUMNS // max(len(x), resamples, 1))
+            for k in range(0, len(a), step):
+                cols = slice(k, k + step)
+                d = (x[:, a[cols]] - x[:, b[cols]]) * w[:, None]
+                out[m, cols] = sig.randomization(d, permutations=resamples, seed=seed, alpha=alpha)[0]
         else:  # tukey
             if by_queries:
                 x, w = _weighted_queries(scores, aggregate, m)

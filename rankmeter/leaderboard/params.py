@@ -22,9 +22,11 @@ MARGIN = Param("margin", "number", None, "equivalence (TOST) and non-inferiority
 #: compare's --permutations, under the name a leaderboard's scripts use (the older flag is read too)
 RESAMPLES = SIGNIFICANCE["permutations"].but(name="resamples", help="bootstrap resamples (also the permutations of the "
                                        "randomisation and Tukey tests)")
-TEST = SIGNIFICANCE["test"].but(default="bootstrap", help="the pairwise test: bootstrap (the leaderboard's own "
-                          "resamples), randomization (sign flips), t or wilcoxon (over the collections' means), "
-                          "tukey (randomised HSD over the systems)")
+TEST = SIGNIFICANCE["test"].but(default=None, optional=True, help="the pairwise test: bootstrap (the leaderboard's "
+                          "own resamples), randomization (sign flips), t or wilcoxon (over the collections' means), "
+                          "tukey (randomised HSD over the systems); default randomization at one level (sign flips "
+                          "of the collections' differences: exact under the null, where the bootstrap over 20 "
+                          "collections is not) and bootstrap at two")
 CORRECTION = SIGNIFICANCE["correction"].but(default="holm", help="multiple-comparison correction over every pair and "
                                       "measure: none, bonferroni, holm or bh (Benjamini-Hochberg)")
 

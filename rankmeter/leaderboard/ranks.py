@@ -11,7 +11,10 @@ For one measure, with ``A`` the observed aggregates and ``A*`` the resampled one
   over resamples of ``max_j |(A*_s - A*_j) - (A_s - A_j)| / se_sj`` (se from the resamples' covariance),
   read on Student's scale (:func:`t_scale_quantile`); s's rank is at least ``1 + #{j: A_j - A_s > q_s se_sj}`` and at
   most ``S - #{j: A_s - A_j > q_s se_sj}``. A system's interval covers its true rank with probability at
-  least ``1 - alpha`` (it fails only when one of its differences is declared in the wrong direction).
+  least ``1 - alpha`` (it fails only when one of its differences is declared in the wrong direction), for
+  each system on its own (not simultaneously for all), with the true rank of tied systems the set of ranks
+  they share. The bound is tight only when the system ties with every other: where means differ it covers
+  more (tests/leaderboard/simulation.py measures both).
 * **tied with the top**: the rank interval reaches 1 (no system is better than it, at level alpha).
 * **win probability** of a over b: the share of resamples where ``A*_a > A*_b`` (ties count half).
 * **letter groups**: over the systems in rank order, each maximal run of systems no two of which are

@@ -1,59 +1,86 @@
-"""Every spelling people copy from other tools, read as rankmeter measures.
+"""Measure names as typed, read as rankmeter measures: rankmeter's grammar, trec_eval's names, and the spellings
+other tools' models register here.
 
 :func:`resolve_name` reads one name, in this order, keeping the label as typed:
 
-1. rankmeter's own grammar (``nDCG(gain=exp)@10``);
-2. trec_eval's ``-m`` names (``ndcg_cut.10``, ``P.5,10``) and nicknames (``official``, ``all_trec``, ``set``);
-3. trec_eval's printed names (``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``, ``recall_1000``);
-4. ir_measures' names and parameters (``MAP``, ``NDCG@10``, ``RPrec``, ``BPref``, ``SetF(beta=1)``,
-   ``nDCG(dcg='exp-log2')@10``, ``IPrec(recall=0.5)``), and its measure objects;
-5. ranx's names (``map@100``, ``ndcg_burges@10``, ``r-precision``, ``rbp.95``, ``ndcg@10-l2``);
+1. a registered tool's spellings that mean something else in rankmeter's grammar (``read_first``);
+2. rankmeter's own grammar (``nDCG(gain=exp)@10``);
+3. trec_eval's ``-m`` names (``ndcg_cut.10``, ``P.5,10``) and nicknames (``official``, ``all_trec``, ``set``);
+4. trec_eval's printed names (``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``, ``recall_1000``);
+5. each registered tool's spellings (``read``), in the order registered;
 6. a name that differs only in case, when only one measure fits (``map``, ``Ndcg@10``);
 7. otherwise an error suggesting the closest measure, the cutoff kept (``ndgc@10`` -> ``nDCG@10``).
 
-:func:`split_names` cuts ``"AP nDCG@10"`` or ``"AP,nDCG@10"`` into names.
+Other tools' names are not written here: each peer's model (``rankmeter/compat/<tool>/model.py``: ir_measures'
+``NDCG@10``, ``SetF(beta=1)``, ranx's ``map@100``, ``rbp.95``) registers its readers with
+:func:`register_spellings` when it is imported; the top package announces those imports, run for the first
+name rankmeter's grammar and trec_eval's names do not read (:mod:`rankmeter.engine.spellings`). A registered tool can also read its own measure objects
+(:func:`measure_of_object`). :func:`split_names` cuts ``"AP nDCG@10"`` or ``"AP,nDCG@10"`` into names.
 
->>> [(label, str(m)) for label, m in resolve_name("ndcg_burges@10-l2")]
-[('ndcg_burges@10-l2', 'nDCG(gain=exp, rel=2)@10')]
 >>> [str(m) for _, m in resolve_name("P_10")]
 ['P@10']
+>>> [(label, str(m)) for label, m in resolve_name("ndcg_cut.5,10")]
+[('ndcg_cut_5', 'nDCG@5'), ('ndcg_cut_10', 'nDCG@10')]
 """
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
+from rankmeter.engine.spellings import load_announced, pending
 from rankmeter.errors import MeasureError
 from rankmeter.measures.base import REGISTRY, Measure
 from rankmeter.measures.grammar import parse_measure
 from rankmeter.measures.trec_eval import NICKNAMES, TREC_MEASURES, expand, split_name
 
-__all__ = ["resolve_name", "split_names", "FOREIGN_FAMILIES", "RANX", "IR_MEASURES", "ir_measures_object",
-           "ir_measures_params"]
+__all__ = ["resolve_name", "split_names", "register_spellings", "spellings", "Spellings", "measure_of_object",
+           "is_measure_object"]
 
-#: ir_measures family names that are spelled differently here (same measure)
-FOREIGN_FAMILIES = {
-    "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "RPrec": "Rprec",
-    "BPref": "Bpref", "SetP": "P", "SetR": "R", "SetF": "F", "SetRelP": "RelativeP",
-    "MAP_IA": "AP_IA", "\u03b1_DCG": "alpha_DCG", "\u03b1_nDCG": "alpha_nDCG",
-}
+#: a name reader: the name as typed -> [(label, Measure)], or None when the name is not its tool's
+Reader = Callable[[str], "list[tuple[str, Measure]] | None"]
 
-#: ranx metric name -> (canonical family, fixed parameters)
-RANX = {
-    "map": ("AP", {}), "mrr": ("RR", {}), "ndcg": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exp"}),
-    "precision": ("P", {}), "recall": ("R", {}), "f1": ("F1", {}), "hit_rate": ("HitRate", {}),
-    "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}), "bpref": ("Bpref", {}), "dcg": ("DCG", {}),
-    "dcg_burges": ("DCG", {"gain": "exp"}), "rbp": ("RBP", {}), "hits": ("Hits", {}),
-}
-#: ir_measures names (its registry) that are spelled the same here and mean the same (not ERR: ir_measures'
-#: ERR@k is gdeval's, ERR(max_grade=4)@k here; the drop-in rankmeter.compat.ir_measures reads it so)
-IR_MEASURES = {"AP", "IPrec", "NumQ", "NumRel", "NumRelRet", "NumRet", "P", "R", "RBP", "RR", "Rprec",
-               "Bpref", "SetAP", "Success", "infAP", "nDCG", "Judged", "Accuracy", "Compat", "SDCG", "INST", "INSQ",
-               "BPM", "NERR8", "NERR9", "NERR10", "NERR11",
-               "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "StRecall", "AP_IA"}
 
-_RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:\.(?P<p>\d+))?(?:@(?P<k>\d+))?(?:-l(?P<rel>\d+))?$")
-_FOREIGN = re.compile(r"^(?P<name>[A-Za-z_\u03b1][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9.]+))?$")
+@dataclass(frozen=True)
+class Spellings:
+    """One tool's measure names, as its model registers them (:func:`register_spellings`)."""
+
+    tool: str
+    #: reads the tool's names after rankmeter's grammar and trec_eval's names have refused them
+    read: Reader | None = None
+    #: reads the tool's names that rankmeter's grammar would read otherwise (before it)
+    read_first: Reader | None = None
+    #: the tool's family names -> rankmeter's, for names that differ in case only and for suggestions
+    families: Mapping[str, str] = field(default_factory=dict)
+    #: whether an object is one of the tool's measure objects, and the Measure giving the tool's numbers for it
+    accepts_object: Callable[[object], bool] | None = None
+    read_object: Callable[[object], Measure] | None = None
+
+
+#: tool -> its registered spellings, in the order registered (the order their readers are tried in)
+_SPELLINGS: dict[str, Spellings] = {}
+
+
+def register_spellings(tool: str, **readers) -> Spellings:
+    """Register ``tool``'s names (the keywords are :class:`Spellings`' fields); registering a tool again replaces
+    its entry and keeps its place.
+
+    >>> read = lambda text: [(text, parse_measure("AP"))] if text == "MeanAP" else None
+    >>> _ = register_spellings("doc-example", read=read, families={"MeanAP": "AP"})
+    >>> [str(m) for _, m in resolve_name("MeanAP")], [str(m) for _, m in resolve_name("meanap")]
+    (['AP'], ['AP'])
+    >>> del _SPELLINGS["doc-example"]
+    """
+    entry = Spellings(tool, **readers)
+    _SPELLINGS[tool] = entry
+    return entry
+
+
+def spellings() -> dict[str, Spellings]:
+    """Every announced tool's :class:`Spellings` (their models loaded), in the order their readers are tried."""
+    load_announced()
+    return dict(_SPELLINGS)
 
 
 def split_names(text: str) -> list[str]:
@@ -80,23 +107,6 @@ def _canonical(text: str) -> list[tuple[str, Measure]] | None:
         return None
 
 
-#: ir_measures spellings that read differently here, so they are translated before the canonical reader:
-#: its NumRet(rel=k) counts the retrieved docs with grade >= k (NumRelRet), its SetP(relative=True) is RelativeP
-_IR_MEASURES_FIRST = [
-    (re.compile(r"^NumRet\(\s*rel\s*=\s*(-?\d+)\s*\)$"), lambda m: f"NumRelRet(rel={m[1]})"),
-    (re.compile(r"^SetP\(\s*relative\s*=\s*True\s*((?:,[^)]*)?)\)$"),
-     lambda m: "RelativeP" + (f"({m[1].strip(', ')})" if m[1].strip(", ") else "")),
-]
-
-
-def _ir_measures_first(text: str) -> list[tuple[str, Measure]] | None:
-    for pattern, rewrite in _IR_MEASURES_FIRST:
-        match = pattern.match(text)
-        if match:
-            return [(text, parse_measure(rewrite(match)))]
-    return None
-
-
 def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
     name = split_name(text)[0]
     candidates = [text] if (name in TREC_MEASURES or text in NICKNAMES) and name != "runid" else []
@@ -107,7 +117,7 @@ def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
     for spec in candidates:
         try:
             expanded = [(label, m) for label, _, m in expand([spec]) if m is not None]
-        except (MeasureError, ValueError):  # not a trec_eval spelling after all ("rbp.95" is ranx's)
+        except (MeasureError, ValueError):  # not a trec_eval spelling after all (a registered tool's, perhaps)
             continue
         if not expanded:
             raise MeasureError(f"{text!r} is a trec_eval measure with no canonical form here; compute it with "
@@ -118,52 +128,32 @@ def _trec_eval(text: str) -> list[tuple[str, Measure]] | None:
     return None
 
 
-def _ir_measures(text: str) -> list[tuple[str, Measure]] | None:
-    match = _FOREIGN.match(text.replace("\u03b1", "alpha"))
-    if not match or match["name"] not in FOREIGN_FAMILIES and match["name"] not in REGISTRY:
-        return None
-    family = FOREIGN_FAMILIES.get(match["name"], match["name"])
-    params, cutoff = match["params"] or "", match["cutoff"]
-    # ir_measures' parameter spellings
-    params = re.sub(r"\bdcg\s*=\s*['\"]?log2['\"]?", "gain=linear", params)
-    params = re.sub(r"\bdcg\s*=\s*['\"]?exp-log2['\"]?", "gain=exp", params)
-    params = re.sub(r"\bgains\s*=", "gain=", params)
-    recall = re.search(r"\brecall\s*=\s*([0-9.]+)", params)
-    if family == "IPrec" and recall:
-        cutoff = recall.group(1)
-        params = re.sub(r",?\s*\brecall\s*=\s*[0-9.]+", "", params).strip(", ")
-    if match["name"] in ("SetP", "SetR", "SetF", "SetRelP") and cutoff:
-        return None  # the set measures have no cutoff
-    canonical = family + (f"({params})" if params.strip() else "") + (f"@{cutoff}" if cutoff else "")
-    try:
-        return [(text, parse_measure(canonical))]
-    except MeasureError:
-        return None
+def _readers() -> list[Reader]:
+    registered = _SPELLINGS.values()  # those loaded so far
+    return ([s.read_first for s in registered if s.read_first] + [_canonical, _trec_eval]
+            + [s.read for s in registered if s.read])
 
 
-def _ranx(text: str) -> list[tuple[str, Measure]] | None:
-    match = _RANX.match(text)
-    if not match or match["name"] not in RANX:
-        return None
-    family, fixed = RANX[match["name"]]
-    params = dict(fixed)
-    if match["p"]:
-        if family != "RBP":
-            return None
-        params["p"] = float("0." + match["p"])
-    if match["rel"]:
-        params["rel"] = int(match["rel"])
-    k = int(match["k"]) if match["k"] else None
-    try:
-        return [(text, Measure.of(family, params, k))]
-    except MeasureError:
-        return None
+def _read(text: str) -> list[tuple[str, Measure]] | None:
+    for reader in _readers():
+        found = reader(text)
+        if found is not None:
+            return found
+    return None
 
 
-def _names_by_case() -> dict[str, set[str]]:
+def _families() -> dict[str, str]:
+    """Every registered tool's family names -> rankmeter's (the first tool's reading of a name wins)."""
+    out: dict[str, str] = {}
+    for entry in spellings().values():
+        out = dict(entry.families) | out
+    return out
+
+
+def _names_by_case(families: dict[str, str]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
-    for name in list(REGISTRY) + list(FOREIGN_FAMILIES):
-        out.setdefault(name.lower(), set()).add(FOREIGN_FAMILIES.get(name, name))
+    for name in list(REGISTRY) + list(families):
+        out.setdefault(name.lower(), set()).add(families.get(name, name))
     return out
 
 
@@ -176,65 +166,52 @@ def _head(text: str) -> tuple[str, str]:
 def resolve_name(text: str) -> list[tuple[str, Measure]]:
     """One name as typed -> [(label, Measure)] (several for trec_eval names with several parameters)."""
     text = text.strip()
-    for reader in (_ir_measures_first, _canonical, _trec_eval, _ir_measures, _ranx):
-        found = reader(text)
-        if found is not None:
-            return found
+    load_announced(head=_head(text)[0])  # a tool that reads this name before rankmeter's grammar
+    found = _read(text)
+    if found is None and pending():  # the other tools load for a name nothing loaded so far reads
+        load_announced()
+        found = _read(text)
+    if found is not None:
+        return found
+    families = _families()
     head, rest = _head(text)
-    fits = _names_by_case().get(head.lower(), set())
+    fits = _names_by_case(families).get(head.lower(), set())
     if len(fits) == 1:
         found = resolve_name(next(iter(fits)) + rest) if next(iter(fits)) != head else None
         if found:
             return [(text, m) for _, m in found]
     if len(fits) > 1:
         raise MeasureError(f"{text!r} could mean {', '.join(sorted(f + rest for f in fits))}; write one of them")
-    family = FOREIGN_FAMILIES.get(head, head)
+    family = families.get(head, head)
     if family in REGISTRY:  # a known family the readers refused: its own complaint (a missing cutoff ...)
         return [(text, parse_measure(family + rest))]
-    pool = sorted(set(REGISTRY) | set(FOREIGN_FAMILIES))
+    pool = sorted(set(REGISTRY) | set(families))
     close = difflib.get_close_matches(head, pool, n=1, cutoff=0.6) or \
         difflib.get_close_matches(head.lower(), [p.lower() for p in pool], n=1, cutoff=0.6)
     if close:
         guess = next((p for p in pool if p == close[0] or p.lower() == close[0]), close[0])
-        suggestion = FOREIGN_FAMILIES.get(guess, guess) + rest
+        suggestion = families.get(guess, guess) + rest
         raise MeasureError(f"unknown measure {text!r}; did you mean {suggestion}? "
                            "(`rankmeter measures` lists them all)")
     raise MeasureError(f"unknown measure {text!r} (`rankmeter measures` lists them all)")
 
 
-def ir_measures_params(obj) -> tuple[str, dict]:
-    """(name, every parameter with its default filled in) of an ir_measures measure object (of ir_measures
-    or of its drop-in :mod:`rankmeter.compat.ir_measures`), read without importing either."""
-    name = getattr(obj, "NAME", None) or type(obj).__name__
-    supported = getattr(obj, "SUPPORTED_PARAMS", {})
-    params = {}
-    for key, info in supported.items():
-        default = getattr(info, "default", None)
-        params[key] = obj.params.get(key, None if type(default).__name__ == "object" else default)
-    return name, params
+def _object_spellings(obj) -> Spellings | None:
+    if type(obj).__module__ == "builtins" or isinstance(obj, Measure):  # a name, a list of them: no tool's object
+        return None
+    return next((s for s in spellings().values() if s.accepts_object and s.read_object and s.accepts_object(obj)),
+                None)
 
 
-def ir_measures_object(obj) -> Measure:
-    """The measure giving ir_measures' numbers for one of its measure objects (``nDCG@10``, ``ERR@20``).
+def is_measure_object(obj) -> bool:
+    """Whether ``obj`` is a measure object of a registered tool (an ir_measures ``nDCG@10``, say)."""
+    return _object_spellings(obj) is not None
 
-    ``ERR@k`` is the TREC Web track's gdeval ERR, the provider ir_measures calls for it: grades capped
-    by a fixed maximum of 4 (``ERR(max_grade=4)@k``); ``SetF(beta=b)`` is trec_eval's ``set_F.b``,
-    whose parameter is beta squared (``F(beta=sqrt(b))``); ``SetP(relative=True)`` is ``RelativeP``;
-    everything else reads from its printed name (:func:`resolve_name`).
-    """
-    import math
-    name, params = ir_measures_params(obj)
-    if name == "ERR":  # gdeval.pl: R = (2^g - 1) / 2^4, $MAX_JUDGMENT = 4
-        return Measure.of("ERR", {"max_grade": 4}, params.get("cutoff"))
-    if name == "SetF":  # trec_eval set_F.x weighs with x as beta^2 (trec_eval m_set_F.c)
-        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
-        extra |= {"judged_only": True} if params["judged_only"] else {}
-        beta = math.sqrt(float(params["beta"]))
-        return Measure.of("F", extra | ({"beta": beta} if beta != 1 else {}), None)
-    if name == "SetP" and params.get("relative"):  # SetP(rel=2,relative=True) is RelativeP(rel=2)
-        extra = {"rel": params["rel"]} if params["rel"] != 1 else {}
-        return Measure.of("RelativeP", extra | ({"judged_only": True} if params["judged_only"] else {}), None)
-    resolved = resolve_name(repr(obj).replace("\u03b1", "alpha"))
-    if len(resolved) != 1:  # pragma: no cover - an object names one measure
-        raise MeasureError(f"{obj!r} reads as {len(resolved)} measures")
-    return resolved[0][1]
+
+def measure_of_object(obj) -> Measure:
+    """The measure giving its tool's numbers for a registered tool's measure object (MeasureError for another)."""
+    entry = _object_spellings(obj)
+    if entry is None:
+        raise MeasureError(f"{obj!r} is not a measure object of a tool rankmeter reads "
+                           f"({', '.join(s.tool for s in spellings().values() if s.read_object) or 'none registered'})")
+    return entry.read_object(obj)

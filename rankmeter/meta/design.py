@@ -32,6 +32,7 @@ import numpy as np
 
 from rankmeter.meta.params import BETA, DESIGN_TEST, MIN_DIFF, MOST, SYSTEMS, TOPICS, VARIANCE
 from rankmeter.stats.params import ALPHA
+from rankmeter.stats.student import t_quantile
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
@@ -66,7 +67,7 @@ def power(topics: int, *, test: str = "t", min_diff: float, variance: float, alp
     if test == "t":
         df = n - 1
         nc = math.sqrt(n) * min_diff / math.sqrt(variance)
-        crit = stats.t.ppf(1 - alpha / 2, df)
+        crit = t_quantile(df, 1 - alpha / 2)
         return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
     df1, df2 = systems - 1, systems * (n - 1)
     nc = n * min_diff ** 2 / (2 * variance)

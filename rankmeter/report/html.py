@@ -40,6 +40,7 @@ from rankmeter.io.output import check_output
 from rankmeter.report.assets import CSS, SCRIPT
 from rankmeter.measures.aggregation import TEXT
 from rankmeter.report.plots import PerQueryTable, align_per_query
+from rankmeter.report.svg import slope_svg
 from rankmeter.report.markup import comparison_html, data_value, is_missing, number_cell, p_cell, esc  # noqa: F401 - esc is public here
 from rankmeter.report.explanations import explanations_html
 from rankmeter.report.params import BEYOND_K, MAX_EXPLAINED, MAX_RANKS, TITLE
@@ -214,7 +215,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
     if other_qrels is not None:  # two qrels versions (human, LLM): the two leaderboards side by side
         from rankmeter.judges.leaderboard_agreement import leaderboards
         found = leaderboards(qrels, other_qrels, {n: r for n, r in named}, [lb for lb, _ in labels], **given)
-        boards = ("".join(f'<figure class="slope">{found.slope_svg(lb)}<figcaption>{esc(lb)}</figcaption></figure>'
+        boards = ("".join(f'<figure class="slope">{slope_svg(found, lb)}<figcaption>{esc(lb)}</figcaption></figure>'
                           for lb, _ in labels)
                   + f'<pre class="note">{esc(found.to_text())}</pre>')
     data = {"version": __version__, "qrels": q.source, "baseline": baseline, "measures": [lb for lb, _ in labels],

@@ -1,6 +1,7 @@
 """The one renderer of figures: SVG drawn straight from a figure's specification (:mod:`.figures`).
 
-The report's figures (sorted per-query differences, box plots, precision-recall) are drawn here;
+The report's figures (sorted per-query differences, box plots, precision-recall, the slope chart of two
+leaderboards) are drawn here;
 :mod:`.plots` draws the same specifications with matplotlib for ``plot_*`` and ``rankmeter plot``.
 A new figure (a report section's) builds on :class:`Axes`: data ranges mapped to pixels, a frame
 with y ticks, title and axis labels, :func:`text`, and ``Axes.svg`` for the element.
@@ -26,7 +27,7 @@ import numpy as np
 from rankmeter.report.figures import DOWN as _DOWN, NEUTRAL as _NEUTRAL, SERIES as _SERIES, UP as _UP
 from rankmeter.report.figures import BoxFigure, DiffFigure, PRFigure, short_label as _short
 
-__all__ = ["diff_svg", "box_svg", "pr_svg", "Axes", "text", "coordinate"]
+__all__ = ["diff_svg", "box_svg", "pr_svg", "slope_svg", "Axes", "text", "coordinate"]
 _W, _H = 640, 360
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 46, 44
 
@@ -247,3 +248,34 @@ def pr_svg(spec: PRFigure) -> str:
                         f'stroke="{color}" stroke-width="2"/>')
         ax.parts.append(text(560 - _RIGHT - 126, y, _short(name, 24), size=10, anchor="start"))
     return ax.svg(spec.title)
+
+
+def slope_svg(boards, measure: str | None = None) -> str:
+    """Two leaderboards of ``measure`` (a :class:`~rankmeter.judges.Leaderboards`; default its first measure)
+    side by side as a slope chart.
+
+    Each run is a line from its rank under A (left) to its rank under B (right), coloured as a gain, a loss
+    or neither (:data:`~rankmeter.report.figures.UP` ...), labelled with its name and both scores.
+    """
+    entry = boards.entry(measure)
+    rows = entry["runs"]
+    top, step, left, right, width = 48, 22, 190, 450, 640
+    height = top + step * max(len(rows), 2) + 24
+
+    def y(rank):
+        return top + step * (rank - 0.5)
+
+    parts = [text(left, 30, f"A: {_short(boards.a, 24)}", size=12, weight="bold"),
+             text(right, 30, f"B: {_short(boards.b, 24)}", size=12, weight="bold")]
+    for r in rows:
+        colour = _UP if r["change"] > 0 else _DOWN if r["change"] < 0 else _NEUTRAL
+        ya, yb = coordinate(y(r["rank_a"])), coordinate(y(r["rank_b"]))
+        parts.append(f'<line x1="{left}" y1="{ya}" x2="{right}" y2="{yb}" stroke="{colour}" stroke-width="2"/>'
+                     f'<circle cx="{left}" cy="{ya}" r="3" fill="{colour}"/>'
+                     f'<circle cx="{right}" cy="{yb}" r="3" fill="{colour}"/>')
+        parts.append(text(left - 8, y(r["rank_a"]) + 4, f'{_short(r["run"], 24)} {r["score_a"]:.4f}', anchor="end"))
+        parts.append(text(right + 8, y(r["rank_b"]) + 4, f'{r["score_b"]:.4f} {_short(r["run"], 24)}', anchor="start"))
+    title = escape(f"{entry['measure']}: rank under A and under B")
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+            f'font-family="sans-serif" font-size="{_FONT_SIZE}" text-anchor="{_ANCHOR}" role="img"><title>{title}</title>'
+            + "".join(parts) + "</svg>")

@@ -89,7 +89,8 @@ def test_typos_suggest_the_closest_measure_keeping_the_cutoff(typed, message):
 
 def test_an_ambiguous_case_is_an_error_listing_the_candidates(monkeypatch):
     from rankmeter.measures import names
-    monkeypatch.setitem(names.FOREIGN_FAMILIES, "Ap", "Bpref")  # make "ap" mean two measures
+    names.spellings()  # the peers' models registered first, so the stand-in below is taken off afterwards
+    monkeypatch.setitem(names._SPELLINGS, "stand-in", names.Spellings("stand-in", families={"Ap": "Bpref"}))
     with pytest.raises(MeasureError, match=r"'aP' could mean AP, Bpref"):
         resolve_measures("aP")
 

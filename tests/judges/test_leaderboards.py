@@ -17,6 +17,7 @@ from rankmeter.judges.leaderboard_agreement import (
     read_leaderboard,
 )
 from rankmeter.errors import InputError, ParameterError
+from rankmeter.report.svg import slope_svg
 
 AUTOJUDGE = Path(__file__).parents[1] / "fixtures" / "llm_judges" / "autojudge.json"
 
@@ -158,7 +159,7 @@ def test_slope_chart_draws_one_line_per_run_coloured_by_its_move(tmp_path, capsy
     import xml.etree.ElementTree as ET
     a = {"r1": 0.5, "r2": 0.4, "r3": 0.3, "<r4&>": 0.2}
     b = {"r1": 0.2, "r2": 0.4, "r3": 0.3, "<r4&>": 0.5}
-    svg = from_scores({"AP": a}, {"AP": b}, names=("human", "llm")).slope_svg("AP")
+    svg = slope_svg(from_scores({"AP": a}, {"AP": b}, names=("human", "llm")), "AP")
     root = ET.fromstring(svg)  # well-formed: the run name is escaped
     ns = "{http://www.w3.org/2000/svg}"
     lines = root.findall(f"{ns}line")
@@ -166,7 +167,7 @@ def test_slope_chart_draws_one_line_per_run_coloured_by_its_move(tmp_path, capsy
     colours = sorted(line.get("stroke") for line in lines)
     assert colours == ["#2b7bba", "#555555", "#555555", "#d6604d"]  # r4 climbs, r1 falls, r2 and r3 stay
     with pytest.raises(ParameterError, match="not in these leaderboards"):
-        from_scores({"AP": a}, {"AP": b}).slope_svg("P@10")
+        slope_svg(from_scores({"AP": a}, {"AP": b}), "P@10")
     board_a, board_b = tmp_path / "a.txt", tmp_path / "b.txt"
     board_a.write_text("s1 M all 0.1\ns2 M all 0.2\ns3 M all 0.3\n")
     board_b.write_text("s1 M all 0.3\ns2 M all 0.2\ns3 M all 0.1\n")
@@ -189,6 +190,6 @@ def test_report_draws_the_two_leaderboards_when_given_two_qrels(tmp_path, cli):
     from rankmeter.judges.leaderboard_agreement import leaderboards
     found = leaderboards(str(example / "human.qrels"), str(example / "llm.qrels"),
                          {Path(r).stem: r for r in runs}, ["nDCG@10"])  # named by tag, as the report names them
-    assert found.slope_svg("nDCG@10") in section  # the chart the API draws, as it is
+    assert slope_svg(found, "nDCG@10") in section  # the chart the API draws, as it is
     without = cli("report", str(example / "human.qrels"), *runs, "-m", "nDCG@10", "-o", str(tmp_path / "b.html"))
     assert without.returncode == 0 and 'id="sec-leaderboards"' not in (tmp_path / "b.html").read_text()

@@ -12,8 +12,9 @@ reads an object of either library as the rankmeter measure that gives ir_measure
   recall as trec_eval does, to the last bit);
 * everything else reads through :func:`rankmeter.measures.names.resolve_name`.
 
-That reading is :func:`rankmeter.measures.names.ir_measures_object`, below the core, which reads
-ir_measures' own objects with it; this module's objects say it through their ``to_rankmeter()``.
+That reading is :func:`rankmeter.compat.ir_measures.model.measure_of`, registered with the measure names
+(:func:`rankmeter.measures.names.measure_of_object`), which reads ir_measures' own objects with it; this
+module's objects say it through their ``to_rankmeter()``.
 
 >>> nDCG, AP, ERR, SetF = (REGISTRY[name] for name in ("nDCG", "AP", "ERR", "SetF"))
 >>> str(nDCG@10), repr(AP(rel=2)@100), str(REGISTRY["SetRelP"]), str(REGISTRY["NumRelRet"])
@@ -26,7 +27,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, NamedTuple
 
 from rankmeter.errors import MeasureError
-from rankmeter.measures.names import ir_measures_object, ir_measures_params as params_of
+from rankmeter.measures.names import measure_of_object
 
 #: the drop-in's calculation functions by name, registered by rankmeter.compat.ir_measures as it loads
 CALCULATION: dict[str, Any] = {}
@@ -230,12 +231,24 @@ def register(measure: Measure, aliases=(), name: str | None = None) -> dict:
     return REGISTRY
 
 
+def params_of(obj) -> tuple[str, dict]:
+    """(name, every parameter with its default filled in) of an ir_measures measure object (of ir_measures
+    or of this module), read without importing ir_measures."""
+    name = getattr(obj, "NAME", None) or type(obj).__name__
+    supported = getattr(obj, "SUPPORTED_PARAMS", {})
+    params = {}
+    for key, info in supported.items():
+        default = getattr(info, "default", None)
+        params[key] = obj.params.get(key, None if type(default).__name__ == "object" else default)
+    return name, params
+
+
 def to_rankmeter(obj):
     """The rankmeter :class:`~rankmeter.measures.Measure` giving ir_measures' numbers for ``obj`` (an object of
     either library; this module's are checked first: a parameter they do not take is an error)."""
     if isinstance(obj, Measure):
         obj.validate_params()
-    return ir_measures_object(obj)
+    return measure_of_object(obj)
 
 
 def parse_measure(text) -> Measure:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from rankmeter.compat.ranx.errors import MeasureAssertion
 from rankmeter.errors import MeasureError
-from rankmeter.measures.names import RANX
+from rankmeter.compat.ranx.model import NAMES
 
 __all__ = ["METRICS", "grades_of", "measures_for", "measures_of", "split_metric"]
 
-#: ranx metric -> rankmeter family: the names table the measure registry reads ranx's names with
-#: (:data:`rankmeter.measures.names.RANX`), without the ``r_precision`` spelling ranx itself refuses
-METRICS = {name: family for name, (family, _) in RANX.items() if name != "r_precision"}
+#: ranx metric -> rankmeter family: ranx's model's names table (:data:`rankmeter.compat.ranx.model.NAMES`),
+#: without the ``r_precision`` spelling ranx itself refuses
+METRICS = {name: family for name, (family, _) in NAMES.items() if name != "r_precision"}
 _NO_CUTOFF = {"r-precision", "bpref", "rbp"}
 
 
