@@ -88,8 +88,7 @@ class Profile:
             import pyarrow.compute as pc
             from rankmeter.io import as_qrels
             read = as_qrels(qrels)
-            keep = pc.is_in(read.table.column("query"),
-                            value_set=pa.array(sorted(named)).cast(read.table.column("query").type))
+            keep = pc.is_in(read.table.column("query"), value_set=pa.array(sorted(named)).cast(read.table.column("query").type))
             qrels = read.table.filter(keep)
         return qrels, run, {**options, "queries": "qrels"}
 

@@ -113,8 +113,7 @@ register(Family("AP", "average precision: mean of precision at each relevant doc
                 with_empty_target(average_precision), params=(_DENOM, EMPTY_TARGET), aggregation=MEAN_DEFINED,
                 explain=_explain_ap, tie_average=with_empty_target(_ap_over_tie_orders)))
 register(Family("GMAP", "geometric mean over queries of AP (trec_eval gm_map)",
-                average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap,
-                tie_average=_ap_over_tie_orders))
+                average_precision, params=(_DENOM,), aggregation=GMEAN, explain=_explain_ap, tie_average=_ap_over_tie_orders))
 
 
 def set_average_precision(batch, m) -> np.ndarray:
