@@ -5,9 +5,10 @@
 is bounded:
 
 * **a deadline for each try**: ``timeout`` seconds for the whole try (resolving the host's name, connecting,
-  sending, the headers and the body), not for each read: a server that sends one byte a second is cut off at the deadline. A watchdog shuts
-  the socket at the deadline whatever the client is doing, and each read waits only for the time left. The
-  job may also give a deadline for the run (``deadline``, a :func:`time.monotonic` instant): no try starts
+  sending, the headers and the body), not for each read: a server that sends one byte a second is cut off at
+  the deadline, and so is a resolver that never answers (it runs in a thread waited for with the time left).
+  A watchdog shuts the socket at the deadline whatever the client is doing, and each read waits only for the
+  time left. The job may also give a deadline for the run (``deadline``, a :func:`time.monotonic` instant): no try starts
   after it and the try under way is cut at it;
 * **a size cap**: a body longer than ``max_response_bytes`` (4 MiB by default), endless chunked bodies
   included, is cut there and recorded as a bad answer (``too-large``), never read whole; http.client caps the
