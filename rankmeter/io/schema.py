@@ -25,7 +25,7 @@ import numpy as np
 from rankmeter.errors import InputError, shown_repr
 
 __all__ = ["check", "field_error", "describe", "Schema", "Str", "Int", "Num", "Bool", "Nullable", "ListOf",
-           "Tuple", "MapOf", "Record", "Anything", "Numbers", "MAX_DEPTH", "MAX_INTEGER_DIGITS", "HugeInteger"]
+           "Tuple", "MapOf", "Record", "Anything", "Numbers", "Id", "MAX_DEPTH", "MAX_INTEGER_DIGITS", "HugeInteger"]
 
 #: the deepest nesting of lists and objects read (rankmeter's own files nest 4 deep)
 MAX_DEPTH = 32
@@ -144,6 +144,25 @@ class Str(Schema):
             raise ctx.refuse(at, "a string of Unicode characters (not a lone surrogate \\ud800-\\udfff)",
                              value) from None
         return value
+
+
+class Id(Schema):
+    """A query or doc id: a non-empty string, or a JSON integer (TREC's numbers) read as its digits; never a
+    boolean, a real or null.
+
+    >>> check([7, "d1"], ListOf(Id()), source="f.json")
+    ['7', 'd1']
+    """
+
+    def describe(self) -> str:
+        return "an id (a non-empty string, or an integer)"
+
+    def check(self, value, at, ctx):
+        if type(value) is int and -2 ** 63 <= value < 2 ** 64:
+            return str(value)
+        if isinstance(value, str) and value:
+            return Str().check(value, at, ctx)
+        raise ctx.refuse(at, self.describe(), value)
 
 
 class Int(Schema):

@@ -25,7 +25,7 @@ _WHERE = {"aggregate": "sources", "mix": "sources", "read_samples": "sources", "
           "leaderboards": "leaderboard_agreement", "from_scores": "leaderboard_agreement",
           "read_leaderboard": "leaderboard_agreement", "Leaderboards": "leaderboard_agreement",
           "impact": "label_impact", "Impact": "label_impact",
-          "label": "labelling", "Labelled": "labelling", "parse_grade": "labelling"}
+          "label": "labelling", "Labelled": "labelling", "parse_grade": "label_inputs", "read_texts": "label_inputs"}
 __all__ = list(_WHERE)
 
 

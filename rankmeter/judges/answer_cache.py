@@ -269,14 +269,25 @@ class AnswerCache:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"the journal of unsaved answers cannot be read ({exc}); move it away to go on "
                              "(its answers would be asked again)", source=self.journal) from None
-        rows = []
-        for line in lines:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue    # the last line of a job cut short on a full disk
-            if _journal_row(row):
+        from rankmeter.io.structured import parse_json
+        rows, damaged = [], []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:   # the one JSON reader: a key twice, NaN, deep nesting refused
+                row = parse_json(line, source=self.journal, none_if_not_json=True)
+            except InputError:
+                row = None
+            if row is not None and _journal_row(row):
                 rows.append(row)
+            else:   # cut short by a full disk (the next line may follow on it), or edited
+                damaged.append(number)
+        if damaged:
+            import warnings
+            shown = ", ".join(map(str, damaged[:5])) + (", ..." if len(damaged) > 5 else "")
+            warnings.warn(f"{self.journal}: {len(damaged)} lines are not whole answers rankmeter wrote (line "
+                          f"{shown}; a write cut short by a full disk, or an edit): skipped, their pairs are asked "
+                          "again", stacklevel=3)
         with self._lock:
             for row in rows:
                 known = self._db.execute("SELECT 1 FROM ledger WHERE key = ? AND created = ?",

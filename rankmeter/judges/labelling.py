@@ -3,12 +3,13 @@
 The pairs are those some run ranks in its top ``top_k`` (in the order of their best rank) that the existing
 qrels do not judge, or the pairs of a pool file (``rankmeter pool``'s ``query 0 doc -1`` lines). The texts
 come from TSV (``id<TAB>text``) or JSON Lines (``{"id": ..., "text": ...}``) files, or from ir_datasets
-(``irds:NAME``). Each pair is put to the
-model through a prompt template (:data:`PROMPT`, written for rankmeter, or a file with ``{query}`` and
+(``irds:NAME``). Each pair is put to the model through a prompt template
+(:data:`~rankmeter.judges.label_inputs.PROMPT`, written for rankmeter, or a file with ``{query}`` and
 ``{passage}`` in it) ``samples`` times; the grade is read from the answer's ``##final score: N`` line
-(:func:`parse_grade`, 0 to 3) and nothing else: an answer without one is recorded as unparseable, never as 0.
-``prompt="umbrela"`` uses UMBRELA's own zero-shot prompt, which asks for the same line, when the ``umbrela``
-package is installed.
+(:func:`~rankmeter.judges.label_inputs.parse_grade`, 0 to 3) and nothing else: an answer without one is
+recorded as unparseable, never as 0. ``prompt="umbrela"`` uses UMBRELA's own zero-shot prompt, which asks for
+the same line, when the ``umbrela`` package is installed. What the job asks (the pairs, the texts, the prompt,
+the grade) is :mod:`rankmeter.judges.label_inputs`; this module is the job.
 
 Every answer is cached (:class:`~rankmeter.judges.answer_cache.AnswerCache`) as it arrives, so a rerun
 makes no call, an interrupted job resumes where it stopped, jobs sharing the cache call each (pair, draw) once,
@@ -18,7 +19,8 @@ the cache (its index is in the key): ``samples=5`` after ``samples=2`` makes thr
 (:mod:`rankmeter.judges.stopping`). Calls run ``concurrency`` at a time (:mod:`rankmeter.judges.label_calls`);
 a failed call (after its retries) is recorded for its pair and the job goes on. The qrels written hold one
 line per parsed label (the draws of a pair in draw order: what ``rankmeter judges aggregate`` reads). The
-prompt is filled in one pass (:func:`fill`): a text holding ``{passage}`` is left as it is.
+prompt is filled in one pass (:func:`~rankmeter.judges.label_inputs.fill`): a text holding ``{passage}`` is
+left as it is.
 
 >>> parse_grade("The passage answers it.\\n##final score: 2")
 2
@@ -38,140 +40,16 @@ from rankmeter.core.params import PARAMS
 from rankmeter.judges.answer_cache import AnswerCache
 from rankmeter.judges.stopping import unstable, verdict_interval
 from rankmeter.judges.label_calls import Calls
+from rankmeter.judges.label_inputs import (PROMPT, fill, label_pairs, parse_grade, prompt_template, read_texts,
+                                           umbrela_prompt)
 from rankmeter.judges.llm_client import RESPONSE_CAP, ChatClient, cache_key, digest
 from rankmeter.judges.params import LABELLING
 from rankmeter.engine.param import validate_params
-from rankmeter.errors import InputError, ParameterError
+from rankmeter.errors import ParameterError
 
 __all__ = ["PROMPT", "Labelled", "fill", "label", "label_pairs", "parse_grade", "read_texts", "umbrela_prompt"]
 
 REL = PARAMS["rel"]
-
-#: the built-in prompt (rankmeter's own wording of the usual 0-3 relevance scale)
-PROMPT = """You are judging search results. Read a search query and one passage, then decide how useful the \
-passage is to someone who typed that query.
-
-Use this scale:
-3 = the passage is about the query and fully answers it; nothing important is missing.
-2 = the passage answers the query, but partly, or the answer is buried among unrelated text.
-1 = the passage is on the query's topic but does not answer it.
-0 = the passage has nothing to do with the query.
-
-Judge only what the passage says, not what you know yourself. Think about what the searcher wants, then \
-whether the passage gives it.
-
-Query: {query}
-
-Passage: {passage}
-
-Explain your judgment in one or two sentences. End your answer with a last line of exactly this form, \
-where N is 0, 1, 2 or 3:
-##final score: N"""
-
-# ASCII digits only: \d would read a fullwidth '２' or an Arabic-Indic '٢' as 2
-_FINAL = re.compile(r"##\s*final\s+score\s*:\s*\**\s*(-?[0-9]+(?:\.[0-9]+)?)\s*\**\s*\.?\s*(?=\n|$)", re.I)
-_MARKER = re.compile(r"##\s*final\s+score", re.I)
-
-
-def parse_grade(text: str, *, grades: range = range(4)) -> int | None:
-    """The grade of ``##final score: N``, N one of ``grades``; None when the answer has no such line, N is not
-    a whole grade of the scale, or two markers disagree."""
-    if not isinstance(text, str):
-        return None
-    found = _FINAL.findall(text)
-    if not found or len(found) != len(_MARKER.findall(text)) or len(set(found)) != 1:
-        return None
-    value = found[0]
-    if not re.fullmatch(r"[0-9]+", value) or int(value) not in grades:
-        return None
-    return int(value)
-
-
-_ID_KEYS = ("id", "_id", "qid", "query_id", "docid", "doc_id", "docno", "pid")
-_TEXT_KEYS = ("text", "contents", "body", "query", "segment", "passage")
-
-
-def read_texts(path, *, kind: str = "docs", ids=None) -> dict[str, str]:
-    """``{id: text}`` from TSV (``id<TAB>text``; a header whose first field is ``id``, ``qid``, ``docid``...
-    is skipped) or JSON Lines (the id in ``id``/``_id``/``qid``/``docid``..., the text in ``text``/``contents``/
-    ``query``...; a ``title`` is put before the text), or from ir_datasets (``irds:NAME``: its ``kind``,
-    ``queries`` or ``docs``, each one's ``default_text()``; the docs of ``ids`` only, from its docs store)."""
-    from rankmeter.io.irds import looks_like_dataset
-    if looks_like_dataset(path):
-        return _irds_texts(path.removeprefix("irds:"), kind, ids)
-    name = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", source=name) from None
-    except UnicodeDecodeError:
-        raise InputError("is not UTF-8 text", source=name) from None
-    first = next((line for line in lines if line.strip()), "")
-    texts: dict[str, str] = {}
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if first.lstrip().startswith("{"):
-            try:
-                row = json.loads(line)
-                key = next(row[k] for k in _ID_KEYS if k in row)
-                text = next(row[k] for k in _TEXT_KEYS if k in row)
-            except (ValueError, TypeError, StopIteration):
-                raise InputError("expected a JSON object with an id (id, docid, qid...) and a text (text, "
-                                 "contents, query...)", source=name, line=n) from None
-            if row.get("title"):
-                text = f"{row['title']}\n{text}"
-        else:
-            key, tab, text = line.partition("\t")
-            if not tab:
-                raise InputError("expected id<TAB>text", source=name, line=n)
-            if n == 1 and key.strip().lower() in _ID_KEYS:
-                continue
-        texts[str(key).strip()] = str(text)
-    if not texts:
-        raise InputError("has no texts", source=name)
-    return texts
-
-
-def _irds_texts(name: str, kind: str, ids) -> dict[str, str]:
-    from rankmeter.io.irds import import_irds
-    ir_datasets = import_irds()
-    try:
-        dataset = ir_datasets.load(name)
-    except KeyError:
-        raise InputError("no such file, and no ir_datasets dataset of this id", source=name) from None
-    if not (dataset.has_queries() if kind == "queries" else dataset.has_docs()):
-        raise InputError(f"this ir_datasets dataset has no {kind}", source=f"irds:{name}")
-    if kind == "queries":
-        return {q.query_id: q.default_text() for q in dataset.queries_iter()}
-    if ids is None:
-        return {d.doc_id: d.default_text() for d in dataset.docs_iter()}
-    return {k: d.default_text() for k, d in dataset.docs_store().get_many(list(ids)).items()}
-
-
-def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -> list[tuple[str, str]]:
-    """The (query, doc) pairs to label: ``pool``'s pairs, or every doc some run ranks in its top ``top_k``
-    (best rank first), less those ``qrels`` judges."""
-    from rankmeter.io import read_qrels
-    from rankmeter.io.canonical import decode_id
-
-    if pool is not None:
-        table = read_qrels(pool, grades="real").table
-    elif runs:
-        from rankmeter.fusion.methods import depth_pool_run
-        table = depth_pool_run(list(runs), top_k, **options).table
-    else:
-        raise ParameterError("give runs (their top-k docs are labelled) or pool= (a pool file)")
-    pairs = list(zip(map(decode_id, table.column("query").to_pylist()),
-                     map(decode_id, table.column("doc").to_pylist())))
-    if qrels is not None:
-        judged = read_qrels(qrels, grades="real").table
-        done = set(zip(map(decode_id, judged.column("query").to_pylist()),
-                       map(decode_id, judged.column("doc").to_pylist())))
-        pairs = [p for p in pairs if p not in done]
-    return list(dict.fromkeys(pairs))  # a pool file may list a pair twice
-
 
 @dataclass
 class Labelled:
@@ -214,44 +92,6 @@ class Labelled:
                 "dry_run": self.dry_run, "estimate": self.estimate, "warnings": self.warnings}
 
 
-def umbrela_prompt() -> str:
-    """UMBRELA's own zero-shot prompt (its ``bing`` one), read from the installed ``umbrela`` package (the
-    ``prompt="umbrela"`` preset); :class:`~rankmeter.errors.MissingExtra` when umbrela is not installed."""
-    from rankmeter.errors import MissingExtra
-    try:
-        from umbrela.prompts.template_loader import get_prompt_template
-    except ImportError:
-        get_prompt_template = None
-    if get_prompt_template is not None:   # umbrela's YAML templates (prefix_user, rendered with str.format)
-        text = get_prompt_template(None, "bing", 0).prefix_user
-    else:
-        try:
-            from importlib.resources import files
-            text = files("umbrela.prompts").joinpath("qrel_zeroshot_bing.txt").read_text(encoding="utf-8")
-        except (ImportError, OSError):
-            raise MissingExtra("umbrela", "umbrela", "the umbrela prompt preset") from None
-    # its str.format template as a placeholder one: no few-shot examples, escaped braces made plain
-    text = text.replace("{examples}", "").replace("{{", "{").replace("}}", "}")
-    return text
-
-
-def _template(prompt) -> str:
-    if prompt is None:
-        return PROMPT
-    if prompt == "umbrela":
-        return umbrela_prompt()
-    try:
-        with open(prompt, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", source=os.fspath(prompt)) from None
-    missing = [p for p in ("{query}", "{passage}") if p not in text]
-    if missing:
-        raise InputError(f"the prompt template has no {' and no '.join(missing)}: put them where the query's "
-                         "and the passage's texts go", source=os.fspath(prompt))
-    return text
-
-
 def _price(tokens_in, tokens_out, price_in, price_out) -> float | None:
     """The cost of one call, prices per million tokens; None without prices, or when a priced count is unknown
     (the server's count was not a whole, finite, non-negative number)."""
@@ -276,7 +116,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     Parameters
     ----------
     queries, docs : path
-        The texts: TSV or JSON Lines (:func:`read_texts`).
+        The texts: TSV or JSON Lines (:func:`~rankmeter.judges.label_inputs.read_texts`).
     cache : path
         The SQLite cache and ledger (created when missing); a rerun makes no call. Jobs may share it: each
         (pair, draw) is called once (:mod:`rankmeter.judges.answer_cache`).
@@ -323,7 +163,7 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p not in (None, "umbrela")]
     if output is not None and not dry_run:
         check_output(output, inputs=inputs)
-    template = _template(prompt)
+    template = prompt_template(prompt)
     pairs = label_pairs(runs, top_k=top_k, qrels=qrels, pool=pool, **options)
     query_texts = read_texts(queries, kind="queries", ids={q for q, _ in pairs})
     doc_texts = read_texts(docs, kind="docs", ids={d for _, d in pairs})
@@ -432,17 +272,6 @@ def _verdict(result: Labelled, q: str, d: str, rel, level: float) -> dict:
     lo, hi = verdict_interval(k, len(grades), level)
     return {"query": q, "doc": d, "draws": len(grades), "p_relevant": k / len(grades) if grades else None,
             "interval": [lo, hi]}
-
-
-def fill(template: str, **texts: str) -> str:
-    """``template`` with each ``{name}`` of ``texts`` replaced in one pass: a text holding ``{passage}`` stays
-    as it is.
-
-    >>> fill("Q: {query} P: {passage}", query="what is {passage}?", passage="a {query}")
-    'Q: what is {passage}? P: a {query}'
-    """
-    pattern = re.compile("|".join(re.escape("{" + name + "}") for name in texts))
-    return pattern.sub(lambda m: texts[m.group(0)[1:-1]], template)
 
 
 def _keep(result: Labelled, q: str, d: str, s: int, text: str) -> None:

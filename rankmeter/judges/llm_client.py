@@ -4,10 +4,11 @@
 (vLLM, llama.cpp's server, Ollama, hosted APIs) with :mod:`http.client`. What a hostile or broken server can do
 is bounded:
 
-* **a deadline for each try**: ``timeout`` seconds for the whole try (connecting, sending, the headers and the
-  body), not for each read: a server that sends one byte a second is cut off at the deadline. A watchdog shuts
-  the socket at the deadline whatever the client is doing, and each read waits only for the time left. The
-  job may also give a deadline for the run (``deadline``, a :func:`time.monotonic` instant): no try starts
+* **a deadline for each try**: ``timeout`` seconds for the whole try (resolving the host's name, connecting,
+  sending, the headers and the body), not for each read: a server that sends one byte a second is cut off at
+  the deadline, and so is a resolver that never answers (it runs in a thread waited for with the time left).
+  A watchdog shuts the socket at the deadline whatever the client is doing, and each read waits only for the
+  time left. The job may also give a deadline for the run (``deadline``, a :func:`time.monotonic` instant): no try starts
   after it and the try under way is cut at it;
 * **a size cap**: a body longer than ``max_response_bytes`` (4 MiB by default), endless chunked bodies
   included, is cut there and recorded as a bad answer (``too-large``), never read whole; http.client caps the
@@ -105,6 +106,10 @@ class _Status(Exception):
         self.status, self.message, self.retry_after = status, message, retry_after
 
 
+class _TryDeadline(TimeoutError):
+    """The try's deadline passed at a step that says which (resolving, connecting, reading)."""
+
+
 class _DeadlineReader:
     """A raw reader over a socket that waits, at each read, only for the time left before the deadline."""
 
@@ -179,9 +184,55 @@ def proxy_for(url: urllib.parse.SplitResult) -> urllib.parse.SplitResult | None:
     return parts if parts.hostname else None
 
 
+def resolve(host: str, port: int, deadline: float) -> list:
+    """``socket.getaddrinfo(host, port)`` for a stream socket, ended at ``deadline``: the system's resolver has no
+    timeout of its own (a hung DNS server holds it for minutes), so it runs in a daemon thread waited for with
+    the time left; at the deadline the try ends (TimeoutError) and the thread is left to finish alone."""
+    found: dict = {}
+    done = threading.Event()
+
+    def work():
+        try:
+            found["addresses"] = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            found["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="rankmeter-resolve", daemon=True).start()
+    if not done.wait(max(deadline - time.monotonic(), 0.0)):
+        raise _TryDeadline(f"resolving {host!r} did not end within the try's deadline")
+    if "error" in found:
+        raise found["error"]
+    return found["addresses"]
+
+
+def _open_socket(address, timeout=None, source_address=None, *, deadline: float):
+    """``socket.create_connection``'s work with the name resolved by :func:`resolve` (bounded by ``deadline``)
+    and each address tried with the time left; http.client's wrapping (TLS with the host's name for SNI and
+    certificate checks, the Host header) is untouched, as it uses the name, not the address."""
+    host, port = address
+    error: OSError | None = None
+    for family, kind, proto, _, sockaddr in resolve(host, port, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _TryDeadline(f"no connection to {host!r} within the try's deadline")
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(left)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(sockaddr)
+            return sock
+        except OSError as exc:
+            sock.close()
+            error = exc
+    raise error or OSError(f"{host!r} resolves to no address")
+
+
 def _connection(url: urllib.parse.SplitResult, deadline: float):
     """A connection to ``url``'s host (or to the environment's proxy: a CONNECT tunnel for https) whose
-    reads and writes end at ``deadline``."""
+    name resolution, connection, reads and writes end at ``deadline``."""
     left = max(deadline - time.monotonic(), 0.001)
     base = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
     proxy = proxy_for(url)
@@ -189,6 +240,7 @@ def _connection(url: urllib.parse.SplitResult, deadline: float):
     class Connection(base):
         def connect(self):
             self.timeout = max(deadline - time.monotonic(), 0.001)
+            self._create_connection = lambda *args: _open_socket(*args, deadline=deadline)
             super().connect()
             self.raw_socket = self.sock
             self.sock = _DeadlineSocket(self.sock, deadline)
@@ -253,6 +305,8 @@ class ChatClient:
                 raise TimeoutError("no whole answer within the try's deadline")
             content_type = response.getheader("Content-Type", "")
         except (OSError, http.client.HTTPException, ValueError) as exc:
+            if isinstance(exc, _TryDeadline):
+                raise
             if time.monotonic() >= deadline - 1e-3:
                 raise TimeoutError(f"no whole answer within the try's deadline ({type(exc).__name__})") from None
             raise

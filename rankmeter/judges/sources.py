@@ -31,7 +31,6 @@ Examples
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,20 +83,12 @@ def read_samples(source) -> Samples:
         table = read_qrels(io.BytesIO(data), grades="real").table
         return Samples(table.column("query").combine_chunks(), table.column("doc").combine_chunks(),
                        grades=table.column("rel").to_numpy(), source=name)
+    from rankmeter.io.structured import json_lines
     queries, docs, grades = [], [], []
     line, grade, probability, listed = [], [], [], []
-    for n, text in enumerate(data.decode("utf-8", "surrogateescape").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            row = json.loads(text)
-            query, doc = row.get("query", row.get("qid")), row.get("doc", row.get("docid"))
-        except RecursionError:
-            raise InputError("JSON nested too deep (a sample is a flat object)", source=name, line=n) from None
-        except (json.JSONDecodeError, AttributeError):
-            raise InputError("expected one JSON object per line", source=name, line=n) from None
-        if not isinstance(query, (str, int)) or not isinstance(doc, (str, int)) or isinstance(query, bool) or \
-                isinstance(doc, bool) or ("grade" in row) == ("probabilities" in row):
+    for n, row in json_lines(data, _sample_schema(), source=name, hint=_SAMPLE_HINT, what="a sample object"):
+        query, doc = row.get("query", row.get("qid")), row.get("doc", row.get("docid"))
+        if query is None or doc is None or ("grade" in row) == ("probabilities" in row):
             raise InputError("expected query and doc (text or integers) and either grade (one sample) or "
                              "probabilities ({grade: p})", source=name, line=n)
         queries.append(_id_bytes(query, name, n))
@@ -106,13 +97,11 @@ def read_samples(source) -> Samples:
             grades.append(_finite(row["grade"], name, n, grade=True))
         else:
             probs = row["probabilities"]
-            if not isinstance(probs, dict) or not probs:
-                raise InputError("probabilities: expected {grade: probability}", source=name, line=n)
             values = [_finite(g, name, n, grade=True) for g in probs]
             if len(set(values)) != len(values):
                 raise InputError("probabilities: a grade is listed twice", source=name, line=n)
             grade += values
-            probability += [_finite(p, name, n) for p in probs.values()]
+            probability += [float(p) for p in probs.values()]
             listed += range(len(values))
             line += [len(queries) - 1] * len(values)
     if grades and line:
@@ -135,6 +124,17 @@ def read_samples(source) -> Samples:
     return Samples(pa.array(queries, pa.binary()), pa.array(docs, pa.binary()), line=line,
                    grade=np.array(grade, dtype=np.float64), probability=scaled / total[line],
                    listed=np.array(listed, dtype=np.int64), source=name)
+
+
+_SAMPLE_HINT = ('a sample is {"query": ID, "doc": ID, "grade": N} or {"query": ID, "doc": ID, '
+                '"probabilities": {GRADE: P}}')
+
+
+def _sample_schema():
+    """A line of a JSON Lines samples file (``qid``/``docid`` read as ``query``/``doc``); other fields kept, bounded."""
+    from rankmeter.io.schema import Id, MapOf, Num, Record
+    return Record({}, {"query": Id(), "qid": Id(), "doc": Id(), "docid": Id(), "grade": Num(),
+                       "probabilities": MapOf(Num(low=0), min_items=1)}, what="a sample object")
 
 
 def _id_bytes(value, name: str, line: int) -> bytes:

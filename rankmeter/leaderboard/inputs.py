@@ -17,7 +17,6 @@ number or not finite is refused with the file and the line (or row) that holds i
 """
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from collections.abc import Mapping
@@ -365,10 +364,9 @@ def read_scores(source, measures=None, *, missing: str = "refuse", options: Opti
     data, name = load_bytes(source)
     fmt = _table_format(data, name, getattr(options, "input_format", "auto"))
     if fmt == "jsonl" or data.lstrip()[:1] == b"{":
-        try:
-            obj = json.loads(data.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            obj = None  # JSON Lines: one object per line
+        from rankmeter.io.structured import parse_json
+        # one reader: a key twice, NaN, deep nesting, bytes that are not UTF-8 are an InputError naming the field
+        obj = parse_json(data, source=name, none_if_not_json=True)  # None: JSON Lines, one object per line
         if isinstance(obj, Mapping) and "collections" in obj:
             return _score_manifest(_manifest(obj, name, Path(os.fspath(source)).resolve().parent), name, measures,
                                    options, missing)

@@ -32,14 +32,13 @@ Examples
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rankmeter.engine.param import Param, validate_params
-from rankmeter.errors import InputError, ParameterError, shown_repr
+from rankmeter.errors import InputError, ParameterError
 from rankmeter.core.keywords import Unpack, takes_options
 from rankmeter.stats.params import SignificanceOptions
 
@@ -84,45 +83,35 @@ class NuggetScores:
         return "\n".join(lines) + "\n"
 
 
+#: what an assignment file's hint says (nuggetizer's assign step writes such records)
+_ASSIGNMENT_HINT = ('nuggetizer\'s assignment output: one {"qid": ..., "nuggets": [{"text": ..., "importance": '
+                    '"vital", "assignment": "support"}, ...]} per line (run nuggetizer\'s assign step first)')
+
+
+def _assignment_schema():
+    from rankmeter.io.schema import Id, ListOf, Record, Str
+    nugget = Record({"importance": Str(what="text such as vital or okay"),
+                     "assignment": Str(what="text such as support, partial_support or not_support")}, what="a nugget")
+    return Record({"qid": Id(), "nuggets": ListOf(nugget)}, what="an answer record")
+
+
 def read_assignments(source) -> list[dict]:
-    """The answer records of a nuggetizer assignment file (JSON Lines), checked; records as given."""
+    """The answer records of a nuggetizer assignment file (JSON Lines), checked by the one JSON reader
+    (:func:`rankmeter.io.structured.json_lines`): UTF-8, no key twice, finite numbers, bounded nesting, each field
+    of the type it must be (an id read as its text); records as given otherwise."""
     from rankmeter.io.source import load_bytes  # compression, -, special files bounded, recorded as an input
+    from rankmeter.io.structured import json_lines
     data, name = load_bytes(source)
-    try:
-        lines = data.decode("utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"byte {exc.start} is not UTF-8: nuggetizer writes JSON Lines in UTF-8", source=name) from None
-    records = []
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg}); expected one answer record per line", source=name, line=n) from None
-        except RecursionError:
-            raise InputError("JSON nested too deep; expected one answer record per line (a flat record with a "
-                             "'nuggets' list)", source=name, line=n) from None
-        _check(record, name, n)
-        records.append(record)
+    records = [record for _, record in json_lines(data, _assignment_schema(), source=name, hint=_ASSIGNMENT_HINT,
+                                                 what="an answer record")]
     if not records:
         raise InputError("has no answer records (JSON Lines with qid and nuggets)", source=name)
     return records
 
 
 def _check(record, name, line) -> None:
-    if not isinstance(record, dict) or "qid" not in record or not isinstance(record.get("nuggets"), list):
-        raise InputError("expected a record with 'qid' and a 'nuggets' list (nuggetizer's assignment output)",
-                         source=name, line=line)
-    for nugget in record["nuggets"]:
-        if not isinstance(nugget, dict) or "importance" not in nugget or "assignment" not in nugget:
-            raise InputError(f"query {shown_repr(record['qid'])}: every nugget needs 'importance' and 'assignment' "
-                             "(run nuggetizer's assign step first)", source=name, line=line)
-        for key in ("importance", "assignment"):
-            if not isinstance(nugget[key], str):
-                raise InputError(f"query {shown_repr(record['qid'])}: a nugget's {key} is "
-                                 f"{shown_repr(nugget[key])}, not text such as "
-                                 f"{'vital' if key == 'importance' else 'support'}", source=name, line=line)
+    from rankmeter.io.structured import check
+    check(record, _assignment_schema(), source=name, line=line, hint=_ASSIGNMENT_HINT)
 
 
 @validate_params(PARTIAL)

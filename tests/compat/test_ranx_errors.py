@@ -114,7 +114,7 @@ def test_no_raw_error_escapes(call):
 
 def test_bad_json_file_names_its_line(tmp_path):
     (tmp_path / "run.json").write_text('{"q1":\n  {"d1": }}')
-    with pytest.raises(InputError, match=r"run\.json:2: not JSON"):
+    with pytest.raises(InputError, match=r"run\.json: not valid JSON \(Expecting value, line 2 column"):
         ours.Run.from_file(str(tmp_path / "run.json"))
 
 

@@ -148,7 +148,7 @@ class Hostile:
             prompt = json.loads(body)["messages"][-1]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             prompt = None
-        return {"method": method, "path": path, "auth": headers.get("authorization"), "prompt": prompt,
+        return {"method": method, "path": path, "auth": headers.get("authorization"), "host": headers.get("host"), "prompt": prompt,
                 "body": body, "behaviour": None}
 
     def _send(self, conn, status: int, body: bytes, headers: dict | None = None, *, reason: str = "OK") -> None:

@@ -58,7 +58,7 @@ def test_bad_files_are_named_with_the_line(tmp_path):
     with pytest.raises(InputError, match=r"a.jsonl:2: .*assignment"):
         read_assignments(path)
     path.write_text("not json\n")
-    with pytest.raises(InputError, match=r"a.jsonl:1: not JSON"):
+    with pytest.raises(InputError, match=r"a.jsonl:1: not valid JSON"):
         read_assignments(path)
 
 

@@ -169,7 +169,7 @@ class Qrels(_Judged):
     def from_file(path: str, kind: str | None = None) -> Qrels:
         kind = file_kind(path, kind, "qrels")
         if kind == "json":
-            return Qrels(read_json(path))
+            return Qrels(read_json(path, "qrels"))
         if kind == "parquet":
             return Qrels.from_parquet(path)
         return Qrels(trec_dict(path, "qrels")[0])

@@ -52,16 +52,16 @@ def readable(path) -> None:
     record_input(path)
 
 
-def read_json(path) -> dict:
+def read_json(path, what: str = "run") -> dict:
+    """A ranx JSON file (``{q_id: {doc_id: number}}``, as ranx's ``save`` writes it) read by rankmeter's one JSON
+    reader: UTF-8, no key twice, finite numbers, bounded size and nesting, each field of its type."""
+    from rankmeter.io.schema import MapOf, Num
+    from rankmeter.io.structured import read_json as read_structured
     readable(path)
-    with open(path, encoding="utf-8") as f:
-        try:
-            return json.load(f)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg}, column {exc.colno})", source=os.fspath(path),
-                             line=exc.lineno) from None
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8 text ({exc.reason})", source=os.fspath(path)) from None
+    schema = MapOf(MapOf(Num()))
+    return read_structured(path, schema, what=f"the ranx {what} file",
+                           hint=f"a ranx {what} JSON file is {{\"q_id\": {{\"doc_id\": "
+                                f"{'grade' if what == 'qrels' else 'score'}, ...}}, ...}}")
 
 
 def frame_dict(df, q_id_col, doc_id_col, score_col) -> dict:
