@@ -158,6 +158,7 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
     JudgedReport
     """
     from rankmeter.core import Evaluator
+    from rankmeter.core.options import validate_options
     from rankmeter.core.resolve import resolve_measures
     from rankmeter.core.naming import name_runs
 
@@ -170,7 +171,8 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
     judged_measures = [f"Judged@{k}" for k in cutoffs]
     extra = ["bpref", "infAP", f"RBP(p={rbp_p!r})", f"RBP_resid(p={rbp_p!r})"]
     condensed = [m.with_params(judged_only=True) for _, m in names]
-    evaluator = Evaluator(qrels, [*judged_measures, *(m for _, m in names), *condensed, *extra], **options)
+    evaluator = Evaluator.of(qrels, [*judged_measures, *(m for _, m in names), *condensed, *extra],
+                             validate_options(**options))
     report = JudgedReport([label for label, _ in names], cutoffs, rbp_p)
     for run_name, run in name_runs(runs, columns=evaluator.options.columns):
         result = _evaluate_quietly(evaluator, run, run_name)
