@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
 from rankmeter.core.numbers import format_number
+from rankmeter.core.options import Options, validate_options
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 
@@ -48,7 +49,7 @@ RBP_P = Param("rbp_p", "number", 0.8, "RBP persistence, in (0, 1)", low=0, high=
 #: one k of Judged@k (``rankmeter judged --cutoff K``, repeatable; ``cutoffs=`` in Python)
 CUTOFF = Param("cutoff", "integer", None, "Judged@K (repeatable; default 10, 100, 1000)", low=1)
 
-__all__ = ["judged", "JudgedReport", "JudgedRow"]
+__all__ = ["judged", "judged_with", "JudgedReport", "JudgedRow"]
 
 CUTOFFS = (10, 100, 1000)
 
@@ -156,6 +157,13 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
     -------
     JudgedReport
     """
+    return judged_with(qrels, runs, measures, validate_options(**options), cutoffs=cutoffs, rbp_p=rbp_p)
+
+
+def judged_with(qrels, runs, measures, options: Options, *, cutoffs: tuple[int, ...] = CUTOFFS,
+                rbp_p: float = 0.8) -> JudgedReport:
+    """:func:`judged` under evaluation options validated already (``judged_only`` False: each measure is
+    scored both ways)."""
     from rankmeter.core import Evaluator
     from rankmeter.core.resolve import resolve_measures
     from rankmeter.core.naming import name_runs
@@ -169,7 +177,7 @@ def judged(qrels, runs, measures=("AP", "nDCG@10"), *, cutoffs: tuple[int, ...] 
     judged_measures = [f"Judged@{k}" for k in cutoffs]
     extra = ["bpref", "infAP", f"RBP(p={rbp_p!r})", f"RBP_resid(p={rbp_p!r})"]
     condensed = [m.with_params(judged_only=True) for _, m in names]
-    evaluator = Evaluator(qrels, [*judged_measures, *(m for _, m in names), *condensed, *extra], **options)
+    evaluator = Evaluator.of(qrels, [*judged_measures, *(m for _, m in names), *condensed, *extra], options)
     report = JudgedReport([label for label, _ in names], cutoffs, rbp_p)
     for run_name, run in name_runs(runs, columns=evaluator.options.columns):
         result = _evaluate_quietly(evaluator, run, run_name)

@@ -119,10 +119,11 @@ def lint(qrels, run, measures=("nDCG@10", "RR@10"), *, name: str = "", results=N
     the run has tied scores in a query: then it is scored once more with ``ties="worst"``.
     """
     from rankmeter.core import Evaluator
+    from rankmeter.core.options import validate_options
     from rankmeter.io import as_run
 
     if evaluator is None:
-        evaluator = Evaluator(qrels, with_judged(measures)[0], **options)
+        evaluator = Evaluator.of(qrels, with_judged(measures)[0], validate_options(**options))
     ev = evaluator
     run = as_run(run, columns=ev.options.columns, input_format=ev.options.input_format)
     if results is None:

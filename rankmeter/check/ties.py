@@ -86,18 +86,20 @@ def tie_report(qrels, run, measures, *, cutoffs: tuple[int, ...] = CUTOFFS,
     %(evaluation_options)s
     """
     from rankmeter.core import Evaluator
+    from rankmeter.core.options import validate_options
     from rankmeter.core.rows import tie_groups
     from rankmeter.io import as_run
 
-    base = Evaluator(qrels, measures, **options)
+    opts = validate_options(**options)
+    base = Evaluator.of(qrels, measures, opts)
     run = as_run(run, columns=base.options.columns, input_format=base.options.input_format)
     labels = [label for label, _ in base.names]
     results = {"trec_eval": base.evaluate(run)}
     for policy in ("worst", "best"):
-        results[policy] = Evaluator(qrels, measures, ties=policy, **options).evaluate(run)
+        results[policy] = Evaluator.of(qrels, measures, opts.replace(ties=policy)).evaluate(run)
     averaged = [label for label, m in base.names if m.family.tie_average is not None]
     if averaged:
-        results["average"] = Evaluator(qrels, averaged, ties="average", **options).evaluate(run)
+        results["average"] = Evaluator.of(qrels, averaged, opts.replace(ties="average")).evaluate(run)
     per_query, overall = [], []
     values = {policy: _values(res) for policy, res in results.items()}
     for label in labels:

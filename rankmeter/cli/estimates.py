@@ -80,18 +80,20 @@ def run_allocate(args) -> int:
     from rankmeter.core.order import natural_order
     from rankmeter.io.output import printable
 
-    options = flags.evaluation(args)
-    named = name_runs(list(args.runs), columns=options.get("columns"))
+    from rankmeter.core.options import validate_options
+
+    options = validate_options(**flags.evaluation(args))
+    named = name_runs(list(args.runs), columns=options.columns)
     if args.unit != "queries":
         from rankmeter.judges import pair_ppi
 
         names, depth = pair_ppi.depth_of(args.measure[:1], options)
         frame = pair_ppi.pair_frame(args.human, args.llm, named, depth or 2 ** 62,
-                                    ties=options.get("ties", "trec_eval"), grades=options.get("grades", "integer"))
+                                    ties=options.ties, grades=options.grades)
         if args.unit == "pairs" or not pair_ppi.whole_queries(frame):
             from rankmeter.judges.draws import has_draws
 
-            if has_draws(args.llm, grades=options.get("grades", "integer")):
+            if has_draws(args.llm, grades=options.grades):
                 from rankmeter.errors import ParameterError
 
                 raise ParameterError("the LLM's judgments hold several draws of a pair's label: allocate reads them "
@@ -174,9 +176,9 @@ def _draws(llm, named, measure, queries, options):
     from rankmeter.judges.draws import draw_tables, draw_values, has_draws
     from rankmeter.judges.ppi import per_query_values
 
-    if not has_draws(llm, grades=options.get("grades", "integer")):
+    if not has_draws(llm, grades=options.grades):
         return None
-    tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
+    tables, least = draw_tables(llm, grades=options.grades)
     return draw_values(tables, least, lambda t: per_query_values(t, named, [measure], queries, options), queries)[0]
 
 

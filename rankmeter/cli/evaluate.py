@@ -43,14 +43,16 @@ def run(args) -> int:
     decimals = args.decimals
     if preset is not None and preset.decimals is not None and "decimals" not in presets.given(args):
         decimals = preset.decimals
+    from rankmeter.core.options import validate_options
     from rankmeter.executors.streamed import evaluate_auto, streams_by_itself
+    opts = validate_options(**options)
     hidden = False
-    if args.lint and not _all_streamed(args.runs, options, streams_by_itself):
+    if args.lint and not _all_streamed(args.runs, opts, streams_by_itself):
         # the lint reads the top docs' coverage from one more measure, scored in the same pass (a streamed run
         # gets the range check only: no measure is added for it)
         from rankmeter.check import lint
         measures, hidden = lint.with_judged(measures)
-    evaluator = Evaluator(args.qrels, measures, **options)
+    evaluator = Evaluator.of(args.qrels, measures, opts)
     all_results, tags, sources, runs_read = [], [], [], []  # runs_read: each run's lint findings
     for path in args.runs:  # one run in memory at a time
         if evaluator.options.executor == "streamed":
@@ -83,11 +85,6 @@ def run(args) -> int:
     return 0
 
 
-def _all_streamed(runs, options: dict, streams_by_itself) -> bool:
+def _all_streamed(runs, options, streams_by_itself) -> bool:
     """Whether every run is scored by the streamed executor (the lint then looks at their values only)."""
-    if options.get("executor") == "streamed":
-        return True
-    from types import SimpleNamespace
-    given = SimpleNamespace(executor=options.get("executor") or "auto", columns=options.get("columns"),
-                            input_format=options.get("input_format") or "auto")
-    return all(streams_by_itself(path, given) for path in runs)
+    return options.executor == "streamed" or all(streams_by_itself(path, options) for path in runs)

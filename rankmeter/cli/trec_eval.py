@@ -128,6 +128,7 @@ def _rndcg_nan(columns, rows, num_rel: np.ndarray, judgments, ids) -> None:
 def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     from rankmeter.core import Evaluator
     from rankmeter.core.in_memory import evaluate_in_memory
+    from rankmeter.core.options import validate_options
     from rankmeter.io import read_qrels
     from rankmeter.io.canonical import Qrels
     from rankmeter.measures.base import Measure
@@ -154,8 +155,9 @@ def _qrels_columns(args: TrecEvalArgs, rows, run_table, err):
     for _, _, p in prepared:
         needed.extend(p.needs if isinstance(p, Derived) else ([p] if p is not None and not isinstance(p, tuple) else []))
     needed = list(dict.fromkeys(needed))
-    evaluator = Evaluator(qrels, needed, queries="qrels" if args.complete else "both",
-                          judged_only=args.judged_only, max_docs=args.max_docs)
+    options = validate_options(queries="qrels" if args.complete else "both", judged_only=args.judged_only,
+                               max_docs=args.max_docs)
+    evaluator = Evaluator.of(qrels, needed, options)
     results = evaluate_in_memory(evaluator, run_table, warn=False)
     if not args.complete and results.missing:
         print(f"rankmeter trec_eval: warning: {len(results.missing)} judged topic(s) have no results "

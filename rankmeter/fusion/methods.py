@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 
 from rankmeter.core.build import query_starts, ranked_rows
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.options import Options
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import Run
 from rankmeter.core.naming import name_runs
@@ -229,20 +230,29 @@ def fuse(runs, *, method: str = "rrf", norm: str | None = "min-max", params: Map
         (``evaluate(ties="input")``'s order; for a run given in rank order, ranx's ranks).
     %(evaluation_options)s
     """
-    from rankmeter.fusion.catalog import check_params
     from rankmeter.core.options import validate_options
 
-    opts = validate_options(ties=ties, **options)
-    named = read_runs(runs, opts)
+    return fuse_with(runs, validate_options(ties=ties, **options), method=method, norm=norm, params=params, tag=tag,
+                     train_qrels=train_qrels, train_runs=train_runs)
+
+
+def fuse_with(runs, options: Options, *, method: str = "rrf", norm: str | None = "min-max",
+              params: Mapping | None = None, tag: str | None = None, train_qrels=None, train_runs=None) -> Run:
+    """:func:`fuse` under evaluation options validated already (``options.ties`` ranks each run's tied docs,
+    ``trec_eval`` or ``input``)."""
+    from rankmeter.fusion.catalog import check_params
+
+    ties = options.ties
+    named = read_runs(runs, options)
     if len(named) < 2:
         raise ParameterError(f"fuse needs at least two runs; got {len(named)}")
     p = {**METHODS[method][0], **check_params(method, params, runs=len(named))}
     runs_ = [run for _, run in named]
     if method in TRAINED and p[TRAINED[method][0]] is None and train_qrels is not None:
-        from rankmeter.fusion.trained import train
+        from rankmeter.fusion.trained import train_with
         chosen = {k: p.pop(k, v) for k, v in TRAINED[method][1].items()}
-        trainers = runs_ if train_runs is None else [r for _, r in read_runs(train_runs, opts)]
-        p.update(train(train_qrels, trainers, method, **chosen, **opts.as_dict()))
+        trainers = runs_ if train_runs is None else [r for _, r in read_runs(train_runs, options)]
+        p.update(train_with(train_qrels, trainers, method, options, **chosen))
     return fuse_read(runs_, method=method, norm=norm, params=p, ties=ties, tag=tag)
 
 
@@ -279,13 +289,11 @@ def fuse_read(runs: list[Run], *, method: str, norm: str | None = "min-max", par
     return Run(table.take(pa.array(order)), out.source, tag=out.tag)
 
 
-def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> Run:
+def depth_pool_run(runs, depth: int, options: Options) -> Run:
     """The docs some run ranks in its top ``depth`` (TREC's depth@k pool), each scored by minus its best
-    rank over the runs, in rank order (best rank first, then docno descending)."""
-    from rankmeter.core.options import validate_options
-
-    opts = validate_options(ties=ties, **options)
-    query, doc, _, R, _ = _aligned([run for _, run in read_runs(runs, opts)], ties)
+    rank over the runs, in rank order (best rank first, then docno descending); ``options`` read the runs,
+    ``options.ties`` ranks each run's tied docs."""
+    query, doc, _, R, _ = _aligned([run for _, run in read_runs(runs, options)], options.ties)
     best = np.nanmin(R, axis=1)
     keep = pa.array(np.flatnonzero(best <= depth))
     table = pa.table({"query": query.take(keep), "doc": doc.take(keep),
@@ -294,7 +302,7 @@ def depth_pool_run(runs, depth: int, *, ties: str = "trec_eval", **options) -> R
     return Run(table.take(pa.array(ranked_rows(out))), out.source, tag=out.tag)
 
 
-def read_runs(runs, opts) -> list[tuple[str, Run]]:
+def read_runs(runs, opts: Options) -> list[tuple[str, Run]]:
     """The runs read as ``evaluate`` reads them (formats, columns) and checked by the core: a doc listed twice
     for one query is refused with the message ``evaluate`` gives, naming both lines."""
     from rankmeter.core.build import check_unique

@@ -60,20 +60,19 @@ def pool(runs, *, depth: int | None = None, take: int | None = None, priority: s
     (``columns``, ``input_format``, ``grades`` ...) read the runs and the qrels as ``evaluate`` does.
     A depth@k pool lists each query's docs by their best rank over the runs (then docno descending).
     """
-    from rankmeter.fusion.methods import depth_pool_run, fuse
+    from rankmeter.fusion.methods import depth_pool_run, fuse_with
     from rankmeter.core.ranked_runs import cut
     from rankmeter.core.options import validate_options
 
     if (depth is None) == (take is None):
         raise ParameterError("give exactly one of depth= (depth@k) or take= (take@N)")
     opts = validate_options(ties=ties, **options)
-    reading = {"columns": opts.columns, "input_format": opts.input_format}
     if depth is not None:
-        chosen = depth_pool_run(runs, depth, ties=ties, **reading)
+        chosen = depth_pool_run(runs, depth, opts)
     else:
         methods = {"rrf": ("rrf", None, {}), "sum": ("sum", "min-max", {}), "rbp": ("rbc", None, {"phi": p})}
         method, norm, params = methods[priority]
-        chosen = cut(fuse(runs, method=method, norm=norm, params=params, ties=ties, **reading), take)
+        chosen = cut(fuse_with(runs, opts, method=method, norm=norm, params=params), take)
     table = chosen.table
     docs: dict[bytes, list[bytes]] = {}
     for q, d in zip(table.column("query").to_pylist(), table.column("doc").to_pylist()):
@@ -117,8 +116,9 @@ def _already_judged(qrels, chosen, opts, docs: dict) -> dict[bytes, int]:
     """Per pooled query, how many of its pooled docs ``qrels`` already grade (the core's join)."""
     from rankmeter.core import Evaluator
 
-    evaluator = Evaluator(qrels, [], columns=opts.columns, input_format=opts.input_format,
-                          grades=opts.grades, truncate_grades=opts.truncate_grades)
+    # every pooled doc counts: none is cut (max_docs) or dropped by its score or id (the pool's scores are negative)
+    counting = opts.replace(max_docs=None, positive_scores_only=False, ignore_self=False)
+    evaluator = Evaluator.of(qrels, [], counting)
     rows = evaluator.rows(chosen)
     counts = rows.group_by("query").aggregate([("judged", "sum")])
     found = dict(zip(counts.column("query").to_pylist(), counts.column("judged_sum").to_pylist()))

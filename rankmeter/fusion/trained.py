@@ -30,12 +30,17 @@ as an absent doc (ranx reads past its table there).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 
-__all__ = ["TRAINED", "train", "trained_scores"]
+if TYPE_CHECKING:
+    from rankmeter.core.options import Options
+
+__all__ = ["TRAINED", "train", "train_with", "trained_scores"]
 
 #: method -> (trained parameter, training-only parameters and their defaults)
 TRAINED = {
@@ -76,6 +81,13 @@ def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP"
     and joins under the same options; ``mapfuse`` scores ``measure`` with them.
     Returns ranx's parameter dict: ``{"probs": [...]}``, ``{"log_odds": [...]}`` or ``{"map_scores": [...]}``.
     """
+    from rankmeter.core.options import validate_options
+
+    return train_with(qrels, runs, method, validate_options(**options), n_segments=n_segments, measure=measure)
+
+
+def train_with(qrels, runs, method: str, options: Options, *, n_segments: int = 10, measure: str = "AP") -> dict:
+    """:func:`train` under evaluation options validated already (``method`` one of :data:`TRAINED`)."""
     from rankmeter.fusion.catalog import PARAMETERS
     from rankmeter.core import Evaluator
     from rankmeter.core.naming import name_runs
@@ -83,7 +95,7 @@ def train(qrels, runs, method: str, *, n_segments: int = 10, measure: str = "AP"
     if method == "probfuse":
         n_segments = PARAMETERS["n_segments"].check(n_segments, method=method)
     key = TRAINED[method][0]
-    evaluator = Evaluator(qrels, [measure], **options)
+    evaluator = Evaluator.of(qrels, [measure], options)
     named = [run for _, run in name_runs(list(runs), columns=evaluator.options.columns,
                                          input_format=evaluator.options.input_format)]
     if method == "mapfuse":

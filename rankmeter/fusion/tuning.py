@@ -58,13 +58,14 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
     from rankmeter.fusion.catalog import TIES
     from rankmeter.core import Evaluator
     from rankmeter.executors.progress import Progress
+    from rankmeter.core.options import validate_options
     from rankmeter.fusion.methods import fuse_read, read_runs
 
     if grid is not None and (isinstance(grid, (str, bytes, dict)) or not all(isinstance(g, dict) for g in grid)
                              or not len(grid)):
         raise ParameterError("grid: expected a non-empty list of parameter dicts, e.g. [{'k': 10}, {'k': 60}]")
-    evaluator = Evaluator(qrels, measure, **options)
-    opts = evaluator.options
+    opts = validate_options(**options)
+    evaluator = Evaluator.of(qrels, measure, opts)
     fuse_ties = opts.ties if opts.ties in TIES else "trec_eval"
     named = [run for _, run in read_runs(runs, opts)]      # read and checked once for every trial
     if len(named) < 2:
@@ -72,9 +73,9 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
     trials = grid if grid is not None else default_grid(method, len(named), step)
     label, m = evaluator.names[0]
     bar = Progress(len(trials), f"optimising {method}", enabled=progress)
-    from rankmeter.fusion.trained import TRAINED, train
+    from rankmeter.fusion.trained import TRAINED, train_with
     tables: dict = {}
-    training_options = {k: v for k, v in opts.as_dict().items() if k not in ("progress",)}
+    training = opts.replace(progress=None)  # one bar, the trials'
 
     def with_tables(params: dict) -> dict:
         """A trained method's tables, estimated on ``qrels`` once per setting of its training parameters."""
@@ -83,7 +84,7 @@ def optimise(runs, qrels, *, method: str = "wsum", measure: str = "nDCG@10", nor
         chosen = {k: params.get(k, v) for k, v in TRAINED[method][1].items()}
         key = tuple(sorted(chosen.items()))
         if key not in tables:
-            tables[key] = train(qrels, named, method, **chosen, **training_options)
+            tables[key] = train_with(qrels, named, method, training, **chosen)
         return {**{k: v for k, v in params.items() if k not in chosen}, **tables[key]}
 
     def fused(params: dict):

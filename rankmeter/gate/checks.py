@@ -22,6 +22,7 @@ from rankmeter.gate.saved import (
 from rankmeter.gate.one_sided import TESTS, minimum_detectable_drop, regression_test
 from rankmeter.stats.corrections import adjust
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.options import validate_options
 from rankmeter.engine.param import Param, validate_params
 from rankmeter.stats.params import SIGNIFICANCE, Correction
 from rankmeter.errors import ParameterError
@@ -158,7 +159,7 @@ def gate(qrels, run, baseline, measures=None, *, slices=None, margin: float = 0.
     base = baseline if isinstance(baseline, Baseline) else load_baseline(baseline)
     by_name = {e["name"]: e["canonical"] for e in base.measures}
     wanted = list(measures) if measures is not None else [e["name"] for e in base.measures]
-    scoring = {**base.options, **options}
+    scoring = validate_options(**base.options).replace(**options)  # the given options over the baseline's
     evaluator = scoring_evaluator(qrels, wanted, scoring)
     entries = measure_entries(evaluator)
     settings = {name: k[name] for name in ("margin", "alpha", "test", "correction", "power")}

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rankmeter.gate.saved import Baseline, baseline, save_baseline
+from rankmeter.core.options import validate_options
+from rankmeter.gate.saved import Baseline, baseline_of, save_baseline
 from rankmeter.gate.one_sided import regression_test
 from rankmeter.stats.corrections import adjust
 
@@ -78,8 +79,8 @@ def update_baseline(base: Baseline, result, qrels, run, path, *, only_if_better:
         shown = ", ".join(f"{c['measure']} ({c['slice'] or 'all queries'}) {c['difference']:+.4g}" for c in lower[:3])
         return False, (f"baseline kept: the run is lower on {len(lower)} check(s): {shown}; the ratchet only goes "
                        "up (--allow-lower, or allow_lower=True, replaces it anyway)")
-    fresh = baseline(qrels, run, [e["name"] for e in base.measures], slices=base.slices,
-                     **{**base.options, **(options or {})})
+    scoring = validate_options(**base.options).replace(**(options or {}))  # the given options over the baseline's
+    fresh = baseline_of(qrels, run, [e["name"] for e in base.measures], scoring, slices=base.slices)
     if only_if_better:
         differences = _differences(base, fresh)
         if not significantly_better(result, differences):

@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.options import Options, validate_options
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["Baseline", "baseline", "save_baseline", "load_baseline", "read_slices", "FORMAT", "SCORING_OPTIONS",
+__all__ = ["Baseline", "baseline", "baseline_of", "save_baseline", "load_baseline", "read_slices", "FORMAT", "SCORING_OPTIONS",
            "JUDGED_AT"]
 
 FORMAT = "rankmeter-baseline/1"
@@ -177,11 +178,11 @@ def _judged_label() -> str:
     return f"Judged@{JUDGED_AT}"
 
 
-def scoring_evaluator(qrels, measures, options: dict):
+def scoring_evaluator(qrels, measures, options: Options):
     """The Evaluator of ``measures`` plus Judged@JUDGED_AT (the unjudged documents at the top), scored in one pass."""
     from rankmeter.core.evaluator import Evaluator
     wanted = [measures] if isinstance(measures, str) else list(measures)
-    return Evaluator(qrels, wanted + [_judged_label()], **options)
+    return Evaluator.of(qrels, wanted + [_judged_label()], options)
 
 
 def measure_entries(evaluator) -> list[dict]:
@@ -255,6 +256,11 @@ def baseline(qrels, runs, measures, *, slices: str | os.PathLike[str] | Mapping[
     >>> b.queries, b.values["RR(rel=1)"].tolist()
     (['q1', 'q2'], [[1.0, 0.5]])
     """
+    return baseline_of(qrels, runs, measures, validate_options(**options), slices=slices)
+
+
+def baseline_of(qrels, runs, measures, options: Options, *, slices=None) -> Baseline:
+    """:func:`baseline` with its evaluation options validated already."""
     from rankmeter._version import __version__
     from rankmeter.core.naming import name_runs
 

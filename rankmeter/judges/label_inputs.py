@@ -144,8 +144,9 @@ def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -
     if pool is not None:
         table = read_qrels(pool, grades="real").table
     elif runs:
+        from rankmeter.core.options import validate_options
         from rankmeter.fusion.methods import depth_pool_run
-        table = depth_pool_run(list(runs), top_k, **options).table
+        table = depth_pool_run(list(runs), top_k, validate_options(**options)).table
     else:
         raise ParameterError("give runs (their top-k docs are labelled) or pool= (a pool file)")
     pairs = list(zip(map(decode_id, table.column("query").to_pylist()),

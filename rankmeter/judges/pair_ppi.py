@@ -30,10 +30,11 @@ from statistics import NormalDist
 import numpy as np
 import pyarrow.compute as pc
 
+from rankmeter.core.options import Options, validate_options
 from rankmeter.errors import ParameterError
 from rankmeter.stats.student import t_quantile
 
-__all__ = ["doc_weights", "pair_estimate", "PairFrame", "pair_frame", "check_sample", "MIN_PAIRS"]
+__all__ = ["doc_weights", "doc_weights_of", "pair_estimate", "PairFrame", "pair_frame", "check_sample", "MIN_PAIRS"]
 
 #: fewer human-labelled pairs in the frame than this and the normal interval is not to be trusted
 MIN_PAIRS = 30
@@ -45,6 +46,11 @@ def doc_weights(measure: str, grade_values, depth: int, **options) -> tuple[np.n
     document not ranked within ``depth``). Found by scoring probe queries with rankmeter itself, then checked on
     random ones; ParameterError when the measure is not such a sum (nDCG's and AP's normalisers, RR's first
     relevant document ...)."""
+    return doc_weights_of(measure, grade_values, depth, validate_options(**options))
+
+
+def doc_weights_of(measure: str, grade_values, depth: int, options: Options) -> tuple[np.ndarray, dict]:
+    """:func:`doc_weights` under evaluation options validated already."""
     from rankmeter.core.evaluator import Evaluator
 
     grades = [float(g) for g in grade_values]
@@ -68,10 +74,10 @@ def doc_weights(measure: str, grade_values, depth: int, **options) -> tuple[np.n
     integer = all(g == int(g) for g in grades)
     if integer:
         qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()}
-    opts = {k: v for k, v in options.items() if k not in ("queries", "columns", "input_format")}
+    probing = options.replace(queries="qrels", columns=None, input_format="auto")  # the probes are dicts
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        evaluator = Evaluator(qrels, [measure], **opts, queries="qrels")
+        evaluator = Evaluator.of(qrels, [measure], probing)
         got = evaluator.evaluate(run)
     label = evaluator.names[0][0]
     value = dict(zip(got.queries, got.values(label)))
@@ -302,12 +308,11 @@ def check_sample(frame: PairFrame, strata: np.ndarray) -> list[str]:
 
 
 # ------------------------------------------------------------------ judges estimate with a sample of pairs
-def depth_of(measures, options) -> tuple[list, int | None]:
+def depth_of(measures, options: Options) -> tuple[list, int | None]:
     """(label, measure) pairs and the deepest cutoff (None: some measure reads the whole ranking)."""
     from rankmeter.core.evaluator import Evaluator
 
-    names = Evaluator({"q": {"d": 0}}, measures, **{k: v for k, v in options.items()
-                                                   if k not in ("columns", "input_format")}).names
+    names = Evaluator.of({"q": {"d": 0}}, measures, options.replace(columns=None, input_format="auto")).names
     cutoffs = [m.cutoff for _, m in names]
     return names, (None if any(not isinstance(c, int) for c in cutoffs) else max(cutoffs))
 
@@ -319,7 +324,7 @@ def whole_queries(frame: PairFrame) -> bool:
     return bool(touched.any()) and not (missing[touched] > 0).any()
 
 
-def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha: float, options,
+def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha: float, options: Options,
                    classical_mean, strata=None) -> None:
     """Fill ``result`` (ppi.Estimates) with the pair-level estimates: per run and measure, per pair of runs
     (``classical_mean``: the naive interval of the LLM-only per-query values; ``strata``: a design's, else the
@@ -340,7 +345,7 @@ def estimate_pairs(frame: PairFrame, named, names, llm_values, result, *, alpha:
     parts = {}
     for label, measure in names:
         k = measure.cutoff if isinstance(measure.cutoff, int) else deepest
-        w, gain = doc_weights(label, grades, k, **options)
+        w, gain = doc_weights_of(label, grades, k, options)
         for name, _ in named:
             parts[(name, label)] = (frame.contributions(name, w, gain, frame.llm),
                                     frame.contributions(name, w, gain, frame.human))

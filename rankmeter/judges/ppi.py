@@ -26,6 +26,7 @@ import numpy as np
 
 from rankmeter.judges.params import UNIT
 from rankmeter.stats.params import ALPHA
+from rankmeter.core.options import Options, validate_options
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 from rankmeter.stats.student import t_quantile
@@ -128,11 +129,11 @@ class Estimates:
         return out
 
 
-def per_query_values(qrels, runs, measures, queries: list[str], options) -> dict[tuple[str, str], np.ndarray]:
+def per_query_values(qrels, runs, measures, queries: list[str], options: Options) -> dict[tuple[str, str], np.ndarray]:
     """(run, measure) -> values over ``queries`` (0 for a query the run did not answer: an empty ranking)."""
     from rankmeter.core.evaluator import Evaluator
 
-    evaluator = Evaluator(qrels, measures, **{**options, "queries": "qrels"})
+    evaluator = Evaluator.of(qrels, measures, options.replace(queries="qrels"))
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -145,12 +146,12 @@ def per_query_values(qrels, runs, measures, queries: list[str], options) -> dict
     return out
 
 
-def split_labelled_queries(human, llm, options) -> tuple[list[str], list[str], list[str]]:
+def split_labelled_queries(human, llm, options: Options) -> tuple[list[str], list[str], list[str]]:
     from rankmeter.core.order import natural_order
     from rankmeter.io import as_qrels
 
     def ids(qrels):
-        table = as_qrels(qrels, grades=options.get("grades", "integer")).table
+        table = as_qrels(qrels, grades=options.grades).table
         return {q.decode("utf-8", "surrogateescape") if isinstance(q, bytes) else str(q)
                 for q in table.column("query").unique().to_pylist()}
 
@@ -196,13 +197,20 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     **options
         Evaluation options (``rel``, ``judged_only`` ...).
     """
+    return estimate_with(human, llm, runs, measures, validate_options(**options), alpha=alpha, unit=unit,
+                         design=design)
+
+
+def estimate_with(human, llm, runs, measures, options: Options, *, alpha: float = 0.05, unit: str = "auto",
+                  design=None) -> Estimates:
+    """:func:`estimate` under evaluation options validated already."""
     from rankmeter.core.naming import name_runs
 
     from rankmeter.judges.draws import has_draws
 
     measures = [measures] if isinstance(measures, str) else list(measures)
-    named = name_runs(runs, columns=options.get("columns"))
-    drawn = has_draws(llm, grades=options.get("grades", "integer"))
+    named = name_runs(runs, columns=options.columns)
+    drawn = has_draws(llm, grades=options.grades)
     plan = None
     if design is not None:
         from rankmeter.judges import design as design_file
@@ -216,8 +224,8 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
         from rankmeter.judges import pair_ppi
 
         names, depth = pair_ppi.depth_of(measures, options)
-        frame = pair_ppi.pair_frame(human, llm, named, depth or 2 ** 62, ties=options.get("ties", "trec_eval"),
-                                    grades=options.get("grades", "integer"))
+        frame = pair_ppi.pair_frame(human, llm, named, depth or 2 ** 62, ties=options.ties,
+                                    grades=options.grades)
         if unit == "auto":
             unit = "queries" if pair_ppi.whole_queries(frame) else "pairs"
         if unit == "pairs" and drawn:
@@ -247,7 +255,7 @@ def estimate(human, llm, runs, measures, *, alpha: float = 0.05, unit: str = "au
     if drawn:     # several draws per pair: each query's metric is its mean over the draws (rankmeter.judges.draws)
         from rankmeter.judges.draws import draw_tables, draw_values, query_means
 
-        tables, least = draw_tables(llm, grades=options.get("grades", "integer"))
+        tables, least = draw_tables(llm, grades=options.grades)
         per_draw, m = draw_values(tables, least, lambda t: per_query_values(t, named, measures, everything, options),
                                   everything)
         result.draws = {"min": int(m.min()), "max": int(m.max())}

@@ -62,7 +62,7 @@ def score_matrices(qrels, runs, measures, **options) -> tuple[list[np.ndarray], 
 
     opts = validate_options(**options)
     evaluator = Evaluator.of(qrels, list(measures), opts)
-    systems = named_runs(runs, opts.columns, opts.input_format)
+    systems = named_runs(runs, opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # compare's warning speaks of comparisons; common_topics' says what happens
         topics, by_measure = per_query_scores(evaluator, systems)

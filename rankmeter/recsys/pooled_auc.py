@@ -56,8 +56,9 @@ def pooled_auc(qrels, run, *, rel: int | float = 1, **options) -> float:
         has no relevant or no non-relevant row (the area is undefined).
     """
     from rankmeter.core import Evaluator
+    from rankmeter.core.options import validate_options
 
-    rows = Evaluator(qrels, [], rel=rel, **options).rows(run)
+    rows = Evaluator.of(qrels, [], validate_options(rel=rel, **options)).rows(run)
     positive = rows.column("relevant").to_numpy(zero_copy_only=False)
     score = rows.column("score")
     scores = (-rows.column("rank").to_numpy().astype(np.float64) if score.null_count == len(score) and len(score)

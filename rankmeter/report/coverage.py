@@ -13,12 +13,10 @@ Every run name is escaped; the numbers carry ``data-v`` for sorting.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 
-from rankmeter.check.judged import judged
+from rankmeter.check.judged import judged_with
+from rankmeter.core.options import Options
 from rankmeter.core.rows import ranked, tie_summary
 from rankmeter.report.markup import data_value, number_cell
 
@@ -36,10 +34,10 @@ def _cell(value) -> str:
     return f'<td data-v="{key}">{number_cell(value)}</td>'
 
 
-def coverage_html(qrels, named, measures: list[str], options: Mapping[str, Any]) -> str:
-    """The "Judged coverage" table (one row per run) and its note."""
-    options = {k: v for k, v in options.items() if k != "judged_only"}
-    report = judged(qrels, dict(named), measures, **options)
+def coverage_html(qrels, named, measures: list[str], options: Options) -> str:
+    """The "Judged coverage" table (one row per run) and its note: ``qrels`` and the runs of ``named`` read
+    already, each measure scored with and without ``judged_only``."""
+    report = judged_with(qrels, dict(named), measures, options.replace(columns=None, judged_only=False))
     rbp = f"RBP(p={report.rbp_p:g})"
     heads = (["run", "queries"] + [f"Judged@{k}" for k in report.cutoffs]
              + [h for m in report.measures for h in (m, f"{m} judged only")] + ["bpref", "infAP", rbp])

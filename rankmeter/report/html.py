@@ -251,7 +251,7 @@ def render_report(qrels, runs, measures, *, baseline: str | None = None, title: 
         f'<section id="sec-leaderboards"><h2>Leaderboards under two qrels</h2>{boards}</section>' if boards else "",
         f'<section id="sec-beyond"><h2>Beyond accuracy</h2>{beyond}</section>' if beyond else "",
         '<section id="sec-coverage"><h2>Judged coverage</h2>'
-        + coverage_html(q, named, [label for label, _ in labels], given) + "</section>",
+        + coverage_html(q, named, [label for label, _ in labels], opts) + "</section>",
         '<section id="sec-ties"><h2>Ties</h2>' + ties_html(named, ties=opts.ties) + "</section>",
         f'<section id="sec-plots"><h2>Plots</h2><div class="plots">{figures}</div></section>' if plots else "",
         '<section id="sec-per-query"><h2>Per query</h2><p class="note">Click a header to sort; click a query '

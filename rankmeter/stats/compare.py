@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from rankmeter.core import Evaluator, validate_options
+from rankmeter.core.options import Options
 from rankmeter.core.keywords import Unpack, takes_options
 from rankmeter.core.params import PARAMS
 from rankmeter.stats.params import TESTS, ComparisonOptions, Significance, SignificanceOptions, significance
@@ -38,10 +39,11 @@ LOWER_IS_BETTER = Param("lower_is_better", "strings", (), "measures whose smalle
                         "popularity lift): the tables' superscripts and bold best follow them")
 
 
-def named_runs(runs, columns, input_format="auto") -> list[tuple[str, Run]]:
+def named_runs(runs, options: Options) -> list[tuple[str, Run]]:
+    """The runs to compare, named and read under ``options`` (two or more)."""
     if isinstance(runs, (str, bytes, os.PathLike, Run)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
-    items = name_runs(runs, columns=columns, input_format=input_format)
+    items = name_runs(runs, columns=options.columns, input_format=options.input_format)
     if len(items) < 2:
         raise ParameterError(f"runs: got {len(items)} run; a comparison needs at least two")
     return items
@@ -90,10 +92,11 @@ def _pair_stats(a: np.ndarray, b: np.ndarray, alpha: float = 0.05) -> dict:
             "losses": int(((d < 0) & ~close).sum()), "queries": n}
 
 
-def _test_pairs(x, pairs, test, alpha, permutations, seed, advance):
+def _test_pairs(x, pairs, tests: Significance, advance):
     """p, ci_low, ci_high of every pair (i, j) for the difference column i - column j."""
+    test, alpha = tests.test, tests.alpha
     diffs = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)
-    opts = {"permutations": permutations, "seed": seed, "alpha": alpha, "progress": advance}
+    opts = {"permutations": int(tests.permutations), "seed": tests.seed, "alpha": alpha, "progress": advance}
     if test == "randomization":
         return sig.randomization(diffs, **opts)
     p, low, high = (np.full(len(pairs), np.nan) for _ in range(3))
@@ -112,21 +115,23 @@ def _test_pairs(x, pairs, test, alpha, permutations, seed, advance):
     return p, low, high
 
 
-def _analyse(label, x, systems, bases, test, correction, alpha, permutations, seed, advance):
+def _analyse(label, x, systems, bases, tests: Significance, advance):
     """Pairwise records (all pairs, i < j) and table records (each system against each baseline)."""
+    test, alpha = tests.test, tests.alpha
     k = x.shape[1]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     if test == "tukey":
         x = x[~np.isnan(x).any(axis=1)]
-        pmat, hsd = sig.tukey_hsd(x, permutations=permutations, seed=seed, alpha=alpha, progress=advance)
+        pmat, hsd = sig.tukey_hsd(x, permutations=int(tests.permutations), seed=tests.seed, alpha=alpha,
+                                  progress=advance)
         stats = [_pair_stats(x[:, i], x[:, j], alpha) for i, j in pairs]
         p = np.array([pmat[i, j] for i, j in pairs])
         low = np.array([s["delta"] - hsd for s in stats])
         high = np.array([s["delta"] + hsd for s in stats])
     else:
         stats = [_pair_stats(x[:, i], x[:, j], alpha) for i, j in pairs]
-        p, low, high = _test_pairs(x, pairs, test, alpha, permutations, seed, advance)
-    p_all = adjust(p, correction)
+        p, low, high = _test_pairs(x, pairs, tests, advance)
+    p_all = adjust(p, tests.correction)
     pair_rows = []
     for n, (i, j) in enumerate(pairs):
         s = stats[n]
@@ -167,7 +172,7 @@ def _analyse(label, x, systems, bases, test, correction, alpha, permutations, se
     # compared with each other are one comparison, listed under each
     unique = list(dict.fromkeys(pair for _, pair in compared))
     family = [pair_rows[pairs.index(pair)]["p_value"] for pair in unique]
-    adjusted = dict(zip(unique, family if test == "tukey" else adjust(family, correction)))
+    adjusted = dict(zip(unique, family if test == "tukey" else adjust(family, tests.correction)))
     for n, pair in compared:
         rows[n]["p_adjusted"] = float(adjusted[pair])
     return rows, pair_rows
@@ -224,7 +229,7 @@ def compare(qrels, runs, measures, *, baseline: str | Sequence[str] | None = Non
     for label, m in names:
         if m.family.value_type is TEXT:
             raise ParameterError(f"{label} is a text value and cannot be compared; choose numeric measures")
-    systems = named_runs(runs, opts.columns, opts.input_format)
+    systems = named_runs(runs, opts)
     labels = [name for name, _ in systems]
     bases = _baselines(baseline, labels)
     query_ids, matrices = per_query_scores(evaluator, systems)
@@ -253,8 +258,7 @@ def _comparison(labels, bases, names, query_ids, matrices, tests: Significance, 
                       work=permutations * len(query_ids) * width * len(names) if sampled else 0,
                       label=f"{test} test") as advance:
         for label, _ in names:
-            rows, pair_rows = _analyse(label, matrices[label], labels, bases, test, correction, alpha,
-                                       int(permutations), seed, advance)
+            rows, pair_rows = _analyse(label, matrices[label], labels, bases, tests, advance)
             table += rows
             pairwise += pair_rows
     return Comparison(systems=labels, baseline=labels[bases[0]], baselines=[labels[b] for b in bases], measures=names,
