@@ -335,3 +335,21 @@ def test_estimate_with_a_design_carries_the_judges_share(cli, tmp_path):
     once = json.loads(cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "one.qrels", *runs, "-m",
                           "DCG@10", "--design", tmp_path / "design.json", "--format", "json").out)
     assert "judge_share" not in once["runs"][0]["ppi"] and "llm_redraw" not in once["runs"][0]
+
+
+def test_ranking_agreement_counts_the_system_pairs_the_queries_leave_unresolved():
+    """Three systems 1 apart with per-query noise of sd 0.1 over 50 queries: every order settled (0 of 3 pairs);
+    two of them 0.001 apart, far inside the noise: that one pair left open."""
+    from rankmeter.judges.draws import ranking_agreement
+
+    rng = np.random.default_rng(1)
+    base = np.array([0.0, 1.0, 2.0])[:, None] + rng.normal(0, 0.1, (3, 50))
+    llm = np.repeat(base[..., None], 2, axis=2) + rng.normal(0, 0.01, (3, 50, 2))
+    got = ranking_agreement(base, llm, reps=200)
+    assert (got["system_pairs"], got["unresolved_pairs"]) == (3, 0)
+    assert got["kendall_tau"]["estimate"] == 1.0
+    near = base.copy()
+    near[1] = base[0] + 0.001 + rng.normal(0, 0.1, 50)
+    near_llm = llm.copy()
+    near_llm[1] = near[1][:, None] + rng.normal(0, 0.01, (50, 2))
+    assert ranking_agreement(near, near_llm, reps=200)["unresolved_pairs"] == 1
