@@ -2,7 +2,7 @@
 stable against uniform draws, and allocate's sizing, with a judge of known per-pair probabilities
 (tests/judges/known_judge.py; the tests run the same simulations small).
 
-usage: python bench/judge_draws.py [--reps 4000] [--seed 0]
+usage: python bench/judge_draws.py [--reps 4000] [--seed 0] [--parts coverage,pass,stable,allocate,tau]
 
 Every coverage is printed with its Monte-Carlo standard error, sqrt(c (1 - c) / reps).
 """
@@ -123,8 +123,7 @@ def allocate_sizing(rng, reps: int) -> None:
         ok = np.flatnonzero(w <= width)
         return int(n[ok[0]]) if len(ok) else None
 
-    sys.path.insert(0, str(ROOT / "tests"))
-    from test_judges_ppi import _judge, _ndcg10
+    from test_ppi import _judge, _ndcg10         # tests/judges/test_ppi.py
 
     queries, pilot = 200, 40
     for width in (0.05, 0.1):
@@ -151,42 +150,69 @@ def allocate_sizing(rng, reps: int) -> None:
                   f"{(rows[:, 1:] <= width).all(1).mean():.3f}")
 
 
-def tau_coverage(rng, reps: int) -> None:
+def tau_worlds(rng):
+    """Two worlds of 8 systems over 20,000 queries: ``near-tied``, systems that differ only in where they put the
+    grade-1 documents (neighbours 0.01 to 0.2 standard errors of 60 queries apart: the population's tau is set by
+    differences no sample of 60 queries can see), and ``separated``, systems mixing the human grade with the
+    judge's own lean (its expected gain less the human grade: systems built with the same model as the judge), so
+    the judge ranks them otherwise than humans do and its population tau is 0.5, not 1."""
     human, probs = population(rng, 20_000)
-    # systems that differ in where they put the grade-1 documents, which the lenient judge lifts to 2: its
-    # ranking of them is not the human one
-    mixes = [(1.0, b) for b in np.linspace(-0.8, 0.8, 8)]
-    orders = [np.argsort(-(a * human + b * (human == 1) + rng.normal(0, 1, human.shape)), axis=1, kind="stable")
-              for a, b in mixes]
-    from rankmeter.meta.correlation import kendall_tau
+    gain = probs @ np.arange(4.0)
+    near = [1.0 * human + b * (human == 1) for b in np.linspace(-0.8, 0.8, 8)]
+    apart = [(0.4 + 0.15 * k) * human + b * (gain - human)
+             for k, b in enumerate((0.0, 1.2, 0.2, 1.0, 0.0, 0.8, 0.3, 0.0))]
+    out = {}
+    for name, scores in (("near-tied", near), ("separated", apart)):
+        orders = [np.argsort(-(s + rng.normal(0, 1, human.shape)), axis=1, kind="stable") for s in scores]
+        out[name] = human, probs, orders
+    return out
 
-    h_pop = np.array([dcg10(human.astype(float), o).mean() for o in orders])
-    f_pop = np.array([expected_dcg10(probs, o).mean() for o in orders])
-    truth = kendall_tau(f_pop, h_pop)
-    hits, shares = 0, []
-    for _ in range(reps // 20):
-        which = rng.choice(len(human), 60, replace=False)
-        grades = draw(rng, probs[which], 3)
-        h = np.array([dcg10(human[which].astype(float), o[which]) for o in orders])
-        f = np.array([np.stack([dcg10(grades[..., d], o[which]) for d in range(3)], axis=1) for o in orders])
-        got = ranking_agreement(h, f, reps=200, seed=int(rng.integers(1 << 31)))["kendall_tau"]
-        hits += got["low"] <= truth <= got["high"]
-        shares.append(got["judge_share"])
-    print(f"\nKendall's tau of 8 systems (60 queries, 3 draws), its population value {truth:.3f}: the 95% bootstrap "
-          f"interval held it in {shown(hits, reps // 20)}; judge's share {np.mean(shares):.3f}")
+
+def tau_coverage(rng, reps: int) -> None:
+    from rankmeter.meta.correlation import kendall_tau, tau_ap
+
+    reps = max(reps // 8, 50)
+    for world, (human, probs, orders) in tau_worlds(rng).items():
+        h_pop = np.array([dcg10(human.astype(float), o).mean() for o in orders])
+        f_pop = np.array([expected_dcg10(probs, o).mean() for o in orders])
+        truth = {"kendall_tau": kendall_tau(f_pop, h_pop), "tau_ap": tau_ap(f_pop, h_pop)}
+        for Q in ((60,) if world == "near-tied" else (30, 60, 150)):
+            hits = {(k, kind): 0 for k in truth for kind in ("draws", "one draw")}
+            shares, estimates, unresolved = [], {k: [] for k in truth}, []
+            for _ in range(reps):
+                which = rng.choice(len(human), Q, replace=False)
+                grades = draw(rng, probs[which], 3)
+                h = np.array([dcg10(human[which].astype(float), o[which]) for o in orders])
+                f = np.array([np.stack([dcg10(grades[..., d], o[which]) for d in range(3)], axis=1) for o in orders])
+                seed = int(rng.integers(1 << 31))
+                got = ranking_agreement(h, f, reps=400, seed=seed)
+                one = ranking_agreement(h, f[..., :1], reps=400, seed=seed)
+                for k, t in truth.items():
+                    hits[k, "draws"] += got[k]["low"] <= t <= got[k]["high"]
+                    hits[k, "one draw"] += one[k]["low"] <= t <= one[k]["high"]
+                    estimates[k].append(got[k]["estimate"])
+                shares.append(got["kendall_tau"]["judge_share"] or 0.0)
+                unresolved.append(got["unresolved_pairs"])
+            print(f"\n{world} systems, {Q} queries of 20,000, 3 draws, {reps} repetitions (400 resamples): judge's "
+                  f"share of tau's variance {np.mean(shares):.3f}; system pairs unresolved {np.mean(unresolved):.1f} "
+                  f"of 28")
+            for k, t in truth.items():
+                print(f"  {k:<12} population {t:.3f}, mean estimate {np.mean(estimates[k]):.3f}: covered, mean of "
+                      f"the draws {shown(hits[k, 'draws'], reps)}; one draw as fixed {shown(hits[k, 'one draw'], reps)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--parts", default="coverage,pass,stable,allocate,tau",
+                        help="which simulations, comma-separated (tau: reps / 8 repetitions)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    coverage(rng, args.reps)
-    pass_probability(rng, args.reps)
-    stable_against_uniform(rng, args.reps)
-    allocate_sizing(rng, args.reps)
-    tau_coverage(rng, args.reps)
+    parts = {"coverage": coverage, "pass": pass_probability, "stable": stable_against_uniform,
+             "allocate": allocate_sizing, "tau": tau_coverage}
+    for name in args.parts.split(","):
+        parts[name](rng, args.reps)
 
 
 if __name__ == "__main__":

@@ -266,7 +266,8 @@ def estimate_with(human, llm, runs, measures, options: Options, *, alpha: float 
         f = per_query_values(llm, named, measures, everything, options)
     labels = list(dict.fromkeys(label for _, label in f))
     if plan is not None:
-        _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options)
+        _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options,
+                   draws=(per_draw, noise) if drawn else None)
         return result
     _few(result, len(labelled))
     y = per_query_values(human, named, measures, labelled, options)
@@ -296,9 +297,12 @@ def estimate_with(human, llm, runs, measures, options: Options, *, alpha: float 
     return result
 
 
-def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options) -> None:
+def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabelled, options, *,
+               draws=None) -> None:
     """``estimate`` at query level with the stratified design ``plan``: every run's mean and every pair's difference
-    by the stratified estimator, the human-only ones stratified too (lam = 0)."""
+    by the stratified estimator, the human-only ones stratified too (lam = 0). ``draws``: ``(per-draw values,
+    s_q^2 / m_q)`` by key when the LLM's file holds several draws a pair (each interval that counts them then
+    carries ``judge_share``)."""
     from rankmeter.judges.design import query_sample
     from rankmeter.judges.stratified import stratified_estimate
 
@@ -322,14 +326,23 @@ def _by_design(result, plan, human, named, measures, labels, f, labelled, unlabe
     for name, _ in named:
         for label in labels:
             ppi, human_only = both(y[(name, label)], f[(name, label)])
-            result.runs.append({"run": name, "measure": label, "ppi": ppi,
-                                "llm_only": classical_mean(f[(name, label)], alpha=alpha), "human_only": human_only})
+            row = {"run": name, "measure": label, "ppi": ppi,
+                   "llm_only": classical_mean(f[(name, label)], alpha=alpha), "human_only": human_only}
+            if draws is not None:
+                _design_shares(row, draws[0][(name, label)], draws[1][(name, label)], used, strata, alpha)
+            result.runs.append(row)
     for (a, _), (b, _) in ((x, z) for i, x in enumerate(named) for z in named[i + 1:]):
         for label in labels:
             da = f[(a, label)] - f[(b, label)]
             ppi, human_only = both(y[(a, label)] - y[(b, label)], da)
-            result.pairs.append({"a": a, "b": b, "measure": label, "ppi": ppi,
-                                 "llm_only": classical_mean(da, alpha=alpha), "human_only": human_only})
+            row = {"a": a, "b": b, "measure": label, "ppi": ppi,
+                   "llm_only": classical_mean(da, alpha=alpha), "human_only": human_only}
+            if draws is not None:     # draw d of both runs is the same labelling: paired within the draw
+                from rankmeter.judges.draws import query_means
+
+                difference = draws[0][(a, label)] - draws[0][(b, label)]
+                _design_shares(row, difference, query_means(difference)[1], used, strata, alpha)
+            result.pairs.append(row)
     result.design = _summary(strata, used)
 
 
@@ -339,6 +352,17 @@ def _judge_shares(row: dict, per_draw: np.ndarray, noise: np.ndarray, n: int, al
     from rankmeter.judges.draws import ppi_judge_share, two_stage_mean
 
     row["ppi"]["judge_share"] = ppi_judge_share(row["ppi"]["lam"], row["ppi"]["se"], noise[:n], noise[n:])
+    two = two_stage_mean(per_draw, alpha=alpha)
+    row["llm_only"]["judge_share"] = two["judge_share"]
+    row["llm_redraw"] = two["redraw"]
+
+
+def _design_shares(row: dict, per_draw, noise, used, strata, alpha: float) -> None:
+    """:func:`_judge_shares` for the stratified estimate: its draws' part by the design's strata."""
+    from rankmeter.judges.draws import stratified_judge_share, two_stage_mean
+
+    ppi = row["ppi"]
+    ppi["judge_share"] = stratified_judge_share(ppi["lam"], ppi["se"], noise, used, strata)
     two = two_stage_mean(per_draw, alpha=alpha)
     row["llm_only"]["judge_share"] = two["judge_share"]
     row["llm_redraw"] = two["redraw"]

@@ -249,3 +249,107 @@ def test_ranking_agreement_with_and_without_the_judges_noise():
     uneven = f.copy()
     uneven[:, :10, 2] = np.nan                              # ten queries drawn twice only
     assert ranking_agreement(h, uneven, reps=50)["tau_ap"]["judge_share"] is not None
+
+
+def test_the_stratified_judge_share_is_the_hand_worked_two_stage_variance():
+    """Two strata, W = 4/7 and 3/7, n_h = 2 labelled of N_h = 4 and 3, w_q = s_q^2 / m_q of each query:
+    lam^2 [ (16/49) ((1/4 - 1/2)^2 (0.1 + 0.3) + (0.2 + 0.2) / 16) + (9/49) ((1/3 - 1/2)^2 (0.4 + 0.0) + 0.5 / 9) ]
+    = lam^2 (0.8 + 0.6) / 49 = lam^2 / 35; and a Monte Carlo of the draws' noise alone (each f_q moved by a normal
+    of variance w_q, the labels and lam held) through stratified_estimate gives that variance."""
+    from rankmeter.judges.draws import stratified_judge_share
+    from rankmeter.judges.stratified import stratified_estimate
+
+    w = np.array([0.1, 0.3, 0.2, 0.2, 0.4, 0.0, 0.5])
+    labelled = np.array([1, 1, 0, 0, 1, 1, 0], bool)
+    strata = np.array([0, 0, 0, 0, 1, 1, 1])
+    lam, se = 0.6, 0.2
+    assert stratified_judge_share(lam, se, w, labelled, strata) == pytest.approx(lam ** 2 / 35 / se ** 2, rel=1e-12)
+    assert stratified_judge_share(lam, 0.01, w, labelled, strata) == 1.0              # clipped at 1
+    assert stratified_judge_share(0.0, se, w, labelled, strata) == 0.0
+    rng = np.random.default_rng(5)
+    y = rng.normal(1, 1, 7)
+    f = rng.normal(1, 1, 7) + rng.normal(0, 1, (200_000, 7)) * np.sqrt(w)
+    moved = stratified_estimate(np.broadcast_to(y, f.shape), f, np.broadcast_to(labelled, f.shape), strata,
+                                lam=lam)["estimate"]
+    assert np.var(moved) == pytest.approx(lam ** 2 / 35, rel=0.01)
+
+
+def test_estimate_with_a_design_carries_the_judges_share(cli, tmp_path):
+    """judges estimate --design with an LLM file of 3 draws a pair: each PPI++ interval (stratified) carries
+    judge_share, stratified_judge_share's on the per-draw values (numpy DCG@10 the oracle), the LLM-only ones
+    two_stage_mean's, beside the redraw interval; with one draw a pair there is none."""
+    import json
+
+    from rankmeter.judges.draws import stratified_judge_share
+
+    rng = np.random.default_rng(4)
+    Q, m = 80, 3
+    human, probs = population(rng, Q)
+    grades = draw(rng, probs, m).astype(int)
+    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
+                                                for d in range(10) for k in range(m)))
+    (tmp_path / "truth.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(Q)
+                                                  for d in range(10)))
+    (tmp_path / "pilot.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(0, Q, 4)
+                                                  for d in range(10)))
+    scores = [skill * human + rng.normal(0, 1, human.shape) for skill in (1.2, 0.7)]
+    for name, s in zip("ab", scores):
+        (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
+                                                      for d in range(10)))
+    runs = [tmp_path / "a.run", tmp_path / "b.run"]
+    done = cli("judges", "allocate", tmp_path / "pilot.qrels", tmp_path / "llm.qrels", *runs, "-m", "DCG@10",
+               "--budget", "20", "--seed", "1", "--unit", "queries", "-o", tmp_path / "design.json")
+    assert done.code == 0, done.err
+    design = json.loads((tmp_path / "design.json").read_text())
+    sample = set(design["pilot"]) | set(design["chosen"])
+    (tmp_path / "human.qrels").write_text("".join(line for line in (tmp_path / "truth.qrels").read_text()
+                                                  .splitlines(True) if line.split()[0] in sample))
+    done = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", *runs, "-m", "DCG@10",
+               "--design", tmp_path / "design.json", "--format", "json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert data["draws"] == {"min": m, "max": m} and data["design"]["strata"] >= 2
+    order = [np.argsort(-np.round(s, 6), axis=1, kind="stable") for s in scores]
+    per_draw = [np.stack([dcg10(grades[..., k].astype(float), o) for k in range(m)], axis=1) for o in order]
+    labelled = sorted(int(q[1:]) for q in sample)
+    position = labelled + [q for q in range(Q) if q not in labelled]   # the estimate's order: labelled first
+    stratum = {int(q[1:]): h for q, h in design["assignment"]}
+    strata = np.array([stratum[q] for q in position])
+    used = np.arange(Q) < len(labelled)
+    for row, values in zip(data["runs"], per_draw):
+        values = values[position]
+        _, w = query_means(values)
+        want = stratified_judge_share(row["ppi"]["lam"], row["ppi"]["se"], w, used, strata)
+        assert 0 < want < 1 and row["ppi"]["judge_share"] == pytest.approx(want, abs=1e-12)
+        assert row["llm_only"]["judge_share"] == pytest.approx(two_stage_mean(values)["judge_share"], abs=1e-12)
+        assert row["llm_redraw"]["high"] == pytest.approx(two_stage_mean(values)["redraw"]["high"], abs=1e-12)
+    difference = (per_draw[0] - per_draw[1])[position]
+    pair = data["pairs"][0]
+    assert pair["ppi"]["judge_share"] == pytest.approx(stratified_judge_share(
+        pair["ppi"]["lam"], pair["ppi"]["se"], query_means(difference)[1], used, strata), abs=1e-12)
+    text = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", *runs, "-m", "DCG@10",
+               "--design", tmp_path / "design.json").out
+    assert "the judge's share of each interval's variance" in text
+    (tmp_path / "one.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, 0]}\n" for q in range(Q)
+                                                for d in range(10)))
+    once = json.loads(cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "one.qrels", *runs, "-m",
+                          "DCG@10", "--design", tmp_path / "design.json", "--format", "json").out)
+    assert "judge_share" not in once["runs"][0]["ppi"] and "llm_redraw" not in once["runs"][0]
+
+
+def test_ranking_agreement_counts_the_system_pairs_the_queries_leave_unresolved():
+    """Three systems 1 apart with per-query noise of sd 0.1 over 50 queries: every order settled (0 of 3 pairs);
+    two of them 0.001 apart, far inside the noise: that one pair left open."""
+    from rankmeter.judges.draws import ranking_agreement
+
+    rng = np.random.default_rng(1)
+    base = np.array([0.0, 1.0, 2.0])[:, None] + rng.normal(0, 0.1, (3, 50))
+    llm = np.repeat(base[..., None], 2, axis=2) + rng.normal(0, 0.01, (3, 50, 2))
+    got = ranking_agreement(base, llm, reps=200)
+    assert (got["system_pairs"], got["unresolved_pairs"]) == (3, 0)
+    assert got["kendall_tau"]["estimate"] == 1.0
+    near = base.copy()
+    near[1] = base[0] + 0.001 + rng.normal(0, 0.1, 50)
+    near_llm = llm.copy()
+    near_llm[1] = near[1][:, None] + rng.normal(0, 0.01, (50, 2))
+    assert ranking_agreement(near, near_llm, reps=200)["unresolved_pairs"] == 1
