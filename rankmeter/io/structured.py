@@ -208,7 +208,7 @@ def json_document_or_lines(data: bytes, *, source: str, max_depth: int = MAX_DEP
     document parsed (``document``: when it may be one) or None when it is not one JSON value, ``bounded``
     whether its lines are within :func:`json_lines_bounded`'s bounds (a bulk reader may be given them).
 
-    >>> json_document_or_lines(b'{"q": 1}\n{"q": 2}\n', source="run.jsonl")
+    >>> json_document_or_lines(b'{"q": 1}\\n{"q": 2}\\n', source="run.jsonl")
     (None, True)
     """
     value = parse_json(data, source=source, max_depth=max_depth, none_if_not_json=True) if document else None
