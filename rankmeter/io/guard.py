@@ -257,8 +257,9 @@ class Text(io.RawIOBase):
     :class:`Guard`. The one stream every reader of text reads (closing it closes ``inner``)."""
 
     def __init__(self, inner: BinaryIO, name: str, *, kind: str | None = None, compressed=None, head: bytes = b"",
-                 under=None):
+                 under=None, close_at_end: bool = False):
         self.inner, self.kind, self.head, self.under = inner, kind, head, under  # under: closed with it too
+        self.close_at_end = close_at_end  # a reader that reads it to its end need not come back to close it
         self.guard = Guard(name, compressed)
 
     def readable(self) -> bool:
@@ -274,8 +275,8 @@ class Text(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         """Up to ``size`` bytes (all that is left for -1), checked: the block itself, never a copy of it. At the
-        end of the text the stream closes itself (and what it reads), so a reader that reads it to the end need
-        not come back to close it; reading on gives ``b""``."""
+        end of the text a stream made with ``close_at_end`` closes itself (and what it reads); reading on gives
+        ``b""``."""
         if self.closed:
             return b""
         if self.head:
@@ -293,7 +294,7 @@ class Text(io.RawIOBase):
                 raise broken(self.kind, exc, self.guard.name) from None
         if data:
             self.guard(data)
-        elif size is None or size != 0:
+        elif self.close_at_end and (size is None or size != 0):
             self.close()
         return data
 
@@ -484,7 +485,7 @@ def open_head(raw: BinaryIO, name: str, size: int, plain: int, compressed: int |
         if check and head[:HEAD_BYTES].strip():
             check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
     else:
-        stream = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw)
+        stream = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw, close_at_end=True)
     return kind, stream, head
 
 
