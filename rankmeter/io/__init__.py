@@ -40,17 +40,21 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grades: str = "integer"):
-    from rankmeter.io.formats import read_source
+def _columns(source: PathOrFile, kind: str, format: str, columns: dict | None) -> dict | None:
+    """``columns=`` of one side checked (every role this side's, or an error), once ``format=`` is known."""
     if format not in FORMATS:
+        from rankmeter.io.formats import read_source
         read_source(source, kind, format)  # raises the ParameterError
     if columns is not None:
-        columns = side_columns(columns, kind, source=_shown(source))  # every role this side's, or an error
-    if kind == "qrels":  # qrels may name an ir_datasets dataset; a run never does
-        from rankmeter.io.irds import dataset_qrels
-        found = dataset_qrels(source, columns, grades)
-        if found is not None:
-            return found
+        columns = side_columns(columns, kind, source=_shown(source))
+    return columns
+
+
+def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grades: str = "integer"):
+    """The Qrels or Run of a path, ``-`` or file object: one trip through the format registry
+    (:func:`~rankmeter.io.formats.read_source`). No ir_datasets id is looked for here: :func:`read_qrels`
+    resolves those, and a run is never one."""
+    from rankmeter.io.formats import read_source
     return read_source(source, kind, format, columns=columns, grades=grades)
 
 
@@ -126,7 +130,11 @@ def read_qrels(source: PathOrFile, *, input_format: str = "auto", columns: dict 
     >>> len(read_qrels(io.BytesIO(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n")))
     1
     """
-    return _read(source, "qrels", input_format, columns, _policy(grades, truncate_grades))
+    grades = _policy(grades, truncate_grades)
+    columns = _columns(source, "qrels", input_format, columns)
+    from rankmeter.io.irds import dataset_qrels  # qrels given by an ir_datasets id are resolved here, and only here
+    found = dataset_qrels(source, columns, grades)
+    return found if found is not None else _read(source, "qrels", input_format, columns, grades)
 
 
 def read_run(source: PathOrFile, *, input_format: str = "auto", columns: dict | None = None) -> Run:
@@ -162,7 +170,7 @@ def read_run(source: PathOrFile, *, input_format: str = "auto", columns: dict | 
     >>> read_run(io.BytesIO(b"q1 d1 2.5\\nq1 d2 1.0\\n"))
     Run('<stream>', tag='', 2 rows)
     """
-    return _read(source, "run", input_format, columns)
+    return _read(source, "run", input_format, _columns(source, "run", input_format, columns))
 
 
 def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", truncate_grades: bool = False,

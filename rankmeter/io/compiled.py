@@ -188,13 +188,17 @@ def _parse_all(pieces: list, kind: str, grades: str, layout: int) -> list[tuple]
         return list(zip(pieces, pool.map(lambda piece: _trecparse.parse(piece, code, grade, layout), pieces)))
 
 
-def parse_run(data: bytes, name: str, layout: int = 0, *, one_piece: bool = False, fields: bool = False):
+def parse_run(data: bytes, name: str, layout: int = 0, *, one_piece: bool = False, fields: bool = False,
+              first_line: bytes | None = None):
     """The :class:`~rankmeter.io.canonical.Run` of TREC run text read with ``layout`` (:func:`layout_of`;
     0: the first row decides), the first line refused (:class:`Refused`), or None when it has no row.
 
     ``one_piece``: parse it on this thread as one piece, whose columns become the Run's without a copy (the
     streamed executor's blocks: the other core scores the previous ones meanwhile). ``fields``: (Run, the
-    rank and tag fields of a six-field run as :class:`~rankmeter.engine.ids.Ids`) instead."""
+    rank and tag fields of a six-field run as :class:`~rankmeter.engine.ids.Ids`) instead. ``first_line``: the
+    first data line, whose layout is read (instead of ``layout``)."""
+    if first_line is not None:
+        layout = layout_of(first_line, "run")
     kind = "run-fields" if fields else "run"
     pieces = [data] if one_piece else _cut(data, _piece_size(len(data)))
     return _combine(_parse_all(pieces, kind, "integer", layout), kind, "integer", name, layout)
@@ -215,18 +219,14 @@ def read_stream(src, kind: str, grades: str, first: tuple):
     as a file read whole is. A line refused (:class:`Refused`) is returned after the rest of the file has
     passed those checks, so that they come before the line's own problem, as for a file read whole; None:
     no row at all."""
-    from rankmeter.io.guard import Text, check_text, first_nul
+    from rankmeter.io.guard import check_text, first_nul
 
     name, head = src.name, src.head
     layout = layout_of(first[2], kind)
-    if src.kind is None:
-        if head[:HEAD_BYTES].strip():
-            check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
-        stream, carry = src.stream, head
-    else:
-        stream, carry = Text(src.stream, name, kind=src.kind, compressed=src.compressed, head=head,
-                             under=src.raw), b""
-    with stream:
+    # a plain file's head was checked as text when it was opened (rankmeter.io.guard.open_head); a compressed
+    # one's stream is the guarded text (rankmeter.io.guard.Text), its head given first
+    stream, carry = (src.stream, head) if src.kind is None else (src.stream, b"")
+    try:  # a compressed stream closes itself at its end (rankmeter.io.guard.Text): no second visit to close it
         parsed = _parse_stream(stream, carry, kind, grades, layout)
         refused = parsed[-1][1] if parsed and len(parsed[-1][1]) == 4 else None
         if refused is not None:  # what a whole read checks first (a NUL byte, a bomb further on), checked first
@@ -236,8 +236,12 @@ def read_stream(src, kind: str, grades: str, first: tuple):
             else:
                 while stream.read(_BLOCK_BYTES):
                     pass
-    if src.raw is not None and src.raw is not src.stream:
-        src.raw.close()
+    except BaseException:
+        stream.close()
+        raise
+    finally:
+        if src.raw is not None:
+            src.raw.close()
     held = [parsed]
     del parsed  # _combine is the list's only holder: it lets each piece go once its columns are joined
     answer = _combine(held.pop(), kind, grades, name, layout)

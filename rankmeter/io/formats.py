@@ -11,9 +11,9 @@ jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.
 ========  ===================================================  ==========================
 
 :data:`REGISTRY` is that table; :func:`read_source` opens the input once
-(:class:`~rankmeter.io.source.Source`), :func:`detect` walks the table once (content first, then the file
-name, overridable with ``format=``) and the reader it names is called once, with the first data line and
-its fields found here (:func:`first_data_line`, :func:`split_header`). ``--input-format``'s choices are its names
+(:class:`~rankmeter.io.source.Source`, which also finds its first lines: :func:`~rankmeter.io.lines.sniff_head`),
+:func:`detect` walks the table once (content first, then the file name, overridable with ``format=``) and the
+reader it names is called once, with the first data line and its fields. ``--input-format``'s choices are its names
 (:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
 
 gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.source`), and
@@ -36,7 +36,7 @@ from typing import Callable
 
 from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.columns import CONVENTIONS
-from rankmeter.io.lines import first_data_line, split_header
+from rankmeter.io.lines import Head, first_data_line, sniff_head, split_header
 
 __all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read_source",
            "read_file", "first_data_line", "split_header"]
@@ -52,29 +52,30 @@ def is_parquet(data: bytes) -> bool:
     return len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"
 
 
-def _looks_parquet(data: bytes, first: tuple) -> bool:
+def _looks_parquet(data: bytes, head: Head) -> bool:
     return is_parquet(data)
 
 
-def _looks_jsonl(data: bytes, first: tuple) -> bool:
-    return first[2].lstrip()[:1] in (b"{", b"[")
+def _looks_jsonl(data: bytes, head: Head) -> bool:
+    return head.first[2].lstrip()[:1] in (b"{", b"[")
 
 
-def _looks_csv(data: bytes, first: tuple) -> bool:
-    if b"," not in first[2]:
+def _looks_csv(data: bytes, head: Head) -> bool:
+    line = head.first[2]
+    if b"," not in line:
         return False
-    by_comma, by_space = first[2].split(b","), first[2].split()
+    by_comma, by_space = line.split(b","), line.split()
     return len(by_space) == 1 or len(by_comma) > len(by_space)
 
 
-def _looks_tsv(data: bytes, first: tuple) -> bool:
-    return b"\t" in first[2] and has_header(data, "tsv", first)
+def _looks_tsv(data: bytes, head: Head) -> bool:
+    return b"\t" in head.first[2] and has_header(data, "tsv", head)
 
 
 @dataclass(frozen=True)
 class Format:
-    """One input format: its name, file suffixes, how its content is recognised (``looks(data, first)``,
-    ``first`` being :func:`first_data_line`'s answer; tried in the table's order, the last format is the
+    """One input format: its name, file suffixes, how its content is recognised (``looks(data, head)``,
+    ``head`` being :func:`~rankmeter.io.lines.sniff_head`'s answer; tried in the table's order, the last format is the
     default) and its reader (``module:function``, called as ``reader(data, name, kind, style=, header=,
     columns=, grades=, first=, fields=)``: ``first`` and ``fields`` are the first data line and its fields,
     found once here)."""
@@ -125,7 +126,12 @@ def _numeric(fields: list[str]) -> bool:
     return any(_NUMBER.fullmatch(f.strip().strip('"')) for f in fields)
 
 
-def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
+def _head(data: bytes, head) -> Head:
+    """``head`` when it is the :class:`~rankmeter.io.lines.Head` of ``data`` already found, else found now."""
+    return head if isinstance(head, Head) else sniff_head(data)
+
+
+def has_header(data: bytes, style: str, head: Head | None = None) -> bool:
     """Whether the first data line of ``data`` is a header line (see the module docstring).
 
     >>> has_header(b"query-id\\tcorpus-id\\tscore\\nq1\\td1\\t1\\n", "tsv")
@@ -133,8 +139,9 @@ def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
     >>> has_header(b"q1 Q0 d1 1 2.5 bm25\\n", "whitespace")
     False
     """
-    start, _, first = first or first_data_line(data)
-    fields = split_header(first, style)
+    head = _head(data, head)
+    first = head.first[2]
+    fields = head.fields[style]
     if not fields or _numeric(fields):
         return False
     if style != "whitespace" and _numeric([f.decode("utf-8", "surrogateescape") for f in first.split(None, 64)[:64]]):
@@ -145,9 +152,7 @@ def has_header(data: bytes, style: str, first: tuple | None = None) -> bool:
         return True
     if style == "whitespace":
         return False
-    end = data.find(b"\n", start)
-    second = first_data_line(data[end + 1:])[2] if end >= 0 else b""
-    return bool(second) and _numeric(split_header(second, style))
+    return bool(head.second) and _numeric(head.second_fields[style])
 
 
 def _check_name(format: str) -> None:
@@ -155,20 +160,20 @@ def _check_name(format: str) -> None:
         raise ParameterError(f"input_format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
 
 
-def sniff(data: bytes, name: str, first: tuple | None = None) -> tuple[str, bool]:
+def sniff(data: bytes, name: str, head: Head | None = None) -> tuple[str, bool]:
     """:func:`detect` with ``format="auto"``: by content (Parquet's magic), the file name, then content."""
     if is_parquet(data):
         return "parquet", False
-    first = first or first_data_line(data)
-    format = _suffix_format(name) or next(f.name for f in REGISTRY if f.looks is None or f.looks(data, first))
-    if format == "tsv" and not has_header(data, "tsv", first):
+    head = _head(data, head)
+    format = _suffix_format(name) or next(f.name for f in REGISTRY if f.looks is None or f.looks(data, head))
+    if format == "tsv" and not has_header(data, "tsv", head):
         format = "trec"  # headerless TSV is a TREC file (MS MARCO's qrels.dev.tsv)
-    if format == "trec" and has_header(data, "whitespace", first):
+    if format == "trec" and has_header(data, "whitespace", head):
         return "whitespace", True
-    return format, _BY_NAME[format].header and has_header(data, format, first)
+    return format, _BY_NAME[format].header and has_header(data, format, head)
 
 
-def detect(data: bytes, name: str, format: str = "auto", first: tuple | None = None) -> tuple[str, bool]:
+def detect(data: bytes, name: str, format: str = "auto", head: Head | None = None) -> tuple[str, bool]:
     """(reader style, has a header line) for ``data``: the style is one of
     ``trec`` (headerless TREC), ``whitespace`` (whitespace-separated with a
     header), ``csv``, ``tsv``, ``parquet`` or ``jsonl``.
@@ -180,8 +185,8 @@ def detect(data: bytes, name: str, format: str = "auto", first: tuple | None = N
     """
     _check_name(format)
     if format == "auto":
-        return sniff(data, name, first)
-    return format, _BY_NAME[format].header and has_header(data, format, first)
+        return sniff(data, name, head)
+    return format, _BY_NAME[format].header and has_header(data, format, head)
 
 
 def _function(path: str):
@@ -192,40 +197,39 @@ def _function(path: str):
 def read_source(source, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
     """The Qrels or Run of a path, ``-`` or binary file object: opened, recognised and read once.
 
-    The input is opened once (:class:`rankmeter.io.source.Source`: opened, decompressed, checked); its format
-    is recognised once, and its reader called once. A big file named by path (no ``columns=`` a file of its
-    format's own layout could use) is left open after its first bytes, and goes to its format's
-    ``big_file`` reader, which parses it as it streams in; anything else is read whole."""
+    The input is opened once (:class:`rankmeter.io.source.Source`: opened, peeked at, decompressed, checked
+    and its first lines found, in one visit); its format is recognised once from what the source found, and
+    its reader called once. A big file named by path (no ``columns=`` a file of its format's own layout could
+    use) is left open after its first bytes, and goes to its format's ``big_file`` reader, which parses it as
+    it streams in; anything else is read whole."""
     from rankmeter.io.columns import Borrowed
     from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES
-    from rankmeter.io.guard import read_text
     from rankmeter.io.source import Source
     _check_name(format)
     own_layout = not columns or isinstance(columns, Borrowed)  # no columns= a file of the format's own layout uses
     defer = own_layout and any(f.big_file and format in ("auto", f.name) for f in REGISTRY)
     src = Source.open(source, check=format != "parquet", head_bytes=HEAD_BYTES + 3,
-                      defer_plain=FILE_MIN_BYTES if defer else None, defer_compressed=COMPRESSED_MIN_BYTES)
+                      defer_plain=FILE_MIN_BYTES if defer else None, defer_compressed=COMPRESSED_MIN_BYTES,
+                      sample_bytes=HEAD_BYTES)
     if not src.deferred:
-        return _dispatch(src.text, src.name, kind, format, first_data_line(src.text), columns=columns, grades=grades)
-    head = src.head[:HEAD_BYTES]
-    first = first_data_line(src.head)
-    style, header = detect(head, src.name, format, first)
+        return _dispatch(src.text, src.name, kind, format, src.sniffed, columns=columns, grades=grades)
+    style, header = detect(src.sample, src.name, format, src.sniffed)
     row = _BY_NAME.get(style)
     if row is not None and row.big_file and not header:
-        return _function(row.big_file)(src, kind, grades, first)
-    text = read_text(src.stream, src.name, kind=src.kind, compressed=src.compressed, plain=src.kind is None,
-                     head=src.head if src.kind else b"", check=format != "parquet")
-    return _dispatch(text, src.name, kind, format, first, columns=columns, grades=grades, found=(style, header))
+        return _function(row.big_file)(src, kind, grades, src.sniffed.first)
+    text = src.read_rest(check=format != "parquet")  # a big file of another format: read whole after all
+    return _dispatch(text, src.name, kind, format, src.sniffed, columns=columns, grades=grades, found=(style, header))
 
 
-def _dispatch(data: bytes, name: str, kind: str, format: str, first: tuple, *, columns=None, grades: str = "integer",
+def _dispatch(data: bytes, name: str, kind: str, format: str, head: Head, *, columns=None, grades: str = "integer",
               found: tuple | None = None):
-    """The reader of ``data``'s format called on it (text already checked), with its first data line."""
+    """The reader of ``data``'s format called on it (text already checked), with its first data line and the
+    fields of it (``head``: :func:`~rankmeter.io.lines.sniff_head`'s answer)."""
     from rankmeter.io.columns import Borrowed
     if format == "parquet" and not data:
         from rankmeter.io.guard import check_text
         check_text(data, name)
-    style, header = found or detect(data, name, format, first)
+    style, header = found or detect(data, name, format, head)
     if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
         columns = None  # the other input's column names: this file has no header to find them in
     if style in ("trec", "csv", "tsv") and not header and columns:
@@ -238,9 +242,9 @@ def _dispatch(data: bytes, name: str, kind: str, format: str, first: tuple, *, c
                              "so with its own role, e.g. 'score', or read that input with columns= of its own)",
                              source=name)
     reader = _function(_BY_NAME["trec" if style == "whitespace" else style].reader)
-    fields = split_header(first[2], "whitespace" if style == "trec" else style) if style in (
+    fields = head.fields["whitespace" if style == "trec" else style] if style in (
         "trec", "whitespace", "csv", "tsv") else None
-    return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades, first=first,
+    return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades, first=head.first,
                   fields=fields)
 
 
@@ -255,14 +259,13 @@ def read_file(source, kind: str, grades: str = "integer"):
     from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES, read_stream
     from rankmeter.io.source import Source
 
-    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3)
+    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3, HEAD_BYTES)
     if src is None:
         return None
     try:
-        first = first_data_line(src.head)
-        if sniff(src.head[:HEAD_BYTES], src.name, first) != ("trec", False):
+        if sniff(src.sample, src.name, src.sniffed) != ("trec", False):
             src.close()
             return None
-        return read_stream(src, kind, grades, first)
+        return read_stream(src, kind, grades, src.sniffed.first)
     except (RankmeterError, OSError):
         return None

@@ -17,6 +17,8 @@ rankmeter.errors.InputError: <stream>:2: binary data (a NUL byte), not a text fi
 """
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
 import lzma
 import zlib
@@ -26,7 +28,7 @@ import numpy as np
 
 from rankmeter.errors import InputError
 
-__all__ = ["check_text", "Guard", "Counted", "Text", "read_guarded", "read_text", "read_block", "as_bytes",
+__all__ = ["read_input", "open_head", "read_rest", "compression_of", "decompressing", "check_text", "Guard", "Counted", "Text", "read_guarded", "read_text", "read_block", "as_bytes",
            "first_nul", "broken", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES", "DECOMPRESS_ERRORS"]
 
 #: Bytes read at a time from a stream (decompressed bytes for a compressed one).
@@ -255,8 +257,9 @@ class Text(io.RawIOBase):
     :class:`Guard`. The one stream every reader of text reads (closing it closes ``inner``)."""
 
     def __init__(self, inner: BinaryIO, name: str, *, kind: str | None = None, compressed=None, head: bytes = b"",
-                 under=None):
+                 under=None, close_at_end: bool = False):
         self.inner, self.kind, self.head, self.under = inner, kind, head, under  # under: closed with it too
+        self.close_at_end = close_at_end  # a reader that reads it to its end need not come back to close it
         self.guard = Guard(name, compressed)
 
     def readable(self) -> bool:
@@ -271,7 +274,11 @@ class Text(io.RawIOBase):
             super().close()
 
     def read(self, size: int = -1) -> bytes:
-        """Up to ``size`` bytes (all that is left for -1), checked: the block itself, never a copy of it."""
+        """Up to ``size`` bytes (all that is left for -1), checked: the block itself, never a copy of it. At the
+        end of the text a stream made with ``close_at_end`` closes itself (and what it reads); reading on gives
+        ``b""``."""
+        if self.closed:
+            return b""
         if self.head:
             data, self.head = (self.head, b"") if size is None or size < 0 else \
                 (self.head[:size], self.head[size:])
@@ -287,6 +294,8 @@ class Text(io.RawIOBase):
                 raise broken(self.kind, exc, self.guard.name) from None
         if data:
             self.guard(data)
+        elif self.close_at_end and (size is None or size != 0):
+            self.close()
         return data
 
     def readinto(self, buffer) -> int:
@@ -359,3 +368,137 @@ def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
         raise InputError("binary data (a NUL byte), not a text file of qrels or a run; check that this "
                          "is the right file", source=name, line=line + first_line - 1)
     _refuse_control(data, name, first_line - 1)
+
+
+# ---------------------------------------------------------------- peeked, decompressed, checked
+
+_COMPRESSIONS = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+_BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
+_BOM = b"\xef\xbb\xbf"
+
+
+def compression_of(head: bytes) -> str | None:
+    """The compression whose magic bytes ``head`` starts with, or None.
+
+    >>> compression_of(b"\\x1f\\x8b\\x08"), compression_of(b"301 0 d 1")
+    ('gzip', None)
+    """
+    for magic, kind in _COMPRESSIONS:
+        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9");
+        # a file that ends within that magic is a truncated archive, not a line of text
+        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and (
+                head[4:10] in _BZ2_BLOCKS or len(head) < 10 and any(b.startswith(head[4:]) for b in _BZ2_BLOCKS))):
+            return kind
+    return None
+
+
+def _zstd_reader(raw: BinaryIO) -> BinaryIO:
+    import pyarrow as pa
+    if pa.Codec.is_available("zstd"):
+        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
+    try:
+        import zstandard
+    except ImportError:
+        raise ImportError('reading zstd needs pyarrow built with zstd or the zstandard package: '
+                          'pip install zstandard') from None
+    return zstandard.ZstdDecompressor().stream_reader(raw)
+
+
+def decompressing(raw: BinaryIO, kind: str) -> BinaryIO:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == "bz2":
+        return bz2.BZ2File(raw, mode="rb")
+    if kind == "xz":
+        return lzma.LZMAFile(raw, mode="rb")
+    return _zstd_reader(raw)
+
+
+def read_input(raw: BinaryIO, name: str, *, regular_file: bool, check: bool = True, note=None,
+               defer: tuple | None = None) -> tuple[bytes | None, str | None, tuple | None]:
+    """(text, compression, None) of the opened input ``raw``, in one visit: its first bytes peeked (gzip,
+    bzip2, xz and zstd are recognised by their magic bytes whatever the file is called), decompressed as a
+    stream and every block checked as it arrives; a plain regular file (``regular_file``: its size is known, no
+    bomb) in one read after its first block passed the same check. ``note``: the timer of the "waiting for
+    input" note, cancelled once the first bytes came (:class:`rankmeter.io.source.Source` starts it).
+
+    ``defer``: ``(size, plain, compressed, head_bytes)`` of a regular file a reader may stream: when
+    :func:`open_head` leaves it open, ``(None, compression, (stream, head))`` instead."""
+    if defer is not None:
+        opened = open_head(raw, name, *defer, check=check)
+        if opened is not None:
+            return None, opened[0], opened[1:]
+    counted = Counted(raw, name)
+    try:
+        return _read_counted(counted, raw, name, regular_file, check, note)
+    finally:
+        counted.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
+
+
+def _read_counted(counted: "Counted", raw: BinaryIO, name: str, regular_file: bool, check: bool, note):
+    try:
+        kind = compression_of(counted.peek_start(10))
+    finally:
+        if note is not None:
+            note.cancel()
+    if kind is None and regular_file:
+        return read_text(raw, name, plain=True, check=check), None, None
+    if kind is None:
+        return read_text(counted, name, check=check), None, None  # a pipe, a device, a file object: checked blocks
+    return read_text(decompressing(counted, kind), name, kind=kind, compressed=counted.compressed_bytes,
+                     check=check), kind, None
+
+
+def open_head(raw: BinaryIO, name: str, size: int, plain: int, compressed: int | None, head_bytes: int, *,
+              check: bool = True):
+    """A big regular file ``raw`` (``size`` bytes) left open after its first ``head_bytes`` of text:
+    ``(compression, stream, head)``, the stream positioned after the head (a compressed one a :class:`Text`,
+    every block it gives checked, the head given first; a plain one's head checked as text here, ``check``);
+    or None -- ``raw`` left open at its start -- when it is read whole instead (under ``plain`` bytes,
+    ``compressed`` for a compressed one; Parquet; an archive whose start cannot be read: reading it whole
+    names the problem). A UTF-8 byte-order mark is dropped."""
+    import os
+    magic = os.pread(raw.fileno(), 10, 0)
+    kind = compression_of(magic)
+    if magic.startswith(PARQUET_MAGIC) or size < (plain if kind is None else compressed or plain):
+        return None
+    try:
+        stream = raw if kind is None else decompressing(raw, kind)
+        parts, got = [], 0
+        while got < head_bytes:
+            part = stream.read(head_bytes - got)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+        head = b"".join(parts)
+    except (*DECOMPRESS_ERRORS, ImportError):
+        raw.seek(0)  # the decompressor is dropped unclosed: closing some closes the file it reads
+        return None
+    head = head[3:] if head[:3] == _BOM else head
+    if kind is None:
+        if check and head[:HEAD_BYTES].strip():
+            check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
+    else:
+        stream = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw, close_at_end=True)
+    return kind, stream, head
+
+
+def read_rest(stream, raw: BinaryIO, name: str, *, kind: str | None, check: bool = True) -> bytes:
+    """The whole text of a big file :func:`open_head` left open (``stream``; ``raw``: its file), read after
+    all: a plain one in one read from its start, a compressed one's :class:`Text` block by block."""
+    try:
+        if kind is None:
+            return read_text(raw, name, plain=True, check=check)
+        data = read_guarded(stream, name)
+        if check and not (len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC):
+            check_text(data, name)
+        return data
+    finally:
+        stream.close()
+        raw.close()

@@ -30,7 +30,7 @@ from rankmeter.io.canonical import Qrels, Run, encode_id
 from rankmeter.io.columns import resolve_columns
 from rankmeter.io.delimited import nonblank_lines
 from rankmeter.io.frames import qrels_from_table, run_from_table
-from rankmeter.io.structured import json_lines, json_lines_bounded, parse_json
+from rankmeter.io.structured import json_document_or_lines, json_lines, json_lines_bounded
 
 _RECORD = 'one JSON object such as {"query_id": ..., "doc_id": ..., "score": ...}'
 
@@ -75,16 +75,21 @@ def _records(rows: list[dict], wanted=None) -> pa.Table:
     return pa.table(columns)
 
 
-def _document(data: bytes, name: str, kind: str, grades: str):
-    """A whole JSON document in pytrec_eval's dict shape, or None."""
+def _document_or_lines(data: bytes, name: str, document: bool):
+    """(the whole JSON document or None, whether Arrow may read the lines): one visit to the JSON reader."""
     try:
-        obj = parse_json(data, source=name, max_depth=MAX_DEPTH, none_if_not_json=True)
+        return json_document_or_lines(data, source=name, max_depth=MAX_DEPTH, document=document)
     except InputError as exc:
         if b"\n" in data.strip():
             raise
         # a document on one line is a line of JSON Lines too: its line is named
         raise InputError(exc.message, source=name, line=data[:len(data) - len(data.lstrip())].count(b"\n") + 1,
                          hint=exc.hint) from None
+
+
+def _document(obj, name: str, kind: str, grades: str):
+    """The JSON value ``obj`` of a whole file as a table or the Qrels or Run of pytrec_eval's dict shape, or
+    None (not a document of either shape)."""
     if isinstance(obj, list) and obj and all(isinstance(v, dict) for v in obj):
         return _records(obj)  # an array of records (pandas' to_json(orient="records")): rows counted from 0
     if not isinstance(obj, dict) or not obj or not all(isinstance(v, (dict, list)) for v in obj.values()):
@@ -123,8 +128,8 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
     """Qrels or a run from JSON Lines text (or a JSON document ``{query: {doc: value}}``)."""
     import pyarrow.json as pajson
 
-    first = data.lstrip()[:1]
-    document = _document(data, name, kind, grades) if first in (b"{", b"[") else None
+    obj, bounded = _document_or_lines(data, name, data.lstrip()[:1] in (b"{", b"["))
+    document = _document(obj, name, kind, grades) if obj is not None else None
     if isinstance(document, pa.Table):
         roles = resolve_columns(document.column_names, kind, columns, name)
         locate_row = lambda row: {"source": name, "row": row}  # noqa: E731
@@ -134,7 +139,7 @@ def read_jsonl(data: bytes, name: str, kind: str, *, columns: dict | None = None
     if document is not None:
         return document
     try:
-        if not _arrow_safe(data):
+        if not bounded:
             raise ValueError("read line by line")
         table = pajson.read_json(pa.BufferReader(data))
         lines = nonblank_lines(data, 1)

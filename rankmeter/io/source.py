@@ -24,22 +24,19 @@ than refused because ``<(zcat run.gz)`` and ``mkfifo`` are everyday habits.
 """
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import os
 import stat
 import sys
 import threading
-from contextlib import contextmanager
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
-from rankmeter.io.lines import first_data_line
 from rankmeter.io.guard import (
-    BLOCK_BYTES, DECOMPRESS_ERRORS, HEAD_BYTES, PARQUET_MAGIC, Counted, Text, check_text, read_text,
+    BLOCK_BYTES, HEAD_BYTES, Counted, Text, check_text, compression_of, decompressing, open_head, read_input,
+    read_rest,
 )
+from rankmeter.io.lines import first_data_line, sniff_head
 from rankmeter.io.inputs import open_input, record_input
 
 __all__ = ["Source", "load_bytes", "check_text", "open_stream", "compression_of", "first_data_line", "PathOrFile"]
@@ -49,70 +46,18 @@ PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 #: Seconds without data from a pipe or terminal before the "waiting" note.
 WAIT_NOTE_SECONDS = 1.0
 
-_COMPRESSIONS = (
-    (b"\x1f\x8b", "gzip"),
-    (b"BZh", "bz2"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-)
-_BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
-_SPACE = b" \t\n\r\x0b\x0c"
-_BOM = b"\xef\xbb\xbf"
-
-
-def compression_of(head: bytes) -> str | None:
-    """The compression whose magic bytes ``head`` starts with, or None.
-
-    >>> compression_of(b"\\x1f\\x8b\\x08"), compression_of(b"301 0 d 1")
-    ('gzip', None)
-    """
-    for magic, kind in _COMPRESSIONS:
-        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9");
-        # a file that ends within that magic is a truncated archive, not a line of text
-        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and (
-                head[4:10] in _BZ2_BLOCKS or len(head) < 10 and any(b.startswith(head[4:]) for b in _BZ2_BLOCKS))):
-            return kind
-    return None
-
-
-def _zstd_reader(raw: BinaryIO) -> BinaryIO:
-    import pyarrow as pa
-    if pa.Codec.is_available("zstd"):
-        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
-    try:
-        import zstandard
-    except ImportError:
-        raise ImportError('reading zstd needs pyarrow built with zstd or the zstandard package: '
-                          'pip install zstandard') from None
-    return zstandard.ZstdDecompressor().stream_reader(raw)
-
-
-def _decompressing(raw: BinaryIO, kind: str) -> BinaryIO:
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if kind == "bz2":
-        return bz2.BZ2File(raw, mode="rb")
-    if kind == "xz":
-        return lzma.LZMAFile(raw, mode="rb")
-    return _zstd_reader(raw)
-
-
-@contextmanager
-def _waiting_note(name: str, regular: bool):
-    """Print a note on stderr if a pipe or terminal gives nothing within a second."""
+def _waiting_note(name: str, regular: bool) -> threading.Timer | None:
+    """The started timer of a note on stderr, printed if a pipe or terminal gives nothing within a second
+    (cancelled by :func:`~rankmeter.io.guard.read_input` once the first bytes came, and here after it)."""
     if regular or sys.stderr is None:
-        yield
-        return
+        return None
     def note() -> None:
         print(f"rankmeter: waiting for input from {name} (nothing written to it yet; Ctrl-C to stop)",
               file=sys.stderr, flush=True)
     timer = threading.Timer(WAIT_NOTE_SECONDS, note)
     timer.daemon = True
     timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
+    return timer
 
 
 def _is_regular(fd_or_path) -> bool:
@@ -145,21 +90,22 @@ def _name_of(source: PathOrFile) -> str:
     return name
 
 
+def _stdin() -> BinaryIO:
+    if sys.stdin is None:
+        raise InputError("there is no standard input to read; pass a file name", source="<stdin>")
+    return getattr(sys.stdin, "buffer", sys.stdin)
+
+
 def _open_raw(source: PathOrFile, name: str) -> tuple[BinaryIO, bool]:
-    """(binary stream, whether rankmeter opened it and must close it); a file is recorded as an input."""
-    if hasattr(source, "read"):
-        record_input(source, getattr(source, "name", None))
-        return source, False
-    if name == "<stdin>":
-        if sys.stdin is None:
-            raise InputError("there is no standard input to read; pass a file name", source=name)
-        stdin = getattr(sys.stdin, "buffer", sys.stdin)
-        record_input(stdin)
-        return stdin, False
+    """(binary stream, whether rankmeter opened it and must close it); a file is recorded as an input
+    (:mod:`rankmeter.io.inputs`, one call: opened and recorded, or recorded)."""
+    if hasattr(source, "read") or name == "<stdin>":
+        stream = source if hasattr(source, "read") else _stdin()
+        record_input(stream, getattr(source, "name", None) if stream is source else None)
+        return stream, False
     try:
-        with _waiting_note(name, _is_regular(source)):
-            # unbuffered: the whole read is one allocation
-            return open_input(source, "rb", buffering=0), True
+        # unbuffered: the whole read is one allocation
+        return open_input(source, "rb", buffering=0), True
     except FileNotFoundError:
         raise InputError("no such file; check the path", source=name) from None
     except IsADirectoryError:
@@ -171,36 +117,43 @@ def _open_raw(source: PathOrFile, name: str) -> tuple[BinaryIO, bool]:
 
 
 class Source:
-    """One input, opened once: what it is called, whether and how it is compressed, and its text.
+    """One input, opened once: what it is called, whether and how it is compressed, its text, and its first
+    lines.
 
-    :meth:`open` opens a path, ``-`` (stdin) or a binary file object, records a file as an input (no output
-    may be written over it), peeks at its first bytes (gzip, bzip2, xz and zstd are recognised by their
-    magic bytes whatever the file is called), decompresses it and has every block checked as it arrives
-    (:mod:`rankmeter.io.guard`: not text, a compression bomb, a line of gigabytes); a UTF-8 byte-order
-    mark at byte 0 is dropped. Then either ``text`` holds the whole text, or -- a big regular file, when
+    :meth:`open` opens a path, ``-`` (stdin) or a binary file object and records a file as an input (no output
+    may be written over it: :mod:`rankmeter.io.inputs`); then :func:`rankmeter.io.guard.read_input` peeks at
+    its first bytes (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the file is
+    called), decompresses it and has every block checked as it arrives (not text, a compression bomb, a line
+    of gigabytes); a UTF-8 byte-order mark at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head`
+    finds its first data lines (``sniffed``), which the format registry recognises it by. Each of those
+    modules is visited once. Then either ``text`` holds the whole text, or -- a big regular file, when
     the caller asks (``defer_plain``/``defer_compressed``: the sizes from which a reader streams it) --
-    ``head`` holds its first bytes for the format to be recognised from, and ``stream`` the rest
-    (the decompressor or the file, positioned after ``head``; ``compressed``: the compressed bytes
-    read so far), for a reader that parses it block by block (:func:`rankmeter.io.compiled.read_stream`).
+    ``head`` holds its first bytes (``sample``: the first ``sample_bytes`` of them, what its format is
+    recognised from), and ``stream`` the rest (a compressed one's :class:`~rankmeter.io.guard.Text`, every
+    block checked, or the plain file, positioned after ``head``), for a reader that parses it block by block
+    (:func:`rankmeter.io.compiled.read_stream`).
 
     >>> import io
     >>> src = Source.open(io.BytesIO(b"\\xef\\xbb\\xbfq 0 d 1\\n"))
-    >>> src.text, src.name, src.deferred
-    (b'q 0 d 1\\n', '<stream>', False)
+    >>> src.text, src.name, src.deferred, src.sniffed.first
+    (b'q 0 d 1\\n', '<stream>', False, (0, 0, b'q 0 d 1'))
     """
 
     def __init__(self, name: str, text: bytes | None, *, head: bytes = b"", stream=None, kind: str | None = None,
-                 compressed=None, raw=None):
-        self.name, self.text, self.kind, self.stream, self.compressed = name, text, kind, stream, compressed
+                 raw=None, sample_bytes: int | None = None):
+        self.name, self.text, self.kind, self.stream = name, text, kind, stream
         self.head = text if text is not None else head
+        self.sample = self.head if sample_bytes is None else self.head[:sample_bytes]
         self.raw = raw  # a deferred file's own descriptor (a decompressor does not close the file it reads)
         self.deferred = text is None
+        self.sniffed = sniff_head(self.head)
 
     @classmethod
-    def open_big(cls, path, plain: int, compressed: int, head_bytes: int = HEAD_BYTES + 3) -> "Source | None":
+    def open_big(cls, path, plain: int, compressed: int, head_bytes: int = HEAD_BYTES + 3,
+                 sample_bytes: int | None = None) -> "Source | None":
         """The regular file ``path`` left open after its first ``head_bytes`` of text when it has ``plain`` bytes
         or more (``compressed`` for a compressed one), else None (see :meth:`open`)."""
-        return _deferred(os.fsdecode(path), plain, compressed, head_bytes)
+        return _deferred(os.fsdecode(path), plain, compressed, head_bytes, sample_bytes)
 
     def close(self) -> None:
         """Close what a deferred input holds open (a reader that streams it closes it when done)."""
@@ -208,35 +161,57 @@ class Source:
             if held is not None:
                 held.close()
 
+    def read_rest(self, *, check: bool = True) -> bytes:
+        """The whole text of a deferred input after all (a big file whose format has no streaming reader)."""
+        return read_rest(self.stream, self.raw, self.name, kind=self.kind, check=check)
+
     @classmethod
     def open(cls, source: PathOrFile, *, check: bool = True, defer_plain: int | None = None,
-             defer_compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3) -> "Source":
+             defer_compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3,
+             sample_bytes: int | None = None) -> "Source":
         """The input ``source`` opened, checked (``check``: its whole text as text, not for a Parquet file)
         and read whole, or deferred (see the class)."""
         name = _name_of(source)
-        if defer_plain is not None and isinstance(source, (str, os.PathLike)) and name != "<stdin>":
-            deferred = _deferred(name, defer_plain, defer_compressed, head_bytes)
-            if deferred is not None:
-                return deferred
-        raw, owned = _open_raw(source, name)
+        if hasattr(source, "read"):
+            note = None  # a file object: it is the caller's to feed
+        else:
+            note = _waiting_note(name, _regular_stream(_stdin()) if name == "<stdin>" else _is_regular(source))
+        deferred = False
         try:
-            counted = Counted(raw, name)
-            with _waiting_note(name, not (owned or name == "<stdin>") or _regular_stream(raw)):
-                kind = compression_of(counted.peek_start(10))
-            if kind is None and owned and _regular_stream(raw):
-                text = read_text(raw, name, plain=True, check=check)  # a regular file: its size is known, no bomb
-            elif kind is None:
-                text = read_text(counted, name, check=check)  # a pipe, a device, a file object: checked blocks
-            else:
-                text = read_text(_decompressing(counted, kind), name, kind=kind, compressed=counted.compressed_bytes,
-                                 check=check)
+            raw, owned = _open_raw(source, name)
+            try:
+                defer = _deferrable(raw, defer_plain, defer_compressed, head_bytes) if owned else None
+                text, kind, opened = read_input(raw, name, regular_file=owned and _regular_stream(raw),
+                                                check=check, note=note, defer=defer)
+                deferred = opened is not None
+            finally:
+                if owned and not deferred:
+                    raw.close()
         finally:
-            if owned:
-                raw.close()
+            if note is not None:
+                note.cancel()
+        if deferred:
+            stream, head = opened
+            return cls(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
         return cls(name, text, kind=kind)
 
 
-def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int) -> Source | None:
+def _deferrable(raw, plain: int | None, compressed: int | None, head_bytes: int) -> tuple | None:
+    """``defer=`` of :func:`~rankmeter.io.guard.read_input` for the file ``raw``: a regular file of at least
+    ``plain`` bytes (``compressed`` for a compressed one), else None."""
+    if plain is None:
+        return None
+    try:
+        status = os.fstat(raw.fileno())
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(status.st_mode) or status.st_size < min(plain, compressed or plain):
+        return None
+    return status.st_size, plain, compressed, head_bytes
+
+
+def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
+              sample_bytes: int | None = None) -> Source | None:
     """A regular file of ``plain`` bytes or more (``compressed`` for a compressed one) opened with its first
     ``head_bytes`` of text read, or None: read it whole (smaller, Parquet, or an archive whose start cannot be
     read -- reading it whole names the problem)."""
@@ -247,33 +222,16 @@ def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int) ->
         raw = open_input(name, "rb", buffering=0)
     except (OSError, ValueError):
         return None
-    stream = raw
     try:
-        magic = os.pread(raw.fileno(), 10, 0)
-        kind = compression_of(magic)
-        if magic.startswith(PARQUET_MAGIC) or status.st_size < (plain if kind is None else compressed or plain):
-            raw.close()
-            return None
-        stream = raw if kind is None else _decompressing(raw, kind)
-        head = _read_full(stream, head_bytes)
-    except (*DECOMPRESS_ERRORS, ImportError):
-        stream.close()
+        opened = open_head(raw, name, status.st_size, plain, compressed, head_bytes)
+    except BaseException:
+        raw.close()
+        raise
+    if opened is None:
         raw.close()
         return None
-    head = head[3:] if head[:3] == _BOM else head
-    return Source(name, None, head=head, stream=stream, kind=kind, compressed=raw.tell if kind else None, raw=raw)
-
-
-def _read_full(stream, size: int) -> bytes:
-    """Up to ``size`` bytes of ``stream`` (a raw stream may return fewer before its end)."""
-    parts, got = [], 0
-    while got < size:
-        part = stream.read(size - got)
-        if not part:
-            break
-        parts.append(part)
-        got += len(part)
-    return b"".join(parts)
+    kind, stream, head = opened
+    return Source(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
 
 
 def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
@@ -304,7 +262,7 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     raw, owned = _open_raw(source, name)
     counted = Counted(raw, name, owned=owned)
     kind = compression_of(counted.peek_start(10))
-    inner = counted if kind is None else _decompressing(counted, kind)
+    inner = counted if kind is None else decompressing(counted, kind)
     text = Text(inner, name, kind=kind, compressed=counted.compressed_bytes if kind else None,
                 under=counted if kind else None)
     return io.BufferedReader(text, BLOCK_BYTES), name

@@ -38,7 +38,7 @@ import numpy as np
 from rankmeter.errors import InputError, shown_repr
 from rankmeter.io.schema import (MAX_DEPTH, Anything, Bool, Int, ListOf, MapOf, Nullable, Num, Numbers, Record,
                                  Schema, Str, Tuple, HugeInteger, MAX_INTEGER_DIGITS, check, describe, field_error)
-__all__ = ["read_json", "parse_json", "check", "field_error", "Schema", "Str", "Int", "Num",
+__all__ = ["read_json", "parse_json", "json_document_or_lines", "check", "field_error", "Schema", "Str", "Int", "Num",
            "Bool", "Nullable", "ListOf", "Tuple", "MapOf", "Record", "Anything", "Numbers",
            "MAX_BYTES", "MAX_DEPTH", "json_lines", "json_lines_bounded", "MAX_LINE_BYTES", "MAX_LINE_KEYS"]
 
@@ -201,6 +201,18 @@ def json_lines_bounded(data: bytes, *, max_depth: int = MAX_DEPTH, max_keys: int
     else is read by :func:`json_lines`, which names what is wrong and where."""
     return _NOT_AN_OBJECT.search(data) is None and _depth_at_most(data, max_depth) and \
         _lines_within(data, max_keys, max_line_bytes)
+
+
+def json_document_or_lines(data: bytes, *, source: str, max_depth: int = MAX_DEPTH, document: bool = True):
+    """``(value, bounded)`` of a file that is one JSON document or JSON Lines, found in one look: ``value`` the
+    document parsed (``document``: when it may be one) or None when it is not one JSON value, ``bounded``
+    whether its lines are within :func:`json_lines_bounded`'s bounds (a bulk reader may be given them).
+
+    >>> json_document_or_lines(b'{"q": 1}\\n{"q": 2}\\n', source="run.jsonl")
+    (None, True)
+    """
+    value = parse_json(data, source=source, max_depth=max_depth, none_if_not_json=True) if document else None
+    return value, json_lines_bounded(data, max_depth=max_depth)
 
 
 def json_lines(data: bytes | str, schema: Schema | None = None, *, source: str, hint: str | None = None,

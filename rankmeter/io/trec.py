@@ -21,7 +21,7 @@ import numpy as np
 
 from rankmeter.errors import InputError, shown_id, shown_repr
 from rankmeter.io.canonical import Qrels, Run, decode_id, grade_policy
-from rankmeter.io.compiled import REFUSED_LONG_ID, REFUSED_NUL, Refused, layout_of, parse_qrels, parse_run
+from rankmeter.io.compiled import REFUSED_LONG_ID, REFUSED_NUL, Refused, parse_qrels, parse_run
 from rankmeter.io.lines import first_data_line
 from rankmeter.io.source import load_bytes
 
@@ -173,13 +173,13 @@ def run_answer(answer, name: str):
 
 def run_from_bytes(data: bytes, name: str, *, first: tuple | None = None) -> Run:
     """A TREC run's text already read and checked (``first``: its first data line, when known)."""
-    return run_answer(parse_run(data, name, layout_of((first or first_data_line(data))[2], "run")), name)
+    return run_answer(parse_run(data, name, first_line=(first or first_data_line(data))[2]), name)
 
 
 def run_from_block(block: bytes, name: str) -> Run:
     """A block of whole lines of a big run (the streamed executor's), parsed on this thread in one piece
     whose columns become the Run's; its own first row decides its layout."""
-    return run_answer(parse_run(block, name, layout_of(first_data_line(block)[2], "run"), one_piece=True), name)
+    return run_answer(parse_run(block, name, first_line=first_data_line(block)[2], one_piece=True), name)
 
 
 def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict]:
@@ -189,5 +189,5 @@ def run_fields_from_bytes(data: bytes, name: str) -> tuple[Run, dict]:
     of every row (binary Arrow arrays, as written);
     it is empty for two- and three-field files. Only :mod:`rankmeter.check` looks at them.
     """
-    run, fields = run_answer(parse_run(data, name, layout_of(first_data_line(data)[2], "run"), fields=True), name)
+    run, fields = run_answer(parse_run(data, name, first_line=first_data_line(data)[2], fields=True), name)
     return run, {role: ids.arrow() for role, ids in fields.items()}
