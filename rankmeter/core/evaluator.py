@@ -10,7 +10,10 @@ the qrels-wide statistics the measure families declare they need. Then:
   queries it ranks;
 * :meth:`Evaluator.finish` puts parts together: queries in bytewise order,
   the query policy (``queries="qrels"`` scores judged queries no part ranked
-  as empty rankings), the warnings, and the :class:`~rankmeter.Results`.
+  as empty rankings), the warnings, and the :class:`~rankmeter.Results`;
+* :meth:`Evaluator.per_query` gives the per-query values of a run (or of its
+  parts, given one at a time) a block of queries at a time, the judged
+  queries it lacks last: what the drop-ins read, in memory bounded by a part.
 
 :meth:`Evaluator.evaluate` scores a whole run in memory, in parts on every core
 (:mod:`.in_memory`); the executors (streamed, Spark) cut a run the core cannot hold into
@@ -24,7 +27,7 @@ parts and call these two methods.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -267,6 +270,64 @@ class Evaluator:
         missing_ids = tuple(self.judgments.names(missing)) if self.options.queries == "both" else ()
         return Results(self.judgments.ids.take(codes), self.names, values,
                        run_name=run_name, missing=missing_ids, only_in_run=tuple(only_in_run))
+
+    def per_query(self, run) -> Iterator[Results]:
+        """Per-query values of a run, a block of queries at a time: memory bounded by the largest part.
+
+        Parameters
+        ----------
+        run : run input, or an iterator of them
+            A run (anything :meth:`evaluate` reads), or an iterator (a generator) of parts of one run,
+            each holding whole queries: a run too big to hold whole is scored one part in memory at a
+            time.
+
+        Yields
+        ------
+        Results
+            One per part that ranks a judged query: the judged queries it ranks, with every measure's
+            per-query values (``values(m, order="bytes")`` with ``query_ids(order="bytes")`` reads
+            them without sorting). Then, with ``queries="qrels"``, one last block: the judged queries
+            no part ranked, scored as empty rankings (as :meth:`evaluate` scores them). Nothing is averaged and nothing is warned about: queries
+            the qrels do not judge are not scored, a block's ``only_in_run`` names them.
+
+        Raises
+        ------
+        InputError
+            A query ranked in two parts (its lines are not together).
+
+        Examples
+        --------
+        >>> ev = Evaluator({"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}, ["RR"], queries="qrels")
+        >>> parts = iter([{"q1": ["x", "a"]}, {"q2": ["b"], "q9": ["z"]}])
+        >>> for block in ev.per_query(parts):
+        ...     print(block.queries, block.values("RR").tolist(), block.only_in_run)
+        ['q1'] [0.5] ()
+        ['q2'] [1.0] (b'q9',)
+        ['q3'] [0.0] ()
+        """
+        from rankmeter.io import as_run
+
+        parts = run if isinstance(run, Iterator) else iter([run])
+        seen = np.zeros(self.judgments.nq, dtype=bool)
+        for given in parts:
+            part = self.score(as_run(given, columns=self.options.columns, input_format=self.options.input_format))
+            if seen[part.codes].any():
+                raise InputError("a query was scored in two parts of the run: its lines are not together; "
+                                 "group the run by query first", source=None if isinstance(given, Mapping)
+                                 else getattr(given, "source", None))
+            seen[part.codes] = True
+            if len(part.codes):
+                yield self._block(part.codes, part.values, part.only_in_run)
+        missing = np.flatnonzero(~seen)
+        if self.options.queries == "qrels" and len(missing):
+            empty = empty_batch(self.judgments, missing, self.needs, subtopics=self.subtopics)
+            yield self._block(missing, self.kernels(empty), ())
+
+    def _block(self, codes: np.ndarray, values: dict[Measure, np.ndarray], only_in_run) -> Results:
+        if len(codes) > 1 and (codes[1:] < codes[:-1]).any():  # Results holds its queries in byte order
+            order = np.argsort(codes, kind="stable")
+            codes, values = codes[order], {m: v[order] for m, v in values.items()}
+        return Results(self.judgments.ids.take(codes), self.names, values, only_in_run=tuple(only_in_run))
 
     def evaluate(self, run) -> Results:
         """Score a whole run in memory (parts on both cores when it is large)."""

@@ -6,7 +6,8 @@ P(y) the precision at rank y, interpolated precision at rank x is
 max over y >= x of P(y). The level r becomes a count of relevant docs
 
     c = lround(r * R)        (round half away from zero: trec_eval 10.0;
-                              9.x used floor(r * R + 0.9))
+                              9.x used floor(r * R + 0.9): ``rounding="trec_eval_9"``,
+                              what pytrec_eval's bundled trec_eval 9.0.8 gives)
 
 and IPrec@r is the interpolated precision at the rank of the c-th relevant
 retrieved doc; 0 when fewer than c relevant docs are retrieved; the
@@ -74,9 +75,16 @@ def interpolated_at_hits(batch, level: int):
     return batch._cache[key]
 
 
-def _iprec_at(batch, level: int, recall_level: float) -> np.ndarray:
+def relevant_count(recall_level: float, num_rel: np.ndarray, rounding: str = "lround") -> np.ndarray:
+    """The count of relevant docs recall level ``recall_level`` needs of a query with ``num_rel``
+    relevant: lround(r * R) (trec_eval 10.0), or ``rounding="trec_eval_9"`` floor(r * R + 0.9) (9.x)."""
+    scaled = recall_level * np.asarray(num_rel, dtype=np.float64)
+    return np.floor(scaled + 0.9).astype(np.int64) if rounding == "trec_eval_9" else trec_lround(scaled)
+
+
+def _iprec_at(batch, level: int, recall_level: float, rounding: str = "lround") -> np.ndarray:
     hits, interpolated = interpolated_at_hits(batch, level)
-    count = trec_lround(recall_level * batch.num_rel(level).astype(np.float64))
+    count = relevant_count(recall_level, batch.num_rel(level), rounding)
     first = np.searchsorted(hits.q, np.arange(batch.nq))         # each query's first relevant retrieved
     found = np.diff(np.append(first, len(hits.q)))
     # the count-th relevant retrieved doc (the first when count <= 0: the max over the whole ranking);
@@ -117,7 +125,7 @@ def eleven_point_walk(cuts, precisions, retrieved: np.ndarray, final: np.ndarray
 
 def iprec_at_recall(batch, m) -> np.ndarray:
     """Interpolated precision at recall level ``m.cutoff`` (trec_eval iprec_at_recall)."""
-    return _iprec_at(batch, level_of(batch, m), float(m.cutoff))
+    return _iprec_at(batch, level_of(batch, m), float(m.cutoff), m.get("rounding"))
 
 
 def iprec_average(batch, m) -> np.ndarray:
@@ -132,8 +140,12 @@ def iprec_average(batch, m) -> np.ndarray:
     return total / len(recalls)
 
 
+_ROUNDING = Param("rounding", "choice", "lround", "how recall level r becomes a count of relevant docs: lround(r*R) "
+                  "(trec_eval 10.0) or trec_eval_9: floor(r*R + 0.9) (trec_eval 9.x, pytrec_eval)",
+                  choices=("lround", "trec_eval_9"))
+
 register(Family("IPrec", "interpolated precision at recall level r (trec_eval iprec_at_recall_r)",
-                iprec_at_recall, cutoff="required", cutoff_kind=float, cutoff_range=(0.0, 1.0)))
+                iprec_at_recall, params=(_ROUNDING,), cutoff="required", cutoff_kind=float, cutoff_range=(0.0, 1.0)))
 register(Family("IPrecAvg", "mean interpolated precision over recall levels (trec_eval 11pt_avg)",
                 iprec_average, cutoff="none",
                 params=(Param("recalls", "numbers", _ELEVEN, "recall levels to average over",

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from rankmeter.compat.pytrec_eval.names import Item, combine, plan, supported_measures, supported_nicknames
-from rankmeter.compat.pytrec_eval.values import VERSIONS, Interpolated, canonical_measures, num_rel, values_of
+from rankmeter.compat.pytrec_eval.values import VERSIONS, canonical_measures, values_of
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
            "compute_aggregated_measure"]
@@ -129,8 +129,6 @@ class RelevanceEvaluator:
             # every measure carries its relevance level already; the rest default to trec_eval's rel=1
             self._evaluator = Evaluator(qrels, self._measures or [], judged_only=bool(judged_docs_only_flag),
                                         queries="qrels")
-        self._judged_only = bool(judged_docs_only_flag)
-        self._needs_hits = any(item.name in ("iprec_at_recall", "11pt_avg") for item in items)
 
     def evaluate(self, scores: Mapping) -> dict[str, dict[str, float]]:
         """``{query: {doc: score}}`` -> ``{query: {label: value}}``: the queries of ``scores`` that are judged."""
@@ -151,33 +149,27 @@ class RelevanceEvaluator:
 
     def _score(self, scores: dict, ranked: list[str], empty: list[str]) -> tuple[list[str], np.ndarray]:
         """(query names, their values: one row per query, one column per label) of the judged queries with
-        results (``ranked``) and with an empty ranking (``empty``)."""
-        from rankmeter.compat.pytrec_eval.dicts import run_of
-        ev = self._evaluator
+        results (``ranked``) and with an empty ranking (``empty``): the core's per-query values
+        (:meth:`~rankmeter.core.evaluator.Evaluator.per_query`, a part of the run at a time; the judged
+        queries no part ranks come last, scored as empty rankings, as queries="qrels" scores them)."""
         names: list[str] = []
         blocks: list[np.ndarray] = []
-        for chunk in _chunks(scores, ranked):
-            part = run_of({q: scores[q] for q in chunk})
-            if part is not None:
-                batch = ev.batch(part)
-                names.extend(q.decode("utf-8", "surrogateescape") for q in batch.queries)
-                computed = ev.kernels(batch, self._measures) if self._measures else {}
-                view = batch.judged_only() if self._judged_only and self._needs_hits else batch
-                blocks.append(self._table(computed, lambda: Interpolated.of_batch(view, self._level, self._version),
-                                          batch.nq))
-        if empty:
-            # empty rankings: the evaluator scores every judged query the run lacks as one (queries="qrels")
-            results = ev.finish([], warn=False, check_common=False)
-            where = {q: i for i, q in enumerate(results.queries)}
-            rows = np.array([where[q] for q in empty], np.int64)
-            computed = {m: results.values(m)[rows] for m in self._measures}
-            names.extend(empty)
-            blocks.append(self._table(computed, lambda: Interpolated.empty(computed[num_rel(self._level)],
-                                                                            self._version), len(empty)))
+        wanted = set(empty)
+        for results in self._evaluator.per_query(_parts(scores, ranked)):
+            queries = [q.decode("utf-8", "surrogateescape") for q in results.query_ids(order="bytes")]
+            computed = {m: results.values(m, order="bytes") for m in self._measures}
+            if len(names) >= len(ranked):  # past the parts: the judged queries the run lacks, as empty rankings
+                rows = np.array([i for i, q in enumerate(queries) if q in wanted], np.int64)
+                queries = [queries[i] for i in rows]
+                computed = {m: v[rows] for m, v in computed.items()}
+            names.extend(queries)
+            blocks.append(self._table(computed, len(queries)))
+            if len(names) == len(ranked) and not wanted:
+                break  # no empty ranking asked for: the judged queries the run lacks are not scored
         return names, np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
 
-    def _table(self, computed, interp, nq: int) -> np.ndarray:
-        columns = values_of(self._items, computed, interp, nq, self._level, self._version)
+    def _table(self, computed, nq: int) -> np.ndarray:
+        columns = values_of(self._items, computed, nq, self._level, self._version)
         return np.column_stack(columns) if columns else np.zeros((nq, 0))
 
 
@@ -187,15 +179,17 @@ class RelevanceEvaluator:
 PART_ROWS = 200_000
 
 
-def _chunks(scores: dict, queries: list[str]):
-    """``queries`` in consecutive groups of about PART_ROWS results."""
+def _parts(scores: dict, queries: list[str]):
+    """The run of ``queries`` (non-empty rankings of ``scores``) in parts of about PART_ROWS results, each
+    read from the dicts only when the core asks for it."""
+    from rankmeter.compat.pytrec_eval.dicts import run_of
     chunk: list[str] = []
     rows = 0
     for q in queries:
         chunk.append(q)
         rows += len(scores[q])
         if rows >= PART_ROWS:
-            yield chunk
+            yield run_of({q: scores[q] for q in chunk})
             chunk, rows = [], 0
     if chunk:
-        yield chunk
+        yield run_of({q: scores[q] for q in chunk})

@@ -28,7 +28,7 @@ from rankmeter.compat.pytrec_eval.names import Item
 from rankmeter.measures.trec_eval import uses_level
 from rankmeter.measures.base import Measure
 
-__all__ = ["canonical_measures", "values_of", "num_rel", "Interpolated", "VERSIONS"]
+__all__ = ["canonical_measures", "values_of", "num_rel", "VERSIONS"]
 
 VERSIONS = ("9.0.8", "10.0")
 
@@ -65,6 +65,8 @@ def _make_needs(item: Item, level: int, version: str) -> list[Measure]:
         return [_level(Measure.of("Utility", dict(zip(_UTILITY, item.numbers))), level)]
     if name == "set_F":
         return [_level(Measure.of(c), level) for c in _COUNTS]
+    if name in ("iprec_at_recall", "11pt_avg"):
+        return _interpolation_needs(item, level, version)
     return []
 
 
@@ -73,92 +75,64 @@ def num_rel(level: int) -> Measure:
 
 
 def canonical_measures(items: list[Item], level: int, version: str) -> list[Measure]:
-    """Every canonical measure the items need, each once (the relevant count for interpolated precision on
-    empty rankings)."""
-    needed = [m for item in items for m in _needs(item, level, version)]
-    if any(item.name in ("iprec_at_recall", "11pt_avg") for item in items):
-        needed.append(num_rel(level))
-    return list(dict.fromkeys(needed))
+    """Every canonical measure the items need, each once."""
+    return list(dict.fromkeys(m for item in items for m in _needs(item, level, version)))
 
 
-def _counts_9(levels, num_rel: np.ndarray) -> list[np.ndarray]:
-    """trec_eval 9.0.8's count of relevant docs for each recall level: (long)(p * R + 0.9)."""
-    return [np.floor(p * num_rel + 0.9) for p in levels]
+def _rounding(version: str) -> str:
+    """The IPrec rounding of a recall level each version of trec_eval has (measures.iprec)."""
+    return "trec_eval_9" if version == "9.0.8" else "lround"
 
 
-def _counts_10(levels, num_rel: np.ndarray) -> list[np.ndarray]:
-    """trec_eval 10.0's: lround(p * R)."""
-    from rankmeter.measures.iprec import trec_lround
-    return [trec_lround(p * num_rel).astype(np.float64) for p in levels]
+def _iprec(recall_level: float, level: int, version: str) -> Measure:
+    return Measure.of("IPrec", {"rel": level, "rounding": _rounding(version)}, recall_level)
 
 
-class Interpolated:
-    """Interpolated precision at the c-th relevant retrieved doc of each query, for any counts c.
-
-    :meth:`of_batch` reads it from a batch; :meth:`empty` is that of empty rankings, which need only
-    the number of relevant docs. ``final`` is the value trec_eval gives the levels no relevant doc is
-    needed for: the maximum precision of the ranking, NaN (9.0.8) or 0 (10.0) when it is empty.
-    """
-
-    def __init__(self, num_rel, found, first, interpolated, final):
-        self.num_rel, self.found, self.first, self.interpolated, self.final = num_rel, found, first, interpolated, final
-
-    @classmethod
-    def of_batch(cls, view, level: int, version: str) -> "Interpolated":
-        from rankmeter.measures.iprec import interpolated_at_hits
-        hits, interpolated = interpolated_at_hits(view, level)
-        first = np.searchsorted(hits.q, np.arange(view.nq))
-        found = np.diff(np.append(first, len(hits.q)))
-        final = np.zeros(view.nq)
-        some = found > 0
-        final[some] = interpolated[first[some]]
-        if version == "9.0.8":
-            final[view.num_ret == 0] = np.nan
-        return cls(view.num_rel(level).astype(np.float64), found, first, interpolated, final)
-
-    @classmethod
-    def empty(cls, num_rel: np.ndarray, version: str) -> "Interpolated":
-        n = len(num_rel)
-        zeros = np.zeros(n, np.int64)
-        return cls(num_rel.astype(np.float64), zeros, zeros, np.zeros(0),
-                   np.full(n, np.nan if version == "9.0.8" else 0.0))
-
-    def at(self, counts: np.ndarray) -> np.ndarray:
-        """The interpolated precision at ``counts`` relevant docs (0 past those retrieved; ``final`` below 1)."""
-        nth = np.maximum(counts, 1).astype(np.int64)
-        ok = nth <= self.found
-        value = np.zeros(len(self.found))
-        value[ok] = self.interpolated[self.first[ok] + nth[ok] - 1]
-        low = counts < 1
-        value[low] = self.final[low]
-        return value
+def _interpolation_needs(item: Item, level: int, version: str) -> list[Measure]:
+    """What ``iprec_at_recall`` and ``11pt_avg`` are read from: IPrec at each level (at 0 too: the value
+    of the levels needing no relevant doc), the relevant count, the relevant retrieved (11pt_avg's walk)
+    and the ranking's length (9.0.8's NaN on an empty ranking)."""
+    out = [_iprec(p, level, version) for p in item.numbers] + [num_rel(level)]
+    if item.name == "11pt_avg":
+        out += [_iprec(0.0, level, version), _level(Measure.of("NumRelRet"), level)]
+    if version == "9.0.8":
+        out.append(_level(Measure.of("NumRet"), level))
+    return out
 
 
-def _counts(levels, interp: Interpolated, version: str) -> list[np.ndarray]:
-    return (_counts_9 if version == "9.0.8" else _counts_10)(levels, interp.num_rel)
+def _at(p: float, computed: dict[Measure, np.ndarray], level: int, version: str) -> tuple[np.ndarray, np.ndarray]:
+    """(count of relevant docs, interpolated precision) at recall level ``p``: the IPrec values, NaN where
+    9.0.8 divides 0 by 0 (a level needing no relevant doc on a ranking with nothing retrieved)."""
+    from rankmeter.measures.iprec import relevant_count
+    counts = relevant_count(p, computed[num_rel(level)], _rounding(version)).astype(np.float64)
+    value = computed[_iprec(p, level, version)].astype(np.float64)
+    if version == "9.0.8":
+        value = np.where((counts < 1) & (computed[_level(Measure.of("NumRet"), level)] == 0), np.nan, value)
+    return counts, value
 
 
-def _eleven_point(interp: Interpolated, item: Item, version: str) -> np.ndarray:
+def _eleven_point(computed: dict[Measure, np.ndarray], item: Item, level: int, version: str) -> np.ndarray:
     """trec_eval 11pt_avg of pytrec_eval's version: the counts of relevant docs as that version rounds them,
     walked as m_11pt_avg.c walks them (:func:`~rankmeter.measures.iprec.eleven_point_walk`)."""
     from rankmeter.measures.iprec import eleven_point_walk
-    counts = _counts(item.numbers, interp, version)
-    return eleven_point_walk(counts, [interp.at(c) for c in counts], interp.found, interp.final)
+    levels = [_at(p, computed, level, version) for p in item.numbers]
+    _, final = _at(0.0, computed, level, version)
+    found = computed[_level(Measure.of("NumRelRet"), level)]
+    return eleven_point_walk([c for c, _ in levels], [v for _, v in levels], found, final)
 
 
-def values_of(items: list[Item], computed: dict[Measure, np.ndarray], interp, nq: int, level: int,
+def values_of(items: list[Item], computed: dict[Measure, np.ndarray], nq: int, level: int,
               version: str) -> list[np.ndarray]:
-    """One per-query array per label of every item, in label order (``interp``: a callable giving the
-    :class:`Interpolated` of the queries, asked only when an item needs it)."""
+    """One per-query array per label of every item, in label order, from the per-query values of the
+    canonical measures (:func:`canonical_measures`)."""
     out: list[np.ndarray] = []
-    interp = functools.lru_cache(maxsize=None)(interp)  # made once, when first asked
     for item in items:
         name = item.name
         if name == "iprec_at_recall":
-            out.extend(interp().at(c) for c in _counts(item.numbers, interp(), version))
+            out.extend(_at(p, computed, level, version)[1] for p in item.numbers)
             continue
         if name == "11pt_avg":
-            out.append(_eleven_point(interp(), item, version))
+            out.append(_eleven_point(computed, item, level, version))
             continue
         needed = [computed[m].astype(np.float64) for m in _needs(item, level, version)]
         if name in ("gm_map", "gm_bpref"):
