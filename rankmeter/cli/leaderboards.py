@@ -76,8 +76,9 @@ HELP = ("how alike two qrels versions (human, LLM) rank the same runs: tau-b, Sp
 def add_arguments(p) -> None:
     """``meta leaderboards``' flags (a kind of ``meta``: rankmeter.cli.meta registers it)."""
     from rankmeter.meta.params import RBO_P
+    from rankmeter.judges.leaderboard_agreement import leaderboards
 
     p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
                    help="the two judgment sets, then the runs (two or more)")
     flags.add(p, PARAMS["measure"].but(help="a measure (repeatable); with --board-*: keep these only"),
-              BOARD_A, BOARD_B, TOP_K_OVERLAP, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS)
+              BOARD_A, BOARD_B, TOP_K_OVERLAP, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS, owner=leaderboards)

@@ -1,7 +1,9 @@
 """One vocabulary for parameters: :class:`Param` declares a knob once, :func:`validate_params` checks it.
 
-A declaration says what a parameter accepts (its kind, its bounds or choices), its default and its help
-text, and nothing else. The same declaration validates a Python keyword (:meth:`Param.check`, or every
+A declaration says what a parameter accepts (its kind, its bounds or choices) and its help text, and nothing
+else: a function's default is written once, in its signature, as scikit-learn's are (:func:`validate_params`
+reads it from there). Only a parameter without a signature of its own (a key of a TypedDict of options, a
+measure's parameter, a command's own flag) declares its default. The same declaration validates a Python keyword (:meth:`Param.check`, or every
 declared keyword of a function at once with :func:`validate_params`), parses a command-line value
 (:meth:`Param.parse`; the flag itself is made in :mod:`rankmeter.cli.flags`, which alone knows flags and
 metavars), writes the help and the docs (:attr:`Param.expected`) and checks a measure's parameters
@@ -34,9 +36,23 @@ from typing import Annotated, Any, Callable, Literal, TypeVar, Union, get_args, 
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["Param", "KINDS", "is_bool", "validate_params", "option", "declarations"]
+__all__ = ["Param", "KINDS", "UNSET", "is_bool", "validate_params", "option", "declarations"]
 
 _INF = math.inf
+
+
+class _Unset:
+    """The default of a declaration that has none of its own: its function's signature gives it."""
+
+    def __repr__(self) -> str:
+        return "<the function's default>"
+
+    def __reduce__(self):  # one object, also after a copy or a pickle
+        return "UNSET"
+
+
+#: A declaration's default when its function's signature holds it (filled in by :func:`validate_params`).
+UNSET = _Unset()
 
 #: Every kind a parameter can be, and what it accepts.
 KINDS = {
@@ -87,6 +103,9 @@ def _fmt(x: float) -> str:
 class Param:
     """One parameter: its name (the Python keyword), what it accepts, its default and its help.
 
+    ``default`` is :data:`UNSET` for a keyword of a function: the function's signature holds it, and
+    :func:`validate_params` keeps the declaration with that default on the function (``func.params``).
+
     ``kind`` is one of :data:`KINDS`. Numeric kinds (``integer``, ``number``, ``grade``, ``numbers``)
     take values in the interval ``low``..``high`` (``low_open``/``high_open``: the bound itself
     excluded), and also the words in ``choices`` when given (``max_grade`` is an integer or ``qrels``).
@@ -97,7 +116,7 @@ class Param:
 
     name: str
     kind: str
-    default: Any = None
+    default: Any = UNSET
     help: str = ""
     low: float = -_INF
     high: float = _INF
@@ -184,7 +203,7 @@ class Param:
 
     def check(self, value: Any) -> Any:
         """``value`` validated and normalised (Python ints and floats, tuples); ParameterError if not."""
-        if value is None and (self.optional or self.default is None and not self.required):
+        if value is None and (self.optional or (self.default is None or self.default is UNSET) and not self.required):
             return None
         kind = self.kind
         if kind == "choice_or_gains":
@@ -291,17 +310,21 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
     """Decorator: the declared keyword arguments of a function checked (and normalised) on every call.
 
     Each declaration names a parameter of the function (a name that is not one is refused when the module
-    is imported, and so is a default other than the declaration's); where the function has no default, None
-    is refused too. Arguments left at their default are not checked. The declarations stay on the function
-    as ``params`` (for the CLI and the docs).
+    is imported); its default is the signature's, written there only (a declaration shared with a TypedDict
+    of options holds the default of that TypedDict's key, which is not this function's). Where the function
+    has no default, None is refused too. Arguments left at their default are not checked. The declarations, each with its
+    default from the signature, stay on the function as ``params`` (for the CLI and the docs).
 
-    >>> @validate_params(Param("alpha", "number", 0.05, low=0, high=1, low_open=True, high_open=True))
+    >>> @validate_params(Param("alpha", "number", help="significance level", low=0, high=1, low_open=True,
+    ...                        high_open=True))
     ... def level(*, alpha: float = 0.05) -> float:
     ...     return alpha
     >>> level(alpha=1)
     Traceback (most recent call last):
     ...
     rankmeter.errors.ParameterError: alpha=1: expected a number in (0, 1)
+    >>> level.params["alpha"].default
+    0.05
     """
     def decorate(func: F) -> F:
         signature = inspect.signature(func)
@@ -312,9 +335,8 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
                 raise TypeError(f"{func.__qualname__} has no parameter {param.name!r} to validate")
             if own.default is inspect.Parameter.empty:  # the function has no default: None is no value
                 param = replace(param, optional=False, required=True)
-            elif own.default != param.default:
-                raise TypeError(f"{func.__qualname__}({param.name}={own.default!r}): the declaration's default is "
-                                f"{param.default!r}")
+            else:  # the signature's: a shared declaration's own default is its TypedDict key's
+                param = replace(param, default=own.default)
             by_name[param.name] = param
 
         @functools.wraps(func)
@@ -401,6 +423,8 @@ def declarations(typed: type) -> dict[str, Param]:
         if isinstance(found, Param):
             if found.name != name:
                 raise AssertionError(f"{typed.__name__}.{name}: the Param is named {found.name!r}")
+            if found.default is UNSET:  # no signature to hold it: the key's declaration does
+                raise AssertionError(f"{typed.__name__}.{name}: the Param needs its default")
             out[name] = found
             continue
         kind, more = _kind(name, own) if found.kind is None else (found.kind, {})
