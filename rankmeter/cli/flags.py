@@ -201,6 +201,10 @@ class Parser(argparse.ArgumentParser):
         return plain_help(super().format_usage())
 
 
+def _fmt_number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
 def _converter(param: Param):
     def convert(text: str) -> Any:
         try:
@@ -255,8 +259,11 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag, owner: Any 
                 help_text = kwargs["help"] = f"{help_text} (one of {', '.join(param.choices)})"
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
-        elif param.kind == "numbers":  # --top-k 1 3, or --top-k 1 --top-k 3
+        elif param.kind == "numbers":  # --top-k 1 3, or --top-k 1 --top-k 3; not given: None (argparse would
+            # extend a default list with the values given), the function's default applies
             kwargs.update(action="extend", nargs="+", type=_converter(param.param), metavar=param.metavar or "X")
+            if param.default not in (None, UNSET):
+                help_text = kwargs["help"] = f"{help_text} (default {' '.join(_fmt_number(x) for x in param.default)})"
         elif param.repeat:
             kwargs.update(action="append", type=_converter(param.param), metavar=param.metavar or "N")
         else:

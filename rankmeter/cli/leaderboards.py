@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from rankmeter.errors import ParameterError
 
-    top_k = args.top_k or (1, 3, 5, 10)
+    top_k = args.top_k or leaderboards.params["top_k"].default
     if args.svg:
         from rankmeter.io.output import check_output
         check_output(args.svg, inputs=[*(args.inputs or []), *(args.board_a or []), *(args.board_b or [])],

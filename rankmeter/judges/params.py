@@ -46,7 +46,7 @@ SAMPLED_LABELS = Param("sampled", "path", help="instead of judgment files: sever
                        "qrels, one line per sample, as judges aggregate reads): each label is a rating")
 
 # leaderboards (rankmeter.judges.leaderboard_agreement): the overlaps of the top k
-TOP_K_OVERLAP = Param("top_k", "numbers", help="top-k overlaps: positive integers (default 1 3 5 10)",
+TOP_K_OVERLAP = Param("top_k", "numbers", help="top-k overlaps: positive integers",
                       low=1)
 
 # labelling (rankmeter.judges.labelling)
