@@ -7,7 +7,8 @@ from typing import Annotated, TypedDict
 import pytest
 
 import rankmeter
-from rankmeter.engine.param import UNSET, Param, declarations, validate_params
+from rankmeter.engine.param import UNSET, Param, validate_params
+from rankmeter.engine.typed_options import declarations
 from rankmeter.errors import MeasureError, ParameterError
 from rankmeter.measures import REGISTRY
 from rankmeter.measures.grammar import parse_measure
