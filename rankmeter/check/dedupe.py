@@ -30,7 +30,7 @@ from rankmeter.io.canonical import Run
 __all__ = ["dedupe", "kept_rows", "write_deduped", "Deduped", "KEEP"]
 
 #: Which line of a duplicated (query, doc) stays (``rankmeter check --dedupe KEEP``).
-KEEP = Param("keep", "choice", "first", "the line kept of each duplicated (query, doc): the first, or the one with "
+KEEP = Param("keep", "choice", help="the line kept of each duplicated (query, doc): the first, or the one with "
              "the highest score", choices=("first", "max"))
 
 

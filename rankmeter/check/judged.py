@@ -44,7 +44,7 @@ from rankmeter.engine.param import Param, validate_params
 from rankmeter.errors import ParameterError
 
 #: RBP's persistence in the report (``rankmeter judged --rbp-p``; ``--p`` is its older flag)
-RBP_P = Param("rbp_p", "number", 0.8, "RBP persistence, in (0, 1)", low=0, high=1, low_open=True,
+RBP_P = Param("rbp_p", "number", help="RBP persistence, in (0, 1)", low=0, high=1, low_open=True,
               high_open=True)
 #: one k of Judged@k (``rankmeter judged --cutoff K``, repeatable; ``cutoffs=`` in Python)
 CUTOFF = Param("cutoff", "integer", None, "Judged@K (repeatable; default 10, 100, 1000)", low=1)

@@ -60,7 +60,7 @@ def run(args) -> int:
 
 
 def add_arguments(b) -> None:
-    from rankmeter.recsys.beyond import MEASURES, PARAMS as BEYOND
+    from rankmeter.recsys.beyond import MEASURES, PARAMS as BEYOND, beyond_accuracy, compare_beyond
 
     flags.add(b, flags.flag(TRAIN).but(positional=True, required=True),
               flags.declare("recommendations", "paths", None, "one table of recommendations per system (user, item, "
@@ -69,4 +69,4 @@ def add_arguments(b) -> None:
               # its k cuts lists of items: no -k (the shared k's short flag)
               *(flags.flag(p, short=None) for p in BEYOND.values()), flags.READING_FUSING[0], *TESTS,
               PARAMS["format"].but(choices=("text", "markdown", "latex", "csv", "json"),
-                                   help="format of the comparison table"))
+                                   help="format of the comparison table"), owner=(compare_beyond, beyond_accuracy))

@@ -15,6 +15,9 @@ DESIGN_OUT = flags.SHARED["output"].but(help="write the design (JSON: each unit'
 
 def add_parsers(kinds) -> None:
     """The two kinds, added to ``rankmeter judges``."""
+    from rankmeter.judges.allocation import allocate
+    from rankmeter.judges.ppi import estimate
+
     e = kinds.add_parser("estimate", help="PPI++ estimates of each run's mean and each pair's difference, with "
                                           "intervals, beside the LLM-only and human-only ones")
     common = (flags.SHARED["qrels"].but(name="human", metavar="HUMAN",
@@ -22,12 +25,12 @@ def add_parsers(kinds) -> None:
               flags.SHARED["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments of every query"),
               PARAMS["runs"].but(help="the runs"), PARAMS["measure"].but(required=True))
     flags.add(e, *common, UNIT, DESIGN, "alpha", PARAMS["format"].but(choices=("text", "json")), "decimals",
-              *flags.EVALUATION)
+              *flags.EVALUATION, owner=estimate)
     e.set_defaults(func=run_estimate, subparser=e)
     a = kinds.add_parser("allocate", help="which queries to send to assessors next, and how many labels a target "
                                           "interval width needs")
     flags.add(a, *common, UNIT, BUDGET, STRATA, TARGET, EARLIER_DESIGN, WIDTH, DESIGN_OUT, "alpha", "seed",
-              PARAMS["format"].but(choices=("text", "json")), *flags.EVALUATION)
+              PARAMS["format"].but(choices=("text", "json")), *flags.EVALUATION, owner=(allocate, estimate))
     a.set_defaults(func=run_allocate, subparser=a)
 
 

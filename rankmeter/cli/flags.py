@@ -34,6 +34,7 @@ from typing import Any
 from rankmeter.fusion.catalog import FUSE_OPTIONS  # the declarations only: no numpy
 from rankmeter.core.options import OPTIONS
 from rankmeter.core.params import PARAMS, Param
+from rankmeter.engine.param import UNSET
 from rankmeter.errors import ParameterError
 from rankmeter.stats.params import SIGNIFICANCE
 
@@ -200,6 +201,10 @@ class Parser(argparse.ArgumentParser):
         return plain_help(super().format_usage())
 
 
+def _fmt_number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
 def _converter(param: Param):
     def convert(text: str) -> Any:
         try:
@@ -211,17 +216,25 @@ def _converter(param: Param):
     return convert
 
 
-def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag) -> None:
+def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag, owner: Any = ()) -> None:
     """Add the flags of ``specs``: parameter names (:data:`SHARED`), declarations (their command-line fields
     from :data:`FLAGS`) or :class:`Flag` objects.
+
+    ``owner``: the function (or functions, the first that has it) whose keywords the flags feed: a flag's default
+    (and so its help) is that function's, from its signature (``func.params``, filled in by
+    :func:`~rankmeter.engine.param.validate_params`). A declaration whose function holds its default
+    (:data:`~rankmeter.engine.param.UNSET`) needs one.
 
     The flag is ``--`` + the name with dashes (the Python keyword it feeds: tests/test_names.py); a switch
     whose default is True is ``--no-`` + the name, and sets it to False. Each argparse action keeps the
     declaration it was made from as ``param`` (the help, the docs and the parameter sweep read it)."""
+    owners = owner if isinstance(owner, (tuple, list)) else (owner,)
     for spec in specs:
         param = SHARED[spec] if isinstance(spec, str) else flag(spec)
         if not param.offered:
             continue
+        if owners and not param.positional or param.default is UNSET:
+            param = _with_owners_default(param, owners)
         help_text = param.help
         if param.positional:
             many = "+" if param.required else "*"
@@ -246,8 +259,11 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag) -> None:
                 help_text = kwargs["help"] = f"{help_text} (one of {', '.join(param.choices)})"
             if param.name == "pair":
                 kwargs.update(action="store", nargs=2, metavar=("BASELINE", "SYSTEM"))
-        elif param.kind == "numbers":  # --top-k 1 3, or --top-k 1 --top-k 3
+        elif param.kind == "numbers":  # --top-k 1 3, or --top-k 1 --top-k 3; not given: None (argparse would
+            # extend a default list with the values given), the function's default applies
             kwargs.update(action="extend", nargs="+", type=_converter(param.param), metavar=param.metavar or "X")
+            if param.default not in (None, UNSET):
+                help_text = kwargs["help"] = f"{help_text} (default {' '.join(_fmt_number(x) for x in param.default)})"
         elif param.repeat:
             kwargs.update(action="append", type=_converter(param.param), metavar=param.metavar or "N")
         else:
@@ -266,6 +282,20 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag) -> None:
         parser.add_argument(*names, **kwargs).param = param.param  # what the flag was made from (the name sweep)
         for old in param.deprecated:  # the older flag still works, and is not shown
             parser.add_argument(old, **{**kwargs, "help": argparse.SUPPRESS, "required": False})
+
+
+def _with_owners_default(param: Flag, owners) -> Flag:
+    """``param`` with the default of the first owner's signature that takes it (as it is, if none does and it
+    has a default of its own)."""
+    for func in owners:
+        own = getattr(func, "params", {}).get(param.name)
+        if own is not None and own.default is not UNSET:
+            return param.but(default=own.default)
+    if param.default is not UNSET:
+        return param
+    if param.required or param.positional:
+        return param.but(default=None)
+    raise AssertionError(f"flag {param.long_flag}: its default is its function's: add(..., owner=that function)")
 
 
 def declared(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):

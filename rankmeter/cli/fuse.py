@@ -27,12 +27,14 @@ QRELS = flags.SHARED["qrels"].but(positional=False, required=False,
 
 def add_arguments(p) -> None:
     from rankmeter.fusion.catalog import FUSE_OPTIONS, PARAMETERS
+    from rankmeter.fusion.methods import fuse
+    from rankmeter.fusion.tuning import optimise
 
     flags.add(p, "runs", FUSE_OPTIONS["method"],
               FUSE_OPTIONS["norm"],
               PARAM, PARAMETERS["weights"], FUSE_OPTIONS["tag"], MEASURE, QRELS, TEST_QRELS,
               PARAMS["output"].but(required=True, help="the TREC run file to write (never one of the inputs)"),
-              *flags.EVALUATION_FUSING)
+              *flags.EVALUATION_FUSING, owner=(fuse, optimise))
 
 
 def run(args) -> int:

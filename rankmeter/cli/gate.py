@@ -34,11 +34,11 @@ OWN = (
 
 
 def add_arguments(p) -> None:
-    from rankmeter.gate.checks import GATE_PARAMS
+    from rankmeter.gate.checks import GATE_PARAMS, gate
     flags.add(p, "qrels", *OWN,
               PARAMS["measure"].but(help="a measure to check (repeatable; default: every measure of the baseline)"),
               *GATE_PARAMS.values(), PARAMS["format"].but(choices=("text", "markdown", "json", "junit")),
-              "decimals", *flags.EVALUATION)
+              "decimals", *flags.EVALUATION, owner=gate)
     presets.add_profile(p)
 
 

@@ -11,13 +11,13 @@ HELP = ("how far each run rests on judgments: Judged@k, measures on the full and
 
 
 def add_arguments(p) -> None:
-    from rankmeter.check.judged import CUTOFF, RBP_P
+    from rankmeter.check.judged import CUTOFF, RBP_P, judged
 
     flags.add(p, "qrels", "runs",
               PARAMS["measure"].but(help="measure scored full and judged-only (repeatable; default AP and nDCG@10)"),
               CUTOFF, RBP_P,
               PARAMS["format"].but(choices=("text", "json", "csv")), "decimals",
-              *[name for name in flags.EVALUATION if name != "judged_only"])
+              *[name for name in flags.EVALUATION if name != "judged_only"], owner=judged)
 
 
 def run(args) -> int:

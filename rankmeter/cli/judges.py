@@ -136,10 +136,12 @@ def run_agree(args: argparse.Namespace) -> int:
 
 def add_agree_arguments(a) -> None:
     """``rankmeter agree``'s flags (the ``agree`` command, rankmeter.cli.agree)."""
+    from rankmeter.judges.many_raters import many_rater_agreement
+
     flags.add(a, JUDGMENTS, SAMPLED_LABELS,
               PARAMS["rel"].but(help="relevant means grade >= REL: the binary kappa and the Jaccard overlap "
                                      "(UMBRELA reports its binary kappa at 2)"),
-              BINS, PER_QUERY, "format", "decimals")
+              BINS, PER_QUERY, "format", "decimals", owner=many_rater_agreement)
 
 
 HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they change per run"
@@ -147,11 +149,15 @@ HELP = "LLM-made judgments: aggregate samples, mix with human ones, what they ch
 
 def add_arguments(judges) -> None:
     """``judges`` with its kinds ``aggregate``, ``mix`` and ``impact``."""
+    from rankmeter.judges.label_impact import impact
+    from rankmeter.judges.sources import aggregate
+
     kinds = judges.add_subparsers(dest="judges_command", required=True, metavar="KIND", parser_class=flags.Parser,
                                   help="what to do")
     g = kinds.add_parser("aggregate", help="several sampled labels per (query, doc) -> one qrels")
     flags.add(g, SAMPLED, AGGREGATE,
-              PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"))
+              PARAMS["output"].but(required=True, help="the qrels file to write (never one of the inputs)"),
+              owner=aggregate)
     g.set_defaults(func=run, subparser=g)
     m = kinds.add_parser("mix", help="human-first qrels: the human grade where judged, the LLM's elsewhere")
     flags.add(m, HUMAN, LLM,
@@ -164,7 +170,7 @@ def add_arguments(judges) -> None:
               "runs", "measure",
               PARAMS["baseline"].but(help="compare with this run (repeatable; default: every pair)"),
               "test", "correction", "alpha", "permutations", "seed", PROBABILITIES, DRAWS,
-              "format", "decimals", *_OPTIONS)
+              "format", "decimals", *_OPTIONS, owner=impact)
     i.set_defaults(func=run, subparser=i)
     from rankmeter.cli.estimates import add_parsers
     add_parsers(kinds)

@@ -37,13 +37,15 @@ def add_parser(kinds) -> None:
     """``judges label``, added to ``rankmeter judges``."""
     p = kinds.add_parser("label", help="LLM labels for the unjudged pairs of the runs' top k (cached, resumable, "
                                        "with a ledger of tokens and cost)")
+    from rankmeter.judges.labelling import label
+
     flags.add(p, PARAMS["runs"].but(required=False, help="the runs whose top-k docs to label (none with --pool)"),
               QUERY_TEXTS, DOC_TEXTS, BASE_URL, MODEL, CACHE, TOP_K, EXISTING, POOL, SAMPLES, CONCURRENCY, KEY_ENV,
               PROMPT, TEMPERATURE, MAX_TOKENS, PRICE_IN, PRICE_OUT, TIMEOUT, RETRIES, TIME_LIMIT, MAX_RESPONSE_BYTES,
               UNTIL_STABLE, MAX_SAMPLES, STABLE_ON, STABLE_LEVEL, PARAMS["rel"].but(help="the grade from "
               "which a draw says relevant, for --until-stable (grades >= rel)"), MAX_CALLS, DRY_RUN,
               PARAMS["output"].but(help="the qrels to write: one line per label (required unless --dry-run)"),
-              PARAMS["format"].but(choices=("text", "json")), *flags.READING_FUSING)
+              PARAMS["format"].but(choices=("text", "json")), *flags.READING_FUSING, owner=label)
     p.set_defaults(func=run, subparser=p)
 
 

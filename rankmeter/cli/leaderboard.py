@@ -24,12 +24,14 @@ REPORT = flags.declare("report", "path", None, "also write the HTML report of th
 
 
 def add_arguments(p) -> None:
+    from rankmeter.leaderboard.board import leaderboard
+
     flags.add(p, SOURCE, PARAMS["measure"].but(help="a measure (repeatable; a manifest needs one, unless "
                                                     "--profile gives them; a table: default all its measures)"),
               LEVEL, AGGREGATE, MISSING, "baseline", flags.flag(MARGIN, metavar="M"), TEST, CORRECTION, "alpha",
               RESAMPLES, "seed",
               PARAMS["format"].but(choices=("text", "markdown", "latex", "json")), "decimals", PER_COLLECTION,
-              REPORT, *flags.EVALUATION)
+              REPORT, *flags.EVALUATION, owner=leaderboard)
     presets.add_profile(p)
 
 

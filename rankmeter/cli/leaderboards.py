@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from rankmeter.errors import ParameterError
 
-    top_k = args.top_k or (1, 3, 5, 10)
+    top_k = args.top_k or leaderboards.params["top_k"].default
     if args.svg:
         from rankmeter.io.output import check_output
         check_output(args.svg, inputs=[*(args.inputs or []), *(args.board_a or []), *(args.board_b or [])],
@@ -76,8 +76,9 @@ HELP = ("how alike two qrels versions (human, LLM) rank the same runs: tau-b, Sp
 def add_arguments(p) -> None:
     """``meta leaderboards``' flags (a kind of ``meta``: rankmeter.cli.meta registers it)."""
     from rankmeter.meta.params import RBO_P
+    from rankmeter.judges.leaderboard_agreement import leaderboards
 
     p.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B RUN",
                    help="the two judgment sets, then the runs (two or more)")
     flags.add(p, PARAMS["measure"].but(help="a measure (repeatable); with --board-*: keep these only"),
-              BOARD_A, BOARD_B, TOP_K_OVERLAP, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS)
+              BOARD_A, BOARD_B, TOP_K_OVERLAP, MOVES, RBO_P, SVG, "format", "decimals", *_OPTIONS, owner=leaderboards)

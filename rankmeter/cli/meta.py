@@ -178,6 +178,9 @@ def _zscores(args: argparse.Namespace) -> int:
 
 def add_arguments(meta) -> None:
     from rankmeter.meta import params as meta_params
+    from rankmeter.meta.correlation import correlations
+    from rankmeter.meta.design import minimum_detectable_difference, power, topic_set_size
+    from rankmeter.meta.discrimination import discriminative_power, swap_rate
 
     kinds = meta.add_subparsers(dest="meta_command", required=True, metavar="KIND", help="what to measure",
                                 parser_class=flags.Parser)
@@ -186,7 +189,7 @@ def add_arguments(meta) -> None:
     flags.add(c, "qrels", systems, PARAMS["measure"].but(required=True, help="the two measures to correlate (or "
                                                                              "one, with --other-qrels)"),
               "other_qrels", meta_params.RBO_P,
-              "format", "decimals", *_SCORING)
+              "format", "decimals", *_SCORING, owner=correlations)
     c.set_defaults(func=_correlate, subparser=c)
 
     def one_measure_over_runs(name: str, help: str):
@@ -203,11 +206,11 @@ def add_arguments(meta) -> None:
         return kind
 
     d = one_measure_over_runs("discriminative-power", "share of run pairs a measure separates (Sakai 2006)")
-    flags.add(d, meta_params.POWER_TEST, "alpha", meta_params.POWER_PERMUTATIONS)
+    flags.add(d, meta_params.POWER_TEST, "alpha", meta_params.POWER_PERMUTATIONS, owner=discriminative_power)
     d.set_defaults(func=_power, subparser=d)
 
     w = one_measure_over_runs("swap-rate", "how often two topic sets order a pair of runs differently")
-    flags.add(w, meta_params.SIZE, meta_params.TRIALS, meta_params.BIN_WIDTH)
+    flags.add(w, meta_params.SIZE, meta_params.TRIALS, meta_params.BIN_WIDTH, owner=swap_rate)
     w.set_defaults(func=_swaps, subparser=w)
 
     t = kinds.add_parser("topic-set-size", help="topics needed, power, or smallest detectable difference "
@@ -219,7 +222,7 @@ def add_arguments(meta) -> None:
               flags.SHARED["runs"].but(positional=False, required=False, flag="--run",
                                  help="a run to estimate the variance from (repeatable)"),
               PARAMS["measure"].but(help="the measure whose variance is estimated (one)"),
-              "format", *_SCORING)
+              "format", *_SCORING, owner=(topic_set_size, power, minimum_detectable_difference))
     t.set_defaults(func=_size, subparser=t)
 
     z = kinds.add_parser("zscores", help="per topic mean and deviation of reference runs: a trec_eval -Z file")

@@ -79,7 +79,7 @@ HELP = ("RAG nugget scores (strict_vital, strict_all, vital, all) of nuggetizer 
 
 
 def add_arguments(p) -> None:
-    from rankmeter.nuggets.assignments import PARTIAL
+    from rankmeter.nuggets.assignments import PARTIAL, compare_nuggets
 
     flags.add(p, FILES, PARTIAL, WEIGHTS,
               PARAMS["baseline"].but(kind="string", help="several files: the system compared against (default the "
@@ -87,4 +87,4 @@ def add_arguments(p) -> None:
               "test", "correction", "alpha", "permutations", "seed",
               PARAMS["per_query"].but(help="several files: list each system's per-query scores"),
               REPORT,
-              "format", "decimals")
+              "format", "decimals", owner=compare_nuggets)

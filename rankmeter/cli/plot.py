@@ -16,10 +16,12 @@ KIND = Param("kind", "choice", None, "diff: sorted per-query differences of two 
 
 
 def add_arguments(p) -> None:
+    from rankmeter.report.plots import plot_diff, plot_distribution
+
     flags.add(p, "qrels", "runs", KIND,
               PARAMS["measure"].but(kind="string", help="the measure (diff and dist), e.g. nDCG@10"),
               PARAMS["output"].but(required=True, help="output file, .png or .svg (never one of the inputs)"),
-              PAIR, STYLE, *flags.EVALUATION)
+              PAIR, STYLE, *flags.EVALUATION, owner=(plot_diff, plot_distribution))
 
 
 def run(args) -> int:

@@ -9,6 +9,7 @@ HELP = "build a judgment pool from runs (depth@k or take@N by priority)"
 
 def add_arguments(p) -> None:
     from rankmeter.fusion.catalog import POOL_PARAMETERS as POOL
+    from rankmeter.fusion.pooling import pool
 
     from rankmeter.cli.check import TOPICS
 
@@ -16,7 +17,7 @@ def add_arguments(p) -> None:
               flags.SHARED["qrels"].but(positional=False, required=False,
                                   help="existing judgments: count the pooled docs already judged"),
               PARAMS["output"].but(required=True, help="the pool file to write (query 0 doc -1)"),
-              *flags.READING_FUSING, TOPICS)
+              *flags.READING_FUSING, TOPICS, owner=pool)
 
 
 def run(args) -> int:

@@ -13,17 +13,18 @@ HELP = "write one self-contained HTML report comparing runs"
 
 def add_arguments(p) -> None:
     from rankmeter.cli.beyond import TRAIN
+    from rankmeter.report.html import render_report, write_report
 
     flags.add(p, "qrels", "runs", PARAMS["measure"].but(required=True),
               PARAMS["output"].but(required=True, help="the .html file to write (never one of the inputs)"),
               *TESTS, TITLE, MAX_RANKS, MAX_EXPLAINED, TRAIN, BEYOND_K,
               PARAMS["other_qrels"].but(help="a second qrels version (LLM-made, say): adds the two leaderboards "
                                              "side by side (a slope chart per measure) and their agreement"),
-              *flags.EVALUATION)
+              *flags.EVALUATION, owner=(write_report, render_report))
 
 
 def run(args) -> int:
-    from rankmeter.report.html import write_report
+    from rankmeter.report.html import render_report, write_report
 
     if args.baseline and len(args.baseline) > 1:
         from rankmeter.errors import ParameterError

@@ -31,7 +31,7 @@ from rankmeter.measures import Measure
 from rankmeter.measures.aggregation import TEXT
 
 
-__all__ = ["explain", "explain_query", "Explanation"]
+__all__ = ["explain", "explain_query", "explain_queries", "Explanation"]
 
 
 @dataclass
@@ -152,6 +152,46 @@ def explain_batch(evaluator: Evaluator, batch, measure: Measure, label: str, *, 
     rows += [b + [None] * len(parts.columns) for b in base[len(parts.per_rank):depth]]
     return Explanation(measure, decode_id(query), value, base_cols + parts.columns, rows, formula,
                        list(parts.ideal_columns), [[_plain(v) for v in r] for r in parts.ideal_rows])
+
+
+def explain_queries(evaluator: Evaluator, run: Run, queries, measures, *, max_rows: int) -> dict:
+    """Several queries of ``run`` explained for several measures with a prepared evaluator, the queries ordered
+    and joined once, in one batch (diversity measures, which read subtopics, take one query at a time).
+
+    ``queries``: raw query keys; ``measures``: ``(label, Measure)`` pairs. Returns ``{query: {label: (Explanation,
+    ranks) or the RankmeterError that explaining it raised}}`` for each query the run retrieves (``ranks``: how many
+    ranks the whole table has, the measure's cut-off applied; None where not known), each per-rank table cut at
+    ``max_rows`` or at the measure's cut-off if smaller.
+    """
+    from rankmeter.errors import RankmeterError
+
+    keys = pa.array(list(queries), pa.binary())
+    rows = np.flatnonzero(pc.is_in(run.table.column("query").cast(pa.binary()), value_set=keys)
+                          .to_numpy(zero_copy_only=False))
+    lines = rows + 1 if run.lines is None else run.lines[rows]
+    part = Run(run.table.take(pa.array(rows)), run.source, lines, origin=run.origin, tag=run.tag, ranked=run.ranked)
+    present = set(pc.unique(part.table.column("query").cast(pa.binary())).to_pylist())
+    batch = None if evaluator.subtopics else evaluator.batch(part, keep_docs=True)
+    where = {} if batch is None else {q: i for i, q in enumerate(batch.queries)}
+    out: dict = {}
+    for key in queries:
+        if key not in present:
+            continue
+        got = out[key] = {}
+        for label, measure in measures:
+            cut = measure.cutoff if isinstance(measure.cutoff, int) else None
+            limit = min(cut, max_rows) if cut else max_rows
+            try:
+                if key in where:
+                    one = batch.one(where[key])
+                    ranks = len(one.docs)
+                    got[label] = (explain_batch(evaluator, one, measure, label, ranked=part.ranked, max_rows=limit),
+                                  max(ranks if cut is None else min(cut, ranks), 0))
+                else:
+                    got[label] = (explain_query(evaluator, one_query(part, key), key, measure, label), None)
+            except RankmeterError as exc:
+                got[label] = exc
+    return out
 
 
 def _plain(v: Any) -> Any:

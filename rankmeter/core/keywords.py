@@ -2,7 +2,7 @@
 
 Options are declared once, as the keys of a TypedDict (:class:`~rankmeter.core.options.EvaluationOptions`,
 :class:`~rankmeter.stats.params.SignificanceOptions` ...): each key's Python type, and in ``Annotated`` its
-default, help and bounds (:func:`~rankmeter.engine.param.option`). An entry point takes them as
+default, help and bounds (:func:`~rankmeter.engine.typed_options.option`). An entry point takes them as
 ``**options: Unpack[EvaluationOptions]`` (PEP 692: type checkers see each option as a typed keyword, a
 misspelt one as an unexpected keyword) and :func:`takes_options` makes the declarations into
 
@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rankmeter.core.options import OTHER_NAMES, OPTIONS, EvaluationOptions
-from rankmeter.engine.param import Param, declarations
+from rankmeter.engine.param import Param
+from rankmeter.engine.typed_options import declarations
 from rankmeter.errors import ParameterError
 
 if sys.version_info >= (3, 11):

@@ -32,7 +32,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypedDict
 
-from rankmeter.engine.param import Param, declarations, option
+from rankmeter.engine.param import Param
+from rankmeter.engine.typed_options import declarations, option
 from rankmeter.errors import ParameterError
 from rankmeter.io.canonical import GRADE_POLICIES, grade_policy
 

@@ -39,12 +39,12 @@ __all__ = ["Param", "PARAMS", "check", "validate", "is_bool"]
 
 PARAMS: dict[str, Param] = {**{p.name: p for p in (
     # inputs
-    Param("qrels", "path", help="the judgments: a qrels file in any input format (- for standard input)",
+    Param("qrels", "path", None, help="the judgments: a qrels file in any input format (- for standard input)",
           required=True),
-    Param("runs", "paths", help="run files in any input format", required=True),
-    Param("run", "path", help="a run file in any input format (- for standard input)", required=True),
-    Param("measure", "strings", help="a measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)"),
-    Param("query", "string", help="the query id"),
+    Param("runs", "paths", None, help="run files in any input format", required=True),
+    Param("run", "path", None, help="a run file in any input format (- for standard input)", required=True),
+    Param("measure", "strings", None, help="a measure, e.g. AP, nDCG@10, 'P(rel=2)@5' or a trec_eval name (repeatable)"),
+    Param("query", "string", None, help="the query id"),
     # the significance tests' knobs are declared in rankmeter.stats.params; the seed is the engine's
     SEED,
     Param("baseline", "strings", None,

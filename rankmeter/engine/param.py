@@ -1,17 +1,18 @@
 """One vocabulary for parameters: :class:`Param` declares a knob once, :func:`validate_params` checks it.
 
-A declaration says what a parameter accepts (its kind, its bounds or choices), its default and its help
-text, and nothing else. The same declaration validates a Python keyword (:meth:`Param.check`, or every
-declared keyword of a function at once with :func:`validate_params`), parses a command-line value
+A declaration says what a parameter accepts (its kind, its bounds or choices) and its help text, and nothing
+else: a function's default is written once, in its signature, as scikit-learn's are (:func:`validate_params`
+reads it from there). Only a parameter without a signature of its own (a key of a TypedDict of options, a
+measure's parameter, a command's own flag) declares its default. The same declaration validates a Python
+keyword (:meth:`Param.check`, or every declared keyword of a function at once with :func:`validate_params`),
+parses a command-line value
 (:meth:`Param.parse`; the flag itself is made in :mod:`rankmeter.cli.flags`, which alone knows flags and
 metavars), writes the help and the docs (:attr:`Param.expected`) and checks a measure's parameters
 (:mod:`rankmeter.measures.base`). A bad value gets one message shape::
 
     alpha=5: expected a number in (0, 1)
 
-Options that many entry points take are declared as the keys of a TypedDict, ``Annotated[type, option(default,
-help, bounds)]`` (:func:`option`): the type is what type checkers read, and :func:`declarations` makes each
-key's Param (its kind and choices read from the type: a ``Literal`` is a choice, ``X | None`` optional).
+Options that many entry points take are the keys of a TypedDict (:mod:`rankmeter.engine.typed_options`).
 
 Bounds are an interval, as scikit-learn's ``Interval``: ``low``/``high`` with ``low_open``/``high_open``;
 the words a numeric parameter also takes (``max_grade=qrels``) and the values of a ``choice`` are
@@ -30,13 +31,27 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
-from typing import Annotated, Any, Callable, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, TypeVar
 
 from rankmeter.errors import ParameterError
 
-__all__ = ["Param", "KINDS", "is_bool", "validate_params", "option", "declarations"]
+__all__ = ["Param", "KINDS", "UNSET", "SEED", "is_bool", "validate_params"]
 
 _INF = math.inf
+
+
+class _Unset:
+    """The default of a declaration that has none of its own: its function's signature gives it."""
+
+    def __repr__(self) -> str:
+        return "<the function's default>"
+
+    def __reduce__(self):  # one object, also after a copy or a pickle
+        return "UNSET"
+
+
+#: A declaration's default when its function's signature holds it (filled in by :func:`validate_params`).
+UNSET = _Unset()
 
 #: Every kind a parameter can be, and what it accepts.
 KINDS = {
@@ -87,6 +102,9 @@ def _fmt(x: float) -> str:
 class Param:
     """One parameter: its name (the Python keyword), what it accepts, its default and its help.
 
+    ``default`` is :data:`UNSET` for a keyword of a function: the function's signature holds it, and
+    :func:`validate_params` keeps the declaration with that default on the function (``func.params``).
+
     ``kind`` is one of :data:`KINDS`. Numeric kinds (``integer``, ``number``, ``grade``, ``numbers``)
     take values in the interval ``low``..``high`` (``low_open``/``high_open``: the bound itself
     excluded), and also the words in ``choices`` when given (``max_grade`` is an integer or ``qrels``).
@@ -97,7 +115,7 @@ class Param:
 
     name: str
     kind: str
-    default: Any = None
+    default: Any = UNSET
     help: str = ""
     low: float = -_INF
     high: float = _INF
@@ -184,7 +202,7 @@ class Param:
 
     def check(self, value: Any) -> Any:
         """``value`` validated and normalised (Python ints and floats, tuples); ParameterError if not."""
-        if value is None and (self.optional or self.default is None and not self.required):
+        if value is None and (self.optional or (self.default is None or self.default is UNSET) and not self.required):
             return None
         kind = self.kind
         if kind == "choice_or_gains":
@@ -291,17 +309,21 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
     """Decorator: the declared keyword arguments of a function checked (and normalised) on every call.
 
     Each declaration names a parameter of the function (a name that is not one is refused when the module
-    is imported, and so is a default other than the declaration's); where the function has no default, None
-    is refused too. Arguments left at their default are not checked. The declarations stay on the function
-    as ``params`` (for the CLI and the docs).
+    is imported); its default is the signature's, written there only (a declaration shared with a TypedDict
+    of options holds the default of that TypedDict's key, which is not this function's). Where the function
+    has no default, None is refused too. Arguments left at their default are not checked. The declarations, each with its
+    default from the signature, stay on the function as ``params`` (for the CLI and the docs).
 
-    >>> @validate_params(Param("alpha", "number", 0.05, low=0, high=1, low_open=True, high_open=True))
+    >>> @validate_params(Param("alpha", "number", help="significance level", low=0, high=1, low_open=True,
+    ...                        high_open=True))
     ... def level(*, alpha: float = 0.05) -> float:
     ...     return alpha
     >>> level(alpha=1)
     Traceback (most recent call last):
     ...
     rankmeter.errors.ParameterError: alpha=1: expected a number in (0, 1)
+    >>> level.params["alpha"].default
+    0.05
     """
     def decorate(func: F) -> F:
         signature = inspect.signature(func)
@@ -312,9 +334,8 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
                 raise TypeError(f"{func.__qualname__} has no parameter {param.name!r} to validate")
             if own.default is inspect.Parameter.empty:  # the function has no default: None is no value
                 param = replace(param, optional=False, required=True)
-            elif own.default != param.default:
-                raise TypeError(f"{func.__qualname__}({param.name}={own.default!r}): the declaration's default is "
-                                f"{param.default!r}")
+            else:  # the signature's: a shared declaration's own default is its TypedDict key's
+                param = replace(param, default=own.default)
             by_name[param.name] = param
 
         @functools.wraps(func)
@@ -335,76 +356,3 @@ def validate_params(*declared: Param) -> Callable[[F], F]:
 #: a random generator's seed (tests, resampling, sampling a run's queries): declared once for every owner
 SEED = Param("seed", "integer", 0, "random seed (Python: None draws a fresh one)", low=0, high=2 ** 32 - 1,
              optional=True)
-
-
-@dataclass(frozen=True)
-class Option:
-    """A parameter declared as one key of a TypedDict, ``Annotated[its type, option(default, help, ...)]``:
-    the key is its name, the type what type checkers read; :func:`declarations` makes the :class:`Param`."""
-
-    default: Any
-    help: str
-    kind: str | None
-    constraint: tuple
-
-
-def option(default: Any, help: str, *, kind: str | None = None, **constraint: Any) -> Any:
-    """One key of a TypedDict of options: its default, its help, and what :class:`Param` takes beyond its type
-    (bounds, a kind the type does not say: ``grade``, ``mapping``). Typed ``Any`` so that type checkers read
-    ``Annotated[T, option(...)]`` as ``T``."""
-    return Option(default, help, kind, tuple(sorted(constraint.items())))
-
-
-_KIND_OF_TYPE = {bool: "bool", int: "integer", float: "number", str: "string"}
-
-
-def _kind(name: str, hint: Any) -> tuple[str, dict[str, Any]]:
-    """The Param kind (and choices, optional) a type says: Literal -> choice, bool, int, float, X | None."""
-    args = get_args(hint)
-    optional = type(None) in args and get_origin(hint) is not Literal
-    if optional:
-        rest = [a for a in args if a is not type(None)]
-        hint = rest[0] if len(rest) == 1 else Union[tuple(rest)]
-    more: dict[str, Any] = {"optional": True} if optional else {}
-    if get_origin(hint) is Literal:
-        return "choice", {**more, "choices": get_args(hint)}
-    if hint in _KIND_OF_TYPE:
-        return _KIND_OF_TYPE[hint], more
-    raise AssertionError(f"option {name}: no kind for the type {hint!r}; give kind=")
-
-
-def declarations(typed: type) -> dict[str, Param]:
-    """The :class:`Param` of each key of a TypedDict declared with :func:`option` (or with a Param itself:
-    ``Annotated[int | None, SEED]``), in the TypedDict's order (a base's keys first).
-
-    >>> from typing import TypedDict
-    >>> class Knobs(TypedDict, total=False):
-    ...     alpha: Annotated[float, option(0.05, "significance level", low=0, high=1, low_open=True)]
-    ...     test: Annotated[Literal["t", "wilcoxon"], option("t", "the paired test")]
-    >>> knobs = declarations(Knobs)
-    >>> knobs["test"].check("z")
-    Traceback (most recent call last):
-    ...
-    rankmeter.errors.ParameterError: test='z': expected one of 't', 'wilcoxon'
-    >>> knobs["alpha"].default, knobs["alpha"].kind
-    (0.05, 'number')
-    """
-    out: dict[str, Param] = {}
-    for name, hint in get_type_hints(typed, include_extras=True).items():
-        if get_origin(hint) is not Annotated:
-            raise AssertionError(f"{typed.__name__}.{name}: declare it as Annotated[type, option(...)]")
-        own, *extras = get_args(hint)
-        declared = [e for e in extras if isinstance(e, (Option, Param))]
-        if len(declared) != 1:
-            raise AssertionError(f"{typed.__name__}.{name}: one option(...) or Param per key")
-        found = declared[0]
-        if isinstance(found, Param):
-            if found.name != name:
-                raise AssertionError(f"{typed.__name__}.{name}: the Param is named {found.name!r}")
-            out[name] = found
-            continue
-        kind, more = _kind(name, own) if found.kind is None else (found.kind, {})
-        if found.kind is not None and type(None) in get_args(own):
-            more["optional"] = True
-        out[name] = Param(name, kind, found.default, found.help, **{**more, **dict(found.constraint)})
-    return out

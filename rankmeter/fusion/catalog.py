@@ -157,22 +157,22 @@ def is_trained(method: str) -> bool:
 
 #: The options of fuse() itself, beside the method's parameters (``rankmeter fuse``'s flags too).
 FUSE_OPTIONS: dict[str, Param] = {p.name: p for p in (
-    Param("method", "choice", "rrf", "fusion method, as ranx names it", choices=_ORDER),
-    Param("norm", "choice", "min-max", "per-query normalisation of each run's scores before fusing (none, or None "
+    Param("method", "choice", help="fusion method, as ranx names it", choices=_ORDER),
+    Param("norm", "choice", help="per-query normalisation of each run's scores before fusing (none, or None "
           "in Python: raw scores)", choices=NORMS + ("none",), optional=True),
     PARAMS["ties"].but(choices=TIES, help="order of each input run's tied docs: trec_eval (docno descending) or "
                                           "input (the order given, as ranx reads a run)"),
-    Param("step", "number", 0.1, "optimise: grid step of the weights", low=0, high=1, low_open=True),
-    Param("tag", "string", None, "the fused run's tag (default: the method)", optional=True),
+    Param("step", "number", help="optimise: grid step of the weights", low=0, high=1, low_open=True),
+    Param("tag", "string", help="the fused run's tag (default: the method)", optional=True),
 )}
 
 #: The parameters of pool() (``rankmeter pool``'s flags too).
 POOL_PARAMETERS: dict[str, Param] = {p.name: p for p in (
-    Param("depth", "integer", None, "depth@k: every doc some run ranks in its top k", low=1,
+    Param("depth", "integer", help="depth@k: every doc some run ranks in its top k", low=1,
           optional=True),
-    Param("take", "integer", None, "take@N: the N docs of best priority per query", low=1, optional=True),
-    Param("priority", "choice", "rrf", "take@N priority", choices=("rrf", "sum", "rbp")),
-    Param("p", "number", 0.8, "take@N rbp priority's persistence", low=0, high=1, low_open=True,
+    Param("take", "integer", help="take@N: the N docs of best priority per query", low=1, optional=True),
+    Param("priority", "choice", help="take@N priority", choices=("rrf", "sum", "rbp")),
+    Param("p", "number", help="take@N rbp priority's persistence", low=0, high=1, low_open=True,
           high_open=True),
 )}
 

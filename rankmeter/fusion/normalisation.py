@@ -22,7 +22,7 @@ from rankmeter.engine.param import Param, validate_params
 __all__ = ["NORMS", "normalise"]
 
 #: the norms of one run alone (``borda`` scores each doc among every run's docs: :func:`~.methods.fuse` does it)
-NORM = Param("norm", "choice", None, "per-query normalisation of one run's scores",
+NORM = Param("norm", "choice", help="per-query normalisation of one run's scores",
              choices=tuple(n for n in NORMS if n != "borda"))
 
 

@@ -69,7 +69,7 @@ def _hit_lists(evaluator, run):
 
 
 #: the methods :func:`train` trains
-TRAINED_METHOD = Param("method", "choice", None, "a trained fusion method", choices=tuple(TRAINED))
+TRAINED_METHOD = Param("method", "choice", help="a trained fusion method", choices=tuple(TRAINED))
 
 
 @validate_params(TRAINED_METHOD)

@@ -38,17 +38,17 @@ CHANGES = ("qrels", "queries", "options")
 #: only; Holm by default (it tests every measure and slice at once); and a fixed seed (a rerun on the same
 #: inputs must give the same verdict: None, a fresh seed, is refused).
 GATE_PARAMS = {p.name: p for p in (
-    Param("margin", "number", 0.01, "the drop tolerated: a regression is a drop of the mean by more than this", low=0),
+    Param("margin", "number", help="the drop tolerated: a regression is a drop of the mean by more than this", low=0),
     SIGNIFICANCE["alpha"].but(help="the false-alarm rate of the whole gate (after the correction)", high=0.5),
     SIGNIFICANCE["test"].but(help="the one-sided paired test", choices=TESTS),
     SIGNIFICANCE["correction"].but(default="holm", help="correction across measures and slices"),
-    Param("power", "number", 0.8, "the power at which the minimum detectable drop is given", low=0.5, high=1,
+    Param("power", "number", help="the power at which the minimum detectable drop is given", low=0.5, high=1,
           high_open=True),
     SIGNIFICANCE["permutations"].but(help="sign flips or bootstrap resamples (randomization, bootstrap)", low=100),
     SIGNIFICANCE["seed"].but(help="seed of the resampling tests", optional=False),
-    Param("worst", "integer", 5, "how many of the most dropped queries the report lists per measure", low=0,
+    Param("worst", "integer", help="how many of the most dropped queries the report lists per measure", low=0,
           high=1000),
-    Param("allow", "strings", (), "accept a change from the baseline: qrels, queries or options (repeatable)",
+    Param("allow", "strings", help="accept a change from the baseline: qrels, queries or options (repeatable)",
           choices=CHANGES),
 )}
 

@@ -45,7 +45,7 @@ def frame_columns(frame, wanted: dict[str, str], what: str) -> pa.Table:
 
 
 #: the grade every interaction gets in :func:`implicit_qrels`
-GRADE = Param("grade", "integer", 1, "the grade of every (user, item) interaction")
+GRADE = Param("grade", "integer", help="the grade of every (user, item) interaction")
 
 
 @validate_params(GRADE)

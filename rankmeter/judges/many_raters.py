@@ -35,6 +35,7 @@ import numpy as np
 
 from rankmeter.judges.judge_agreement import grade_categories
 from rankmeter.judges.pairs import judgments, source_name
+from rankmeter.judges.params import SAMPLED_LABELS
 from rankmeter.core.params import PARAMS
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
@@ -126,7 +127,7 @@ def _ratings(sources, samples) -> tuple[list[str], np.ndarray, np.ndarray, np.nd
     return names, unit.astype(np.int64), rater, grade
 
 
-@validate_params(PARAMS["rel"])
+@validate_params(PARAMS["rel"], SAMPLED_LABELS)
 def many_rater_agreement(sources=(), *, sampled=None, rel: float = 1, bins=None) -> dict:
     """Agreement of several judges (or of an LLM's sampled labels) on the (query, doc) pairs they judged.
 

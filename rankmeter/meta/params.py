@@ -17,16 +17,16 @@ __all__ = ["POWER_TEST", "POWER_PERMUTATIONS", "SIZE", "TRIALS", "BIN_WIDTH", "D
 _COUNT = 1_000_000_000
 
 # discriminative power and swap rates (rankmeter.meta.discrimination)
-POWER_TEST = Param("test", "choice", "bootstrap", "paired test giving each pair's ASL (bootstrap: Sakai's; tukey: "
+POWER_TEST = Param("test", "choice", help="paired test giving each pair's ASL (bootstrap: Sakai's; tukey: "
                    "randomised HSD)", choices=("bootstrap", "tukey", "randomization", "t"))
 POWER_PERMUTATIONS = PERMUTATIONS.but(default=1000, help="bootstrap samples or trials")
 SIZE = Param("size", "integer", None, "topic-set size (repeatable; default 1 .. topics/2)", low=1)
-TRIALS = Param("trials", "integer", 1000, "draws per size", low=1, high=10_000_000)
-BIN_WIDTH = Param("bin_width", "number", 0.01, "width of the difference bins", low=0, high=1,
+TRIALS = Param("trials", "integer", help="draws per size", low=1, high=10_000_000)
+BIN_WIDTH = Param("bin_width", "number", help="width of the difference bins", low=0, high=1,
                   low_open=True)
 
 # topic set size design (rankmeter.meta.design)
-DESIGN_TEST = Param("test", "choice", "t", "paired t (two systems) or one-way ANOVA (several)",
+DESIGN_TEST = Param("test", "choice", help="paired t (two systems) or one-way ANOVA (several)",
                     choices=("t", "anova"))
 MIN_DIFF = Param("min_diff", "number", None, "the smallest difference to detect", low=0, low_open=True,
                  optional=True)
@@ -34,20 +34,20 @@ TOPICS = Param("topics", "integer", None, "a topic count: its smallest detectabl
                low=2, high=_COUNT, optional=True)
 VARIANCE = Param("variance", "number", None, "variance of the measure (else estimated from --qrels and --run)", low=0,
                  low_open=True, optional=True)
-BETA = Param("beta", "number", 0.2, "type II error (0.2: power 0.8)", low=0, high=1, low_open=True,
+BETA = Param("beta", "number", help="type II error (0.2: power 0.8)", low=0, high=1, low_open=True,
              high_open=True)
-SYSTEMS = Param("systems", "integer", 2, "systems compared by the ANOVA", low=2, high=_COUNT)
-MOST = Param("most", "integer", 1_000_000, "the most topics searched", low=2, high=_COUNT)
+SYSTEMS = Param("systems", "integer", help="systems compared by the ANOVA", low=2, high=_COUNT)
+MOST = Param("most", "integer", help="the most topics searched", low=2, high=_COUNT)
 
 # correlations of system rankings (rankmeter.meta.correlation)
-RBO_P = Param("p", "number", 0.9, "RBO's persistence, in (0, 1]: 1 is average overlap", low=0, high=1,
+RBO_P = Param("p", "number", help="RBO's persistence, in (0, 1]: 1 is average overlap", low=0, high=1,
               low_open=True)
 
 # score standardisation (rankmeter.meta.zscores)
-DDOF = Param("ddof", "integer", 1, "delta degrees of freedom (1: sample deviation)", low=0)
-RBO_KIND = Param("kind", "choice", "ext", "RBO's form: extrapolated (ext), the lower bound (min) or the residual "
+DDOF = Param("ddof", "integer", help="delta degrees of freedom (1: sample deviation)", low=0)
+RBO_KIND = Param("kind", "choice", help="RBO's form: extrapolated (ext), the lower bound (min) or the residual "
                  "(res)", choices=("ext", "min", "res"))
-TAU_VARIANT = Param("variant", "choice", "b", "Kendall's tau-a or tau-b (ties corrected)",
+TAU_VARIANT = Param("variant", "choice", help="Kendall's tau-a or tau-b (ties corrected)",
                     choices=("a", "b"))
-TAU_AP_TIES = Param("ties", "choice", "strict", "tau_ap's tied scores: strict (TREC AutoJudge's tau_ap-b) or "
+TAU_AP_TIES = Param("ties", "choice", help="tau_ap's tied scores: strict (TREC AutoJudge's tau_ap-b) or "
                     "favourable", choices=("strict", "favourable"))

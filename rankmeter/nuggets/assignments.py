@@ -43,7 +43,7 @@ from rankmeter.core.keywords import Unpack, takes_options
 from rankmeter.stats.params import SignificanceOptions
 
 #: the worth of a partially supported nugget in ``vital`` and ``all`` (``rankmeter nuggets --partial``)
-PARTIAL = Param("partial", "number", 0.5, "worth of partial_support in vital and all", low=0, high=1)
+PARTIAL = Param("partial", "number", help="worth of partial_support in vital and all", low=0, high=1)
 
 __all__ = ["MEASURES", "NuggetScores", "compare_nuggets", "nugget_scores", "read_assignments"]
 

@@ -85,22 +85,22 @@ PER_USER = ("novelty", "diversity", "serendipity", "arp", "aplt", "aclt", "popul
 
 #: The parameters of :func:`beyond_accuracy` (and ``rankmeter beyond``'s flags).
 PARAMS = {p.name: p for p in (
-    Param("k", "integer", None, "cut each list at its first K items", low=1, optional=True),
-    Param("head", "number", 0.2, "share of the most popular items that is not long tail", low=0, high=1,
+    Param("k", "integer", help="cut each list at its first K items", low=1, optional=True),
+    Param("head", "number", help="share of the most popular items that is not long tail", low=0, high=1,
           low_open=True, high_open=True),
-    Param("tail_ratio", "number", None, "RecBole's long tail instead: the least popular share (<= 1) or a count of "
+    Param("tail_ratio", "number", help="RecBole's long tail instead: the least popular share (<= 1) or a count of "
           "interactions", low=0, low_open=True, optional=True),
-    Param("entropy", "choice", "recommenders", "distributional coverage: Shannon entropy in bits, or RecBole's "
+    Param("entropy", "choice", help="distributional coverage: Shannon entropy in bits, or RecBole's "
           "normalised ln form", choices=("recommenders", "recbole")),
     Param("catalog", "integer", None, "number of items in the catalogue (RecBole's num_items; Python: also the "
           "catalogue's items)", low=1, optional=True),
-    Param("user", "string", "user", "user column"),
-    Param("item", "string", "item", "item column"),
-    Param("score", "string", None, "score column ordering each list (default: row order)"),
+    Param("user", "string", help="user column"),
+    Param("item", "string", help="item column"),
+    Param("score", "string", help="score column ordering each list (default: row order)"),
 )}
 #: the measures :func:`compare_beyond` compares: per-user ones (the others have one value per system);
 #: ``rankmeter beyond -m M`` (repeatable)
-MEASURES = Param("measures", "strings", PER_USER, "per-user measure to compare (repeatable; default all)",
+MEASURES = Param("measures", "strings", help="per-user measure to compare (repeatable; default all)",
                  choices=PER_USER)
 
 

@@ -7,8 +7,6 @@ and the ideal ranking (the qrels', the same for every run) is shown once per que
 """
 from __future__ import annotations
 
-import numpy as np
-
 from rankmeter.core.numbers import format_cell
 from rankmeter.errors import RankmeterError
 from rankmeter.report.markup import number_cell, esc
@@ -58,29 +56,16 @@ def explanations_html(evaluator, runs, labels, tables, queries: list[str], *, ma
     Each run's explained queries are ordered and joined once, in one batch; each explanation reads
     its query's slice of it (diversity measures, which read subtopics, take one query at a time).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from rankmeter.core.explain import one_query, explain_batch, explain_query
-    from rankmeter.io.canonical import Run, decode_id
+    from rankmeter.core.explain import explain_queries
+    from rankmeter.io.canonical import decode_id
 
     out = []
     cells = _CellMarkup()
     first = next(iter(tables.values()))
     index = {qid: i for i, qid in enumerate(first.queries)}
     raw = {decode_id(k): k for k in evaluator.judgments.ids.to_pylist()}
-    keys = pa.array([raw[q] for q in queries if q in raw], pa.binary())
-    prepared = {}
-    for name, run in runs:
-        mask = pc.is_in(run.table.column("query").cast(pa.binary()), value_set=keys)
-        rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
-        lines = rows + 1 if run.lines is None else run.lines[rows]
-        part = Run(run.table.take(pa.array(rows)), run.source, lines, origin=run.origin, tag=run.tag,
-                   ranked=run.ranked)
-        present = set(pc.unique(part.table.column("query").cast(pa.binary())).to_pylist())
-        batch = None if evaluator.subtopics else evaluator.batch(part, keep_docs=True)
-        where = {} if batch is None else {q: i for i, q in enumerate(batch.queries)}
-        prepared[name] = (part, present, batch, where)
+    keys = [raw[q] for q in queries if q in raw]
+    explained = {name: explain_queries(evaluator, run, keys, labels, max_rows=max_ranks) for name, run in runs}
     for qid in queries:
         i, key = index[qid], raw.get(qid)
         summary = " \u00b7 ".join(
@@ -89,25 +74,18 @@ def explanations_html(evaluator, runs, labels, tables, queries: list[str], *, ma
         blocks = []
         for label, measure in labels:
             ideal_shown = {}  # the ideal ranking comes from the qrels: shown once, under the first run that has it
-            for name, (part, present, batch, where) in prepared.items():
+            for name, of_run in explained.items():
                 head = f"<h4>{esc(label)} \u00b7 {esc(name)}</h4>"
-                if key not in present:
+                if key not in of_run:
                     blocks.append(f'{head}<p class="note">{esc(name)} retrieved nothing for this query.</p>')
                     continue
+                got = of_run[key][label]
+                if isinstance(got, RankmeterError):
+                    blocks.append(f'{head}<p class="note">{esc(got)}</p>')
+                    continue
+                ex, total = got
                 cut = measure.cutoff if isinstance(measure.cutoff, int) else None
                 limit = min(cut, max_ranks) if cut else max_ranks
-                total = None
-                try:
-                    if key in where:
-                        one = batch.one(where[key])
-                        ranks = len(one.docs)
-                        total = max(ranks if cut is None else min(cut, ranks), 0)
-                        ex = explain_batch(evaluator, one, measure, label, ranked=part.ranked, max_rows=limit)
-                    else:
-                        ex = explain_query(evaluator, one_query(part, key), key, measure, label)
-                except RankmeterError as exc:
-                    blocks.append(f'{head}<p class="note">{esc(exc)}</p>')
-                    continue
                 ideal = ""
                 if ex.ideal_rows:
                     table = _rank_table(ex.ideal_columns, ex.ideal_rows, limit, "ranks ideal", cells=cells)

@@ -15,16 +15,16 @@ __all__ = ["TITLE", "MAX_RANKS", "MAX_EXPLAINED", "BEYOND_K", "STYLE", "PAIR", "
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 # the report (rankmeter.report.html)
-TITLE = Param("title", "string", None, "the page title (default: the run names)")
-MAX_RANKS = Param("max_ranks", "integer", 20, "ranks shown per explanation", low=1)
+TITLE = Param("title", "string", help="the page title (default: the run names)")
+MAX_RANKS = Param("max_ranks", "integer", help="ranks shown per explanation", low=1)
 #: ``--explain-queries`` is the flag's older spelling; on the command line 0 means all (Python: None)
-MAX_EXPLAINED = Param("max_explained", "integer", 100, "explain the first N queries (0: all)", low=0,
+MAX_EXPLAINED = Param("max_explained", "integer", help="explain the first N queries (0: all)", low=0,
                       optional=True)
-BEYOND_K = Param("beyond_k", "integer", None, "cut each list at its first K items for the beyond-accuracy measures",
+BEYOND_K = Param("beyond_k", "integer", help="cut each list at its first K items for the beyond-accuracy measures",
                  low=1, optional=True)
 
 # the plots (rankmeter.report.plots)
-STYLE = Param("style", "choice", "box", "dist: how to draw", choices=("box", "violin", "strip"))
-PAIR = Param("pair", "strings", None, "diff: the two runs (SYSTEM - BASELINE)")
-RECALLS = Param("recalls", "numbers", RECALL_LEVELS, "the recall levels of the precision-recall curves",
+STYLE = Param("style", "choice", help="dist: how to draw", choices=("box", "violin", "strip"))
+PAIR = Param("pair", "strings", help="diff: the two runs (SYSTEM - BASELINE)")
+RECALLS = Param("recalls", "numbers", help="the recall levels of the precision-recall curves",
                 low=0, high=1)

@@ -35,7 +35,7 @@ _SAMPLED = ("randomization", "bootstrap", "tukey")
 
 #: compare_scores' measures whose smaller values are better (a Python keyword: the commands that score
 #: popularity bias pass it themselves)
-LOWER_IS_BETTER = Param("lower_is_better", "strings", (), "measures whose smaller values are better (ARP, "
+LOWER_IS_BETTER = Param("lower_is_better", "strings", help="measures whose smaller values are better (ARP, "
                         "popularity lift): the tables' superscripts and bold best follow them")
 
 

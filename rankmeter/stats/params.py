@@ -22,7 +22,8 @@ from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypedDict, cast
 
 from rankmeter.core.options import EvaluationOptions, options_class
-from rankmeter.engine.param import SEED, Param, declarations, option
+from rankmeter.engine.param import SEED, Param
+from rankmeter.engine.typed_options import declarations, option
 
 __all__ = ["Test", "Correction", "SignificanceOptions", "ComparisonOptions", "Significance", "significance",
            "SIGNIFICANCE", "TEST", "CORRECTION", "ALPHA",

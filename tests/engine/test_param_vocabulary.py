@@ -2,16 +2,19 @@
 declared with one class (rankmeter.engine.param.Param) and checked by it, with one message shape."""
 from __future__ import annotations
 
+from typing import Annotated, TypedDict
+
 import pytest
 
 import rankmeter
-from rankmeter.engine.param import Param, validate_params
+from rankmeter.engine.param import UNSET, Param, validate_params
+from rankmeter.engine.typed_options import declarations
 from rankmeter.errors import MeasureError, ParameterError
 from rankmeter.measures import REGISTRY
 from rankmeter.measures.grammar import parse_measure
 
-ALPHA = Param("alpha", "number", 0.05, "level", low=0, high=1, low_open=True, high_open=True)
-K = Param("k", "integer", None, "cut-off", low=1, optional=True)
+ALPHA = Param("alpha", "number", help="level", low=0, high=1, low_open=True, high_open=True)
+K = Param("k", "integer", help="cut-off", low=1, optional=True)
 
 
 @validate_params(ALPHA, K)
@@ -26,7 +29,7 @@ def _cut(run, k: int) -> int:
 
 def test_validate_params_checks_and_normalises_the_declared_keywords():
     assert _level(1, alpha=0.5, k=3) == (1, 0.5, 3)
-    assert _level(1) == (1, 0.05, None)             # defaults are the declaration's: not checked again
+    assert _level(1) == (1, 0.05, None)             # defaults are the signature's: not checked again
     assert _level(1, k=None) == (1, 0.05, None)     # an optional keyword takes None
     with pytest.raises(ParameterError, match=r"^alpha=5: expected a number in \(0, 1\)$"):
         _level(1, alpha=5)
@@ -42,13 +45,58 @@ def test_none_is_refused_where_the_function_has_no_default():
         _cut("run", None)
 
 
-def test_a_declaration_must_name_a_parameter_with_its_default():
+def test_a_default_is_written_once_in_the_signature_and_kept_with_the_declaration():
+    assert ALPHA.default is UNSET and repr(UNSET) == "<the function's default>"
+    assert _level.params["alpha"].default == 0.05 and _level.params["k"].default is None
+    assert _cut.params["k"].required and _cut.params["k"].default is UNSET
+
+    @validate_params(ALPHA)
+    def stricter(*, alpha: float = 0.01):
+        return alpha
+    # the same declaration, each function's own default: the declaration itself is left as it was
+    assert stricter.params["alpha"].default == 0.01 and _level.params["alpha"].default == 0.05
+    assert ALPHA.default is UNSET
     with pytest.raises(TypeError, match="no parameter 'alpha'"):
         validate_params(ALPHA)(lambda x: x)
-    with pytest.raises(TypeError, match="default is 0.05"):
-        @validate_params(ALPHA)
-        def _other(*, alpha: float = 0.1):
-            return alpha
+
+
+def test_a_typed_dict_key_declares_its_own_default():
+    class Knobs(TypedDict, total=False):
+        alpha: Annotated[float, ALPHA]
+    with pytest.raises(AssertionError, match="Knobs.alpha: the Param needs its default"):
+        declarations(Knobs)
+
+    class Given(TypedDict, total=False):
+        alpha: Annotated[float, ALPHA.but(default=0.05)]
+    assert declarations(Given)["alpha"].default == 0.05
+
+
+def test_every_validated_keyword_of_the_package_takes_its_default_from_its_signature():
+    """Walk every function of the package that validates its keywords: the default on the function's
+    declaration is its signature's (one place), whatever the shared declaration says."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    seen = 0
+    for info in pkgutil.walk_packages(rankmeter.__path__, "rankmeter."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            for func in [obj, *(vars(obj).values() if inspect.isclass(obj) else ())]:
+                func = getattr(func, "__func__", func)
+                params = getattr(func, "params", None)
+                if not isinstance(params, dict) or getattr(func, "__module__", None) != info.name:
+                    continue
+                signature = inspect.signature(func)
+                for name, param in params.items():
+                    own = signature.parameters.get(name)
+                    if own is None or own.default is inspect.Parameter.empty:
+                        continue
+                    seen += 1
+                    assert param.default == own.default, (info.name, func.__qualname__, name)
+    assert seen > 100
 
 
 def test_measure_parameters_are_the_one_class():
