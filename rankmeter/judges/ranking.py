@@ -8,8 +8,8 @@ its draws, and :func:`~rankmeter.judges.draws.ranking_agreement` gives Kendall's
 of the two rankings with a bootstrap interval over the queries (the draws' noise riding along), the judge's share
 of its variance and the interval of the draws alone (these queries labelled again). ``low``/``high`` is the
 percentile interval, ``normal`` the estimate +- z times the bootstrap's standard deviation: with a judge of known
-probabilities (bench/judge_draws.py --parts tau-why) the first held Kendall's tau in 99-99.7% at 95%, the second
-in 92-95%, and tau_ap in 96-97% and 85-88% (see :func:`~rankmeter.judges.draws.ranking_agreement`).
+probabilities (bench/judge_draws.py --parts tau-why) the first held Kendall's tau in 99.0-99.7% at 95%, the
+second in 92.3-95.0%, and tau_ap in 95.7-97.7% and 84.7-88.3% (see :func:`~rankmeter.judges.draws.ranking_agreement`).
 
 Examples
 --------
