@@ -2,7 +2,7 @@
 stable against uniform draws, and allocate's sizing, with a judge of known per-pair probabilities
 (tests/judges/known_judge.py; the tests run the same simulations small).
 
-usage: python bench/judge_draws.py [--reps 4000] [--seed 0] [--parts coverage,pass,stable,allocate,tau]
+usage: python bench/judge_draws.py [--reps 4000] [--seed 0] [--parts coverage,fixed,pass,stable,allocate,tau,tau-why]
 
 Every coverage is printed with its Monte-Carlo standard error, sqrt(c (1 - c) / reps).
 """
@@ -66,6 +66,44 @@ def coverage(rng, reps: int) -> None:
               f"variance {np.mean(share):.3f}")
         for key, h in hits.items():
             print(f"  {key:<40} {shown(h, reps)}")
+
+
+def fixed_collection(rng, reps: int) -> None:
+    """Treating one draw as fixed, against the collection's mean of the judge's expected DCG@10: N queries, Q of
+    them evaluated. One draw's finite-population interval drops the judge's part of the variance, which the
+    queries' part no longer hides once Q / N is large."""
+    from rankmeter.stats.student import stdtrit
+
+    print("\ntreating one draw as fixed: each run's mean and a pair's difference, the truth the collection's mean of "
+          "the judge's expected DCG@10")
+    for N, Q, m, unsettled in ((20_000, 100, 3, 0.3), (200, 100, 2, 0.3), (200, 160, 3, 0.6), (200, 200, 2, 0.6)):
+        human, probs = population(rng, N, uncertain=unsettled)
+        orders = [np.argsort(-(s * human + rng.normal(0, 1, human.shape)), axis=1, kind="stable") for s in (1.2, 0.7)]
+        truth = [expected_dcg10(probs, o).mean() for o in orders]
+        finite = N if N < 20_000 else None
+        f = Q / N if finite else 0.0
+        t = stdtrit(Q - 1, 0.975)
+        hits = {(k, kind): 0 for k in ("mean", "difference") for kind in ("two", "fixed", "plain")}
+        share = []
+        for _ in range(reps):
+            which = rng.choice(N, Q, replace=False)
+            grades = draw(rng, probs[which], m)
+            v = [np.stack([dcg10(grades[..., d], o[which]) for d in range(m)], axis=1) for o in orders]
+            for key, values, want in (("mean", v[0], truth[0]), ("difference", v[0] - v[1], truth[0] - truth[1])):
+                got = two_stage_mean(values, population=finite)
+                hits[key, "two"] += got["low"] <= want <= got["high"]
+                one = values[:, 0]
+                for kind, keep in (("fixed", 1 - f), ("plain", 1.0)):
+                    half = t * np.sqrt(keep * np.var(one, ddof=1) / Q)
+                    hits[key, kind] += one.mean() - half <= want <= one.mean() + half
+                if key == "mean":
+                    share.append(got["judge_share"])
+        print(f"  {Q} of {N} queries (f = {f:.2f}), {m} draws a pair, {unsettled:.0%} of pairs unsettled, {reps} "
+              f"repetitions; judge's share of the two-stage variance {np.mean(share):.3f}")
+        for key in ("mean", "difference"):
+            print(f"    {key:<10} queries and draws {shown(hits[key, 'two'], reps)}; one draw as fixed "
+                  f"{shown(hits[key, 'fixed'], reps)}; one draw, no finite-population correction "
+                  f"{shown(hits[key, 'plain'], reps)}")
 
 
 def pass_probability(rng, reps: int) -> None:
@@ -201,16 +239,77 @@ def tau_coverage(rng, reps: int) -> None:
                       f"the draws {shown(hits[k, 'draws'], reps)}; one draw as fixed {shown(hits[k, 'one draw'], reps)}")
 
 
+def tau_why(rng, reps: int) -> None:
+    """Why the percentile interval of Kendall's tau over-covers in the separated world: the spread of its bootstrap
+    against the spread of the estimate over repetitions (a variance counted twice would show there), the
+    coverage of three intervals from the same resamples, and each system pair's flip rate in samples and in
+    resamples (the bootstrap of a sign is not its sampling distribution)."""
+    from statistics import NormalDist
+
+    from rankmeter.meta.correlation import kendall_tau, tau_ap
+
+    human, probs, orders = tau_worlds(rng)["separated"]
+    h_pop = np.array([dcg10(human.astype(float), o).mean() for o in orders])
+    f_pop = np.array([expected_dcg10(probs, o).mean() for o in orders])
+    statistics = {"kendall_tau": kendall_tau, "tau_ap": lambda a, b: tau_ap(a, b)}
+    truth = {k: fn(f_pop, h_pop) for k, fn in statistics.items()}
+    i, j = np.triu_indices(len(orders), 1)
+    order_pop = np.sign(f_pop[i] - f_pop[j]) * np.sign(h_pop[i] - h_pop[j])
+    normal = NormalDist()
+    z = normal.inv_cdf(0.975)
+    reps, resamples = max(reps // 8, 50), 1000
+    for Q in (30, 60, 150):
+        hits = {(k, kind): 0 for k in statistics for kind in ("percentile", "estimate +- z sd", "bias-corrected")}
+        estimates, spreads = {k: [] for k in statistics}, {k: [] for k in statistics}
+        flips, flips_resampled = np.zeros(len(i)), np.zeros(len(i))
+        for _ in range(reps):
+            which = rng.choice(len(human), Q, replace=False)
+            grades = draw(rng, probs[which], 3)
+            h = np.array([dcg10(human[which].astype(float), o[which]) for o in orders])
+            f = np.array([np.stack([dcg10(grades[..., d], o[which]) for d in range(3)], axis=1) for o in orders])
+            f = f.mean(2)
+            picks = rng.integers(0, Q, (resamples, Q))
+            hb, fb = h[:, picks].mean(2), f[:, picks].mean(2)          # (systems, resamples)
+            sample = np.sign(f.mean(1)[i] - f.mean(1)[j]) * np.sign(h.mean(1)[i] - h.mean(1)[j])
+            flips += sample != order_pop
+            flips_resampled += ((np.sign(fb[i] - fb[j]) * np.sign(hb[i] - hb[j])) != sample[:, None]).mean(1)
+            for k, fn in statistics.items():
+                est, t = fn(f.mean(1), h.mean(1)), truth[k]
+                boot = np.array([fn(a, b) for a, b in zip(fb.T, hb.T)])
+                low, high = np.quantile(boot, [0.025, 0.975])
+                hits[k, "percentile"] += low <= t <= high
+                hits[k, "estimate +- z sd"] += abs(est - t) <= z * boot.std(ddof=1)
+                below = np.mean(boot < est - 1e-12) + 0.5 * np.mean(np.abs(boot - est) <= 1e-12)
+                z0 = normal.inv_cdf(min(max(below, 1e-6), 1 - 1e-6))
+                low, high = np.quantile(boot, [normal.cdf(2 * z0 - z), normal.cdf(2 * z0 + z)])
+                hits[k, "bias-corrected"] += low <= t <= high
+                estimates[k].append(est)
+                spreads[k].append(boot.std(ddof=1))
+        print(f"\nwhy: separated systems, {Q} queries, 3 draws, {reps} repetitions of {resamples} resamples")
+        for k in statistics:
+            print(f"  {k:<12} population {truth[k]:.3f}, mean estimate {np.mean(estimates[k]):.3f}; sd of the "
+                  f"estimate over repetitions {np.std(estimates[k], ddof=1):.4f}, mean bootstrap sd "
+                  f"{np.mean(spreads[k]):.4f}; covered: " + ", ".join(
+                      f"{kind} {shown(hits[k, kind], reps)}" for kind in ("percentile", "estimate +- z sd",
+                                                                          "bias-corrected")))
+        flips, flips_resampled = flips / reps, flips_resampled / reps
+        order = np.argsort(flips)
+        print("  each system pair's concordance flipped: in samples (against the population) / in resamples "
+              "(against the sample): " + ", ".join(f"{flips[k]:.3f}/{flips_resampled[k]:.3f}" for k in order
+                                                   if flips[k] > 0 or flips_resampled[k] > 0.01))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--parts", default="coverage,pass,stable,allocate,tau",
-                        help="which simulations, comma-separated (tau: reps / 8 repetitions)")
+    parser.add_argument("--parts", default="coverage,fixed,pass,stable,allocate,tau",
+                        help="which simulations, comma-separated (tau, tau-why: reps / 8 repetitions; tau-why is "
+                        "not in the default)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    parts = {"coverage": coverage, "pass": pass_probability, "stable": stable_against_uniform,
-             "allocate": allocate_sizing, "tau": tau_coverage}
+    parts = {"coverage": coverage, "fixed": fixed_collection, "pass": pass_probability, "stable": stable_against_uniform,
+             "allocate": allocate_sizing, "tau": tau_coverage, "tau-why": tau_why}
     for name in args.parts.split(","):
         parts[name](rng, args.reps)
 

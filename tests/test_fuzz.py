@@ -65,6 +65,7 @@ COMMANDS = {
     "judges-aggregate": "judges aggregate {Q} -o {O}",
     "judges-mix": "judges mix {Q} {Q2} -o {O}",
     "judges-impact": "judges impact {Q} {Q2} {R1} {R2} -m AP --permutations 200",
+    "judges-ranking": "judges ranking {Q} {Q2} {R1} {R2} -m AP --permutations 200",
     "nuggets": "nuggets {N}",
     "run-cut": "run cut {R1} --k 1 -o {O}",
     "run-filter": "run filter {R1} --keep q1 -o {O}",

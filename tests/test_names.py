@@ -62,6 +62,7 @@ FEEDS: dict[tuple[str, ...], tuple[str, ...]] = {
                              "rankmeter.judges.ppi:estimate"),
     ("judges", "label"): ("rankmeter.judges.labelling:label",),
     ("judges", "reliability"): ("rankmeter.judges.reliability:reliability",),
+    ("judges", "ranking"): ("rankmeter.judges.ranking:rank_agreement",),
     ("nuggets",): ("rankmeter.nuggets.assignments:nugget_scores", "rankmeter.nuggets.assignments:compare_nuggets",
                    "rankmeter.nuggets.assignments:NuggetScores.to_text", "rankmeter.report.html:render_scores_report"),
     ("run",): ("rankmeter.core.ranked_runs:cut", "rankmeter.core.ranked_runs:rerank",

@@ -4,7 +4,7 @@ rankmeter.judges.allocation)."""
 from __future__ import annotations
 
 
-from rankmeter.judges.params import BUDGET, DESIGN, EARLIER_DESIGN, STRATA, TARGET, UNIT, WIDTH
+from rankmeter.judges.params import BUDGET, DESIGN, EARLIER_DESIGN, RANK_RESAMPLES, STRATA, TARGET, UNIT, WIDTH
 from rankmeter.cli import flags
 from rankmeter.core.params import PARAMS
 
@@ -32,6 +32,26 @@ def add_parsers(kinds) -> None:
     flags.add(a, *common, UNIT, BUDGET, STRATA, TARGET, EARLIER_DESIGN, WIDTH, DESIGN_OUT, "alpha", "seed",
               PARAMS["format"].but(choices=("text", "json")), *flags.EVALUATION, owner=(allocate, estimate))
     a.set_defaults(func=run_allocate, subparser=a)
+    r = kinds.add_parser("ranking", help="Kendall's tau and tau_ap of the runs ranked under the LLM's labels (the "
+                                         "mean over its draws) against the human ranking, with intervals over the "
+                                         "queries and the draws")
+    flags.add(r, flags.SHARED["qrels"].but(name="human", metavar="HUMAN", help="the human judgments"),
+              flags.SHARED["qrels"].but(name="llm", metavar="LLM", help="the LLM's judgments (several lines per "
+                                                                        "pair: its draws)"),
+              PARAMS["runs"].but(help="the runs (two or more)"), PARAMS["measure"].but(required=True), "alpha",
+              RANK_RESAMPLES, "seed", PARAMS["format"].but(choices=("text", "json")), "decimals",
+              *flags.EVALUATION)
+    r.set_defaults(func=run_ranking, subparser=r)
+
+
+def run_ranking(args) -> int:
+    from rankmeter.judges.ranking import rank_agreement_text, rank_agreement_with
+    from rankmeter.core.options import validate_options
+
+    got = rank_agreement_with(args.human, args.llm, list(args.runs), args.measure,
+                              validate_options(**flags.evaluation(args)), alpha=args.alpha,
+                              permutations=args.permutations, seed=args.seed or 0)
+    return flags.emit(args, got, rank_agreement_text(got, decimals=args.decimals))
 
 
 def run_estimate(args) -> int:

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from rankmeter.judges.params import DRAWS
 from rankmeter.core.keywords import Unpack, takes_options
+from rankmeter.core.options import Options, validate_options
 from rankmeter.engine.param import validate_params
 from rankmeter.stats.params import ComparisonOptions, significance
 from rankmeter.errors import ParameterError
@@ -132,7 +133,7 @@ def _unjudged_relevant(mixed, run, top: float):
     return Qrels(table, "unjudged relevant", origin="dict")
 
 
-@takes_options()
+@takes_options(in_memory=True)
 @validate_params(DRAWS)
 def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = None, probabilities=None,
            draws: int = 200, **options: Unpack[ComparisonOptions]) -> Impact:
@@ -171,26 +172,40 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     >>> got.runs[1]["rank_change"]["P@1"]["llm"]
     1
     """
-    from rankmeter.core.evaluator import evaluate_runs
     from rankmeter.judges.sources import mix
+
+    knobs = significance(options)  # the tests' knobs out of options: the rest are the evaluation options
+    mixed = mix(human, llm)
+    opts = validate_options(**options)
+    if mixed.qrels.real_grades and "grades" not in options:
+        opts = opts.replace(grades="real")      # the LLM's real grades (0.73) read as they are, unless told
+    return _impact(human, llm, mixed, runs, measures, opts, knobs, baseline=baseline, probabilities=probabilities,
+                   draws=draws)
+
+
+def _evaluate(qrels, runs: dict, measures, options: Options):
+    from rankmeter.core.evaluator import Evaluator
+
+    return Evaluator.of(qrels, measures, options).evaluate_runs(runs)
+
+
+def _impact(human, llm, mixed, runs, measures, options: Options, knobs, *, baseline, probabilities, draws) -> Impact:
+    """:func:`impact` with its options validated (``knobs`` the tests' settings)."""
     from rankmeter.stats.compare import compare
     from rankmeter.core.naming import name_runs
 
-    knobs = significance(options)  # the tests' knobs out of options: the rest are the evaluation options
     measures = [measures] if isinstance(measures, str) else list(measures)
-    named = name_runs(runs, columns=options.get("columns"))
+    named = name_runs(runs, columns=options.columns)
     if len(named) < 2:
         raise ParameterError(f"runs: got {len(named)}; the impact on rankings needs at least two runs")
     runs_by_name = dict(named)
-    mixed = mix(human, llm)
     sources = {"human": human, "llm": llm, "mixed": mixed.qrels}
-    grades = {"grades": "real"} if mixed.qrels.real_grades and "grades" not in options else {}
-    tables = {v: evaluate_runs(q, runs_by_name, measures, **options, **grades) for v, q in sources.items()}
+    tables = {v: _evaluate(q, runs_by_name, measures, options) for v, q in sources.items()}
     labels = list(tables["human"].names)
     from rankmeter.core.needs import top_grade
     top = float(top_grade(mixed.qrels))
-    best = {name: evaluate_runs(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures,
-                                     **options, **grades) for name, run in named}
+    best = {name: _evaluate(_unjudged_relevant(mixed.qrels, run, top), {name: run}, measures, options)
+            for name, run in named}
     result = Impact(labels, settings={"test": knobs.test, "correction": knobs.correction, "alpha": knobs.alpha,
                                       "baseline": baseline, "judged": mixed.counts})
     names = [name for name, _ in named]
@@ -201,8 +216,8 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
         rank = {m: {v: ranks[(v, m)][name] for v in VERSIONS} for m in labels}
         change = {m: {v: rank[m]["human"] - rank[m][v] for v in ("llm", "mixed")} for m in labels}
         result.runs.append({"run": name, "scores": scores, "ranks": rank, "rank_change": change})
-    compared = {v: compare(q, runs_by_name, measures, baseline=baseline or names[0], **knobs.as_dict(), **options,
-                           **grades)
+    compared = {v: compare(q, runs_by_name, measures, baseline=baseline or names[0], **knobs.as_dict(),
+                           **options.as_dict())          # the public face of stats: its keywords
                 for v, q in sources.items()}
     records = {v: (c.pair_records() if baseline is None else c.table_records()) for v, c in compared.items()}
     for i, row in enumerate(records["human"]):
@@ -223,22 +238,20 @@ def impact(human, llm, runs, measures, *, baseline: str | list[str] | None = Non
     return result
 
 
-def _expected(human, probabilities, runs, labels, measures, alpha, draws, seed, options) -> dict:
+def _expected(human, probabilities, runs, labels, measures, alpha, draws, seed, options: Options) -> dict:
     """Expected score (linear measures) and resampled interval, under LLM-only and mixed labels."""
-    from rankmeter.core.evaluator import evaluate_runs
     from rankmeter.judges.sources import Samples, aggregate, mix, read_samples
-    from rankmeter.io.canonical import Qrels, qrels_table
 
     s = probabilities if isinstance(probabilities, Samples) else read_samples(probabilities)
     if s.probabilities is None:
         raise ParameterError("probabilities: the file gives single grades; expected scores need a probability "
                              "per grade ({\"query\", \"doc\", \"probabilities\": {grade: p}})")
-    opts = {**options, "grades": "real"}
+    opts = options.replace(grades="real")
     mean_qrels = aggregate(s, method="mean")
-    exact = {"llm": evaluate_runs(mean_qrels, runs, measures, **opts),
-             "mixed": evaluate_runs(mix(human, mean_qrels).qrels, runs, measures, **opts)}
+    exact = {"llm": _evaluate(mean_qrels, runs, measures, opts),
+             "mixed": _evaluate(mix(human, mean_qrels).qrels, runs, measures, opts)}
     from rankmeter.io import as_run
-    runs = {name: as_run(run, columns=options.get("columns")) for name, run in runs.items()}  # read once, not per draw
+    runs = {name: as_run(run, columns=options.columns) for name, run in runs.items()}  # read once, not per draw
     rng = np.random.Generator(np.random.PCG64(seed))
     # one entry per (line, grade listed), in grade order within a line; a line's draw u picks its first grade
     # whose cumulative probability reaches u (its last one when rounding leaves u above them all)
@@ -261,11 +274,10 @@ def _expected(human, probabilities, runs, labels, measures, alpha, draws, seed, 
     return _summarise(labels, runs, exact, drawn, alpha)
 
 
-def _draw_once(rng, entries, s, human, runs, measures, labels, opts, drawn) -> None:
+def _draw_once(rng, entries, s, human, runs, measures, labels, opts: Options, drawn) -> None:
     """One draw of every pair's grade from the LLM's probabilities, scored under LLM-only and mixed labels
     (``entries``: each probability entry's line and grade in grade order within a line, where each line's
     entries start, how many it has, and their cumulative probability within the line)."""
-    from rankmeter.core.evaluator import evaluate_runs
     from rankmeter.judges.sources import mix
     from rankmeter.io.canonical import Qrels, qrels_table
 
@@ -276,7 +288,7 @@ def _draw_once(rng, entries, s, human, runs, measures, labels, opts, drawn) -> N
     grade = grades[starts + np.minimum(picked, counts - 1)]
     resampled = Qrels(qrels_table(s.query, s.doc, pa.array(grade)), "resampled", origin="dict")
     for v, q in (("llm", resampled), ("mixed", mix(human, resampled).qrels)):
-        table = evaluate_runs(q, runs, measures, **opts)
+        table = _evaluate(q, runs, measures, opts)
         for run in runs:
             for m in labels:
                 drawn[v][run][m].append(table[run][m])

@@ -135,9 +135,10 @@ def _irds_texts(name: str, kind: str, ids) -> dict[str, str]:
     return {k: d.default_text() for k, d in dataset.docs_store().get_many(list(ids)).items()}
 
 
-def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -> list[tuple[str, str]]:
+def label_pairs(runs=(), options=None, *, top_k: int = 10, qrels=None, pool=None) -> list[tuple[str, str]]:
     """The (query, doc) pairs to label: ``pool``'s pairs, or every doc some run ranks in its top ``top_k``
-    (best rank first), less those ``qrels`` judges."""
+    (best rank first; the runs read under ``options``, validated :class:`~rankmeter.core.options.Options`, None
+    the defaults), less those ``qrels`` judges."""
     from rankmeter.io import read_qrels
     from rankmeter.io.canonical import decode_id
 
@@ -146,7 +147,7 @@ def label_pairs(runs=(), *, top_k: int = 10, qrels=None, pool=None, **options) -
     elif runs:
         from rankmeter.core.options import validate_options
         from rankmeter.fusion.methods import depth_pool_run
-        table = depth_pool_run(list(runs), top_k, validate_options(**options)).table
+        table = depth_pool_run(list(runs), top_k, options if options is not None else validate_options()).table
     else:
         raise ParameterError("give runs (their top-k docs are labelled) or pool= (a pool file)")
     pairs = list(zip(map(decode_id, table.column("query").to_pylist()),

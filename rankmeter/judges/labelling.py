@@ -158,13 +158,16 @@ def label(runs=(), *, queries, docs, base_url: str, model: str, cache, output=No
     if until_stable and max_samples < samples:
         raise ParameterError(f"max_samples={max_samples} is below samples={samples}: --until-stable starts from "
                              "--samples draws and stops at --max-samples")
+    from rankmeter.core.options import validate_options
+
+    read_as = validate_options(**options)       # once, before any work: below here the Options object
     start = time.monotonic()
     deadline = None if time_limit is None else start + time_limit
     inputs = [*runs] + [p for p in (queries, docs, qrels, pool, prompt, cache) if p not in (None, "umbrela")]
     if output is not None and not dry_run:
         check_output(output, inputs=inputs)
     template = prompt_template(prompt)
-    pairs = label_pairs(runs, top_k=top_k, qrels=qrels, pool=pool, **options)
+    pairs = label_pairs(runs, read_as, top_k=top_k, qrels=qrels, pool=pool)
     query_texts = read_texts(queries, kind="queries", ids={q for q, _ in pairs})
     doc_texts = read_texts(docs, kind="docs", ids={d for _, d in pairs})
     sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens)}

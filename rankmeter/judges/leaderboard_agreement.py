@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from rankmeter.judges.params import TOP_K_OVERLAP
 from rankmeter.meta.params import RBO_P
 from rankmeter.engine.param import validate_params
+from rankmeter.core.keywords import EvaluationOptions, Unpack, takes_options
+from rankmeter.core.options import Options, validate_options
 from rankmeter.errors import InputError, ParameterError
 
-__all__ = ["Leaderboards", "from_scores", "leaderboards", "read_leaderboard"]
+__all__ = ["Leaderboards", "from_scores", "leaderboards", "leaderboards_with", "read_leaderboard"]
 
 
 @dataclass
@@ -136,21 +138,32 @@ def from_scores(board_a: dict, board_b: dict, *, names: tuple[str, str] = ("A", 
     return result
 
 
+@takes_options(in_memory=True)
 @validate_params(RBO_P, TOP_K_OVERLAP)
-def leaderboards(qrels_a, qrels_b, runs, measures, *, p: float = 0.9, top_k=(1, 3, 5, 10), **options) -> Leaderboards:
+def leaderboards(qrels_a, qrels_b, runs, measures, *, p: float = 0.9, top_k=(1, 3, 5, 10),
+                 **options: Unpack[EvaluationOptions]) -> Leaderboards:
     """Score ``runs`` with ``measures`` under both qrels and compare the leaderboards (see the module docstring).
 
-    ``options`` are the evaluation options of :func:`rankmeter.evaluate` (``grades="real"`` for LLM
-    grades such as 0.73, ``rel``, ``queries`` ...), the same for both qrels.
+    The evaluation options (``grades="real"`` for LLM grades such as 0.73, ``rel``, ``queries`` ...) are the
+    same for both qrels.
+
+    %(evaluation_options)s
     """
+    return leaderboards_with(qrels_a, qrels_b, runs, measures, validate_options(**options), p=p, top_k=top_k)
+
+
+def leaderboards_with(qrels_a, qrels_b, runs, measures, options: Options, *, p: float = 0.9,
+                      top_k=(1, 3, 5, 10)) -> Leaderboards:
+    """:func:`leaderboards` under evaluation options validated already."""
     from rankmeter.judges.pairs import source_name
-    from rankmeter.core.evaluator import evaluate_runs
+    from rankmeter.core.evaluator import Evaluator
 
     measures = [measures] if isinstance(measures, str) else list(measures)
     if isinstance(runs, (str, bytes, os.PathLike)):
         raise ParameterError("runs: give several runs, as a list of paths or a dict name -> run")
-    first = evaluate_runs(qrels_a, runs if isinstance(runs, dict) else list(runs), measures, **options)
-    second = evaluate_runs(qrels_b, runs if isinstance(runs, dict) else list(runs), measures, **options)
+    given = runs if isinstance(runs, dict) else list(runs)
+    first = Evaluator.of(qrels_a, measures, options).evaluate_runs(given)
+    second = Evaluator.of(qrels_b, measures, options).evaluate_runs(given)
     board_a = {m: {run: first[run][m] for run in first.runs} for m in first.names}
     board_b = {m: {run: second[run][m] for run in second.runs} for m in second.names}
     return from_scores(board_a, board_b, names=(source_name(qrels_a, "A"), source_name(qrels_b, "B")), p=p,

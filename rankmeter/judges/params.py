@@ -7,9 +7,10 @@ line reads them before any analysis is imported.
 from __future__ import annotations
 
 from rankmeter.engine.param import Param
+from rankmeter.stats.params import PERMUTATIONS
 
 __all__ = ["UNIT", "BUDGET", "STRATA", "TARGET", "WIDTH", "DESIGN", "EARLIER_DESIGN", "AGGREGATE", "DRAWS",
-           "SAMPLED_LABELS", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS",
+           "SAMPLED_LABELS", "RANK_RESAMPLES", "TOP_K_OVERLAP", "TOP_K", "SAMPLES", "CONCURRENCY", "KEY_ENV", "TEMPERATURE", "MAX_TOKENS",
            "PRICE_IN", "PRICE_OUT", "TIMEOUT", "RETRIES", "DRY_RUN", "TIME_LIMIT", "MAX_RESPONSE_BYTES", "UNTIL_STABLE",
            "MAX_SAMPLES", "MAX_CALLS", "STABLE_ON", "STABLE_LEVEL", "LABELLING"]
 
@@ -33,6 +34,10 @@ DESIGN = Param("design", "path", None, "the stratified design the human labels w
 EARLIER_DESIGN = DESIGN.but(help="the design HUMAN's labels were drawn by, when they were allocated by an earlier "
                             "`judges allocate -o FILE` (a second round): its strata are kept, and must be what these "
                             "LLM qrels, runs, measure and --strata give")
+
+# the agreement of the system rankings (rankmeter.judges.ranking): compare's permutations, its bootstrap's resamples
+RANK_RESAMPLES = PERMUTATIONS.but(default=1000, low=2, help="bootstrap resamples of the queries (and of each query's "
+                                  "draws) for the intervals of tau and tau_ap")
 
 # aggregating sampled labels (rankmeter.judges.sources)
 AGGREGATE = Param("method", "choice", help="how a pair's samples become one grade: mode (UMBRELA's: on a tie the "

@@ -46,6 +46,7 @@ def _base(command: str, kind: str | None, out: Path) -> list[str]:
                    "estimate": ["judges", "estimate", Q, Q, R1, "-m", "AP"],
                    "allocate": ["judges", "allocate", Q, Q, R1, "-m", "AP", "--budget", "2"],
                    "reliability": ["judges", "reliability", Q],
+                   "ranking": ["judges", "ranking", Q, Q, R1, R2, "-m", "AP"],
                    "label": ["judges", "label", R1, "--queries", Q, "--docs", Q, "--base-url", "http://127.0.0.1:9/v1",
                              "--model", "m", "--cache", str(out / "cache.db"), "-o", o]}.get(kind, []),
         "baseline": ["baseline", Q, R1, "-m", "AP", "-o", o],

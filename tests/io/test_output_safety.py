@@ -89,6 +89,7 @@ COMMANDS = {
     "judges estimate": "judges estimate {Q} {L} {R1X} {R2X} -m AP",
     "judges allocate": "judges allocate {Q} {L} {R1X} {R2X} -m AP --budget 1 --strata 1",
     "judges reliability": "judges reliability {LD}",
+    "judges ranking": "judges ranking {Q} {Q} {R1} {R2} -m AP --permutations 200",
     "baseline": "baseline {Q} {R1} -m AP -o {O}",
     "gate": "gate {Q} {R2} --baseline {B}",
     "diff": "diff {Q} {R1} -m AP -m nDCG@5 --as trec_eval,pytrec_eval,ranx",
