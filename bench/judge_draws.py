@@ -22,7 +22,7 @@ from until_stable import uniform, until_stable  # noqa: E402
 
 from rankmeter.judges.allocation import design_rows, labels_needed  # noqa: E402
 from rankmeter.judges.draws import ranking_agreement, two_stage_mean  # noqa: E402
-from rankmeter.judges.ppi import classical_mean, ppi_mean  # noqa: E402
+from rankmeter.judges.ppi_means import classical_mean, ppi_mean  # noqa: E402
 from rankmeter.judges.stopping import wilson  # noqa: E402
 
 

@@ -21,7 +21,7 @@ from statistics import NormalDist
 import numpy as np
 
 from rankmeter.judges.params import BUDGET, STRATA, TARGET, WIDTH
-from rankmeter.judges.ppi import ppi_mean
+from rankmeter.judges.ppi_means import ppi_mean
 from rankmeter.judges.stratified import stratified_estimate, stratified_ppi
 from rankmeter.engine.param import SEED, validate_params
 from rankmeter.errors import ParameterError

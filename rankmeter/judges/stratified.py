@@ -26,7 +26,7 @@ def stratified_estimate(y, f, labelled, strata, *, alpha: float = 0.05, lam=None
 
     the first term is the sampling of the labels within each stratum (Cochran 1977, 5.3 and 7.1), the second the
     draw of the N queries from their population (``s^2(y)``, stratified: the strata's variances and the spread of
-    their means), which is what the unstratified PPI++ interval (:func:`~rankmeter.judges.ppi.ppi_mean`)
+    their means), which is what the unstratified PPI++ interval (:func:`~rankmeter.judges.ppi_means.ppi_mean`)
     also covers: with one stratum the two agree to O(1/N). ``lam`` (one for every stratum, in [0, 1]) minimises
     the first term; ``lam=0`` is the stratified human-only estimate. The interval uses Student's t with
     Satterthwaite's degrees of freedom. Returns arrays ``estimate, low, high, se, lam, n, df``.

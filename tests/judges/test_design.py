@@ -26,7 +26,8 @@ import pytest
 
 import rankmeter
 from rankmeter.judges.allocation import allocate, design_rows, stratified_estimate, stratified_ppi
-from rankmeter.judges.ppi import estimate, ppi_mean
+from rankmeter.judges.ppi import estimate
+from rankmeter.judges.ppi_means import ppi_mean
 from rankmeter.errors import InputError, ParameterError
 from rag24_world import GOLDEN, read_columns, rag24_world  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 

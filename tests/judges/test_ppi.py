@@ -11,7 +11,8 @@ from optional_packages import optional  # noqa: E402
 ppi_py = optional("ppi_py")
 
 from rankmeter.judges.allocation import allocate, labels_needed, stratified_ppi  # noqa: E402
-from rankmeter.judges.ppi import classical_mean, estimate, ppi_mean  # noqa: E402
+from rankmeter.judges.ppi import estimate  # noqa: E402
+from rankmeter.judges.ppi_means import classical_mean, ppi_mean  # noqa: E402
 from rankmeter.core.evaluator import Evaluator  # noqa: E402
 from rankmeter.io import as_run  # noqa: E402
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from known_judge import dcg10, draw, expected_dcg10, population  # noqa: E402
 
 from rankmeter.judges.draws import ppi_judge_share, query_means, two_stage_mean  # noqa: E402
-from rankmeter.judges.ppi import classical_mean, ppi_mean  # noqa: E402
+from rankmeter.judges.ppi_means import classical_mean, ppi_mean  # noqa: E402
 from rankmeter.errors import ParameterError  # noqa: E402
 
 REPS = 1000
