@@ -29,7 +29,8 @@ import numpy as np
 
 from rankmeter.stats import student
 
-__all__ = ["ranks", "expansion", "t_scale_p", "t_scale_quantile", "intervals", "resampled_pairs", "letters", "SYMBOLS"]
+__all__ = ["ranks", "expansion", "t_scale_p", "t_scale_quantile", "intervals", "influence", "resampled_pairs", "letters",
+           "SYMBOLS"]
 
 _PAIRS_BLOCK = 1 << 17  # numbers per block of resampled pairwise differences (1 MiB: in cache)
 
@@ -109,7 +110,27 @@ def intervals(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int) -> dict:
+def influence(means: np.ndarray, sizes: np.ndarray, how: str, observed: np.ndarray) -> np.ndarray:
+    """(collections x systems) linear influence of each collection on each system's aggregate (one measure):
+    the aggregate of a resample that draws collection c K_c times moves by about ``sum_c (K_c - 1) L_c / C``.
+    Exact for the macro mean (``L`` = the collections' means); weighted by queries,
+    ``L_c = (n_c / mean n) (m_c - A)``; geometric, ``L_c = A log m_c`` (m floored at 1e-5). Centred over
+    the collections (a shift changes no spread).
+
+    >>> influence(np.array([[0.2, 0.5], [0.4, 0.9]]), np.array([1, 3]), "macro", np.array([0.3, 0.7])).tolist()
+    [[-0.1, -0.2], [0.1, 0.2]]
+    """
+    if how == "macro":
+        out = means.copy()
+    elif how == "weighted":
+        out = (sizes / sizes.mean())[:, None] * (means - observed[None, :])
+    else:
+        out = observed[None, :] * np.log(np.maximum(means, 1e-5))
+    return out - out.mean(axis=0)
+
+
+def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int,
+                    counts: np.ndarray | None = None, unit_values: np.ndarray | None = None) -> dict:
     """What the resamples of one measure say about every pair: win probabilities, bootstrap p-values and the
     rank intervals (module notes).
 
@@ -119,8 +140,16 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     boot : ndarray, shape (B, S)
     alpha : float
     units : int
-        Units at the top level (collections): the p-values and the rank bounds are read on Student's scale
-        with ``units - 1`` degrees of freedom (:func:`t_scale_p`, :func:`t_scale_quantile`).
+        Units at the top level (collections): the p-values are read on Student's scale with ``units - 1``
+        degrees of freedom (:func:`t_scale_p`).
+    counts : ndarray, shape (B, units), optional
+        How often each resample drew each unit (:func:`rankmeter.leaderboard.resample.resample_aggregates`
+        with ``counts=True``).
+    unit_values : ndarray, shape (units, S), optional
+        Each unit's influence on each system's aggregate (:func:`influence`). With ``counts``, the rank
+        bounds are studentised: each resample's pairwise t statistics divide by that resample's own standard
+        error (module notes). Without them (one collection: its queries are the units), the standard errors
+        are the resamples' and the bound is read on Student's scale (:func:`t_scale_quantile`).
 
     Returns
     -------
@@ -130,12 +159,19 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     """
     b_total, s = boot.shape
     diff = observed[:, None] - observed[None, :]
-    centred = boot - boot.mean(axis=0)
-    cov = centred.T @ centred / max(b_total - 1, 1)  # np.cov's, without its copies (10x faster here)
-    var = np.diag(cov)
-    se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     # differences within rounding of 0 in the resamples are none (sums taken in different orders)
     tol = 1e-12 * max(1.0, float(np.abs(boot).max(initial=0.0)))
+    studentised = counts is not None and unit_values is not None and len(unit_values) >= 2
+    if studentised:
+        n = len(unit_values)
+        outer = (unit_values[:, :, None] * unit_values[:, None, :]).reshape(n, s * s)
+        weights = counts / n
+        se = _pair_se(np.ones((1, n)) / n, unit_values, outer, n)[0]
+    else:
+        centred = boot - boot.mean(axis=0)
+        cov = centred.T @ centred / max(b_total - 1, 1)  # np.cov's, without its copies (10x faster here)
+        var = np.diag(cov)
+        se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     se = np.where(se <= tol, 0.0, se)
     inverse = np.divide(1.0, se, out=np.zeros_like(se), where=se > 0)
     bound = np.abs(diff) - tol
@@ -154,18 +190,44 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         d -= diff
         np.abs(d, out=d)
         exceed += np.sum(d >= bound, axis=0, dtype=np.int64)
-        d *= inverse
+        if studentised:
+            own = _pair_se(weights[start:start + rows], unit_values, outer, n)
+            # a resample without spread in a pair: t = 0 on the observed difference, else beyond every bound
+            flat = own <= tol
+            d[flat & (d > tol)] = np.inf
+            own[flat] = 1.0
+            d /= own
+            d[flat & np.isfinite(d)] = 0.0
+        else:
+            d *= inverse
         max_t[start:start + rows] = d.max(axis=2)
     win = (above + not_below) / (2 * b_total)
     np.fill_diagonal(win, np.nan)
     p = t_scale_p((exceed + 1) / (b_total + 1), units)
     np.fill_diagonal(p, np.nan)
-    q = t_scale_quantile(np.quantile(max_t, 1 - alpha, axis=0), units)  # (S,): s's simultaneous bound
+    q = np.quantile(max_t, 1 - alpha, axis=0)  # (S,): s's simultaneous bound
+    if not studentised:
+        q = t_scale_quantile(q, units)
     above = (-diff) > q[:, None] * se + tol  # [s, j]: j is better than s
     below = diff > q[:, None] * se + tol     # [s, j]: s is better than j
     np.fill_diagonal(above, False)
     np.fill_diagonal(below, False)
     return {"win": win, "p": p, "rank_low": 1 + above.sum(axis=1), "rank_high": s - below.sum(axis=1)}
+
+
+def _pair_se(weights: np.ndarray, values: np.ndarray, outer: np.ndarray, n: int) -> np.ndarray:
+    """(rows, S, S) standard error of the mean difference of every pair over the units a resample drew
+    (``weights``: the draw counts / n): ``sqrt(sum_c w_c (L_cs - L_cj - mean)^2 / (n - 1))``, the sample
+    standard deviation (ddof 1) of the n drawn units' differences over sqrt(n)."""
+    rows, s = len(weights), values.shape[1]
+    mean = weights @ values  # (rows, S)
+    second = (weights @ outer).reshape(rows, s, s)
+    second -= mean[:, :, None] * mean[:, None, :]  # each resample's covariance of the units (ddof 0)
+    var = np.diagonal(second, axis1=1, axis2=2)
+    spread = var[:, :, None] + var[:, None, :] - 2 * second
+    np.maximum(spread, 0.0, out=spread)
+    spread /= n - 1
+    return np.sqrt(spread, out=spread)
 
 
 def letters(order: np.ndarray, separated: np.ndarray) -> list[str]:
