@@ -223,7 +223,8 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
     boot, drawn = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed,
                                       counts=True)
     per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units, counts=drawn,
-                                   unit_values=influence(means[:, m, :], sizes, aggregate, observed[m]))
+                                   unit_values=influence(means[:, m, :], sizes, aggregate, observed[m]),
+                                   linear=level == "collections" and aggregate == "macro")
                    for m in range(len(scores.measures))]
     p = pair_p_values(scores, test=test, level=level, aggregate=aggregate,
                             boot_p=[r["p"] for r in per_measure], alpha=alpha, resamples=resamples, seed=seed)

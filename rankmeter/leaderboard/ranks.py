@@ -130,7 +130,8 @@ def influence(means: np.ndarray, sizes: np.ndarray, how: str, observed: np.ndarr
 
 
 def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int,
-                    counts: np.ndarray | None = None, unit_values: np.ndarray | None = None) -> dict:
+                    counts: np.ndarray | None = None, unit_values: np.ndarray | None = None,
+                    linear: bool = False) -> dict:
     """What the resamples of one measure say about every pair: win probabilities, bootstrap p-values and the
     rank intervals (module notes).
 
@@ -150,6 +151,10 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         bounds are studentised: each resample's pairwise t statistics divide by that resample's own standard
         error (module notes). Without them (one collection: its queries are the units), the standard errors
         are the resamples' and the bound is read on Student's scale (:func:`t_scale_quantile`).
+    linear : bool, default False
+        Each resampled aggregate is the count-weighted mean of ``unit_values`` plus the observed one (one
+        level, macro mean): a pair's t then follows from ``D*^2 / sum_c w_c dL_c^2`` alone, one step less
+        a resample.
 
     Returns
     -------
@@ -164,9 +169,9 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     studentised = counts is not None and unit_values is not None and len(unit_values) >= 2
     if studentised:
         n = len(unit_values)
-        outer = (unit_values[:, :, None] * unit_values[:, None, :]).reshape(n, s * s)
+        squares = np.square(unit_values[:, :, None] - unit_values[:, None, :]).reshape(n, s * s)
         weights = counts / n
-        se = _pair_se(np.ones((1, n)) / n, unit_values, outer, n)[0]
+        se = np.sqrt(np.maximum(_pair_spread(np.ones((1, n)) / n, unit_values, squares, False)[0], 0.0) / (n - 1))
     else:
         centred = boot - boot.mean(axis=0)
         cov = centred.T @ centred / max(b_total - 1, 1)  # np.cov's, without its copies (10x faster here)
@@ -191,22 +196,26 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         np.abs(d, out=d)
         exceed += np.sum(d >= bound, axis=0, dtype=np.int64)
         if studentised:
-            own = _pair_se(weights[start:start + rows], unit_values, outer, n)
-            # a resample without spread in a pair: t = 0 on the observed difference, else beyond every bound
-            flat = own <= tol
-            d[flat & (d > tol)] = np.inf
-            own[flat] = 1.0
-            d /= own
-            d[flat & np.isfinite(d)] = 0.0
+            np.maximum(d, tol, out=d)  # the observed difference, within rounding: t = 0 (no spread) or ~0
+            d -= tol
+            d *= d
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d /= _pair_spread(weights[start:start + rows], unit_values, squares, linear)
+            max_t[start:start + rows] = np.fmax.reduce(d, axis=2, initial=0.0)  # 0/0: a pair with no spread
         else:
             d *= inverse
-        max_t[start:start + rows] = d.max(axis=2)
+            max_t[start:start + rows] = d.max(axis=2)
     win = (above + not_below) / (2 * b_total)
     np.fill_diagonal(win, np.nan)
     p = t_scale_p((exceed + 1) / (b_total + 1), units)
     np.fill_diagonal(p, np.nan)
+    if studentised and linear:  # max_t held r = D*^2 / sum_c w_c dL_c^2 = t^2 / (n - 1 + t^2)
+        with np.errstate(divide="ignore"):
+            max_t = np.where(max_t >= 1.0, np.inf, max_t / (1.0 - max_t))
     q = np.quantile(max_t, 1 - alpha, axis=0)  # (S,): s's simultaneous bound
-    if not studentised:
+    if studentised:  # max_t held t^2 / (n - 1)
+        q = np.sqrt(q * (n - 1))
+    else:
         q = t_scale_quantile(q, units)
     above = (-diff) > q[:, None] * se + tol  # [s, j]: j is better than s
     below = diff > q[:, None] * se + tol     # [s, j]: s is better than j
@@ -215,19 +224,21 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     return {"win": win, "p": p, "rank_low": 1 + above.sum(axis=1), "rank_high": s - below.sum(axis=1)}
 
 
-def _pair_se(weights: np.ndarray, values: np.ndarray, outer: np.ndarray, n: int) -> np.ndarray:
-    """(rows, S, S) standard error of the mean difference of every pair over the units a resample drew
-    (``weights``: the draw counts / n): ``sqrt(sum_c w_c (L_cs - L_cj - mean)^2 / (n - 1))``, the sample
-    standard deviation (ddof 1) of the n drawn units' differences over sqrt(n)."""
+def _pair_spread(weights: np.ndarray, values: np.ndarray, squares: np.ndarray, linear: bool) -> np.ndarray:
+    """(rows, S, S): for each resample (``weights``: its draw counts / n) and pair, the weighted plug-in
+    variance of the drawn units' differences, ``sum_c w_c (L_cs - L_cj - mean)^2`` ((n - 1) times the
+    squared standard error of the pair's mean difference over the n drawn units, ddof 1): one matrix
+    product of the weights and the units' squared differences (``squares``, units x S^2), less the
+    resample's squared mean difference. ``linear``: without that last term (the caller's numerator is
+    the mean difference itself, and it is cheaper to take it out after the maximum)."""
     rows, s = len(weights), values.shape[1]
-    mean = weights @ values  # (rows, S)
-    second = (weights @ outer).reshape(rows, s, s)
-    second -= mean[:, :, None] * mean[:, None, :]  # each resample's covariance of the units (ddof 0)
-    var = np.diagonal(second, axis1=1, axis2=2)
-    spread = var[:, :, None] + var[:, None, :] - 2 * second
-    np.maximum(spread, 0.0, out=spread)
-    spread /= n - 1
-    return np.sqrt(spread, out=spread)
+    spread = (weights @ squares).reshape(rows, s, s)
+    if not linear:
+        mean = weights @ values  # (rows, S)
+        shift = np.subtract(mean[:, :, None], mean[:, None, :])
+        shift *= shift
+        spread -= shift
+    return spread
 
 
 def letters(order: np.ndarray, separated: np.ndarray) -> list[str]:

@@ -100,12 +100,17 @@ def test_studentised_rank_intervals_match_the_loop_oracle(how):
     got = resampled_pairs(observed, boot[:, 0, :], alpha=0.05, units=7, counts=counts, unit_values=values)
     _, _, low, high = pairs_from_resamples(observed, boot[:, 0, :], 0.05, 7, counts=counts, unit_values=values)
     assert got["rank_low"].tolist() == low and got["rank_high"].tolist() == high
+    if how == "macro":  # one level: the resampled mean difference is the drawn units' (the shortcut's case)
+        fast = resampled_pairs(observed, boot[:, 0, :], alpha=0.05, units=7, counts=counts, unit_values=values,
+                               linear=True)
+        assert fast["rank_low"].tolist() == low and fast["rank_high"].tolist() == high
     assert low != high  # not every interval collapsed: the bounds were put to the test
     if how == "macro":  # the influence of a collection on a macro mean is its mean, centred
         np.testing.assert_allclose(values, means[:, 0, :] - means[:, 0, :].mean(axis=0), atol=1e-15)
 
 
-def test_a_studentised_bound_of_two_systems_is_the_bootstrap_t_quantile():
+@pytest.mark.parametrize("linear", [False, True])
+def test_a_studentised_bound_of_two_systems_is_the_bootstrap_t_quantile(linear):
     # two systems: s0's bound is the 95% quantile over resamples of |mean* - mean| / (sd* / sqrt(n)) of the
     # drawn collections' differences, the bootstrap-t of the paired mean difference (Efron and Tibshirani 1993,
     # 12.5), and s0 is first for sure exactly when |t| of the data is past it
@@ -120,7 +125,7 @@ def test_a_studentised_bound_of_two_systems_is_the_bootstrap_t_quantile():
             drawn = np.repeat(d, counts[r].astype(int))
             t_star.append(abs(drawn.mean() - d.mean()) / (drawn.std(ddof=1) / np.sqrt(n)))
         q = np.quantile(t_star, 0.95)
-        got = resampled_pairs(units.mean(axis=0), boot[:, 0, :], alpha=0.05, units=n, counts=counts,
+        got = resampled_pairs(units.mean(axis=0), boot[:, 0, :], alpha=0.05, units=n, counts=counts, linear=linear,
                               unit_values=units - units.mean(axis=0))
         t_obs = abs(d.mean()) / (d.std(ddof=1) / np.sqrt(n))
         assert got["rank_low"].tolist() == ([1, 1] if t_obs <= q else [1, 2] if d.mean() > 0 else [2, 1])
