@@ -224,7 +224,8 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
                                       counts=True)
     per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units, counts=drawn,
                                    unit_values=influence(means[:, m, :], sizes, aggregate, observed[m]),
-                                   linear=level == "collections" and aggregate == "macro")
+                                   linear=level == "collections" and aggregate == "macro",
+                                   p_values=test == "bootstrap")
                    for m in range(len(scores.measures))]
     p = pair_p_values(scores, test=test, level=level, aggregate=aggregate,
                             boot_p=[r["p"] for r in per_measure], alpha=alpha, resamples=resamples, seed=seed)

@@ -131,7 +131,7 @@ def influence(means: np.ndarray, sizes: np.ndarray, how: str, observed: np.ndarr
 
 def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int,
                     counts: np.ndarray | None = None, unit_values: np.ndarray | None = None,
-                    linear: bool = False) -> dict:
+                    linear: bool = False, p_values: bool = True) -> dict:
     """What the resamples of one measure say about every pair: win probabilities, bootstrap p-values and the
     rank intervals (module notes).
 
@@ -155,6 +155,8 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         Each resampled aggregate is the count-weighted mean of ``unit_values`` plus the observed one (one
         level, macro mean): a pair's t then follows from ``D*^2 / sum_c w_c dL_c^2`` alone, one step less
         a resample.
+    p_values : bool, default True
+        Count the bootstrap p-values (NaN without: the leaderboard's other tests need none).
 
     Returns
     -------
@@ -180,10 +182,13 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     se = np.where(se <= tol, 0.0, se)
     inverse = np.divide(1.0, se, out=np.zeros_like(se), where=se > 0)
     bound = np.abs(diff) - tol
-    above = np.zeros((s, s), dtype=np.int64)      # resamples where row - column > tol
-    not_below = np.zeros((s, s), dtype=np.int64)  # ... >= -tol
+    above = np.zeros((s, s), dtype=np.int64)  # resamples where row - column > tol
     exceed = np.zeros((s, s), dtype=np.int64)
     max_t = np.empty((b_total, s))
+    if studentised:
+        # tol^2 under every spread: a pair with none (every unit's difference alike) has t = 0 on its observed
+        # difference (within rounding), as the plug-in path's se = 0 gives
+        squares += tol * tol
     step = max(1, _PAIRS_BLOCK // max(s * s, 1))
     star = np.empty((step, s, s))
     for start in range(0, b_total, step):
@@ -191,27 +196,25 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         rows = len(chunk)
         d = np.subtract(chunk[:, :, None], chunk[:, None, :], out=star[:rows])  # every pair, both ways
         above += np.sum(d > tol, axis=0, dtype=np.int64)
-        not_below += np.sum(d >= -tol, axis=0, dtype=np.int64)
         d -= diff
-        np.abs(d, out=d)
-        exceed += np.sum(d >= bound, axis=0, dtype=np.int64)
+        if p_values:
+            exceed += np.sum(np.abs(d) >= bound, axis=0, dtype=np.int64)
         if studentised:
-            np.maximum(d, tol, out=d)  # the observed difference, within rounding: t = 0 (no spread) or ~0
-            d -= tol
             d *= d
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):  # a resample of one unit drawn n times: t = inf
                 d /= _pair_spread(weights[start:start + rows], unit_values, squares, linear)
-            max_t[start:start + rows] = np.fmax.reduce(d, axis=2, initial=0.0)  # 0/0: a pair with no spread
         else:
+            np.abs(d, out=d)
             d *= inverse
-            max_t[start:start + rows] = d.max(axis=2)
-    win = (above + not_below) / (2 * b_total)
+        max_t[start:start + rows] = d.max(axis=2)
+    # d[s, j] = -d[j, s] exactly (a difference changes sign exactly): row >= column - tol where column - row
+    # is not above tol
+    win = (above + (b_total - above.T)) / (2 * b_total)
     np.fill_diagonal(win, np.nan)
-    p = t_scale_p((exceed + 1) / (b_total + 1), units)
+    p = t_scale_p((exceed + 1) / (b_total + 1), units) if p_values else np.full((s, s), np.nan)
     np.fill_diagonal(p, np.nan)
     if studentised and linear:  # max_t held r = D*^2 / sum_c w_c dL_c^2 = t^2 / (n - 1 + t^2)
-        with np.errstate(divide="ignore"):
-            max_t = np.where(max_t >= 1.0, np.inf, max_t / (1.0 - max_t))
+        max_t = np.divide(max_t, 1.0 - max_t, out=np.full_like(max_t, np.inf), where=max_t < 1.0)
     q = np.quantile(max_t, 1 - alpha, axis=0)  # (S,): s's simultaneous bound
     if studentised:  # max_t held t^2 / (n - 1)
         q = np.sqrt(q * (n - 1))
