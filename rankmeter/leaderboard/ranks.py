@@ -117,7 +117,7 @@ def influence(means: np.ndarray, sizes: np.ndarray, how: str, observed: np.ndarr
     ``L_c = (n_c / mean n) (m_c - A)``; geometric, ``L_c = A log m_c`` (m floored at 1e-5). Centred over
     the collections (a shift changes no spread).
 
-    >>> influence(np.array([[0.2, 0.5], [0.4, 0.9]]), np.array([1, 3]), "macro", np.array([0.3, 0.7])).tolist()
+    >>> influence(np.array([[0.2, 0.5], [0.4, 0.9]]), np.array([1, 3]), "macro", np.array([0.3, 0.7])).round(12).tolist()
     [[-0.1, -0.2], [0.1, 0.2]]
     """
     if how == "macro":
