@@ -220,8 +220,13 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
     level_alpha, _ = expansion(units, alpha)
     means = scores.collection_means()
     observed = aggregate_of(means, sizes, aggregate)  # (measures, systems)
-    boot, drawn = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed,
-                                      counts=True)
+    # the rank bounds studentise by each resample's collections at one level (Mogstad et al. 2024: the null's
+    # coverage 0.941 -> 0.957); at two levels the plug-in bound already covers 0.986, and studentising would
+    # double the time of the size for nothing
+    studentise = level == "collections"
+    got = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed,
+                              counts=studentise)
+    boot, drawn = got if studentise else (got, None)
     per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units, counts=drawn,
                                    unit_values=influence(means[:, m, :], sizes, aggregate, observed[m]),
                                    linear=level == "collections" and aggregate == "macro",
