@@ -17,7 +17,7 @@ from rankmeter.leaderboard.pairs import corrected, effect_sizes, equivalence, pa
 from rankmeter.leaderboard.inputs import Scores, read_scores
 from rankmeter.leaderboard.params import DECLARED
 from rankmeter.leaderboard.report import PAIR_KEYS, ROW_KEYS
-from rankmeter.leaderboard.ranks import expansion, intervals, letters, ranks, resampled_pairs
+from rankmeter.leaderboard.ranks import expansion, influence, intervals, letters, ranks, resampled_pairs
 from rankmeter.leaderboard.resample import aggregate as aggregate_of
 from rankmeter.leaderboard.resample import resample_aggregates
 
@@ -220,8 +220,17 @@ def leaderboard(source, measures: str | Sequence[str] | None = None, *,
     level_alpha, _ = expansion(units, alpha)
     means = scores.collection_means()
     observed = aggregate_of(means, sizes, aggregate)  # (measures, systems)
-    boot = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed)
-    per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units)
+    # the rank bounds studentise by each resample's collections at one level (Mogstad et al. 2024: the null's
+    # coverage 0.941 -> 0.957); at two levels the plug-in bound already covers 0.986, and studentising would
+    # double the time of the size for nothing
+    studentise = level == "collections"
+    got = resample_aggregates(scores.blocks, level=level, how=aggregate, resamples=resamples, seed=seed,
+                              counts=studentise)
+    boot, drawn = got if studentise else (got, None)
+    per_measure = [resampled_pairs(observed[m], boot[:, m, :], alpha=alpha, units=units, counts=drawn,
+                                   unit_values=influence(means[:, m, :], sizes, aggregate, observed[m]),
+                                   linear=level == "collections" and aggregate == "macro",
+                                   p_values=test == "bootstrap")
                    for m in range(len(scores.measures))]
     p = pair_p_values(scores, test=test, level=level, aggregate=aggregate,
                             boot_p=[r["p"] for r in per_measure], alpha=alpha, resamples=resamples, seed=seed)

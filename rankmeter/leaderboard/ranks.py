@@ -29,7 +29,8 @@ import numpy as np
 
 from rankmeter.stats import student
 
-__all__ = ["ranks", "expansion", "t_scale_p", "t_scale_quantile", "intervals", "resampled_pairs", "letters", "SYMBOLS"]
+__all__ = ["ranks", "expansion", "t_scale_p", "t_scale_quantile", "intervals", "influence", "resampled_pairs", "letters",
+           "SYMBOLS"]
 
 _PAIRS_BLOCK = 1 << 17  # numbers per block of resampled pairwise differences (1 MiB: in cache)
 
@@ -109,7 +110,28 @@ def intervals(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int) -> dict:
+def influence(means: np.ndarray, sizes: np.ndarray, how: str, observed: np.ndarray) -> np.ndarray:
+    """(collections x systems) linear influence of each collection on each system's aggregate (one measure):
+    the aggregate of a resample that draws collection c K_c times moves by about ``sum_c (K_c - 1) L_c / C``.
+    Exact for the macro mean (``L`` = the collections' means); weighted by queries,
+    ``L_c = (n_c / mean n) (m_c - A)``; geometric, ``L_c = A log m_c`` (m floored at 1e-5). Centred over
+    the collections (a shift changes no spread).
+
+    >>> influence(np.array([[0.2, 0.5], [0.4, 0.9]]), np.array([1, 3]), "macro", np.array([0.3, 0.7])).round(12).tolist()
+    [[-0.1, -0.2], [0.1, 0.2]]
+    """
+    if how == "macro":
+        out = means.copy()
+    elif how == "weighted":
+        out = (sizes / sizes.mean())[:, None] * (means - observed[None, :])
+    else:
+        out = observed[None, :] * np.log(np.maximum(means, 1e-5))
+    return out - out.mean(axis=0)
+
+
+def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, units: int,
+                    counts: np.ndarray | None = None, unit_values: np.ndarray | None = None,
+                    linear: bool = False, p_values: bool = True) -> dict:
     """What the resamples of one measure say about every pair: win probabilities, bootstrap p-values and the
     rank intervals (module notes).
 
@@ -119,8 +141,22 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     boot : ndarray, shape (B, S)
     alpha : float
     units : int
-        Units at the top level (collections): the p-values and the rank bounds are read on Student's scale
-        with ``units - 1`` degrees of freedom (:func:`t_scale_p`, :func:`t_scale_quantile`).
+        Units at the top level (collections): the p-values are read on Student's scale with ``units - 1``
+        degrees of freedom (:func:`t_scale_p`).
+    counts : ndarray, shape (B, units), optional
+        How often each resample drew each unit (:func:`rankmeter.leaderboard.resample.resample_aggregates`
+        with ``counts=True``).
+    unit_values : ndarray, shape (units, S), optional
+        Each unit's influence on each system's aggregate (:func:`influence`). With ``counts``, the rank
+        bounds are studentised: each resample's pairwise t statistics divide by that resample's own standard
+        error (module notes). Without them (one collection: its queries are the units), the standard errors
+        are the resamples' and the bound is read on Student's scale (:func:`t_scale_quantile`).
+    linear : bool, default False
+        Each resampled aggregate is the count-weighted mean of ``unit_values`` plus the observed one (one
+        level, macro mean): a pair's t then follows from ``D*^2 / sum_c w_c dL_c^2`` alone, one step less
+        a resample.
+    p_values : bool, default True
+        Count the bootstrap p-values (NaN without: the leaderboard's other tests need none).
 
     Returns
     -------
@@ -130,19 +166,29 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     """
     b_total, s = boot.shape
     diff = observed[:, None] - observed[None, :]
-    centred = boot - boot.mean(axis=0)
-    cov = centred.T @ centred / max(b_total - 1, 1)  # np.cov's, without its copies (10x faster here)
-    var = np.diag(cov)
-    se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     # differences within rounding of 0 in the resamples are none (sums taken in different orders)
     tol = 1e-12 * max(1.0, float(np.abs(boot).max(initial=0.0)))
+    studentised = counts is not None and unit_values is not None and len(unit_values) >= 2
+    if studentised:
+        n = len(unit_values)
+        squares = np.square(unit_values[:, :, None] - unit_values[:, None, :]).reshape(n, s * s)
+        weights = counts / n
+        se = np.sqrt(np.maximum(_pair_spread(np.ones((1, n)) / n, unit_values, squares, False)[0], 0.0) / (n - 1))
+    else:
+        centred = boot - boot.mean(axis=0)
+        cov = centred.T @ centred / max(b_total - 1, 1)  # np.cov's, without its copies (10x faster here)
+        var = np.diag(cov)
+        se = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     se = np.where(se <= tol, 0.0, se)
     inverse = np.divide(1.0, se, out=np.zeros_like(se), where=se > 0)
     bound = np.abs(diff) - tol
-    above = np.zeros((s, s), dtype=np.int64)      # resamples where row - column > tol
-    not_below = np.zeros((s, s), dtype=np.int64)  # ... >= -tol
+    above = np.zeros((s, s), dtype=np.int64)  # resamples where row - column > tol
     exceed = np.zeros((s, s), dtype=np.int64)
     max_t = np.empty((b_total, s))
+    if studentised:
+        # tol^2 under every spread: a pair with none (every unit's difference alike) has t = 0 on its observed
+        # difference (within rounding), as the plug-in path's se = 0 gives
+        squares += tol * tol
     step = max(1, _PAIRS_BLOCK // max(s * s, 1))
     star = np.empty((step, s, s))
     for start in range(0, b_total, step):
@@ -150,22 +196,52 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
         rows = len(chunk)
         d = np.subtract(chunk[:, :, None], chunk[:, None, :], out=star[:rows])  # every pair, both ways
         above += np.sum(d > tol, axis=0, dtype=np.int64)
-        not_below += np.sum(d >= -tol, axis=0, dtype=np.int64)
         d -= diff
-        np.abs(d, out=d)
-        exceed += np.sum(d >= bound, axis=0, dtype=np.int64)
-        d *= inverse
+        if p_values:
+            exceed += np.sum(np.abs(d) >= bound, axis=0, dtype=np.int64)
+        if studentised:
+            d *= d
+            with np.errstate(divide="ignore", invalid="ignore"):  # a resample of one unit drawn n times: t = inf
+                d /= _pair_spread(weights[start:start + rows], unit_values, squares, linear)
+        else:
+            np.abs(d, out=d)
+            d *= inverse
         max_t[start:start + rows] = d.max(axis=2)
-    win = (above + not_below) / (2 * b_total)
+    # d[s, j] = -d[j, s] exactly (a difference changes sign exactly): row >= column - tol where column - row
+    # is not above tol
+    win = (above + (b_total - above.T)) / (2 * b_total)
     np.fill_diagonal(win, np.nan)
-    p = t_scale_p((exceed + 1) / (b_total + 1), units)
+    p = t_scale_p((exceed + 1) / (b_total + 1), units) if p_values else np.full((s, s), np.nan)
     np.fill_diagonal(p, np.nan)
-    q = t_scale_quantile(np.quantile(max_t, 1 - alpha, axis=0), units)  # (S,): s's simultaneous bound
+    if studentised and linear:  # max_t held r = D*^2 / sum_c w_c dL_c^2 = t^2 / (n - 1 + t^2)
+        max_t = np.divide(max_t, 1.0 - max_t, out=np.full_like(max_t, np.inf), where=max_t < 1.0)
+    q = np.quantile(max_t, 1 - alpha, axis=0)  # (S,): s's simultaneous bound
+    if studentised:  # max_t held t^2 / (n - 1)
+        q = np.sqrt(q * (n - 1))
+    else:
+        q = t_scale_quantile(q, units)
     above = (-diff) > q[:, None] * se + tol  # [s, j]: j is better than s
     below = diff > q[:, None] * se + tol     # [s, j]: s is better than j
     np.fill_diagonal(above, False)
     np.fill_diagonal(below, False)
     return {"win": win, "p": p, "rank_low": 1 + above.sum(axis=1), "rank_high": s - below.sum(axis=1)}
+
+
+def _pair_spread(weights: np.ndarray, values: np.ndarray, squares: np.ndarray, linear: bool) -> np.ndarray:
+    """(rows, S, S): for each resample (``weights``: its draw counts / n) and pair, the weighted plug-in
+    variance of the drawn units' differences, ``sum_c w_c (L_cs - L_cj - mean)^2`` ((n - 1) times the
+    squared standard error of the pair's mean difference over the n drawn units, ddof 1): one matrix
+    product of the weights and the units' squared differences (``squares``, units x S^2), less the
+    resample's squared mean difference. ``linear``: without that last term (the caller's numerator is
+    the mean difference itself, and it is cheaper to take it out after the maximum)."""
+    rows, s = len(weights), values.shape[1]
+    spread = (weights @ squares).reshape(rows, s, s)
+    if not linear:
+        mean = weights @ values  # (rows, S)
+        shift = np.subtract(mean[:, :, None], mean[:, None, :])
+        shift *= shift
+        spread -= shift
+    return spread
 
 
 def letters(order: np.ndarray, separated: np.ndarray) -> list[str]:

@@ -78,8 +78,9 @@ def _blocks(resamples: int, widest: int) -> Iterator[int]:
 
 
 def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, resamples: int,
-                        seed: int | None, progress=None) -> np.ndarray:
-    """(resamples x measures x systems) aggregates of the resampled data.
+                        seed: int | None, progress=None, counts: bool = False):
+    """(resamples x measures x systems) aggregates of the resampled data (and, with ``counts=True``, the
+    (resamples x collections) counts of each collection's draws beside them).
 
     Parameters
     ----------
@@ -97,6 +98,8 @@ def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, r
         Seed of the two streams (module notes).
     progress : callable, optional
         Called with the number of resamples done after each block.
+    counts : bool, default False
+        Also return how often each resample drew each collection (the rank bounds studentise with them).
     """
     n_c = len(blocks)
     measures, systems = blocks[0].shape[1:]
@@ -106,11 +109,14 @@ def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, r
     means = np.stack([f.mean(axis=0) for f in flat])  # (C, measures * systems)
     rng_c, rng_q = _streams(seed)
     out = np.empty((resamples, width))
+    drawn_counts = np.empty((resamples, n_c)) if counts else None
     done = 0
     widest = max(n_c, int(sizes.max()) if level == "queries" else n_c)
     for rows in _blocks(resamples, widest):
         k = _counts(rng_c, rows, n_c, n_c)  # (rows, C)
         kf = k
+        if counts:
+            drawn_counts[done:done + rows] = k
         k = k.astype(np.int64)
         if level == "collections":
             if how == "macro":
@@ -142,4 +148,5 @@ def resample_aggregates(blocks: Sequence[np.ndarray], *, level: str, how: str, r
         done += rows
         if progress:
             progress(rows)
-    return out.reshape(resamples, measures, systems)
+    out = out.reshape(resamples, measures, systems)
+    return (out, drawn_counts) if counts else out

@@ -37,7 +37,10 @@ SPREAD = np.array([0.0, 0.01, 0.02, 0.035, 0.05, 0.08])
 TIED = np.array([0.0, 0.0, 0.02, 0.02, 0.04, 0.04])
 #: a board as public ones look: two versions of one model tied, near-ties at the top, a clear tail
 BOARD = np.array([0.0, 0.01, 0.03, 0.03, 0.04, 0.06, 0.06, 0.065])
-WORLDS = {"spread": SPREAD, "tied": TIED, "board": BOARD}
+#: near-ties: distinct means 0.004 apart, an eighth of the standard error of a pair's difference over 20
+#: collections of one query (about 0.033): every rank is in doubt, yet each true rank is one number
+NEAR = np.arange(6) * 0.004
+WORLDS = {"spread": SPREAD, "tied": TIED, "board": BOARD, "near": NEAR}
 
 
 @dataclass

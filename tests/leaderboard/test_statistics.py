@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rankmeter.leaderboard import leaderboard
-from rankmeter.leaderboard.ranks import expansion, letters, ranks, resampled_pairs
+from rankmeter.leaderboard.ranks import expansion, influence, letters, ranks, resampled_pairs
 from rankmeter.leaderboard.resample import aggregate, resample_aggregates
 from rankmeter.stats.significance import effect_size
 
@@ -85,6 +85,50 @@ def test_win_probabilities_p_values_and_rank_intervals_match_the_loop_oracle():
     np.testing.assert_allclose(got["p"], p, rtol=1e-12)
     assert got["rank_low"].tolist() == low and got["rank_high"].tolist() == high
     assert ranks(observed).tolist() == [4, 2, 5, 1, 3]
+
+
+@pytest.mark.parametrize("how", ["macro", "weighted", "geometric"])
+def test_studentised_rank_intervals_match_the_loop_oracle(how):
+    # six systems two of which are near, over seven collections: the bounds of each system from the resamples'
+    # own pairwise t statistics, one resample and one pair at a time in the oracle
+    blocks = _blocks(12, collections=7, systems=6, shift=0.02)
+    sizes = np.array([len(b) for b in blocks])
+    means = np.stack([b.mean(axis=0) for b in blocks])
+    observed = aggregate(means, sizes, how)[0]
+    boot, counts = resample_aggregates(blocks, level="collections", how=how, resamples=300, seed=2, counts=True)
+    values = influence(means[:, 0, :], sizes, how, observed)
+    got = resampled_pairs(observed, boot[:, 0, :], alpha=0.05, units=7, counts=counts, unit_values=values)
+    _, _, low, high = pairs_from_resamples(observed, boot[:, 0, :], 0.05, 7, counts=counts, unit_values=values)
+    assert got["rank_low"].tolist() == low and got["rank_high"].tolist() == high
+    if how == "macro":  # one level: the resampled mean difference is the drawn units' (the shortcut's case)
+        fast = resampled_pairs(observed, boot[:, 0, :], alpha=0.05, units=7, counts=counts, unit_values=values,
+                               linear=True)
+        assert fast["rank_low"].tolist() == low and fast["rank_high"].tolist() == high
+    assert low != high  # not every interval collapsed: the bounds were put to the test
+    if how == "macro":  # the influence of a collection on a macro mean is its mean, centred
+        np.testing.assert_allclose(values, means[:, 0, :] - means[:, 0, :].mean(axis=0), atol=1e-15)
+
+
+@pytest.mark.parametrize("linear", [False, True])
+def test_a_studentised_bound_of_two_systems_is_the_bootstrap_t_quantile(linear):
+    # two systems: s0's bound is the 95% quantile over resamples of |mean* - mean| / (sd* / sqrt(n)) of the
+    # drawn collections' differences, the bootstrap-t of the paired mean difference (Efron and Tibshirani 1993,
+    # 12.5), and s0 is first for sure exactly when |t| of the data is past it
+    rng = np.random.default_rng(3)
+    for shift in (0.0, 0.01, 0.02, 0.03, 0.05):
+        units = rng.normal(0.5, 0.05, (10, 1)) + rng.normal(0, 0.02, (10, 2)) + np.array([shift, 0.0])
+        boot, counts = resample_aggregates([u[None, None, :] for u in units], level="collections", how="macro",
+                                           resamples=2000, seed=5, counts=True)
+        d, n = units[:, 0] - units[:, 1], len(units)
+        t_star = []
+        for r in range(len(counts)):
+            drawn = np.repeat(d, counts[r].astype(int))
+            t_star.append(abs(drawn.mean() - d.mean()) / (drawn.std(ddof=1) / np.sqrt(n)))
+        q = np.quantile(t_star, 0.95)
+        got = resampled_pairs(units.mean(axis=0), boot[:, 0, :], alpha=0.05, units=n, counts=counts, linear=linear,
+                              unit_values=units - units.mean(axis=0))
+        t_obs = abs(d.mean()) / (d.std(ddof=1) / np.sqrt(n))
+        assert got["rank_low"].tolist() == ([1, 1] if t_obs <= q else [1, 2] if d.mean() > 0 else [2, 1])
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -37,9 +37,11 @@ def tukey_exact(scores: np.ndarray) -> np.ndarray:
     return p
 
 
-def pairs_from_resamples(observed, boot, alpha, units):
+def pairs_from_resamples(observed, boot, alpha, units, counts=None, unit_values=None):
     """(win, p, rank_low, rank_high) of one measure, as ``rankmeter.leaderboard.ranks`` defines them (the
-    Student's-scale reading done with scipy.stats)."""
+    Student's-scale reading done with scipy.stats). With ``counts`` (B x units draws) and ``unit_values``
+    (units x S), the rank bounds are the studentised ones: each resample's t of a pair divides by the sample
+    standard deviation of the drawn units' differences (each unit repeated as often as drawn) over sqrt(n)."""
     from scipy import stats
 
     widen = math.sqrt(units / (units - 1))
@@ -58,6 +60,8 @@ def pairs_from_resamples(observed, boot, alpha, units):
             observed_d = observed[i] - observed[j]
             p0 = (sum(1 for x in d if abs(x - observed_d) >= abs(observed_d) - 1e-12) + 1) / (b_total + 1)
             p[i, j] = min(1.0, 2 * stats.t.sf(widen * stats.norm.isf(p0 / 2), units - 1))
+    if counts is not None:
+        return win, p, *_studentised_ranks(observed, boot, alpha, counts, unit_values)
     low, high = [], []
     for i in range(s):
         maxima = []
@@ -71,6 +75,41 @@ def pairs_from_resamples(observed, boot, alpha, units):
         low.append(1 + better)
         high.append(s - worse)
     return win, p, low, high
+
+
+def _sample_se(values):
+    n = len(values)
+    mean = sum(values) / n
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
+def _studentised_ranks(observed, boot, alpha, counts, unit_values):
+    b_total, s = boot.shape
+    n = len(unit_values)
+
+    def se_of(i, j, draws):
+        drawn = [unit_values[c][i] - unit_values[c][j] for c in range(n) for _ in range(int(draws[c]))]
+        return _sample_se(drawn)
+
+    low, high = [], []
+    for i in range(s):
+        maxima = []
+        for r in range(b_total):
+            t = []
+            for j in range(s):
+                if j == i:
+                    continue
+                num = abs((boot[r, i] - boot[r, j]) - (observed[i] - observed[j]))
+                se = se_of(i, j, counts[r])
+                t.append(num / se if se > 1e-12 else (0.0 if num <= 1e-12 else math.inf))
+            maxima.append(max(t))
+        q = float(np.quantile(maxima, 1 - alpha))
+        se = [se_of(i, j, [1] * n) if j != i else 0.0 for j in range(s)]
+        better = sum(1 for j in range(s) if j != i and observed[j] - observed[i] > q * se[j] + 1e-12)
+        worse = sum(1 for j in range(s) if j != i and observed[i] - observed[j] > q * se[j] + 1e-12)
+        low.append(1 + better)
+        high.append(s - worse)
+    return low, high
 
 
 def letter_runs(order, separated):
