@@ -17,19 +17,17 @@ rankmeter.errors.InputError: <stream>:2: binary data (a NUL byte), not a text fi
 """
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
-import zlib
 from typing import BinaryIO
 
 import numpy as np
 
 from rankmeter.errors import InputError
+from rankmeter.io.compression import DECOMPRESS_ERRORS, broken, undone
 
-__all__ = ["read_input", "open_head", "read_rest", "compression_of", "decompressing", "check_text", "Guard", "Counted", "Text", "read_guarded", "read_text", "read_block", "as_bytes",
-           "first_nul", "broken", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES", "DECOMPRESS_ERRORS"]
+__all__ = ["read_input", "read_rest", "check_text", "Guard", "Counted", "Text", "read_guarded", "read_text",
+           "read_block", "as_bytes", "first_nul", "line_breaks", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES",
+           "HEAD_BYTES"]
 
 #: Bytes read at a time from a stream (decompressed bytes for a compressed one).
 BLOCK_BYTES = 16 << 20
@@ -133,8 +131,8 @@ class Guard:
     def _judge_expansion(self, size: int) -> None:
         """Refuse text expanding more than :data:`MAX_EXPANSION` times (past :data:`BOMB_MIN_BYTES`)."""
         self.text_bytes += size
-        if self.compressed is not None and self.text_bytes > BOMB_MIN_BYTES and \
-                self.text_bytes > MAX_EXPANSION * max(self.compressed(), 1):
+        if (self.compressed is not None and self.text_bytes > BOMB_MIN_BYTES
+                and self.text_bytes > MAX_EXPANSION * max(self.compressed(), 1)):
             raise InputError(f"the compressed data expands more than {MAX_EXPANSION} times ({self.compressed()} "
                              f"bytes to over {self.text_bytes >> 20} MiB of text so far): a compression bomb, not "
                              "qrels or a run; check that this is the right file", source=self.name)
@@ -238,19 +236,6 @@ class Counted(io.RawIOBase):
         return n + len(data)
 
 
-def broken(kind: str, exc: BaseException, name: str) -> InputError:
-    """The one-line error for compressed data a decompressor could not read."""
-    if isinstance(exc, EOFError):
-        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
-                          "the file", source=name)
-    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
-
-
-#: what a decompressor raises on broken data
-DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
-
-
 class Text(io.RawIOBase):
     """The text of an input as it streams in: ``head`` (text already read) then ``inner`` (a decompressor or
     the raw bytes), a broken archive a one-line :class:`InputError` naming the file, every block passing
@@ -280,8 +265,8 @@ class Text(io.RawIOBase):
         if self.closed:
             return b""
         if self.head:
-            data, self.head = (self.head, b"") if size is None or size < 0 else \
-                (self.head[:size], self.head[size:])
+            whole = size is None or size < 0
+            data, self.head = (self.head, b"") if whole else (self.head[:size], self.head[size:])
         else:
             try:
                 data = as_bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read(),
@@ -370,127 +355,27 @@ def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
     _refuse_control(data, name, first_line - 1)
 
 
-# ---------------------------------------------------------------- peeked, decompressed, checked
-
-_COMPRESSIONS = (
-    (b"\x1f\x8b", "gzip"),
-    (b"BZh", "bz2"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-)
-_BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
-_BOM = b"\xef\xbb\xbf"
-
-
-def compression_of(head: bytes) -> str | None:
-    """The compression whose magic bytes ``head`` starts with, or None.
-
-    >>> compression_of(b"\\x1f\\x8b\\x08"), compression_of(b"301 0 d 1")
-    ('gzip', None)
-    """
-    for magic, kind in _COMPRESSIONS:
-        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9");
-        # a file that ends within that magic is a truncated archive, not a line of text
-        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and (
-                head[4:10] in _BZ2_BLOCKS or len(head) < 10 and any(b.startswith(head[4:]) for b in _BZ2_BLOCKS))):
-            return kind
-    return None
-
-
-def _zstd_reader(raw: BinaryIO) -> BinaryIO:
-    import pyarrow as pa
-    if pa.Codec.is_available("zstd"):
-        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
-    try:
-        import zstandard
-    except ImportError:
-        raise ImportError('reading zstd needs pyarrow built with zstd or the zstandard package: '
-                          'pip install zstandard') from None
-    return zstandard.ZstdDecompressor().stream_reader(raw)
-
-
-def decompressing(raw: BinaryIO, kind: str) -> BinaryIO:
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if kind == "bz2":
-        return bz2.BZ2File(raw, mode="rb")
-    if kind == "xz":
-        return lzma.LZMAFile(raw, mode="rb")
-    return _zstd_reader(raw)
-
-
-def read_input(raw: BinaryIO, name: str, *, regular_file: bool, check: bool = True, note=None,
-               defer: tuple | None = None) -> tuple[bytes | None, str | None, tuple | None]:
-    """(text, compression, None) of the opened input ``raw``, in one visit: its first bytes peeked (gzip,
-    bzip2, xz and zstd are recognised by their magic bytes whatever the file is called), decompressed as a
-    stream and every block checked as it arrives; a plain regular file (``regular_file``: its size is known, no
-    bomb) in one read after its first block passed the same check. ``note``: the timer of the "waiting for
-    input" note, cancelled once the first bytes came (:class:`rankmeter.io.source.Source` starts it).
-
-    ``defer``: ``(size, plain, compressed, head_bytes)`` of a regular file a reader may stream: when
-    :func:`open_head` leaves it open, ``(None, compression, (stream, head))`` instead."""
-    if defer is not None:
-        opened = open_head(raw, name, *defer, check=check)
-        if opened is not None:
-            return None, opened[0], opened[1:]
+def read_input(raw: BinaryIO, name: str, *, check: bool = True, note=None) -> tuple[bytes, str | None]:
+    """(text, compression) of the opened input ``raw`` (a pipe, a device, a file object: no size known), in one
+    visit: its first bytes peeked (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the
+    file is called: :mod:`rankmeter.io.compression`), decompressed as a stream and every block checked as it
+    arrives. ``note``: the timer of the "waiting for input" note, cancelled once the first bytes came
+    (:class:`rankmeter.io.source.Source` starts it)."""
     counted = Counted(raw, name)
     try:
-        return _read_counted(counted, raw, name, regular_file, check, note)
+        try:
+            kind, inner = undone(counted, counted.peek_start(10))
+        finally:
+            if note is not None:
+                note.cancel()
+        return read_text(inner, name, kind=kind, compressed=counted.compressed_bytes if kind else None,
+                         check=check), kind
     finally:
         counted.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
 
 
-def _read_counted(counted: "Counted", raw: BinaryIO, name: str, regular_file: bool, check: bool, note):
-    try:
-        kind = compression_of(counted.peek_start(10))
-    finally:
-        if note is not None:
-            note.cancel()
-    if kind is None and regular_file:
-        return read_text(raw, name, plain=True, check=check), None, None
-    if kind is None:
-        return read_text(counted, name, check=check), None, None  # a pipe, a device, a file object: checked blocks
-    return read_text(decompressing(counted, kind), name, kind=kind, compressed=counted.compressed_bytes,
-                     check=check), kind, None
-
-
-def open_head(raw: BinaryIO, name: str, size: int, plain: int, compressed: int | None, head_bytes: int, *,
-              check: bool = True):
-    """A big regular file ``raw`` (``size`` bytes) left open after its first ``head_bytes`` of text:
-    ``(compression, stream, head)``, the stream positioned after the head (a compressed one a :class:`Text`,
-    every block it gives checked, the head given first; a plain one's head checked as text here, ``check``);
-    or None -- ``raw`` left open at its start -- when it is read whole instead (under ``plain`` bytes,
-    ``compressed`` for a compressed one; Parquet; an archive whose start cannot be read: reading it whole
-    names the problem). A UTF-8 byte-order mark is dropped."""
-    import os
-    magic = os.pread(raw.fileno(), 10, 0)
-    kind = compression_of(magic)
-    if magic.startswith(PARQUET_MAGIC) or size < (plain if kind is None else compressed or plain):
-        return None
-    try:
-        stream = raw if kind is None else decompressing(raw, kind)
-        parts, got = [], 0
-        while got < head_bytes:
-            part = stream.read(head_bytes - got)
-            if not part:
-                break
-            parts.append(part)
-            got += len(part)
-        head = b"".join(parts)
-    except (*DECOMPRESS_ERRORS, ImportError):
-        raw.seek(0)  # the decompressor is dropped unclosed: closing some closes the file it reads
-        return None
-    head = head[3:] if head[:3] == _BOM else head
-    if kind is None:
-        if check and head[:HEAD_BYTES].strip():
-            check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
-    else:
-        stream = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw, close_at_end=True)
-    return kind, stream, head
-
-
 def read_rest(stream, raw: BinaryIO, name: str, *, kind: str | None, check: bool = True) -> bytes:
-    """The whole text of a big file :func:`open_head` left open (``stream``; ``raw``: its file), read after
+    """The whole text of a big file the source left open after its head (``stream``; ``raw``: its file), read after
     all: a plain one in one read from its start, a compressed one's :class:`Text` block by block."""
     try:
         if kind is None:

@@ -32,19 +32,21 @@ import threading
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
+from rankmeter.io.compression import DECOMPRESS_ERRORS, MAGIC_BYTES, compression_of, undone
 from rankmeter.io.guard import (
-    BLOCK_BYTES, HEAD_BYTES, Counted, Text, check_text, compression_of, decompressing, open_head, read_input,
-    read_rest,
+    BLOCK_BYTES, HEAD_BYTES, PARQUET_MAGIC, Counted, Text, check_text, read_input, read_rest, read_text,
 )
-from rankmeter.io.lines import first_data_line, sniff_head
 from rankmeter.io.inputs import open_input, record_input
+from rankmeter.io.lines import first_data_line, sniff_head
 
-__all__ = ["Source", "load_bytes", "check_text", "open_stream", "compression_of", "first_data_line", "PathOrFile"]
+__all__ = ["Source", "read_source", "read_file", "load_bytes", "check_text", "open_stream", "compression_of",
+           "first_data_line", "PathOrFile"]
 
 PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
 #: Seconds without data from a pipe or terminal before the "waiting" note.
 WAIT_NOTE_SECONDS = 1.0
+_BOM = b"\xef\xbb\xbf"
 
 def _waiting_note(name: str, regular: bool) -> threading.Timer | None:
     """The started timer of a note on stderr, printed if a pipe or terminal gives nothing within a second
@@ -176,38 +178,81 @@ class Source:
             note = None  # a file object: it is the caller's to feed
         else:
             note = _waiting_note(name, _regular_stream(_stdin()) if name == "<stdin>" else _is_regular(source))
-        deferred = False
+        opened = None
         try:
             raw, owned = _open_raw(source, name)
             try:
-                defer = _deferrable(raw, defer_plain, defer_compressed, head_bytes) if owned else None
-                text, kind, opened = read_input(raw, name, regular_file=owned and _regular_stream(raw),
-                                                check=check, note=note, defer=defer)
-                deferred = opened is not None
+                size = _regular_size(raw) if owned else None
+                if size is None:  # a pipe, a device, a file object: peeked at and read in checked blocks
+                    text, kind = read_input(raw, name, check=check, note=note)
+                else:
+                    text, kind, opened = _read_regular(raw, name, size, check=check, plain=defer_plain,
+                                                       compressed=defer_compressed, head_bytes=head_bytes)
             finally:
-                if owned and not deferred:
+                if owned and opened is None:
                     raw.close()
         finally:
             if note is not None:
                 note.cancel()
-        if deferred:
+        if opened is not None:
             stream, head = opened
             return cls(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
         return cls(name, text, kind=kind)
 
 
-def _deferrable(raw, plain: int | None, compressed: int | None, head_bytes: int) -> tuple | None:
-    """``defer=`` of :func:`~rankmeter.io.guard.read_input` for the file ``raw``: a regular file of at least
-    ``plain`` bytes (``compressed`` for a compressed one), else None."""
-    if plain is None:
-        return None
+def _regular_size(raw) -> int | None:
+    """The size of the regular file ``raw``, or None (a pipe, a device, cannot tell)."""
     try:
         status = os.fstat(raw.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return None
-    if not stat.S_ISREG(status.st_mode) or status.st_size < min(plain, compressed or plain):
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def _first_bytes(stream, size: int) -> bytes:
+    parts, got = [], 0
+    while got < size:
+        part = stream.read(size - got)
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
+
+
+def _read_regular(raw: BinaryIO, name: str, size: int, *, check: bool = True, plain: int | None = None,
+                  compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3, whole: bool = True):
+    """``(text, compression, None)`` of the regular file ``raw`` (``size`` bytes), its first bytes read where they
+    are (no peeking), decompressed (:mod:`rankmeter.io.compression`) and checked (:mod:`rankmeter.io.guard`); a
+    plain one in one read after its first block passed the check.
+
+    From ``plain`` bytes on (``compressed`` for a compressed file; Parquet never) it is left open after its first
+    ``head_bytes`` of text instead: ``(None, compression, (stream, head))``, the stream positioned after the head
+    (a compressed one a :class:`~rankmeter.io.guard.Text`, every block it gives checked, the head given first; a
+    plain one's head checked as text here, ``check``). A UTF-8 byte-order mark is dropped. ``whole=False``: None
+    where the file would be read whole (smaller; an archive whose start cannot be read)."""
+    magic = os.pread(raw.fileno(), MAGIC_BYTES, 0)
+    parquet = magic.startswith(PARQUET_MAGIC)
+    kind, stream = (None, raw) if parquet else undone(raw, magic)  # nothing read yet
+    least = None if plain is None or parquet else plain if kind is None else compressed or plain
+    if least is not None and size >= least:
+        try:
+            head = _first_bytes(stream, head_bytes)
+        except (*DECOMPRESS_ERRORS, ImportError):
+            raw.seek(0)  # the decompressor is dropped unclosed: closing some closes the file it reads
+            return (*read_input(raw, name, check=check), None) if whole else None  # names the problem
+        head = head[3:] if head[:3] == _BOM else head
+        if kind is None:
+            if check and head[:HEAD_BYTES].strip():
+                check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
+            return None, None, (raw, head)
+        text = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw, close_at_end=True)
+        return None, kind, (text, head)
+    if not whole:
         return None
-    return status.st_size, plain, compressed, head_bytes
+    if kind is None:
+        return read_text(raw, name, plain=True, check=check), None, None
+    return read_text(stream, name, kind=kind, compressed=raw.tell, check=check), kind, None
 
 
 def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
@@ -223,15 +268,58 @@ def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
     except (OSError, ValueError):
         return None
     try:
-        opened = open_head(raw, name, status.st_size, plain, compressed, head_bytes)
+        opened = _read_regular(raw, name, status.st_size, plain=plain, compressed=compressed, head_bytes=head_bytes,
+                               whole=False)
     except BaseException:
         raw.close()
         raise
     if opened is None:
         raw.close()
         return None
-    kind, stream, head = opened
+    _, kind, (stream, head) = opened
     return Source(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
+
+
+def read_source(source: PathOrFile, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
+    """The Qrels or Run of a path, ``-`` or binary file object: opened once, then handed to the format registry.
+
+    The input is opened once (:class:`Source`: opened, recorded, peeked at, decompressed, checked and its first
+    lines found, in one visit) and handed to :func:`rankmeter.io.formats.dispatch`, which recognises its format
+    from what the source found and calls its reader once. A big file named by path, when a format that parses a
+    file as it streams in may be its format (:data:`~rankmeter.io.formats.STREAMED`) and no ``columns=`` that a
+    file of its format's own layout could use are given, is left open after its first bytes; anything else is
+    read whole."""
+    from rankmeter.io import compiled
+    from rankmeter.io.columns import Borrowed
+    from rankmeter.io.formats import STREAMED, dispatch
+    own_layout = not columns or isinstance(columns, Borrowed)  # no columns= a file of the format's own layout uses
+    defer = own_layout and (format == "auto" or format in STREAMED)
+    src = Source.open(source, check=format != "parquet", head_bytes=compiled.HEAD_BYTES + 3,
+                      defer_plain=compiled.FILE_MIN_BYTES if defer else None,
+                      defer_compressed=compiled.COMPRESSED_MIN_BYTES, sample_bytes=compiled.HEAD_BYTES)
+    return dispatch(src, kind, format, columns=columns, grades=grades)
+
+
+def read_file(source, kind: str, grades: str = "integer"):
+    """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
+    parsed on every core (:func:`~rankmeter.io.compiled.read_stream`), the first line refused (``Refused``), or
+    None when the file is read whole instead (not a regular file, small, another format, not text, a broken
+    archive: reading it whole names the problem)."""
+    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
+        return None
+    from rankmeter.errors import RankmeterError
+    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES, read_stream
+    from rankmeter.io.formats import sniff
+    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3, HEAD_BYTES)
+    if src is None:
+        return None
+    try:
+        if sniff(src.sample, src.name, src.sniffed) != ("trec", False):
+            src.close()
+            return None
+        return read_stream(src, kind, grades, src.sniffed.first)
+    except (RankmeterError, OSError):
+        return None
 
 
 def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
@@ -261,8 +349,7 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     name = _name_of(source)
     raw, owned = _open_raw(source, name)
     counted = Counted(raw, name, owned=owned)
-    kind = compression_of(counted.peek_start(10))
-    inner = counted if kind is None else decompressing(counted, kind)
+    kind, inner = undone(counted, counted.peek_start(10))
     text = Text(inner, name, kind=kind, compressed=counted.compressed_bytes if kind else None,
                 under=counted if kind else None)
     return io.BufferedReader(text, BLOCK_BYTES), name
