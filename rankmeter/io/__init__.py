@@ -215,14 +215,14 @@ def as_run(obj, *, columns: dict | None = None, input_format: str = "auto") -> R
         return obj
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
-    if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        if columns is not None:
-            columns = side_columns(columns, "run", shared=True, source=_shown(obj))
-        return read_run(obj, input_format=input_format, columns=columns)
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import run_from_dict
         _unread(obj, columns, "run")
         return run_from_dict(obj)
+    if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
+        if columns is not None:
+            columns = side_columns(columns, "run", shared=True, source=_shown(obj))
+        return read_run(obj, input_format=input_format, columns=columns)
     from rankmeter.io.frames import is_frame, run_from_frame
     if is_frame(obj):
         return run_from_frame(obj, columns=columns)

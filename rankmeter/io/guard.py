@@ -23,11 +23,10 @@ from typing import BinaryIO
 import numpy as np
 
 from rankmeter.errors import InputError
-from rankmeter.io.compression import DECOMPRESS_ERRORS, broken, undone
+from rankmeter.io.compression import DECOMPRESS_ERRORS
 
-__all__ = ["read_input", "read_rest", "check_text", "Guard", "Counted", "Text", "read_guarded", "read_text",
-           "read_block", "as_bytes", "first_nul", "line_breaks", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES",
-           "HEAD_BYTES"]
+__all__ = ["take", "read_rest", "check_text", "broken", "Guard", "Text", "read_guarded", "read_text", "first_nul",
+           "line_breaks", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES"]
 
 #: Bytes read at a time from a stream (decompressed bytes for a compressed one).
 BLOCK_BYTES = 16 << 20
@@ -58,17 +57,11 @@ _MAGIC = (
 _CONTROL = np.zeros(256, dtype=bool)
 _CONTROL[[*range(1, 9), *range(14, 32), 127]] = True
 
-def as_bytes(data, name: str) -> bytes:
-    if isinstance(data, str):
-        return data.encode("utf-8", "surrogateescape")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise InputError(f"read() returned a {type(data).__name__}; pass a binary file object", source=name)
-    return bytes(data)
-
-
-def read_block(stream: BinaryIO, name: str, size: int = -1) -> bytes:
+def _read_block(stream: BinaryIO, name: str, size: int = -1) -> bytes:
+    """Up to ``size`` bytes of one of the streams here (bytes already: a user's file object is read through
+    :class:`~rankmeter.io.compression.Counted`), an error reading it one line naming the file."""
     try:
-        return as_bytes(stream.read(size), name)
+        return bytes(stream.read(size))
     except (OSError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
@@ -158,7 +151,7 @@ def read_guarded(stream: BinaryIO, name: str) -> bytes:
     pending_cr = False
     blocks: list[bytes] = []
     while True:
-        block = read_block(stream, name, BLOCK_BYTES)
+        block = _read_block(stream, name, BLOCK_BYTES)
         if not block:
             break
         if not blocks:
@@ -190,50 +183,13 @@ def _refuse_control(data: bytes, name: str, lines_before: int = 0) -> None:
                          "file of qrels or a run; check that this is the right file",
                          source=name, line=lines_before + data.count(b"\n", 0, first) + 1)
 
-class Counted(io.RawIOBase):
-    """The raw bytes of an input as a decompressor reads them: bytes peeked first put back, text a file object
-    returns made bytes, and the bytes given out counted (the guard refuses text that expands too many times)."""
-
-    def __init__(self, raw: BinaryIO, name: str, *, owned: bool = False):
-        self.raw, self.name, self.owned = raw, name, owned   # owned: a file rankmeter opened, closed with this
-        self.head = b""
-        self.consumed = 0
-
-    def close(self) -> None:
-        if self.owned and not self.raw.closed:
-            self.raw.close()
-        super().close()
-
-    def peek_start(self, size: int) -> bytes:
-        """The first ``size`` bytes (fewer at the end), read and put back: the next read gives them again."""
-        while len(self.head) < size:
-            chunk = read_block(self.raw, self.name, size - len(self.head))
-            if not chunk:
-                break
-            self.head += chunk
-        return self.head[:size]
-
-    def compressed_bytes(self) -> int:
-        return self.consumed
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        # the peeked head and then as much of the rest as one read gives: the first block a reader checks is
-        # then no shorter than a file's (a control byte among the 10 bytes peeked was 10% of the first block)
-        n = 0
-        if self.head:
-            n = min(len(buffer), len(self.head))
-            buffer[:n] = self.head[:n]
-            self.head = self.head[n:]
-            if n == len(buffer) or self.head:
-                self.consumed += n
-                return n
-        data = as_bytes(self.raw.read(len(buffer) - n), self.name) if len(buffer) > n else b""
-        buffer[n: n + len(data)] = data
-        self.consumed += n + len(data)
-        return n + len(data)
+def broken(kind: str, exc: BaseException, name: str) -> InputError:
+    """The one-line error for compressed data a decompressor could not read."""
+    if isinstance(exc, EOFError):
+        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
+                          "the file", source=name)
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
 
 
 class Text(io.RawIOBase):
@@ -269,8 +225,7 @@ class Text(io.RawIOBase):
             data, self.head = (self.head, b"") if whole else (self.head[:size], self.head[size:])
         else:
             try:
-                data = as_bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read(),
-                                self.guard.name)
+                data = bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read())
             except InputError:
                 raise
             except DECOMPRESS_ERRORS as exc:
@@ -306,7 +261,7 @@ def read_text(inner: BinaryIO, name: str, *, kind: str | None = None, compressed
             raise InputError(f"cannot be read ({exc})", source=name) from None
         if start and not start.isspace() and not start.startswith(PARQUET_MAGIC):
             check_text(start, name)
-        data = read_block(inner, name)
+        data = _read_block(inner, name)
     if not head and data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     if check and not (len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC):
@@ -355,23 +310,40 @@ def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
     _refuse_control(data, name, first_line - 1)
 
 
-def read_input(raw: BinaryIO, name: str, *, check: bool = True, note=None) -> tuple[bytes, str | None]:
-    """(text, compression) of the opened input ``raw`` (a pipe, a device, a file object: no size known), in one
-    visit: its first bytes peeked (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the
-    file is called: :mod:`rankmeter.io.compression`), decompressed as a stream and every block checked as it
-    arrives. ``note``: the timer of the "waiting for input" note, cancelled once the first bytes came
-    (:class:`rankmeter.io.source.Source` starts it)."""
-    counted = Counted(raw, name)
+def take(stream: BinaryIO, name: str, *, kind: str | None = None, compressed=None, plain: bool = False,
+         head_bytes: int | None = None, under=None, check: bool = True) -> tuple[bytes | None, tuple | None]:
+    """The text of an opened input, checked, in one visit: ``stream`` is its raw bytes or their decompressor
+    (:func:`rankmeter.io.compression.opened`), ``compressed`` the compressed bytes read so far (a callable),
+    ``plain`` a plain regular file (its size is known, no bomb: read in one piece after its first block
+    passed the check).
+
+    ``(text, None)``, read whole (:func:`read_text`); or, given ``head_bytes`` (a big regular file that a reader
+    parses as it streams in), ``(None, (stream, head))``: its first ``head_bytes`` of text, a UTF-8 byte-order
+    mark dropped, and the stream after them -- a plain file's head checked as text here (``check``), a
+    compressed one's :class:`Text` (closing ``under`` with it), which checks every block it gives, the head
+    first."""
+    if head_bytes is None:
+        return read_text(stream, name, kind=kind, compressed=compressed, plain=plain, check=check), None
+    parts, got = [], 0
     try:
-        try:
-            kind, inner = undone(counted, counted.peek_start(10))
-        finally:
-            if note is not None:
-                note.cancel()
-        return read_text(inner, name, kind=kind, compressed=counted.compressed_bytes if kind else None,
-                         check=check), kind
-    finally:
-        counted.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
+        while got < head_bytes:
+            part = stream.read(head_bytes - got)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+    except DECOMPRESS_ERRORS as exc:
+        if kind is None:
+            raise InputError(f"cannot be read ({exc})", source=name) from None
+        raise broken(kind, exc, name) from None
+    head = b"".join(parts)
+    head = head[3:] if head[:3] == b"\xef\xbb\xbf" else head
+    if kind is None:
+        if check and head[:HEAD_BYTES].strip():
+            check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
+        return None, (stream, head)
+    return None, (Text(stream, name, kind=kind, compressed=compressed, head=head, under=under, close_at_end=True),
+                  head)
 
 
 def read_rest(stream, raw: BinaryIO, name: str, *, kind: str | None, check: bool = True) -> bytes:

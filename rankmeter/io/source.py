@@ -32,10 +32,8 @@ import threading
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
-from rankmeter.io.compression import DECOMPRESS_ERRORS, MAGIC_BYTES, compression_of, undone
-from rankmeter.io.guard import (
-    BLOCK_BYTES, HEAD_BYTES, PARQUET_MAGIC, Counted, Text, check_text, read_input, read_rest, read_text,
-)
+from rankmeter.io.compression import Counted, compression_of, opened, undone
+from rankmeter.io.guard import BLOCK_BYTES, HEAD_BYTES, PARQUET_MAGIC, Text, check_text, read_rest, take
 from rankmeter.io.inputs import open_input, record_input
 from rankmeter.io.lines import first_data_line, sniff_head
 
@@ -46,7 +44,6 @@ PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
 #: Seconds without data from a pipe or terminal before the "waiting" note.
 WAIT_NOTE_SECONDS = 1.0
-_BOM = b"\xef\xbb\xbf"
 
 def _waiting_note(name: str, regular: bool) -> threading.Timer | None:
     """The started timer of a note on stderr, printed if a pipe or terminal gives nothing within a second
@@ -178,22 +175,20 @@ class Source:
             note = None  # a file object: it is the caller's to feed
         else:
             note = _waiting_note(name, _regular_stream(_stdin()) if name == "<stdin>" else _is_regular(source))
-        opened = None
+        held = None
         try:
             raw, owned = _open_raw(source, name)
             try:
                 size = _regular_size(raw) if owned else None
-                if size is None:  # a pipe, a device, a file object: peeked at and read in checked blocks
-                    text, kind = read_input(raw, name, check=check, note=note)
-                else:
-                    text, kind, opened = _read_regular(raw, name, size, check=check, plain=defer_plain,
-                                                       compressed=defer_compressed, head_bytes=head_bytes)
+                held = _taken(raw, name, size, check=check, note=note, plain=defer_plain,
+                              compressed=defer_compressed, head_bytes=head_bytes)
             finally:
-                if owned and opened is None:
+                if owned and (held is None or held[2] is None):
                     raw.close()
         finally:
             if note is not None:
                 note.cancel()
+        text, kind, opened = held
         if opened is not None:
             stream, head = opened
             return cls(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
@@ -209,57 +204,39 @@ def _regular_size(raw) -> int | None:
     return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
-def _first_bytes(stream, size: int) -> bytes:
-    parts, got = [], 0
-    while got < size:
-        part = stream.read(size - got)
-        if not part:
-            break
-        parts.append(part)
-        got += len(part)
-    return b"".join(parts)
+def _taken(raw: BinaryIO, name: str, size: int | None, *, check: bool = True, note=None, plain: int | None = None,
+           compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3, whole: bool = True):
+    """``(text, compression, None)`` of the opened input ``raw``: its first bytes looked at once and its
+    compression undone (:func:`rankmeter.io.compression.opened`), then its text read and checked
+    (:func:`rankmeter.io.guard.take`); ``size``: a regular file's size (None: a pipe, a device, a file object),
+    a plain one read in one piece after its first block passed the check.
 
-
-def _read_regular(raw: BinaryIO, name: str, size: int, *, check: bool = True, plain: int | None = None,
-                  compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3, whole: bool = True):
-    """``(text, compression, None)`` of the regular file ``raw`` (``size`` bytes), its first bytes read where they
-    are (no peeking), decompressed (:mod:`rankmeter.io.compression`) and checked (:mod:`rankmeter.io.guard`); a
-    plain one in one read after its first block passed the check.
-
-    From ``plain`` bytes on (``compressed`` for a compressed file; Parquet never) it is left open after its first
-    ``head_bytes`` of text instead: ``(None, compression, (stream, head))``, the stream positioned after the head
-    (a compressed one a :class:`~rankmeter.io.guard.Text`, every block it gives checked, the head given first; a
-    plain one's head checked as text here, ``check``). A UTF-8 byte-order mark is dropped. ``whole=False``: None
-    where the file would be read whole (smaller; an archive whose start cannot be read)."""
-    magic = os.pread(raw.fileno(), MAGIC_BYTES, 0)
-    parquet = magic.startswith(PARQUET_MAGIC)
-    kind, stream = (None, raw) if parquet else undone(raw, magic)  # nothing read yet
-    least = None if plain is None or parquet else plain if kind is None else compressed or plain
-    if least is not None and size >= least:
-        try:
-            head = _first_bytes(stream, head_bytes)
-        except (*DECOMPRESS_ERRORS, ImportError):
-            raw.seek(0)  # the decompressor is dropped unclosed: closing some closes the file it reads
-            return (*read_input(raw, name, check=check), None) if whole else None  # names the problem
-        head = head[3:] if head[:3] == _BOM else head
-        if kind is None:
-            if check and head[:HEAD_BYTES].strip():
-                check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
-            return None, None, (raw, head)
-        text = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw, close_at_end=True)
-        return None, kind, (text, head)
-    if not whole:
+    A regular file of ``plain`` bytes or more (``compressed`` for a compressed one; Parquet never) is left open
+    after its first ``head_bytes`` of text instead: ``(None, compression, (stream, head))``. ``whole=False``:
+    None where the file would be read whole."""
+    try:
+        kind, stream, consumed, magic = opened(raw, name, regular=size is not None)
+    finally:
+        if note is not None:
+            note.cancel()  # the first bytes came
+    binary = magic.startswith(PARQUET_MAGIC)
+    least = None if plain is None or size is None or binary else (plain if kind is None else compressed or plain)
+    defer = least is not None and size >= least
+    if not (defer or whole):
         return None
-    if kind is None:
-        return read_text(raw, name, plain=True, check=check), None, None
-    return read_text(stream, name, kind=kind, compressed=raw.tell, check=check), kind, None
+    try:
+        text, head = take(stream, name, kind=kind, compressed=consumed, plain=size is not None and kind is None,
+                          head_bytes=head_bytes if defer else None, under=raw, check=check)
+    finally:
+        if isinstance(stream, Counted):
+            stream.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
+    return text, kind, head
 
 
 def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
               sample_bytes: int | None = None) -> Source | None:
     """A regular file of ``plain`` bytes or more (``compressed`` for a compressed one) opened with its first
-    ``head_bytes`` of text read, or None: read it whole (smaller, Parquet, or an archive whose start cannot be
-    read -- reading it whole names the problem)."""
+    ``head_bytes`` of text read, or None: read it whole (smaller, Parquet)."""
     try:
         status = os.stat(name)
         if not stat.S_ISREG(status.st_mode) or status.st_size < min(plain, compressed or plain):
@@ -268,15 +245,15 @@ def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
     except (OSError, ValueError):
         return None
     try:
-        opened = _read_regular(raw, name, status.st_size, plain=plain, compressed=compressed, head_bytes=head_bytes,
-                               whole=False)
+        held = _taken(raw, name, status.st_size, plain=plain, compressed=compressed, head_bytes=head_bytes,
+                      whole=False)
     except BaseException:
         raw.close()
         raise
-    if opened is None:
+    if held is None:
         raw.close()
         return None
-    _, kind, (stream, head) = opened
+    _, kind, (stream, head) = held
     return Source(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
 
 
