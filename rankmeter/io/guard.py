@@ -1,7 +1,9 @@
 """Whether input is text at all, checked as it arrives: a bomb or a device is refused after one block.
 
 :func:`check_text` refuses a whole input that is empty or not text (binary, an archive, UTF-16).
-:class:`Guard` checks a stream block by block as it is read: the first block with text as
+:func:`take` reads an opened input's text (its raw bytes, or their decompressor:
+:mod:`rankmeter.io.compression`) through those checks, whole or its head; :class:`Text` is that checked
+stream. :class:`Guard` checks a stream block by block as it is read: the first block with text as
 :func:`check_text` checks a whole file (the same verdict: every check looks at the start, or finds
 the first NUL), every later block for a NUL byte, more than 1% control bytes in its first 64 KiB,
 and a line longer than :data:`LONGEST_LINE`. Memory then stays that of a block whatever the

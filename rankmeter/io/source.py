@@ -47,7 +47,7 @@ WAIT_NOTE_SECONDS = 1.0
 
 def _waiting_note(name: str, regular: bool) -> threading.Timer | None:
     """The started timer of a note on stderr, printed if a pipe or terminal gives nothing within a second
-    (cancelled by :func:`~rankmeter.io.guard.read_input` once the first bytes came, and here after it)."""
+    (cancelled once the first bytes came: :func:`_taken`, and in :meth:`Source.open` after it)."""
     if regular or sys.stderr is None:
         return None
     def note() -> None:
@@ -120,10 +120,10 @@ class Source:
     lines.
 
     :meth:`open` opens a path, ``-`` (stdin) or a binary file object and records a file as an input (no output
-    may be written over it: :mod:`rankmeter.io.inputs`); then :func:`rankmeter.io.guard.read_input` peeks at
-    its first bytes (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the file is
-    called), decompresses it and has every block checked as it arrives (not text, a compression bomb, a line
-    of gigabytes); a UTF-8 byte-order mark at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head`
+    may be written over it: :mod:`rankmeter.io.inputs`); then :func:`rankmeter.io.compression.opened` looks at
+    its first bytes once (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the file is
+    called) and undoes its compression, and :func:`rankmeter.io.guard.take` reads its text with every block
+    checked as it arrives (not text, a compression bomb, a line of gigabytes); a UTF-8 byte-order mark at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head`
     finds its first data lines (``sniffed``), which the format registry recognises it by. Each of those
     modules is visited once. Then either ``text`` holds the whole text, or -- a big regular file, when
     the caller asks (``defer_plain``/``defer_compressed``: the sizes from which a reader streams it) --
