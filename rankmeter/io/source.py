@@ -266,14 +266,14 @@ def read_source(source: PathOrFile, kind: str, format: str = "auto", *, columns=
     file as it streams in may be its format (:data:`~rankmeter.io.formats.STREAMED`) and no ``columns=`` that a
     file of its format's own layout could use are given, is left open after its first bytes; anything else is
     read whole."""
-    from rankmeter.io import compiled
     from rankmeter.io.columns import Borrowed
+    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES
     from rankmeter.io.formats import STREAMED, dispatch
     own_layout = not columns or isinstance(columns, Borrowed)  # no columns= a file of the format's own layout uses
     defer = own_layout and (format == "auto" or format in STREAMED)
-    src = Source.open(source, check=format != "parquet", head_bytes=compiled.HEAD_BYTES + 3,
-                      defer_plain=compiled.FILE_MIN_BYTES if defer else None,
-                      defer_compressed=compiled.COMPRESSED_MIN_BYTES, sample_bytes=compiled.HEAD_BYTES)
+    src = Source.open(source, check=format != "parquet", head_bytes=HEAD_BYTES + 3,
+                      defer_plain=FILE_MIN_BYTES if defer else None, defer_compressed=COMPRESSED_MIN_BYTES,
+                      sample_bytes=HEAD_BYTES)
     return dispatch(src, kind, format, columns=columns, grades=grades)
 
 
