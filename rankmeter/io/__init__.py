@@ -1,9 +1,10 @@
 """Readers: one module per input kind, each yielding the canonical tables.
 
+* :mod:`.source` -- the one object that opens an input (a path, stdin or a file object), records it
+  (:mod:`.inputs`), peeks at it, decompresses it (:mod:`.compression`), has it checked once (:mod:`.guard`:
+  not text, a compression bomb) and finds its first lines, then hands it to the format registry;
 * :mod:`.formats` -- the table of input formats (TREC, CSV/TSV, Parquet, JSON Lines): how each is
-  recognised and which reader reads it;
-* :mod:`.source` -- the one object that opens an input (a path, stdin or a file object), peeks at it,
-  decompresses it and has it checked once (:mod:`.guard`: not text, a compression bomb);
+  recognised and which reader reads it, called once;
 * :mod:`.trec` -- TREC qrels and run files, read by the compiled reader (:mod:`.compiled`);
 * :mod:`.delimited` -- CSV, TSV and whitespace-separated files with a header;
 * :mod:`.parquet` -- Parquet files;
@@ -43,18 +44,18 @@ def __getattr__(name: str):
 def _columns(source: PathOrFile, kind: str, format: str, columns: dict | None) -> dict | None:
     """``columns=`` of one side checked (every role this side's, or an error), once ``format=`` is known."""
     if format not in FORMATS:
-        from rankmeter.io.formats import read_source
-        read_source(source, kind, format)  # raises the ParameterError
+        from rankmeter.io.formats import check_format_name
+        check_format_name(format)  # raises the ParameterError
     if columns is not None:
         columns = side_columns(columns, kind, source=_shown(source))
     return columns
 
 
 def _read(source: PathOrFile, kind: str, format: str, columns: dict | None, grades: str = "integer"):
-    """The Qrels or Run of a path, ``-`` or file object: one trip through the format registry
-    (:func:`~rankmeter.io.formats.read_source`). No ir_datasets id is looked for here: :func:`read_qrels`
+    """The Qrels or Run of a path, ``-`` or file object: opened once by the source, which hands it to the format
+    registry (:func:`~rankmeter.io.source.read_source`). No ir_datasets id is looked for here: :func:`read_qrels`
     resolves those, and a run is never one."""
-    from rankmeter.io.formats import read_source
+    from rankmeter.io.source import read_source
     return read_source(source, kind, format, columns=columns, grades=grades)
 
 
@@ -170,7 +171,8 @@ def read_run(source: PathOrFile, *, input_format: str = "auto", columns: dict | 
     >>> read_run(io.BytesIO(b"q1 d1 2.5\\nq1 d2 1.0\\n"))
     Run('<stream>', tag='', 2 rows)
     """
-    return _read(source, "run", input_format, _columns(source, "run", input_format, columns))
+    columns = _columns(source, "run", input_format, columns)
+    return _read(source, "run", input_format, columns)
 
 
 def as_qrels(obj, *, columns: dict | None = None, grades: str = "integer", truncate_grades: bool = False,
@@ -213,14 +215,14 @@ def as_run(obj, *, columns: dict | None = None, input_format: str = "auto") -> R
         return obj
     if isinstance(obj, Qrels):
         raise InputError("got Qrels where a run was expected; check the argument order")
-    if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
-        if columns is not None:
-            columns = side_columns(columns, "run", shared=True, source=_shown(obj))
-        return read_run(obj, input_format=input_format, columns=columns)
     if isinstance(obj, Mapping):
         from rankmeter.io.dicts import run_from_dict
         _unread(obj, columns, "run")
         return run_from_dict(obj)
+    if isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read"):
+        if columns is not None:
+            columns = side_columns(columns, "run", shared=True, source=_shown(obj))
+        return read_run(obj, input_format=input_format, columns=columns)
     from rankmeter.io.frames import is_frame, run_from_frame
     if is_frame(obj):
         return run_from_frame(obj, columns=columns)

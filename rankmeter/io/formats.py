@@ -10,13 +10,13 @@ parquet   ``PAR1`` at both ends, or ``.parquet``               :mod:`rankmeter.i
 jsonl     ``.jsonl``/``.ndjson``/``.json``, or a ``{`` first    :mod:`rankmeter.io.jsonl`
 ========  ===================================================  ==========================
 
-:data:`REGISTRY` is that table; :func:`read_source` opens the input once
-(:class:`~rankmeter.io.source.Source`, which also finds its first lines: :func:`~rankmeter.io.lines.sniff_head`),
-:func:`detect` walks the table once (content first, then the file name, overridable with ``format=``) and the
-reader it names is called once, with the first data line and its fields. ``--input-format``'s choices are its names
+:data:`REGISTRY` is that table. The source (:func:`rankmeter.io.source.read_source`) opens an input once and
+hands it here: :func:`dispatch` walks the table once (content first, then the file name, overridable with
+``format=``), from the first lines the source found (:func:`~rankmeter.io.lines.sniff_head`), and calls the
+reader it names once, with the first data line and its fields. ``--input-format``'s choices are its names
 (:data:`FORMAT_NAMES`). A new format is a row here and its reader module.
 
-gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.source`), and
+gzip, bzip2, xz and zstd are undone first (:mod:`rankmeter.io.compression`), and
 their suffix (``run.tsv.gz``) is ignored when looking at the name. A header
 line is recognised when it names a known query column and a known doc
 column (``query-id corpus-id score``, ``qid docno score``...) and holds no
@@ -38,8 +38,8 @@ from rankmeter.errors import InputError, ParameterError
 from rankmeter.io.columns import CONVENTIONS
 from rankmeter.io.lines import Head, first_data_line, sniff_head, split_header
 
-__all__ = ["REGISTRY", "FORMAT_NAMES", "Format", "detect", "sniff", "has_header", "is_parquet", "read_source",
-           "read_file", "first_data_line", "split_header"]
+__all__ = ["REGISTRY", "FORMAT_NAMES", "STREAMED", "Format", "detect", "sniff", "has_header", "is_parquet",
+           "dispatch", "check_format_name", "first_data_line", "split_header"]
 
 
 
@@ -69,7 +69,7 @@ def _looks_csv(data: bytes, head: Head) -> bool:
 
 
 def _looks_tsv(data: bytes, head: Head) -> bool:
-    return b"\t" in head.first[2] and has_header(data, "tsv", head)
+    return b"\t" in head.first[2] and _has_header(head, "tsv")
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,8 @@ _BY_NAME = {f.name: f for f in REGISTRY}
 #: the values of ``format=`` and ``--input-format``
 FORMAT_NAMES = ("auto", "trec", "csv", "tsv", "parquet", "jsonl")
 assert set(FORMAT_NAMES) == {"auto"} | set(_BY_NAME)
+#: the formats with a reader that parses a big file as it streams in (the source leaves such a file open)
+STREAMED = frozenset(f.name for f in REGISTRY if f.big_file)
 _COMPRESSED = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 # Names that make a first line a header; the last few are not conventions (the header then needs
@@ -139,7 +141,10 @@ def has_header(data: bytes, style: str, head: Head | None = None) -> bool:
     >>> has_header(b"q1 Q0 d1 1 2.5 bm25\\n", "whitespace")
     False
     """
-    head = _head(data, head)
+    return _has_header(_head(data, head), style)
+
+
+def _has_header(head: Head, style: str) -> bool:
     first = head.first[2]
     fields = head.fields[style]
     if not fields or _numeric(fields):
@@ -155,22 +160,26 @@ def has_header(data: bytes, style: str, head: Head | None = None) -> bool:
     return bool(head.second) and _numeric(head.second_fields[style])
 
 
-def _check_name(format: str) -> None:
+def check_format_name(format: str) -> None:
+    """Refuse a ``format=`` (``--input-format``) that names no format."""
     if format not in FORMAT_NAMES:
         raise ParameterError(f"input_format={format!r}: expected one of {', '.join(FORMAT_NAMES)}")
 
 
 def sniff(data: bytes, name: str, head: Head | None = None) -> tuple[str, bool]:
     """:func:`detect` with ``format="auto"``: by content (Parquet's magic), the file name, then content."""
+    return _sniff(data, name, _head(data, head))
+
+
+def _sniff(data: bytes, name: str, head: Head) -> tuple[str, bool]:
     if is_parquet(data):
         return "parquet", False
-    head = _head(data, head)
     format = _suffix_format(name) or next(f.name for f in REGISTRY if f.looks is None or f.looks(data, head))
-    if format == "tsv" and not has_header(data, "tsv", head):
+    if format == "tsv" and not _has_header(head, "tsv"):
         format = "trec"  # headerless TSV is a TREC file (MS MARCO's qrels.dev.tsv)
-    if format == "trec" and has_header(data, "whitespace", head):
+    if format == "trec" and _has_header(head, "whitespace"):
         return "whitespace", True
-    return format, _BY_NAME[format].header and has_header(data, format, head)
+    return format, _BY_NAME[format].header and _has_header(head, format)
 
 
 def detect(data: bytes, name: str, format: str = "auto", head: Head | None = None) -> tuple[str, bool]:
@@ -183,10 +192,14 @@ def detect(data: bytes, name: str, format: str = "auto", head: Head | None = Non
     >>> detect(b"qid docno score\\nq1 d1 0.5\\n", "run.txt")
     ('whitespace', True)
     """
-    _check_name(format)
+    check_format_name(format)
+    return _detect(data, name, format, _head(data, head))
+
+
+def _detect(data: bytes, name: str, format: str, head: Head) -> tuple[str, bool]:
     if format == "auto":
-        return sniff(data, name, head)
-    return format, _BY_NAME[format].header and has_header(data, format, head)
+        return _sniff(data, name, head)
+    return format, _BY_NAME[format].header and _has_header(head, format)
 
 
 def _function(path: str):
@@ -194,42 +207,20 @@ def _function(path: str):
     return getattr(importlib.import_module(module), function)
 
 
-def read_source(source, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
-    """The Qrels or Run of a path, ``-`` or binary file object: opened, recognised and read once.
+def dispatch(src, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
+    """The Qrels or Run of an opened input (:class:`~rankmeter.io.source.Source`): its format recognised once,
+    from what the source found (its first lines, ``src.sniffed``), and that format's reader called once.
 
-    The input is opened once (:class:`rankmeter.io.source.Source`: opened, peeked at, decompressed, checked
-    and its first lines found, in one visit); its format is recognised once from what the source found, and
-    its reader called once. A big file named by path (no ``columns=`` a file of its format's own layout could
-    use) is left open after its first bytes, and goes to its format's ``big_file`` reader, which parses it as
-    it streams in; anything else is read whole."""
+    A source left open after its head (a big file) goes to its format's ``big_file`` reader, which parses it as
+    it streams in, when it has one (and no header line); anything else is read whole, with the first data line
+    and its fields (:func:`~rankmeter.io.lines.sniff_head`'s answer) handed to the reader."""
     from rankmeter.io.columns import Borrowed
-    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES
-    from rankmeter.io.source import Source
-    _check_name(format)
-    own_layout = not columns or isinstance(columns, Borrowed)  # no columns= a file of the format's own layout uses
-    defer = own_layout and any(f.big_file and format in ("auto", f.name) for f in REGISTRY)
-    src = Source.open(source, check=format != "parquet", head_bytes=HEAD_BYTES + 3,
-                      defer_plain=FILE_MIN_BYTES if defer else None, defer_compressed=COMPRESSED_MIN_BYTES,
-                      sample_bytes=HEAD_BYTES)
-    if not src.deferred:
-        return _dispatch(src.text, src.name, kind, format, src.sniffed, columns=columns, grades=grades)
-    style, header = detect(src.sample, src.name, format, src.sniffed)
-    row = _BY_NAME.get(style)
-    if row is not None and row.big_file and not header:
-        return _function(row.big_file)(src, kind, grades, src.sniffed.first)
-    text = src.read_rest(check=format != "parquet")  # a big file of another format: read whole after all
-    return _dispatch(text, src.name, kind, format, src.sniffed, columns=columns, grades=grades, found=(style, header))
-
-
-def _dispatch(data: bytes, name: str, kind: str, format: str, head: Head, *, columns=None, grades: str = "integer",
-              found: tuple | None = None):
-    """The reader of ``data``'s format called on it (text already checked), with its first data line and the
-    fields of it (``head``: :func:`~rankmeter.io.lines.sniff_head`'s answer)."""
-    from rankmeter.io.columns import Borrowed
-    if format == "parquet" and not data:
-        from rankmeter.io.guard import check_text
-        check_text(data, name)
-    style, header = found or detect(data, name, format, head)
+    head = src.sniffed
+    style, header = _detect(src.sample if src.deferred else src.text, src.name, format, head)
+    row = _BY_NAME["trec" if style == "whitespace" else style]
+    if src.deferred and row.big_file and not header:
+        return _function(row.big_file)(src, kind, grades, head.first)
+    data = src.read_rest(check=format != "parquet") if src.deferred else src.text
     if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
         columns = None  # the other input's column names: this file has no header to find them in
     if style in ("trec", "csv", "tsv") and not header and columns:
@@ -238,34 +229,10 @@ def _dispatch(data: bytes, name: str, kind: str, format: str, head: Head, *, col
             role, value = next(iter(named.items()))
             raise InputError(f"columns={columns!r}: {role!r} names the column {value!r}, but this file has no "
                              "header line; give positions counted from 0 (e.g. columns={'query': 0, 'doc': 1, "
-                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line (names meant for the other input: say "
-                             "so with its own role, e.g. 'score', or read that input with columns= of its own)",
-                             source=name)
-    reader = _function(_BY_NAME["trec" if style == "whitespace" else style].reader)
+                             "'rank': 2} for MS MARCO's qid pid rank), or add a header line (names meant for the "
+                             "other input: say so with its own role, e.g. 'score', or read that input with "
+                             "columns= of its own)", source=src.name)
     fields = head.fields["whitespace" if style == "trec" else style] if style in (
         "trec", "whitespace", "csv", "tsv") else None
-    return reader(data, name, kind, style=style, header=header, columns=columns, grades=grades, first=head.first,
-                  fields=fields)
-
-
-def read_file(source, kind: str, grades: str = "integer"):
-    """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
-    parsed on every core (:func:`~rankmeter.io.compiled.read_stream`), the first line refused (:class:`Refused`), or None when the
-    file is read whole instead (not a regular file, small, another format, not text, a broken archive:
-    reading it whole names the problem)."""
-    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
-        return None
-    from rankmeter.errors import RankmeterError
-    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES, read_stream
-    from rankmeter.io.source import Source
-
-    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3, HEAD_BYTES)
-    if src is None:
-        return None
-    try:
-        if sniff(src.sample, src.name, src.sniffed) != ("trec", False):
-            src.close()
-            return None
-        return read_stream(src, kind, grades, src.sniffed.first)
-    except (RankmeterError, OSError):
-        return None
+    return _function(row.reader)(data, src.name, kind, style=style, header=header, columns=columns, grades=grades,
+                                 first=head.first, fields=fields)

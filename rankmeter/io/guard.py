@@ -1,7 +1,9 @@
 """Whether input is text at all, checked as it arrives: a bomb or a device is refused after one block.
 
 :func:`check_text` refuses a whole input that is empty or not text (binary, an archive, UTF-16).
-:class:`Guard` checks a stream block by block as it is read: the first block with text as
+:func:`take` reads an opened input's text (its raw bytes, or their decompressor:
+:mod:`rankmeter.io.compression`) through those checks, whole or its head; :class:`Text` is that checked
+stream. :class:`Guard` checks a stream block by block as it is read: the first block with text as
 :func:`check_text` checks a whole file (the same verdict: every check looks at the start, or finds
 the first NUL), every later block for a NUL byte, more than 1% control bytes in its first 64 KiB,
 and a line longer than :data:`LONGEST_LINE`. Memory then stays that of a block whatever the
@@ -17,19 +19,16 @@ rankmeter.errors.InputError: <stream>:2: binary data (a NUL byte), not a text fi
 """
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
-import zlib
 from typing import BinaryIO
 
 import numpy as np
 
 from rankmeter.errors import InputError
+from rankmeter.io.compression import DECOMPRESS_ERRORS
 
-__all__ = ["read_input", "open_head", "read_rest", "compression_of", "decompressing", "check_text", "Guard", "Counted", "Text", "read_guarded", "read_text", "read_block", "as_bytes",
-           "first_nul", "broken", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES", "DECOMPRESS_ERRORS"]
+__all__ = ["take", "read_rest", "check_text", "broken", "Guard", "Text", "read_guarded", "read_text", "first_nul",
+           "line_breaks", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES"]
 
 #: Bytes read at a time from a stream (decompressed bytes for a compressed one).
 BLOCK_BYTES = 16 << 20
@@ -60,17 +59,11 @@ _MAGIC = (
 _CONTROL = np.zeros(256, dtype=bool)
 _CONTROL[[*range(1, 9), *range(14, 32), 127]] = True
 
-def as_bytes(data, name: str) -> bytes:
-    if isinstance(data, str):
-        return data.encode("utf-8", "surrogateescape")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise InputError(f"read() returned a {type(data).__name__}; pass a binary file object", source=name)
-    return bytes(data)
-
-
-def read_block(stream: BinaryIO, name: str, size: int = -1) -> bytes:
+def _read_block(stream: BinaryIO, name: str, size: int = -1) -> bytes:
+    """Up to ``size`` bytes of one of the streams here (bytes already: a user's file object is read through
+    :class:`~rankmeter.io.compression.Counted`), an error reading it one line naming the file."""
     try:
-        return as_bytes(stream.read(size), name)
+        return bytes(stream.read(size))
     except (OSError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
@@ -133,8 +126,8 @@ class Guard:
     def _judge_expansion(self, size: int) -> None:
         """Refuse text expanding more than :data:`MAX_EXPANSION` times (past :data:`BOMB_MIN_BYTES`)."""
         self.text_bytes += size
-        if self.compressed is not None and self.text_bytes > BOMB_MIN_BYTES and \
-                self.text_bytes > MAX_EXPANSION * max(self.compressed(), 1):
+        if (self.compressed is not None and self.text_bytes > BOMB_MIN_BYTES
+                and self.text_bytes > MAX_EXPANSION * max(self.compressed(), 1)):
             raise InputError(f"the compressed data expands more than {MAX_EXPANSION} times ({self.compressed()} "
                              f"bytes to over {self.text_bytes >> 20} MiB of text so far): a compression bomb, not "
                              "qrels or a run; check that this is the right file", source=self.name)
@@ -160,7 +153,7 @@ def read_guarded(stream: BinaryIO, name: str) -> bytes:
     pending_cr = False
     blocks: list[bytes] = []
     while True:
-        block = read_block(stream, name, BLOCK_BYTES)
+        block = _read_block(stream, name, BLOCK_BYTES)
         if not block:
             break
         if not blocks:
@@ -192,52 +185,6 @@ def _refuse_control(data: bytes, name: str, lines_before: int = 0) -> None:
                          "file of qrels or a run; check that this is the right file",
                          source=name, line=lines_before + data.count(b"\n", 0, first) + 1)
 
-class Counted(io.RawIOBase):
-    """The raw bytes of an input as a decompressor reads them: bytes peeked first put back, text a file object
-    returns made bytes, and the bytes given out counted (the guard refuses text that expands too many times)."""
-
-    def __init__(self, raw: BinaryIO, name: str, *, owned: bool = False):
-        self.raw, self.name, self.owned = raw, name, owned   # owned: a file rankmeter opened, closed with this
-        self.head = b""
-        self.consumed = 0
-
-    def close(self) -> None:
-        if self.owned and not self.raw.closed:
-            self.raw.close()
-        super().close()
-
-    def peek_start(self, size: int) -> bytes:
-        """The first ``size`` bytes (fewer at the end), read and put back: the next read gives them again."""
-        while len(self.head) < size:
-            chunk = read_block(self.raw, self.name, size - len(self.head))
-            if not chunk:
-                break
-            self.head += chunk
-        return self.head[:size]
-
-    def compressed_bytes(self) -> int:
-        return self.consumed
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        # the peeked head and then as much of the rest as one read gives: the first block a reader checks is
-        # then no shorter than a file's (a control byte among the 10 bytes peeked was 10% of the first block)
-        n = 0
-        if self.head:
-            n = min(len(buffer), len(self.head))
-            buffer[:n] = self.head[:n]
-            self.head = self.head[n:]
-            if n == len(buffer) or self.head:
-                self.consumed += n
-                return n
-        data = as_bytes(self.raw.read(len(buffer) - n), self.name) if len(buffer) > n else b""
-        buffer[n: n + len(data)] = data
-        self.consumed += n + len(data)
-        return n + len(data)
-
-
 def broken(kind: str, exc: BaseException, name: str) -> InputError:
     """The one-line error for compressed data a decompressor could not read."""
     if isinstance(exc, EOFError):
@@ -245,10 +192,6 @@ def broken(kind: str, exc: BaseException, name: str) -> InputError:
                           "the file", source=name)
     detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
-
-
-#: what a decompressor raises on broken data
-DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
 
 class Text(io.RawIOBase):
@@ -280,12 +223,11 @@ class Text(io.RawIOBase):
         if self.closed:
             return b""
         if self.head:
-            data, self.head = (self.head, b"") if size is None or size < 0 else \
-                (self.head[:size], self.head[size:])
+            whole = size is None or size < 0
+            data, self.head = (self.head, b"") if whole else (self.head[:size], self.head[size:])
         else:
             try:
-                data = as_bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read(),
-                                self.guard.name)
+                data = bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read())
             except InputError:
                 raise
             except DECOMPRESS_ERRORS as exc:
@@ -321,7 +263,7 @@ def read_text(inner: BinaryIO, name: str, *, kind: str | None = None, compressed
             raise InputError(f"cannot be read ({exc})", source=name) from None
         if start and not start.isspace() and not start.startswith(PARQUET_MAGIC):
             check_text(start, name)
-        data = read_block(inner, name)
+        data = _read_block(inner, name)
     if not head and data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     if check and not (len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC):
@@ -370,127 +312,44 @@ def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
     _refuse_control(data, name, first_line - 1)
 
 
-# ---------------------------------------------------------------- peeked, decompressed, checked
+def take(stream: BinaryIO, name: str, *, kind: str | None = None, compressed=None, plain: bool = False,
+         head_bytes: int | None = None, under=None, check: bool = True) -> tuple[bytes | None, tuple | None]:
+    """The text of an opened input, checked, in one visit: ``stream`` is its raw bytes or their decompressor
+    (:func:`rankmeter.io.compression.opened`), ``compressed`` the compressed bytes read so far (a callable),
+    ``plain`` a plain regular file (its size is known, no bomb: read in one piece after its first block
+    passed the check).
 
-_COMPRESSIONS = (
-    (b"\x1f\x8b", "gzip"),
-    (b"BZh", "bz2"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-)
-_BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")
-_BOM = b"\xef\xbb\xbf"
-
-
-def compression_of(head: bytes) -> str | None:
-    """The compression whose magic bytes ``head`` starts with, or None.
-
-    >>> compression_of(b"\\x1f\\x8b\\x08"), compression_of(b"301 0 d 1")
-    ('gzip', None)
-    """
-    for magic, kind in _COMPRESSIONS:
-        # bzip2: "BZh", a block size digit, then a block or end-of-stream magic (not a text id "BZh9");
-        # a file that ends within that magic is a truncated archive, not a line of text
-        if head.startswith(magic) and (kind != "bz2" or head[3:4].isdigit() and (
-                head[4:10] in _BZ2_BLOCKS or len(head) < 10 and any(b.startswith(head[4:]) for b in _BZ2_BLOCKS))):
-            return kind
-    return None
-
-
-def _zstd_reader(raw: BinaryIO) -> BinaryIO:
-    import pyarrow as pa
-    if pa.Codec.is_available("zstd"):
-        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "zstd")
+    ``(text, None)``, read whole (:func:`read_text`); or, given ``head_bytes`` (a big regular file that a reader
+    parses as it streams in), ``(None, (stream, head))``: its first ``head_bytes`` of text, a UTF-8 byte-order
+    mark dropped, and the stream after them -- a plain file's head checked as text here (``check``), a
+    compressed one's :class:`Text` (closing ``under`` with it), which checks every block it gives, the head
+    first."""
+    if head_bytes is None:
+        return read_text(stream, name, kind=kind, compressed=compressed, plain=plain, check=check), None
+    parts, got = [], 0
     try:
-        import zstandard
-    except ImportError:
-        raise ImportError('reading zstd needs pyarrow built with zstd or the zstandard package: '
-                          'pip install zstandard') from None
-    return zstandard.ZstdDecompressor().stream_reader(raw)
-
-
-def decompressing(raw: BinaryIO, kind: str) -> BinaryIO:
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if kind == "bz2":
-        return bz2.BZ2File(raw, mode="rb")
-    if kind == "xz":
-        return lzma.LZMAFile(raw, mode="rb")
-    return _zstd_reader(raw)
-
-
-def read_input(raw: BinaryIO, name: str, *, regular_file: bool, check: bool = True, note=None,
-               defer: tuple | None = None) -> tuple[bytes | None, str | None, tuple | None]:
-    """(text, compression, None) of the opened input ``raw``, in one visit: its first bytes peeked (gzip,
-    bzip2, xz and zstd are recognised by their magic bytes whatever the file is called), decompressed as a
-    stream and every block checked as it arrives; a plain regular file (``regular_file``: its size is known, no
-    bomb) in one read after its first block passed the same check. ``note``: the timer of the "waiting for
-    input" note, cancelled once the first bytes came (:class:`rankmeter.io.source.Source` starts it).
-
-    ``defer``: ``(size, plain, compressed, head_bytes)`` of a regular file a reader may stream: when
-    :func:`open_head` leaves it open, ``(None, compression, (stream, head))`` instead."""
-    if defer is not None:
-        opened = open_head(raw, name, *defer, check=check)
-        if opened is not None:
-            return None, opened[0], opened[1:]
-    counted = Counted(raw, name)
-    try:
-        return _read_counted(counted, raw, name, regular_file, check, note)
-    finally:
-        counted.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
-
-
-def _read_counted(counted: "Counted", raw: BinaryIO, name: str, regular_file: bool, check: bool, note):
-    try:
-        kind = compression_of(counted.peek_start(10))
-    finally:
-        if note is not None:
-            note.cancel()
-    if kind is None and regular_file:
-        return read_text(raw, name, plain=True, check=check), None, None
-    if kind is None:
-        return read_text(counted, name, check=check), None, None  # a pipe, a device, a file object: checked blocks
-    return read_text(decompressing(counted, kind), name, kind=kind, compressed=counted.compressed_bytes,
-                     check=check), kind, None
-
-
-def open_head(raw: BinaryIO, name: str, size: int, plain: int, compressed: int | None, head_bytes: int, *,
-              check: bool = True):
-    """A big regular file ``raw`` (``size`` bytes) left open after its first ``head_bytes`` of text:
-    ``(compression, stream, head)``, the stream positioned after the head (a compressed one a :class:`Text`,
-    every block it gives checked, the head given first; a plain one's head checked as text here, ``check``);
-    or None -- ``raw`` left open at its start -- when it is read whole instead (under ``plain`` bytes,
-    ``compressed`` for a compressed one; Parquet; an archive whose start cannot be read: reading it whole
-    names the problem). A UTF-8 byte-order mark is dropped."""
-    import os
-    magic = os.pread(raw.fileno(), 10, 0)
-    kind = compression_of(magic)
-    if magic.startswith(PARQUET_MAGIC) or size < (plain if kind is None else compressed or plain):
-        return None
-    try:
-        stream = raw if kind is None else decompressing(raw, kind)
-        parts, got = [], 0
         while got < head_bytes:
             part = stream.read(head_bytes - got)
             if not part:
                 break
             parts.append(part)
             got += len(part)
-        head = b"".join(parts)
-    except (*DECOMPRESS_ERRORS, ImportError):
-        raw.seek(0)  # the decompressor is dropped unclosed: closing some closes the file it reads
-        return None
-    head = head[3:] if head[:3] == _BOM else head
+    except DECOMPRESS_ERRORS as exc:
+        if kind is None:
+            raise InputError(f"cannot be read ({exc})", source=name) from None
+        raise broken(kind, exc, name) from None
+    head = b"".join(parts)
+    head = head[3:] if head[:3] == b"\xef\xbb\xbf" else head
     if kind is None:
         if check and head[:HEAD_BYTES].strip():
             check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
-    else:
-        stream = Text(stream, name, kind=kind, compressed=raw.tell, head=head, under=raw, close_at_end=True)
-    return kind, stream, head
+        return None, (stream, head)
+    return None, (Text(stream, name, kind=kind, compressed=compressed, head=head, under=under, close_at_end=True),
+                  head)
 
 
 def read_rest(stream, raw: BinaryIO, name: str, *, kind: str | None, check: bool = True) -> bytes:
-    """The whole text of a big file :func:`open_head` left open (``stream``; ``raw``: its file), read after
+    """The whole text of a big file the source left open after its head (``stream``; ``raw``: its file), read after
     all: a plain one in one read from its start, a compressed one's :class:`Text` block by block."""
     try:
         if kind is None:

@@ -22,6 +22,9 @@ def read_parquet(data: bytes, name: str, kind: str, *, columns: dict | None = No
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if not data:
+        from rankmeter.io.guard import check_text
+        check_text(data, name)  # the file is empty
     if not is_parquet(data):
         raise InputError("is not a Parquet file (no PAR1 magic at both ends); pass input_format='auto' or the "
                          "right file", source=name)

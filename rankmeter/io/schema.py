@@ -20,12 +20,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from rankmeter.errors import InputError, shown_repr
 
 __all__ = ["check", "field_error", "describe", "Schema", "Str", "Int", "Num", "Bool", "Nullable", "ListOf",
-           "Tuple", "MapOf", "Record", "Anything", "Numbers", "Id", "MAX_DEPTH", "MAX_INTEGER_DIGITS", "HugeInteger"]
+           "Tuple", "MapOf", "Record", "Anything", "Id", "MAX_DEPTH", "MAX_INTEGER_DIGITS", "HugeInteger"]
 
 #: the deepest nesting of lists and objects read (rankmeter's own files nest 4 deep)
 MAX_DEPTH = 32
@@ -96,7 +94,7 @@ class _Context:
         return field_error(self.source, at, expected, got=False, hint=self.hint, line=self.line)
 
 
-def _bounds(low, high) -> str:
+def bounds(low, high) -> str:
     if low is None and high is None:
         return ""
     left = "-inf" if low is None else _num(low)
@@ -175,7 +173,7 @@ class Int(Schema):
     def describe(self) -> str:
         if self.choices is not None:
             return "the integer " + " or ".join(map(str, self.choices))
-        return "an integer" + _bounds(self.low, self.high)
+        return "an integer" + bounds(self.low, self.high)
 
     def check(self, value, at, ctx):
         if type(value) is not int or self.low is not None and value < self.low \
@@ -194,7 +192,7 @@ class Num(Schema):
 
     def describe(self) -> str:
         base = "a number" if self.finite else "a number, NaN or Infinity"
-        return base + _bounds(self.low, self.high)
+        return base + bounds(self.low, self.high)
 
     def check(self, value, at, ctx):
         if type(value) is int:
@@ -362,55 +360,9 @@ class Anything(Schema):
         return value
 
 
-class Numbers(Schema):
-    """A list of numbers (``rows=True``: a list of such lists, each ``length`` long) read as a float64 array;
-    finite and in ``[low, high]`` (the first number that is not is named)."""
-
-    def __init__(self, *, length: int | None = None, rows: bool = False, low: float | None = None,
-                 high: float | None = None):
-        self.length, self.rows, self.low, self.high = length, rows, low, high
-
-    def describe(self) -> str:
-        inner = f"numbers{_bounds(self.low, self.high)}"
-        count = f" of {self.length}" if self.length is not None else ""
-        return f"a list of lists{count} of {inner}" if self.rows else f"a list{count} of {inner}"
-
-    def _row(self, row, at, ctx) -> np.ndarray:
-        if not isinstance(row, list) or self.length is not None and len(row) != self.length:
-            expected = f"a list of {self.length} numbers" if self.length is not None else "a list of numbers"
-            raise ctx.refuse(at, expected, row)
-        bad = next((j for j, x in enumerate(row) if type(x) is not float and type(x) is not int), None)
-        if bad is None:
-            try:
-                array = np.array(row, dtype=np.float64)
-            except OverflowError:
-                array = None
-        if bad is not None or array is None:
-            if bad is None:
-                bad = next(j for j, x in enumerate(row) if type(x) is int and abs(x) >= 2 ** 1023)
-            raise ctx.refuse((*at, bad), "a number" + _bounds(self.low, self.high), row[bad])
-        wrong = ~np.isfinite(array)
-        if self.low is not None:
-            wrong |= array < self.low
-        if self.high is not None:
-            wrong |= array > self.high
-        if wrong.any():
-            j = int(np.flatnonzero(wrong)[0])
-            raise ctx.refuse((*at, j), "a finite number" + _bounds(self.low, self.high), row[j])
-        return array
-
-    def check(self, value, at, ctx):
-        if not self.rows:
-            return self._row(value, at, ctx)
-        if not isinstance(value, list) or not value:
-            raise ctx.refuse(at, self.describe(), value)
-        arrays = [self._row(row, (*at, i), ctx) for i, row in enumerate(value)]
-        return np.vstack(arrays) if arrays else np.zeros((0, self.length or 0))
-
-
 def check(value: Any, schema: Schema, *, source: str, hint: str | None = None, max_depth: int = MAX_DEPTH,
           at: tuple = (), line: int | None = None) -> Any:
     """``value`` (already parsed, or a dict given in Python) checked against ``schema``: the value (converted
-    where the schema converts, e.g. :class:`Numbers`), or an InputError naming ``source`` (and ``line``) and
+    where the schema converts, e.g. :class:`~rankmeter.io.arrays.Numbers`), or an InputError naming ``source`` (and ``line``) and
     the field (``at``: where ``value`` sits in its file, as keys and list positions)."""
     return schema.check(value, tuple(at), _Context(source, hint, max_depth, line))

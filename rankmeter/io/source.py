@@ -32,14 +32,13 @@ import threading
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
-from rankmeter.io.guard import (
-    BLOCK_BYTES, HEAD_BYTES, Counted, Text, check_text, compression_of, decompressing, open_head, read_input,
-    read_rest,
-)
-from rankmeter.io.lines import first_data_line, sniff_head
+from rankmeter.io.compression import Counted, compression_of, opened, undone
+from rankmeter.io.guard import BLOCK_BYTES, HEAD_BYTES, PARQUET_MAGIC, Text, check_text, read_rest, take
 from rankmeter.io.inputs import open_input, record_input
+from rankmeter.io.lines import first_data_line, sniff_head
 
-__all__ = ["Source", "load_bytes", "check_text", "open_stream", "compression_of", "first_data_line", "PathOrFile"]
+__all__ = ["Source", "read_source", "read_file", "load_bytes", "check_text", "open_stream", "compression_of",
+           "first_data_line", "PathOrFile"]
 
 PathOrFile = Union[str, bytes, "os.PathLike[str]", BinaryIO]
 
@@ -48,7 +47,7 @@ WAIT_NOTE_SECONDS = 1.0
 
 def _waiting_note(name: str, regular: bool) -> threading.Timer | None:
     """The started timer of a note on stderr, printed if a pipe or terminal gives nothing within a second
-    (cancelled by :func:`~rankmeter.io.guard.read_input` once the first bytes came, and here after it)."""
+    (cancelled once the first bytes came: :func:`_taken`, and in :meth:`Source.open` after it)."""
     if regular or sys.stderr is None:
         return None
     def note() -> None:
@@ -121,10 +120,10 @@ class Source:
     lines.
 
     :meth:`open` opens a path, ``-`` (stdin) or a binary file object and records a file as an input (no output
-    may be written over it: :mod:`rankmeter.io.inputs`); then :func:`rankmeter.io.guard.read_input` peeks at
-    its first bytes (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the file is
-    called), decompresses it and has every block checked as it arrives (not text, a compression bomb, a line
-    of gigabytes); a UTF-8 byte-order mark at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head`
+    may be written over it: :mod:`rankmeter.io.inputs`); then :func:`rankmeter.io.compression.opened` looks at
+    its first bytes once (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the file is
+    called) and undoes its compression, and :func:`rankmeter.io.guard.take` reads its text with every block
+    checked as it arrives (not text, a compression bomb, a line of gigabytes); a UTF-8 byte-order mark at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head`
     finds its first data lines (``sniffed``), which the format registry recognises it by. Each of those
     modules is visited once. Then either ``text`` holds the whole text, or -- a big regular file, when
     the caller asks (``defer_plain``/``defer_compressed``: the sizes from which a reader streams it) --
@@ -176,45 +175,68 @@ class Source:
             note = None  # a file object: it is the caller's to feed
         else:
             note = _waiting_note(name, _regular_stream(_stdin()) if name == "<stdin>" else _is_regular(source))
-        deferred = False
+        held = None
         try:
             raw, owned = _open_raw(source, name)
             try:
-                defer = _deferrable(raw, defer_plain, defer_compressed, head_bytes) if owned else None
-                text, kind, opened = read_input(raw, name, regular_file=owned and _regular_stream(raw),
-                                                check=check, note=note, defer=defer)
-                deferred = opened is not None
+                size = _regular_size(raw) if owned else None
+                held = _taken(raw, name, size, check=check, note=note, plain=defer_plain,
+                              compressed=defer_compressed, head_bytes=head_bytes)
             finally:
-                if owned and not deferred:
+                if owned and (held is None or held[2] is None):
                     raw.close()
         finally:
             if note is not None:
                 note.cancel()
-        if deferred:
+        text, kind, opened = held
+        if opened is not None:
             stream, head = opened
             return cls(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
         return cls(name, text, kind=kind)
 
 
-def _deferrable(raw, plain: int | None, compressed: int | None, head_bytes: int) -> tuple | None:
-    """``defer=`` of :func:`~rankmeter.io.guard.read_input` for the file ``raw``: a regular file of at least
-    ``plain`` bytes (``compressed`` for a compressed one), else None."""
-    if plain is None:
-        return None
+def _regular_size(raw) -> int | None:
+    """The size of the regular file ``raw``, or None (a pipe, a device, cannot tell)."""
     try:
         status = os.fstat(raw.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return None
-    if not stat.S_ISREG(status.st_mode) or status.st_size < min(plain, compressed or plain):
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def _taken(raw: BinaryIO, name: str, size: int | None, *, check: bool = True, note=None, plain: int | None = None,
+           compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3, whole: bool = True):
+    """``(text, compression, None)`` of the opened input ``raw``: its first bytes looked at once and its
+    compression undone (:func:`rankmeter.io.compression.opened`), then its text read and checked
+    (:func:`rankmeter.io.guard.take`); ``size``: a regular file's size (None: a pipe, a device, a file object),
+    a plain one read in one piece after its first block passed the check.
+
+    A regular file of ``plain`` bytes or more (``compressed`` for a compressed one; Parquet never) is left open
+    after its first ``head_bytes`` of text instead: ``(None, compression, (stream, head))``. ``whole=False``:
+    None where the file would be read whole."""
+    try:
+        kind, stream, consumed, magic = opened(raw, name, regular=size is not None)
+    finally:
+        if note is not None:
+            note.cancel()  # the first bytes came
+    binary = magic.startswith(PARQUET_MAGIC)
+    least = None if plain is None or size is None or binary else (plain if kind is None else compressed or plain)
+    defer = least is not None and size >= least
+    if not (defer or whole):
         return None
-    return status.st_size, plain, compressed, head_bytes
+    try:
+        text, head = take(stream, name, kind=kind, compressed=consumed, plain=size is not None and kind is None,
+                          head_bytes=head_bytes if defer else None, under=raw, check=check)
+    finally:
+        if isinstance(stream, Counted):
+            stream.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
+    return text, kind, head
 
 
 def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
               sample_bytes: int | None = None) -> Source | None:
     """A regular file of ``plain`` bytes or more (``compressed`` for a compressed one) opened with its first
-    ``head_bytes`` of text read, or None: read it whole (smaller, Parquet, or an archive whose start cannot be
-    read -- reading it whole names the problem)."""
+    ``head_bytes`` of text read, or None: read it whole (smaller, Parquet)."""
     try:
         status = os.stat(name)
         if not stat.S_ISREG(status.st_mode) or status.st_size < min(plain, compressed or plain):
@@ -223,15 +245,58 @@ def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
     except (OSError, ValueError):
         return None
     try:
-        opened = open_head(raw, name, status.st_size, plain, compressed, head_bytes)
+        held = _taken(raw, name, status.st_size, plain=plain, compressed=compressed, head_bytes=head_bytes,
+                      whole=False)
     except BaseException:
         raw.close()
         raise
-    if opened is None:
+    if held is None:
         raw.close()
         return None
-    kind, stream, head = opened
+    _, kind, (stream, head) = held
     return Source(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
+
+
+def read_source(source: PathOrFile, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):
+    """The Qrels or Run of a path, ``-`` or binary file object: opened once, then handed to the format registry.
+
+    The input is opened once (:class:`Source`: opened, recorded, peeked at, decompressed, checked and its first
+    lines found, in one visit) and handed to :func:`rankmeter.io.formats.dispatch`, which recognises its format
+    from what the source found and calls its reader once. A big file named by path, when a format that parses a
+    file as it streams in may be its format (:data:`~rankmeter.io.formats.STREAMED`) and no ``columns=`` that a
+    file of its format's own layout could use are given, is left open after its first bytes; anything else is
+    read whole."""
+    from rankmeter.io.columns import Borrowed
+    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES
+    from rankmeter.io.formats import STREAMED, dispatch
+    own_layout = not columns or isinstance(columns, Borrowed)  # no columns= a file of the format's own layout uses
+    defer = own_layout and (format == "auto" or format in STREAMED)
+    src = Source.open(source, check=format != "parquet", head_bytes=HEAD_BYTES + 3,
+                      defer_plain=FILE_MIN_BYTES if defer else None, defer_compressed=COMPRESSED_MIN_BYTES,
+                      sample_bytes=HEAD_BYTES)
+    return dispatch(src, kind, format, columns=columns, grades=grades)
+
+
+def read_file(source, kind: str, grades: str = "integer"):
+    """The Run or Qrels of a big TREC file named by path, plain or compressed, read a block at a time and
+    parsed on every core (:func:`~rankmeter.io.compiled.read_stream`), the first line refused (``Refused``), or
+    None when the file is read whole instead (not a regular file, small, another format, not text, a broken
+    archive: reading it whole names the problem)."""
+    if not isinstance(source, (str, os.PathLike)) or os.fsdecode(source) == "-":
+        return None
+    from rankmeter.errors import RankmeterError
+    from rankmeter.io.compiled import COMPRESSED_MIN_BYTES, FILE_MIN_BYTES, HEAD_BYTES, read_stream
+    from rankmeter.io.formats import sniff
+    src = Source.open_big(os.fsdecode(source), FILE_MIN_BYTES, COMPRESSED_MIN_BYTES, HEAD_BYTES + 3, HEAD_BYTES)
+    if src is None:
+        return None
+    try:
+        if sniff(src.sample, src.name, src.sniffed) != ("trec", False):
+            src.close()
+            return None
+        return read_stream(src, kind, grades, src.sniffed.first)
+    except (RankmeterError, OSError):
+        return None
 
 
 def load_bytes(source: PathOrFile) -> tuple[bytes, str]:
@@ -261,8 +326,7 @@ def open_stream(source: PathOrFile) -> tuple[BinaryIO, str]:
     name = _name_of(source)
     raw, owned = _open_raw(source, name)
     counted = Counted(raw, name, owned=owned)
-    kind = compression_of(counted.peek_start(10))
-    inner = counted if kind is None else decompressing(counted, kind)
+    kind, inner = undone(counted, counted.peek_start(10))
     text = Text(inner, name, kind=kind, compressed=counted.compressed_bytes if kind else None,
                 under=counted if kind else None)
     return io.BufferedReader(text, BLOCK_BYTES), name

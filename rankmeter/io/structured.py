@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import InputError, shown_repr
-from rankmeter.io.schema import (MAX_DEPTH, Anything, Bool, Int, ListOf, MapOf, Nullable, Num, Numbers, Record,
+from rankmeter.io.arrays import Numbers
+from rankmeter.io.schema import (MAX_DEPTH, Anything, Bool, Int, ListOf, MapOf, Nullable, Num, Record,
                                  Schema, Str, Tuple, HugeInteger, MAX_INTEGER_DIGITS, check, describe, field_error)
 __all__ = ["read_json", "parse_json", "json_document_or_lines", "check", "field_error", "Schema", "Str", "Int", "Num",
            "Bool", "Nullable", "ListOf", "Tuple", "MapOf", "Record", "Anything", "Numbers",

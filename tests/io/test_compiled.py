@@ -23,7 +23,7 @@ import rankmeter
 from oracles import trec_lines as oracle
 from rankmeter.engine.keys import chunked_id_hash
 from rankmeter.errors import InputError
-from rankmeter.io import compiled, formats, trec
+from rankmeter.io import compiled, source, trec
 from rankmeter.io.source import check_text, load_bytes
 from sanitized import run_sanitized
 
@@ -315,7 +315,7 @@ def _oracle_file(path, kind: str = "run"):
 
 @pytest.mark.parametrize("compress", [False, True])
 def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatch, compress):
-    """read_file (a big file, plain or compressed, in blocks cut after line ends, parsed on both cores)
+    """source.read_file (a big file, plain or compressed, in blocks cut after line ends, parsed on both cores)
     gives the table the oracle gives the whole file: blocks of a few lines, comment and blank lines,
     CRLF, a BOM and a last line without a line feed included; a bad line in a later block is named at its
     line in the whole file; a truncated archive is read whole, and its error named."""
@@ -332,7 +332,7 @@ def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatc
     pieces = []
     parse_stream = compiled._parse_stream
     monkeypatch.setattr(compiled, "_parse_stream", lambda *a: pieces.extend(parse_stream(*a)) or pieces)
-    fast = formats.read_file(str(path), "run")
+    fast = source.read_file(str(path), "run")
     assert isinstance(fast, rankmeter.Run) and len(pieces) > 5  # read in many blocks
     slow = _oracle_file(path)
     _same_table(fast, slow)
@@ -341,7 +341,7 @@ def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatc
 
     for bad in (text.replace(b"q11 Q0 d3 3", b"q11 Q0 d3"), text.replace(b"q11 Q0 d3 3", b"q11 Q0 d\x003 3")):
         path.write_bytes(gzip.compress(bad) if compress else bad)
-        answer = formats.read_file(str(path), "run")  # a compressed stream's guard refuses a NUL byte first
+        answer = source.read_file(str(path), "run")  # a compressed stream's guard refuses a NUL byte first
         assert isinstance(answer, compiled.Refused) or compress and b"\x00" in bad and answer is None
         with pytest.raises(InputError) as caught:
             rankmeter.read_run(str(path))
@@ -351,7 +351,7 @@ def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatc
             assert _same(_answer(rankmeter.read_run, str(path)), _answer(_oracle_file, path)) is False
     if compress:
         path.write_bytes(gzip.compress(text)[:-30])
-        assert formats.read_file(str(path), "run") is None
+        assert source.read_file(str(path), "run") is None
         with pytest.raises(InputError, match="truncated"):
             rankmeter.read_run(str(path))
 
@@ -362,7 +362,7 @@ def test_qrels_read_block_by_block(tmp_path, monkeypatch):
     monkeypatch.setattr(compiled, "_BLOCK_BYTES", 50)
     path = tmp_path / "qrels.txt"
     path.write_bytes("".join(f"q{q} {q % 2} d{d} {d % 3 - (d == 4)}\n" for q in range(15) for d in range(7)).encode())
-    fast = formats.read_file(str(path), "qrels")
+    fast = source.read_file(str(path), "qrels")
     assert isinstance(fast, rankmeter.Qrels)
     _same_table(fast, _oracle_file(path, "qrels"))
 
@@ -384,7 +384,7 @@ def test_a_block_of_comments_only_keeps_the_line_numbers(tmp_path, monkeypatch):
     text = b"q1 Q0 d1 1 2.0 t\n" + b"#" * 30 + b"\n\n#x\n" + b"#" * 50 + b"\n" + b"q2 Q0 d1 1 1.0 t\nq2 Q0 d2 2 0.5 t\n"
     path = tmp_path / "run.txt"
     path.write_bytes(text)
-    fast = formats.read_file(str(path), "run")
+    fast = source.read_file(str(path), "run")
     assert [fast.line_of(i) for i in range(3)] == [1, 6, 7]
     _same_table(fast, _oracle_file(path))
     path.write_bytes(text + b"q2 Q0 d3 3\n")

@@ -48,8 +48,9 @@ def test_a_run_read_by_evaluate_enters_each_io_module_once(runs, qrels, name):
     walk = io_walk.run_walk(qrels, runs[name])["entries"]
     assert [m for i, m in enumerate(walk) if m in walk[:i]] == [], " -> ".join(walk)
     # one source object (opened, recorded, peeked, decompressed, guarded, sniffed), one dispatch, one reader
-    assert walk[:6] == ["__init__.py", "formats.py", "source.py", "inputs.py", "guard.py", "lines.py"], walk
-    assert walk[6] == READER[name] and "irds.py" not in walk
+    assert walk[:7] == ["__init__.py", "source.py", "inputs.py", "compression.py", "guard.py", "lines.py",
+                        "formats.py"], walk
+    assert walk[7] == READER[name] and "irds.py" not in walk
     assert walk[-1] in ("canonical.py", "frames.py")
 
 
@@ -71,7 +72,7 @@ def test_qrels_by_dataset_id_are_resolved_where_qrels_are_read(runs):
         fh.write("q1 0 d3 1\n")
     rankmeter.read_qrels(path)
     walk = io_walk.walk(lambda: rankmeter.read_qrels(path))["entries"]
-    assert walk[:3] == ["__init__.py", "irds.py", "formats.py"] and walk.count("irds.py") == 1, walk
+    assert walk[:3] == ["__init__.py", "irds.py", "source.py"] and walk.count("irds.py") == 1, walk
     run_walk = io_walk.walk(lambda: rankmeter.read_run(runs["run.txt"]))["entries"]
     assert "irds.py" not in run_walk
 
