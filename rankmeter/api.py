@@ -76,8 +76,8 @@ def _has_columns(obj) -> bool:
 
     from rankmeter.executors.spark import is_spark_frame
     from rankmeter.io.frames import is_frame
-    return isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read") or is_frame(obj) or \
-        is_spark_frame(obj)
+    return (isinstance(obj, (str, bytes, os.PathLike)) or hasattr(obj, "read") or is_frame(obj)
+            or is_spark_frame(obj))
 
 
 def _columns_apply(columns, qrels, runs) -> None:
@@ -180,7 +180,7 @@ def evaluate_runs(qrels: QrelsLike, runs: RunsLike, measures: MeasuresLike,
     opts = validate_options(**options)
     pattern = _pattern(runs)
     given = _expand(pattern) if pattern is not None else runs
-    items = list(given.values()) if isinstance(given, Mapping) else \
-        list(given) if isinstance(given, (list, tuple)) else [given]
+    items = (list(given.values()) if isinstance(given, Mapping)
+             else list(given) if isinstance(given, (list, tuple)) else [given])
     _columns_apply(opts.columns, qrels, items)
     return Evaluator.of(qrels, measures, opts).evaluate_runs(given)
