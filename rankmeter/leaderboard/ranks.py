@@ -203,6 +203,7 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
             d *= d
             with np.errstate(divide="ignore", invalid="ignore"):  # a resample of one unit drawn n times: t = inf
                 d /= _pair_spread(weights[start:start + rows], unit_values, squares, linear)
+            d[np.isnan(d)] = 0.0  # 0/0: the resample's difference is the observed one exactly, no spread: t = 0
         else:
             np.abs(d, out=d)
             d *= inverse
@@ -215,13 +216,17 @@ def resampled_pairs(observed: np.ndarray, boot: np.ndarray, *, alpha: float, uni
     np.fill_diagonal(p, np.nan)
     if studentised and linear:  # max_t held r = D*^2 / sum_c w_c dL_c^2 = t^2 / (n - 1 + t^2)
         max_t = np.divide(max_t, 1.0 - max_t, out=np.full_like(max_t, np.inf), where=max_t < 1.0)
-    q = np.quantile(max_t, 1 - alpha, axis=0)  # (S,): s's simultaneous bound
+    with np.errstate(invalid="ignore"):  # between two infinite t (few units): inf - inf
+        q = np.quantile(max_t, 1 - alpha, axis=0)  # (S,): s's simultaneous bound
+    q[np.isnan(q)] = np.inf  # an infinite bound calls no pair
     if studentised:  # max_t held t^2 / (n - 1)
         q = np.sqrt(q * (n - 1))
     else:
         q = t_scale_quantile(q, units)
-    above = (-diff) > q[:, None] * se + tol  # [s, j]: j is better than s
-    below = diff > q[:, None] * se + tol     # [s, j]: s is better than j
+    with np.errstate(invalid="ignore"):  # an infinite bound times a pair of no spread (se 0): no call
+        margin = np.nan_to_num(q[:, None] * se, nan=np.inf) + tol
+    above = (-diff) > margin  # [s, j]: j is better than s
+    below = diff > margin     # [s, j]: s is better than j
     np.fill_diagonal(above, False)
     np.fill_diagonal(below, False)
     return {"win": win, "p": p, "rank_low": 1 + above.sum(axis=1), "rank_high": s - below.sum(axis=1)}
