@@ -48,6 +48,9 @@ import sys
 import tempfile
 import time
 
+# Spark's Python workers run this interpreter (its pyarrow and numpy), not the first python on PATH
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
 import numpy as np
 import pyarrow as pa
 
