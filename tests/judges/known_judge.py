@@ -38,3 +38,16 @@ def dcg10(grades, order):
 def expected_dcg10(probs, order):
     """The judge's expected DCG@10 of each query: DCG is linear in the gains, so the expected gains'."""
     return dcg10(probs @ GRADES.astype(float), order)
+
+
+def write_qrels(path, grades, queries) -> None:
+    """TREC qrels of ``grades`` (queries, docs) for the queries ``queries``: ``q{q} 0 d{d} grade``."""
+    path.write_text("".join(f"q{q} 0 d{d} {grades[q, d]}\n" for q in queries for d in range(grades.shape[1])))
+
+
+def write_draws(path, grades) -> None:
+    """TREC qrels of every query's draws (queries, docs, draws): one line a draw, as `judges label --samples`
+    writes them."""
+    queries, docs, draws = grades.shape
+    path.write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(queries) for d in range(docs)
+                            for k in range(draws)))

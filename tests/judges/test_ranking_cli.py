@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from known_judge import dcg10, draw, population  # noqa: E402
+from known_judge import dcg10, draw, population, write_draws, write_qrels  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +23,8 @@ def world(tmp_path_factory):
     Q, m = 40, 3
     human, probs = population(rng, Q)
     grades = draw(rng, probs, m).astype(int)
-    (tmp / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
-                                           for d in range(10) for k in range(m)))
-    (tmp / "human.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(2, Q) for d in range(10)))
+    write_draws(tmp / "llm.qrels", grades)
+    write_qrels(tmp / "human.qrels", human, range(2, Q))
     scores = [skill * human + rng.normal(0, 1, human.shape) for skill in (0.2, 0.6, 1.0, 1.4, 2.0)]
     runs = []
     for k, s in enumerate(scores):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from known_judge import dcg10, draw, expected_dcg10, population  # noqa: E402
+from known_judge import dcg10, draw, expected_dcg10, population, write_draws, write_qrels  # noqa: E402
 
 from rankmeter.judges.draws import ppi_judge_share, query_means, two_stage_mean  # noqa: E402
 from rankmeter.judges.ppi_means import classical_mean, ppi_mean  # noqa: E402
@@ -161,11 +161,9 @@ def test_estimate_reads_several_lines_per_pair_as_draws(cli, tmp_path):
     Q, m = 60, 3
     human, probs = population(rng, Q)
     grades = draw(rng, probs, m).astype(int)
-    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
-                                                for d in range(10) for k in range(m)))
+    write_draws(tmp_path / "llm.qrels", grades)
     labelled = list(range(0, Q, 2))
-    (tmp_path / "human.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in labelled
-                                                  for d in range(10)))
+    write_qrels(tmp_path / "human.qrels", human, labelled)
     scores = [skill * human + rng.normal(0, 1, human.shape) for skill in (1.2, 0.7)]
     for name, s in zip("ab", scores):
         (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
@@ -245,10 +243,8 @@ def test_allocate_says_the_draws_and_queries_a_width_needs(cli, tmp_path):
     Q, m = 60, 3
     human, probs = population(rng, Q)
     grades = draw(rng, probs, m).astype(int)
-    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
-                                                for d in range(10) for k in range(m)))
-    (tmp_path / "human.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(0, Q, 2)
-                                                  for d in range(10)))
+    write_draws(tmp_path / "llm.qrels", grades)
+    write_qrels(tmp_path / "human.qrels", human, range(0, Q, 2))
     for name, skill in (("a", 1.2), ("b", 0.7)):
         s = skill * human + rng.normal(0, 1, human.shape)
         (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
@@ -331,12 +327,9 @@ def test_estimate_with_a_design_carries_the_judges_share(cli, tmp_path):
     Q, m = 80, 3
     human, probs = population(rng, Q)
     grades = draw(rng, probs, m).astype(int)
-    (tmp_path / "llm.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, k]}\n" for q in range(Q)
-                                                for d in range(10) for k in range(m)))
-    (tmp_path / "truth.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(Q)
-                                                  for d in range(10)))
-    (tmp_path / "pilot.qrels").write_text("".join(f"q{q} 0 d{d} {human[q, d]}\n" for q in range(0, Q, 4)
-                                                  for d in range(10)))
+    write_draws(tmp_path / "llm.qrels", grades)
+    write_qrels(tmp_path / "truth.qrels", human, range(Q))
+    write_qrels(tmp_path / "pilot.qrels", human, range(0, Q, 4))
     scores = [skill * human + rng.normal(0, 1, human.shape) for skill in (1.2, 0.7)]
     for name, s in zip("ab", scores):
         (tmp_path / f"{name}.run").write_text("".join(f"q{q} Q0 d{d} 0 {s[q, d]:.6f} {name}\n" for q in range(Q)
@@ -375,8 +368,7 @@ def test_estimate_with_a_design_carries_the_judges_share(cli, tmp_path):
     text = cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "llm.qrels", *runs, "-m", "DCG@10",
                "--design", tmp_path / "design.json").out
     assert "the judge's share of each interval's variance" in text
-    (tmp_path / "one.qrels").write_text("".join(f"q{q} 0 d{d} {grades[q, d, 0]}\n" for q in range(Q)
-                                                for d in range(10)))
+    write_qrels(tmp_path / "one.qrels", grades[..., 0], range(Q))
     once = json.loads(cli("judges", "estimate", tmp_path / "human.qrels", tmp_path / "one.qrels", *runs, "-m",
                           "DCG@10", "--design", tmp_path / "design.json", "--format", "json").out)
     assert "judge_share" not in once["runs"][0]["ppi"] and "llm_redraw" not in once["runs"][0]
