@@ -201,10 +201,6 @@ class Parser(argparse.ArgumentParser):
         return plain_help(super().format_usage())
 
 
-def _fmt_number(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
 def _converter(param: Param):
     def convert(text: str) -> Any:
         try:
@@ -233,7 +229,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag, owner: Any 
         param = SHARED[spec] if isinstance(spec, str) else flag(spec)
         if not param.offered:
             continue
-        if owners and not param.positional or param.default is UNSET:
+        if (owners and not param.positional) or param.default is UNSET:
             param = _with_owners_default(param, owners)
         help_text = param.help
         if param.positional:
@@ -263,7 +259,7 @@ def add(parser: argparse.ArgumentParser, *specs: str | Param | Flag, owner: Any 
             # extend a default list with the values given), the function's default applies
             kwargs.update(action="extend", nargs="+", type=_converter(param.param), metavar=param.metavar or "X")
             if param.default not in (None, UNSET):
-                help_text = kwargs["help"] = f"{help_text} (default {' '.join(_fmt_number(x) for x in param.default)})"
+                help_text = kwargs["help"] = f"{help_text} (default {' '.join(map(str, param.default))})"
         elif param.repeat:
             kwargs.update(action="append", type=_converter(param.param), metavar=param.metavar or "N")
         else:
