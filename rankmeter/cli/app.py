@@ -168,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     with warnings.catch_warnings():  # restored on return: called in process, main leaves the process as it was
         warnings.simplefilter("default")
+        # the interpreter's own cleanup (a file an import had open when Ctrl-C came), not the user's input:
+        # ignored, as Python's default filters ignore it
+        warnings.simplefilter("ignore", ResourceWarning)
         warnings.showwarning = _show_warning
         return _run(argv)
 
