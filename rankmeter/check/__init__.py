@@ -246,6 +246,7 @@ def _named(given, loaded) -> list[tuple[str, Run]]:
 def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name: str, run: Run,
                fields: dict, scorable: bool) -> list[Finding]:
     import pyarrow.compute as pc
+    from rankmeter.check.fields import field_findings
     run_queries = pc.unique(run.table.column("query"))
     query_set = set(run_queries.to_pylist())
     dups, judged = [], None
@@ -260,7 +261,7 @@ def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name
         dups = _duplicates(run)
     # (no second thread for the coverage: it saves ~0.3 s on an idle machine and costs seconds on a
     # loaded one, where the numpy work of both threads fights for the two cores)
-    later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + _score_findings(run, fields, name)
+    later = _query_is_doc(run, run_queries, judged_queries, judged_docs, name) + field_findings(run, fields, name, cutoffs=_CUTS)
     out: list[Finding] = []
     if dups:
         out.append(Finding("error", "duplicates", name,
@@ -284,32 +285,6 @@ def _check_run(q: Qrels | None, judged_queries: set, judged_docs: pa.Array, name
             + (" (share of the top min(k, retrieved) that is judged); below 80% at 10: unjudged docs count as "
                "non-relevant" if level == "warning" else ""), {f"judged@{k}": judged[k] for k in _CUTS}))
     return out + later
-
-
-def _score_findings(run: Run, fields: dict, name: str) -> list[Finding]:
-    """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
-    from rankmeter.check.fields import query_codes
-    from rankmeter.core.rows import ranked, tie_summary
-    out = []
-    codes = query_codes(run)
-    ties = tie_summary(ranked(run, duplicates="keep"), cutoffs=_CUTS)  # over every query of the run
-    if ties["groups"]:
-        straddle = ties["straddle"]
-        out.append(Finding("note" if not any(straddle.values()) else "warning", "ties", name,
-                           f"{ties['groups']} groups of tied scores in {ties['queries_with_ties']} of "
-                           f"{ties['queries']} queries; straddling rank 10/100/1000: "
-                           f"{straddle[10]}/{straddle[100]}/{straddle[1000]} (inside them docno decides the order)",
-                           ties))
-    if not run.ranked and len(run) > 1 and _scores_are_ranks(run):
-        out.append(Finding("error", "scores_look_like_ranks", name,
-                           "each query's scores are exactly 1, 2, 3 ...: if they are ranks, the ranking is "
-                           "inverted (rank 1 scores lowest); negate them, or read the file with "
-                           "columns={'rank': ...}"))
-    if "rank" in fields:
-        out += _rank_field(run, fields["rank"], name, codes)
-    if "tag" in fields:
-        out += _tags(run, fields["tag"], name)
-    return out
 
 
 def _query_is_doc(run: Run, run_queries: pa.Array, judged_queries: set, judged_docs: pa.Array,
@@ -352,38 +327,6 @@ def _overlap(ids: list, source: str, query_ids, doc_ids, *, rows_with_query_doc:
                    {**shown, "rows_with_query_doc": rows_with_query_doc, "rows": rows})
 
 
-def _rank_field(run: Run, rank_field: pa.Array, name: str, codes: np.ndarray) -> list[Finding]:
-    from rankmeter.check.fields import rank_disagreements
-    found = rank_disagreements(codes, rank_field, run.table.column("score").to_numpy())
-    if found is None:
-        return [Finding("note", "rank_field", name, "the rank field (field 4) is not a number; it is ignored")]
-    if not found["pairs"]:
-        return []
-    a, b = found["first"]
-    score = run.table.column("score")
-    return [Finding("warning", "rank_field", name,
-                    f"the rank field disagrees with the scores in {found['queries']} queries ({found['pairs']} "
-                    f"pairs of neighbouring ranks where the higher-ranked doc scores less); first: lines {run.line_of(a)} and "
-                    f"{run.line_of(b)} (scores {score[a].as_py():g} < {score[b].as_py():g}); rankmeter and "
-                    "trec_eval order by score and ignore the rank: if the ranks are the ranking, fix the scores",
-                    {"queries": found["queries"], "pairs": found["pairs"],
-                     "first_lines": [run.line_of(a), run.line_of(b)]})]
-
-
-def _tags(run: Run, tag_field: pa.Array, name: str) -> list[Finding]:
-    from rankmeter.check.fields import tag_changes
-    tags = tag_changes(tag_field)
-    if len(tags) < 2:
-        return []
-    shown = ", ".join(f"{decode_id(t)} ({n} lines from line {run.line_of(r)})" for t, n, r in tags[:5])
-    return [Finding("warning", "tags", name,
-                    f"{len(tags)} run tags in one file: {shown}{' ...' if len(tags) > 5 else ''}; runs pasted "
-                    f"together are scored as one (trec_eval names it {decode_id(tags[-1][0])!r} or whichever "
-                    "tag the last line has)",
-                    {"tags": [{"tag": decode_id(t), "lines": n, "first_line": run.line_of(r)}
-                              for t, n, r in tags]})]
-
-
 def judged_at(q, run, cutoffs=_CUTS) -> dict[int, float]:
     """Mean over the judged queries a run ranks of the share of the top min(k, retrieved) docs that is judged.
 
@@ -399,20 +342,6 @@ def judged_at(q, run, cutoffs=_CUTS) -> dict[int, float]:
     # is no coverage (0), the queries finding says why
     results = evaluate_in_memory(Evaluator(q, labels), as_run(run), warn=False, check_common=False)
     return {k: float(results.mean[label]) for k, label in zip(cutoffs, labels)}
-
-
-def _scores_are_ranks(run: Run) -> bool:
-    """Whether every query's scores are a permutation of 1..n (a rank column read as scores)."""
-    import pyarrow.compute as pc
-    score = run.table.column("score").to_numpy()
-    if not np.all(score == np.round(score)):
-        return False
-    codes = pc.dictionary_encode(run.table.column("query").combine_chunks()).indices.to_numpy(
-        zero_copy_only=False).astype(np.int64)
-    order = np.lexsort((score, codes))
-    counts = np.bincount(codes)
-    position = np.arange(len(order)) - np.repeat(np.cumsum(counts) - counts, counts)
-    return bool(np.array_equal(score[order], position + 1.0))
 
 
 def findings_json(findings: list[Finding]) -> list[dict]:

@@ -4,7 +4,8 @@ A TREC run line is ``query Q0 doc rank score tag``; rankmeter, like
 trec_eval, orders by score and ignores the rank, and reports the tag of the
 last line. :func:`load_run_fields` reads a run file once and keeps those two
 fields; :func:`rank_disagreements` and :func:`tag_changes` look at them with
-whole-array operations.
+whole-array operations, and :func:`field_findings` turns them, with the scores' ties and scores that are
+ranks, into findings.
 
 >>> import pyarrow as pa
 >>> rows = rank_disagreements(np.array([0, 0, 0]), pa.array([b"1", b"2", b"3"]), np.array([3.0, 1.0, 2.0]))
@@ -19,10 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmeter.check.lint import Finding
 from rankmeter.io import as_run
-from rankmeter.io.canonical import Run
+from rankmeter.io.canonical import Run, decode_id
 
-__all__ = ["load_run_fields", "rank_disagreements", "tag_changes", "query_codes"]
+__all__ = ["load_run_fields", "field_findings", "rank_disagreements", "tag_changes", "query_codes"]
 
 
 def load_run_fields(obj, *, columns=None, input_format: str = "auto") -> tuple[Run, dict[str, pa.Array]]:
@@ -105,3 +107,71 @@ def tag_changes(tag_field: pa.Array) -> list[tuple[bytes, int, int]]:
     np.minimum.at(first, index, np.arange(len(index)))
     order = np.argsort(first)
     return [(encoded.dictionary[int(i)].as_py(), int(counts[i]), int(first[i])) for i in order]
+
+
+def field_findings(run: Run, fields: dict, name: str, *, cutoffs: tuple[int, ...]) -> list[Finding]:
+    """What the scores, the rank field and the tags show: ties, ranks read as scores, disagreements."""
+    from rankmeter.core.rows import ranked, tie_summary
+    out = []
+    codes = query_codes(run)
+    ties = tie_summary(ranked(run, duplicates="keep"), cutoffs=cutoffs)  # over every query of the run
+    if ties["groups"]:
+        straddle = ties["straddle"]
+        out.append(Finding("note" if not any(straddle.values()) else "warning", "ties", name,
+                           f"{ties['groups']} groups of tied scores in {ties['queries_with_ties']} of "
+                           f"{ties['queries']} queries; straddling rank {'/'.join(map(str, cutoffs))}: "
+                           f"{'/'.join(str(straddle[k]) for k in cutoffs)} (inside them docno decides the order)",
+                           ties))
+    if not run.ranked and len(run) > 1 and _scores_are_ranks(run):
+        out.append(Finding("error", "scores_look_like_ranks", name,
+                           "each query's scores are exactly 1, 2, 3 ...: if they are ranks, the ranking is "
+                           "inverted (rank 1 scores lowest); negate them, or read the file with "
+                           "columns={'rank': ...}"))
+    if "rank" in fields:
+        out += _rank_field(run, fields["rank"], name, codes)
+    if "tag" in fields:
+        out += _tags(run, fields["tag"], name)
+    return out
+
+
+def _rank_field(run: Run, rank_field: pa.Array, name: str, codes: np.ndarray) -> list[Finding]:
+    found = rank_disagreements(codes, rank_field, run.table.column("score").to_numpy())
+    if found is None:
+        return [Finding("note", "rank_field", name, "the rank field (field 4) is not a number; it is ignored")]
+    if not found["pairs"]:
+        return []
+    a, b = found["first"]
+    score = run.table.column("score")
+    return [Finding("warning", "rank_field", name,
+                    f"the rank field disagrees with the scores in {found['queries']} queries ({found['pairs']} "
+                    f"pairs of neighbouring ranks where the higher-ranked doc scores less); first: lines {run.line_of(a)} and "
+                    f"{run.line_of(b)} (scores {score[a].as_py():g} < {score[b].as_py():g}); rankmeter and "
+                    "trec_eval order by score and ignore the rank: if the ranks are the ranking, fix the scores",
+                    {"queries": found["queries"], "pairs": found["pairs"],
+                     "first_lines": [run.line_of(a), run.line_of(b)]})]
+
+
+def _tags(run: Run, tag_field: pa.Array, name: str) -> list[Finding]:
+    tags = tag_changes(tag_field)
+    if len(tags) < 2:
+        return []
+    shown = ", ".join(f"{decode_id(t)} ({n} lines from line {run.line_of(r)})" for t, n, r in tags[:5])
+    return [Finding("warning", "tags", name,
+                    f"{len(tags)} run tags in one file: {shown}{' ...' if len(tags) > 5 else ''}; runs pasted "
+                    f"together are scored as one (trec_eval names it {decode_id(tags[-1][0])!r} or whichever "
+                    "tag the last line has)",
+                    {"tags": [{"tag": decode_id(t), "lines": n, "first_line": run.line_of(r)}
+                              for t, n, r in tags]})]
+
+
+def _scores_are_ranks(run: Run) -> bool:
+    """Whether every query's scores are a permutation of 1..n (a rank column read as scores)."""
+    score = run.table.column("score").to_numpy()
+    if not np.all(score == np.round(score)):
+        return False
+    codes = pc.dictionary_encode(run.table.column("query").combine_chunks()).indices.to_numpy(
+        zero_copy_only=False).astype(np.int64)
+    order = np.lexsort((score, codes))
+    counts = np.bincount(codes)
+    position = np.arange(len(order)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return bool(np.array_equal(score[order], position + 1.0))
