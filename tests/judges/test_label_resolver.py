@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from rankmeter.judges.llm_client import CallFailed, ChatClient, resolve
+from rankmeter.judges.deadline_connection import resolve
+from rankmeter.judges.llm_client import CallFailed, ChatClient
 from tests.judges.hostile import Hostile
 
 
