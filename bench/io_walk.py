@@ -1,7 +1,7 @@
 """The walk of a run through rankmeter/io while ``rankmeter.evaluate`` reads it: the io modules in the order
 they are entered, and how often the walk goes back to a module it had left.
 
-    PYTHONPATH=. python bench/io_walk.py            # TREC text, gzip, JSON Lines, CSV, big plain, big xz
+    PYTHONPATH=. python bench/io_walk.py            # TREC text, gzip, JSON Lines, CSV; big TREC and JSONL, plain and xz
     PYTHONPATH=/other/tree python bench/io_walk.py  # the same walk of another checkout
 
 The walk is traced with ``sys.setprofile`` from the call of ``rankmeter.io.as_run`` to its return (qrels
@@ -117,12 +117,15 @@ def files(folder: str) -> dict[str, str]:
     """Small and big runs in every form the walk is shown for: name -> path."""
     small, big = _lines(30, 100), _lines(400, 100)
     rows = [line.split() for line in small.splitlines()]
+    big_jsonl = "".join(json.dumps({"query": r[0], "doc": r[2], "score": float(r[4])}) + "\n"
+                        for r in (line.split() for line in big.splitlines())).encode()
     data = {
         "run.txt": small.encode(), "run.txt.gz": gzip.compress(small.encode()),
         "run.jsonl": "".join(json.dumps({"query": r[0], "doc": r[2], "score": float(r[4])}) + "\n"
                              for r in rows).encode(),
         "run.csv": ("qid,docno,score\n" + "".join(f"{r[0]},{r[2]},{r[4]}\n" for r in rows)).encode(),
         "big.txt": big.encode(), "big.txt.xz": lzma.compress(big.encode(), preset=0),
+        "big.jsonl": big_jsonl, "big.jsonl.xz": lzma.compress(big_jsonl, preset=0),
     }
     paths = {}
     for name, content in data.items():
@@ -139,7 +142,7 @@ def main() -> None:
         paths = files(folder)
         # the big files read as they stream (the sizes from which a file is parsed block by block)
         compiled.FILE_MIN_BYTES = os.path.getsize(paths["big.txt"]) - 1
-        compiled.COMPRESSED_MIN_BYTES = os.path.getsize(paths["big.txt.xz"]) - 1
+        compiled.COMPRESSED_MIN_BYTES = min(os.path.getsize(paths[n]) for n in ("big.txt.xz", "big.jsonl.xz")) - 1
         import warnings
         warnings.simplefilter("ignore")
         total_entries = total_again = total_steps = total_back = 0

@@ -214,86 +214,55 @@ def parse_qrels(data: bytes, name: str, grades: str):
 def read_stream(src, kind: str, grades: str, first: tuple):
     """The Run or Qrels of a :class:`~rankmeter.io.source.Source` left open after its head (a big TREC file),
     parsed block by block on every core as it streams in (the text is never held whole: memory is its
-    columns and the blocks in flight); ``first`` is its first data line. A compressed file's blocks pass the
-    guard (a bomb or a NUL byte is refused after one block); a plain file's first block is checked as text,
-    as a file read whole is. A line refused (:class:`Refused`) is returned after the rest of the file has
-    passed those checks, so that they come before the line's own problem, as for a file read whole; None:
-    no row at all."""
-    from rankmeter.io.guard import check_text, first_nul
+    columns and the blocks in flight); ``first`` is its first data line. The blocks come checked
+    (:func:`rankmeter.io.guard.text_blocks`: a compressed file's bomb or NUL byte refused after one block, a
+    plain one's head checked as text and every block for a NUL byte, as a file read whole is). A line refused
+    (:class:`Refused`) is returned after the rest of the file has passed those checks, so that they come
+    before the line's own problem, as for a file read whole; None: no row at all."""
+    from rankmeter.io.guard import text_blocks
 
-    name, head = src.name, src.head
     layout = layout_of(first[2], kind)
-    # a plain file's head was checked as text when it was opened (rankmeter.io.guard.open_head); a compressed
-    # one's stream is the guarded text (rankmeter.io.guard.Text), its head given first
-    stream, carry = (src.stream, head) if src.kind is None else (src.stream, b"")
-    try:  # a compressed stream closes itself at its end (rankmeter.io.guard.Text): no second visit to close it
-        parsed = _parse_stream(stream, carry, kind, grades, layout)
-        refused = parsed[-1][1] if parsed and len(parsed[-1][1]) == 4 else None
-        if refused is not None:  # what a whole read checks first (a NUL byte, a bomb further on), checked first
-            if src.kind is None:
-                if refused[3] != REFUSED_NUL:
-                    first_nul(src.stream, name)
-            else:
-                while stream.read(_BLOCK_BYTES):
-                    pass
+    blocks = text_blocks(src, _BLOCK_BYTES)  # closes the source at the end of its text
+    try:
+        parsed = _parse_stream(blocks, kind, grades, layout)
     except BaseException:
-        stream.close()
+        blocks.close()
+        src.close()  # a generator never started holds nothing: the source's own file is closed here
         raise
-    finally:
-        if src.raw is not None:
-            src.raw.close()
     held = [parsed]
     del parsed  # _combine is the list's only holder: it lets each piece go once its columns are joined
-    answer = _combine(held.pop(), kind, grades, name, layout)
-    if answer is None and not head.strip():
-        check_text(b"", name)  # blank throughout: the file is empty
-    return answer
+    return _combine(held.pop(), kind, grades, src.name, layout)
 
 
-def _read_full(stream, size: int) -> bytes:
-    """Up to ``size`` bytes of ``stream`` (a raw stream may return fewer before its end)."""
-    parts, got = [], 0
-    while got < size:
-        part = stream.read(size - got)
-        if not part:
-            break
-        parts.append(part)
-        got += len(part)
-    return b"".join(parts)
-
-
-def _parse_stream(stream, first: bytes, kind: str, grades: str, layout: int) -> list:
-    """``(piece, answer)`` of ``first`` and the rest of ``stream``, cut after line ends, parsed on every core;
-    up to the first piece refused."""
+def _parse_stream(blocks, kind: str, grades: str, layout: int) -> list:
+    """``(piece, answer)`` of the text given in ``blocks``, cut after line ends, parsed on every core; up to the
+    first piece refused, the rest of the blocks then pulled unparsed (they are checked as they come)."""
     from concurrent.futures import ThreadPoolExecutor
 
     code, grade = _KINDS[kind], _GRADES[grades]
     layout = 0 if kind == "qrels" else layout
     parsed, futures = [], []
-    carry = first
+    carry, refused = b"", False
     with ThreadPoolExecutor(_threads()) as pool:
-        eof = False
-        while not eof:
-            more = _read_full(stream, _BLOCK_BYTES)
-            eof = not more
-            block = carry + more if carry else more
-            if not block:
-                break
-            # after the last line end (a CR at the very end may be the first half of a CRLF); at the end of
-            # the stream, the last line, however it ends
-            end = len(block) if eof else max(block.rfind(b"\n"), block.rfind(b"\r", 0, len(block) - 1)) + 1
-            if end == 0:  # no line end yet: read on
-                carry = block
+        for more in blocks:
+            if refused:
                 continue
+            block = carry + more if carry else more
+            # after the last line end (a CR at the very end may be the first half of a CRLF)
+            end = max(block.rfind(b"\n"), block.rfind(b"\r", 0, len(block) - 1)) + 1
             carry = block[end:]
+            if end == 0:  # no line end yet: read on
+                continue
             piece = memoryview(block)[:end]
             futures.append((piece, pool.submit(_trecparse.parse, piece, code, grade, layout)))
-            while len(futures) > 2 * _threads():  # bounds the blocks in flight
-                if _collect(parsed, *futures.pop(0)):
-                    return parsed
+            while len(futures) > 2 * _threads() and not refused:  # bounds the blocks in flight
+                refused = _collect(parsed, *futures.pop(0))
+        if carry and not refused:  # the last line, however it ends
+            futures.append((memoryview(carry), pool.submit(_trecparse.parse, memoryview(carry), code, grade, layout)))
         for piece, future in futures:
-            if _collect(parsed, piece, future):
-                break
+            if refused or _collect(parsed, piece, future):
+                refused = True
+                future.cancel()
     return parsed
 
 

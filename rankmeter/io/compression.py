@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from rankmeter.errors import InputError
 
-__all__ = ["opened", "compression_of", "decompressing", "undone", "Counted", "as_bytes", "read_block",
+__all__ = ["opened", "compression_of", "decompressing", "undone", "broken", "Counted", "as_bytes", "read_block",
            "DECOMPRESS_ERRORS", "MAGIC_BYTES"]
 
 _COMPRESSIONS = (
@@ -84,6 +84,20 @@ def opened(raw: BinaryIO, name: str, *, regular: bool) -> tuple[str | None, Bina
     magic = counted.peek_start(MAGIC_BYTES)
     kind, stream = undone(counted, magic)
     return kind, stream, counted.compressed_bytes if kind else None, magic
+
+
+def broken(kind: str | None, exc: BaseException, name: str) -> InputError:
+    """The one-line error for compressed data a decompressor could not read (``kind`` None: a plain input that
+    could not be read)."""
+    if isinstance(exc, InputError):
+        return exc
+    if kind is None:
+        return InputError(f"cannot be read ({exc})", source=name)
+    if isinstance(exc, EOFError):
+        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
+                          "the file", source=name)
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
 
 
 def as_bytes(data, name: str) -> bytes:

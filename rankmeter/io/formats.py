@@ -220,7 +220,11 @@ def dispatch(src, kind: str, format: str = "auto", *, columns=None, grades: str 
     row = _BY_NAME["trec" if style == "whitespace" else style]
     if src.deferred and row.big_file and not header:
         return _function(row.big_file)(src, kind, grades, head.first)
-    data = src.read_rest(check=format != "parquet") if src.deferred else src.text
+    if src.deferred:
+        from rankmeter.io.guard import read_rest
+        data = read_rest(src, check=format != "parquet")
+    else:
+        data = src.text
     if style in ("trec", "csv", "tsv") and not header and isinstance(columns, Borrowed):
         columns = None  # the other input's column names: this file has no header to find them in
     if style in ("trec", "csv", "tsv") and not header and columns:

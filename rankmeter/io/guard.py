@@ -1,9 +1,12 @@
 """Whether input is text at all, checked as it arrives: a bomb or a device is refused after one block.
 
 :func:`check_text` refuses a whole input that is empty or not text (binary, an archive, UTF-16).
-:func:`take` reads an opened input's text (its raw bytes, or their decompressor:
-:mod:`rankmeter.io.compression`) through those checks, whole or its head; :class:`Text` is that checked
-stream. :class:`Guard` checks a stream block by block as it is read: the first block with text as
+:func:`read_text` reads an opened input's text (its raw bytes, or their decompressor:
+:mod:`rankmeter.io.compression`) whole through those checks; :class:`Text` is that checked stream. A big
+file the source left open after its head is read through here once, by its reader: whole after all
+(:func:`read_rest`), or block after block as it is parsed (:func:`text_blocks`).
+
+:class:`Guard` checks a stream block by block as it is read: the first block with text as
 :func:`check_text` checks a whole file (the same verdict: every check looks at the start, or finds
 the first NUL), every later block for a NUL byte, more than 1% control bytes in its first 64 KiB,
 and a line longer than :data:`LONGEST_LINE`. Memory then stays that of a block whatever the
@@ -25,9 +28,9 @@ from typing import BinaryIO
 import numpy as np
 
 from rankmeter.errors import InputError
-from rankmeter.io.compression import DECOMPRESS_ERRORS
+from rankmeter.io.compression import DECOMPRESS_ERRORS, broken
 
-__all__ = ["take", "read_rest", "check_text", "broken", "Guard", "Text", "read_guarded", "read_text", "first_nul",
+__all__ = ["read_text", "read_rest", "text_blocks", "check_text", "Guard", "Text", "read_guarded", "first_nul",
            "line_breaks", "LONGEST_LINE", "PARQUET_MAGIC", "BLOCK_BYTES", "HEAD_BYTES"]
 
 #: Bytes read at a time from a stream (decompressed bytes for a compressed one).
@@ -185,24 +188,14 @@ def _refuse_control(data: bytes, name: str, lines_before: int = 0) -> None:
                          "file of qrels or a run; check that this is the right file",
                          source=name, line=lines_before + data.count(b"\n", 0, first) + 1)
 
-def broken(kind: str, exc: BaseException, name: str) -> InputError:
-    """The one-line error for compressed data a decompressor could not read."""
-    if isinstance(exc, EOFError):
-        return InputError(f"the {kind} data is truncated (the file ends early); re-create or re-download "
-                          "the file", source=name)
-    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return InputError(f"broken {kind} data ({detail}); re-create or re-download the file", source=name)
-
-
 class Text(io.RawIOBase):
     """The text of an input as it streams in: ``head`` (text already read) then ``inner`` (a decompressor or
     the raw bytes), a broken archive a one-line :class:`InputError` naming the file, every block passing
     :class:`Guard`. The one stream every reader of text reads (closing it closes ``inner``)."""
 
     def __init__(self, inner: BinaryIO, name: str, *, kind: str | None = None, compressed=None, head: bytes = b"",
-                 under=None, close_at_end: bool = False):
+                 under=None):
         self.inner, self.kind, self.head, self.under = inner, kind, head, under  # under: closed with it too
-        self.close_at_end = close_at_end  # a reader that reads it to its end need not come back to close it
         self.guard = Guard(name, compressed)
 
     def readable(self) -> bool:
@@ -217,9 +210,7 @@ class Text(io.RawIOBase):
             super().close()
 
     def read(self, size: int = -1) -> bytes:
-        """Up to ``size`` bytes (all that is left for -1), checked: the block itself, never a copy of it. At the
-        end of the text a stream made with ``close_at_end`` closes itself (and what it reads); reading on gives
-        ``b""``."""
+        """Up to ``size`` bytes (all that is left for -1), checked: the block itself, never a copy of it."""
         if self.closed:
             return b""
         if self.head:
@@ -228,16 +219,10 @@ class Text(io.RawIOBase):
         else:
             try:
                 data = bytes(self.inner.read(size) if size is not None and size >= 0 else self.inner.read())
-            except InputError:
-                raise
             except DECOMPRESS_ERRORS as exc:
-                if self.kind is None:
-                    raise InputError(f"cannot be read ({exc})", source=self.guard.name) from None
                 raise broken(self.kind, exc, self.guard.name) from None
         if data:
             self.guard(data)
-        elif self.close_at_end and (size is None or size != 0):
-            self.close()
         return data
 
     def readinto(self, buffer) -> int:
@@ -312,52 +297,50 @@ def check_text(data: bytes, name: str, *, first_line: int = 1) -> None:
     _refuse_control(data, name, first_line - 1)
 
 
-def take(stream: BinaryIO, name: str, *, kind: str | None = None, compressed=None, plain: bool = False,
-         head_bytes: int | None = None, under=None, check: bool = True) -> tuple[bytes | None, tuple | None]:
-    """The text of an opened input, checked, in one visit: ``stream`` is its raw bytes or their decompressor
-    (:func:`rankmeter.io.compression.opened`), ``compressed`` the compressed bytes read so far (a callable),
-    ``plain`` a plain regular file (its size is known, no bomb: read in one piece after its first block
-    passed the check).
-
-    ``(text, None)``, read whole (:func:`read_text`); or, given ``head_bytes`` (a big regular file that a reader
-    parses as it streams in), ``(None, (stream, head))``: its first ``head_bytes`` of text, a UTF-8 byte-order
-    mark dropped, and the stream after them -- a plain file's head checked as text here (``check``), a
-    compressed one's :class:`Text` (closing ``under`` with it), which checks every block it gives, the head
-    first."""
-    if head_bytes is None:
-        return read_text(stream, name, kind=kind, compressed=compressed, plain=plain, check=check), None
-    parts, got = [], 0
+def read_rest(src, *, check: bool = True) -> bytes:
+    """The whole text of a big file the source left open after its head (a
+    :class:`~rankmeter.io.source.Source` whose format has no streaming reader), read after all and checked as
+    :func:`read_text` checks any input: a plain one in one read from its start, a compressed one block by block,
+    its head first. The source's stream and file are closed."""
     try:
-        while got < head_bytes:
-            part = stream.read(head_bytes - got)
-            if not part:
-                break
-            parts.append(part)
-            got += len(part)
-    except DECOMPRESS_ERRORS as exc:
-        if kind is None:
-            raise InputError(f"cannot be read ({exc})", source=name) from None
-        raise broken(kind, exc, name) from None
-    head = b"".join(parts)
-    head = head[3:] if head[:3] == b"\xef\xbb\xbf" else head
-    if kind is None:
-        if check and head[:HEAD_BYTES].strip():
-            check_text(head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
-        return None, (stream, head)
-    return None, (Text(stream, name, kind=kind, compressed=compressed, head=head, under=under, close_at_end=True),
-                  head)
-
-
-def read_rest(stream, raw: BinaryIO, name: str, *, kind: str | None, check: bool = True) -> bytes:
-    """The whole text of a big file the source left open after its head (``stream``; ``raw``: its file), read after
-    all: a plain one in one read from its start, a compressed one's :class:`Text` block by block."""
-    try:
-        if kind is None:
-            return read_text(raw, name, plain=True, check=check)
-        data = read_guarded(stream, name)
-        if check and not (len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC):
-            check_text(data, name)
-        return data
+        if src.kind is None:
+            return read_text(src.raw, src.name, plain=True, check=check)
+        return read_text(src.stream, src.name, kind=src.kind, compressed=src.compressed, head=src.head, check=check)
     finally:
-        stream.close()
-        raw.close()
+        src.stream.close()
+        src.raw.close()
+
+
+def text_blocks(src, size: int):
+    """The text of a big file the source left open after its head (a :class:`~rankmeter.io.source.Source`), its
+    head then blocks of up to ``size`` bytes, each checked before it is given: a compressed file's by
+    :class:`Guard` (a bomb, a NUL byte or a line of gigabytes refused after one block), a plain one's head as
+    :func:`check_text` checks a file read whole and every block for a NUL byte (named at its line, as in a file
+    read whole). A text blank throughout is refused as empty at its end.
+
+    A generator, so that a reader pulls block after block from one place; the source's stream and file are
+    closed at the end of the text or when the generator is closed."""
+    name, plain = src.name, src.kind is None
+    if plain:
+        def read() -> bytes:
+            return _read_block(src.stream, name, size)
+    else:
+        text = Text(src.stream, name, kind=src.kind, compressed=src.compressed, head=src.head)
+        def read() -> bytes:
+            return text.read(size)
+    seen_text = False
+    try:
+        if plain and src.head[:HEAD_BYTES].strip():
+            check_text(src.head[:HEAD_BYTES], name)  # the sample the whole-file check looks at
+        block = src.head if plain else read()
+        while block:
+            if plain and b"\x00" in block:
+                first_nul(src.raw, name)  # raises, naming the first NUL's line in the file
+            seen_text = seen_text or not block.isspace()
+            yield block
+            block = read()
+        if not seen_text:
+            check_text(b"", name)  # blank throughout: the file is empty
+    finally:
+        src.stream.close()
+        src.raw.close()

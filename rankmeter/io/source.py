@@ -32,8 +32,8 @@ import threading
 from typing import BinaryIO, Union
 
 from rankmeter.errors import InputError
-from rankmeter.io.compression import Counted, compression_of, opened, undone
-from rankmeter.io.guard import BLOCK_BYTES, HEAD_BYTES, PARQUET_MAGIC, Text, check_text, read_rest, take
+from rankmeter.io.compression import DECOMPRESS_ERRORS, Counted, broken, compression_of, opened, undone
+from rankmeter.io.guard import BLOCK_BYTES, HEAD_BYTES, PARQUET_MAGIC, Text, check_text, read_text
 from rankmeter.io.inputs import open_input, record_input
 from rankmeter.io.lines import first_data_line, sniff_head
 
@@ -122,15 +122,18 @@ class Source:
     :meth:`open` opens a path, ``-`` (stdin) or a binary file object and records a file as an input (no output
     may be written over it: :mod:`rankmeter.io.inputs`); then :func:`rankmeter.io.compression.opened` looks at
     its first bytes once (gzip, bzip2, xz and zstd are recognised by their magic bytes whatever the file is
-    called) and undoes its compression, and :func:`rankmeter.io.guard.take` reads its text with every block
-    checked as it arrives (not text, a compression bomb, a line of gigabytes); a UTF-8 byte-order mark at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head`
-    finds its first data lines (``sniffed``), which the format registry recognises it by. Each of those
-    modules is visited once. Then either ``text`` holds the whole text, or -- a big regular file, when
-    the caller asks (``defer_plain``/``defer_compressed``: the sizes from which a reader streams it) --
-    ``head`` holds its first bytes (``sample``: the first ``sample_bytes`` of them, what its format is
-    recognised from), and ``stream`` the rest (a compressed one's :class:`~rankmeter.io.guard.Text`, every
-    block checked, or the plain file, positioned after ``head``), for a reader that parses it block by block
-    (:func:`rankmeter.io.compiled.read_stream`).
+    called) and undoes its compression, and :func:`rankmeter.io.guard.read_text` reads its text with every
+    block checked as it arrives (not text, a compression bomb, a line of gigabytes); a UTF-8 byte-order mark
+    at byte 0 is dropped; and :func:`rankmeter.io.lines.sniff_head` finds its first data lines (``sniffed``),
+    which the format registry recognises it by. Each of those modules is visited once. Then either ``text``
+    holds the whole text, or -- a big regular file, when the caller asks (``defer_plain``/``defer_compressed``:
+    the sizes from which a reader streams it) -- ``head`` holds its first bytes (``sample``: the first
+    ``sample_bytes`` of them, what its format is recognised from) and ``stream`` the rest (the decompressor,
+    or the plain file positioned after ``head``; ``compressed``: the compressed bytes read so far, a
+    callable). Its text is then checked by the one reader that reads it, as it reads it
+    (:func:`rankmeter.io.guard.text_blocks` for a reader that parses it block by block,
+    :func:`rankmeter.io.guard.read_rest` for one that needs it whole): the guard is visited once, by the
+    module that reads the text.
 
     >>> import io
     >>> src = Source.open(io.BytesIO(b"\\xef\\xbb\\xbfq 0 d 1\\n"))
@@ -139,8 +142,8 @@ class Source:
     """
 
     def __init__(self, name: str, text: bytes | None, *, head: bytes = b"", stream=None, kind: str | None = None,
-                 raw=None, sample_bytes: int | None = None):
-        self.name, self.text, self.kind, self.stream = name, text, kind, stream
+                 raw=None, compressed=None, sample_bytes: int | None = None):
+        self.name, self.text, self.kind, self.stream, self.compressed = name, text, kind, stream, compressed
         self.head = text if text is not None else head
         self.sample = self.head if sample_bytes is None else self.head[:sample_bytes]
         self.raw = raw  # a deferred file's own descriptor (a decompressor does not close the file it reads)
@@ -159,10 +162,6 @@ class Source:
         for held in (self.stream, self.raw):
             if held is not None:
                 held.close()
-
-    def read_rest(self, *, check: bool = True) -> bytes:
-        """The whole text of a deferred input after all (a big file whose format has no streaming reader)."""
-        return read_rest(self.stream, self.raw, self.name, kind=self.kind, check=check)
 
     @classmethod
     def open(cls, source: PathOrFile, *, check: bool = True, defer_plain: int | None = None,
@@ -190,8 +189,9 @@ class Source:
                 note.cancel()
         text, kind, opened = held
         if opened is not None:
-            stream, head = opened
-            return cls(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
+            stream, head, compressed = opened
+            return cls(name, None, head=head, stream=stream, kind=kind, raw=raw, compressed=compressed,
+                       sample_bytes=sample_bytes)
         return cls(name, text, kind=kind)
 
 
@@ -208,12 +208,13 @@ def _taken(raw: BinaryIO, name: str, size: int | None, *, check: bool = True, no
            compressed: int | None = None, head_bytes: int = HEAD_BYTES + 3, whole: bool = True):
     """``(text, compression, None)`` of the opened input ``raw``: its first bytes looked at once and its
     compression undone (:func:`rankmeter.io.compression.opened`), then its text read and checked
-    (:func:`rankmeter.io.guard.take`); ``size``: a regular file's size (None: a pipe, a device, a file object),
-    a plain one read in one piece after its first block passed the check.
+    (:func:`rankmeter.io.guard.read_text`); ``size``: a regular file's size (None: a pipe, a device, a file
+    object), a plain one read in one piece after its first block passed the check.
 
     A regular file of ``plain`` bytes or more (``compressed`` for a compressed one; Parquet never) is left open
-    after its first ``head_bytes`` of text instead: ``(None, compression, (stream, head))``. ``whole=False``:
-    None where the file would be read whole."""
+    after its first ``head_bytes`` of text instead, unchecked (its reader checks it as it reads it): ``(None,
+    compression, (stream, head, compressed bytes read so far))``. ``whole=False``: None where the file would be
+    read whole."""
     try:
         kind, stream, consumed, magic = opened(raw, name, regular=size is not None)
     finally:
@@ -224,13 +225,24 @@ def _taken(raw: BinaryIO, name: str, size: int | None, *, check: bool = True, no
     defer = least is not None and size >= least
     if not (defer or whole):
         return None
+    if defer:
+        return None, kind, (stream, _head(stream, head_bytes, name, kind), consumed)
     try:
-        text, head = take(stream, name, kind=kind, compressed=consumed, plain=size is not None and kind is None,
-                          head_bytes=head_bytes if defer else None, under=raw, check=check)
+        text = read_text(stream, name, kind=kind, compressed=consumed, plain=size is not None and kind is None,
+                         check=check)
     finally:
         if isinstance(stream, Counted):
             stream.close()  # here, not by the collector wherever it runs (it closes ``raw`` only if owned: not here)
-    return text, kind, head
+    return text, kind, None
+
+
+def _head(stream: BinaryIO, size: int, name: str, kind: str | None) -> bytes:
+    """The first ``size`` bytes of the text of ``stream`` (fewer at its end), a UTF-8 byte-order mark dropped."""
+    try:
+        head = bytes(stream.read(size))
+    except DECOMPRESS_ERRORS as exc:
+        raise broken(kind, exc, name) from None
+    return head[3:] if head[:3] == b"\xef\xbb\xbf" else head
 
 
 def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
@@ -253,8 +265,9 @@ def _deferred(name: str, plain: int, compressed: int | None, head_bytes: int,
     if held is None:
         raw.close()
         return None
-    _, kind, (stream, head) = held
-    return Source(name, None, head=head, stream=stream, kind=kind, raw=raw, sample_bytes=sample_bytes)
+    _, kind, (stream, head, compressed) = held
+    return Source(name, None, head=head, stream=stream, kind=kind, raw=raw, compressed=compressed,
+                  sample_bytes=sample_bytes)
 
 
 def read_source(source: PathOrFile, kind: str, format: str = "auto", *, columns=None, grades: str = "integer"):

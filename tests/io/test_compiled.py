@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import lzma
 import random
 from pathlib import Path
 
@@ -341,8 +342,8 @@ def test_files_read_block_by_block_are_the_files_read_whole(tmp_path, monkeypatc
 
     for bad in (text.replace(b"q11 Q0 d3 3", b"q11 Q0 d3"), text.replace(b"q11 Q0 d3 3", b"q11 Q0 d\x003 3")):
         path.write_bytes(gzip.compress(bad) if compress else bad)
-        answer = source.read_file(str(path), "run")  # a compressed stream's guard refuses a NUL byte first
-        assert isinstance(answer, compiled.Refused) or compress and b"\x00" in bad and answer is None
+        answer = source.read_file(str(path), "run")  # the blocks' guard refuses a NUL byte before any parsing
+        assert isinstance(answer, compiled.Refused) if b"\x00" not in bad else answer is None
         with pytest.raises(InputError) as caught:
             rankmeter.read_run(str(path))
         lines = bad.decode("utf-8-sig").splitlines()
@@ -391,3 +392,46 @@ def test_a_block_of_comments_only_keeps_the_line_numbers(tmp_path, monkeypatch):
     with pytest.raises(InputError) as caught:
         rankmeter.read_run(str(path))
     assert caught.value.line == 8
+
+
+_GOOD = "".join(f"q{q} Q0 d{i} {i + 1} {100 - i} t\n" for q in range(50) for i in range(50)).encode()
+_NOISE = bytes((i * 7919 + 13) % 256 for i in range(200_000))  # every byte value, NUL included
+_HOSTILE = {
+    "binary.txt": _NOISE, "binary.txt.xz": lzma.compress(_NOISE),
+    "nul_late.txt": _GOOD + b"q9 Q0 d\x00 1 1 t\n" + _GOOD,
+    "nul_late.txt.gz": gzip.compress(_GOOD + b"q9 Q0 d\x00 1 1 t\n" + _GOOD),
+    "bad_then_nul.txt": _GOOD.replace(b"q3 Q0 d5 6 95 t", b"q3 Q0 d5 6") + b"q9 Q0 d\x00 1 1 t\n" + _GOOD,
+    "bad_line.txt.gz": gzip.compress(_GOOD.replace(b"q30 Q0 d5 6 95 t", b"q30 Q0 d5 6")),
+    "blank.txt": b"\n" * 200_000, "blank.txt.gz": gzip.compress(b"\n" * 200_000),
+    "comments.txt": b"\n" * 100_000 + b"# c\n" * 1000,
+    "truncated.txt.gz": gzip.compress(_GOOD)[:-30],
+    "control.txt": _GOOD + bytes(range(1, 9)) * 20_000,
+    "utf16.txt": _GOOD.decode().encode("utf-16"),
+    "bom_crlf.txt.xz": lzma.compress(b"\xef\xbb\xbf" + _GOOD.replace(b"\n", b"\r\n")),
+}
+
+
+def _verdict(path):
+    try:
+        return len(rankmeter.read_run(str(path)))
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("name", sorted(_HOSTILE))
+def test_a_big_file_streamed_gets_the_verdict_of_the_file_read_whole(tmp_path, monkeypatch, name):
+    """A big file's text is checked by the reader that streams it (its blocks pass the guard as it pulls them):
+    binary data, a late NUL byte (also after a bad line), blank and comment-only text, a truncated archive,
+    control bytes, UTF-16, a BOM with CRLF: the same error, at the same line, as the file read whole."""
+    path = tmp_path / name
+    path.write_bytes(_HOSTILE[name])
+    whole = _verdict(path)
+    monkeypatch.setattr(compiled, "FILE_MIN_BYTES", 1000)
+    monkeypatch.setattr(compiled, "COMPRESSED_MIN_BYTES", 100)
+    monkeypatch.setattr(compiled, "_BLOCK_BYTES", 4096)
+    streamed = []
+    parse_stream = compiled._parse_stream
+    monkeypatch.setattr(compiled, "_parse_stream", lambda *a: streamed.append(1) or parse_stream(*a))
+    assert _verdict(path) == whole
+    assert streamed or name in ("truncated.txt.gz", "utf16.txt", "binary.txt", "binary.txt.xz")
+    assert whole == 2500 if "bom" in name else isinstance(whole, str)
