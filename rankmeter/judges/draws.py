@@ -244,8 +244,6 @@ def ranking_agreement(human, llm, *, alpha: float = 0.05, reps: int = 1000, seed
     ``{"estimate", "low", "high", "normal": [low, high], "judge_share", "redraw": [low, high]}`` (``normal``: the
     estimate +- z times the bootstrap's standard deviation, beside the percentile ``low``/``high``).
     """
-    from rankmeter.meta.correlation import kendall_tau, tau_ap
-
     human = np.asarray(human, float)
     llm = np.asarray(llm, float)
     if llm.ndim != 3 or human.shape != llm.shape[:2]:
@@ -253,38 +251,36 @@ def ranking_agreement(human, llm, *, alpha: float = 0.05, reps: int = 1000, seed
 
         raise ParameterError(f"expected human (systems, queries) and llm (systems, queries, draws), got "
                              f"{human.shape} and {llm.shape}")
-    systems, queries, _ = llm.shape
+    systems, queries, most = llm.shape
     present = ~np.isnan(llm[0])                                          # (Q, D): the draws of each query
     m = present.sum(1)
     mean = np.nansum(llm, 2) / m
-    rng = np.random.Generator(np.random.PCG64(seed))
-    statistics = {"kendall_tau": kendall_tau, "tau_ap": lambda a, b: tau_ap(a, b)}
-
-    def both(h, f):
-        return [fn(f, h) for fn in statistics.values()]
-
-    point = both(human.mean(1), mean.mean(1))
-    by_queries, by_draws, resampled = [], [], []
-    for _ in range(reps):
-        pick = rng.integers(0, queries, queries)
-        resampled.append((human[:, pick].mean(1), mean[:, pick].mean(1)))
-        by_queries.append(both(*resampled[-1]))
+    # one generator for the queries' resamples, one for the draws': the same seed gives the same resamples
+    # whatever the chunk (numpy's integers and random fill an array as they would its parts in turn)
+    pick_rng, slot_rng = (np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(seed).spawn(2))
+    point = _taus(mean.mean(1)[None], human.mean(1)[None])[:, 0]
+    flat = llm.reshape(systems, -1)
+    columns = np.flatnonzero(present.ravel())
+    starts = np.concatenate([[0], np.cumsum(m)[:-1]])
+    chunk = max(1, min(reps, _CELLS // (systems * queries * most)))
+    resampled, by_draws = [], []
+    for first in range(0, reps, chunk):
+        size = min(chunk, reps - first)
+        pick = pick_rng.integers(0, queries, (size, queries))
+        resampled.append((human[:, pick].mean(2).T, mean[:, pick].mean(2).T))          # (size, S) each
         # each query's draws resampled within it (the same draws for every system: one labelling)
-        slot = (rng.random((queries, llm.shape[2])) * m[:, None]).astype(np.int64)
-        columns = np.flatnonzero(present.ravel())
-        starts = np.concatenate([[0], np.cumsum(m)[:-1]])
-        chosen = columns[starts[:, None] + slot]                       # (Q, D) positions in the flat (Q, D)
-        redrawn = llm.reshape(systems, -1)[:, chosen]
-        keep = np.arange(llm.shape[2])[None, :] < m[:, None]
-        by_draws.append(both(human.mean(1), (np.where(keep, redrawn, 0).sum(2) / m).mean(1)))
-    by_queries, by_draws = np.array(by_queries), np.array(by_draws)
+        slot = (slot_rng.random((size, queries, most)) * m[:, None]).astype(np.int64)
+        redrawn = flat[:, columns[starts[:, None] + slot]]                            # (S, size, Q, D)
+        redrawn = np.where(present, redrawn, 0).sum(3) / m
+        by_draws.append(_taus(redrawn.mean(2).T, np.broadcast_to(human.mean(1), (size, systems))))
+    hb, fb = (np.concatenate([r[k] for r in resampled]) for k in (0, 1))
+    by_queries, by_draws = _taus(fb, hb), np.concatenate(by_draws, axis=1)
     i, j = np.triu_indices(systems, 1)
     flips = [np.mean(np.sign(r[:, i] - r[:, j]) != np.sign(x[i] - x[j]), axis=0)
-             for r, x in ((np.array([h for h, _ in resampled]), human.mean(1)),
-                          (np.array([f for _, f in resampled]), mean.mean(1)))]
+             for r, x in ((hb, human.mean(1)), (fb, mean.mean(1)))]
     out = {"system_pairs": len(i), "unresolved_pairs": int((np.maximum(*flips) > alpha / 2).sum())}
-    for k, name in enumerate(statistics):
-        q, d = by_queries[:, k], by_draws[:, k]
+    for k, name in enumerate(("kendall_tau", "tau_ap")):
+        q, d = by_queries[k], by_draws[k]
         low, high = np.nanquantile(q, [alpha / 2, 1 - alpha / 2])
         half = NormalDist().inv_cdf(1 - alpha / 2) * float(np.nanstd(q, ddof=1))
         out[name] = {"estimate": float(point[k]), "low": float(low), "high": float(high),
@@ -293,3 +289,13 @@ def ranking_agreement(human, llm, *, alpha: float = 0.05, reps: int = 1000, seed
                      "redraw": [float(x) for x in np.nanquantile(d, [alpha / 2, 1 - alpha / 2])]}
     return out
 
+
+_CELLS = 1 << 21          # values of the largest array a chunk of resamples holds (16 MiB of float64)
+
+
+def _taus(llm_means: np.ndarray, human_means: np.ndarray) -> np.ndarray:
+    """(2, R): Kendall's tau (b) and tau_ap (symmetric) of each row of the judge's system means (R, S) against
+    the same row of the human ones."""
+    from rankmeter.meta.correlation import kendall_tau_rows, tau_ap_rows
+
+    return np.stack([kendall_tau_rows(llm_means, human_means), tau_ap_rows(llm_means, human_means)])

@@ -3,7 +3,8 @@
 Two measures (or two qrels versions) score the same systems; these say how alike the
 orderings of the systems are. Scores are given as two arrays over the same systems (or two
 dicts name -> score); rankings go from the highest score down. All are vectorised over the
-pairs (``n`` systems: ``n (n - 1) / 2`` pairs at once). When every system scores alike on
+pairs (``n`` systems: ``n (n - 1) / 2`` pairs at once); :func:`kendall_tau_rows` and :func:`tau_ap_rows`
+also over many score sets at once (a bootstrap's resamples). When every system scores alike on
 one side there is no ranking to compare: :func:`correlations` then reports each
 coefficient as undefined, with the reason.
 
@@ -21,7 +22,8 @@ from rankmeter.meta.params import RBO_KIND, RBO_P, TAU_AP_TIES, TAU_VARIANT
 from rankmeter.engine.param import validate_params
 from rankmeter.errors import ParameterError
 
-__all__ = ["correlations", "kendall_tau", "pearson", "rbo", "spearman", "system_ranking", "tau_ap"]
+__all__ = ["correlations", "kendall_tau", "kendall_tau_rows", "pearson", "rbo", "spearman", "system_ranking", "tau_ap",
+           "tau_ap_rows"]
 
 
 def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -58,13 +60,39 @@ def kendall_tau(a, b, *, variant: str = "b") -> float:
     (concordant - discordant) / all pairs.
     """
     x, y = _paired(a, b)
-    i, j = np.triu_indices(len(x), k=1)
-    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
-    s = float((dx * dy).sum())
+    return float(kendall_tau_rows(x[None], y[None], variant=variant)[0])
+
+
+@validate_params(TAU_VARIANT)
+def kendall_tau_rows(a, b, *, variant: str = "b") -> np.ndarray:
+    """:func:`kendall_tau` of each row of ``a`` against the same row of ``b`` (both (R, S): R score sets over
+    S systems), vectorised over the rows; NaN where a row of tau-b has no untied pair on one side.
+
+    >>> kendall_tau_rows([[1, 2, 3], [1, 1, 2]], [[1, 2, 3], [3, 2, 1]]).tolist()
+    [1.0, -0.8164965809277261]
+    """
+    x, y = _rows(a, b)
+    i, j = np.triu_indices(x.shape[1], k=1)
+    dx, dy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+    s = (dx * dy).sum(axis=1)
     if variant == "a":
         return s / len(i)
-    denom = float(np.sqrt(float((dx != 0).sum()) * float((dy != 0).sum())))
-    return s / denom if denom > 0 else float("nan")
+    denom = np.sqrt((dx != 0).sum(axis=1).astype(np.float64) * (dy != 0).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, s / denom, np.nan)
+
+
+def _rows(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Two (R, S) score arrays: R score sets over the same S systems."""
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 2:
+        raise ParameterError(f"expected two (rows, systems) score arrays of the same shape, got {x.shape} and "
+                             f"{y.shape}")
+    if x.shape[1] < 2:
+        raise ParameterError("a correlation needs at least two systems")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ParameterError("scores must be finite numbers")
+    return x, y
 
 
 @validate_params(TAU_AP_TIES)
@@ -99,31 +127,48 @@ def tau_ap(a, b, *, symmetric: bool = True, ties: str = "strict") -> float:
     (0.33333333333333326, 0.75)
     """
     x, y = _paired(a, b)
+    return float(tau_ap_rows(x[None], y[None], symmetric=symmetric, ties=ties)[0])
+
+
+@validate_params(TAU_AP_TIES)
+def tau_ap_rows(a, b, *, symmetric: bool = True, ties: str = "strict") -> np.ndarray:
+    """:func:`tau_ap` of each row of ``a`` against the same row of ``b`` (both (R, S)), vectorised over the rows.
+
+    >>> tau_ap_rows([[1, 2, 3, 4], [1, 1, 2, 3]], [[10, 20, 40, 30], [1, 2, 3, 4]], symmetric=False).round(4).tolist()
+    [0.3333, 1.0]
+    """
+    x, y = _rows(a, b)
     direction = _tau_ap_strict if ties == "strict" else _tau_ap_favourable
     if symmetric:
         return (direction(x, y) + direction(y, x)) / 2
     return direction(x, y)
 
 
-def _tau_ap_favourable(x: np.ndarray, y: np.ndarray) -> float:
-    n = len(x)
-    order = np.lexsort((-y, -x))          # x's ranking, its ties ordered by y
-    yb = y[order]
-    above = np.tril(yb[None, :] >= yb[:, None], k=-1)   # above[i, j]: j above i in x, and y agrees
-    correct = above.sum(axis=1)[1:]
-    return float(2.0 / (n - 1) * (correct / np.arange(1, n)).sum() - 1.0)
+def _tau_ap_favourable(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    n = x.shape[1]
+    order = np.lexsort((-y, -x), axis=-1)          # x's ranking, its ties ordered by y
+    yb = np.take_along_axis(y, order, axis=1)
+    above = np.tril(yb[:, None, :] >= yb[:, :, None], k=-1)   # above[r, i, j]: j above i in x, and y agrees
+    correct = above.sum(axis=2)[:, 1:]
+    return 2.0 / (n - 1) * _in_turn(correct / np.arange(1, n)) - 1.0
 
 
-def _tau_ap_strict(x: np.ndarray, y: np.ndarray) -> float:
+def _in_turn(terms: np.ndarray) -> np.ndarray:
+    """Each row's sum, its terms added one after another (numpy's sum adds a row of 8 or more pairwise, so that a
+    row's sum would depend on where its zero terms are; a running sum adds in order, zeros changing nothing)."""
+    return np.cumsum(terms, axis=1)[:, -1]
+
+
+def _tau_ap_strict(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     # pyircore's _tauap_b_ties with x's ranking evaluated: pivot p_i = |{j: x_j > x_i}|, agreeing
     # c_i = |{j: x_j > x_i and y_j > y_i}|, value 2 / |{i: p_i > 0}| * sum c_i / p_i - 1
-    above_x = x[None, :] > x[:, None]     # [i, j]: j strictly above i by x
-    pivot = above_x.sum(axis=1)
-    agree = (above_x & (y[None, :] > y[:, None])).sum(axis=1)
-    ranked = pivot > 0
-    if not ranked.any():
-        return float("nan")
-    return float(2.0 / ranked.sum() * (agree[ranked] / pivot[ranked]).sum() - 1.0)
+    above_x = x[:, None, :] > x[:, :, None]     # [r, i, j]: j strictly above i by x
+    pivot = above_x.sum(axis=2)
+    agree = (above_x & (y[:, None, :] > y[:, :, None])).sum(axis=2)
+    ranked = (pivot > 0).sum(axis=1)
+    share = _in_turn(np.where(pivot > 0, agree / np.maximum(pivot, 1), 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ranked > 0, 2.0 / ranked * share - 1.0, np.nan)
 
 
 def spearman(a, b) -> float:

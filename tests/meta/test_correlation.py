@@ -216,3 +216,65 @@ def test_rbo_at_p_1_is_the_rbo_packages_average_overlap():
         assert ours(a, b, p=1) == pytest.approx(oracle.RankingSimilarity(a, b).rbo(p=1.0), abs=1e-12)
     with pytest.raises(ParameterError, match=r"in \(0, 1\]"):
         ours([1], [1], p=1.5)
+
+
+def _tau_oracle(x, y, variant):
+    """Kendall's tau by the definition, one pair of systems at a time."""
+    concordant = ties_x = ties_y = pairs = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+            concordant += sx * sy
+            ties_x += sx == 0
+            ties_y += sy == 0
+            pairs += 1
+    if variant == "a":
+        return concordant / pairs
+    denom = np.sqrt((pairs - ties_x) * (pairs - ties_y))
+    return concordant / denom if denom else np.nan
+
+
+def _tau_ap_oracle(x, y, ties):
+    """One direction of tau_ap, system by system: strict (pyircore's tau_ap-b) or favourable (x's ties by y)."""
+    n = len(x)
+    if ties == "favourable":
+        order = sorted(range(n), key=lambda k: (-x[k], -y[k]))
+        total = sum(sum(y[order[j]] >= y[order[i]] for j in range(i)) / i for i in range(1, n))
+        return 2 / (n - 1) * total - 1
+    total, ranked = 0.0, 0
+    for i in range(n):
+        above = [j for j in range(n) if x[j] > x[i]]
+        if above:
+            ranked += 1
+            total += sum(y[j] > y[i] for j in above) / len(above)
+    return 2 / ranked * total - 1 if ranked else np.nan
+
+
+@pytest.mark.parametrize("grid", [None, 3, 2])            # continuous scores, then 3 and 2 levels (many ties)
+def test_row_wise_taus_equal_the_definitions_and_the_scalar_functions(grid):
+    from rankmeter.meta.correlation import kendall_tau_rows, tau_ap_rows
+
+    rng = np.random.default_rng(7 if grid is None else grid)
+    a, b = rng.random((300, 6)), rng.random((300, 6))
+    if grid is not None:
+        a, b = np.floor(a * grid) / grid, np.floor(b * grid) / grid
+    a[0] = 0.5                                                # one row with every system alike: undefined
+    for variant in ("a", "b"):
+        got = kendall_tau_rows(a, b, variant=variant)
+        want = [_tau_oracle(x, y, variant) for x, y in zip(a, b)]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+        assert [kendall_tau(x, y, variant=variant) for x, y in zip(a, b)] == pytest.approx(got.tolist(),
+                                                                                         nan_ok=True, abs=0)
+    for ties in ("strict", "favourable"):
+        one_way = tau_ap_rows(a, b, symmetric=False, ties=ties)
+        want = [_tau_ap_oracle(x, y, ties) for x, y in zip(a, b)]
+        np.testing.assert_allclose(one_way, want, rtol=0, atol=1e-12)
+        both = [(_tau_ap_oracle(x, y, ties) + _tau_ap_oracle(y, x, ties)) / 2 for x, y in zip(a, b)]
+        np.testing.assert_allclose(tau_ap_rows(a, b, ties=ties), both, rtol=0, atol=1e-12)
+        assert [tau_ap(x, y, ties=ties) for x, y in zip(a, b)] == pytest.approx(
+            tau_ap_rows(a, b, ties=ties).tolist(), nan_ok=True, abs=0)
+    assert np.isnan(kendall_tau_rows(a, b)[0]) and np.isnan(tau_ap_rows(a, b)[0])
+    if grid == 2:
+        assert np.isnan(kendall_tau_rows(a, b)).sum() > 1          # the tied inputs reach the undefined case
+    with pytest.raises(ParameterError, match="same shape"):
+        kendall_tau_rows(a, b[:, :5])
