@@ -189,18 +189,22 @@ def allocate_sizing(rng, reps: int) -> None:
 
 
 def tau_worlds(rng):
-    """Two worlds of 8 systems over 20,000 queries: ``near-tied``, systems that differ only in where they put the
+    """Three worlds of 8 systems over 20,000 queries: ``near-tied``, systems that differ only in where they put the
     grade-1 documents (neighbours 0.01 to 0.2 standard errors of 60 queries apart: the population's tau is set by
-    differences no sample of 60 queries can see), and ``separated``, systems mixing the human grade with the
-    judge's own lean (its expected gain less the human grade: systems built with the same model as the judge), so
-    the judge ranks them otherwise than humans do and its population tau is 0.5, not 1."""
+    differences no sample of 60 queries can see); ``separated``, systems mixing the human grade with the judge's
+    own lean (its expected gain less the human grade: systems built with the same model as the judge), so the
+    judge ranks them otherwise than humans do and its population tau is 0.5, not 1 (three pairs of the judge's
+    top are still 0.3-0.8 standard errors of 150 queries apart); and ``apart``, systems of growing skill, every
+    other one leaning the judge's way, whose closest pair is 0.85 standard errors of 30 queries apart (4 of 600):
+    as queries grow every sample ranks them as the population does."""
     human, probs = population(rng, 20_000)
     gain = probs @ np.arange(4.0)
     near = [1.0 * human + b * (human == 1) for b in np.linspace(-0.8, 0.8, 8)]
     apart = [(0.4 + 0.15 * k) * human + b * (gain - human)
              for k, b in enumerate((0.0, 1.2, 0.2, 1.0, 0.0, 0.8, 0.3, 0.0))]
+    skilled = [k * human + b * (gain - human) for k, b in zip((0.1, 0.3, 0.6, 1.0, 1.6, 2.5, 4.0, 7.0), (0, 4) * 4)]
     out = {}
-    for name, scores in (("near-tied", near), ("separated", apart)):
+    for name, scores in (("near-tied", near), ("separated", apart), ("apart", skilled)):
         orders = [np.argsort(-(s + rng.normal(0, 1, human.shape)), axis=1, kind="stable") for s in scores]
         out[name] = human, probs, orders
     return out
@@ -214,8 +218,8 @@ def tau_coverage(rng, reps: int) -> None:
         h_pop = np.array([dcg10(human.astype(float), o).mean() for o in orders])
         f_pop = np.array([expected_dcg10(probs, o).mean() for o in orders])
         truth = {"kendall_tau": kendall_tau(f_pop, h_pop), "tau_ap": tau_ap(f_pop, h_pop)}
-        for Q in ((60,) if world == "near-tied" else (30, 60, 150)):
-            hits = {(k, kind): 0 for k in truth for kind in ("draws", "one draw")}
+        for Q in {"near-tied": (60,), "separated": (30, 60, 150), "apart": (30, 150, 600)}[world]:
+            hits = {(k, kind): 0 for k in truth for kind in ("draws", "one draw", "exact")}
             shares, estimates, unresolved = [], {k: [] for k in truth}, []
             for _ in range(reps):
                 which = rng.choice(len(human), Q, replace=False)
@@ -228,6 +232,7 @@ def tau_coverage(rng, reps: int) -> None:
                 for k, t in truth.items():
                     hits[k, "draws"] += got[k]["low"] <= t <= got[k]["high"]
                     hits[k, "one draw"] += one[k]["low"] <= t <= one[k]["high"]
+                    hits[k, "exact"] += abs(got[k]["estimate"] - t) < 1e-12
                     estimates[k].append(got[k]["estimate"])
                 shares.append(got["kendall_tau"]["judge_share"] or 0.0)
                 unresolved.append(got["unresolved_pairs"])
@@ -236,14 +241,45 @@ def tau_coverage(rng, reps: int) -> None:
                   f"of 28")
             for k, t in truth.items():
                 print(f"  {k:<12} population {t:.3f}, mean estimate {np.mean(estimates[k]):.3f}: covered, mean of "
-                      f"the draws {shown(hits[k, 'draws'], reps)}; one draw as fixed {shown(hits[k, 'one draw'], reps)}")
+                      f"the draws {shown(hits[k, 'draws'], reps)}; one draw as fixed {shown(hits[k, 'one draw'], reps)}; the "
+                      f"estimate is the population's in {shown(hits[k, 'exact'], reps)} (the least coverage of any "
+                      f"interval holding it)")
+
+
+def calibrated_percentile(f, h, picks, rng, inner: int = 100, alpha: float = 0.05):
+    """The percentile interval of (Kendall's tau, tau_ap) at levels calibrated by a second bootstrap level (Davison
+    and Hinkley 1997, 3.9): ``inner`` resamples of each of the resamples ``picks`` (resamples, queries) say how
+    often the percentile limit at level q holds the sample's value; each tail's level is set where that rate is
+    alpha / 2. Returns ((low, high) of tau, (low, high) of tau_ap) and the levels."""
+    from rankmeter.meta.correlation import kendall_tau_rows, tau_ap_rows
+
+    def both(a, b):
+        return np.stack([kendall_tau_rows(a, b), tau_ap_rows(a, b)])
+
+    systems, queries = f.shape
+    values = np.concatenate([f, h])
+    t = both(f.mean(1)[None], h.mean(1)[None])
+    first = values[:, picks].mean(2).T
+    outer = both(first[:, :systems], first[:, systems:])
+    at_most, below = np.empty_like(outer), np.empty_like(outer)
+    step = max(1, (1 << 21) // (2 * systems * inner * queries))
+    for a in range(0, len(picks), step):
+        b = min(len(picks), a + step)
+        again = np.take_along_axis(picks[a:b, None, :], rng.integers(0, queries, (b - a, inner, queries)), 2)
+        second = values[:, again].mean(3).reshape(2 * systems, -1).T
+        deeper = both(second[:, :systems], second[:, systems:]).reshape(2, b - a, inner)
+        at_most[:, a:b] = (deeper <= t[..., None] + 1e-12).mean(2)
+        below[:, a:b] = (deeper < t[..., None] - 1e-12).mean(2)
+    levels = [(np.quantile(at_most[k], alpha / 2), np.quantile(below[k], 1 - alpha / 2)) for k in range(2)]
+    return [np.nanquantile(outer[k], levels[k]) for k in range(2)], levels
 
 
 def tau_why(rng, reps: int) -> None:
     """Why the percentile interval of Kendall's tau over-covers in the separated world: the spread of its bootstrap
     against the spread of the estimate over repetitions (a variance counted twice would show there), the
     coverage of three intervals from the same resamples, and each system pair's flip rate in samples and in
-    resamples (the bootstrap of a sign is not its sampling distribution)."""
+    resamples (the bootstrap of a sign is not its sampling distribution), and the percentile interval at levels a
+    second bootstrap level calibrates (which sees the first level's over-coverage magnified and over-corrects)."""
     from statistics import NormalDist
 
     from rankmeter.meta.correlation import kendall_tau, tau_ap
@@ -259,9 +295,11 @@ def tau_why(rng, reps: int) -> None:
     z = normal.inv_cdf(0.975)
     reps, resamples = max(reps // 8, 50), 1000
     for Q in (30, 60, 150):
-        hits = {(k, kind): 0 for k in statistics for kind in ("percentile", "estimate +- z sd", "bias-corrected")}
+        hits = {(k, kind): 0 for k in statistics for kind in ("percentile", "estimate +- z sd", "bias-corrected",
+                                                                  "calibrated")}
         estimates, spreads = {k: [] for k in statistics}, {k: [] for k in statistics}
         flips, flips_resampled = np.zeros(len(i)), np.zeros(len(i))
+        level_sums = []
         for _ in range(reps):
             which = rng.choice(len(human), Q, replace=False)
             grades = draw(rng, probs[which], 3)
@@ -270,6 +308,10 @@ def tau_why(rng, reps: int) -> None:
             f = f.mean(2)
             picks = rng.integers(0, Q, (resamples, Q))
             hb, fb = h[:, picks].mean(2), f[:, picks].mean(2)          # (systems, resamples)
+            calibrated, levels = calibrated_percentile(f, h, picks, rng)
+            for k, (low, high) in zip(statistics, calibrated):
+                hits[k, "calibrated"] += low <= truth[k] <= high
+            level_sums.append(np.ravel(levels))
             sample = np.sign(f.mean(1)[i] - f.mean(1)[j]) * np.sign(h.mean(1)[i] - h.mean(1)[j])
             flips += sample != order_pop
             flips_resampled += ((np.sign(fb[i] - fb[j]) * np.sign(hb[i] - hb[j])) != sample[:, None]).mean(1)
@@ -291,7 +333,10 @@ def tau_why(rng, reps: int) -> None:
                   f"estimate over repetitions {np.std(estimates[k], ddof=1):.4f}, mean bootstrap sd "
                   f"{np.mean(spreads[k]):.4f}; covered: " + ", ".join(
                       f"{kind} {shown(hits[k, kind], reps)}" for kind in ("percentile", "estimate +- z sd",
-                                                                          "bias-corrected")))
+                                                                          "bias-corrected", "calibrated")))
+        low_tau, high_tau, low_ap, high_ap = np.mean(level_sums, 0)
+        print(f"  calibrated levels (means): Kendall's tau {low_tau:.3f}-{high_tau:.3f}, tau_ap {low_ap:.3f}-"
+              f"{high_ap:.3f} for 0.025-0.975")
         flips, flips_resampled = flips / reps, flips_resampled / reps
         order = np.argsort(flips)
         print("  each system pair's concordance flipped: in samples (against the population) / in resamples "
