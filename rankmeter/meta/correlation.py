@@ -37,7 +37,12 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ParameterError(f"expected two score lists of the same length, got {x.shape} and {y.shape}")
-    if len(x) < 2:
+    return _scored(x, y)
+
+
+def _scored(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` (systems on the last axis), refused unless there are two systems and every score is finite."""
+    if x.shape[-1] < 2:
         raise ParameterError("a correlation needs at least two systems")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ParameterError("scores must be finite numbers")
@@ -88,11 +93,7 @@ def _rows(a, b) -> tuple[np.ndarray, np.ndarray]:
     if x.shape != y.shape or x.ndim != 2:
         raise ParameterError(f"expected two (rows, systems) score arrays of the same shape, got {x.shape} and "
                              f"{y.shape}")
-    if x.shape[1] < 2:
-        raise ParameterError("a correlation needs at least two systems")
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ParameterError("scores must be finite numbers")
-    return x, y
+    return _scored(x, y)
 
 
 @validate_params(TAU_AP_TIES)
